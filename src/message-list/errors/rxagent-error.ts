@@ -1,0 +1,33 @@
+/**
+ * Base class of every error rxagent throws. Each subclass has a stable `name`, a
+ * `Symbol.for` marker and a static `isInstance` that works across duplicated copies of the
+ * package (where `instanceof` does not).
+ *
+ * @example
+ * ```ts
+ * import { RxAgentError } from 'rxagent';
+ * try { await agent.generate('hi'); } catch (error) {
+ *   if (RxAgentError.isInstance(error)) console.error(error.name, error.message);
+ * }
+ * ```
+ */
+const baseMarker = Symbol.for('rxagent.error');
+
+export class RxAgentError extends Error {
+  private readonly [baseMarker] = true;
+
+  constructor(name: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = name;
+  }
+
+  /** True for any rxagent error, from any copy of the package. */
+  static isInstance(error: unknown): error is RxAgentError {
+    return hasMarker(error, baseMarker);
+  }
+}
+
+/** True when `error` is an object carrying the `Symbol.for(...)` marker `marker`. */
+export function hasMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+}

@@ -1,0 +1,118 @@
+/**
+ * Calls one processor hook with the contract's error rules: a `TripWire` passes (stamped with the
+ * processor id), an abort caught by the processor itself still aborts, anything else thrown becomes
+ * a `ProcessorError` (fail closed). Synchronous hooks stay synchronous.
+ */
+import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { TracingContext } from '../../processor/tracing-context.js';
+import { isPromiseLike, type MaybePromise } from './maybe-async.js';
+import type { ProcessorBinding } from './processor-binding.js';
+
+/** Turns whatever a hook threw into the error the run ends with. */
+export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: ProcessorHookName): Error {
+  if (TripWire.isInstance(thrown)) {
+    if (thrown.processorId !== undefined) return thrown;
+    return new TripWire(thrown.reason, thrown.options, binding.processor.id);
+  }
+  if (ProcessorError.isInstance(thrown) && thrown.processorId === binding.processor.id) return thrown;
+  return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
+}
+
+function settle<R>(binding: ProcessorBinding, result: R): R {
+  const armed = binding.armed;
+  if (armed !== undefined) {
+    // The processor called abort() but caught the TripWire: the abort stands (a block never
+    // degrades into a warn).
+    binding.armed = undefined;
+    throw armed;
+  }
+  return result;
+}
+
+/**
+ * Invokes `binding.processor[hook](args)`.
+ * Returns the hook's result, or a promise of it only when the hook returned one.
+ */
+export function invokeHook<R>(
+  binding: ProcessorBinding,
+  hook: ProcessorHookName,
+  args: object,
+  tracingContext?: TracingContext,
+): MaybePromise<R> {
+  const onHook = tracingContext?.onHook;
+  if (onHook !== undefined) return invokeTraced<R>(binding, hook, args, tracingContext as TracingContext);
+  const processor = binding.processor as unknown as Record<ProcessorHookName, (args: object) => unknown>;
+  let result: unknown;
+  binding.armed = undefined;
+  try {
+    result = processor[hook](args);
+  } catch (thrown) {
+    binding.armed = undefined;
+    throw toHookError(thrown, binding, hook);
+  }
+  if (isPromiseLike<R>(result)) {
+    return Promise.resolve(result).then(
+      (resolved) => settle(binding, resolved),
+      (thrown: unknown) => {
+        binding.armed = undefined;
+        throw toHookError(thrown, binding, hook);
+      },
+    );
+  }
+  return settle(binding, result as R);
+}
+
+function outcomeOf(error: unknown, result: unknown, hook: ProcessorHookName): 'pass' | 'drop' | 'abort' | 'retry' | 'error' {
+  if (error !== undefined) {
+    if (TripWire.isInstance(error)) return error.retry ? 'retry' : 'abort';
+    return 'error';
+  }
+  if (hook === 'processOutputStream' && (result === null || result === undefined)) return 'drop';
+  if (hook === 'processAPIError' && (result as { retry?: boolean } | undefined)?.retry === true) return 'retry';
+  return 'pass';
+}
+
+function invokeTraced<R>(
+  binding: ProcessorBinding,
+  hook: ProcessorHookName,
+  args: object,
+  tracingContext: TracingContext,
+): MaybePromise<R> {
+  const onHook = tracingContext.onHook as NonNullable<TracingContext['onHook']>;
+  const startTime = performance.now();
+  const report = (error: unknown, result: unknown): void => {
+    try {
+      onHook({
+        processorId: binding.processor.id,
+        hook,
+        outcome: outcomeOf(error, result, hook),
+        startTime,
+        endTime: performance.now(),
+      });
+    } catch {
+      // tracing never breaks a run
+    }
+  };
+  let result: MaybePromise<R>;
+  try {
+    result = invokeHook<R>(binding, hook, args);
+  } catch (error) {
+    report(error, undefined);
+    throw error;
+  }
+  if (isPromiseLike<R>(result)) {
+    return Promise.resolve(result).then(
+      (resolved) => {
+        report(undefined, resolved);
+        return resolved;
+      },
+      (error: unknown) => {
+        report(error, undefined);
+        throw error;
+      },
+    );
+  }
+  report(undefined, result);
+  return result;
+}

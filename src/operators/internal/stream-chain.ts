@@ -1,0 +1,93 @@
+/**
+ * The per-chunk processor chain of `processOutputStream`, built once per run: one reusable args
+ * object per processor (only `part` and `retryCount` change per chunk), no promise unless a hook
+ * returned one, `data-*` chunks only to processors that opted in.
+ */
+import type { ChunkType, DataChunkType } from '../../processor/chunk-types.js';
+import type { Processor, ProcessOutputStreamArgs } from '../../processor/processor-types.js';
+import type { RunContext } from '../run-context.js';
+import { assertDataChunk } from '../run-context.js';
+import { bindingsWith, contextArgs } from './hook-args.js';
+import { invokeHook } from './invoke-hook.js';
+import { isPromiseLike, type MaybePromise } from './maybe-async.js';
+import type { ProcessorBinding } from './processor-binding.js';
+
+interface Link {
+  binding: ProcessorBinding;
+  args: ProcessOutputStreamArgs;
+  streamParts: ChunkType[];
+  acceptsData: boolean;
+}
+
+/** A chunk written with `writer.custom()` from inside the chain, and where it re-enters it. */
+export interface InjectedChunk {
+  chunk: DataChunkType;
+  from: number;
+}
+
+/** One run's `processOutputStream` chain. */
+export interface StreamChain {
+  readonly length: number;
+  /** Runs `chunk` through the processors from index `from`; `null` when a processor dropped it. */
+  run(chunk: ChunkType, from?: number): MaybePromise<ChunkType | null>;
+}
+
+function isData(chunk: ChunkType): boolean {
+  return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
+}
+
+/**
+ * Builds the chain for `processors`. `inject` receives chunks the processors write with
+ * `writer.custom()` (each to re-enter the chain after the processor that wrote it).
+ */
+export function createStreamChain(
+  processors: readonly Processor[],
+  context: RunContext,
+  inject: (injected: InjectedChunk) => void,
+): StreamChain {
+  const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
+    const streamParts: ChunkType[] = [];
+    const writer = {
+      custom(chunk: DataChunkType): Promise<void> {
+        assertDataChunk(chunk);
+        inject({ chunk, from: index + 1 });
+        return Promise.resolve();
+      },
+    };
+    const args = {
+      ...contextArgs(context, binding, 'processOutputStream', writer),
+      part: undefined as unknown as ChunkType,
+      streamParts,
+      messageList: context.messageList,
+    };
+    return { binding, args, streamParts, acceptsData: binding.processor.processDataParts === true };
+  });
+  const tracingContext = context.tracingContext;
+
+  const run = (chunk: ChunkType, from = 0): MaybePromise<ChunkType | null> => {
+    let current = chunk;
+    let currentIsData = isData(current);
+    for (let index = from; index < links.length; index++) {
+      const link = links[index] as Link;
+      if (currentIsData && !link.acceptsData) continue;
+      link.streamParts.push(current);
+      const args = link.args;
+      args.part = current;
+      args.retryCount = context.retryCount;
+      const result = invokeHook<ChunkType | null | undefined>(link.binding, 'processOutputStream', args, tracingContext);
+      if (isPromiseLike<ChunkType | null | undefined>(result)) {
+        return Promise.resolve(result).then((resolved) =>
+          resolved === null || resolved === undefined ? null : run(resolved, index + 1),
+        );
+      }
+      if (result === null || result === undefined) return null;
+      if (result !== current) {
+        current = result;
+        currentIsData = isData(current);
+      }
+    }
+    return current;
+  };
+
+  return { length: links.length, run };
+}

@@ -1,0 +1,120 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import { ProcessorError } from '../processor/errors/processor-error.js';
+import type { CallSettings, Processor, StructuredOutputOptions } from '../processor/processor-types.js';
+import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import type { ProcessorBinding } from './internal/processor-binding.js';
+import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** What one step will call the model with; `processInputStep` results replace its fields. */
+export interface StepInput {
+  stepNumber: number;
+  model: LanguageModelV4;
+  tools?: AgentToolSet;
+  toolChoice?: AgentToolChoice;
+  activeTools?: string[];
+  providerOptions?: SharedV4ProviderOptions;
+  modelSettings?: CallSettings;
+  structuredOutput?: StructuredOutputOptions;
+}
+
+const replaceableKeys = ['toolChoice', 'activeTools', 'tools', 'providerOptions', 'modelSettings', 'structuredOutput'] as const;
+
+function applyStepResult(result: unknown, binding: ProcessorBinding, context: RunContext, step: StepInput, messagesBefore: Parameters<typeof reconcileMessages>[1]['before']): StepInput {
+  const scope = {
+    processorId: binding.processor.id,
+    hook: 'processInputStep' as const,
+    messageList: context.messageList,
+    before: messagesBefore,
+    defaultSource: 'input' as const,
+  };
+  if (result === undefined || result === null || isMessageListLike(result) || Array.isArray(result)) {
+    applyMessageResult(result, scope);
+    return step;
+  }
+  if (typeof result !== 'object') {
+    throw new ProcessorError(scope.processorId, scope.hook, `returned ${typeof result}; expected a step result object, the messageList, messages or nothing.`);
+  }
+  const shaped = result as Record<string, unknown>;
+  if (shaped.messages !== undefined && shaped.messageList !== undefined) {
+    throw new ProcessorError(scope.processorId, scope.hook, 'returned both messages and messageList; return only one of them.');
+  }
+  if (shaped.messageList !== undefined) {
+    if (!isMessageListLike(shaped.messageList)) {
+      throw new ProcessorError(scope.processorId, scope.hook, 'returned a messageList that is not a MessageList.');
+    }
+    assertSameMessageList(shaped.messageList, scope);
+  }
+  const next: StepInput = { ...step };
+  if (shaped.model !== undefined) {
+    try {
+      next.model = context.resolveModel(shaped.model as Parameters<RunContext['resolveModel']>[0]);
+    } catch (error) {
+      throw ProcessorError.fromThrown(scope.processorId, scope.hook, error);
+    }
+  }
+  if (shaped.messages !== undefined) reconcileMessages(shaped.messages as Parameters<typeof reconcileMessages>[0], scope);
+  if (shaped.systemMessages !== undefined) replaceSystemMessages(shaped.systemMessages, scope);
+  for (const key of replaceableKeys) {
+    if (key in shaped) (next as unknown as Record<string, unknown>)[key] = shaped[key];
+  }
+  return next;
+}
+
+/** Runs every processor's `processInputStep` for one step, chaining each result into the next call. */
+export function runProcessInputStep(processors: readonly Processor[], context: RunContext, step: StepInput): MaybePromise<StepInput> {
+  const bindings = bindingsWith(processors, context, 'processInputStep');
+  return reduceMaybe(bindings, step, (current, binding) => {
+    const list = context.messageList;
+    const messages = list.get.all.db();
+    const args = {
+      ...contextArgs(context, binding, 'processInputStep'),
+      messages,
+      messageList: list,
+      stepNumber: current.stepNumber,
+      steps: context.steps,
+      systemMessages: list.getSystemMessages(),
+      model: current.model,
+      toolChoice: current.toolChoice,
+      activeTools: current.activeTools,
+      tools: current.tools,
+      providerOptions: current.providerOptions,
+      modelSettings: current.modelSettings,
+      structuredOutput: current.structuredOutput,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) =>
+      applyStepResult(result, binding, context, current, messages),
+    );
+  });
+}
+
+/**
+ * Runs the processors' `processInputStep` hooks for each step, in order, chaining: processor N+1
+ * sees the `model`, `tools`, `toolChoice`, `activeTools`, `providerOptions`, `modelSettings`,
+ * `structuredOutput` and system messages processor N left. A returned `model` (object or
+ * `'provider/model'` id) is resolved through the run context.
+ *
+ * ```
+ * source:  --s0------s1--|
+ * result:  --s0'-----s1'-|     (each step input as the chain left it)
+ * abort:   --#               (# = TripWire; a retry request here is a plain abort)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processInputStep } from 'rxagent/operators';
+ * stepInputs$.pipe(processInputStep([new DynamicModelProcessor()], ctx)).subscribe((step) => console.log(step.model.modelId));
+ * ```
+ */
+export function processInputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepInput, StepInput> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((step) => defer(() => toObservable(runProcessInputStep(processors, context, step)))));
+    });
+}

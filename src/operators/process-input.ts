@@ -1,0 +1,69 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { MessageList } from '../message-list/message-list.js';
+import type { Processor } from '../processor/processor-types.js';
+import { contextArgs, bindingsWith } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { applyMessageResult } from './internal/reconcile-messages.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** Runs every processor's `processInput` over `messageList`, in order (sync where the hooks are). */
+export function runProcessInput(
+  processors: readonly Processor[],
+  context: RunContext,
+  messageList: MessageList,
+): MaybePromise<MessageList> {
+  context.messageList = messageList;
+  const bindings = bindingsWith(processors, context, 'processInput');
+  return reduceMaybe(bindings, messageList, (list, binding) => {
+    const messages = list.get.input.db();
+    const args = {
+      ...contextArgs(context, binding, 'processInput'),
+      messages,
+      systemMessages: list.getSystemMessages(),
+      messageList: list,
+    };
+    const apply = (result: unknown): MessageList => {
+      applyMessageResult(result, {
+        processorId: binding.processor.id,
+        hook: 'processInput',
+        messageList: list,
+        before: messages,
+        defaultSource: 'input',
+      });
+      return list;
+    };
+    const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
+    return thenMaybe(result, apply);
+  });
+}
+
+/**
+ * Runs the processors' `processInput` hooks, once per `MessageList` that arrives, in array order.
+ * Each sees the list as the previous one left it; a returned array or `{ messages, systemMessages }`
+ * is reconciled into the list. An `abort()` becomes an error notification carrying the `TripWire`;
+ * any other throw becomes a `ProcessorError` (fail closed).
+ *
+ * ```
+ * source:  --L--|
+ * result:  --L'-|        (L' = the same list, after every processInput)
+ * abort:   --#           (# = TripWire with processorId)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { of } from 'rxjs';
+ * import { MessageList } from 'rxagent';
+ * import { processInput } from 'rxagent/operators';
+ * const list = new MessageList().add('Hello', 'input');
+ * of(list).pipe(processInput([new UnicodeNormalizer()])).subscribe((processed) => console.log(processed.get.all.db()));
+ * ```
+ */
+export function processInput(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<MessageList, MessageList> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((messageList) => defer(() => toObservable(runProcessInput(processors, context, messageList)))));
+    });
+}

@@ -1,0 +1,80 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { ProcessorError } from '../processor/errors/processor-error.js';
+import type { CachedLLMStepResponse, Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** One outgoing model request: the prompt (rewritable for this call only) and a cached response, if any. */
+export interface LLMRequest {
+  prompt: LanguageModelV4Prompt;
+  model: LanguageModelV4;
+  stepNumber: number;
+  /** Set by the first processor that returned `{ response }`: replaces the model call. */
+  response?: CachedLLMStepResponse;
+}
+
+/** Runs every processor's `processLLMRequest`, threading the prompt; the first `response` wins. */
+export function runProcessLLMRequest(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybePromise<LLMRequest> {
+  const bindings = bindingsWith(processors, context, 'processLLMRequest');
+  if (bindings.length === 0) return request;
+  return reduceMaybe(bindings, { ...request }, (current, binding) => {
+    const args = {
+      ...contextArgs(context, binding, 'processLLMRequest'),
+      prompt: current.prompt,
+      model: current.model,
+      stepNumber: current.stepNumber,
+      steps: context.steps,
+      messageList: context.messageList,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext), (result) => {
+      if (result === undefined || result === null) return current;
+      if (typeof result !== 'object') {
+        throw new ProcessorError(binding.processor.id, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
+      }
+      const shaped = result as { prompt?: LanguageModelV4Prompt; response?: CachedLLMStepResponse };
+      if ('prompt' in shaped) {
+        if (!Array.isArray(shaped.prompt)) {
+          throw new ProcessorError(binding.processor.id, 'processLLMRequest', 'returned a prompt that is not an array of prompt messages.');
+        }
+        current.prompt = shaped.prompt;
+      }
+      if (shaped.response !== undefined && current.response === undefined) {
+        if (!Array.isArray((shaped.response as { chunks?: unknown }).chunks)) {
+          throw new ProcessorError(binding.processor.id, 'processLLMRequest', 'returned a response without a chunks array.');
+        }
+        current.response = shaped.response;
+      }
+      return current;
+    });
+  });
+}
+
+/**
+ * Runs the processors' `processLLMRequest` hooks on each outgoing request, in order. A result with
+ * a `prompt` property replaces the prompt (even an empty one) for this call only — it is never
+ * written back to the `MessageList` or storage. The first processor returning `{ response }` marks
+ * a cache replay (later processors still run but cannot override it).
+ *
+ * ```
+ * source:  --r--|
+ * result:  --r'-|     (r' = { prompt: rewritten, response?: cached })
+ * abort:   --#
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processLLMRequest } from 'rxagent/operators';
+ * requests$.pipe(processLLMRequest([new ToolCallFilter()], ctx)).subscribe((request) => send(request.prompt));
+ * ```
+ */
+export function processLLMRequest(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<LLMRequest, LLMRequest> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((request) => defer(() => toObservable(runProcessLLMRequest(processors, context, request)))));
+    });
+}

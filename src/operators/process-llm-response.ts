@@ -1,0 +1,60 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { CachedLLMStepChunk } from '../processor/chunk-types.js';
+import type { Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** A finished model response, as `processLLMResponse` sees it. */
+export interface LLMResponse {
+  chunks: CachedLLMStepChunk[];
+  model: LanguageModelV4;
+  stepNumber: number;
+  /** True when the chunks were replayed from a `processLLMRequest` cache hit. */
+  fromCache: boolean;
+  warnings?: unknown[];
+  request?: unknown;
+  rawResponse?: unknown;
+}
+
+/** Runs every processor's `processLLMResponse` for one response. */
+export function runProcessLLMResponse(processors: readonly Processor[], context: RunContext, response: LLMResponse): MaybePromise<LLMResponse> {
+  const bindings = bindingsWith(processors, context, 'processLLMResponse');
+  return reduceMaybe(bindings, response, (current, binding) => {
+    const args = {
+      ...contextArgs(context, binding, 'processLLMResponse'),
+      ...current,
+      steps: context.steps,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext), () => current);
+  });
+}
+
+/**
+ * Runs the processors' `processLLMResponse` hooks after each model response completed (or was
+ * replayed from cache, `fromCache: true`). The `state` is the same object that processor's
+ * `processLLMRequest` saw, so a cache key stashed there can be read here. The response passes on
+ * unchanged; an `abort()` (with `retry: true` and a budget, in the loop) rejects it.
+ *
+ * ```
+ * source:  --R--|
+ * result:  --R--|
+ * abort:   --#
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processLLMResponse } from 'rxagent/operators';
+ * responses$.pipe(processLLMResponse([responseCache], ctx)).subscribe();
+ * ```
+ */
+export function processLLMResponse(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<LLMResponse, LLMResponse> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((response) => defer(() => toObservable(runProcessLLMResponse(processors, context, response)))));
+    });
+}

@@ -1,0 +1,76 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { OutputResult, Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { applyMessageResult } from './internal/reconcile-messages.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** The text of the assistant response messages (text parts, in order). */
+export function responseText(messages: readonly MastraDBMessage[]): string {
+  let text = '';
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content.parts) if (part.type === 'text') text += part.text;
+  }
+  return text;
+}
+
+/** Runs every processor's `processOutputResult` once; the result's `text` follows their edits. */
+export function runProcessOutputResult(processors: readonly Processor[], context: RunContext, output: OutputResult): MaybePromise<OutputResult> {
+  const bindings = bindingsWith(processors, context, 'processOutputResult');
+  if (bindings.length === 0) return output;
+  const textBefore = responseText(context.messageList.get.response.db());
+  const processed = reduceMaybe(bindings, output, (current, binding) => {
+    const list = context.messageList;
+    const messages = list.get.response.db();
+    const args = {
+      ...contextArgs(context, binding, 'processOutputResult'),
+      messages,
+      messageList: list,
+      result: current,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processOutputResult', args, context.tracingContext), (result) => {
+      applyMessageResult(result, {
+        processorId: binding.processor.id,
+        hook: 'processOutputResult',
+        messageList: list,
+        before: messages,
+        defaultSource: 'response',
+      });
+      return current;
+    });
+  });
+  return thenMaybe(processed, (final) => {
+    const textAfter = responseText(context.messageList.get.response.db());
+    return textAfter === textBefore ? final : { ...final, text: textAfter };
+  });
+}
+
+/**
+ * Runs the processors' `processOutputResult` hooks once, when the run completed. Edits to the
+ * response messages (in place, through the `messageList`, or by returning messages) change the
+ * result's `text` and what memory stores; an `abort()` blocks the reply (the loop then reports
+ * `text: ''` and stores nothing of it).
+ *
+ * ```
+ * source:  --R--|
+ * result:  --R'-|
+ * abort:   --#
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processOutputResult } from 'rxagent/operators';
+ * results$.pipe(processOutputResult([auditLogger], ctx)).subscribe((result) => console.log(result.text));
+ * ```
+ */
+export function processOutputResult(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<OutputResult, OutputResult> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputResult(processors, context, output)))));
+    });
+}

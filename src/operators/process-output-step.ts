@@ -1,0 +1,72 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { LanguageModelUsage, ProviderMetadata } from 'ai';
+import type { RxFinishReason, ToolCallInfo } from '../processor/chunk-types.js';
+import type { Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { applyMessageResult } from './internal/reconcile-messages.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** What a finished model step produced, before its tools run. */
+export interface StepOutput {
+  stepNumber: number;
+  finishReason: RxFinishReason;
+  providerMetadata?: ProviderMetadata;
+  toolCalls: ToolCallInfo[];
+  text: string;
+  usage: LanguageModelUsage;
+}
+
+/** Runs every processor's `processOutputStep` for one step. */
+export function runProcessOutputStep(processors: readonly Processor[], context: RunContext, output: StepOutput): MaybePromise<StepOutput> {
+  const bindings = bindingsWith(processors, context, 'processOutputStep');
+  return reduceMaybe(bindings, output, (current, binding) => {
+    const list = context.messageList;
+    const messages = list.get.all.db();
+    const args = {
+      ...contextArgs(context, binding, 'processOutputStep'),
+      ...current,
+      messages,
+      messageList: list,
+      systemMessages: list.getSystemMessages(),
+      steps: context.steps,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processOutputStep', args, context.tracingContext), (result) => {
+      applyMessageResult(result, {
+        processorId: binding.processor.id,
+        hook: 'processOutputStep',
+        messageList: list,
+        before: messages,
+        defaultSource: 'response',
+      });
+      return current;
+    });
+  });
+}
+
+/**
+ * Runs the processors' `processOutputStep` hooks after each model step, before its tools run — the
+ * place for guardrails that ask for a retry (`abort(reason, { retry: true })`, honoured by
+ * `retryOnTripwire` when a budget is set).
+ *
+ * ```
+ * source:  --o--|
+ * result:  --o--|
+ * abort:   --#       (# = TripWire, retry: true → retryOnTripwire resubscribes the step)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processOutputStep } from 'rxagent/operators';
+ * stepOutputs$.pipe(processOutputStep([new QualityGuardrail()], ctx)).subscribe();
+ * ```
+ */
+export function processOutputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepOutput, StepOutput> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputStep(processors, context, output)))));
+    });
+}

@@ -1,0 +1,117 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type { Processor } from '../processor/processor-types.js';
+import { isPromiseLike } from './internal/maybe-async.js';
+import { createStreamChain, type InjectedChunk } from './internal/stream-chain.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/**
+ * Runs every chunk through the processors' `processOutputStream` hooks, in order, one chunk at a
+ * time. A hook returning `null`/`undefined` drops the chunk for the rest of the chain; `data-*`
+ * chunks reach only processors with `processDataParts: true`; `writer.custom()` chunks are
+ * emitted right after the chunk being processed, having passed the processors after the writer.
+ * Synchronous hooks cost no promise and run on virtual time; async hooks are awaited in order
+ * (chunks arriving meanwhile wait their turn). `abort()` errors the stream with the `TripWire`;
+ * any other throw errors it with a `ProcessorError`.
+ *
+ * ```
+ * source:  --a--b--c--|
+ * drop b:  --a-----c--|
+ * abort c: --a--b--#        (# = TripWire { processorId })
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processOutputStream } from 'rxagent/operators';
+ * chunks$.pipe(processOutputStream([new WordCounter(), redactor], ctx)).subscribe((chunk) => send(chunk));
+ * ```
+ */
+export function processOutputStream(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<ChunkType, ChunkType> {
+  return (source) =>
+    new Observable<ChunkType>((subscriber) => {
+      const context = ctx ?? createRunContext();
+      const injected: InjectedChunk[] = [];
+      const chain = createStreamChain(processors, context, (item) => injected.push(item));
+      if (chain.length === 0) return source.subscribe(subscriber);
+
+      const queue: ChunkType[] = [];
+      let busy = false;
+      let sourceDone = false;
+      let closed = false;
+
+      const fail = (error: unknown): void => {
+        closed = true;
+        subscriber.error(error);
+      };
+
+      /** Processes one item; returns true when it finished synchronously. */
+      const process = (chunk: ChunkType, from: number): boolean => {
+        let result: ReturnType<typeof chain.run>;
+        try {
+          result = chain.run(chunk, from);
+        } catch (error) {
+          fail(error);
+          return true;
+        }
+        if (isPromiseLike<ChunkType | null>(result)) {
+          busy = true;
+          Promise.resolve(result).then(
+            (resolved) => {
+              busy = false;
+              if (closed) return;
+              if (resolved !== null) subscriber.next(resolved);
+              drain();
+            },
+            (error: unknown) => {
+              busy = false;
+              if (!closed) fail(error);
+            },
+          );
+          return false;
+        }
+        if (result !== null) subscriber.next(result);
+        return true;
+      };
+
+      const drain = (): void => {
+        while (!busy && !closed) {
+          const item = injected.shift();
+          if (item !== undefined) {
+            process(item.chunk, item.from);
+            continue;
+          }
+          const next = queue.shift();
+          if (next === undefined) {
+            if (sourceDone) {
+              closed = true;
+              subscriber.complete();
+            }
+            return;
+          }
+          process(next, 0);
+        }
+      };
+
+      const subscription = source.subscribe({
+        next(chunk) {
+          if (closed) return;
+          if (busy || queue.length > 0) {
+            queue.push(chunk);
+            return;
+          }
+          if (process(chunk, 0) && injected.length > 0) drain();
+        },
+        error(error) {
+          if (!closed) fail(error);
+        },
+        complete() {
+          sourceDone = true;
+          if (!busy && queue.length === 0) drain();
+        },
+      });
+      return () => {
+        closed = true;
+        subscription.unsubscribe();
+      };
+    });
+}

@@ -1,0 +1,106 @@
+import { concatMap, defer, type OperatorFunction } from 'rxjs';
+import type { MessageList } from '../message-list/message-list.js';
+import type { ToolInvocationPart } from '../message-list/types.js';
+import type { Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { applyMessageResult } from './internal/reconcile-messages.js';
+import { toObservable } from './internal/to-observable.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** A successful tool result on its way into the message list. */
+export interface ToolResultEvent {
+  stepNumber: number;
+  toolName: string;
+  toolCallId: string;
+  args: unknown;
+  result: unknown;
+  providerExecuted?: boolean;
+}
+
+/** The committed result of `toolCallId` in the list, if a processor (or anyone) committed one. */
+export function findCommittedToolResult(messageList: MessageList, toolCallId: string): { found: boolean; result?: unknown } {
+  const messages = messageList.get.all.db();
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const parts = (messages[index] as (typeof messages)[number]).content.parts;
+    for (const part of parts) {
+      if (part.type !== 'tool-invocation') continue;
+      const invocation = (part as ToolInvocationPart).toolInvocation;
+      if (invocation.toolCallId === toolCallId) {
+        return invocation.state === 'result' ? { found: true, result: invocation.result } : { found: false };
+      }
+    }
+  }
+  return { found: false };
+}
+
+/** Runs every processor's `processToolResult` for one result, then commits the (processed) result. */
+export function runProcessToolResult(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybePromise<ToolResultEvent> {
+  const bindings = bindingsWith(processors, context, 'processToolResult');
+  const processed = reduceMaybe(bindings, event, (current, binding) => {
+    const list = context.messageList;
+    const messages = list.get.all.db();
+    const args = {
+      ...contextArgs(context, binding, 'processToolResult'),
+      ...current,
+      messages,
+      messageList: list,
+      systemMessages: list.getAllSystemMessages(),
+      steps: context.steps,
+    };
+    return thenMaybe(invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext), (result) => {
+      applyMessageResult(result, {
+        processorId: binding.processor.id,
+        hook: 'processToolResult',
+        messageList: list,
+        before: messages,
+        defaultSource: 'response',
+      });
+      const committed = bindings.length > 0 ? findCommittedToolResult(list, current.toolCallId) : { found: false };
+      return committed.found ? { ...current, result: committed.result } : current;
+    });
+  });
+  return thenMaybe(processed, (final) => {
+    if (!findCommittedToolResult(context.messageList, final.toolCallId).found) {
+      context.messageList.updateToolInvocation({
+        type: 'tool-invocation',
+        toolInvocation: {
+          state: 'result',
+          toolCallId: final.toolCallId,
+          toolName: final.toolName,
+          args: final.args,
+          result: final.result,
+        },
+        ...(final.providerExecuted === undefined ? {} : { providerExecuted: final.providerExecuted }),
+      });
+    }
+    return final;
+  });
+}
+
+/**
+ * Runs the processors' `processToolResult` hooks on each successful tool result, before it is
+ * committed to the `MessageList`. A processor replaces the result with
+ * `messageList.updateToolInvocation(...)`; the emitted event (and so the stream's `tool-result`
+ * chunk and the next prompt) carries the processed value. Later processors see earlier ones' result.
+ *
+ * ```
+ * source:  --r--|
+ * result:  --r'-|     (r' = result after processors, committed to the list)
+ * abort:   --#
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { processToolResult } from 'rxagent/operators';
+ * toolResults$.pipe(processToolResult([new RedactToolResult()], ctx)).subscribe((event) => console.log(event.result));
+ * ```
+ */
+export function processToolResult(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<ToolResultEvent, ToolResultEvent> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      return source.pipe(concatMap((event) => defer(() => toObservable(runProcessToolResult(processors, context, event)))));
+    });
+}

@@ -1,0 +1,101 @@
+import { defer, from, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { TripWire } from '../processor/errors/trip-wire.js';
+import type { Processor } from '../processor/processor-types.js';
+import { bindingsWith, contextArgs } from './internal/hook-args.js';
+import { invokeHook } from './internal/invoke-hook.js';
+import { isPromiseLike, type MaybePromise } from './internal/maybe-async.js';
+import type { ProcessorBinding } from './internal/processor-binding.js';
+import { createRunContext, type RunContext } from './run-context.js';
+
+/** The retry budget for API errors when none is set and error processors exist (as the specification says). */
+export const DEFAULT_API_ERROR_RETRIES = 10;
+
+/** Asks each processor's `processAPIError`, in order, until one asks for a retry. */
+export function askProcessAPIError(processors: readonly Processor[], context: RunContext, error: unknown): MaybePromise<boolean> {
+  const bindings = bindingsWith(processors, context, 'processAPIError');
+  const ask = (index: number): MaybePromise<boolean> => {
+    for (let position = index; position < bindings.length; position++) {
+      const binding = bindings[position] as ProcessorBinding;
+      const list = context.messageList;
+      const args = {
+        ...contextArgs(context, binding, 'processAPIError', context.writer, context.apiErrorRetryCount),
+        error,
+        messages: list.get.all.db(),
+        messageList: list,
+        stepNumber: context.stepNumber,
+        steps: context.steps,
+      };
+      let answer: unknown;
+      try {
+        answer = invokeHook<unknown>(binding, 'processAPIError', args, context.tracingContext);
+      } catch (thrown) {
+        if (TripWire.isInstance(thrown)) throw thrown;
+        continue; // a failing error processor counts as "not handled"; the next one is asked
+      }
+      if (isPromiseLike<unknown>(answer)) {
+        return Promise.resolve(answer).then(
+          (resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? true : ask(position + 1)),
+          (thrown: unknown) => {
+            if (TripWire.isInstance(thrown)) throw thrown;
+            return ask(position + 1);
+          },
+        );
+      }
+      if ((answer as { retry?: boolean } | undefined)?.retry === true) return true;
+    }
+    return false;
+  };
+  return ask(0);
+}
+
+/** The API-error retry budget of a run: explicit, else 10 with error processors, else none. */
+export function apiErrorBudget(processors: readonly Processor[], context: RunContext): number {
+  if (context.maxProcessorRetries !== undefined) return context.maxProcessorRetries;
+  return processors.some((processor) => typeof processor.processAPIError === 'function') ? DEFAULT_API_ERROR_RETRIES : 0;
+}
+
+/**
+ * On an error (a provider error thrown or arriving as an `error` part), asks each processor's
+ * `processAPIError` in order; the first `{ retry: true }` resubscribes to the source (the model
+ * call), with the `MessageList` as the processor left it. Bounded by `maxProcessorRetries` —
+ * default 10 when any processor has `processAPIError`, none otherwise. `retryCount` in
+ * `processAPIError` is 0, 1, …. A `TripWire` is never retried here.
+ *
+ * ```
+ * source:      --a--#                (first subscription errors)
+ * retried:          --a--b--|        (processAPIError said { retry: true })
+ * result:      --a----a--b--|
+ * no budget:   --a--#
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { retryOnAPIError } from 'rxagent/operators';
+ * modelCall$.pipe(retryOnAPIError([new PrefillErrorHandler()], ctx)).subscribe();
+ * ```
+ */
+export function retryOnAPIError<T>(processors: readonly Processor[], ctx?: RunContext): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    defer(() => {
+      const context = ctx ?? createRunContext();
+      const budget = apiErrorBudget(processors, context);
+      return source.pipe(
+        retry({
+          delay: (error: unknown): Observable<unknown> => {
+            if (TripWire.isInstance(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
+              return throwError(() => error);
+            }
+            return defer(() => {
+              const answer = askProcessAPIError(processors, context, error);
+              const decide = (retryRequested: boolean): Observable<unknown> => {
+                if (!retryRequested) return throwError(() => error);
+                context.apiErrorRetryCount++;
+                return of(true);
+              };
+              return isPromiseLike<boolean>(answer) ? from(answer).pipe(mergeMap(decide)) : decide(answer);
+            });
+          },
+        }),
+      );
+    });
+}

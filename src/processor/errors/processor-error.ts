@@ -1,0 +1,47 @@
+import { RxAgentError, hasMarker } from '../../message-list/errors/rxagent-error.js';
+
+const marker = Symbol.for('rxagent.error.ProcessorError');
+
+/** The hooks a processor can implement. */
+export type ProcessorHookName =
+  | 'processInput'
+  | 'processInputStep'
+  | 'processLLMRequest'
+  | 'processLLMResponse'
+  | 'processAPIError'
+  | 'processOutputStream'
+  | 'processOutputStep'
+  | 'processToolResult'
+  | 'processOutputResult';
+
+/**
+ * A processor hook failed (threw something other than a `TripWire`, or returned something the
+ * contract does not allow). The run fails closed: it ends with an `error` chunk carrying this.
+ *
+ * @example
+ * ```ts
+ * import { ProcessorError } from 'rxagent';
+ * if (ProcessorError.isInstance(error)) console.error(error.processorId, error.hook, error.cause);
+ * ```
+ */
+export class ProcessorError extends RxAgentError {
+  private readonly [marker] = true;
+  readonly processorId: string;
+  readonly hook: ProcessorHookName;
+
+  constructor(processorId: string, hook: ProcessorHookName, message: string, options?: { cause?: unknown }) {
+    super('ProcessorError', `Processor "${processorId}" failed in ${hook}: ${message}`, options);
+    this.processorId = processorId;
+    this.hook = hook;
+  }
+
+  /** Wraps whatever a hook threw (keeps it as `cause`). */
+  static fromThrown(processorId: string, hook: ProcessorHookName, thrown: unknown): ProcessorError {
+    const text = thrown instanceof Error ? thrown.message : String(thrown);
+    return new ProcessorError(processorId, hook, text, { cause: thrown });
+  }
+
+  static override isInstance(error: unknown): error is ProcessorError {
+    return hasMarker(error, marker);
+  }
+}

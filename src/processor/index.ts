@@ -1,0 +1,56 @@
+/** The processor contract: types, chunks, errors, request and tracing context. */
+export type {
+  AbortFunction,
+  CachedLLMStepResponse,
+  CallSettings,
+  ErrorProcessor,
+  InputProcessor,
+  ModelCallOptions,
+  ModelInput,
+  OutputProcessor,
+  OutputResult,
+  ProcessAPIErrorArgs,
+  ProcessAPIErrorResult,
+  ProcessInputArgs,
+  ProcessInputResult,
+  ProcessInputStepArgs,
+  ProcessInputStepResult,
+  ProcessLLMRequestArgs,
+  ProcessLLMRequestResult,
+  ProcessLLMResponseArgs,
+  ProcessLLMResponseResult,
+  ProcessOutputResultArgs,
+  ProcessOutputStepArgs,
+  ProcessOutputStreamArgs,
+  ProcessToolResultArgs,
+  Processor,
+  ProcessorContext,
+  ProcessorMessageResult,
+  ProcessorState,
+  ProcessorViolation,
+  StepResult,
+  StructuredOutputOptions,
+} from './processor-types.js';
+export type {
+  AgentChunk,
+  AgentChunkKind,
+  CachedLLMStepChunk,
+  ChunkFrom,
+  ChunkOfType,
+  ChunkPayloads,
+  ChunkType,
+  DataChunkType,
+  RxFinishReason,
+  TerminalChunk,
+  ToolCallInfo,
+  ToolResultInfo,
+  TripwirePayload,
+} from './chunk-types.js';
+export * from './chunk-guards.js';
+export { TripWire, type TripWireOptions } from './errors/trip-wire.js';
+export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
+export { ModelResolutionError } from './errors/model-resolution-error.js';
+export { RequestContext } from './request-context.js';
+export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
+export type { ProcessorStreamWriter } from './stream-writer.js';
+export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
