@@ -1,0 +1,151 @@
+import type { AssistantContent, FilePart, ModelMessage, ProviderMetadata, ToolResultPart, UserContent } from 'ai';
+import type { FilePart as StoredFilePart, MastraDBMessage, ToolInvocationPart } from './types.js';
+import { getMessageText } from './get-message-text.js';
+import { reasoningText } from './internal/part-builders.js';
+import { toModelFileData } from './internal/file-data.js';
+import { outputFromInvocation } from './internal/tool-output.js';
+
+type AssistantPart = Exclude<AssistantContent, string>[number];
+type UserPart = Exclude<UserContent, string>[number];
+
+/**
+ * Converts stored messages to AI SDK `ModelMessage`s, ready for a model call.
+ *
+ * An assistant message is split into model steps: a `step-start` part, or content following a
+ * tool call, starts a new assistant message, and each step's tool results follow it in a `tool`
+ * message (provider-executed results stay in the assistant message). Partial calls
+ * (`partial-call`) are dropped, as are empty text parts, sources, `step-start` and `data-*`
+ * parts (they have no model form). Message-level `content.providerMetadata` becomes
+ * `providerOptions`. Messages left without content are skipped.
+ *
+ * @example
+ * ```ts
+ * import { toModelMessages } from 'rxagent/message-list';
+ * const modelMessages = toModelMessages(messageList.get.all.db());
+ * ```
+ */
+export function toModelMessages(messages: ReadonlyArray<MastraDBMessage>): ModelMessage[] {
+  const output: ModelMessage[] = [];
+  for (const message of messages) appendModelMessages(output, message);
+  return output;
+}
+
+function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): void {
+  const providerOptions = message.content.providerMetadata;
+  const messageOptions = providerOptions ? { providerOptions } : {};
+  switch (message.role) {
+    case 'system': {
+      const text = getMessageText(message);
+      if (text !== '') output.push({ role: 'system', content: text, ...messageOptions });
+      return;
+    }
+    case 'user': {
+      const content: UserPart[] = [];
+      for (const part of message.content.parts) {
+        if (part.type === 'text' && part.text !== '') content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
+        else if (part.type === 'file') content.push(toModelFilePart(part));
+      }
+      if (content.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
+      if (content.length > 0) output.push({ role: 'user', content, ...messageOptions });
+      return;
+    }
+    case 'assistant':
+      appendAssistantSteps(output, message, messageOptions);
+      return;
+    case 'tool': {
+      const results: ToolResultPart[] = [];
+      for (const part of message.content.parts) {
+        if (part.type === 'tool-invocation' && hasOutcome(part)) results.push(toToolResult(part));
+      }
+      if (results.length > 0) output.push({ role: 'tool', content: results, ...messageOptions });
+      return;
+    }
+  }
+}
+
+function appendAssistantSteps(output: ModelMessage[], message: MastraDBMessage, messageOptions: { providerOptions?: ProviderMetadata }): void {
+  let content: AssistantPart[] = [];
+  let results: ToolResultPart[] = [];
+  let hasCalls = false;
+  const flush = (): void => {
+    if (content.length > 0) output.push({ role: 'assistant', content, ...messageOptions });
+    if (results.length > 0) output.push({ role: 'tool', content: results });
+    content = [];
+    results = [];
+    hasCalls = false;
+  };
+  for (const part of message.content.parts) {
+    switch (part.type) {
+      case 'step-start':
+        flush();
+        break;
+      case 'text':
+        if (part.text === '') break;
+        if (hasCalls) flush();
+        content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
+        break;
+      case 'reasoning':
+        if (hasCalls) flush();
+        content.push(withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
+        break;
+      case 'file':
+        if (hasCalls) flush();
+        content.push(toModelFilePart(part));
+        break;
+      case 'tool-invocation': {
+        const { toolInvocation } = part;
+        if (toolInvocation.state === 'partial-call') break;
+        hasCalls = true;
+        content.push(
+          withOptions(
+            {
+              type: 'tool-call',
+              toolCallId: toolInvocation.toolCallId,
+              toolName: toolInvocation.toolName,
+              input: toolInvocation.args ?? {},
+              ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}),
+            },
+            part.providerMetadata,
+          ),
+        );
+        if (hasOutcome(part)) (part.providerExecuted ? content : results).push(toToolResult(part));
+        break;
+      }
+      default:
+        // sources and data-* parts have no model form
+        break;
+    }
+  }
+  if (message.content.parts.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
+  flush();
+}
+
+function hasOutcome(part: ToolInvocationPart): boolean {
+  return part.toolInvocation.state === 'result' || part.toolInvocation.state === 'output-error';
+}
+
+function toToolResult(part: ToolInvocationPart): ToolResultPart {
+  return {
+    type: 'tool-result',
+    toolCallId: part.toolInvocation.toolCallId,
+    toolName: part.toolInvocation.toolName,
+    output: outputFromInvocation(part.toolInvocation),
+  };
+}
+
+function toModelFilePart(part: StoredFilePart): FilePart {
+  const data = toModelFileData(part);
+  return withOptions(
+    {
+      type: 'file',
+      data: data.type === 'data' ? data.data : data.type === 'url' ? data.url : { type: 'reference', reference: data.reference },
+      mediaType: part.mimeType,
+      ...(part.filename !== undefined ? { filename: part.filename } : {}),
+    },
+    part.providerMetadata,
+  );
+}
+
+function withOptions<T extends object>(part: T, providerMetadata: ProviderMetadata | undefined): T & { providerOptions?: ProviderMetadata } {
+  return providerMetadata ? { ...part, providerOptions: providerMetadata } : part;
+}
