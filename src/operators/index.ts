@@ -7,7 +7,13 @@ export { processOutputStream } from './process-output-stream.js';
 export { processOutputStep, runProcessOutputStep, type StepOutput } from './process-output-step.js';
 export { processToolResult, runProcessToolResult, type ToolResultEvent } from './process-tool-result.js';
 export { processOutputResult, runProcessOutputResult } from './process-output-result.js';
-export { retryOnAPIError, askProcessAPIError, apiErrorBudget, DEFAULT_API_ERROR_RETRIES } from './retry-on-api-error.js';
+export {
+  retryOnAPIError,
+  askProcessAPIError,
+  apiErrorBudget,
+  DEFAULT_API_ERROR_RETRIES,
+  type RetryOnAPIErrorOptions,
+} from './retry-on-api-error.js';
 export { retryOnTripwire, type RetryOnTripwireOptions } from './retry-on-tripwire.js';
 export { tripwireToChunk, toTripwireChunk } from './tripwire-to-chunk.js';
 export { ofChunkType } from './of-chunk-type.js';

@@ -5,6 +5,33 @@ import { isPromiseLike } from './internal/maybe-async.js';
 import { createStreamChain, type InjectedChunk } from './internal/stream-chain.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
+interface SharedChain {
+  chain: ReturnType<typeof createStreamChain>;
+  inject: (item: InjectedChunk) => void;
+}
+
+const chainsByContext = new WeakMap<RunContext, WeakMap<readonly Processor[], SharedChain>>();
+
+/**
+ * One chain per run context and processor array, so `state` args, `streamParts` and the reusable
+ * args objects live for the whole run even when the loop subscribes once per step.
+ */
+function sharedStreamChain(processors: readonly Processor[], context: RunContext): SharedChain {
+  let byProcessors = chainsByContext.get(context);
+  if (byProcessors === undefined) {
+    byProcessors = new WeakMap();
+    chainsByContext.set(context, byProcessors);
+  }
+  let shared = byProcessors.get(processors);
+  if (shared === undefined) {
+    const created: SharedChain = { chain: undefined as unknown as SharedChain['chain'], inject: () => undefined };
+    created.chain = createStreamChain(processors, context, (item) => created.inject(item));
+    byProcessors.set(processors, created);
+    shared = created;
+  }
+  return shared;
+}
+
 /**
  * Runs every chunk through the processors' `processOutputStream` hooks, in order, one chunk at a
  * time. A hook returning `null`/`undefined` drops the chunk for the rest of the chain; `data-*`
@@ -31,8 +58,10 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
     new Observable<ChunkType>((subscriber) => {
       const context = ctx ?? createRunContext();
       const injected: InjectedChunk[] = [];
-      const chain = createStreamChain(processors, context, (item) => injected.push(item));
-      if (chain.length === 0) return source.subscribe(subscriber);
+      const shared = sharedStreamChain(processors, context);
+      if (shared.chain.length === 0) return source.subscribe(subscriber);
+      const chain = shared.chain;
+      shared.inject = (item) => injected.push(item);
 
       const queue: ChunkType[] = [];
       let busy = false;

@@ -1,4 +1,5 @@
 import { defer, from, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { ProcessorError } from '../processor/errors/processor-error.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
@@ -6,6 +7,16 @@ import { invokeHook } from './internal/invoke-hook.js';
 import { isPromiseLike, type MaybePromise } from './internal/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { createRunContext, type RunContext } from './run-context.js';
+
+/** Options of `retryOnAPIError`. */
+export interface RetryOnAPIErrorOptions {
+  /** Which errors are API errors (default: anything but a `TripWire` or a `ProcessorError`). */
+  isAPIError?: (error: unknown) => boolean;
+  /** The error `processAPIError` receives (default: the error itself). */
+  toAPIError?: (error: unknown) => unknown;
+  /** Called before each resubscription. */
+  onRetry?: (error: unknown, retryCount: number) => void;
+}
 
 /** The retry budget for API errors when none is set and error processors exist (as the specification says). */
 export const DEFAULT_API_ERROR_RETRIES = 10;
@@ -74,7 +85,13 @@ export function apiErrorBudget(processors: readonly Processor[], context: RunCon
  * modelCall$.pipe(retryOnAPIError([new PrefillErrorHandler()], ctx)).subscribe();
  * ```
  */
-export function retryOnAPIError<T>(processors: readonly Processor[], ctx?: RunContext): MonoTypeOperatorFunction<T> {
+export function retryOnAPIError<T>(
+  processors: readonly Processor[],
+  ctx?: RunContext,
+  options: RetryOnAPIErrorOptions = {},
+): MonoTypeOperatorFunction<T> {
+  const isAPIError = options.isAPIError ?? ((error: unknown) => !TripWire.isInstance(error) && !ProcessorError.isInstance(error));
+  const toAPIError = options.toAPIError ?? ((error: unknown) => error);
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
@@ -82,14 +99,15 @@ export function retryOnAPIError<T>(processors: readonly Processor[], ctx?: RunCo
       return source.pipe(
         retry({
           delay: (error: unknown): Observable<unknown> => {
-            if (TripWire.isInstance(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
+            if (!isAPIError(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
               return throwError(() => error);
             }
             return defer(() => {
-              const answer = askProcessAPIError(processors, context, error);
+              const answer = askProcessAPIError(processors, context, toAPIError(error));
               const decide = (retryRequested: boolean): Observable<unknown> => {
                 if (!retryRequested) return throwError(() => error);
                 context.apiErrorRetryCount++;
+                options.onRetry?.(error, context.apiErrorRetryCount);
                 return of(true);
               };
               return isPromiseLike<boolean>(answer) ? from(answer).pipe(mergeMap(decide)) : decide(answer);

@@ -6,6 +6,8 @@ import { createRunContext, type RunContext } from './run-context.js';
 export interface RetryOnTripwireOptions {
   /** Called before each resubscription with the rejecting `TripWire` (the loop rolls the step back here). */
   onRetry?: (tripwire: TripWire, retryCount: number) => void;
+  /** Vetoes a retry (the loop refuses retries from hooks that run before the model). */
+  shouldRetry?: (tripwire: TripWire) => boolean;
 }
 
 /**
@@ -36,7 +38,13 @@ export function retryOnTripwire<T>(ctx?: RunContext, options: RetryOnTripwireOpt
         retry({
           delay: (error: unknown) => {
             const budget = context.maxProcessorRetries;
-            if (!TripWire.isInstance(error) || !error.retry || budget === undefined || context.retryCount >= budget) {
+            if (
+              !TripWire.isInstance(error) ||
+              !error.retry ||
+              budget === undefined ||
+              context.retryCount >= budget ||
+              options.shouldRetry?.(error) === false
+            ) {
               return throwError(() => error);
             }
             if (context.abortSignal.aborted) return throwError(() => error);

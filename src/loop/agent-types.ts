@@ -1,0 +1,102 @@
+/** The Agent's configuration, call options and results. */
+import type { LanguageModelUsage } from 'ai';
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { InboundMessage, CoreSystemMessage } from '../message-list/types.js';
+import type { RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload, ChunkType } from '../processor/chunk-types.js';
+import type { CallSettings, ModelInput, Processor, StepResult, StructuredOutputOptions } from '../processor/processor-types.js';
+import type { RequestContext } from '../processor/request-context.js';
+import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
+import type { TracingContext } from '../processor/tracing-context.js';
+import type { ModelRegistry } from './model/resolve-model.js';
+import type { PrepareStepFunction } from './run-environment.js';
+
+/** A value, or a function of the call's `requestContext` returning it (sync or async). */
+export type DynamicArgument<T> = T | ((args: { requestContext: RequestContext }) => T | Promise<T>);
+
+/** System instructions: text, system messages, or a list of either. */
+export type AgentInstructions = string | CoreSystemMessage | ReadonlyArray<string | CoreSystemMessage>;
+
+/** What an agent call runs on: a prompt string, a message, or messages (AI SDK or stored shapes). */
+export type AgentInput = InboundMessage | ReadonlyArray<InboundMessage>;
+
+/** Memory thread and resource of a call. */
+export interface AgentMemoryCall {
+  thread: string | { id: string; title?: string; metadata?: Record<string, unknown> };
+  resource: string;
+  /** Load history but save nothing. */
+  readOnly?: boolean;
+}
+
+/** What an agent's memory gives a call: processors run before (input) and after (output) the user's. */
+export interface AgentMemory {
+  processorsFor(call: {
+    threadId: string;
+    resourceId: string;
+    thread: AgentMemoryCall['thread'];
+    readOnly: boolean;
+    requestContext: RequestContext;
+  }): { input: Processor[]; output: Processor[] } | Promise<{ input: Processor[]; output: Processor[] }>;
+}
+
+/** Options of one `stream$()` / `stream()` / `generate()` call. Processor arrays replace the agent's. */
+export interface AgentCallOptions {
+  instructions?: AgentInstructions;
+  inputProcessors?: Processor[];
+  outputProcessors?: Processor[];
+  errorProcessors?: Processor[];
+  maxProcessorRetries?: number;
+  requestContext?: RequestContext;
+  memory?: AgentMemoryCall;
+  abortSignal?: AbortSignal;
+  toolChoice?: AgentToolChoice;
+  activeTools?: string[];
+  modelSettings?: CallSettings;
+  providerOptions?: SharedV4ProviderOptions;
+  structuredOutput?: StructuredOutputOptions;
+  maxSteps?: number;
+  prepareStep?: PrepareStepFunction;
+  tracingContext?: TracingContext;
+  /** The run id (default: generated). */
+  runId?: string;
+}
+
+/** An Agent's configuration. */
+export interface AgentConfig {
+  id: string;
+  name?: string;
+  description?: string;
+  instructions?: DynamicArgument<AgentInstructions>;
+  model: DynamicArgument<ModelInput>;
+  /** Resolves `'provider/model'` ids: an AI SDK provider registry or a record of providers. */
+  providers?: ModelRegistry;
+  tools?: DynamicArgument<AgentToolSet>;
+  memory?: AgentMemory;
+  inputProcessors?: DynamicArgument<Processor[]>;
+  outputProcessors?: DynamicArgument<Processor[]>;
+  errorProcessors?: DynamicArgument<Processor[]>;
+  maxProcessorRetries?: number;
+  /** Most model steps per call (default 5). */
+  maxSteps?: number;
+  /** Most tool calls of one step run at once (default 8). */
+  toolConcurrency?: number;
+  defaultOptions?: AgentCallOptions;
+  /** Id and clock sources (inject for deterministic tests). */
+  generateId?: () => string;
+  now?: () => Date;
+}
+
+/** What `generate()` resolves with. */
+export interface GenerateResult {
+  runId: string;
+  text: string;
+  finishReason: RxFinishReason;
+  usage: LanguageModelUsage;
+  steps: StepResult[];
+  toolCalls: ToolCallInfo[];
+  toolResults: ToolResultInfo[];
+  /** Set when a processor aborted the run. */
+  tripwire?: TripwirePayload;
+  object?: unknown;
+  /** The run's chunks, in order. */
+  chunks: ChunkType[];
+}

@@ -1,0 +1,148 @@
+/**
+ * Converts the provider's V4 stream parts into rxagent chunks. Parts that carry step facts rather
+ * than content (`stream-start`, `response-metadata`, `finish`) update `facts` (response metadata is
+ * also passed on); an `error` part becomes an error notification (so no raw per-attempt error chunk
+ * reaches processors or clients before `processAPIError` was asked).
+ */
+import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
+import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
+import type { LanguageModelUsage } from 'ai';
+import { makeChunk } from './make-chunk.js';
+import { fromV4Usage } from './usage.js';
+
+/** What a step's model stream reported besides content. */
+export interface ModelStepFacts {
+  finishReason: RxFinishReason;
+  rawFinishReason: string | undefined;
+  usage: LanguageModelUsage;
+  warnings: unknown[];
+  providerMetadata: SharedV4ProviderMetadata | undefined;
+  response: { id?: string; modelId?: string; timestamp?: Date };
+  /** Whether the model's `finish` part arrived. */
+  finished: boolean;
+}
+
+/** A provider error that arrived as an `error` stream part. */
+export class StreamPartError extends Error {
+  constructor(readonly error: unknown) {
+    super(error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));
+    this.name = 'StreamPartError';
+  }
+}
+
+/** The error a provider reported in an `error` part, unwrapped (an `APICallError` stays one). */
+export function unwrapStreamError(error: unknown): unknown {
+  return error instanceof StreamPartError ? error.error : error;
+}
+
+/** Fresh facts for a step. */
+export function newStepFacts(usage: LanguageModelUsage): ModelStepFacts {
+  return {
+    finishReason: 'other',
+    rawFinishReason: undefined,
+    usage,
+    warnings: [],
+    providerMetadata: undefined,
+    response: {},
+    finished: false,
+  };
+}
+
+function parseToolInput(input: string): unknown {
+  if (input.trim() === '') return {};
+  try {
+    return JSON.parse(input) as unknown;
+  } catch {
+    return input;
+  }
+}
+
+function fileData(part: Extract<LanguageModelV4StreamPart, { type: 'file' }>): string {
+  const data = part.data;
+  if (data.type === 'url') return data.url.toString();
+  return typeof data.data === 'string' ? data.data : Buffer.from(data.data).toString('base64');
+}
+
+/** Converts one V4 part; `null` for parts that only update `facts`. Throws on an `error` part. */
+export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string, facts: ModelStepFacts): ChunkType | null {
+  switch (part.type) {
+    case 'text-delta':
+      return makeChunk(runId, 'text-delta', { id: part.id, text: part.delta, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'text-start':
+      return makeChunk(runId, 'text-start', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'text-end':
+      return makeChunk(runId, 'text-end', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'reasoning-start':
+      return makeChunk(runId, 'reasoning-start', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'reasoning-delta':
+      return makeChunk(runId, 'reasoning-delta', { id: part.id, text: part.delta, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'reasoning-end':
+      return makeChunk(runId, 'reasoning-end', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+    case 'tool-input-start':
+      return makeChunk(runId, 'tool-call-input-streaming-start', {
+        toolCallId: part.id,
+        toolName: part.toolName,
+        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
+        ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
+      });
+    case 'tool-input-delta':
+      return makeChunk(runId, 'tool-call-delta', { toolCallId: part.id, argsTextDelta: part.delta });
+    case 'tool-input-end':
+      return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: part.id });
+    case 'tool-call':
+      return makeChunk(runId, 'tool-call', {
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        args: parseToolInput(part.input),
+        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
+        ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
+        ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
+      });
+    case 'tool-result':
+      return makeChunk(runId, 'tool-result', {
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        result: part.result,
+        providerExecuted: true,
+        ...(part.isError === undefined ? {} : { isError: part.isError }),
+        ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
+      });
+    case 'tool-approval-request':
+      return makeChunk(runId, 'tool-call-approval', { toolCallId: part.toolCallId, toolName: '', approvalId: part.approvalId });
+    case 'source':
+      return part.sourceType === 'url'
+        ? makeChunk(runId, 'source', { id: part.id, sourceType: 'url', url: part.url, ...(part.title === undefined ? {} : { title: part.title }) })
+        : makeChunk(runId, 'source', {
+            id: part.id,
+            sourceType: 'document',
+            title: part.title,
+            mediaType: part.mediaType,
+            ...(part.filename === undefined ? {} : { filename: part.filename }),
+          });
+    case 'file':
+      return makeChunk(runId, 'file', { data: fileData(part), mimeType: part.mediaType });
+    case 'response-metadata':
+      facts.response = {
+        ...(part.id === undefined ? {} : { id: part.id }),
+        ...(part.modelId === undefined ? {} : { modelId: part.modelId }),
+        ...(part.timestamp === undefined ? {} : { timestamp: part.timestamp }),
+      };
+      return makeChunk(runId, 'response-metadata', facts.response);
+    case 'stream-start':
+      facts.warnings = part.warnings;
+      return null;
+    case 'finish':
+      facts.finished = true;
+      facts.finishReason = part.finishReason.unified === 'interrupted' ? 'other' : part.finishReason.unified;
+      facts.rawFinishReason = part.finishReason.raw;
+      facts.usage = fromV4Usage(part.usage);
+      facts.providerMetadata = part.providerMetadata;
+      return null;
+    case 'raw':
+      return makeChunk(runId, 'raw', { rawValue: part.rawValue });
+    case 'error':
+      throw new StreamPartError(part.error);
+    default:
+      return null; // ping, custom, reasoning-file: not surfaced
+  }
+}

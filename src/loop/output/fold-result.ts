@@ -1,0 +1,41 @@
+/** Folds a finished run (its chunks and environment) into `generate()`'s result. */
+import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
+import type { GenerateResult } from '../agent-types.js';
+import type { RunEnvironment } from '../run-environment.js';
+import { emptyUsage } from '../usage.js';
+
+/** Why a run produced no result: its `error` chunk's error, or an abort. */
+export class RunAbortedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('The run was aborted.');
+    this.name = 'AbortError';
+  }
+}
+
+/**
+ * The result of a run that ended with `finish` or `tripwire`; throws the run's error for `error`
+ * and a `RunAbortedError` for `abort`. A tripwired run's text is `''` (nothing of a blocked reply is
+ * reported), its finish reason `'other'`.
+ */
+export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | undefined): GenerateResult {
+  const terminal = chunks[chunks.length - 1];
+  if (terminal === undefined) throw new Error('The run produced no chunks.');
+  if (terminal.type === 'error') throw terminal.payload.error;
+  if (terminal.type === 'abort') throw new RunAbortedError(terminal.payload.reason);
+  const steps = env?.ctx.steps ?? [];
+  const accepted = steps.filter((step) => step.tripwire === undefined);
+  const tripwire = terminal.type === 'tripwire' ? terminal.payload : undefined;
+  const finishReason: RxFinishReason = tripwire ? 'other' : (env?.outcome.result?.finishReason ?? 'other');
+  return {
+    runId: env?.runId ?? (terminal as { runId?: string }).runId ?? '',
+    text: tripwire ? '' : (env?.outcome.result?.text ?? ''),
+    finishReason,
+    usage: env?.totalUsage ?? emptyUsage(),
+    steps,
+    toolCalls: accepted.flatMap((step) => step.toolCalls),
+    toolResults: accepted.flatMap((step) => step.toolResults),
+    ...(tripwire ? { tripwire } : {}),
+    ...(env?.outcome.result?.object === undefined ? {} : { object: env.outcome.result.object }),
+    chunks: [...chunks],
+  };
+}

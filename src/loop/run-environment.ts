@@ -1,0 +1,58 @@
+/** Everything one run's steps share: the run context, the processors, the step defaults, the totals. */
+import type { LanguageModelUsage } from 'ai';
+import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { OperatorFunction } from 'rxjs';
+import type { CoreSystemMessage } from '../message-list/types.js';
+import type { RunContext } from '../operators/run-context.js';
+import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
+import type { CallSettings, OutputResult, Processor, ProcessInputStepArgs, ProcessInputStepResult, StructuredOutputOptions } from '../processor/processor-types.js';
+import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
+import type { CustomOutlet } from './custom-outlet.js';
+
+/** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
+export type PrepareStepFunction = (
+  args: ProcessInputStepArgs,
+) => ProcessInputStepResult | undefined | void | Promise<ProcessInputStepResult | undefined | void>;
+
+/** A run's shared state. */
+export interface RunEnvironment {
+  readonly ctx: RunContext;
+  readonly runId: string;
+  readonly inputProcessors: readonly Processor[];
+  readonly outputProcessors: readonly Processor[];
+  /** `processInputStep` chain: input processors then `prepareStep`. */
+  readonly stepProcessors: readonly Processor[];
+  /** `processAPIError` chain: input, output, error processors in that order. */
+  readonly apiErrorProcessors: readonly Processor[];
+  readonly model: LanguageModelV4;
+  readonly tools: AgentToolSet | undefined;
+  readonly toolChoice: AgentToolChoice | undefined;
+  readonly activeTools: string[] | undefined;
+  readonly providerOptions: SharedV4ProviderOptions | undefined;
+  readonly modelSettings: CallSettings | undefined;
+  readonly structuredOutput: StructuredOutputOptions | undefined;
+  readonly maxSteps: number;
+  readonly toolConcurrency: number;
+  /** The output-processor chain, shared by every phase of the run. */
+  readonly chain: OperatorFunction<ChunkType, ChunkType>;
+  readonly outlet: CustomOutlet;
+  readonly generateId: () => string;
+  readonly now: () => Date;
+  readonly threadId: string | undefined;
+  readonly resourceId: string | undefined;
+  /** Untagged system messages after `processInput`: every step starts from these. */
+  initialSystemMessages: CoreSystemMessage[];
+  totalUsage: LanguageModelUsage;
+  /** Whether the last finished step asked for another one. */
+  continueLoop: boolean;
+  /** Set when the run ended: what `generate()` folds into its result. */
+  outcome: RunOutcome;
+}
+
+/** How a run ended. */
+export interface RunOutcome {
+  result?: OutputResult;
+  tripwire?: TripwirePayload;
+  error?: unknown;
+  aborted?: boolean;
+}

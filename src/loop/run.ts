@@ -1,0 +1,289 @@
+/**
+ * One agent run as a cold Observable of chunks:
+ * `start` → `processInput` → steps (see `step.ts`) → `processOutputResult` → `finish`,
+ * with exactly one terminal chunk (`finish | tripwire | error | abort`) and nothing after it.
+ */
+import {
+  EMPTY,
+  Observable,
+  catchError,
+  concat,
+  concatMap,
+  defer,
+  from,
+  fromEvent,
+  ignoreElements,
+  map,
+  of,
+  take,
+  takeUntil,
+  tap,
+} from 'rxjs';
+import { MessageList } from '../message-list/message-list.js';
+import type { CoreSystemMessage } from '../message-list/types.js';
+import { processOutputStream } from '../operators/process-output-stream.js';
+import { runProcessInput } from '../operators/process-input.js';
+import { runProcessOutputResult } from '../operators/process-output-result.js';
+import { createRunContext } from '../operators/run-context.js';
+import { toObservable } from '../operators/internal/to-observable.js';
+import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
+import { TripWire } from '../processor/errors/trip-wire.js';
+import type { OutputResult, Processor } from '../processor/processor-types.js';
+import { RequestContext } from '../processor/request-context.js';
+import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
+import { CustomOutlet } from './custom-outlet.js';
+import { makeChunk } from './make-chunk.js';
+import { providerError } from './model-call-failure.js';
+import { resolveModel } from './model/resolve-model.js';
+import { OpenBrackets } from './open-brackets.js';
+import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
+import { runSteps, tripwirePayload } from './step.js';
+import { emptyUsage, addUsage } from './usage.js';
+
+async function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): Promise<T | undefined> {
+  if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
+  return value;
+}
+
+function toSystemMessages(instructions: AgentInstructions | undefined): CoreSystemMessage[] {
+  if (instructions === undefined) return [];
+  const list = Array.isArray(instructions) ? instructions : [instructions];
+  return (list as Array<string | CoreSystemMessage>)
+    .map((item): CoreSystemMessage => (typeof item === 'string' ? { role: 'system', content: item } : item))
+    .filter((message) => message.content.length > 0);
+}
+
+function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prepare-step'> {
+  return { id: 'prepare-step', processInputStep: (args) => prepareStep(args) };
+}
+
+let runSequence = 0;
+
+/** Builds the environment of a run (async: dynamic arguments and memory may be). */
+async function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): Promise<RunEnvironment> {
+  const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
+  const requestContext = options.requestContext ?? new RequestContext();
+  const memoryCall = options.memory;
+  const threadId = memoryCall === undefined ? undefined : typeof memoryCall.thread === 'string' ? memoryCall.thread : memoryCall.thread.id;
+  const resourceId = memoryCall?.resource;
+  if (threadId !== undefined) requestContext.set('threadId', threadId);
+  if (resourceId !== undefined) requestContext.set('resourceId', resourceId);
+
+  const generateId = config.generateId ?? (() => crypto.randomUUID());
+  const now = config.now ?? (() => new Date());
+  const controller = new AbortController();
+  const messageList = new MessageList({
+    ...(threadId === undefined ? {} : { threadId }),
+    ...(resourceId === undefined ? {} : { resourceId }),
+    generateId,
+    now,
+  });
+  const [modelInput, tools, agentInstructions, agentInput, agentOutput, agentError] = await Promise.all([
+    resolveDynamic(config.model, requestContext),
+    resolveDynamic(config.tools, requestContext),
+    resolveDynamic(config.instructions, requestContext),
+    options.inputProcessors ?? resolveDynamic(config.inputProcessors, requestContext),
+    options.outputProcessors ?? resolveDynamic(config.outputProcessors, requestContext),
+    options.errorProcessors ?? resolveDynamic(config.errorProcessors, requestContext),
+  ]);
+  const memoryProcessors =
+    config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
+      ? await config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
+      : { input: [], output: [] };
+
+  const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
+  const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
+  const errorProcessors = agentError ?? [];
+  const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
+  const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
+  const ctx = createRunContext({
+    runId,
+    messageList,
+    requestContext,
+    ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
+    abortSignal: options.abortSignal ? AbortSignal.any([controller.signal, options.abortSignal]) : controller.signal,
+    maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
+    resolveModel: resolve,
+  });
+  (ctx as { abortController?: AbortController }).abortController = controller;
+
+  messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+  messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+  const outlet = new CustomOutlet();
+  return {
+    ctx,
+    runId,
+    inputProcessors,
+    outputProcessors,
+    stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
+    apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
+    model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
+    tools,
+    toolChoice: options.toolChoice,
+    activeTools: options.activeTools,
+    providerOptions: options.providerOptions,
+    modelSettings: options.modelSettings,
+    structuredOutput: options.structuredOutput,
+    maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
+    toolConcurrency: config.toolConcurrency ?? 8,
+    chain: processOutputStream(outputProcessors, ctx),
+    outlet,
+    generateId,
+    now,
+    threadId,
+    resourceId,
+    initialSystemMessages: [],
+    totalUsage: emptyUsage(),
+    continueLoop: false,
+    outcome: {},
+  };
+}
+
+function abortControllerOf(env: RunEnvironment): AbortController {
+  return (env.ctx as { abortController?: AbortController }).abortController as AbortController;
+}
+
+/** `processOutputResult`, the data chunks it wrote, then `finish`. */
+function finalize(env: RunEnvironment): Observable<ChunkType> {
+  return defer(() => {
+    const { ctx } = env;
+    const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
+    for (const step of ctx.steps) env.totalUsage = addUsage(env.totalUsage, step.usage);
+    const last = ctx.steps[ctx.steps.length - 1];
+    const output: OutputResult = {
+      text: accepted.map((step) => step.text).join(''),
+      usage: env.totalUsage,
+      finishReason: last?.finishReason ?? 'other',
+      steps: ctx.steps,
+    };
+    const written: ChunkType[] = [];
+    const stopListening = env.outlet.listen((chunk) => {
+      written.push(chunk);
+      if (chunk.transient !== true) {
+        ctx.messageList.add(
+          { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
+          'response',
+        );
+      }
+    });
+    return toObservable(runProcessOutputResult(env.outputProcessors, ctx, output)).pipe(
+      tap({ finalize: stopListening }),
+      catchError((error: unknown) => {
+        stopListening();
+        if (TripWire.isInstance(error)) {
+          // The reply is blocked: nothing of it is kept (nor saved), and the text is ''.
+          const responseIds = ctx.messageList.get.response.db().map((message) => message.id);
+          ctx.messageList.removeByIds(responseIds);
+        }
+        throw error;
+      }),
+      concatMap((result) => {
+        env.outcome.result = result;
+        const finish = makeChunk(env.runId, 'finish', {
+          stepResult: { reason: result.finishReason },
+          output: { usage: result.usage, text: result.text },
+        });
+        return concat(from(written), of<ChunkType>(finish)).pipe(env.chain);
+      }),
+    );
+  });
+}
+
+function terminalChunkFor(env: RunEnvironment, error: unknown): ChunkType {
+  if (TripWire.isInstance(error)) {
+    const payload: TripwirePayload = tripwirePayload(error);
+    env.outcome.tripwire = payload;
+    return makeChunk(env.runId, 'tripwire', payload);
+  }
+  const reported = providerError(error);
+  env.outcome.error = reported;
+  return makeChunk(env.runId, 'error', { error: reported });
+}
+
+/**
+ * A run of `config` on `input` with `options`: cold, one subscription = one run. `onEnd` receives
+ * the environment when the run ended (the Agent folds it into `generate()`'s result).
+ */
+export function createRun(
+  config: AgentConfig,
+  input: AgentInput,
+  options: AgentCallOptions = {},
+  onEnd?: (env: RunEnvironment) => void,
+): Observable<ChunkType> {
+  return defer(() => {
+    const runIdHint = options.runId ?? config.defaultOptions?.runId;
+    let env: RunEnvironment | undefined;
+    let ended = false;
+    const brackets = new OpenBrackets();
+    const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
+
+    const body$ = from(createEnvironment(config, input, options)).pipe(
+      concatMap((created) => {
+        env = created;
+        const run = created;
+        const { ctx } = run;
+        const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
+        return concat(
+          of<ChunkType>(makeChunk(run.runId, 'start', {})),
+          defer(() => toObservable(runProcessInput(run.inputProcessors, ctx, ctx.messageList))).pipe(
+            tap(() => {
+              run.initialSystemMessages = ctx.messageList.getSystemMessages();
+            }),
+            ignoreElements(),
+          ),
+          defer(() => runSteps(run)),
+          finalize(run),
+        ).pipe(tap({ finalize: () => customSubscription.unsubscribe() }));
+      }),
+    );
+
+    const guarded$ = body$.pipe(
+      tap((chunk) => brackets.observe(chunk)),
+      map((chunk) => {
+        if (chunk.type === 'finish') ended = true;
+        return chunk;
+      }),
+      catchError((error: unknown) => {
+        const run = env;
+        const closers = run === undefined ? [] : brackets.close(run.runId, TripWire.isInstance(error) ? 'tripwire' : 'error');
+        const start: ChunkType[] = brackets.started || run === undefined ? [] : [makeChunk(run.runId, 'start', {})];
+        const terminal =
+          run === undefined
+            ? makeChunk(runIdHint ?? 'run', 'error', { error })
+            : terminalChunkFor(run, error);
+        if (run === undefined && !brackets.started) start.push(makeChunk(runIdHint ?? 'run', 'start', {}));
+        ended = true;
+        return from([...start, ...closers, terminal]);
+      }),
+    );
+
+    const abort$ =
+      userSignal === undefined
+        ? EMPTY
+        : userSignal.aborted
+          ? of(true)
+          : fromEvent(userSignal, 'abort').pipe(take(1));
+
+    return concat(
+      guarded$.pipe(takeUntil(abort$)),
+      defer(() => {
+        if (ended || userSignal?.aborted !== true) return EMPTY;
+        ended = true;
+        const runId = env?.runId ?? runIdHint ?? 'run';
+        if (env !== undefined) env.outcome.aborted = true;
+        const closers = env === undefined ? [] : brackets.close(runId, 'other');
+        const start = brackets.started ? [] : [makeChunk(runId, 'start', {})];
+        return from<ChunkType[]>([...start, ...closers, makeChunk(runId, 'abort', { reason: userSignal.reason as unknown })]);
+      }),
+    ).pipe(
+      tap({
+        finalize: () => {
+          if (env !== undefined) {
+            abortControllerOf(env).abort();
+            onEnd?.(env);
+          }
+        },
+      }),
+    );
+  });
+}

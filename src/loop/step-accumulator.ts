@@ -1,0 +1,178 @@
+/**
+ * Collects one step's processed chunks into the step's text, tool calls and the assistant message
+ * parts the `MessageList` will hold (so what is stored is what output processors let through).
+ */
+import type {
+  DataPart,
+  FilePart,
+  MastraDBMessage,
+  MastraMessagePart,
+  ReasoningPart,
+  SourcePart,
+  TextPart,
+  ToolInvocationPart,
+} from '../message-list/types.js';
+import type { ChunkType, DataChunkType, ToolCallInfo, ToolResultInfo } from '../processor/chunk-types.js';
+
+function signatureOf(metadata: unknown): string | undefined {
+  if (metadata === null || typeof metadata !== 'object') return undefined;
+  for (const value of Object.values(metadata as Record<string, unknown>)) {
+    const signature = (value as { signature?: unknown } | null)?.signature;
+    if (typeof signature === 'string') return signature;
+  }
+  return undefined;
+}
+
+/** One step's content, built from the chunks that passed the output processors. */
+export class StepAccumulator {
+  text = '';
+  reasoningText = '';
+  readonly toolCalls: ToolCallInfo[] = [];
+  readonly toolResults: ToolResultInfo[] = [];
+  readonly parts: MastraMessagePart[] = [];
+  /** Chunks of the step in compact form, for `processLLMResponse`. */
+  readonly compact: Array<{ type: string; payload?: unknown; data?: unknown }> = [];
+  readonly #texts = new Map<string, TextPart>();
+  readonly #reasoning = new Map<string, ReasoningPart>();
+  readonly #invocations = new Map<string, ToolInvocationPart>();
+  #committed = false;
+  /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
+  onLatePart: ((part: DataPart) => void) | undefined;
+
+  /** Records a processed chunk of the model phase. */
+  observe(chunk: ChunkType): void {
+    switch (chunk.type) {
+      case 'text-delta': {
+        this.text += chunk.payload.text;
+        let part = this.#texts.get(chunk.payload.id);
+        if (part === undefined) {
+          part = { type: 'text', text: '' };
+          this.#texts.set(chunk.payload.id, part);
+          this.parts.push(part);
+        }
+        part.text += chunk.payload.text;
+        break;
+      }
+      case 'text-end':
+        if (chunk.payload.providerMetadata) {
+          const part = this.#texts.get(chunk.payload.id);
+          if (part) part.providerMetadata = chunk.payload.providerMetadata;
+        }
+        break;
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end': {
+        let part = this.#reasoning.get(chunk.payload.id);
+        if (part === undefined) {
+          part = { type: 'reasoning', reasoning: '', details: [{ type: 'text', text: '' }] };
+          this.#reasoning.set(chunk.payload.id, part);
+          this.parts.push(part);
+        }
+        const detail = part.details[0] as { type: 'text'; text: string; signature?: string };
+        if (chunk.type === 'reasoning-delta') {
+          part.reasoning += chunk.payload.text;
+          detail.text += chunk.payload.text;
+          this.reasoningText += chunk.payload.text;
+        }
+        const metadata = chunk.payload.providerMetadata;
+        if (metadata) {
+          part.providerMetadata = { ...part.providerMetadata, ...metadata };
+          const signature = signatureOf(metadata);
+          if (signature !== undefined) detail.signature = signature;
+        }
+        break;
+      }
+      case 'tool-call': {
+        const call: ToolCallInfo = {
+          toolCallId: chunk.payload.toolCallId,
+          toolName: chunk.payload.toolName,
+          args: chunk.payload.args,
+          ...(chunk.payload.providerExecuted ? { providerExecuted: true } : {}),
+        };
+        this.toolCalls.push(call);
+        const part: ToolInvocationPart = {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'call', toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+          ...(call.providerExecuted ? { providerExecuted: true } : {}),
+          ...(chunk.payload.providerMetadata ? { providerMetadata: chunk.payload.providerMetadata } : {}),
+        };
+        this.#invocations.set(call.toolCallId, part);
+        this.parts.push(part);
+        break;
+      }
+      case 'tool-result': {
+        const payload = chunk.payload;
+        const call = this.toolCalls.find((candidate) => candidate.toolCallId === payload.toolCallId);
+        this.toolResults.push({
+          toolCallId: payload.toolCallId,
+          toolName: payload.toolName,
+          args: payload.args ?? call?.args,
+          result: payload.result,
+          ...(payload.isError ? { isError: true } : {}),
+          ...(payload.providerExecuted ? { providerExecuted: true } : {}),
+        });
+        const part = this.#invocations.get(payload.toolCallId);
+        if (part !== undefined && !this.#committed) {
+          part.toolInvocation = { ...part.toolInvocation, state: 'result', result: payload.result, ...(payload.isError ? { isError: true } : {}) };
+        }
+        break;
+      }
+      case 'tool-error':
+        this.toolResults.push({
+          toolCallId: chunk.payload.toolCallId,
+          toolName: chunk.payload.toolName,
+          args: chunk.payload.args,
+          result: chunk.payload.error instanceof Error ? chunk.payload.error.message : chunk.payload.error,
+          isError: true,
+        });
+        break;
+      case 'source': {
+        const payload = chunk.payload;
+        const part: SourcePart = {
+          type: 'source',
+          source: {
+            sourceType: payload.sourceType,
+            id: payload.id,
+            ...(payload.url === undefined ? {} : { url: payload.url }),
+            ...(payload.title === undefined ? {} : { title: payload.title }),
+            ...(payload.mediaType === undefined ? {} : { mediaType: payload.mediaType }),
+            ...(payload.filename === undefined ? {} : { filename: payload.filename }),
+          },
+        };
+        this.parts.push(part);
+        break;
+      }
+      case 'file': {
+        const part: FilePart = { type: 'file', mimeType: chunk.payload.mimeType, data: chunk.payload.data };
+        this.parts.push(part);
+        break;
+      }
+      default:
+        if (chunk.type.startsWith('data-')) {
+          const data = chunk as DataChunkType;
+          if (data.transient !== true) {
+            const part: DataPart = { type: data.type, data: data.data, ...(data.id === undefined ? {} : { id: data.id }) };
+            if (this.#committed && this.onLatePart !== undefined) this.onLatePart(part);
+            else this.parts.push(part);
+          }
+        }
+        return;
+    }
+    this.compact.push({ type: chunk.type, payload: (chunk as { payload?: unknown }).payload });
+  }
+
+  /** The assistant message of the step, or undefined when the step produced nothing to store. */
+  buildMessage(id: string, createdAt: Date, threadId?: string, resourceId?: string): MastraDBMessage | undefined {
+    this.#committed = true;
+    const parts = this.parts.filter((part) => part.type !== 'text' || part.text.length > 0);
+    if (parts.length === 0) return undefined;
+    return {
+      id,
+      role: 'assistant',
+      createdAt,
+      ...(threadId === undefined ? {} : { threadId }),
+      ...(resourceId === undefined ? {} : { resourceId }),
+      content: { format: 2, parts: [{ type: 'step-start' }, ...parts] },
+    };
+  }
+}

@@ -1,0 +1,356 @@
+/**
+ * One step of the loop as an Observable: `processInputStep` (+ `prepareStep`) → prompt →
+ * `processLLMRequest` → model call (or cache replay) → `processOutputStream` per chunk →
+ * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`.
+ * Chunks stream live. A rejected attempt (tripwire with retry, or an API error a processor
+ * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`.
+ */
+import {
+  EMPTY,
+  Observable,
+  catchError,
+  concat,
+  concatMap,
+  defer,
+  filter,
+  from,
+  ignoreElements,
+  map,
+  of,
+  tap,
+  throwError,
+} from 'rxjs';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { StepBoundary } from '../message-list/step-boundary.js';
+import { runProcessInputStep, type StepInput } from '../operators/process-input-step.js';
+import { runProcessLLMRequest, type LLMRequest } from '../operators/process-llm-request.js';
+import { runProcessLLMResponse } from '../operators/process-llm-response.js';
+import { runProcessOutputStep } from '../operators/process-output-step.js';
+import { retryOnAPIError } from '../operators/retry-on-api-error.js';
+import { retryOnTripwire } from '../operators/retry-on-tripwire.js';
+import { toObservable } from '../operators/internal/to-observable.js';
+import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
+import { TripWire } from '../processor/errors/trip-wire.js';
+import type { StepResult } from '../processor/processor-types.js';
+import { streamModel, type ModelResponseMeta } from './model/stream-model.js';
+import { ModelCallFailure, providerError } from './model-call-failure.js';
+import { modelPartToChunk, newStepFacts, type ModelStepFacts } from './model-part-to-chunk.js';
+import type { RunEnvironment } from './run-environment.js';
+import { StepAccumulator } from './step-accumulator.js';
+import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
+import { prepareToolChoice, prepareTools } from './tools/prepare-tools.js';
+import { toolPhase } from './tools/tool-phase.js';
+import { emptyUsage } from './usage.js';
+
+/** One attempt at a step. */
+interface Attempt {
+  readonly stepNumber: number;
+  readonly messageId: string;
+  readonly accumulator: StepAccumulator;
+  readonly facts: ModelStepFacts;
+  boundary: StepBoundary | undefined;
+  /** The `step-start` chunk went out. */
+  opened: boolean;
+  /** The StepResult pushed to `ctx.steps`. */
+  recorded: StepResult | undefined;
+  stepInput: StepInput | undefined;
+  fromCache: boolean;
+  meta: ModelResponseMeta;
+}
+
+/** TripWires from hooks that run before the model: a retry request there is a plain abort. */
+const preModelTripwires = new WeakSet<TripWire>();
+
+/** The tripwire payload of a `TripWire`. */
+export function tripwirePayload(tripwire: TripWire): TripwirePayload {
+  return {
+    reason: tripwire.reason,
+    retry: tripwire.retry,
+    ...(tripwire.metadata === undefined ? {} : { metadata: tripwire.metadata }),
+    processorId: tripwire.processorId ?? 'unknown',
+  };
+}
+
+function stepResultOf(attempt: Attempt, tripwire?: TripwirePayload): StepResult {
+  const { accumulator, facts } = attempt;
+  return {
+    stepNumber: attempt.stepNumber,
+    text: accumulator.text,
+    ...(accumulator.reasoningText ? { reasoningText: accumulator.reasoningText } : {}),
+    toolCalls: accumulator.toolCalls,
+    toolResults: accumulator.toolResults,
+    finishReason: tripwire ? 'other' : facts.finishReason,
+    usage: facts.usage,
+    warnings: facts.warnings,
+    ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
+    ...(tripwire ? { tripwire } : {}),
+    response: { ...facts.response, messageId: attempt.messageId },
+  };
+}
+
+/** Records a rejected attempt in `steps` (with its tripwire), so its text counts as ''. */
+function recordRejection(env: RunEnvironment, attempt: Attempt, error: unknown): void {
+  if (!TripWire.isInstance(error)) return;
+  const payload = tripwirePayload(error);
+  if (attempt.recorded !== undefined) attempt.recorded.tripwire = payload;
+  else if (attempt.opened) {
+    attempt.recorded = stepResultOf(attempt, payload);
+    env.ctx.steps.push(attempt.recorded);
+  }
+}
+
+function replayCachedChunks(env: RunEnvironment, chunks: ReadonlyArray<{ type: string; payload?: unknown; data?: unknown }>): Observable<ChunkType> {
+  return from(chunks).pipe(
+    map((cached): ChunkType =>
+      cached.type.startsWith('data-')
+        ? ({ type: cached.type as `data-${string}`, data: cached.data } as ChunkType)
+        : ({ type: cached.type, runId: env.runId, from: 'AGENT', payload: cached.payload } as ChunkType),
+    ),
+  );
+}
+
+function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | undefined): LanguageModelV4Prompt {
+  if (feedback === undefined) return prompt;
+  return [...prompt, { role: 'user', content: [{ type: 'text', text: feedback }], providerOptions: { rxagent: { retryFeedback: true } } }];
+}
+
+/** Builds the prompt and call options, then runs `processLLMRequest`. */
+async function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined) {
+  const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
+  const settings = stepInput.modelSettings ?? {};
+  const tools = await prepareTools(stepInput.tools, stepInput.activeTools);
+  const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+  const callOptions: LanguageModelV4CallOptions = {
+    prompt,
+    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
+    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
+    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+    ...(tools === undefined ? {} : { tools }),
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+    abortSignal: env.ctx.abortSignal,
+  };
+  const request = await runProcessLLMRequest(env.inputProcessors, env.ctx, { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber });
+  return { request, callOptions };
+}
+
+function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
+  const stepInput = attempt.stepInput as StepInput;
+  let content$: Observable<ChunkType>;
+  if (request.response !== undefined) {
+    attempt.fromCache = true;
+    attempt.facts.finishReason = 'stop';
+    content$ = replayCachedChunks(env, request.response.chunks).pipe(
+      tap((chunk) => {
+        if (chunk.type === 'tool-call') attempt.facts.finishReason = 'tool-calls';
+      }),
+    );
+    attempt.meta = {
+      ...(request.response.warnings ? { warnings: request.response.warnings } : {}),
+      ...(request.response.request === undefined ? {} : { request: request.response.request as { body?: unknown } }),
+    };
+  } else {
+    content$ = streamModel(stepInput.model, { ...callOptions, prompt: request.prompt }, (meta) => {
+      attempt.meta = meta;
+    }).pipe(
+      map((part) => modelPartToChunk(part, env.runId, attempt.facts)),
+      filter((chunk): chunk is ChunkType => chunk !== null),
+      catchError((error: unknown) => throwError(() => new ModelCallFailure(error))),
+    );
+  }
+  return concat(
+    of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)),
+    defer(() => from(env.outlet.drain())),
+    content$,
+  ).pipe(
+    env.chain,
+    tap((chunk) => {
+      if (chunk.type === 'step-start') attempt.opened = true;
+      else attempt.accumulator.observe(chunk);
+    }),
+  );
+}
+
+/** After the model stream: store the response, `processLLMResponse`, `processOutputStep`. */
+function afterModel(env: RunEnvironment, attempt: Attempt): Observable<never> {
+  return defer(() => {
+    const { ctx } = env;
+    const message = attempt.accumulator.buildMessage(attempt.messageId, env.now(), env.threadId, env.resourceId);
+    if (message !== undefined) ctx.messageList.add(message, 'response');
+    attempt.accumulator.onLatePart = (part) =>
+      ctx.messageList.add(
+        { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [part] } },
+        'response',
+      );
+    const stepResult = stepResultOf(attempt);
+    attempt.recorded = stepResult;
+    ctx.steps.push(stepResult);
+    const stepInput = attempt.stepInput as StepInput;
+    return concat(
+      defer(() =>
+        toObservable(
+          runProcessLLMResponse(env.inputProcessors, ctx, {
+            chunks: attempt.accumulator.compact,
+            model: stepInput.model,
+            stepNumber: attempt.stepNumber,
+            fromCache: attempt.fromCache,
+            warnings: attempt.facts.warnings,
+            request: attempt.meta.request,
+            rawResponse: attempt.meta.response,
+          }),
+        ),
+      ),
+      defer(() =>
+        toObservable(
+          runProcessOutputStep(env.outputProcessors, ctx, {
+            stepNumber: attempt.stepNumber,
+            finishReason: attempt.facts.finishReason,
+            ...(attempt.facts.providerMetadata ? { providerMetadata: attempt.facts.providerMetadata } : {}),
+            toolCalls: attempt.accumulator.toolCalls,
+            text: attempt.accumulator.text,
+            usage: attempt.facts.usage,
+          }),
+        ),
+      ),
+    ).pipe(ignoreElements());
+  });
+}
+
+function finishStep(env: RunEnvironment, attempt: Attempt): Observable<ChunkType> {
+  return defer(() => {
+    const accumulator = attempt.accumulator;
+    const clientCalls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
+    const executable = clientCalls.every((call) => typeof env.tools?.[call.toolName]?.execute === 'function' || env.tools?.[call.toolName] === undefined);
+    env.continueLoop = clientCalls.length > 0 && executable && attempt.stepNumber + 1 < env.maxSteps;
+    const chunk = stepFinishChunk(env.runId, {
+      stepNumber: attempt.stepNumber,
+      messageId: attempt.messageId,
+      reason: attempt.facts.finishReason,
+      rawReason: attempt.facts.rawFinishReason,
+      isContinued: env.continueLoop,
+      text: accumulator.text,
+      toolCalls: accumulator.toolCalls,
+      usage: attempt.facts.usage,
+      warnings: attempt.facts.warnings,
+      response: attempt.facts.response,
+    });
+    return of<ChunkType>(chunk).pipe(env.chain);
+  });
+}
+
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<ChunkType> {
+  const { ctx } = env;
+  const prelude$ = defer(() => {
+    ctx.stepNumber = attempt.stepNumber;
+    attempt.boundary = ctx.messageList.openStepBoundary();
+    ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
+    const stepInput: StepInput = {
+      stepNumber: attempt.stepNumber,
+      model: env.model,
+      ...(env.tools === undefined ? {} : { tools: env.tools }),
+      ...(env.toolChoice === undefined ? {} : { toolChoice: env.toolChoice }),
+      ...(env.activeTools === undefined ? {} : { activeTools: env.activeTools }),
+      ...(env.providerOptions === undefined ? {} : { providerOptions: env.providerOptions }),
+      ...(env.modelSettings === undefined ? {} : { modelSettings: env.modelSettings }),
+      ...(env.structuredOutput === undefined ? {} : { structuredOutput: env.structuredOutput }),
+    };
+    return toObservable(runProcessInputStep(env.stepProcessors, ctx, stepInput));
+  }).pipe(
+    concatMap((stepInput) => {
+      attempt.stepInput = stepInput;
+      return from(prepareRequest(env, stepInput, feedback));
+    }),
+    catchError((error: unknown) => {
+      if (TripWire.isInstance(error)) preModelTripwires.add(error);
+      return throwError(() => error);
+    }),
+  );
+  return prelude$.pipe(
+    concatMap(({ request, callOptions }) =>
+      concat(
+        modelPhase(env, attempt, request, callOptions),
+        afterModel(env, attempt),
+        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator)),
+        finishStep(env, attempt),
+      ),
+    ),
+  );
+}
+
+/**
+ * Step `stepNumber` as an Observable of chunks, with tripwire and API-error retries.
+ *
+ * ```
+ * attempt 1:  --S--t--t--#                      (# = TripWire { retry: true } from processOutputStep)
+ * result:     --S--t--t--F(retry)--S--t--F--|   (F = step-finish; the rejected attempt is rolled back)
+ * ```
+ */
+export function runStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType> {
+  let previous: Attempt | undefined;
+  let previousError: unknown;
+  const attempt$ = defer(() => {
+    const lead: ChunkType[] = [];
+    let feedback: string | undefined;
+    if (previous !== undefined) {
+      if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
+      if (previous.opened) {
+        const tripwire = TripWire.isInstance(previousError) ? tripwirePayload(previousError) : undefined;
+        lead.push(
+          stepFinishChunk(env.runId, {
+            stepNumber,
+            messageId: previous.messageId,
+            reason: 'retry',
+            isContinued: true,
+            text: previous.accumulator.text,
+            toolCalls: [],
+            usage: previous.facts.usage,
+            ...(tripwire ? { tripwire } : {}),
+          }),
+        );
+      }
+      if (TripWire.isInstance(previousError)) feedback = previousError.reason;
+    }
+    const attempt: Attempt = {
+      stepNumber,
+      messageId: env.generateId(),
+      accumulator: new StepAccumulator(),
+      facts: newStepFacts(emptyUsage()),
+      boundary: undefined,
+      opened: false,
+      recorded: undefined,
+      stepInput: undefined,
+      fromCache: false,
+      meta: {},
+    };
+    previous = attempt;
+    const body$ = runAttempt(env, attempt, feedback).pipe(
+      catchError((error: unknown) => {
+        previousError = error;
+        recordRejection(env, attempt, error);
+        return throwError(() => error);
+      }),
+    );
+    return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
+  });
+  return attempt$.pipe(
+    retryOnAPIError<ChunkType>(env.apiErrorProcessors, env.ctx, {
+      isAPIError: (error) => error instanceof ModelCallFailure,
+      toAPIError: providerError,
+    }),
+    retryOnTripwire<ChunkType>(env.ctx, { shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) }),
+  );
+}
+
+/** The steps from `stepNumber` on: each next step starts when the previous asked for it. */
+export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
+  return concat(
+    runStep(env, stepNumber),
+    defer(() => (env.continueLoop ? runSteps(env, stepNumber + 1) : EMPTY)),
+  );
+}

@@ -1,0 +1,101 @@
+/** Runs one client tool call: input validated first, `execute` given its options, outcome captured. */
+import { defer, from, map, catchError, of, type Observable } from 'rxjs';
+import type { ModelMessage } from 'ai';
+import { safeValidateTypes } from '@ai-sdk/provider-utils';
+import type { ToolCallInfo } from '../../processor/chunk-types.js';
+import type { RequestContext } from '../../processor/request-context.js';
+import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
+import type { AgentTool } from '../../processor/tool-types.js';
+import { toToolSchema } from './tool-schema.js';
+
+/** What a tool call ended with. */
+export type ToolOutcome =
+  | { kind: 'result'; call: ToolCallInfo; result: unknown }
+  | { kind: 'error'; call: ToolCallInfo; error: Error };
+
+/** What every tool execution of a run gets. */
+export interface ToolEnvironment {
+  abortSignal: AbortSignal;
+  writer: ProcessorStreamWriter;
+  requestContext: RequestContext;
+  messages: () => ModelMessage[];
+}
+
+/** A tool call the run cannot or may not execute (unknown tool, invalid input, failing execute). */
+export class ToolExecutionError extends Error {
+  constructor(
+    message: string,
+    readonly toolName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ToolExecutionError';
+  }
+}
+
+/** A JSON-safe copy of a tool result (BigInt → string); throws for cycles. */
+export function toSerializable(value: unknown): unknown {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
+  return text === undefined ? null : (JSON.parse(text) as unknown);
+}
+
+async function lastOf(iterable: AsyncIterable<unknown>): Promise<unknown> {
+  let last: unknown;
+  for await (const value of iterable) last = value;
+  return last;
+}
+
+async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): Promise<unknown> {
+  const validated = await safeValidateTypes({ value: call.args, schema: toToolSchema(tool.inputSchema) });
+  if (!validated.success) {
+    throw new ToolExecutionError(`Invalid input for tool "${call.toolName}": ${validated.error.message}`, call.toolName, {
+      cause: validated.error,
+    });
+  }
+  const execute = tool.execute as (input: unknown, options: unknown) => unknown;
+  const output = execute(validated.value, {
+    toolCallId: call.toolCallId,
+    messages: environment.messages(),
+    abortSignal: environment.abortSignal,
+    writer: environment.writer,
+    requestContext: environment.requestContext,
+    context: undefined,
+  });
+  const value =
+    output !== null && typeof output === 'object' && Symbol.asyncIterator in output
+      ? await lastOf(output as AsyncIterable<unknown>)
+      : await output;
+  try {
+    return toSerializable(value);
+  } catch (error) {
+    throw new ToolExecutionError(`Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`, call.toolName, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Executes `call` with `tool` as a cold Observable of exactly one `ToolOutcome` (never an error
+ * notification: a failure is a `{ kind: 'error' }` outcome the model will see).
+ */
+export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined, environment: ToolEnvironment): Observable<ToolOutcome> {
+  return defer(() => {
+    if (tool === undefined) {
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" not found.`, call.toolName) });
+    }
+    if (typeof tool.execute !== 'function') {
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" has no execute function.`, call.toolName) });
+    }
+    return from(run(call, tool, environment)).pipe(
+      map((result): ToolOutcome => ({ kind: 'result', call, result })),
+      catchError((error: unknown) =>
+        of<ToolOutcome>({
+          kind: 'error',
+          call,
+          error: error instanceof Error ? error : new ToolExecutionError(String(error), call.toolName, { cause: error }),
+        }),
+      ),
+    );
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * The tool phase of a step: the step's client tool calls run concurrently (bounded), their
+ * outcomes stream in call order; each successful result goes through `processToolResult` before
+ * it is committed; a failure becomes a `tool-error` chunk and an error result the model sees.
+ * `data-*` chunks tools write stream live.
+ */
+import { Observable, concatMap, from, map, of, tap } from 'rxjs';
+import { runProcessToolResult } from '../../operators/process-tool-result.js';
+import { toObservable } from '../../operators/internal/to-observable.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import { makeChunk } from '../make-chunk.js';
+import type { RunEnvironment } from '../run-environment.js';
+import type { StepAccumulator } from '../step-accumulator.js';
+import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
+import { orderedMergeMap } from './ordered-merge.js';
+
+function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
+  const { call } = outcome;
+  if (outcome.kind === 'error') {
+    env.ctx.messageList.updateToolInvocation({
+      type: 'tool-invocation',
+      toolInvocation: {
+        state: 'output-error',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args: call.args,
+        errorText: outcome.error.message,
+        isError: true,
+      },
+    });
+    return of<ChunkType>(
+      makeChunk(env.runId, 'tool-error', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: outcome.error }),
+    );
+  }
+  return toObservable(
+    runProcessToolResult(env.outputProcessors, env.ctx, {
+      stepNumber,
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      args: call.args,
+      result: outcome.result,
+    }),
+  ).pipe(
+    map((event): ChunkType =>
+      makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result }),
+    ),
+  );
+}
+
+/** The tool phase's chunks (already through the output processors and recorded by `accumulator`). */
+export function toolPhase(env: RunEnvironment, stepNumber: number, accumulator: StepAccumulator): Observable<ChunkType> {
+  const calls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
+  if (calls.length === 0) return from(env.outlet.drain()).pipe(env.chain, tap((chunk) => accumulator.observe(chunk)));
+  const toolEnvironment: ToolEnvironment = {
+    abortSignal: env.ctx.abortSignal,
+    writer: env.ctx.writer,
+    requestContext: env.ctx.requestContext,
+    messages: () => env.ctx.messageList.get.all.model(),
+  };
+  const execution$ = from(calls).pipe(
+    orderedMergeMap((call) => executeToolCall(call, env.tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
+    concatMap((outcome) => outcomeToChunk(env, stepNumber, outcome)),
+  );
+  const withLiveData$ = new Observable<ChunkType>((subscriber) => {
+    const stopListening = env.outlet.listen((chunk) => subscriber.next(chunk));
+    const subscription = execution$.subscribe(subscriber);
+    return () => {
+      stopListening();
+      subscription.unsubscribe();
+    };
+  });
+  return withLiveData$.pipe(
+    env.chain,
+    tap((chunk) => accumulator.observe(chunk)),
+  );
+}
