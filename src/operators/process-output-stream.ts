@@ -121,6 +121,11 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
         }
       };
 
+      // Registered before subscribing: a consumer that unsubscribes while a synchronous source is
+      // still emitting (take(1), takeUntil…) stops the hooks at once, not after the source ran out.
+      subscriber.add(() => {
+        closed = true;
+      });
       const subscription = source.subscribe({
         next(chunk) {
           if (closed) return;
