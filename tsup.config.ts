@@ -1,12 +1,12 @@
 import { defineConfig } from 'tsup';
+// @ts-expect-error -- plain ESM helper shared with the export sync script (no type declarations)
+import { entries, outName } from './scripts/entries.mjs';
 
-/** One tsup entry per package.json subpath export (keep the two lists in step; `npm run smoke` checks). */
-export const entries = {
-  index: 'src/index.ts',
-} as const;
+const entryMap = entries as Record<string, string>;
+const toOut = outName as (subpath: string) => string;
 
 export default defineConfig({
-  entry: entries,
+  entry: Object.fromEntries(Object.entries(entryMap).map(([subpath, source]) => [toOut(subpath), source])),
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
@@ -14,4 +14,5 @@ export default defineConfig({
   target: 'node22',
   splitting: true,
   treeshake: true,
+  external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
 });

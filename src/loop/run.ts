@@ -201,14 +201,15 @@ function terminalChunkFor(env: RunEnvironment, error: unknown): ChunkType {
 }
 
 /**
- * A run of `config` on `input` with `options`: cold, one subscription = one run. `onEnd` receives
- * the environment when the run ended (the Agent folds it into `generate()`'s result).
+ * A run of `config` on `input` with `options`: cold, one subscription = one run. `onEnvironment`
+ * receives the run's environment once it is set up (the Agent folds it into `generate()`'s result
+ * when the terminal chunk arrives; the outcome is recorded before that chunk is emitted).
  */
 export function createRun(
   config: AgentConfig,
   input: AgentInput,
   options: AgentCallOptions = {},
-  onEnd?: (env: RunEnvironment) => void,
+  onEnvironment?: (env: RunEnvironment) => void,
 ): Observable<ChunkType> {
   return defer(() => {
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
@@ -220,6 +221,7 @@ export function createRun(
     const body$ = from(createEnvironment(config, input, options)).pipe(
       concatMap((created) => {
         env = created;
+        onEnvironment?.(created);
         const run = created;
         const { ctx } = run;
         const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
@@ -280,7 +282,6 @@ export function createRun(
         finalize: () => {
           if (env !== undefined) {
             abortControllerOf(env).abort();
-            onEnd?.(env);
           }
         },
       }),

@@ -1,0 +1,17 @@
+/** The agent loop: `Agent`, its options and results, and the model seam. */
+export { Agent } from './agent.js';
+export type {
+  AgentCallOptions,
+  AgentConfig,
+  AgentInput,
+  AgentInstructions,
+  AgentMemory,
+  AgentMemoryCall,
+  DynamicArgument,
+  GenerateResult,
+} from './agent-types.js';
+export { AgentOutput } from './output/agent-output.js';
+export { RunAbortedError } from './output/fold-result.js';
+export type { PrepareStepFunction } from './run-environment.js';
+export { resolveModel, type AnyLanguageModel, type ModelRegistry, type ProviderLike } from './model/resolve-model.js';
+export { ToolExecutionError } from './tools/execute-tool-call.js';

@@ -1,0 +1,72 @@
+import { defer, mergeMap, type Observable } from 'rxjs';
+
+/** Converts one part of the older spec into zero or more parts of the newer one. */
+export type PartConverter<TFrom, TTo> = (part: TFrom) => TTo[];
+
+/**
+ * A pull-through `ReadableStream` over `source`: one `read()` downstream causes exactly one
+ * `read()` upstream (highWaterMark 0, no TransformStream queue), and `cancel` is forwarded.
+ */
+export function pullMapStream<TFrom, TTo>(
+  source: ReadableStream<TFrom>,
+  convert: PartConverter<TFrom, TTo>,
+): ReadableStream<TTo> {
+  const reader = source.getReader();
+  return new ReadableStream<TTo>(
+    {
+      async pull(controller) {
+        // Loop so that a part converting to nothing does not stall the reader.
+        for (;;) {
+          const next = await reader.read();
+          if (next.done) {
+            controller.close();
+            return;
+          }
+          const converted = convert(next.value);
+          if (converted.length > 0) {
+            for (const part of converted) controller.enqueue(part);
+            return;
+          }
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** The Observable counterpart of {@link pullMapStream}; `createConverter` runs per subscription. */
+export function mapPartsObservable<TFrom, TTo>(
+  source: () => Observable<TFrom>,
+  createConverter: () => PartConverter<TFrom, TTo>,
+): Observable<TTo> {
+  return defer(() => {
+    const convert = createConverter();
+    return source().pipe(mergeMap((part) => convert(part)));
+  });
+}
+
+/**
+ * Wraps a converter so that `warnings` produced while converting the call options down end up
+ * in the stream: appended to a leading `stream-start` part, or in a `stream-start` inserted
+ * before the first part when the model sends none.
+ */
+export function withConversionWarnings<TFrom, TTo extends { type: string }, TWarning>(
+  warnings: readonly TWarning[],
+  convert: PartConverter<TFrom, TTo>,
+  streamStart: (part: TTo | undefined, warnings: readonly TWarning[]) => TTo,
+): PartConverter<TFrom, TTo> {
+  if (warnings.length === 0) return convert;
+  let first = true;
+  return (part) => {
+    const converted = convert(part);
+    if (!first || converted.length === 0) return converted;
+    first = false;
+    const [head, ...tail] = converted;
+    return head?.type === 'stream-start'
+      ? [streamStart(head, warnings), ...tail]
+      : [streamStart(undefined, warnings), ...converted];
+  };
+}

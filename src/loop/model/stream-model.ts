@@ -1,0 +1,169 @@
+import { defer, finalize, Observable, tap } from 'rxjs';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
+
+/**
+ * What {@link streamModel} reports once per call, before the first part is emitted: the
+ * request/response metadata `doStream` returned and the warnings of a leading `stream-start`.
+ *
+ * @example
+ * ```ts
+ * const onResponse = (meta: ModelResponseMeta) => console.log(meta.response?.headers);
+ * ```
+ */
+export interface ModelResponseMeta {
+  request?: { url?: string; body?: unknown };
+  response?: { headers?: Record<string, string> };
+  warnings?: unknown[];
+}
+
+const noop = (): void => undefined;
+
+/**
+ * Calls a V4 model's `doStream` as a cold Observable of its stream parts.
+ *
+ * Per subscription: the call starts on subscribe; an `AbortController` is created whose signal
+ * (combined with `options.abortSignal`) is what the provider sees; the `ReadableStream` is read
+ * one chunk at a time (read → `next` → read again, so a synchronous consumer paces the reads);
+ * unsubscribing before the end aborts the signal and cancels the reader. A thrown `doStream`
+ * error or a stream read error is the error notification, unchanged (e.g. the provider's
+ * `APICallError`). A model with an `OBSERVABLE_STREAM` function is streamed through it
+ * instead, so marble tests run on virtual time.
+ *
+ * ```
+ * provider:  --a--b--c--|        subscriber: ^-----!
+ * result:    --a--b--c--|        result:     --a--b (signal aborted, reader cancelled)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { streamModel } from './stream-model.js';
+ * streamModel(model, { prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] })
+ *   .subscribe((part) => console.log(part.type));
+ * ```
+ */
+export function streamModel(
+  model: LanguageModelV4,
+  options: LanguageModelV4CallOptions,
+  onResponse?: (meta: ModelResponseMeta) => void,
+): Observable<LanguageModelV4StreamPart> {
+  const observableStream = getObservableStream(model);
+  return observableStream
+    ? streamObservable(observableStream, options, onResponse)
+    : streamReadable(model, options, onResponse);
+}
+
+/** A per-subscription controller whose signal is combined with the caller's one. */
+function createCallAbort(options: LanguageModelV4CallOptions): {
+  controller: AbortController;
+  callOptions: LanguageModelV4CallOptions;
+} {
+  const controller = new AbortController();
+  const abortSignal = options.abortSignal ? AbortSignal.any([options.abortSignal, controller.signal]) : controller.signal;
+  return { controller, callOptions: { ...options, abortSignal } };
+}
+
+/** Builds the `onResponse` report: metadata plus the warnings of a leading `stream-start`. */
+function responseReport(
+  meta: ModelResponseMeta,
+  first: LanguageModelV4StreamPart | undefined,
+): ModelResponseMeta {
+  return first?.type === 'stream-start' ? { ...meta, warnings: first.warnings } : meta;
+}
+
+/** The virtual-time fast path: the model's own Observable, composed so teardown stays synchronous. */
+function streamObservable(
+  observableStream: ObservableStreamFunction,
+  options: LanguageModelV4CallOptions,
+  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
+): Observable<LanguageModelV4StreamPart> {
+  return defer(() => {
+    const { controller, callOptions } = createCallAbort(options);
+    let finished = false;
+    let reported = onResponse === undefined;
+    const report = (first: LanguageModelV4StreamPart | undefined): void => {
+      if (reported) return;
+      reported = true;
+      onResponse?.(responseReport({}, first));
+    };
+    return observableStream(callOptions).pipe(
+      tap({
+        next: (part) => report(part),
+        complete: () => {
+          finished = true;
+          report(undefined);
+        },
+        error: () => {
+          finished = true;
+        },
+      }),
+      finalize(() => {
+        if (!finished) controller.abort();
+      }),
+    );
+  });
+}
+
+/** The `doStream` path: a `ReadableStream` read one chunk per delivered part. */
+function streamReadable(
+  model: LanguageModelV4,
+  options: LanguageModelV4CallOptions,
+  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
+): Observable<LanguageModelV4StreamPart> {
+  return new Observable<LanguageModelV4StreamPart>((subscriber) => {
+    const { controller, callOptions } = createCallAbort(options);
+    let finished = false;
+    let reported = onResponse === undefined;
+    let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+
+    const pump = async (): Promise<void> => {
+      let result: Awaited<ReturnType<LanguageModelV4['doStream']>>;
+      try {
+        result = await model.doStream(callOptions);
+      } catch (error) {
+        if (!subscriber.closed) {
+          finished = true;
+          subscriber.error(error);
+        }
+        return;
+      }
+      if (subscriber.closed) {
+        result.stream.cancel().catch(noop);
+        return;
+      }
+      const meta: ModelResponseMeta = { request: result.request, response: result.response };
+      const activeReader = result.stream.getReader();
+      reader = activeReader;
+      try {
+        while (!subscriber.closed) {
+          const next = await activeReader.read();
+          if (subscriber.closed) return;
+          if (!reported) {
+            reported = true;
+            onResponse?.(responseReport(meta, next.done ? undefined : next.value));
+          }
+          if (next.done) {
+            finished = true;
+            subscriber.complete();
+            return;
+          }
+          subscriber.next(next.value);
+        }
+      } catch (error) {
+        // a read error, or onResponse throwing: either ends this call
+        if (!subscriber.closed) {
+          finished = true;
+          subscriber.error(error);
+          activeReader.cancel(error).catch(noop);
+        }
+      }
+    };
+    void pump();
+
+    return () => {
+      if (finished) return;
+      reader?.cancel().catch(noop);
+      controller.abort();
+    };
+  });
+}
