@@ -113,7 +113,8 @@ export class MessageList {
    * All messages are validated before any is added (an `InvalidMessageError` names the path,
    * starting with the index when an array was given). Then, in order: system messages go to
    * `addSystem` (ignored from `memory`); a message whose id is already in the list replaces it
-   * in place and takes `source` (except from `memory`, where the duplicate is skipped); a `tool`
+   * in place and takes `source` (except that a `memory` copy of an input or response message is
+   * skipped: the run's version wins); a `tool`
    * message folds its results into the matching calls; an assistant message directly following
    * an assistant message of the same source (`input` or `response`) is merged into it (parts
    * appended, first id kept) unless `{ merge: false }`; anything else is appended.
@@ -278,9 +279,12 @@ export class MessageList {
   }
 
   /**
-   * Returns the messages added or changed since the last drain (input and response messages, and
-   * remembered messages the list changed, e.g. by folding a tool result), in list order, and
-   * forgets them. Removed messages are never returned.
+   * Returns the messages added or changed since the last drain, in list order, and forgets them:
+   * input and response messages added, replaced or merged into, plus any message whose tool
+   * invocation the list updated (a folded tool result, `updateToolInvocation`, a rollback) —
+   * even a remembered one, so the result is not lost. Replacing a remembered message with source
+   * `memory` (a processor reshaping history for the prompt) does not mark it. Removed messages
+   * are never returned.
    *
    * @example
    * ```ts
@@ -427,11 +431,11 @@ export class MessageList {
     }
     const existing = this.byId.get(message.id);
     if (existing) {
-      if (source === 'memory') return;
+      if (source === 'memory' && this.sources.get(message.id) !== 'memory') return;
       this.messages[this.messages.indexOf(existing)] = message;
       this.byId.set(message.id, message);
       this.sources.set(message.id, source);
-      this.unsaved.add(message.id);
+      if (source !== 'memory') this.unsaved.add(message.id);
       return;
     }
     if (message.role === 'tool') {
@@ -451,6 +455,7 @@ export class MessageList {
 
   private append(message: MastraDBMessage, source: ConversationSource): void {
     this.trusted.add(message);
+    this.lastTimestamp = Math.max(this.lastTimestamp, message.createdAt.getTime());
     this.messages.push(message);
     this.byId.set(message.id, message);
     this.sources.set(message.id, source);

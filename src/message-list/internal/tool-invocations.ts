@@ -1,4 +1,5 @@
 /** Finding and updating tool invocation parts across a list's messages. */
+import type { ProviderMetadata } from 'ai';
 import type { MastraDBMessage, ToolInvocation, ToolInvocationPart } from '../types.js';
 
 /** A tool invocation part and the message that holds it. */
@@ -61,6 +62,13 @@ export function mergeInvocation(existing: ToolInvocation, update: ToolInvocation
 export function applyInvocationUpdate(location: InvocationLocation, update: ToolInvocationPart): void {
   const { part } = location;
   part.toolInvocation = mergeInvocation(part.toolInvocation, update.toolInvocation);
-  if (update.providerMetadata) part.providerMetadata = { ...part.providerMetadata, ...update.providerMetadata };
+  if (update.providerMetadata) part.providerMetadata = mergeProviderMetadata(part.providerMetadata, update.providerMetadata);
   if (update.providerExecuted !== undefined) part.providerExecuted = update.providerExecuted;
+}
+
+/** Provider metadata merged per provider (keys of `update` win). */
+export function mergeProviderMetadata(existing: ProviderMetadata | undefined, update: ProviderMetadata): ProviderMetadata {
+  const merged: ProviderMetadata = { ...existing };
+  for (const [provider, values] of Object.entries(update)) merged[provider] = { ...merged[provider], ...values };
+  return merged;
 }
