@@ -1,11 +1,23 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
 
-/** Converts one part of the older spec into zero or more parts of the newer one. */
+/**
+ * Converts one part of the older spec into zero or more parts of the newer one.
+ *
+ * @example
+ * ```ts
+ * const convert: PartConverter<V3Part, V4Part> = (part) => [partV3ToV4(part)];
+ * ```
+ */
 export type PartConverter<TFrom, TTo> = (part: TFrom) => TTo[];
 
 /**
  * A pull-through `ReadableStream` over `source`: one `read()` downstream causes exactly one
  * `read()` upstream (highWaterMark 0, no TransformStream queue), and `cancel` is forwarded.
+ *
+ * @example
+ * ```ts
+ * const v4Stream = pullMapStream(v3Result.stream, (part) => [partV3ToV4(part)]);
+ * ```
  */
 export function pullMapStream<TFrom, TTo>(
   source: ReadableStream<TFrom>,
@@ -37,7 +49,14 @@ export function pullMapStream<TFrom, TTo>(
   );
 }
 
-/** The Observable counterpart of {@link pullMapStream}; `createConverter` runs per subscription. */
+/**
+ * The Observable counterpart of {@link pullMapStream}; `createConverter` runs per subscription.
+ *
+ * @example
+ * ```ts
+ * const v4Parts$ = mapPartsObservable(() => v3Parts$, () => (part) => [partV3ToV4(part)]);
+ * ```
+ */
 export function mapPartsObservable<TFrom, TTo>(
   source: () => Observable<TFrom>,
   createConverter: () => PartConverter<TFrom, TTo>,
@@ -52,6 +71,11 @@ export function mapPartsObservable<TFrom, TTo>(
  * Wraps a converter so that `warnings` produced while converting the call options down end up
  * in the stream: appended to a leading `stream-start` part, or in a `stream-start` inserted
  * before the first part when the model sends none.
+ *
+ * @example
+ * ```ts
+ * const convert = withConversionWarnings(warnings, base, (head, extra) => ({ type: 'stream-start', warnings: [...extra] }));
+ * ```
  */
 export function withConversionWarnings<TFrom, TTo extends { type: string }, TWarning>(
   warnings: readonly TWarning[],
