@@ -1,7 +1,15 @@
 /** The plain-JSON form of a `MessageList` (`serialize()` / `MessageList.deserialize()`). */
 import type { CoreSystemMessage, MastraDBMessage, MessageSource } from './types.js';
 
-/** Source of a message held in the conversation (system messages live in their own buckets). */
+/**
+ * Source of a message held in the conversation (system messages live in their own buckets).
+ *
+ * @example
+ * ```ts
+ * import type { ConversationSource } from 'rxagent/message-list';
+ * const source = messageList.getSource(message) as ConversationSource;
+ * ```
+ */
 export type ConversationSource = Exclude<MessageSource, 'system'>;
 
 /**

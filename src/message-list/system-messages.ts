@@ -8,7 +8,15 @@ import { InvalidMessageError, type MessageIssue } from './errors/invalid-message
 import { getMessageText } from './get-message-text.js';
 import { systemModelMessageSchema } from './schemas/model-message-schema.js';
 
-/** What `addSystem` accepts. */
+/**
+ * What `addSystem` accepts.
+ *
+ * @example
+ * ```ts
+ * import type { SystemMessageInput } from 'rxagent/message-list';
+ * const system: SystemMessageInput = ['Be brief.', { role: 'system', content: 'Answer in French.' }];
+ * ```
+ */
 export type SystemMessageInput = string | CoreSystemMessage | ReadonlyArray<string | CoreSystemMessage>;
 
 /**

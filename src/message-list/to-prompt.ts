@@ -8,7 +8,15 @@ import { isRecord } from './schemas/schema-helpers.js';
 type ModelPart = Exclude<ModelMessage['content'], string>[number];
 type PromptPart = Exclude<LanguageModelV4Message['content'], string>[number];
 
-/** What `toPrompt` assembles a provider prompt from. */
+/**
+ * What `toPrompt` assembles a provider prompt from.
+ *
+ * @example
+ * ```ts
+ * import type { ToPromptInput } from 'rxagent/message-list';
+ * const input: ToPromptInput = { systemMessages: messageList.getAllSystemMessages(), messages: messageList.get.all.db() };
+ * ```
+ */
 export interface ToPromptInput {
   /** System messages, in the order they should appear (before the conversation). */
   systemMessages: ReadonlyArray<CoreSystemMessage>;

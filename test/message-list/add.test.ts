@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { UIMessage } from 'ai';
-import { MessageList } from '../../src/message-list/index.js';
+import { MessageList, inboundMessageSchema } from '../../src/message-list/index.js';
 import { createList, dbMessage, ids, textMessage, toolCall } from './helpers.js';
 
 describe('MessageList.add', () => {
@@ -269,5 +269,21 @@ describe('removeByIds and getSource', () => {
     list.removeByIds(['a']);
     list.add(textMessage('a', 'user', '1 again'), 'input');
     expect(ids(list.get.all.db())).toEqual(['b', 'a']);
+  });
+});
+
+describe('validation cost', () => {
+  it('does not re-validate message objects the list already holds or created', () => {
+    const list = createList();
+    list.add(['a', 'b'], 'input');
+    const spy = vi.spyOn(inboundMessageSchema, 'safeParse');
+    try {
+      list.add(list.get.all.db(), 'input', { merge: false });
+      expect(spy).not.toHaveBeenCalled();
+      list.add({ role: 'user', content: 'new' }, 'input');
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -10,7 +10,15 @@ import { modelMessageSchema } from './model-message-schema.js';
 import { uiMessageSchema } from './ui-message-schema.js';
 import { dispatch, isRecord, nonEmptyString } from './schema-helpers.js';
 
-/** Which format an inbound value is in. */
+/**
+ * Which format an inbound value is in.
+ *
+ * @example
+ * ```ts
+ * import type { InboundFormat } from 'rxagent/message-list';
+ * const format: InboundFormat = detectInboundFormat(value);
+ * ```
+ */
 export type InboundFormat = 'string' | 'db' | 'ui' | 'model';
 
 /**

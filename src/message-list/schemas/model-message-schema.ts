@@ -47,7 +47,15 @@ const toolCallPartSchema = z.object({
   providerOptions,
 });
 
-/** A tool result's `output`: `{ type: 'text' | 'json' | 'error-text' | 'error-json' | 'content' | 'execution-denied', … }`. */
+/**
+ * A tool result's `output`: `{ type: 'text' | 'json' | 'error-text' | 'error-json' | 'content' | 'execution-denied', … }`.
+ *
+ * @example
+ * ```ts
+ * import { toolResultOutputSchema } from 'rxagent/message-list';
+ * toolResultOutputSchema.parse({ type: 'json', value: { celsius: 21 } });
+ * ```
+ */
 export const toolResultOutputSchema = partsByType(
   {
     text: z.object({ type: z.literal('text'), value: z.string(), providerOptions }),
@@ -81,7 +89,15 @@ const toolPart = partsByType({ 'tool-result': toolResultPartSchema });
 
 const optionalId = z.string().min(1).optional();
 
-/** A system `ModelMessage` (`{ role: 'system', content: string }`), also the shape of a `CoreSystemMessage`. */
+/**
+ * A system `ModelMessage` (`{ role: 'system', content: string }`), also the shape of a `CoreSystemMessage`.
+ *
+ * @example
+ * ```ts
+ * import { systemModelMessageSchema } from 'rxagent/message-list';
+ * systemModelMessageSchema.parse({ role: 'system', content: 'Be brief.' });
+ * ```
+ */
 export const systemModelMessageSchema = z.object({ role: z.literal('system'), content: nonEmptyString, providerOptions, id: optionalId });
 
 const userModelMessageSchema = z.object({
