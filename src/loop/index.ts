@@ -12,6 +12,7 @@ export type {
 } from './agent-types.js';
 export { AgentOutput } from './output/agent-output.js';
 export { RunAbortedError } from './output/fold-result.js';
+export { AgentRunError } from './agent-run-error.js';
 export type { PrepareStepFunction } from './run-environment.js';
 export { resolveModel, type AnyLanguageModel, type ModelRegistry, type ProviderLike } from './model/resolve-model.js';
 export { ToolExecutionError } from './tools/execute-tool-call.js';

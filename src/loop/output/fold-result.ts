@@ -1,5 +1,7 @@
 /** Folds a finished run (its chunks and environment) into `generate()`'s result. */
+import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
 import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
+import { AgentRunError } from '../agent-run-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
 import { emptyUsage } from '../usage.js';
@@ -13,14 +15,18 @@ export class RunAbortedError extends Error {
 }
 
 /**
- * The result of a run that ended with `finish` or `tripwire`; throws the run's error for `error`
- * and a `RunAbortedError` for `abort`. A tripwired run's text is `''` (nothing of a blocked reply is
+ * The result of a run that ended with `finish` or `tripwire`. For `error` it throws the run's error
+ * when it is rxagent's own (`ProcessorError`, `InvalidMessageError`, …), else an `AgentRunError`
+ * with the provider's error as `cause`; for `abort`, a `RunAbortedError`. A tripwired run's text is `''` (nothing of a blocked reply is
  * reported), its finish reason `'other'`.
  */
 export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | undefined): GenerateResult {
   const terminal = chunks[chunks.length - 1];
   if (terminal === undefined) throw new Error('The run produced no chunks.');
-  if (terminal.type === 'error') throw terminal.payload.error;
+  if (terminal.type === 'error') {
+    const error = terminal.payload.error;
+    throw RxAgentError.isInstance(error) ? error : new AgentRunError(error);
+  }
   if (terminal.type === 'abort') throw new RunAbortedError(terminal.payload.reason);
   const steps = env?.ctx.steps ?? [];
   const accepted = steps.filter((step) => step.tripwire === undefined);
