@@ -1,0 +1,233 @@
+/**
+ * Builders for stream chunks in tests: `chunk.textDelta('hi')` instead of a five-line object.
+ * Every chunk gets `runId: 'test-run'` (or the run id given to `createChunkBuilders`) and
+ * `from: 'AGENT'`, exactly as an rxagent run emits them.
+ */
+import type { LanguageModelUsage } from 'ai';
+import type { AgentChunk, DataChunkType, RxFinishReason, ToolCallInfo } from '../processor/chunk-types.js';
+
+/**
+ * The run id the default `chunk` builders use.
+ *
+ * @example
+ * ```ts
+ * import { TEST_RUN_ID, chunk } from 'rxagent/testing';
+ * chunk.start().runId === TEST_RUN_ID; // true
+ * ```
+ */
+export const TEST_RUN_ID = 'test-run';
+
+/**
+ * Default id of text parts, so `textStart()`, `textDelta()` and `textEnd()` match without one.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TEXT_ID, chunk } from 'rxagent/testing';
+ * chunk.textDelta('hi').payload.id === DEFAULT_TEXT_ID; // true
+ * ```
+ */
+export const DEFAULT_TEXT_ID = 'text-1';
+
+/**
+ * Default id of reasoning parts, so the reasoning builders match without one.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_REASONING_ID, chunk } from 'rxagent/testing';
+ * chunk.reasoningDelta('hmm').payload.id === DEFAULT_REASONING_ID; // true
+ * ```
+ */
+export const DEFAULT_REASONING_ID = 'reasoning-1';
+
+/**
+ * Token counts for `testUsage()`; everything else is `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { testUsage, type UsageCounts } from 'rxagent/testing';
+ * const counts: UsageCounts = { inputTokens: 10, outputTokens: 4 };
+ * testUsage(counts);
+ * ```
+ */
+export interface UsageCounts {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+}
+
+/**
+ * A `LanguageModelUsage` with the given counts (the details left `undefined`).
+ *
+ * @example
+ * ```ts
+ * import { testUsage } from 'rxagent/testing';
+ * testUsage({ inputTokens: 3, outputTokens: 5 }).totalTokens; // 8
+ * ```
+ */
+export function testUsage(counts: UsageCounts = {}): LanguageModelUsage {
+  const { inputTokens, outputTokens } = counts;
+  const totalTokens =
+    counts.totalTokens ?? (inputTokens === undefined && outputTokens === undefined ? undefined : (inputTokens ?? 0) + (outputTokens ?? 0));
+  return {
+    inputTokens,
+    inputTokenDetails: { noCacheTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined },
+    outputTokens,
+    outputTokenDetails: { textTokens: undefined, reasoningTokens: undefined },
+    totalTokens,
+  };
+}
+
+/**
+ * Fields of `chunk.stepFinish(...)`; all optional (defaults: step 0, reason `'stop'`, no text).
+ *
+ * @example
+ * ```ts
+ * import { chunk } from 'rxagent/testing';
+ * chunk.stepFinish({ stepNumber: 1, reason: 'tool-calls', isContinued: true });
+ * ```
+ */
+export interface StepFinishInit {
+  stepNumber?: number;
+  reason?: RxFinishReason;
+  isContinued?: boolean;
+  text?: string;
+  toolCalls?: ToolCallInfo[];
+  usage?: LanguageModelUsage;
+  messageId?: string;
+}
+
+/**
+ * Fields of `chunk.toolResult(...)`.
+ *
+ * @example
+ * ```ts
+ * import { chunk } from 'rxagent/testing';
+ * chunk.toolResult({ toolCallId: 'c1', toolName: 'weather', result: { tempC: 21 } });
+ * ```
+ */
+export interface ToolResultInit {
+  toolCallId: string;
+  toolName: string;
+  result: unknown;
+  args?: unknown;
+  isError?: boolean;
+  providerExecuted?: boolean;
+}
+
+/**
+ * Fields of `chunk.tripwire(...)`.
+ *
+ * @example
+ * ```ts
+ * import { chunk } from 'rxagent/testing';
+ * chunk.tripwire({ reason: 'PII found', processorId: 'pii', retry: false });
+ * ```
+ */
+export interface TripwireInit {
+  reason: string;
+  processorId: string;
+  retry?: boolean;
+  metadata?: unknown;
+}
+
+/**
+ * The chunk builders of one run id (see `chunk` and `createChunkBuilders`).
+ *
+ * @example
+ * ```ts
+ * import { createChunkBuilders, type ChunkBuilders } from 'rxagent/testing';
+ * const builders: ChunkBuilders = createChunkBuilders('run-1');
+ * builders.finish('length');
+ * ```
+ */
+export interface ChunkBuilders {
+  readonly runId: string;
+  start(messageId?: string): AgentChunk<'start'>;
+  stepStart(stepNumber?: number): AgentChunk<'step-start'>;
+  textStart(id?: string): AgentChunk<'text-start'>;
+  textDelta(text: string, id?: string): AgentChunk<'text-delta'>;
+  textEnd(id?: string): AgentChunk<'text-end'>;
+  reasoningStart(id?: string): AgentChunk<'reasoning-start'>;
+  reasoningDelta(text: string, id?: string): AgentChunk<'reasoning-delta'>;
+  reasoningEnd(id?: string): AgentChunk<'reasoning-end'>;
+  toolCall(call: ToolCallInfo): AgentChunk<'tool-call'>;
+  toolResult(result: ToolResultInit): AgentChunk<'tool-result'>;
+  toolError(error: { toolCallId: string; toolName: string; error: unknown; args?: unknown }): AgentChunk<'tool-error'>;
+  stepFinish(init?: StepFinishInit): AgentChunk<'step-finish'>;
+  finish(reason?: RxFinishReason, init?: { text?: string; usage?: LanguageModelUsage }): AgentChunk<'finish'>;
+  data<TType extends `data-${string}`, TData>(
+    type: TType,
+    data: TData,
+    options?: { transient?: boolean; id?: string },
+  ): DataChunkType<TType, TData>;
+  tripwire(init: TripwireInit): AgentChunk<'tripwire'>;
+  error(error: unknown): AgentChunk<'error'>;
+  abort(reason?: unknown): AgentChunk<'abort'>;
+}
+
+/**
+ * Chunk builders stamping `runId` and `from: 'AGENT'` on every chunk.
+ *
+ * @example
+ * ```ts
+ * import { createChunkBuilders } from 'rxagent/testing';
+ * const c = createChunkBuilders('run-42');
+ * c.textDelta('hi'); // { type: 'text-delta', runId: 'run-42', from: 'AGENT', payload: { id: 'text-1', text: 'hi' } }
+ * ```
+ */
+export function createChunkBuilders(runId: string = TEST_RUN_ID): ChunkBuilders {
+  const make = <K extends AgentChunk['type']>(type: K, payload: AgentChunk<K>['payload']): AgentChunk<K> =>
+    ({ type, runId, from: 'AGENT', payload }) as unknown as AgentChunk<K>;
+  return {
+    runId,
+    start: (messageId) => make('start', messageId === undefined ? {} : { messageId }),
+    stepStart: (stepNumber = 0) => make('step-start', { stepNumber }),
+    textStart: (id = DEFAULT_TEXT_ID) => make('text-start', { id }),
+    textDelta: (text, id = DEFAULT_TEXT_ID) => make('text-delta', { id, text }),
+    textEnd: (id = DEFAULT_TEXT_ID) => make('text-end', { id }),
+    reasoningStart: (id = DEFAULT_REASONING_ID) => make('reasoning-start', { id }),
+    reasoningDelta: (text, id = DEFAULT_REASONING_ID) => make('reasoning-delta', { id, text }),
+    reasoningEnd: (id = DEFAULT_REASONING_ID) => make('reasoning-end', { id }),
+    toolCall: (call) => make('tool-call', { ...call }),
+    toolResult: (result) => make('tool-result', { ...result }),
+    toolError: (error) => make('tool-error', { ...error }),
+    stepFinish: (init = {}) =>
+      make('step-finish', {
+        stepNumber: init.stepNumber ?? 0,
+        ...(init.messageId === undefined ? {} : { messageId: init.messageId }),
+        stepResult: { reason: init.reason ?? 'stop', isContinued: init.isContinued ?? false },
+        output: { text: init.text ?? '', toolCalls: init.toolCalls ?? [], usage: init.usage ?? testUsage() },
+      }),
+    finish: (reason = 'stop', init = {}) =>
+      make('finish', { stepResult: { reason }, output: { usage: init.usage ?? testUsage(), text: init.text ?? '' } }),
+    data: (type, data, options = {}) => ({
+      type,
+      data,
+      runId,
+      from: 'AGENT',
+      ...(options.transient === undefined ? {} : { transient: options.transient }),
+      ...(options.id === undefined ? {} : { id: options.id }),
+    }),
+    tripwire: (init) =>
+      make('tripwire', {
+        reason: init.reason,
+        ...(init.retry === undefined ? {} : { retry: init.retry }),
+        ...(init.metadata === undefined ? {} : { metadata: init.metadata }),
+        processorId: init.processorId,
+      }),
+    error: (error) => make('error', { error }),
+    abort: (reason) => make('abort', reason === undefined ? {} : { reason }),
+  };
+}
+
+/**
+ * Chunk builders for tests (`runId: 'test-run'`, `from: 'AGENT'`).
+ *
+ * @example
+ * ```ts
+ * import { chunk } from 'rxagent/testing';
+ * const parts = { s: chunk.start(), a: chunk.textDelta('hi'), f: chunk.finish() };
+ * cold('s-a-(f|)', parts);
+ * ```
+ */
+export const chunk: ChunkBuilders = createChunkBuilders();

@@ -1,0 +1,50 @@
+/**
+ * `rxagent/testing`: what users need to test their processors and agents — a marble
+ * `TestScheduler` wired to vitest/jest `expect`, chunk builders, `runProcessor` for one hook,
+ * mock models (V4, V3, V2) whose streams can be marble diagrams, model stream part helpers, and a
+ * replay `fetch` that feeds recorded provider HTTP streams through the real provider packages.
+ */
+export { createTestScheduler, normalizeErrors, type ComparableError, type ExpectLike } from './test-scheduler.js';
+export {
+  chunk,
+  createChunkBuilders,
+  testUsage,
+  TEST_RUN_ID,
+  DEFAULT_TEXT_ID,
+  DEFAULT_REASONING_ID,
+  type ChunkBuilders,
+  type StepFinishInit,
+  type ToolResultInit,
+  type TripwireInit,
+  type UsageCounts,
+} from './chunk-builders.js';
+export {
+  runProcessor,
+  type HookArgs,
+  type HookResult,
+  type RequiredHookArgs,
+  type RunProcessorArgs,
+  type RunProcessorResult,
+} from './run-processor.js';
+export { mockModel, type MockModel, type MockModelCall, type MockModelOptions } from './mock-model.js';
+export { mockModelV2, mockModelV3, type MockModelV2, type MockModelV3 } from './mock-model-legacy.js';
+export {
+  finishPart,
+  reasoningParts,
+  splitText,
+  streamStartPart,
+  textParts,
+  toolCallParts,
+  usage,
+  type SimpleUsage,
+  type TextPartsOptions,
+  type ToolCallPartsOptions,
+} from './model-parts.js';
+export {
+  loadFixture,
+  replayFetch,
+  toEventLines,
+  type ReplayFetch,
+  type ReplayFetchOptions,
+  type ReplayRequest,
+} from './replay-model.js';

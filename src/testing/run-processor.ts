@@ -1,0 +1,233 @@
+/**
+ * `runProcessor(processor, hook, args)`: calls one hook of one processor the way a run would,
+ * filling every argument the test leaves out, and reports what happened without throwing.
+ */
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { MessageList } from '../message-list/message-list.js';
+import type { DataChunkType } from '../processor/chunk-types.js';
+import type { ProcessorHookName } from '../processor/errors/processor-error.js';
+import { TripWire, type TripWireOptions } from '../processor/errors/trip-wire.js';
+import type { Processor, ProcessorState } from '../processor/processor-types.js';
+import { RequestContext } from '../processor/request-context.js';
+import type { ProcessorStreamWriter } from '../processor/stream-writer.js';
+import { assertDataChunk } from '../operators/run-context.js';
+import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
+
+/**
+ * The argument object of `hook`, as the `Processor` interface types it.
+ *
+ * @example
+ * ```ts
+ * import type { HookArgs } from 'rxagent/testing';
+ * type StreamArgs = HookArgs<'processOutputStream'>; // ProcessOutputStreamArgs
+ * ```
+ */
+export type HookArgs<H extends ProcessorHookName> = Parameters<NonNullable<Processor[H]>>[0];
+
+/**
+ * The arguments a test must give for each hook (everything else has a default).
+ *
+ * @example
+ * ```ts
+ * import type { RequiredHookArgs } from 'rxagent/testing';
+ * type MustGive = RequiredHookArgs['processToolResult']; // 'toolName' | 'toolCallId' | 'result'
+ * ```
+ */
+export interface RequiredHookArgs {
+  processInput: never;
+  processInputStep: never;
+  processLLMRequest: 'prompt';
+  processLLMResponse: never;
+  processAPIError: 'error';
+  processOutputStream: 'part';
+  processOutputStep: never;
+  processToolResult: 'toolName' | 'toolCallId' | 'result';
+  processOutputResult: never;
+}
+
+/**
+ * What `runProcessor` accepts for `hook`: any of its arguments, with the few it cannot guess required.
+ *
+ * @example
+ * ```ts
+ * import { chunk, type RunProcessorArgs } from 'rxagent/testing';
+ * const args: RunProcessorArgs<'processOutputStream'> = { part: chunk.textDelta('hi'), retryCount: 1 };
+ * ```
+ */
+export type RunProcessorArgs<H extends ProcessorHookName> = Partial<HookArgs<H>> &
+  Pick<HookArgs<H>, Extract<RequiredHookArgs[H], keyof HookArgs<H>>>;
+
+/**
+ * What the hook returned (awaited), by processor type and hook.
+ *
+ * @example
+ * ```ts
+ * import type { HookResult } from 'rxagent/testing';
+ * type Filtered = HookResult<ContentFilter, 'processInput'>; // MastraDBMessage[]
+ * ```
+ */
+export type HookResult<P, H extends keyof P> = NonNullable<P[H]> extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+/**
+ * The outcome of one hook call made by `runProcessor`.
+ *
+ * @example
+ * ```ts
+ * import { runProcessor, type RunProcessorResult } from 'rxagent/testing';
+ * const outcome: RunProcessorResult<unknown> = await runProcessor(guard, 'processOutputStep');
+ * if (outcome.tripwire) console.log(outcome.tripwire.reason);
+ * ```
+ */
+export interface RunProcessorResult<TResult> {
+  /** What the hook returned (`undefined` when it threw or aborted). */
+  result: TResult | undefined;
+  /** The `TripWire` when the processor aborted — also when it caught its own abort. */
+  tripwire?: TripWire;
+  /** Anything else the hook threw, as thrown. */
+  error?: unknown;
+  /** Chunks the hook wrote with `writer.custom()`, in order. */
+  customChunks: DataChunkType[];
+  /** The processor's `state` after the call (pass it to the next call to share it). */
+  state: ProcessorState;
+  /** The `MessageList` the hook received. */
+  messageList: MessageList;
+}
+
+const placeholderModel: LanguageModelV4 = {
+  specificationVersion: 'v4',
+  provider: 'rxagent-testing',
+  modelId: 'placeholder',
+  supportedUrls: {},
+  doGenerate() {
+    return Promise.reject(new Error('runProcessor placeholder model: pass a model in the args to call one.'));
+  },
+  doStream() {
+    return Promise.reject(new Error('runProcessor placeholder model: pass a model in the args to call one.'));
+  },
+};
+
+function defaultAbortReason(processorId: string, hook: ProcessorHookName): string {
+  return hook === 'processOutputStream' ? `Stream part blocked by ${processorId}` : `Tripwire triggered by ${processorId}`;
+}
+
+function notifyViolation(processor: Processor, message: string, detail: unknown): void {
+  if (processor.onViolation === undefined) return;
+  try {
+    const returned: unknown = processor.onViolation({ processorId: processor.id, message, detail });
+    if (returned instanceof Promise) returned.catch(() => undefined);
+  } catch {
+    // onViolation never interferes with processing
+  }
+}
+
+function hookDefaults(hook: ProcessorHookName, messageList: MessageList, given: Record<string, unknown>): Record<string, unknown> {
+  const steps = { stepNumber: 0, steps: [] };
+  switch (hook) {
+    case 'processInput':
+      return { messages: messageList.get.input.db(), systemMessages: messageList.getSystemMessages() };
+    case 'processInputStep':
+      return { ...steps, messages: messageList.get.all.db(), systemMessages: messageList.getSystemMessages(), model: placeholderModel };
+    case 'processLLMRequest':
+      return { ...steps, model: placeholderModel };
+    case 'processLLMResponse':
+      return { ...steps, model: placeholderModel, chunks: [], fromCache: false };
+    case 'processAPIError':
+      return { ...steps, messages: messageList.get.all.db() };
+    case 'processOutputStream':
+      return { streamParts: given.part === undefined ? [] : [given.part] };
+    case 'processOutputStep':
+      return {
+        ...steps,
+        messages: messageList.get.all.db(),
+        systemMessages: messageList.getSystemMessages(),
+        finishReason: 'stop',
+        toolCalls: [],
+        text: '',
+        usage: testUsage(),
+      };
+    case 'processToolResult':
+      return { ...steps, messages: messageList.get.all.db(), systemMessages: messageList.getAllSystemMessages(), args: undefined };
+    case 'processOutputResult':
+      return {
+        messages: messageList.get.response.db(),
+        result: { text: '', usage: testUsage(), finishReason: 'stop', steps: [] },
+      };
+  }
+}
+
+/**
+ * Calls `processor[hook]` once, as a run would: every argument the test leaves out is filled — a
+ * fresh `MessageList`, `abort` bound to the processor id (with the runtime's default reasons), state
+ * `{}`, `retryCount` 0, a `RequestContext`, a `tracingContext`, a `writer` that records custom
+ * chunks, an `abortSignal`, and the hook's own defaults (`messages` from the list's view for the
+ * hook, `stepNumber` 0, `steps` `[]`, …). Never throws for what the hook does: an abort (even one
+ * the processor caught) is reported as `tripwire`, any other throw as `error`.
+ *
+ * @example
+ * ```ts
+ * import { expect, it } from 'vitest';
+ * import { chunk, runProcessor } from 'rxagent/testing';
+ *
+ * it('blocks "secret"', async () => {
+ *   const { tripwire } = await runProcessor(new ContentFilter(['secret']), 'processOutputStream', {
+ *     part: chunk.textDelta('a secret'),
+ *   });
+ *   expect(tripwire?.reason).toBe('Blocked content detected in output');
+ * });
+ * ```
+ */
+export async function runProcessor<P extends Processor, H extends ProcessorHookName & keyof P>(
+  processor: P,
+  hook: H,
+  ...[args]: [RequiredHookArgs[H]] extends [never] ? [args?: RunProcessorArgs<H>] : [args: RunProcessorArgs<H>]
+): Promise<RunProcessorResult<HookResult<P, H>>> {
+  const method = (processor as unknown as Record<string, unknown>)[hook];
+  if (typeof method !== 'function') {
+    throw new TypeError(`runProcessor: processor "${processor.id}" has no ${hook} hook.`);
+  }
+  const given = { ...(args ?? {}) } as Record<string, unknown>;
+  const messageList = (given.messageList as MessageList | undefined) ?? new MessageList();
+  const state = (given.state as ProcessorState | undefined) ?? {};
+  const customChunks: DataChunkType[] = [];
+  let armed: TripWire | undefined;
+  const abort = (reason?: string, options?: TripWireOptions): never => {
+    const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
+    armed ??= tripwire;
+    notifyViolation(processor, tripwire.reason, options?.metadata);
+    throw tripwire;
+  };
+  const writer: ProcessorStreamWriter = {
+    custom(chunk) {
+      assertDataChunk(chunk);
+      customChunks.push(chunk);
+      return Promise.resolve();
+    },
+  };
+  const fullArgs = {
+    abort,
+    retryCount: 0,
+    tracingContext: {},
+    requestContext: new RequestContext(),
+    abortSignal: new AbortController().signal,
+    writer,
+    runId: TEST_RUN_ID,
+    ...hookDefaults(hook, messageList, given),
+    ...given,
+    messageList,
+    state,
+  };
+
+  const outcome: RunProcessorResult<HookResult<P, H>> = { result: undefined, customChunks, state, messageList };
+  try {
+    outcome.result = (await (method as (args: object) => unknown).call(processor, fullArgs)) as HookResult<P, H>;
+  } catch (thrown) {
+    if (TripWire.isInstance(thrown)) {
+      outcome.tripwire = thrown.processorId === undefined ? new TripWire(thrown.reason, thrown.options, processor.id) : thrown;
+    } else {
+      outcome.error = thrown;
+    }
+    return outcome;
+  }
+  if (armed !== undefined) outcome.tripwire = armed; // the processor caught its own abort: it still counts
+  return outcome;
+}
