@@ -1,0 +1,49 @@
+/** Reading and rewriting the text of stored messages without touching their other parts. */
+import { getMessageText } from '../../message-list/get-message-text.js';
+import type { MastraDBMessage, MastraMessagePart } from '../../message-list/types.js';
+
+/** The text of a message (text parts joined, or the legacy `content.content`). */
+export function messageText(message: MastraDBMessage): string {
+  return getMessageText(message);
+}
+
+/**
+ * A copy of `message` whose text parts went through `transform` (the legacy `content.content`
+ * mirror follows). Returns the same object when no text changed.
+ */
+export function mapMessageText(message: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+  let changed = false;
+  const parts = message.content.parts.map((part): MastraMessagePart => {
+    if (part.type !== 'text') return part;
+    const text = transform(part.text);
+    if (text === part.text) return part;
+    changed = true;
+    return { ...part, text };
+  });
+  const legacy = message.content.content;
+  const hasTextParts = message.content.parts.some((part) => part.type === 'text');
+  if (!hasTextParts && typeof legacy === 'string') {
+    const text = transform(legacy);
+    if (text === legacy) return message;
+    return { ...message, content: { ...message.content, content: text } };
+  }
+  if (!changed) return message;
+  const content = { ...message.content, parts };
+  if (typeof legacy === 'string') {
+    content.content = parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  }
+  return { ...message, content };
+}
+
+/** A copy of `message` with `metadata` merged into `content.metadata`. */
+export function withMetadata(message: MastraDBMessage, metadata: Record<string, unknown>): MastraDBMessage {
+  return { ...message, content: { ...message.content, metadata: { ...message.content.metadata, ...metadata } } };
+}
+
+/** Replaces every occurrence of each key of `replacements` (longest first) in `text`. */
+export function replaceAllValues(text: string, replacements: ReadonlyMap<string, string>): string {
+  let result = text;
+  const values = [...replacements.keys()].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  for (const value of values) result = result.split(value).join(replacements.get(value) ?? '');
+  return result;
+}

@@ -1,0 +1,219 @@
+import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type {
+  ProcessInputStepArgs,
+  ProcessInputStepResult,
+  ProcessOutputStreamArgs,
+  Processor,
+  ProcessorViolation,
+} from '../processor/processor-types.js';
+import { reportViolation } from './internal/violation.js';
+
+/** What to do when the output exceeds its budget: cut the text there, or abort the run. */
+export type TokenLimitStrategy = 'truncate' | 'abort';
+
+/** Output counting: the run's text so far (`'cumulative'`) or each chunk on its own (`'part'`). */
+export type TokenCountMode = 'cumulative' | 'part';
+
+/** Options of {@link TokenLimiterProcessor}. */
+export interface TokenLimiterOptions {
+  /** Token budget of the prompt (system messages + messages), and of the output unless `outputLimit` is set. */
+  limit: number;
+  /** Token budget of the streamed output text. Default: `limit`. */
+  outputLimit?: number;
+  /** Output over budget: `'truncate'` (default) cuts the text and drops later text deltas; `'abort'` ends the run. */
+  strategy?: TokenLimitStrategy;
+  /** Default `'cumulative'`. */
+  countMode?: TokenCountMode;
+  /** Counts the tokens of a text. Default: the `o200k_base` encoding (gpt-tokenizer). */
+  tokenCounter?: (text: string) => number;
+  onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
+}
+
+/** Tokens added per message for role and framing (as OpenAI chat formats count them). */
+const MESSAGE_OVERHEAD = 4;
+const specialTokensAsText = { disallowedSpecial: new Set<string>() };
+
+function defaultCounter(text: string): number {
+  return text === '' ? 0 : countTokens(text, specialTokensAsText);
+}
+
+function stringify(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return String(value);
+  }
+}
+
+/** The tool call ids a message carries (calls and results). */
+function toolCallIdsOf(message: MastraDBMessage): string[] {
+  const ids: string[] = [];
+  for (const part of message.content.parts) if (part.type === 'tool-invocation') ids.push(part.toolInvocation.toolCallId);
+  return ids;
+}
+
+/**
+ * Keeps the prompt within a token budget and limits the length of the output. No model call.
+ *
+ * Input (`processInputStep`, every step): when the system messages plus the messages exceed
+ * `limit`, the oldest messages are dropped from the step's list until it fits. Rules:
+ * - messages that share a tool call id (a call and its result) are dropped together, never split;
+ * - the latest user message and everything after it (the current turn, including its tool calls
+ *   and results) are never dropped, so the input is never emptied and a running tool loop keeps
+ *   its history; if that alone exceeds the budget the list is left as it is and `onViolation` is
+ *   told. Dropped messages leave the run's `MessageList` (older, remembered ones stay in storage).
+ *
+ * Output (`processOutputStream`): text deltas are counted (`countMode`); past `outputLimit`,
+ * `'truncate'` cuts the delta at the budget and drops later text deltas (other chunks pass, so the
+ * stream stays well-formed) and reports once; `'abort'` aborts the run.
+ *
+ * @example
+ * ```ts
+ * import { TokenLimiterProcessor } from 'rxagent/processors';
+ * const limiter = new TokenLimiterProcessor({ limit: 8000, outputLimit: 1000 });
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [limiter], outputProcessors: [limiter] });
+ * ```
+ */
+export class TokenLimiterProcessor implements Processor<'token-limiter'> {
+  readonly id = 'token-limiter';
+  readonly name = 'Token Limiter';
+  readonly description = 'Trims the prompt to a token budget and limits the output length.';
+  readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  private readonly limit: number;
+  private readonly outputLimit: number;
+  private readonly strategy: TokenLimitStrategy;
+  private readonly countMode: TokenCountMode;
+  private readonly counter: (text: string) => number;
+  private readonly customCounter: boolean;
+
+  constructor(options: TokenLimiterOptions) {
+    if (!(options.limit > 0)) throw new RangeError(`TokenLimiterProcessor: limit must be a positive number, got ${options.limit}`);
+    this.limit = options.limit;
+    this.outputLimit = options.outputLimit ?? options.limit;
+    this.strategy = options.strategy ?? 'truncate';
+    this.countMode = options.countMode ?? 'cumulative';
+    this.counter = options.tokenCounter ?? defaultCounter;
+    this.customCounter = options.tokenCounter !== undefined;
+    this.onViolation = options.onViolation;
+  }
+
+  /** Tokens of one stored message: text, reasoning, tool calls and results, plus framing. */
+  countMessage(message: MastraDBMessage): number {
+    let tokens = MESSAGE_OVERHEAD;
+    for (const part of message.content.parts) {
+      switch (part.type) {
+        case 'text':
+          tokens += this.counter(part.text);
+          break;
+        case 'reasoning':
+          tokens += this.counter(part.reasoning);
+          break;
+        case 'tool-invocation':
+          tokens += this.counter(part.toolInvocation.toolName) + this.counter(stringify(part.toolInvocation.args));
+          tokens += this.counter(stringify(part.toolInvocation.result));
+          break;
+        case 'file':
+          tokens += this.counter(`${part.mimeType} ${part.filename ?? ''}`);
+          break;
+        default:
+          break;
+      }
+    }
+    if (message.content.parts.length === 0 && typeof message.content.content === 'string') tokens += this.counter(message.content.content);
+    return tokens;
+  }
+
+  processInputStep({ messages, systemMessages }: ProcessInputStepArgs): ProcessInputStepResult | undefined {
+    const systemTokens = systemMessages.reduce((sum, message) => sum + MESSAGE_OVERHEAD + this.counter(message.content), 0);
+    const sizes = messages.map((message) => this.countMessage(message));
+    let total = systemTokens + sizes.reduce((sum, size) => sum + size, 0);
+    if (total <= this.limit || messages.length === 0) return undefined;
+
+    const groupOf = groupByToolCalls(messages);
+    let latestUser = -1;
+    for (let index = messages.length - 1; index >= 0 && latestUser === -1; index--) if (messages[index]?.role === 'user') latestUser = index;
+    const protectedFrom = latestUser === -1 ? messages.length - 1 : latestUser;
+    const protectedGroups = new Set<number>();
+    for (let index = protectedFrom; index < messages.length; index++) protectedGroups.add(groupOf[index] as number);
+
+    const dropped = new Set<number>();
+    for (let index = 0; index < protectedFrom && total > this.limit; index++) {
+      const group = groupOf[index] as number;
+      if (dropped.has(group) || protectedGroups.has(group)) continue;
+      dropped.add(group);
+      messages.forEach((_, member) => {
+        if (groupOf[member] === group) total -= sizes[member] as number;
+      });
+    }
+    if (total > this.limit) {
+      reportViolation(this, `token-limiter: the current turn alone needs ${total} tokens (limit ${this.limit}); sent as is`, {
+        phase: 'input',
+        tokens: total,
+        limit: this.limit,
+      });
+    }
+    if (dropped.size === 0) return undefined;
+    return { messages: messages.filter((_, index) => !dropped.has(groupOf[index] as number)) };
+  }
+
+  processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {
+    if (part.type !== 'text-delta') return part;
+    if (state.truncated === true && this.countMode === 'cumulative') return null;
+    const used = this.countMode === 'cumulative' ? ((state.outputTokens as number | undefined) ?? 0) : 0;
+    const tokens = this.counter(part.payload.text);
+    if (used + tokens <= this.outputLimit) {
+      state.outputTokens = used + tokens;
+      return part;
+    }
+    if (this.strategy === 'abort') {
+      abort(`Output exceeded the token limit (${this.outputLimit})`, {
+        metadata: { limit: this.outputLimit, tokens: used + tokens, countMode: this.countMode },
+      });
+    }
+    const text = this.truncate(part.payload.text, Math.max(0, this.outputLimit - used));
+    if (state.truncated !== true) {
+      reportViolation(this, `token-limiter: output truncated at ${this.outputLimit} tokens`, { phase: 'output', limit: this.outputLimit });
+    }
+    state.truncated = true;
+    state.outputTokens = this.outputLimit;
+    return text === '' ? null : { ...part, payload: { ...part.payload, text } };
+  }
+
+  /** The longest prefix of `text` within `budget` tokens. */
+  private truncate(text: string, budget: number): string {
+    if (budget <= 0) return '';
+    if (!this.customCounter) return decode(encode(text, specialTokensAsText).slice(0, budget));
+    let low = 0;
+    let high = text.length;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.counter(text.slice(0, middle)) <= budget) low = middle;
+      else high = middle - 1;
+    }
+    return text.slice(0, low);
+  }
+}
+
+/** For each message, the index of its group: messages sharing a tool call id are in one group. */
+function groupByToolCalls(messages: readonly MastraDBMessage[]): number[] {
+  const parent = messages.map((_, index) => index);
+  const find = (index: number): number => {
+    let root = index;
+    while (parent[root] !== root) root = parent[root] as number;
+    parent[index] = root;
+    return root;
+  };
+  const owner = new Map<string, number>();
+  messages.forEach((message, index) => {
+    for (const toolCallId of toolCallIdsOf(message)) {
+      const first = owner.get(toolCallId);
+      if (first === undefined) owner.set(toolCallId, index);
+      else parent[find(index)] = find(first);
+    }
+  });
+  return messages.map((_, index) => find(index));
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../processor/processor-types.js';
+import type { AgentTool, AgentToolSet } from '../processor/tool-types.js';
+import { Bm25Index } from './internal/bm25.js';
+
+/** Options of {@link ToolSearchProcessor}. */
+export interface ToolSearchOptions {
+  /** The catalogue the model can search and load from (name → tool). */
+  tools: AgentToolSet;
+  /** Most results `search_tools` returns. Default 5. */
+  maxResults?: number;
+}
+
+/** One `search_tools` result. */
+export interface ToolSearchResult {
+  name: string;
+  description: string;
+  score: number;
+}
+
+/** The meta-tool names the processor adds. */
+export const TOOL_SEARCH_TOOL_NAMES = { search: 'search_tools', load: 'load_tool' } as const;
+
+const searchInput = z.object({
+  query: z.string().describe('What the tool should do, in a few words'),
+  limit: z.number().int().positive().max(50).optional().describe('How many results (default 5)'),
+});
+const loadInput = z.object({ name: z.string().describe('The exact tool name from search_tools') });
+
+function describeSchema(schema: unknown): string {
+  if (schema === null || typeof schema !== 'object') return '';
+  let json: unknown = (schema as { jsonSchema?: unknown }).jsonSchema ?? schema;
+  if (typeof (schema as { _zod?: unknown })._zod === 'object') {
+    try {
+      json = z.toJSONSchema(schema as z.ZodType);
+    } catch {
+      return '';
+    }
+  }
+  const properties = (json as { properties?: Record<string, { description?: unknown }> }).properties;
+  if (properties === undefined || typeof properties !== 'object') return '';
+  return Object.entries(properties)
+    .map(([name, property]) => `${name} ${typeof property?.description === 'string' ? property.description : ''}`)
+    .join(' ');
+}
+
+function loadedOf(state: ProcessorState): string[] {
+  const loaded = state.loaded;
+  if (Array.isArray(loaded)) return loaded as string[];
+  const fresh: string[] = [];
+  state.loaded = fresh;
+  return fresh;
+}
+
+/**
+ * Lets the model work with a large tool catalogue without sending every tool definition on every
+ * call: the model gets two meta-tools, `search_tools` (BM25 ranking over the tools' names,
+ * descriptions and parameter names) and `load_tool`, and each tool it loads is added to the
+ * step's tools from the next step on. No model call.
+ *
+ * Loaded tools are kept per run in the processor's `state` (a new run starts with none loaded).
+ * When the step has an `activeTools` list, the meta-tools and loaded tools are added to it.
+ *
+ * Hook: `processInputStep` (register it as an input processor).
+ *
+ * @example
+ * ```ts
+ * import { ToolSearchProcessor } from 'rxagent/processors';
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [new ToolSearchProcessor({ tools: allHundredTools })] });
+ * ```
+ */
+export class ToolSearchProcessor implements Processor<'tool-search'> {
+  readonly id = 'tool-search';
+  readonly name = 'Tool Search';
+  readonly description = 'Lets the model search a tool catalogue and load tools on demand.';
+  private readonly catalogue: AgentToolSet;
+  private readonly maxResults: number;
+  private readonly index: Bm25Index;
+
+  constructor(options: ToolSearchOptions) {
+    this.catalogue = options.tools;
+    this.maxResults = Math.max(1, options.maxResults ?? 5);
+    this.index = new Bm25Index(
+      Object.entries(options.tools).map(([name, tool]) => ({
+        id: name,
+        text: `${name} ${name} ${tool.description ?? ''} ${describeSchema(tool.inputSchema)}`,
+      })),
+    );
+  }
+
+  /** Ranks the catalogue against `query` (BM25), best first. */
+  search(query: string, limit: number = this.maxResults): ToolSearchResult[] {
+    return this.index.search(query, limit).map((hit) => ({
+      name: hit.id,
+      description: this.catalogue[hit.id]?.description ?? '',
+      score: Math.round(hit.score * 1000) / 1000,
+    }));
+  }
+
+  processInputStep({ tools, activeTools, state }: ProcessInputStepArgs): ProcessInputStepResult {
+    const loaded = loadedOf(state);
+    const loadedTools: AgentToolSet = {};
+    for (const name of loaded) {
+      const tool = this.catalogue[name];
+      if (tool !== undefined) loadedTools[name] = tool;
+    }
+    const added = { ...this.metaTools(state), ...loadedTools };
+    const result: ProcessInputStepResult = { tools: { ...tools, ...added } };
+    if (activeTools !== undefined) result.activeTools = [...new Set([...activeTools, ...Object.keys(added)])];
+    return result;
+  }
+
+  private metaTools(state: ProcessorState): AgentToolSet {
+    const searchTool: AgentTool = {
+      description:
+        'Search the catalogue of available tools by what they do. Returns tool names with descriptions; ' +
+        'call load_tool with a name to be able to use that tool from the next step on.',
+      inputSchema: searchInput,
+      execute: (input: z.infer<typeof searchInput>) => {
+        const results = this.search(input.query, Math.min(input.limit ?? this.maxResults, 50));
+        return { results, ...(results.length === 0 ? { hint: 'No tool matched; try other words.' } : {}) };
+      },
+    };
+    const loadTool: AgentTool = {
+      description: 'Load a tool found with search_tools by its exact name. It can be called from the next step on.',
+      inputSchema: loadInput,
+      execute: (input: z.infer<typeof loadInput>) => {
+        const tool = this.catalogue[input.name];
+        if (tool === undefined) {
+          return { loaded: false, error: `No tool named "${input.name}".`, suggestions: this.search(input.name, 3).map((hit) => hit.name) };
+        }
+        const loaded = loadedOf(state);
+        if (!loaded.includes(input.name)) loaded.push(input.name);
+        return { loaded: true, name: input.name, description: tool.description ?? '' };
+      },
+    };
+    return { [TOOL_SEARCH_TOOL_NAMES.search]: searchTool, [TOOL_SEARCH_TOOL_NAMES.load]: loadTool };
+  }
+}

@@ -1,0 +1,83 @@
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ProcessInputArgs, Processor } from '../processor/processor-types.js';
+import { mapMessageText } from './internal/message-text.js';
+
+/** Options of {@link UnicodeNormalizer}. */
+export interface UnicodeNormalizerOptions {
+  /** Remove control and invisible format characters (keeps `\n`, `\t`). Default `false`. */
+  stripControlChars?: boolean;
+  /** Leave emoji (and the joiners / variation selectors they are built with) untouched. Default `true`. */
+  preserveEmojis?: boolean;
+  /** Collapse runs of spaces/tabs to one space and 3+ line breaks to a blank line. Default `true`. */
+  collapseWhitespace?: boolean;
+  /** Trim each text part. Default `true`. */
+  trim?: boolean;
+}
+
+const emojiSequence =
+  /(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*|[#*0-9]\uFE0F?\u20E3)/gu;
+const controlChars = /[\p{Cc}\p{Cf}]/gu;
+const keptControls = new Set(['\n', '\t']);
+
+/**
+ * Normalises the text of the input messages before the model sees them: Unicode NFKC (full-width
+ * letters, ligatures and look-alike compatibility characters become their plain forms), optional
+ * removal of control / invisible characters, whitespace collapsing and trimming. No model call.
+ *
+ * Use it first in `inputProcessors`, so later guards (regex filters, detectors) see canonical text.
+ *
+ * Hook: `processInput` (text parts only; other parts are untouched).
+ *
+ * @example
+ * ```ts
+ * import { UnicodeNormalizer } from 'rxagent/processors';
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [new UnicodeNormalizer({ stripControlChars: true })] });
+ * ```
+ */
+export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
+  readonly id = 'unicode-normalizer';
+  readonly name = 'Unicode Normalizer';
+  readonly description = 'Normalises input text (NFKC, control characters, whitespace).';
+  private readonly options: Required<UnicodeNormalizerOptions>;
+
+  constructor(options: UnicodeNormalizerOptions = {}) {
+    this.options = {
+      stripControlChars: options.stripControlChars ?? false,
+      preserveEmojis: options.preserveEmojis ?? true,
+      collapseWhitespace: options.collapseWhitespace ?? true,
+      trim: options.trim ?? true,
+    };
+  }
+
+  /** Normalises one string with this processor's options. */
+  normalize(text: string): string {
+    const { stripControlChars, preserveEmojis, collapseWhitespace, trim } = this.options;
+    let result = preserveEmojis ? normalizeAroundEmoji(text, stripControlChars) : stripAndNormalize(text, stripControlChars);
+    if (collapseWhitespace) result = result.replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+    if (trim) result = result.trim();
+    return result;
+  }
+
+  processInput({ messages }: ProcessInputArgs): MastraDBMessage[] {
+    return messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+  }
+}
+
+function stripAndNormalize(text: string, stripControlChars: boolean): string {
+  const normalized = text.normalize('NFKC');
+  if (!stripControlChars) return normalized;
+  return normalized.replace(controlChars, (char) => (keptControls.has(char) ? char : ''));
+}
+
+/** NFKC everything except emoji sequences (NFKC would turn e.g. ℹ️ into "i"). */
+function normalizeAroundEmoji(text: string, stripControlChars: boolean): string {
+  let result = '';
+  let last = 0;
+  for (const match of text.matchAll(emojiSequence)) {
+    const start = match.index;
+    result += stripAndNormalize(text.slice(last, start), stripControlChars);
+    result += match[0];
+    last = start + match[0].length;
+  }
+  return result + stripAndNormalize(text.slice(last), stripControlChars);
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it, vi } from 'vitest';
+import { from, lastValueFrom, of, toArray } from 'rxjs';
+import { processInput } from '../../src/operators/process-input.js';
+import { processOutputResult } from '../../src/operators/process-output-result.js';
+import { processOutputStream } from '../../src/operators/process-output-stream.js';
+import { createRunContext } from '../../src/operators/run-context.js';
+import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import type { ProcessorViolation } from '../../src/processor/processor-types.js';
+import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
+import { chunk } from '../../src/testing/chunk-builders.js';
+import { testUsage } from '../../src/testing/chunk-builders.js';
+import { contextWith, listWith, runOutputStream, streamedText, textBlock, textMessage, textOf } from './support/harness.js';
+
+describe('RegexFilterProcessor', () => {
+  it('has the reference id and needs a rule', () => {
+    expect(new RegexFilterProcessor({ presets: 'pii' }).id).toBe('regex-filter');
+    expect(() => new RegexFilterProcessor()).toThrow(/at least one rule/);
+  });
+
+  describe('input', () => {
+    it('redacts preset matches in the input messages and reports each one', async () => {
+      const violations: ProcessorViolation[] = [];
+      const filter = new RegexFilterProcessor({ presets: ['pii'], onViolation: (violation) => void violations.push(violation) });
+      const list = listWith([textMessage('m1', 'user', 'Mail me at jane.doe@example.org or call 555-123-4567.')]);
+      const processed = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list))));
+      expect(textOf(processed.get.input.db()[0])).toBe('Mail me at [REDACTED:email] or call [REDACTED:phone].');
+      expect(violations.map((violation) => (violation.detail as { rule: string }).rule)).toEqual(['email', 'phone']);
+      expect(JSON.stringify(violations)).not.toContain('jane.doe');
+    });
+
+    it('blocks with abort(): the run errors with a TripWire and onViolation is called once', async () => {
+      const onViolation = vi.fn();
+      const filter = new RegexFilterProcessor({ presets: 'secrets', strategy: 'block', onViolation });
+      const list = listWith([textMessage('m1', 'user', 'my key is AKIAABCDEFGHIJKLMNOP')]);
+      const error = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list)))).catch((caught: unknown) => caught);
+      expect(TripWire.isInstance(error)).toBe(true);
+      expect((error as TripWire).processorId).toBe('regex-filter');
+      expect((error as TripWire).metadata).toEqual({ phase: 'input', rules: ['aws-access-key'] });
+      expect(onViolation).toHaveBeenCalledTimes(1);
+    });
+
+    it('warn leaves the text as it is and reports', async () => {
+      const onViolation = vi.fn();
+      const filter = new RegexFilterProcessor({ presets: 'urls', strategy: 'warn', onViolation, includeRedactedValues: true });
+      const list = listWith([textMessage('m1', 'user', 'see https://example.com/a?b=1.')]);
+      const processed = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list))));
+      expect(textOf(processed.get.input.db()[0])).toBe('see https://example.com/a?b=1.');
+      expect(onViolation).toHaveBeenCalledWith(
+        expect.objectContaining({ processorId: 'regex-filter', detail: expect.objectContaining({ rule: 'url', value: 'https://example.com/a?b=1' }) }),
+      );
+    });
+
+    it('custom rules: string patterns, replacements, validators and per-rule strategies', () => {
+      const filter = new RegexFilterProcessor({
+        rules: [
+          { name: 'ticket', pattern: 'TICKET-\\d+', flags: 'i', replacement: '[ticket]' },
+          { name: 'even', pattern: /\b\d+\b/, validate: (value) => Number(value) % 2 === 0, strategy: 'warn' },
+        ],
+      });
+      const text = 'ticket-42 and 7 and 8';
+      const matches = filter.scan(text);
+      expect(matches.map((match) => [match.rule, match.value])).toEqual([
+        ['ticket', 'ticket-42'],
+        ['even', '8'],
+      ]);
+      expect(filter.redact(text, matches)).toBe('[ticket] and 7 and 8');
+    });
+
+    it('checks card numbers with Luhn', () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      expect(filter.scan('card 4111 1111 1111 1111').map((match) => match.rule)).toEqual(['credit-card']);
+      expect(filter.scan('card 4111 1111 1111 1112').map((match) => match.rule)).not.toContain('credit-card');
+    });
+
+    it('phase "output" leaves the input alone', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii', phase: 'output' });
+      const list = listWith([textMessage('m1', 'user', 'a@b.io')]);
+      const processed = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list))));
+      expect(textOf(processed.get.input.db()[0])).toBe('a@b.io');
+    });
+  });
+
+  describe('output stream', () => {
+    it('redacts an e-mail address split across three chunks before any of it is streamed', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      const output = await runOutputStream(
+        [filter],
+        [chunk.stepStart(), ...textBlock(['Write to bob.s', 'mith@exam', 'ple.com for help.']), chunk.finish()],
+      );
+      expect(streamedText(output)).toBe('Write to [REDACTED:email] for help.');
+      for (const part of output) expect(JSON.stringify(part)).not.toMatch(/smith|exam|bob/);
+      expect(output.map((part) => part.type)).toEqual(['step-start', 'text-start', 'text-delta', 'text-end', 'finish']);
+    });
+
+    it('releases text that cannot be part of a match early and holds only the carry-over tail', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 10 });
+      const output = await runOutputStream([filter], [
+        chunk.textStart(),
+        chunk.textDelta('0123456789abcdefghij'),
+        chunk.textDelta('KLMNOP'),
+        chunk.textEnd(),
+      ]);
+      // The first delta releases all but the last 10 characters; the second releases 6 more;
+      // text-end releases the rest.
+      expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
+        'text-start',
+        '0123456789',
+        'abcdef',
+        'ghijKLMNOP',
+        'text-end',
+      ]);
+    });
+
+    it('holds a match that reaches into the carry-over, so it can still grow (a@b.co + m)', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 3 });
+      const output = await runOutputStream([filter], textBlock(['contact a@b.co', 'm now']));
+      expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
+        'text-start',
+        'contact ',
+        '[REDACTED:email] ',
+        'now',
+        'text-end',
+      ]);
+    });
+
+    it('documents the limit: a match longer than the carry-over that is not yet a match can leak its start', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 12 });
+      const output = await runOutputStream([filter], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
+      expect(streamedText(output)).toBe('reach me: someone.with.a.long.[REDACTED:email] today');
+      const defaults = await runOutputStream([new RegexFilterProcessor({ presets: 'pii' })], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
+      expect(streamedText(defaults)).toBe('reach me: [REDACTED:email] today');
+    });
+
+    it('blocks before the secret reaches the client', async () => {
+      const onViolation = vi.fn();
+      const filter = new RegexFilterProcessor({ presets: 'secrets', strategy: 'block', onViolation });
+      const emitted: string[] = [];
+      const error = await lastValueFrom(
+        from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok'])).pipe(processOutputStream([filter], createRunContext())),
+        { defaultValue: undefined },
+      )
+        .then(() => undefined)
+        .catch((caught: unknown) => caught);
+      const recorded = await lastValueFrom(
+        from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok'])).pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()), toArray()),
+      ).catch(() => undefined);
+      expect(recorded).toBeUndefined();
+      expect(TripWire.isInstance(error)).toBe(true);
+      expect((error as TripWire).reason).toContain('aws-access-key');
+      from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']))
+        .pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()))
+        .subscribe({ next: (part) => emitted.push(JSON.stringify(part)), error: () => undefined });
+      expect(emitted.join('')).not.toContain('AKIA');
+      expect(onViolation).toHaveBeenCalledTimes(1);
+    });
+
+    it('releases held text before any non-text chunk, keeping the order', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      const toolCall = chunk.toolCall({ toolCallId: 'c1', toolName: 'lookup', args: {} });
+      const output = await runOutputStream([filter], [chunk.textStart(), chunk.textDelta('ping a@b.io'), toolCall, chunk.textEnd()]);
+      expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
+        'text-start',
+        'ping [REDACTED:email]',
+        'tool-call',
+        'text-end',
+      ]);
+    });
+
+    it('phase "input" passes the stream through untouched', async () => {
+      const filter = new RegexFilterProcessor({ presets: 'pii', phase: 'input' });
+      const output = await runOutputStream([filter], textBlock(['a@b.io']));
+      expect(streamedText(output)).toBe('a@b.io');
+    });
+  });
+
+  describe('output result', () => {
+    it('redacts the stored reply (and reports) when the stream was not filtered', async () => {
+      const onViolation = vi.fn();
+      const filter = new RegexFilterProcessor({ presets: 'pii', onViolation });
+      const list = listWith([textMessage('u1', 'user', 'hi')], { response: [textMessage('a1', 'assistant', 'write to x@y.dev')] });
+      const ctx = contextWith(list);
+      await lastValueFrom(
+        of({ text: 'write to x@y.dev', usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([filter], ctx)),
+      );
+      expect(textOf(list.get.response.db()[0])).toBe('write to [REDACTED:email]');
+      expect(onViolation).toHaveBeenCalledTimes(1);
+    });
+
+    it('does not report twice what the stream already handled', async () => {
+      const onViolation = vi.fn();
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'warn', onViolation });
+      const list = listWith([textMessage('u1', 'user', 'hi')], { response: [textMessage('a1', 'assistant', 'x@y.dev')] });
+      const ctx = contextWith(list);
+      await runOutputStream([filter], textBlock(['x@y.dev']), ctx);
+      await lastValueFrom(
+        of({ text: 'x@y.dev', usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([filter], ctx)),
+      );
+      expect(onViolation).toHaveBeenCalledTimes(1);
+    });
+  });
+});
+
+describe('RegexFilterProcessor and data chunks', () => {
+  it('releases the held tail before a data chunk instead of letting it overtake', async () => {
+    const output = await runOutputStream(
+      [new RegexFilterProcessor({ presets: 'pii' })],
+      [chunk.textStart(), chunk.textDelta('mail a@b.io'), chunk.data('data-progress', { step: 1 }), chunk.textEnd()],
+    );
+    expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
+      'text-start',
+      'mail [REDACTED:email]',
+      'data-progress',
+      'text-end',
+    ]);
+  });
+});

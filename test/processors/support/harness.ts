@@ -1,0 +1,109 @@
+/**
+ * Test support for the built-in processors.
+ *
+ * `outputStream(processors, ctx)` is `processOutputStream` from `src/operators`, applied one
+ * processor at a time, plus what the stream processors need from the runtime: the chunks a hook
+ * leaves under `FOLLOW_UP_CHUNKS_KEY` are emitted right after its output and flow into the next
+ * processor (see `src/processors/internal/emit-in-order.ts` and docs/processors.md).
+ */
+import { concat, concatMap, defer, from, lastValueFrom, of, toArray, type OperatorFunction } from 'rxjs';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { MessageList } from '../../../src/message-list/message-list.js';
+import type { MastraDBMessage, MastraMessagePart } from '../../../src/message-list/types.js';
+import { processOutputStream } from '../../../src/operators/process-output-stream.js';
+import { createRunContext, type RunContext, type RunContextInit } from '../../../src/operators/run-context.js';
+import type { ChunkType } from '../../../src/processor/chunk-types.js';
+import type { Processor } from '../../../src/processor/processor-types.js';
+import { takeFollowUpChunks } from '../../../src/processors/internal/emit-in-order.js';
+import { chunk } from '../../../src/testing/chunk-builders.js';
+import { mockModel, type MockModel } from '../../../src/testing/mock-model.js';
+import { finishPart, textParts } from '../../../src/testing/model-parts.js';
+
+/** `processOutputStream` with follow-up chunks drained after each processor. */
+export function outputStream(processors: readonly Processor[], ctx: RunContext): OperatorFunction<ChunkType, ChunkType> {
+  return (source) =>
+    processors.reduce(
+      (stream, processor) =>
+        stream.pipe(
+          concatMap((part) =>
+            concat(
+              of(part).pipe(processOutputStream([processor], ctx)),
+              defer(() => from(takeFollowUpChunks(ctx.stateFor(processor.id)))),
+            ),
+          ),
+        ),
+      source,
+    );
+}
+
+/** Runs `chunks` through `outputStream` and collects the output. */
+export function runOutputStream(processors: readonly Processor[], chunks: readonly ChunkType[], ctx: RunContext = createRunContext()): Promise<ChunkType[]> {
+  return lastValueFrom(from(chunks).pipe(outputStream(processors, ctx), toArray()));
+}
+
+/** The text of the `text-delta` chunks, joined. */
+export function streamedText(chunks: readonly ChunkType[]): string {
+  return chunks.map((part) => (part.type === 'text-delta' ? part.payload.text : '')).join('');
+}
+
+/** `text-start`, one delta per piece, `text-end` (text block `id`). */
+export function textBlock(pieces: readonly string[], id = 'text-1'): ChunkType[] {
+  return [chunk.textStart(id), ...pieces.map((piece) => chunk.textDelta(piece, id)), chunk.textEnd(id)];
+}
+
+let clock = Date.UTC(2026, 0, 1);
+
+/** A stored message with the given parts. */
+export function dbMessage(id: string, role: MastraDBMessage['role'], parts: MastraMessagePart[]): MastraDBMessage {
+  clock += 1000;
+  return { id, role, createdAt: new Date(clock), content: { format: 2, parts } };
+}
+
+/** A stored message with one text part. */
+export const textMessage = (id: string, role: MastraDBMessage['role'], text: string): MastraDBMessage =>
+  dbMessage(id, role, [{ type: 'text', text }]);
+
+/** The text parts of a message, joined. */
+export function textOf(message: MastraDBMessage | undefined): string {
+  return (message?.content.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** A list holding `input` messages (and optional response messages and system prompts). */
+export function listWith(input: MastraDBMessage[], options: { response?: MastraDBMessage[]; system?: string[]; memory?: MastraDBMessage[] } = {}): MessageList {
+  const list = new MessageList();
+  for (const text of options.system ?? []) list.addSystem(text);
+  if (options.memory !== undefined && options.memory.length > 0) list.add(options.memory, 'memory');
+  if (input.length > 0) list.add(input, 'input');
+  if (options.response !== undefined && options.response.length > 0) list.add(options.response, 'response', { merge: false });
+  return list;
+}
+
+/** A run context over `messageList`. */
+export function contextWith(messageList: MessageList, init: RunContextInit = {}): RunContext {
+  return createRunContext({ runId: 'test-run', messageList, ...init });
+}
+
+/** A mock judge model answering each call with `answer(callIndex, promptText)` as streamed text. */
+export function judgeModel(answer: (call: { index: number; prompt: string; system: string }) => string): MockModel {
+  return mockModel({
+    modelId: 'judge',
+    parts: ({ callIndex, options }) => {
+      const system = options.prompt.find((message) => message.role === 'system');
+      const user = options.prompt.find((message) => message.role === 'user');
+      const prompt =
+        user?.role === 'user' ? user.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      const text = answer({ index: callIndex, prompt, system: system?.role === 'system' ? system.content : '' });
+      return [...textParts(text, { chunkSize: 7 }), finishPart('stop')];
+    },
+  });
+}
+
+/** A judge model whose calls all fail with `error`. */
+export function failingModel(error: unknown = new Error('judge unavailable')): MockModel {
+  return mockModel({ modelId: 'failing-judge', error });
+}
+
+/** A judge model streaming `parts` (e.g. an `error` part) on every call. */
+export function modelStreaming(parts: LanguageModelV4StreamPart[]): MockModel {
+  return mockModel({ modelId: 'streaming-judge', parts });
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { lastValueFrom, of } from 'rxjs';
+import { processInput } from '../../src/operators/process-input.js';
+import { UnicodeNormalizer } from '../../src/processors/unicode-normalizer.js';
+import { contextWith, dbMessage, listWith, textMessage, textOf } from './support/harness.js';
+
+async function normalizeInput(normalizer: UnicodeNormalizer, text: string): Promise<string> {
+  const list = listWith([textMessage('m1', 'user', text)]);
+  const processed = await lastValueFrom(of(list).pipe(processInput([normalizer], contextWith(list))));
+  return textOf(processed.get.input.db()[0]);
+}
+
+describe('UnicodeNormalizer', () => {
+  it('has the reference id', () => {
+    expect(new UnicodeNormalizer().id).toBe('unicode-normalizer');
+  });
+
+  it('applies NFKC: full-width letters, ideographic spaces and ligatures become plain text', async () => {
+    expect(await normalizeInput(new UnicodeNormalizer(), 'Ｈｅｌｌｏ　ｗｏｒｌｄ, ﬁne')).toBe('Hello world, fine');
+  });
+
+  it('keeps control characters by default and strips them with stripControlChars (newlines and tabs stay)', async () => {
+    const text = 'hid\u200Bden\u0007 text\u202E\nnext\tline';
+    expect(await normalizeInput(new UnicodeNormalizer({ collapseWhitespace: false }), text)).toBe(text);
+    expect(await normalizeInput(new UnicodeNormalizer({ stripControlChars: true, collapseWhitespace: false }), text)).toBe(
+      'hidden text\nnext\tline',
+    );
+  });
+
+  it('leaves emoji sequences alone by default, even those NFKC would change', async () => {
+    const text = 'ℹ️ family 👨‍👩‍👧 flag 🇫🇷 1️⃣';
+    expect(await normalizeInput(new UnicodeNormalizer({ stripControlChars: true }), text)).toBe(text);
+    expect(await normalizeInput(new UnicodeNormalizer({ preserveEmojis: false }), 'ℹ info')).toBe('i info');
+  });
+
+  it('collapses whitespace and trims by default; both can be turned off', async () => {
+    expect(await normalizeInput(new UnicodeNormalizer(), '  a   b\t\tc \n\n\n\n d  ')).toBe('a b c\n\nd');
+    expect(await normalizeInput(new UnicodeNormalizer({ collapseWhitespace: false, trim: false }), '  a   b  ')).toBe('  a   b  ');
+  });
+
+  it('rewrites only text parts and keeps the legacy content mirror in step', async () => {
+    const message = dbMessage('m1', 'user', [
+      { type: 'text', text: 'Ｈｉ' },
+      { type: 'file', mimeType: 'text/plain', data: 'Ｈｉ', filename: 'ｆ.txt' },
+    ]);
+    message.content.content = 'Ｈｉ';
+    const list = listWith([message]);
+    const processed = await lastValueFrom(of(list).pipe(processInput([new UnicodeNormalizer()], contextWith(list))));
+    const stored = processed.get.input.db()[0];
+    expect(stored?.content.parts).toEqual([
+      { type: 'text', text: 'Hi' },
+      { type: 'file', mimeType: 'text/plain', data: 'Ｈｉ', filename: 'ｆ.txt' },
+    ]);
+    expect(stored?.content.content).toBe('Hi');
+  });
+});
