@@ -58,8 +58,10 @@ function applyStepResult(result: unknown, binding: ProcessorBinding, context: Ru
       throw ProcessorError.fromThrown(scope.processorId, scope.hook, error);
     }
   }
-  if (shaped.messages !== undefined) reconcileMessages(shaped.messages as Parameters<typeof reconcileMessages>[0], scope);
+  // System messages first (as for processInput): role 'system' entries of `messages` then add to
+  // the replaced set instead of being wiped by it.
   if (shaped.systemMessages !== undefined) replaceSystemMessages(shaped.systemMessages, scope);
+  if (shaped.messages !== undefined) reconcileMessages(shaped.messages as Parameters<typeof reconcileMessages>[0], scope);
   for (const key of replaceableKeys) {
     if (key in shaped) (next as unknown as Record<string, unknown>)[key] = shaped[key];
   }

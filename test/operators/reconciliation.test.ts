@@ -196,6 +196,22 @@ describe('reconciliation of { messages, systemMessages } and { messageList }', (
     expect(ctx.messageList.get.input.db().map((message) => message.id)).toEqual(['u2']);
   });
 
+  it('processInputStep also replaces the system messages first, keeping system entries of its messages', async () => {
+    const ctx = conversation();
+    const both: Processor = {
+      id: 'both',
+      processInputStep: ({ messages }) => ({
+        messages: [...messages, textMessage('s1', 'system', 'From the array.')],
+        systemMessages: [{ role: 'system', content: 'Replaced.' }],
+      }),
+    };
+    await firstValueFrom(of<StepInput>({ stepNumber: 0, model }).pipe(processInputStep([both], ctx)));
+    expect(ctx.messageList.getSystemMessages()).toEqual([
+      { role: 'system', content: 'Replaced.' },
+      { role: 'system', content: 'From the array.' },
+    ]);
+  });
+
   it('replaces the step\'s system messages from a processInputStep result', async () => {
     const ctx = conversation();
     const replace: Processor = { id: 'replace', processInputStep: () => ({ systemMessages: [{ role: 'system', content: 'Step only.' }] }) };
