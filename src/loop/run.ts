@@ -150,11 +150,13 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
     const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
     for (const step of ctx.steps) env.totalUsage = addUsage(env.totalUsage, step.usage);
     const last = ctx.steps[ctx.steps.length - 1];
+    const object = accepted.findLast((step) => step.object !== undefined)?.object;
     const output: OutputResult = {
       text: accepted.map((step) => step.text).join(''),
       usage: env.totalUsage,
       finishReason: last?.finishReason ?? 'other',
       steps: ctx.steps,
+      ...(object === undefined ? {} : { object }),
     };
     const written: ChunkType[] = [];
     const stopListening = env.outlet.listen((chunk) => {

@@ -39,9 +39,19 @@ export class StepAccumulator {
   /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
   onLatePart: ((part: DataPart) => void) | undefined;
 
-  /** Records a processed chunk of the model phase. */
+  /** Text and reasoning parts opened and not yet closed (closed for a rejected attempt). */
+  readonly openTextIds = new Set<string>();
+  readonly openReasoningIds = new Set<string>();
+
+  /** Records a processed chunk of the step. */
   observe(chunk: ChunkType): void {
+    this.compact.push(
+      chunk.type.startsWith('data-') ? { type: chunk.type, data: (chunk as DataChunkType).data } : { type: chunk.type, payload: (chunk as { payload?: unknown }).payload },
+    );
     switch (chunk.type) {
+      case 'text-start':
+        this.openTextIds.add(chunk.payload.id);
+        break;
       case 'text-delta': {
         this.text += chunk.payload.text;
         let part = this.#texts.get(chunk.payload.id);
@@ -54,6 +64,7 @@ export class StepAccumulator {
         break;
       }
       case 'text-end':
+        this.openTextIds.delete(chunk.payload.id);
         if (chunk.payload.providerMetadata) {
           const part = this.#texts.get(chunk.payload.id);
           if (part) part.providerMetadata = chunk.payload.providerMetadata;
@@ -74,6 +85,8 @@ export class StepAccumulator {
           detail.text += chunk.payload.text;
           this.reasoningText += chunk.payload.text;
         }
+        if (chunk.type === 'reasoning-start') this.openReasoningIds.add(chunk.payload.id);
+        if (chunk.type === 'reasoning-end') this.openReasoningIds.delete(chunk.payload.id);
         const metadata = chunk.payload.providerMetadata;
         if (metadata) {
           part.providerMetadata = { ...part.providerMetadata, ...metadata };
@@ -158,7 +171,6 @@ export class StepAccumulator {
         }
         return;
     }
-    this.compact.push({ type: chunk.type, payload: (chunk as { payload?: unknown }).payload });
   }
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */

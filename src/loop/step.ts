@@ -40,7 +40,9 @@ import { StepAccumulator } from './step-accumulator.js';
 import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
 import { prepareToolChoice, prepareTools } from './tools/prepare-tools.js';
 import { toolPhase } from './tools/tool-phase.js';
+import { structuredResponseFormat, validateStructuredOutput, withPartialObjects } from './structured-output.js';
 import { emptyUsage } from './usage.js';
+import { makeChunk } from './make-chunk.js';
 
 /** One attempt at a step. */
 interface Attempt {
@@ -134,9 +136,15 @@ async function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedbac
     ...(tools === undefined ? {} : { tools }),
     ...(toolChoice === undefined ? {} : { toolChoice }),
     ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+    ...(await structuredResponseFormat(stepInput)),
     abortSignal: env.ctx.abortSignal,
   };
-  const request = await runProcessLLMRequest(env.inputProcessors, env.ctx, { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber });
+  const request = await runProcessLLMRequest(env.inputProcessors, env.ctx, {
+    prompt,
+    model: stepInput.model,
+    stepNumber: stepInput.stepNumber,
+    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+  });
   return { request, callOptions };
 }
 
@@ -174,6 +182,9 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
       if (chunk.type === 'step-start') attempt.opened = true;
       else attempt.accumulator.observe(chunk);
     }),
+    stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined
+      ? withPartialObjects(env.runId, attempt.accumulator)
+      : (chunks$) => chunks$,
   );
 }
 
@@ -193,10 +204,11 @@ function afterModel(env: RunEnvironment, attempt: Attempt): Observable<never> {
     ctx.steps.push(stepResult);
     const stepInput = attempt.stepInput as StepInput;
     return concat(
+      defer(() => from(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
       defer(() =>
         toObservable(
           runProcessLLMResponse(env.inputProcessors, ctx, {
-            chunks: attempt.accumulator.compact,
+            chunks: [...attempt.accumulator.compact],
             model: stepInput.model,
             stepNumber: attempt.stepNumber,
             fromCache: attempt.fromCache,
@@ -240,7 +252,9 @@ function finishStep(env: RunEnvironment, attempt: Attempt): Observable<ChunkType
       warnings: attempt.facts.warnings,
       response: attempt.facts.response,
     });
-    return of<ChunkType>(chunk).pipe(env.chain);
+    const objectResult: ChunkType[] =
+      attempt.recorded?.object === undefined ? [] : [makeChunk(env.runId, 'object-result', { object: attempt.recorded.object })];
+    return from<ChunkType[]>([...objectResult, chunk]).pipe(env.chain);
   });
 }
 
@@ -301,6 +315,8 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
       if (previous.opened) {
         const tripwire = TripWire.isInstance(previousError) ? tripwirePayload(previousError) : undefined;
+        for (const id of previous.accumulator.openTextIds) lead.push(makeChunk(env.runId, 'text-end', { id }));
+        for (const id of previous.accumulator.openReasoningIds) lead.push(makeChunk(env.runId, 'reasoning-end', { id }));
         lead.push(
           stepFinishChunk(env.runId, {
             stepNumber,

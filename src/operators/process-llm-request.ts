@@ -1,7 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { ProcessorError } from '../processor/errors/processor-error.js';
-import type { CachedLLMStepResponse, Processor } from '../processor/processor-types.js';
+import type { CachedLLMStepResponse, CallSettings, Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
@@ -13,6 +13,8 @@ export interface LLMRequest {
   prompt: LanguageModelV4Prompt;
   model: LanguageModelV4;
   stepNumber: number;
+  /** The step's model settings (part of a cache key, for example). */
+  modelSettings?: CallSettings;
   /** Set by the first processor that returned `{ response }`: replaces the model call. */
   response?: CachedLLMStepResponse;
 }
@@ -29,6 +31,7 @@ export function runProcessLLMRequest(processors: readonly Processor[], context: 
       stepNumber: current.stepNumber,
       steps: context.steps,
       messageList: context.messageList,
+      modelSettings: current.modelSettings ?? {},
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext), (result) => {
       if (result === undefined || result === null) return current;

@@ -79,6 +79,8 @@ export interface StepResult {
   providerMetadata?: ProviderMetadata;
   /** Set when a processor rejected this step (its text then counts as `''`). */
   tripwire?: TripwirePayload;
+  /** The validated structured output of this step (with `structuredOutput`). */
+  object?: unknown;
   response?: { id?: string; modelId?: string; timestamp?: Date; messageId?: string };
 }
 
@@ -171,6 +173,8 @@ export interface ProcessLLMRequestArgs<TTripwireMetadata = unknown> extends Proc
   steps: StepResult[];
   /** Read-only here: prompt rewrites never reach the list or storage. */
   messageList: MessageList;
+  /** The step's model settings (rxagent addition, e.g. for cache keys). */
+  modelSettings: CallSettings;
 }
 
 /** What `processLLMRequest` may return. */

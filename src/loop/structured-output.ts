@@ -1,0 +1,71 @@
+/**
+ * Structured output in the loop (`structuredOutput: { schema }` without a second model): the
+ * provider is asked for JSON matching the schema, `object` chunks stream the partial object, the
+ * final text is validated — a mismatch is a `TripWire` with `retry: true` from `structured-output`,
+ * so the retry machinery re-runs the step when a budget is set (and a rejected attempt's object is
+ * never reported).
+ */
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { safeValidateTypes } from '@ai-sdk/provider-utils';
+import type { StepInput } from '../operators/process-input-step.js';
+import type { ChunkType } from '../processor/chunk-types.js';
+import { TripWire } from '../processor/errors/trip-wire.js';
+import type { StepResult } from '../processor/processor-types.js';
+import { makeChunk } from './make-chunk.js';
+import { parsePartialJson } from './partial-json.js';
+import type { StepAccumulator } from './step-accumulator.js';
+import { toToolSchema } from './tools/tool-schema.js';
+
+/** The id structured-output tripwires carry. */
+export const STRUCTURED_OUTPUT_ID = 'structured-output';
+
+/** `responseFormat` for a step with structured output (and no structuring model). */
+export async function structuredResponseFormat(stepInput: StepInput): Promise<Pick<LanguageModelV4CallOptions, 'responseFormat'>> {
+  const structured = stepInput.structuredOutput;
+  if (structured === undefined || structured.model !== undefined) return {};
+  const schema = (await toToolSchema(structured.schema).jsonSchema) as JSONSchema7;
+  return { responseFormat: { type: 'json', schema } };
+}
+
+/** After each text chunk, an `object` chunk when the partial object changed. */
+export function withPartialObjects(runId: string, accumulator: StepAccumulator): OperatorFunction<ChunkType, ChunkType> {
+  return (source) =>
+    new Observable<ChunkType>((subscriber) => {
+      let last = '';
+      return source.subscribe({
+        next(chunk) {
+          subscriber.next(chunk);
+          if (chunk.type !== 'text-delta') return;
+          const partial = parsePartialJson(accumulator.text);
+          if (partial === undefined) return;
+          const serialized = JSON.stringify(partial);
+          if (serialized === last) return;
+          last = serialized;
+          subscriber.next(makeChunk(runId, 'object', { object: partial }));
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
+}
+
+/** Validates a final step's text against the schema; records the object or throws a retryable TripWire. */
+export async function validateStructuredOutput(stepInput: StepInput, accumulator: StepAccumulator, stepResult: StepResult): Promise<never[]> {
+  const structured = stepInput.structuredOutput;
+  if (structured === undefined || structured.model !== undefined) return [];
+  if (accumulator.toolCalls.some((call) => !call.providerExecuted)) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(accumulator.text.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
+  } catch (error) {
+    throw new TripWire(`The answer is not valid JSON: ${(error as Error).message}`, { retry: true, metadata: { text: accumulator.text } }, STRUCTURED_OUTPUT_ID);
+  }
+  const validated = await safeValidateTypes({ value, schema: toToolSchema(structured.schema) });
+  if (!validated.success) {
+    throw new TripWire(`The answer does not match the schema: ${validated.error.message}`, { retry: true, metadata: { value } }, STRUCTURED_OUTPUT_ID);
+  }
+  stepResult.object = validated.value;
+  return [];
+}
