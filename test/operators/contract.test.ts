@@ -245,6 +245,32 @@ describe('an abort the processor catches itself (fail-open catch, reference issu
   });
 });
 
+describe('a TripWire thrown without abort()', () => {
+  it('gets the id of the processor that threw it', () => {
+    const thrower: Processor = {
+      id: 'thrower',
+      processOutputStream: () => {
+        throw new TripWire('raw');
+      },
+    };
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-a|', { a }).pipe(processOutputStream([thrower]))).toBe('-#', undefined, new TripWire('raw', {}, 'thrower'));
+    });
+  });
+
+  it('keeps the id it already carries (e.g. from a nested processor)', () => {
+    const wrapper: Processor = {
+      id: 'wrapper',
+      processOutputStream: () => {
+        throw new TripWire('inner said no', {}, 'inner');
+      },
+    };
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-a|', { a }).pipe(processOutputStream([wrapper]))).toBe('-#', undefined, new TripWire('inner said no', {}, 'inner'));
+    });
+  });
+});
+
 describe('processDataParts', () => {
   const progress = chunk.data('data-progress', { pct: 50 });
 
