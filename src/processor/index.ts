@@ -54,3 +54,4 @@ export { RequestContext } from './request-context.js';
 export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
+export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';

@@ -5,6 +5,7 @@
  */
 import type { ChunkType, DataChunkType } from '../../processor/chunk-types.js';
 import type { Processor, ProcessOutputStreamArgs } from '../../processor/processor-types.js';
+import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../processor/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
@@ -19,9 +20,9 @@ interface Link {
   acceptsData: boolean;
 }
 
-/** A chunk written with `writer.custom()` from inside the chain, and where it re-enters it. */
+/** A chunk written with `writer.custom()` (or queued as a follow-up) inside the chain, and where it re-enters it. */
 export interface InjectedChunk {
-  chunk: DataChunkType;
+  chunk: ChunkType;
   from: number;
 }
 
@@ -64,6 +65,20 @@ export function createStreamChain(
   });
   const tracingContext = context.tracingContext;
 
+  /** Chunks a hook queued in its state go out right after the current chunk (see stream-follow-up.ts). */
+  const drainFollowUps = (state: Record<string, unknown>, index: number): void => {
+    const followUps = state[FOLLOW_UP_CHUNKS_KEY];
+    if (followUps !== undefined && Array.isArray(followUps) && followUps.length > 0) {
+      state[FOLLOW_UP_CHUNKS_KEY] = [];
+      for (const followUp of followUps as ChunkType[]) inject({ chunk: followUp, from: index + 1 });
+    }
+    const reprocess = state[REPROCESS_PART_KEY];
+    if (reprocess !== undefined && reprocess !== null) {
+      state[REPROCESS_PART_KEY] = undefined;
+      inject({ chunk: reprocess as ChunkType, from: 0 });
+    }
+  };
+
   const run = (chunk: ChunkType, from = 0): MaybePromise<ChunkType | null> => {
     let current = chunk;
     let currentIsData = isData(current);
@@ -76,10 +91,12 @@ export function createStreamChain(
       args.retryCount = context.retryCount;
       const result = invokeHook<ChunkType | null | undefined>(link.binding, 'processOutputStream', args, tracingContext);
       if (isPromiseLike<ChunkType | null | undefined>(result)) {
-        return Promise.resolve(result).then((resolved) =>
-          resolved === null || resolved === undefined ? null : run(resolved, index + 1),
-        );
+        return Promise.resolve(result).then((resolved) => {
+          drainFollowUps(link.binding.state, index);
+          return resolved === null || resolved === undefined ? null : run(resolved, index + 1);
+        });
       }
+      drainFollowUps(link.binding.state, index);
       if (result === null || result === undefined) return null;
       if (result !== current) {
         current = result;
