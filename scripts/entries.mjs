@@ -8,6 +8,7 @@ export const entries = {
   '.': 'src/index.ts',
   './operators': 'src/operators/index.ts',
   './message-list': 'src/message-list/index.ts',
+  './testing': 'src/testing/index.ts',
 };
 
 /** The dist base name of an entry (`.` → `index`, `./storage/libsql` → `storage/libsql`). */

@@ -24,6 +24,8 @@ export interface RunEnvironment {
   readonly stepProcessors: readonly Processor[];
   /** `processAPIError` chain: input, output, error processors in that order. */
   readonly apiErrorProcessors: readonly Processor[];
+  /** API-error retry budget when `maxProcessorRetries` is unset: 10 with error processors, else 0. */
+  readonly defaultApiErrorBudget: number;
   readonly model: LanguageModelV4;
   readonly tools: AgentToolSet | undefined;
   readonly toolChoice: AgentToolChoice | undefined;

@@ -25,6 +25,7 @@ import { processOutputStream } from '../operators/process-output-stream.js';
 import { runProcessInput } from '../operators/process-input.js';
 import { runProcessOutputResult } from '../operators/process-output-result.js';
 import { createRunContext } from '../operators/run-context.js';
+import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../operators/internal/to-observable.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
@@ -94,6 +95,12 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
   const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
   const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
   const errorProcessors = agentError ?? [];
+  // processorIndex: the position in the merged list of this run (each list numbered on its own).
+  for (const list of [inputProcessors, outputProcessors, errorProcessors]) {
+    list.forEach((processor, index) => {
+      processor.processorIndex = index;
+    });
+  }
   const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
   const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
   const ctx = createRunContext({
@@ -117,6 +124,7 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     outputProcessors,
     stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
     apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
+    defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
     model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
     tools,
     toolChoice: options.toolChoice,

@@ -358,6 +358,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
     retryOnAPIError<ChunkType>(env.apiErrorProcessors, env.ctx, {
       isAPIError: (error) => error instanceof ModelCallFailure,
       toAPIError: providerError,
+      defaultBudget: env.defaultApiErrorBudget,
     }),
     retryOnTripwire<ChunkType>(env.ctx, { shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) }),
   );

@@ -39,7 +39,7 @@ export function runProcessLLMRequest(processors: readonly Processor[], context: 
         throw new ProcessorError(binding.processor.id, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
       }
       const shaped = result as { prompt?: LanguageModelV4Prompt; response?: CachedLLMStepResponse };
-      if ('prompt' in shaped) {
+      if ('prompt' in shaped && shaped.prompt !== undefined) {
         if (!Array.isArray(shaped.prompt)) {
           throw new ProcessorError(binding.processor.id, 'processLLMRequest', 'returned a prompt that is not an array of prompt messages.');
         }

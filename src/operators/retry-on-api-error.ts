@@ -16,6 +16,11 @@ export interface RetryOnAPIErrorOptions {
   toAPIError?: (error: unknown) => unknown;
   /** Called before each resubscription. */
   onRetry?: (error: unknown, retryCount: number) => void;
+  /**
+   * The budget when `maxProcessorRetries` is unset (default: 10 when any of the processors has
+   * `processAPIError`, else 0). The loop passes 10 only when the agent has `errorProcessors`.
+   */
+  defaultBudget?: number;
 }
 
 /** The retry budget for API errors when none is set and error processors exist (as the specification says). */
@@ -60,8 +65,9 @@ export function askProcessAPIError(processors: readonly Processor[], context: Ru
 }
 
 /** The API-error retry budget of a run: explicit, else 10 with error processors, else none. */
-export function apiErrorBudget(processors: readonly Processor[], context: RunContext): number {
+export function apiErrorBudget(processors: readonly Processor[], context: RunContext, defaultBudget?: number): number {
   if (context.maxProcessorRetries !== undefined) return context.maxProcessorRetries;
+  if (defaultBudget !== undefined) return defaultBudget;
   return processors.some((processor) => typeof processor.processAPIError === 'function') ? DEFAULT_API_ERROR_RETRIES : 0;
 }
 
@@ -95,7 +101,7 @@ export function retryOnAPIError<T>(
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      const budget = apiErrorBudget(processors, context);
+      const budget = apiErrorBudget(processors, context, options.defaultBudget);
       return source.pipe(
         retry({
           delay: (error: unknown): Observable<unknown> => {

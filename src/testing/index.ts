@@ -48,3 +48,4 @@ export {
   type ReplayFetchOptions,
   type ReplayRequest,
 } from './replay-model.js';
+export { scriptedModel, scriptContext, type ScriptContext, type ScriptReply, type ScriptRule, type ScriptedModelOptions } from './scripted-model.js';
