@@ -1,0 +1,48 @@
+/** The request side of a chat endpoint: `useChat`'s `UIMessage[]` → what `agent.stream$()` takes. */
+import type { UIMessage } from 'ai';
+import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE } from './ui-data-types.js';
+
+/**
+ * Options of {@link fromUIMessages}.
+ *
+ * @example
+ * ```ts
+ * import type { FromUIMessagesOptions } from 'rxagent/ai-sdk';
+ * const options: FromUIMessagesOptions = { keepTripwiredMessages: true };
+ * ```
+ */
+export interface FromUIMessagesOptions {
+  /**
+   * Keep assistant messages that ended in a tripwire (they hold what streamed before the block,
+   * which the server did not keep). Default false: they are left out of the model's history.
+   */
+  keepTripwiredMessages?: boolean;
+}
+
+/**
+ * Prepares the `messages` a `useChat` client posted for an agent call: rxagent's own UI-only
+ * parts (`data-tripwire`, `data-rxagent-retry`) are removed, assistant replies that a processor
+ * blocked are left out (unless `keepTripwiredMessages`), and messages left without parts are
+ * dropped. The result is `UIMessage[]`, which `agent.stream$()` / `generate()` accept as input
+ * (the `MessageList` validates and converts them).
+ *
+ * @example
+ * ```ts
+ * import { fromUIMessages, toUIMessageStreamResponse } from 'rxagent/ai-sdk';
+ * const { messages } = (await request.json()) as { messages: UIMessage[] };
+ * return toUIMessageStreamResponse(agent.stream$(fromUIMessages(messages)));
+ * ```
+ */
+export function fromUIMessages<TMessage extends UIMessage>(messages: readonly TMessage[], options: FromUIMessagesOptions = {}): TMessage[] {
+  if (!Array.isArray(messages)) throw new TypeError('fromUIMessages(messages): messages must be an array of UIMessage.');
+  const result: TMessage[] = [];
+  for (const message of messages) {
+    const parts: UIMessage['parts'] = message.parts ?? [];
+    const tripwired = parts.some((part) => part.type === TRIPWIRE_PART_TYPE);
+    if (tripwired && message.role === 'assistant' && options.keepTripwiredMessages !== true) continue;
+    const kept = parts.filter((part) => part.type !== TRIPWIRE_PART_TYPE && part.type !== RETRY_PART_TYPE);
+    if (kept.every((part) => part.type === 'step-start')) continue;
+    result.push(kept.length === parts.length ? message : ({ ...message, parts: kept } as TMessage));
+  }
+  return result;
+}

@@ -1,0 +1,18 @@
+/**
+ * `rxagent/ai-sdk`: interop with the AI SDK and OpenTelemetry — a run as a UI message stream
+ * (`useChat`), `useChat` messages as agent input, processors as language-model middleware for
+ * `streamText` / `generateText`, and spans for runs, steps, model calls, tools and processor hooks.
+ */
+export { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
+export { toUIMessageStreamResponse, type UIMessageStreamResponseOptions } from './to-ui-message-stream-response.js';
+export { fromUIMessages, type FromUIMessagesOptions } from './from-ui-messages.js';
+export {
+  RETRY_PART_TYPE,
+  TRIPWIRE_PART_TYPE,
+  type RetryUIData,
+  type RxAgentUIDataTypes,
+  type RxAgentUIMessage,
+  type TripwireUIData,
+} from './ui-data-types.js';
+export { processorsMiddleware, type ProcessorsMiddlewareOptions } from './processors-middleware.js';
+export { chunkToModelPart } from './chunk-to-model-part.js';

@@ -1,0 +1,203 @@
+/**
+ * One model call seen by `processorsMiddleware`: its run context, the prompt as a `MessageList`,
+ * and the input-side hooks (`processInput`, `processInputStep`, `processLLMRequest`) applied to
+ * the call options.
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolChoice,
+} from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import { MessageList } from '../../message-list/message-list.js';
+import { runProcessInput } from '../../operators/process-input.js';
+import { runProcessInputStep, type StepInput } from '../../operators/process-input-step.js';
+import { runProcessLLMRequest } from '../../operators/process-llm-request.js';
+import { createRunContext, type RunContext } from '../../operators/run-context.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { CachedLLMStepResponse, CallSettings, Processor } from '../../processor/processor-types.js';
+import type { RequestContext } from '../../processor/request-context.js';
+import type { AgentToolChoice } from '../../processor/tool-types.js';
+import type { TracingContext } from '../../processor/tracing-context.js';
+
+/** The middleware options a call needs. */
+export interface MiddlewareCallConfig {
+  inputProcessors: readonly Processor[];
+  outputProcessors: readonly Processor[];
+  errorProcessors: readonly Processor[];
+  maxProcessorRetries: number | undefined;
+  requestContext: (() => RequestContext) | undefined;
+  tracingContext: TracingContext | undefined;
+  generateId: () => string;
+}
+
+/** What `transformParams` prepared for `wrapStream` / `wrapGenerate`. */
+export interface MiddlewareCall {
+  ctx: RunContext;
+  /** The call options after the input hooks (the object handed to the model). */
+  params: LanguageModelV4CallOptions;
+  /** A cached response from `processLLMRequest`: replaces the model call. */
+  cached: CachedLLMStepResponse | undefined;
+  /** A `TripWire` from an input hook: the call ends with it, the model is not called. */
+  tripwire: TripWire | undefined;
+  /** The list as it stood when the call was made (to tell whether `processAPIError` changed it). */
+  listSnapshot: string;
+}
+
+function hasHook(processors: readonly Processor[], hook: keyof Processor): boolean {
+  return processors.some((processor) => typeof processor[hook] === 'function');
+}
+
+/** A V4 prompt message as the `ModelMessage` the MessageList accepts (file data unwrapped). */
+function toModelMessage(message: LanguageModelV4Message): ModelMessage {
+  if (message.role === 'system') return { role: 'system', content: message.content };
+  const content = (message.content as ReadonlyArray<{ type: string }>).map((part) => {
+    if (part.type !== 'file') return part;
+    const file = part as { type: 'file'; data: { type: string; data?: unknown; url?: URL }; mediaType: string; filename?: string };
+    if (file.data.type === 'data') return { ...file, data: file.data.data };
+    if (file.data.type === 'url') return { ...file, data: file.data.url };
+    return part;
+  });
+  return { ...message, content } as ModelMessage;
+}
+
+/**
+ * The prompt as a MessageList: system messages as system messages; the last user message and
+ * what follows it as `input` (what `processInput` sees as the new messages); earlier messages as
+ * `memory` (history).
+ */
+export function promptToMessageList(prompt: LanguageModelV4Prompt, generateId: () => string): MessageList {
+  const list = new MessageList({ generateId });
+  const system = prompt.filter((message) => message.role === 'system');
+  const rest = prompt.filter((message) => message.role !== 'system');
+  if (system.length > 0) list.addSystem(system.map((message) => ({ role: 'system' as const, content: message.content as string })));
+  let lastUser = -1;
+  rest.forEach((message, index) => {
+    if (message.role === 'user') lastUser = index;
+  });
+  const history = lastUser <= 0 ? [] : rest.slice(0, lastUser);
+  const input = lastUser <= 0 ? rest : rest.slice(lastUser);
+  if (history.length > 0) list.add(history.map(toModelMessage), 'memory');
+  if (input.length > 0) list.add(input.map(toModelMessage), 'input');
+  return list;
+}
+
+function toAgentToolChoice(choice: LanguageModelV4ToolChoice | undefined): AgentToolChoice | undefined {
+  if (choice === undefined) return undefined;
+  return choice.type === 'tool' ? { type: 'tool', toolName: choice.toolName } : choice.type;
+}
+
+function fromAgentToolChoice(choice: AgentToolChoice | undefined): LanguageModelV4ToolChoice | undefined {
+  if (choice === undefined) return undefined;
+  return typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.toolName };
+}
+
+const settingKeys = ['maxOutputTokens', 'temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty', 'stopSequences', 'seed', 'headers'] as const;
+
+function settingsOf(params: LanguageModelV4CallOptions): CallSettings {
+  const settings: Record<string, unknown> = {};
+  for (const key of settingKeys) if (params[key] !== undefined) settings[key] = params[key];
+  return settings as CallSettings;
+}
+
+function applyStepInput(params: LanguageModelV4CallOptions, before: StepInput, after: StepInput): LanguageModelV4CallOptions {
+  const next: LanguageModelV4CallOptions = { ...params };
+  if (after.modelSettings !== before.modelSettings) {
+    for (const key of settingKeys) delete (next as Record<string, unknown>)[key];
+    Object.assign(next, after.modelSettings ?? {});
+  }
+  if (after.toolChoice !== before.toolChoice) {
+    const toolChoice = fromAgentToolChoice(after.toolChoice);
+    if (toolChoice === undefined) delete next.toolChoice;
+    else next.toolChoice = toolChoice;
+  }
+  if (after.activeTools !== before.activeTools && after.activeTools !== undefined && next.tools !== undefined) {
+    const active = new Set(after.activeTools);
+    next.tools = next.tools.filter((tool) => active.has(tool.name));
+  }
+  if (after.providerOptions !== before.providerOptions) {
+    if (after.providerOptions === undefined) delete next.providerOptions;
+    else next.providerOptions = after.providerOptions;
+  }
+  return next;
+}
+
+/** A stable text of the list's messages, to tell whether a hook changed it. */
+export function snapshotOf(list: MessageList): string {
+  return JSON.stringify([list.getAllSystemMessages(), list.get.all.db()]);
+}
+
+/**
+ * Prepares a call: builds its context and list, runs the input hooks and returns the call
+ * options to send. A `TripWire` from a hook is kept in the result (the stream ends with it);
+ * any other error is thrown (fail closed).
+ */
+export async function prepareCall(
+  config: MiddlewareCallConfig,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+): Promise<MiddlewareCall> {
+  const messageList = promptToMessageList(params.prompt, config.generateId);
+  const ctx = createRunContext({
+    runId: `mw_${config.generateId()}`,
+    messageList,
+    ...(config.requestContext === undefined ? {} : { requestContext: config.requestContext() }),
+    ...(config.tracingContext === undefined ? {} : { tracingContext: config.tracingContext }),
+    abortSignal: params.abortSignal ?? new AbortController().signal,
+    maxProcessorRetries: config.maxProcessorRetries,
+  });
+  const call: MiddlewareCall = { ctx, params, cached: undefined, tripwire: undefined, listSnapshot: '' };
+  const inputs = config.inputProcessors;
+  try {
+    let next = params;
+    if (hasHook(inputs, 'processInput') || hasHook(inputs, 'processInputStep')) {
+      await runProcessInput(inputs, ctx, messageList);
+      const stepInput: StepInput = {
+        stepNumber: 0,
+        model,
+        ...(params.toolChoice === undefined ? {} : { toolChoice: toAgentToolChoice(params.toolChoice) as AgentToolChoice }),
+        ...(params.tools === undefined ? {} : { activeTools: params.tools.map((tool) => tool.name) }),
+        ...(params.providerOptions === undefined ? {} : { providerOptions: params.providerOptions }),
+        modelSettings: settingsOf(params),
+      };
+      const stepOutput = await runProcessInputStep(inputs, ctx, stepInput);
+      next = { ...applyStepInput(params, stepInput, stepOutput), prompt: messageList.get.all.prompt() };
+    }
+    if (hasHook(inputs, 'processLLMRequest')) {
+      const request = await runProcessLLMRequest(inputs, ctx, {
+        prompt: next.prompt,
+        model,
+        stepNumber: 0,
+        modelSettings: settingsOf(next),
+      });
+      next = { ...next, prompt: request.prompt };
+      call.cached = request.response;
+    }
+    call.params = next;
+  } catch (error) {
+    if (!TripWire.isInstance(error)) throw error;
+    call.tripwire = error;
+  }
+  call.listSnapshot = snapshotOf(messageList);
+  return call;
+}
+
+/**
+ * The options for a re-call after `processAPIError` asked for a retry: unchanged when the hooks
+ * left the list alone, else the list's prompt (through `processLLMRequest` again).
+ */
+export async function retryParams(config: MiddlewareCallConfig, call: MiddlewareCall, model: LanguageModelV4): Promise<LanguageModelV4CallOptions> {
+  const list = call.ctx.messageList;
+  if (snapshotOf(list) === call.listSnapshot) return call.params;
+  call.listSnapshot = snapshotOf(list);
+  const request = await runProcessLLMRequest(config.inputProcessors, call.ctx, {
+    prompt: list.get.all.prompt(),
+    model,
+    stepNumber: 0,
+    modelSettings: settingsOf(call.params),
+  });
+  call.params = { ...call.params, prompt: request.prompt };
+  return call.params;
+}

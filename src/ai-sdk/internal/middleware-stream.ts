@@ -1,0 +1,265 @@
+/**
+ * The output side of `processorsMiddleware`: the model's V4 parts → rxagent chunks →
+ * `processOutputStream` → V4 parts again, then `processLLMResponse` and `processOutputStep` at
+ * the end of the stream. API errors before any content go to `processAPIError` (which may re-call
+ * the model); a `TripWire` ends the stream with an `error` part carrying it and an `other` finish.
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4FinishReason,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+} from '@ai-sdk/provider';
+import { Observable, catchError, concat, defer, filter, from, ignoreElements, map, of, switchMap, tap } from 'rxjs';
+import { modelPartToChunk, newStepFacts } from '../../loop/model-part-to-chunk.js';
+import { StepAccumulator } from '../../loop/step-accumulator.js';
+import { emptyUsage } from '../../loop/usage.js';
+import { processOutputStream } from '../../operators/process-output-stream.js';
+import { runProcessLLMResponse } from '../../operators/process-llm-response.js';
+import { runProcessOutputStep } from '../../operators/process-output-step.js';
+import { apiErrorBudget, askProcessAPIError, retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { toObservable } from '../../operators/internal/to-observable.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { StepResult } from '../../processor/processor-types.js';
+import { chunkToModelPart } from '../chunk-to-model-part.js';
+import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
+import { readableToObservable } from './streams.js';
+
+/** An error of one model attempt; `contentSeen` says whether content had already gone out. */
+class ModelAttemptError extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly contentSeen: boolean,
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+    this.name = 'ModelAttemptError';
+  }
+}
+
+const unwrap = (error: unknown): unknown => (error instanceof ModelAttemptError ? error.error : error);
+
+const nonContent = new Set(['stream-start', 'response-metadata', 'finish', 'ping', 'raw', 'error']);
+
+function emptyV4Usage(): LanguageModelV4Usage {
+  return {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
+}
+
+/** Calls the model, asking `processAPIError` about thrown errors (bounded like the loop). */
+export async function openModelStream(
+  config: MiddlewareCallConfig,
+  call: MiddlewareCall,
+  model: LanguageModelV4,
+  first: () => PromiseLike<LanguageModelV4StreamResult>,
+): Promise<LanguageModelV4StreamResult> {
+  const processors = [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors];
+  let attempt = first;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const budget = apiErrorBudget(processors, call.ctx);
+      if (TripWire.isInstance(error) || call.ctx.apiErrorRetryCount >= budget || call.ctx.abortSignal.aborted) throw error;
+      const retry = await askProcessAPIError(processors, call.ctx, error);
+      if (!retry) throw error;
+      call.ctx.apiErrorRetryCount++;
+      const params = await retryParams(config, call, model);
+      attempt = () => model.doStream(params);
+    }
+  }
+}
+
+/** The V4 parts of the model call(s), with `processAPIError` retries of errors before content. */
+function modelParts(
+  config: MiddlewareCallConfig,
+  call: MiddlewareCall,
+  model: LanguageModelV4,
+  opened: LanguageModelV4StreamResult | undefined,
+  onFinish: (part: Extract<LanguageModelV4StreamPart, { type: 'finish' }>) => void,
+): Observable<LanguageModelV4StreamPart> {
+  const processors = [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors];
+  let pending = opened;
+  const attempt$ = defer(() => {
+    const current = pending;
+    pending = undefined;
+    const stream$ =
+      current !== undefined
+        ? of(current)
+        : from(retryParams(config, call, model).then((params) => model.doStream(params)));
+    let contentSeen = false;
+    return stream$.pipe(
+      catchError((error: unknown) => {
+        throw new ModelAttemptError(error, false);
+      }),
+      switchMap((result) => readableToObservable(result.stream)),
+      tap({
+        next: (part) => {
+          if (part.type === 'error') throw new ModelAttemptError(part.error, contentSeen);
+          if (part.type === 'finish') onFinish(part);
+          if (!nonContent.has(part.type)) contentSeen = true;
+        },
+      }),
+      catchError((error: unknown) => {
+        if (error instanceof ModelAttemptError) throw error;
+        throw new ModelAttemptError(error, contentSeen);
+      }),
+    );
+  });
+  return attempt$.pipe(
+    retryOnAPIError<LanguageModelV4StreamPart>(processors, call.ctx, {
+      isAPIError: (error) => error instanceof ModelAttemptError && !error.contentSeen && !TripWire.isInstance(error.error),
+      toAPIError: unwrap,
+    }),
+  );
+}
+
+function cachedChunks(call: MiddlewareCall): Observable<ChunkType> {
+  const runId = call.ctx.runId;
+  return from(call.cached?.chunks ?? []).pipe(
+    map((cached): ChunkType =>
+      cached.type.startsWith('data-')
+        ? ({ type: cached.type as `data-${string}`, data: cached.data } as ChunkType)
+        : ({ type: cached.type, runId, from: 'AGENT', payload: cached.payload } as ChunkType),
+    ),
+  );
+}
+
+/** Emits `stream-start` (with the model's warnings) before anything else, even before an error. */
+function leadWithStreamStart(source: Observable<LanguageModelV4StreamPart>, warnings: () => unknown[]): Observable<LanguageModelV4StreamPart> {
+  return new Observable<LanguageModelV4StreamPart>((subscriber) => {
+    let sent = false;
+    const lead = (): void => {
+      if (sent) return;
+      sent = true;
+      subscriber.next({ type: 'stream-start', warnings: warnings() as Extract<LanguageModelV4StreamPart, { type: 'stream-start' }>['warnings'] });
+    };
+    return source.subscribe({
+      next(part) {
+        lead();
+        subscriber.next(part);
+      },
+      error(error: unknown) {
+        lead();
+        subscriber.error(error);
+      },
+      complete() {
+        lead();
+        subscriber.complete();
+      },
+    });
+  });
+}
+
+/**
+ * The processed stream of one call. `opened` is the first model response (already asked for,
+ * so its request/response metadata could be returned); `undefined` for a cached response or a
+ * call an input hook aborted.
+ */
+export function processedStream(
+  config: MiddlewareCallConfig,
+  call: MiddlewareCall,
+  model: LanguageModelV4,
+  opened: LanguageModelV4StreamResult | undefined,
+): Observable<LanguageModelV4StreamPart> {
+  return defer(() => {
+    const { ctx } = call;
+    const facts = newStepFacts(emptyUsage());
+    const accumulator = new StepAccumulator();
+    let finishPart: Extract<LanguageModelV4StreamPart, { type: 'finish' }> | undefined;
+    const fromCache = call.cached !== undefined;
+    if (fromCache) facts.finishReason = 'stop';
+
+    const closers = (): LanguageModelV4StreamPart[] => [
+      ...[...accumulator.openTextIds].map((id): LanguageModelV4StreamPart => ({ type: 'text-end', id })),
+      ...[...accumulator.openReasoningIds].map((id): LanguageModelV4StreamPart => ({ type: 'reasoning-end', id })),
+    ];
+    const finishWith = (reason: LanguageModelV4FinishReason): LanguageModelV4StreamPart => ({
+      type: 'finish',
+      usage: finishPart?.usage ?? emptyV4Usage(),
+      finishReason: reason,
+      ...(finishPart?.providerMetadata ? { providerMetadata: finishPart.providerMetadata } : {}),
+    });
+
+    const chunks$: Observable<ChunkType> =
+      call.tripwire !== undefined
+        ? defer(() => {
+            throw call.tripwire;
+          })
+        : fromCache
+          ? cachedChunks(call)
+          : modelParts(config, call, model, opened, (part) => {
+              finishPart = part;
+            }).pipe(
+              map((part) => modelPartToChunk(part, ctx.runId, facts)),
+              filter((chunk): chunk is ChunkType => chunk !== null),
+            );
+
+    const body$ = chunks$.pipe(
+      processOutputStream(config.outputProcessors, ctx),
+      tap((chunk) => accumulator.observe(chunk)),
+      map(chunkToModelPart),
+      filter((part): part is LanguageModelV4StreamPart => part !== null),
+    );
+
+    const tail$ = defer(() => {
+      const stepResult: StepResult = {
+        stepNumber: 0,
+        text: accumulator.text,
+        toolCalls: accumulator.toolCalls,
+        toolResults: accumulator.toolResults,
+        finishReason: facts.finishReason,
+        usage: facts.usage,
+        warnings: facts.warnings,
+        ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
+        response: facts.response,
+      };
+      const message = accumulator.buildMessage(`${ctx.runId}-response`, new Date());
+      if (message !== undefined) ctx.messageList.add(message, 'response');
+      ctx.steps.push(stepResult);
+      const finish: LanguageModelV4StreamPart =
+        finishPart ?? finishWith({ unified: fromCache ? (accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined });
+      return concat(
+        defer(() =>
+          toObservable(
+            runProcessLLMResponse(config.inputProcessors, ctx, {
+              chunks: [...accumulator.compact],
+              model,
+              stepNumber: 0,
+              fromCache,
+              warnings: facts.warnings,
+            }),
+          ),
+        ).pipe(ignoreElements()),
+        defer(() =>
+          toObservable(
+            runProcessOutputStep(config.outputProcessors, ctx, {
+              stepNumber: 0,
+              finishReason: facts.finishReason,
+              ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
+              toolCalls: accumulator.toolCalls,
+              text: accumulator.text,
+              usage: facts.usage,
+            }),
+          ),
+        ).pipe(ignoreElements()),
+        of(finish),
+      );
+    });
+
+    const out$ = concat(body$, tail$).pipe(
+      catchError((error: unknown) => {
+        const cause = unwrap(error);
+        return from<LanguageModelV4StreamPart[]>([
+          ...closers(),
+          { type: 'error', error: cause },
+          finishWith({ unified: TripWire.isInstance(cause) ? 'other' : 'error', raw: TripWire.isInstance(cause) ? 'tripwire' : undefined }),
+        ]);
+      }),
+    );
+    return leadWithStreamStart(out$, () => facts.warnings);
+  });
+}
