@@ -1,0 +1,196 @@
+import type { MastraDBMessage } from '../message-list/types.js';
+import { ThreadNotFoundError } from './errors/thread-not-found-error.js';
+import { ThreadOwnershipError } from './errors/thread-ownership-error.js';
+import { closedError } from './internal/guard.js';
+import { messageWindow, sliceWindow, threadWindow } from './internal/query-options.js';
+import {
+  metadataJson,
+  toMessage,
+  toResource,
+  toThread,
+  type MessageRecord,
+  type ResourceRecord,
+  type ThreadRecord,
+} from './internal/records.js';
+import { messageInOtherThreadError, serialiseContent, validateMessages } from './internal/validate-messages.js';
+import type { StorageOperation } from './errors/storage-error.js';
+import type {
+  CreateThreadInput,
+  GetMessagesOptions,
+  ListThreadsOptions,
+  MemoryStorage,
+  SaveMessagesOptions,
+  SaveResourceInput,
+  StorageResource,
+  StorageThread,
+} from './types.js';
+
+/**
+ * Options of `InMemoryStorage`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStorage } from 'rxagent/memory';
+ * const storage = new InMemoryStorage({ now: () => new Date('2026-01-01T00:00:00Z') });
+ * ```
+ */
+export interface InMemoryStorageOptions {
+  /** The clock for `createdAt`/`updatedAt` of threads and resources. Default: `new Date()`. */
+  now?: () => Date;
+}
+
+/**
+ * A `MemoryStorage` that keeps everything in the process: for tests, and the default when no
+ * store is configured. It behaves like the SQL stores (same validation, atomic saves, JSON
+ * round trip of content, stable order), so a test passing here passes there.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStorage } from 'rxagent/memory';
+ * const storage = new InMemoryStorage();
+ * await storage.createThread({ id: 't1', resourceId: 'u1' });
+ * const history = await storage.getMessages({ threadId: 't1', last: 20 });
+ * ```
+ */
+export class InMemoryStorage implements MemoryStorage {
+  readonly #now: () => Date;
+  readonly #threads = new Map<string, ThreadRecord>();
+  /** Messages per thread; a `Map` keeps first-insertion order when a value is replaced. */
+  readonly #messagesByThread = new Map<string, Map<string, MessageRecord>>();
+  readonly #threadOfMessage = new Map<string, string>();
+  readonly #resources = new Map<string, ResourceRecord>();
+  #closed = false;
+
+  constructor(options: InMemoryStorageOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  async getThread(threadId: string): Promise<StorageThread | null> {
+    this.#assertOpen('getThread');
+    const record = this.#threads.get(threadId);
+    return record === undefined ? null : toThread(record);
+  }
+
+  async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    this.#assertOpen('createThread');
+    const existing = this.#threads.get(input.id);
+    if (existing !== undefined) {
+      if (existing.resourceId !== input.resourceId) {
+        throw new ThreadOwnershipError({ threadId: input.id, resourceId: input.resourceId });
+      }
+      return toThread(existing);
+    }
+    const now = this.#now().getTime();
+    const record: ThreadRecord = {
+      id: input.id,
+      resourceId: input.resourceId,
+      title: input.title ?? null,
+      metadata: metadataJson(input.metadata),
+      createdAt: input.createdAt?.getTime() ?? now,
+      updatedAt: input.updatedAt?.getTime() ?? input.createdAt?.getTime() ?? now,
+    };
+    this.#threads.set(record.id, record);
+    return toThread(record);
+  }
+
+  async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    this.#assertOpen('listThreads');
+    const window = threadWindow(options);
+    const threads = [...this.#threads.values()]
+      .filter((thread) => thread.resourceId === options.resourceId)
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const end = window.limit === undefined ? undefined : window.offset + window.limit;
+    return threads.slice(window.offset, end).map(toThread);
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.#assertOpen('deleteThread');
+    for (const messageId of this.#messagesByThread.get(threadId)?.keys() ?? []) {
+      this.#threadOfMessage.delete(messageId);
+    }
+    this.#messagesByThread.delete(threadId);
+    this.#threads.delete(threadId);
+  }
+
+  async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    this.#assertOpen('getMessages');
+    const window = messageWindow(options);
+    const thread = this.#threads.get(options.threadId);
+    if (thread === undefined) return [];
+    if (options.resourceId !== undefined && thread.resourceId !== options.resourceId) {
+      throw new ThreadOwnershipError({ threadId: options.threadId, resourceId: options.resourceId });
+    }
+    const after = options.after?.getTime();
+    const before = options.before?.getTime();
+    const kept = [...(this.#messagesByThread.get(options.threadId)?.values() ?? [])].filter(
+      (message) => (after === undefined || message.createdAt > after) && (before === undefined || message.createdAt < before),
+    );
+    return sliceWindow(kept, window).map(toMessage);
+  }
+
+  async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    this.#assertOpen('saveMessages');
+    validateMessages(options.messages, options);
+    const { threadId, resourceId } = options;
+    const thread = this.#threads.get(threadId);
+    if (thread === undefined && options.ensureThread !== true) throw new ThreadNotFoundError({ threadId });
+    if (thread !== undefined && thread.resourceId !== resourceId) {
+      throw new ThreadOwnershipError({ threadId, resourceId });
+    }
+    // Prepare every record first; nothing is touched until all of them are ready.
+    const records = options.messages.map((message, index): MessageRecord => {
+      const storedIn = this.#threadOfMessage.get(message.id);
+      if (storedIn !== undefined && storedIn !== threadId) throw messageInOtherThreadError(index, message.id);
+      return {
+        id: message.id,
+        threadId,
+        resourceId,
+        role: message.role,
+        type: message.type ?? null,
+        content: serialiseContent(message, index),
+        createdAt: message.createdAt.getTime(),
+      };
+    });
+    const now = this.#now().getTime();
+    const target = thread ?? { id: threadId, resourceId, title: null, metadata: null, createdAt: now, updatedAt: now };
+    this.#threads.set(threadId, { ...target, updatedAt: now });
+    let messages = this.#messagesByThread.get(threadId);
+    if (messages === undefined) {
+      messages = new Map();
+      this.#messagesByThread.set(threadId, messages);
+    }
+    for (const record of records) {
+      messages.set(record.id, record);
+      this.#threadOfMessage.set(record.id, threadId);
+    }
+  }
+
+  async getResource(resourceId: string): Promise<StorageResource | null> {
+    this.#assertOpen('getResource');
+    const record = this.#resources.get(resourceId);
+    return record === undefined ? null : toResource(record);
+  }
+
+  async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    this.#assertOpen('saveResource');
+    const now = this.#now().getTime();
+    const existing = this.#resources.get(input.id);
+    const record: ResourceRecord = {
+      id: input.id,
+      workingMemory: input.workingMemory ?? existing?.workingMemory ?? null,
+      metadata: input.metadata === undefined ? (existing?.metadata ?? null) : metadataJson(input.metadata),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    this.#resources.set(record.id, record);
+    return toResource(record);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(operation: StorageOperation): void {
+    if (this.#closed) throw closedError(operation);
+  }
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { InvalidMessageError, type MessageIssue } from '../../message-list/errors/invalid-message-error.js';
+import type { MastraDBMessage } from '../../message-list/types.js';
+
+const partSchema = z.looseObject({ type: z.string().min(1) });
+
+const messageSchema = z.looseObject({
+  id: z.string().min(1),
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  createdAt: z.date(),
+  threadId: z.string().optional(),
+  resourceId: z.string().optional(),
+  type: z.string().optional(),
+  content: z.looseObject({
+    format: z.literal(2),
+    parts: z.array(partSchema),
+    content: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+const messagesSchema = z.array(messageSchema);
+
+/**
+ * Checks every message of a save before anything is written: the minimal `MastraDBMessage`
+ * shape (zod), and that a message naming a thread or resource names the one being saved to.
+ * Throws `InvalidMessageError` whose path starts with the message's index.
+ */
+export function validateMessages(
+  messages: ReadonlyArray<MastraDBMessage>,
+  target: { threadId: string; resourceId: string },
+): void {
+  const parsed = messagesSchema.safeParse(messages);
+  if (!parsed.success) {
+    throw new InvalidMessageError(
+      parsed.error.issues.map((issue) => ({
+        path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
+        message: issue.message,
+      })),
+      { cause: parsed.error },
+    );
+  }
+  const issues: MessageIssue[] = [];
+  messages.forEach((message, index) => {
+    if (message.threadId !== undefined && message.threadId !== target.threadId) {
+      issues.push({ path: [index, 'threadId'], message: `message belongs to thread ${JSON.stringify(message.threadId)}, not ${JSON.stringify(target.threadId)}` });
+    }
+    if (message.resourceId !== undefined && message.resourceId !== target.resourceId) {
+      issues.push({ path: [index, 'resourceId'], message: `message belongs to resource ${JSON.stringify(message.resourceId)}, not ${JSON.stringify(target.resourceId)}` });
+    }
+  });
+  if (issues.length > 0) throw new InvalidMessageError(issues);
+}
+
+/** The content of message `index` as JSON text; content JSON cannot hold is an `InvalidMessageError`. */
+export function serialiseContent(message: MastraDBMessage, index: number): string {
+  try {
+    return JSON.stringify(message.content);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidMessageError([{ path: [index, 'content'], message: `content is not JSON-serialisable: ${reason}` }], { cause: error });
+  }
+}
+
+/** The error for saving a message id that is already stored in another thread. */
+export function messageInOtherThreadError(index: number, messageId: string): InvalidMessageError {
+  return new InvalidMessageError([
+    { path: [index, 'id'], message: `message id ${JSON.stringify(messageId)} is already stored in another thread` },
+  ]);
+}

@@ -1,0 +1,372 @@
+import { mkdir, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import type { MastraDBMessage } from '../../message-list/types.js';
+import { StorageError, type StorageOperation } from '../errors/storage-error.js';
+import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
+import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
+import { closedError, guard, runExclusive } from '../internal/guard.js';
+import { messageWindow, threadWindow } from '../internal/query-options.js';
+import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
+import { messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
+import type {
+  CreateThreadInput,
+  GetMessagesOptions,
+  ListThreadsOptions,
+  MemoryStorage,
+  SaveMessagesOptions,
+  SaveResourceInput,
+  StorageResource,
+  StorageThread,
+} from '../types.js';
+import { migrateLibSQL } from './migrations.js';
+
+/**
+ * Options of `LibSQLStorage`.
+ *
+ * @example
+ * ```ts
+ * import { LibSQLStorage } from 'rxagent/storage/libsql';
+ * const storage = new LibSQLStorage({ url: 'file:.rxagent/memory.db', busyTimeoutMs: 10_000 });
+ * ```
+ */
+export interface LibSQLStorageOptions {
+  /**
+   * `file:<path>` for the embedded database (parent directory created when missing),
+   * `libsql://…` or `http(s)://…` for a libSQL server, `:memory:` for a private in-memory one.
+   */
+  url: string;
+  /** Token for a libSQL server. */
+  authToken?: string;
+  /** How long a write waits for another process's lock on the same file. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** The clock for thread and resource timestamps. Default: `new Date()`. */
+  now?: () => Date;
+}
+
+const threadColumns = 'id, resource_id, title, metadata, created_at, updated_at';
+const messageColumns = 'id, thread_id, resource_id, role, type, content, created_at, seq';
+const resourceColumns = 'id, working_memory, metadata, created_at, updated_at';
+
+let instanceCount = 0;
+
+/**
+ * A `MemoryStorage` on libSQL / SQLite through `@libsql/client`: an embedded file by default,
+ * or a libSQL server. The schema is created (and migrated) on first use.
+ *
+ * Writes run one at a time per database file within the process (a promise queue shared by
+ * every instance on that file) inside `BEGIN IMMEDIATE` transactions, and a busy timeout makes
+ * writers from other processes wait instead of failing with `SQLITE_BUSY`. The file is put in
+ * WAL mode so reads do not wait for writes.
+ *
+ * @example
+ * ```ts
+ * import { LibSQLStorage } from 'rxagent/storage/libsql';
+ * const storage = new LibSQLStorage({ url: 'file:.rxagent/memory.db' });
+ * await storage.saveMessages({ threadId: 't1', resourceId: 'u1', messages, ensureThread: true });
+ * await storage.close();
+ * ```
+ */
+export class LibSQLStorage implements MemoryStorage {
+  readonly #options: LibSQLStorageOptions;
+  readonly #now: () => Date;
+  readonly #filePath: string | undefined;
+  readonly #inMemory: boolean;
+  #lockKey: string;
+  #client: Client | undefined;
+  #opening: Promise<Client> | undefined;
+  #closed = false;
+
+  constructor(options: LibSQLStorageOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+    const target = fileTarget(options.url);
+    this.#inMemory = target === 'memory';
+    this.#filePath = typeof target === 'string' && target !== 'memory' ? target : undefined;
+    instanceCount += 1;
+    this.#lockKey = this.#filePath === undefined ? `libsql-instance:${instanceCount}` : `libsql-file:${this.#filePath}`;
+  }
+
+  async getThread(threadId: string): Promise<StorageThread | null> {
+    return this.#read('getThread', async (client) => {
+      const result = await client.execute({ sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [threadId] });
+      const row = result.rows[0];
+      return row === undefined ? null : threadFromRow(row);
+    });
+  }
+
+  async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    return this.#write('createThread', async (client) => {
+      const now = this.#now().getTime();
+      const createdAt = input.createdAt?.getTime() ?? now;
+      const [, selected] = await client.batch(
+        [
+          {
+            sql: `INSERT INTO rxagent_threads (${threadColumns}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+            args: [input.id, input.resourceId, input.title ?? null, metadataJson(input.metadata), createdAt, input.updatedAt?.getTime() ?? createdAt],
+          },
+          { sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [input.id] },
+        ],
+        'write',
+      );
+      const row = selected?.rows[0];
+      if (row === undefined) throw new Error(`thread ${input.id} missing right after it was created`);
+      const thread = threadFromRow(row);
+      if (thread.resourceId !== input.resourceId) {
+        throw new ThreadOwnershipError({ threadId: input.id, resourceId: input.resourceId });
+      }
+      return thread;
+    });
+  }
+
+  async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    const window = threadWindow(options);
+    return this.#read('listThreads', async (client) => {
+      const result = await client.execute({
+        sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE resource_id = ? ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`,
+        args: [options.resourceId, window.limit ?? -1, window.offset],
+      });
+      return result.rows.map(threadFromRow);
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#write('deleteThread', async (client) => {
+      await client.batch(
+        [
+          { sql: 'DELETE FROM rxagent_messages WHERE thread_id = ?', args: [threadId] },
+          { sql: 'DELETE FROM rxagent_threads WHERE id = ?', args: [threadId] },
+        ],
+        'write',
+      );
+    });
+  }
+
+  async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    const window = messageWindow(options);
+    return this.#read('getMessages', async (client) => {
+      const owner = await client.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [options.threadId] });
+      const ownerRow = owner.rows[0];
+      if (ownerRow === undefined) return [];
+      if (options.resourceId !== undefined && text(ownerRow, 'resource_id') !== options.resourceId) {
+        throw new ThreadOwnershipError({ threadId: options.threadId, resourceId: options.resourceId });
+      }
+      const conditions = ['thread_id = ?'];
+      const args: Array<string | number> = [options.threadId];
+      if (options.after !== undefined) {
+        conditions.push('created_at > ?');
+        args.push(options.after.getTime());
+      }
+      if (options.before !== undefined) {
+        conditions.push('created_at < ?');
+        args.push(options.before.getTime());
+      }
+      const filtered = `SELECT ${messageColumns} FROM rxagent_messages WHERE ${conditions.join(' AND ')}`;
+      const sql =
+        window.last === undefined
+          ? `${filtered} ORDER BY seq ASC LIMIT ? OFFSET ?`
+          : `SELECT * FROM (${filtered} ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq ASC`;
+      args.push(window.last ?? window.limit ?? -1, window.offset);
+      const result = await client.execute({ sql, args });
+      return result.rows.map(messageFromRow);
+    });
+  }
+
+  async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    if (this.#closed) throw closedError('saveMessages');
+    validateMessages(options.messages, options);
+    const { threadId, resourceId } = options;
+    await this.#write('saveMessages', async (client) => {
+      const now = this.#now().getTime();
+      const transaction = await client.transaction('write');
+      try {
+        if (options.ensureThread === true) {
+          await transaction.execute({
+            sql: `INSERT INTO rxagent_threads (${threadColumns}) VALUES (?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING`,
+            args: [threadId, resourceId, now, now],
+          });
+        }
+        const owner = await transaction.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [threadId] });
+        const ownerRow = owner.rows[0];
+        if (ownerRow === undefined) throw new ThreadNotFoundError({ threadId });
+        if (text(ownerRow, 'resource_id') !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
+        for (const [index, message] of options.messages.entries()) {
+          // Serialised here, statement by statement: a failure rolls back what came before.
+          const result = await transaction.execute({
+            sql: `INSERT INTO rxagent_messages (id, thread_id, resource_id, role, type, content, created_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?)
+                  ON CONFLICT (id) DO UPDATE SET role = excluded.role, type = excluded.type,
+                    content = excluded.content, created_at = excluded.created_at
+                  WHERE rxagent_messages.thread_id = excluded.thread_id`,
+            args: [message.id, threadId, resourceId, message.role, message.type ?? null, serialiseContent(message, index), message.createdAt.getTime()],
+          });
+          if (result.rowsAffected === 0) throw messageInOtherThreadError(index, message.id);
+        }
+        await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
+        await transaction.commit();
+      } finally {
+        // Rolls back unless committed.
+        transaction.close();
+      }
+    });
+  }
+
+  async getResource(resourceId: string): Promise<StorageResource | null> {
+    return this.#read('getResource', async (client) => {
+      const result = await client.execute({ sql: `SELECT ${resourceColumns} FROM rxagent_resources WHERE id = ?`, args: [resourceId] });
+      const row = result.rows[0];
+      return row === undefined ? null : resourceFromRow(row);
+    });
+  }
+
+  async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    return this.#write('saveResource', async (client) => {
+      const now = this.#now().getTime();
+      const [, selected] = await client.batch(
+        [
+          {
+            sql: `INSERT INTO rxagent_resources (${resourceColumns}) VALUES (?, ?, ?, ?, ?)
+                  ON CONFLICT (id) DO UPDATE SET
+                    working_memory = COALESCE(excluded.working_memory, rxagent_resources.working_memory),
+                    metadata = COALESCE(excluded.metadata, rxagent_resources.metadata),
+                    updated_at = excluded.updated_at`,
+            args: [input.id, input.workingMemory ?? null, metadataJson(input.metadata), now, now],
+          },
+          { sql: `SELECT ${resourceColumns} FROM rxagent_resources WHERE id = ?`, args: [input.id] },
+        ] satisfies InStatement[],
+        'write',
+      );
+      const row = selected?.rows[0];
+      if (row === undefined) throw new Error(`resource ${input.id} missing right after it was saved`);
+      return resourceFromRow(row);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const opening = this.#opening;
+    if (opening === undefined) return;
+    const client = await opening.catch(() => undefined);
+    // Writes issued before close() still land: wait for this file's queue, then close.
+    await runExclusive(this.#lockKey, async () => undefined);
+    client?.close();
+  }
+
+  /** A write: one at a time per file (or per instance for a server or `:memory:`). */
+  #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
+    return guard(operation, async () => {
+      const client = await this.#ready(operation);
+      return runExclusive(this.#lockKey, () => task(client));
+    });
+  }
+
+  /** A read: concurrent, except on `:memory:` whose single connection a write may hold. */
+  #read<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
+    return guard(operation, async () => {
+      const client = await this.#ready(operation);
+      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : task(client);
+    });
+  }
+
+  #ready(operation: StorageOperation): Promise<Client> {
+    if (this.#closed) return Promise.reject(closedError(operation));
+    if (this.#client !== undefined) return Promise.resolve(this.#client);
+    this.#opening ??= this.#open().then(
+      (client) => (this.#client = client),
+      (error: unknown) => {
+        this.#opening = undefined;
+        throw StorageError.isInstance(error) ? error : new StorageError({ operation: 'migrate', cause: error });
+      },
+    );
+    return this.#opening;
+  }
+
+  async #open(): Promise<Client> {
+    if (this.#filePath !== undefined) {
+      const directory = dirname(this.#filePath);
+      await mkdir(directory, { recursive: true });
+      this.#lockKey = `libsql-file:${join(await realpath(directory), basename(this.#filePath))}`;
+    }
+    const client = createClient({
+      url: this.#options.url,
+      ...(this.#options.authToken === undefined ? {} : { authToken: this.#options.authToken }),
+      timeout: this.#options.busyTimeoutMs ?? 5000,
+    });
+    try {
+      await runExclusive(this.#lockKey, async () => {
+        if (this.#filePath !== undefined) await client.execute('PRAGMA journal_mode = WAL');
+        await migrateLibSQL(client, this.#now().getTime());
+      });
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    return client;
+  }
+}
+
+/**
+ * What a URL points at: an absolute file path, `'memory'` for an in-memory database, or
+ * `undefined` for a server.
+ */
+function fileTarget(url: string): string | undefined {
+  if (url === ':memory:') return 'memory';
+  if (!url.startsWith('file:')) return undefined;
+  let path = url.slice('file:'.length).replace(/[?#].*$/, '');
+  // file://localhost/abs or file:///abs: drop the (empty or localhost) authority.
+  if (path.startsWith('//')) path = path.slice(2).replace(/^[^/]*/, '');
+  path = decodeURIComponent(path);
+  if (path === '' || path === ':memory:') return 'memory';
+  return resolve(path);
+}
+
+function text(row: Row, column: string): string {
+  const value = row[column];
+  if (typeof value !== 'string') throw new Error(`column ${column}: expected text, got ${typeof value}`);
+  return value;
+}
+
+function textOrNull(row: Row, column: string): string | null {
+  const value = row[column];
+  return value === null || value === undefined ? null : text(row, column);
+}
+
+function integer(row: Row, column: string): number {
+  const value = row[column];
+  if (typeof value !== 'number' && typeof value !== 'bigint') throw new Error(`column ${column}: expected integer, got ${typeof value}`);
+  return Number(value);
+}
+
+function threadFromRow(row: Row): StorageThread {
+  return toThread({
+    id: text(row, 'id'),
+    resourceId: text(row, 'resource_id'),
+    title: textOrNull(row, 'title'),
+    metadata: textOrNull(row, 'metadata'),
+    createdAt: integer(row, 'created_at'),
+    updatedAt: integer(row, 'updated_at'),
+  });
+}
+
+function messageFromRow(row: Row): MastraDBMessage {
+  return toMessage({
+    id: text(row, 'id'),
+    threadId: text(row, 'thread_id'),
+    resourceId: text(row, 'resource_id'),
+    role: text(row, 'role'),
+    type: textOrNull(row, 'type'),
+    content: text(row, 'content'),
+    createdAt: integer(row, 'created_at'),
+  });
+}
+
+function resourceFromRow(row: Row): StorageResource {
+  return toResource({
+    id: text(row, 'id'),
+    workingMemory: textOrNull(row, 'working_memory'),
+    metadata: textOrNull(row, 'metadata'),
+    createdAt: integer(row, 'created_at'),
+    updatedAt: integer(row, 'updated_at'),
+  });
+}

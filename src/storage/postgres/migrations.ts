@@ -1,0 +1,85 @@
+import type { PoolClient } from 'pg';
+
+/** One schema step; versions are applied in order, each exactly once. */
+interface Migration {
+  version: number;
+  statements: (schema: string) => ReadonlyArray<string>;
+}
+
+/**
+ * The PostgreSQL schema, as migrations run inside the configured schema (quoted identifier).
+ * Content and metadata are `json` (kept verbatim: `jsonb` rejects `\u0000` in strings);
+ * `seq` (a `bigserial`) is the thread order. Append new versions; never edit old ones.
+ */
+export const postgresMigrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    statements: (schema) => [
+      `CREATE TABLE ${schema}.threads (
+        id text PRIMARY KEY,
+        resource_id text NOT NULL,
+        title text,
+        metadata json,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE INDEX threads_resource ON ${schema}.threads (resource_id, updated_at DESC)`,
+      `CREATE TABLE ${schema}.messages (
+        seq bigserial NOT NULL UNIQUE,
+        id text PRIMARY KEY,
+        thread_id text NOT NULL REFERENCES ${schema}.threads (id) ON DELETE CASCADE,
+        resource_id text NOT NULL,
+        role text NOT NULL,
+        type text,
+        content json NOT NULL,
+        created_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE INDEX messages_thread_seq ON ${schema}.messages (thread_id, seq)`,
+      `CREATE TABLE ${schema}.resources (
+        id text PRIMARY KEY,
+        working_memory text,
+        metadata json,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL
+      )`,
+    ],
+  },
+];
+
+/**
+ * Brings the schema up to date in one transaction holding a transaction-level advisory lock
+ * named after the schema: processes starting together take turns, and the later ones find
+ * nothing left to do.
+ */
+export async function migratePostgres(client: PoolClient, schemaName: string): Promise<void> {
+  const schema = quoteIdentifier(schemaName);
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rxagent.migrate:${schemaName}`]);
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schemaName]);
+    // Only create a missing schema: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when it exists.
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const result = await client.query<{ version: number }>(`SELECT coalesce(max(version), 0)::int4 AS version FROM ${schema}.schema_version`);
+    const current = Number(result.rows[0]?.version ?? 0);
+    for (const migration of postgresMigrations) {
+      if (migration.version <= current) continue;
+      for (const statement of migration.statements(schema)) await client.query(statement);
+      await client.query(`INSERT INTO ${schema}.schema_version (version) VALUES ($1)`, [migration.version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A schema name checked (letters, digits, `_`; at most 63 bytes) and double-quoted. */
+export function quoteIdentifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new RangeError(`PostgresStorage: schema ${JSON.stringify(name)} must match /^[A-Za-z_][A-Za-z0-9_]{0,62}$/`);
+  }
+  return `"${name}"`;
+}

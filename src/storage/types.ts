@@ -1,0 +1,187 @@
+/**
+ * The storage contract behind agent memory: threads owned by resources, the messages of each
+ * thread in a stable order, and per-resource working memory. Every implementation
+ * (`InMemoryStorage`, `LibSQLStorage`, `PostgresStorage`) passes the same test suite.
+ */
+import type { MastraDBMessage } from '../message-list/types.js';
+
+/**
+ * A conversation thread. A thread belongs to exactly one resource (a user, a tenant, …) for
+ * its whole life.
+ *
+ * @example
+ * ```ts
+ * import type { StorageThread } from 'rxagent/memory';
+ * const thread: StorageThread | null = await storage.getThread('thread-1');
+ * ```
+ */
+export interface StorageThread {
+  id: string;
+  resourceId: string;
+  title?: string;
+  metadata?: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * What `createThread` takes. `createdAt`/`updatedAt` default to the store's clock.
+ *
+ * @example
+ * ```ts
+ * import type { CreateThreadInput } from 'rxagent/memory';
+ * const input: CreateThreadInput = { id: 'thread-1', resourceId: 'user-1', title: 'Trip plans' };
+ * ```
+ */
+export interface CreateThreadInput {
+  id: string;
+  resourceId: string;
+  title?: string;
+  metadata?: Record<string, unknown>;
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+
+/**
+ * Options of `listThreads`: the threads of one resource, most recently updated first.
+ *
+ * @example
+ * ```ts
+ * import type { ListThreadsOptions } from 'rxagent/memory';
+ * const page: ListThreadsOptions = { resourceId: 'user-1', limit: 20, offset: 20 };
+ * ```
+ */
+export interface ListThreadsOptions {
+  resourceId: string;
+  /** At most this many threads (a non-negative integer). Default: all. */
+  limit?: number;
+  /** Skip this many threads first (a non-negative integer). Default: 0. */
+  offset?: number;
+}
+
+/**
+ * Options of `getMessages`. Messages come back in chronological order: the order in which
+ * they were first saved (an insertion sequence), not only `createdAt`.
+ *
+ * - `after` / `before` keep messages whose `createdAt` is strictly after / before the date.
+ * - `last: n` returns the newest `n` (of those kept), still oldest first; with `offset`, the
+ *   `offset` newest are skipped first, so `{ last: 10, offset: 10 }` pages backwards.
+ * - Without `last`, `offset`/`limit` count from the oldest message.
+ * - `last` and `limit` together are a `RangeError`.
+ *
+ * @example
+ * ```ts
+ * import type { GetMessagesOptions } from 'rxagent/memory';
+ * const history: GetMessagesOptions = { threadId: 'thread-1', last: 20 };
+ * ```
+ */
+export interface GetMessagesOptions {
+  threadId: string;
+  /** When given, reading a thread of another resource is a `ThreadOwnershipError`. */
+  resourceId?: string;
+  last?: number;
+  after?: Date;
+  before?: Date;
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * Options of `saveMessages`. One call is one transaction: every message is stored or none is.
+ *
+ * @example
+ * ```ts
+ * import type { SaveMessagesOptions } from 'rxagent/memory';
+ * const save: SaveMessagesOptions = { threadId: 'thread-1', resourceId: 'user-1', messages, ensureThread: true };
+ * ```
+ */
+export interface SaveMessagesOptions {
+  threadId: string;
+  resourceId: string;
+  messages: ReadonlyArray<MastraDBMessage>;
+  /**
+   * Create the thread (owned by `resourceId`) in the same transaction when it does not exist.
+   * Default `false`: saving into a missing thread is a `ThreadNotFoundError`.
+   */
+  ensureThread?: boolean;
+}
+
+/**
+ * Per-resource memory shared by all its threads (working memory and metadata).
+ *
+ * @example
+ * ```ts
+ * import type { StorageResource } from 'rxagent/memory';
+ * const resource: StorageResource | null = await storage.getResource('user-1');
+ * ```
+ */
+export interface StorageResource {
+  id: string;
+  workingMemory?: string;
+  metadata?: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * What `saveResource` takes. Fields left `undefined` keep their stored value; `metadata` is
+ * replaced as a whole, not merged.
+ *
+ * @example
+ * ```ts
+ * import type { SaveResourceInput } from 'rxagent/memory';
+ * const input: SaveResourceInput = { id: 'user-1', workingMemory: '# Name: Ada' };
+ * ```
+ */
+export interface SaveResourceInput {
+  id: string;
+  workingMemory?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * The store behind `Memory`: threads, their messages and resources. Every method is async;
+ * failures of the backend (server unreachable, disk full, …) reject with `StorageError`.
+ *
+ * Guarantees every implementation keeps:
+ * - `saveMessages` is atomic and validates every message (zod) before writing anything; an
+ *   invalid message is an `InvalidMessageError` naming its path, e.g. `[2, 'content', 'parts']`.
+ * - Saving an existing message id replaces that message but keeps its original position.
+ *   The new messages of one call stay together, in the order given, even when several runs
+ *   save to the same thread at once. A message id lives in one thread only.
+ * - A thread never changes resource: touching it as another resource is a
+ *   `ThreadOwnershipError`.
+ * - Message content is stored as JSON: what JSON cannot carry (a `Date` inside metadata, a
+ *   `Map`) comes back in its JSON form; a `BigInt` is rejected as an `InvalidMessageError`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStorage } from 'rxagent/memory';
+ * const storage = new InMemoryStorage();
+ * await storage.saveMessages({ threadId: 't1', resourceId: 'u1', messages, ensureThread: true });
+ * const history = await storage.getMessages({ threadId: 't1', last: 20 });
+ * ```
+ */
+export interface MemoryStorage {
+  /** The thread, or `null` when it does not exist. */
+  getThread(threadId: string): Promise<StorageThread | null>;
+  /**
+   * Creates a thread. Creating one that already exists for the same resource returns the
+   * stored thread unchanged; for another resource it is a `ThreadOwnershipError`.
+   */
+  createThread(input: CreateThreadInput): Promise<StorageThread>;
+  /** The threads of a resource, most recently updated first. */
+  listThreads(options: ListThreadsOptions): Promise<StorageThread[]>;
+  /** Deletes a thread and all its messages. Deleting a missing thread does nothing. */
+  deleteThread(threadId: string): Promise<void>;
+  /** Messages of a thread in chronological (insertion) order; `[]` for a missing thread. */
+  getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]>;
+  /** Upserts messages by id in one transaction. */
+  saveMessages(options: SaveMessagesOptions): Promise<void>;
+  /** The resource, or `null` when it does not exist. */
+  getResource(resourceId: string): Promise<StorageResource | null>;
+  /** Creates or updates a resource and returns what is stored. */
+  saveResource(input: SaveResourceInput): Promise<StorageResource>;
+  /** Releases connections. Idempotent; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
