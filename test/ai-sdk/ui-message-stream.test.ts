@@ -154,7 +154,7 @@ describe('toUIMessageStream → readUIMessageStream', () => {
   });
 
   it('treats an error notification carrying a TripWire like the tripwire chunk', async () => {
-    const source$ = concat(of<ChunkType>(chunk.start(), chunk.textStart(), chunk.textDelta('Hi')), throwError(() => new TripWire('nope', {}, 'guard')));
+    const source$ = concat(of<ChunkType[]>(chunk.start(), chunk.textStart(), chunk.textDelta('Hi')), throwError(() => new TripWire('nope', {}, 'guard')));
     const { chunks, message } = await assemble(toUIMessageStream(source$, { tripwireError: false }));
     expect(chunks.map((c) => c.type)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'data-tripwire', 'finish']);
     expect(message?.parts.at(-1)).toMatchObject({ type: 'data-tripwire', data: { reason: 'nope', processorId: 'guard', retry: false, metadata: null } });
