@@ -16,3 +16,4 @@ export {
 } from './ui-data-types.js';
 export { processorsMiddleware, type ProcessorsMiddlewareOptions } from './processors-middleware.js';
 export { chunkToModelPart } from './chunk-to-model-part.js';
+export { createRunTelemetry, traceRun, withTelemetry, type RunTelemetry, type RunTelemetryOptions } from './telemetry.js';

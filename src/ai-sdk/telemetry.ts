@@ -1,0 +1,170 @@
+/**
+ * OpenTelemetry spans for rxagent runs: the run, each step, each model call, each tool call
+ * (derived from the chunk stream) and each processor hook (from `tracingContext.onHook`).
+ * `@opentelemetry/api` is an optional peer dependency, loaded on first use: without it, or with
+ * no tracer provider registered (non-recording spans), nothing is traced and the run's hot path
+ * is untouched (`tracingContext.onHook` stays unset).
+ */
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import { Observable, defer, from, switchMap, type MonoTypeOperatorFunction } from 'rxjs';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type { ProcessorHookEvent, TracingContext } from '../processor/tracing-context.js';
+import { RunSpans } from './internal/run-spans.js';
+
+type OtelApi = typeof import('@opentelemetry/api');
+
+let otelApi: OtelApi | null | undefined;
+let loadingApi: Promise<OtelApi | null> | undefined;
+
+function loadOtelApi(): Promise<OtelApi | null> {
+  loadingApi ??= import('@opentelemetry/api').then(
+    (api) => (otelApi = api),
+    () => (otelApi = null),
+  );
+  return loadingApi;
+}
+
+/**
+ * Options of {@link createRunTelemetry}, {@link traceRun} and {@link withTelemetry}.
+ *
+ * @example
+ * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * import type { RunTelemetryOptions } from 'rxagent/ai-sdk';
+ * const options: RunTelemetryOptions = { tracer: trace.getTracer('support-bot'), attributes: { 'app.tenant': 'acme' } };
+ * ```
+ */
+export interface RunTelemetryOptions {
+  /** Default: `trace.getTracer('rxagent')` from the globally registered provider. */
+  tracer?: Tracer;
+  /** Put on the run span. */
+  attributes?: Attributes;
+  /** The run span's parent. Default: the active context when the run is subscribed. */
+  parentContext?: Context;
+  /**
+   * `processOutputStream` runs once per chunk and processor: `'aggregate'` (default) records one
+   * span per processor and step with call, drop and time counts; `'each'` one span per call.
+   */
+  streamHookSpans?: 'aggregate' | 'each';
+}
+
+/**
+ * One run's telemetry: pass `tracingContext` to the run and pipe the run through `operator`.
+ *
+ * @example
+ * ```ts
+ * import { createRunTelemetry, type RunTelemetry } from 'rxagent/ai-sdk';
+ * const telemetry: RunTelemetry = createRunTelemetry();
+ * agent.stream$('Hi', { tracingContext: telemetry.tracingContext }).pipe(telemetry.operator).subscribe();
+ * ```
+ */
+export interface RunTelemetry {
+  /** Hand to the run (`stream$(input, { tracingContext })`): its `onHook` records processor spans. */
+  readonly tracingContext: TracingContext;
+  /** Opens and closes the run, step, model and tool spans from the run's chunks. */
+  readonly operator: MonoTypeOperatorFunction<ChunkType>;
+}
+
+function traced(source: Observable<ChunkType>, tracingContext: TracingContext, options: RunTelemetryOptions): Observable<ChunkType> {
+  const start = (api: OtelApi | null): Observable<ChunkType> => {
+    if (api === null) return source;
+    const tracer = options.tracer ?? api.trace.getTracer('rxagent');
+    const parent = options.parentContext ?? api.context.active();
+    const spans = new RunSpans(api, tracer, parent, options);
+    if (!spans.recording) {
+      spans.discard();
+      return source;
+    }
+    const onHook = (event: ProcessorHookEvent): void => spans.hook(event);
+    tracingContext.onHook = onHook;
+    tracingContext.currentSpan = spans.currentSpan;
+    spans.onCurrentSpan = (span: Span) => {
+      tracingContext.currentSpan = span;
+    };
+    return new Observable<ChunkType>((subscriber) => {
+      const subscription = source.subscribe({
+        next(chunk) {
+          spans.chunk(chunk);
+          subscriber.next(chunk);
+        },
+        error(error: unknown) {
+          spans.fail(error);
+          subscriber.error(error);
+        },
+        complete() {
+          spans.complete();
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        spans.cancel();
+        if (tracingContext.onHook === onHook) delete tracingContext.onHook;
+      };
+    });
+  };
+  return defer(() => (otelApi !== undefined ? start(otelApi) : from(loadOtelApi()).pipe(switchMap(start))));
+}
+
+/**
+ * Telemetry for one run: a `tracingContext` for the run's processor hooks and an operator for
+ * its chunks. Spans (all children of `rxagent.run`):
+ *
+ * - `rxagent.run` — `rxagent.run.id`, `rxagent.run.outcome` (finish | tripwire | error | aborted |
+ *   cancelled), finish reason, summed token usage; tripwires add `rxagent.tripwire.*`.
+ * - `rxagent.step` — `rxagent.step.number`, finish reason (`retry` for a rejected attempt).
+ * - `rxagent.model` (child of the step) — `gen_ai.*` attributes (response id and model, usage,
+ *   finish reasons); ends when the step's post-model hooks start, or its first tool result.
+ * - `rxagent.tool` (child of the step) — `gen_ai.tool.name`, `gen_ai.tool.call.id`, outcome.
+ * - `rxagent.processor.<hook>` (child of the step, or of the run outside steps) —
+ *   `rxagent.processor.id`, `.hook`, `.outcome` (pass | drop | abort | retry | error), duration.
+ *
+ * Without a recording tracer the operator passes the chunks through untouched and never sets
+ * `onHook`. Use one telemetry per run (or {@link traceRun}, which makes one per subscription).
+ *
+ * @example
+ * ```ts
+ * import { createRunTelemetry } from 'rxagent/ai-sdk';
+ * const telemetry = createRunTelemetry({ attributes: { 'app.user': userId } });
+ * agent.stream$(input, { tracingContext: telemetry.tracingContext }).pipe(telemetry.operator).subscribe(send);
+ * ```
+ */
+export function createRunTelemetry(options: RunTelemetryOptions = {}): RunTelemetry {
+  const tracingContext: TracingContext = {};
+  return {
+    tracingContext,
+    operator: (source) => traced(source, tracingContext, options),
+  };
+}
+
+/**
+ * A traced run: calls `run` with a fresh `tracingContext` per subscription and pipes the result
+ * through that run's telemetry (see {@link createRunTelemetry}).
+ *
+ * @example
+ * ```ts
+ * import { traceRun, toUIMessageStreamResponse } from 'rxagent/ai-sdk';
+ * const run$ = traceRun((tracingContext) => agent.stream$(messages, { tracingContext }));
+ * return toUIMessageStreamResponse(run$);
+ * ```
+ */
+export function traceRun(run: (tracingContext: TracingContext) => Observable<ChunkType>, options: RunTelemetryOptions = {}): Observable<ChunkType> {
+  return defer(() => {
+    const telemetry = createRunTelemetry(options);
+    return run(telemetry.tracingContext).pipe(telemetry.operator);
+  });
+}
+
+/**
+ * The run, step, model and tool spans of any chunk stream (no processor spans: those need the
+ * run's `tracingContext`, see {@link createRunTelemetry}).
+ *
+ * @example
+ * ```ts
+ * import { withTelemetry } from 'rxagent/ai-sdk';
+ * agent.stream$('Hi').pipe(withTelemetry({ tracer })).subscribe();
+ * ```
+ */
+export function withTelemetry(options: RunTelemetryOptions = {}): MonoTypeOperatorFunction<ChunkType> {
+  return (source) => defer(() => traced(source, {}, options));
+}
