@@ -4,7 +4,7 @@
  * - input: Unicode normalisation, a prompt-injection guard that trips the wire;
  * - output: PII redaction across chunk boundaries (e-mail addresses), a secrets guard that blocks;
  * - a tool whose result is scrubbed by `processToolResult` before the model sees it;
- * - memory: an embedded libSQL file (multi-turn history survives restarts) when available.
+ * - memory: an embedded libSQL file (`.rxagent/demo.db`): what is stored is what the processors let through.
  *
  * Runs offline on a scripted model; with OPENAI_API_KEY set it uses OpenAI instead
  * (OPENAI_BASE_URL for an OpenAI-compatible server, OPENAI_MODEL to pick the model).
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     instructions: 'You are a concise support agent for an online shop. Use lookupOrder for order questions.',
     model,
     tools,
-    ...(memory ? { memory: memory.memory } : {}),
+    memory: memory.memory,
     inputProcessors: [new UnicodeNormalizer(), injectionGuard],
     outputProcessors: [
       new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', phase: 'output' }),
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       scrubToolResult,
     ],
   });
-  console.log(`rxagent demo — ${label}${memory ? `, memory: ${memory.label}` : ''}\n`);
+  console.log(`rxagent demo — ${label}, memory: ${memory.label}\n`);
   const turns = [
     'Hi there!',
     'Where is my order 1234?',
@@ -126,14 +126,13 @@ async function main(): Promise<void> {
   for (const turn of turns) {
     console.log(`\n> ${turn}`);
     await new Promise<void>((resolve, reject) => {
-      agent.stream$(turn, memory ? { memory: { thread, resource: 'demo-user' } } : undefined).subscribe({ next: print, error: reject, complete: resolve });
+      agent.stream$(turn, { memory: { thread, resource: 'demo-user' } }).subscribe({ next: print, error: reject, complete: resolve });
     });
   }
-  if (memory) {
-    const stored = await memory.count(thread);
-    console.log(`\nmemory: ${stored} messages stored for thread ${thread} (redacted text, no blocked reply)`);
-    await memory.close();
-  }
+  const stored = await memory.count(thread);
+  console.log(`\nmemory: ${stored} messages stored for thread ${thread} (blocked exchanges left out)`);
+  console.log(`memory: last stored reply: "${await memory.lastReply(thread)}"`);
+  await memory.close();
 }
 
 main().catch((error: unknown) => {

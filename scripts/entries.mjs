@@ -9,6 +9,10 @@ export const entries = {
   './operators': 'src/operators/index.ts',
   './message-list': 'src/message-list/index.ts',
   './testing': 'src/testing/index.ts',
+  './ai-sdk': 'src/ai-sdk/index.ts',
+  './memory': 'src/memory/index.ts',
+  './storage/libsql': 'src/storage/libsql/index.ts',
+  './storage/postgres': 'src/storage/postgres/index.ts',
 };
 
 /** The dist base name of an entry (`.` → `index`, `./storage/libsql` → `storage/libsql`). */

@@ -19,24 +19,8 @@ export type AgentInstructions = string | CoreSystemMessage | ReadonlyArray<strin
 /** What an agent call runs on: a prompt string, a message, or messages (AI SDK or stored shapes). */
 export type AgentInput = InboundMessage | ReadonlyArray<InboundMessage>;
 
-/** Memory thread and resource of a call. */
-export interface AgentMemoryCall {
-  thread: string | { id: string; title?: string; metadata?: Record<string, unknown> };
-  resource: string;
-  /** Load history but save nothing. */
-  readOnly?: boolean;
-}
-
-/** What an agent's memory gives a call: processors run before (input) and after (output) the user's. */
-export interface AgentMemory {
-  processorsFor(call: {
-    threadId: string;
-    resourceId: string;
-    thread: AgentMemoryCall['thread'];
-    readOnly: boolean;
-    requestContext: RequestContext;
-  }): { input: Processor[]; output: Processor[] } | Promise<{ input: Processor[]; output: Processor[] }>;
-}
+export type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../processor/memory-types.js';
+import type { AgentMemory, AgentMemoryCall } from '../processor/memory-types.js';
 
 /** Options of one `stream$()` / `stream()` / `generate()` call. Processor arrays replace the agent's. */
 export interface AgentCallOptions {

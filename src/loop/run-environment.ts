@@ -2,6 +2,7 @@
 import type { LanguageModelUsage } from 'ai';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { OperatorFunction } from 'rxjs';
+import type { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
 import type { RunContext } from '../operators/run-context.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
@@ -47,6 +48,8 @@ export interface RunEnvironment {
   totalUsage: LanguageModelUsage;
   /** Whether the last finished step asked for another one. */
   continueLoop: boolean;
+  /** Memory's save for runs that end in a tripwire. */
+  readonly memoryOnTripwire: ((messageList: MessageList) => Promise<void>) | undefined;
   /** Set when the run ended: what `generate()` folds into its result. */
   outcome: RunOutcome;
 }

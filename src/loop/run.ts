@@ -91,6 +91,7 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
       ? await config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
       : { input: [], output: [] };
+  const memoryOnTripwire = 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined;
 
   const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
   const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
@@ -143,6 +144,7 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     initialSystemMessages: [],
     totalUsage: emptyUsage(),
     continueLoop: false,
+    memoryOnTripwire,
     outcome: {},
   };
 }
@@ -258,14 +260,16 @@ export function createRun(
       catchError((error: unknown) => {
         const run = env;
         const closers = run === undefined ? [] : brackets.close(run.runId, TripWire.isInstance(error) ? 'tripwire' : 'error');
-        const start: ChunkType[] = brackets.started || run === undefined ? [] : [makeChunk(run.runId, 'start', {})];
-        const terminal =
-          run === undefined
-            ? makeChunk(runIdHint ?? 'run', 'error', { error })
-            : terminalChunkFor(run, error);
-        if (run === undefined && !brackets.started) start.push(makeChunk(runIdHint ?? 'run', 'start', {}));
+        const start: ChunkType[] = brackets.started ? [] : [makeChunk(run?.runId ?? runIdHint ?? 'run', 'start', {})];
         ended = true;
-        return from([...start, ...closers, terminal]);
+        if (run === undefined) return from([...start, makeChunk(runIdHint ?? 'run', 'error', { error })]);
+        const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
+        if (save === undefined) return from([...start, ...closers, terminalChunkFor(run, error)]);
+        // memory decides what a tripwired run keeps; a failing save turns the end into an error
+        return concat(
+          from(save(run.ctx.messageList)).pipe(ignoreElements()),
+          defer(() => from([...start, ...closers, terminalChunkFor(run, error)])),
+        ).pipe(catchError((saveError: unknown) => from([...start, ...closers, terminalChunkFor(run, saveError)])));
       }),
     );
 

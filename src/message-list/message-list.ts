@@ -496,7 +496,10 @@ export class MessageList {
   private append(message: MastraDBMessage, source: ConversationSource): void {
     this.trusted.add(message);
     this.lastTimestamp = Math.max(this.lastTimestamp, message.createdAt.getTime());
-    this.messages.push(message);
+    // Remembered history always precedes the run's own messages, whenever it is loaded.
+    const firstOwn = source === 'memory' ? this.messages.findIndex((existing) => this.sources.get(existing.id) !== 'memory') : -1;
+    if (firstOwn >= 0) this.messages.splice(firstOwn, 0, message);
+    else this.messages.push(message);
     this.byId.set(message.id, message);
     this.sources.set(message.id, source);
     if (source !== 'memory') this.unsaved.add(message.id);

@@ -1,0 +1,18 @@
+/** `rxagent/memory`: conversation memory for agents, and the in-memory store. */
+export { Memory, type MemoryOptions } from './memory.js';
+export { MessageHistory, type MessageHistoryOptions } from './message-history.js';
+export { MessageHistorySaver, saveUnsaved } from './message-history-saver.js';
+export { InMemoryStorage, type InMemoryStorageOptions } from '../storage/in-memory-storage.js';
+export { StorageError, type StorageOperation } from '../storage/errors/storage-error.js';
+export { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
+export { ThreadOwnershipError } from '../storage/errors/thread-ownership-error.js';
+export type {
+  MemoryStorage,
+  StorageThread,
+  StorageResource,
+  CreateThreadInput,
+  GetMessagesOptions,
+  ListThreadsOptions,
+  SaveMessagesOptions,
+  SaveResourceInput,
+} from '../storage/types.js';

@@ -1,0 +1,103 @@
+/**
+ * `Memory`: conversation threads for an Agent. With `{ memory: { thread, resource } }` on a call,
+ * history is loaded before the user's input processors and the run is saved after the user's
+ * output processors, so only what the list holds after every processor is stored.
+ */
+import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../processor/memory-types.js';
+import type { MessageList } from '../message-list/message-list.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { RequestContext } from '../processor/request-context.js';
+import type { MemoryStorage, StorageThread } from '../storage/types.js';
+import { MessageHistory } from './message-history.js';
+import { MessageHistorySaver, saveUnsaved } from './message-history-saver.js';
+
+/** Options of `Memory`. */
+export interface MemoryOptions {
+  storage: MemoryStorage;
+  /** How many of the thread's last messages each run loads (default 10). */
+  lastMessages?: number;
+  /**
+   * What a run that ends in a tripwire keeps: `'nothing'` (default — a blocked exchange leaves no
+   * trace in the thread) or `'input'` (the user's message is saved, the blocked reply never is).
+   */
+  saveOnTripwire?: 'nothing' | 'input';
+}
+
+/**
+ * Memory for an Agent.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from 'rxagent';
+ * import { Memory } from 'rxagent/memory';
+ * import { LibSQLStorage } from 'rxagent/storage/libsql';
+ * const memory = new Memory({ storage: new LibSQLStorage({ url: 'file:./.rxagent/memory.db' }), lastMessages: 20 });
+ * const agent = new Agent({ id: 'support', model, memory });
+ * await agent.generate('Hi, I am Ada', { memory: { thread: 'thread-1', resource: 'user-1' } });
+ * ```
+ */
+export class Memory implements AgentMemory {
+  readonly storage: MemoryStorage;
+  readonly lastMessages: number;
+  readonly saveOnTripwire: 'nothing' | 'input';
+
+  constructor(options: MemoryOptions) {
+    if (options?.storage === undefined) throw new TypeError('new Memory(options): options.storage is required.');
+    const lastMessages = options.lastMessages ?? 10;
+    if (!Number.isInteger(lastMessages) || lastMessages < 0) {
+      throw new TypeError(`new Memory(options): lastMessages must be a whole number ≥ 0 (got ${String(options.lastMessages)}).`);
+    }
+    this.storage = options.storage;
+    this.lastMessages = lastMessages;
+    this.saveOnTripwire = options.saveOnTripwire ?? 'nothing';
+  }
+
+  /** The memory processors of one call (the Agent calls this). */
+  processorsFor(call: {
+    threadId: string;
+    resourceId: string;
+    thread: AgentMemoryCall['thread'];
+    readOnly: boolean;
+    requestContext: RequestContext;
+  }): AgentMemoryProcessors {
+    const { threadId, resourceId, readOnly } = call;
+    const thread = typeof call.thread === 'string' ? undefined : call.thread;
+    const input = [
+      new MessageHistory({
+        storage: this.storage,
+        threadId,
+        resourceId,
+        lastMessages: this.lastMessages,
+        readOnly,
+        ...(thread?.title === undefined ? {} : { title: thread.title }),
+        ...(thread?.metadata === undefined ? {} : { metadata: thread.metadata }),
+      }),
+    ];
+    if (readOnly) return { input, output: [] };
+    return {
+      input,
+      output: [new MessageHistorySaver({ storage: this.storage, threadId, resourceId })],
+      onTripwire: async (messageList: MessageList) => {
+        if (this.saveOnTripwire !== 'input') return;
+        const responseIds = messageList.get.response.db().map((message) => message.id);
+        messageList.removeByIds(responseIds);
+        await saveUnsaved(this.storage, threadId, resourceId, messageList);
+      },
+    };
+  }
+
+  /** A thread, or null. */
+  getThread(threadId: string): Promise<StorageThread | null> {
+    return this.storage.getThread(threadId);
+  }
+
+  /** A thread's messages in order (all, or the last `last`). */
+  getMessages(threadId: string, options: { last?: number } = {}): Promise<MastraDBMessage[]> {
+    return this.storage.getMessages({ threadId, ...(options.last === undefined ? {} : { last: options.last }) });
+  }
+
+  /** Closes the storage. */
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `MessageHistorySaver`: the memory output processor. Runs after every other output processor and
+ * saves what the list finally holds — the run's new input and response messages — in one
+ * transaction (redactions stick; removed messages and transient data chunks are not stored).
+ */
+import type { MessageList } from '../message-list/message-list.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { Processor, ProcessOutputResultArgs } from '../processor/processor-types.js';
+import type { MemoryStorage } from '../storage/types.js';
+
+/** Drops what must not be stored: partial tool calls (a stream cut mid-arguments). */
+function storable(messages: MastraDBMessage[]): MastraDBMessage[] {
+  return messages.flatMap((message) => {
+    const parts = message.content.parts.filter((part) => part.type !== 'tool-invocation' || part.toolInvocation.state !== 'partial-call');
+    if (parts.length === 0) return [];
+    return parts.length === message.content.parts.length ? [message] : [{ ...message, content: { ...message.content, parts } }];
+  });
+}
+
+/** Saves the unsaved messages of `messageList` to the thread (one transaction). */
+export async function saveUnsaved(storage: MemoryStorage, threadId: string, resourceId: string, messageList: MessageList): Promise<number> {
+  const messages = storable(messageList.drainUnsavedMessages());
+  if (messages.length === 0) return 0;
+  await storage.saveMessages({ threadId, resourceId, messages, ensureThread: true });
+  return messages.length;
+}
+
+/**
+ * Saves the run's messages at the end of a successful run (last output processor).
+ *
+ * @example
+ * ```ts
+ * import { MessageHistorySaver } from 'rxagent/memory';
+ * const saver = new MessageHistorySaver({ storage, threadId: 't1', resourceId: 'u1' });
+ * ```
+ */
+export class MessageHistorySaver implements Processor<'message-history-save'> {
+  readonly id = 'message-history-save' as const;
+  readonly name = 'Message history (save)';
+  readonly #options: { storage: MemoryStorage; threadId: string; resourceId: string };
+
+  constructor(options: { storage: MemoryStorage; threadId: string; resourceId: string }) {
+    this.#options = options;
+  }
+
+  async processOutputResult({ messageList }: ProcessOutputResultArgs): Promise<undefined> {
+    await saveUnsaved(this.#options.storage, this.#options.threadId, this.#options.resourceId, messageList);
+    return undefined;
+  }
+}
