@@ -7,17 +7,17 @@
  * Their logic is written as "part in → ordered outputs"; {@link emitInOrder} returns the first
  * output and leaves the rest in the processor's `state` under {@link FOLLOW_UP_CHUNKS_KEY}.
  *
- * A runtime that drains that key right after the hook returns (emitting the chunks after the
- * returned one, through the processors after this one) gives exact "nothing lost, order kept"
- * semantics. A runtime that does not drain it still loses nothing while more chunks follow: the
- * next call emits the leftovers first and queues its own outputs behind them (a one-chunk lag).
- * Only chunks still queued when the stream ends need the draining runtime.
+ * rxagent's `processOutputStream` drains that key right after the hook returns (emitting the
+ * chunks after the returned one, through the processors after this one), which gives exact
+ * "nothing lost, order kept" semantics. Under a runtime that does not drain it, nothing is lost
+ * while more chunks follow: the next call emits the leftovers first and queues its own outputs
+ * behind them (a one-chunk lag); only chunks still queued when the stream ends would wait.
  */
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { ProcessorState } from '../../processor/processor-types.js';
+import { FOLLOW_UP_CHUNKS_KEY } from '../../processor/stream-follow-up.js';
 
-/** State key of the chunks a `processOutputStream` hook wants emitted right after its returned chunk. */
-export const FOLLOW_UP_CHUNKS_KEY = 'rxagent.followUpChunks';
+export { FOLLOW_UP_CHUNKS_KEY };
 
 /** Removes and returns the chunks queued under {@link FOLLOW_UP_CHUNKS_KEY} (a draining runtime calls this). */
 export function takeFollowUpChunks(state: ProcessorState): ChunkType[] {

@@ -47,3 +47,16 @@ export function replaceAllValues(text: string, replacements: ReadonlyMap<string,
   for (const value of values) result = result.split(value).join(replacements.get(value) ?? '');
   return result;
 }
+
+/** A copy of `message` whose whole text is `text`: the first text part gets it, other text parts go. */
+export function replaceMessageText(message: MastraDBMessage, text: string): MastraDBMessage {
+  let first = true;
+  const replaced = mapMessageText(message, () => {
+    const next = first ? text : '';
+    first = false;
+    return next;
+  });
+  if (replaced === message) return message;
+  const parts = replaced.content.parts.filter((part) => part.type !== 'text' || part.text !== '');
+  return { ...replaced, content: { ...replaced.content, parts } };
+}

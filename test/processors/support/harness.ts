@@ -1,12 +1,5 @@
-/**
- * Test support for the built-in processors.
- *
- * `outputStream(processors, ctx)` is `processOutputStream` from `src/operators`, applied one
- * processor at a time, plus what the stream processors need from the runtime: the chunks a hook
- * leaves under `FOLLOW_UP_CHUNKS_KEY` are emitted right after its output and flow into the next
- * processor (see `src/processors/internal/emit-in-order.ts` and docs/processors.md).
- */
-import { concat, concatMap, defer, from, lastValueFrom, of, toArray, type OperatorFunction } from 'rxjs';
+/** Test support for the built-in processors: stream runners, message builders, judge models. */
+import { from, lastValueFrom, toArray, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MessageList } from '../../../src/message-list/message-list.js';
 import type { MastraDBMessage, MastraMessagePart } from '../../../src/message-list/types.js';
@@ -14,29 +7,16 @@ import { processOutputStream } from '../../../src/operators/process-output-strea
 import { createRunContext, type RunContext, type RunContextInit } from '../../../src/operators/run-context.js';
 import type { ChunkType } from '../../../src/processor/chunk-types.js';
 import type { Processor } from '../../../src/processor/processor-types.js';
-import { takeFollowUpChunks } from '../../../src/processors/internal/emit-in-order.js';
 import { chunk } from '../../../src/testing/chunk-builders.js';
 import { mockModel, type MockModel } from '../../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../../src/testing/model-parts.js';
 
-/** `processOutputStream` with follow-up chunks drained after each processor. */
+/** The operator under test: `processOutputStream` (which drains the processors' follow-up chunks). */
 export function outputStream(processors: readonly Processor[], ctx: RunContext): OperatorFunction<ChunkType, ChunkType> {
-  return (source) =>
-    processors.reduce(
-      (stream, processor) =>
-        stream.pipe(
-          concatMap((part) =>
-            concat(
-              of(part).pipe(processOutputStream([processor], ctx)),
-              defer(() => from(takeFollowUpChunks(ctx.stateFor(processor.id)))),
-            ),
-          ),
-        ),
-      source,
-    );
+  return processOutputStream(processors, ctx);
 }
 
-/** Runs `chunks` through `outputStream` and collects the output. */
+/** Runs `chunks` through `processOutputStream` and collects the output. */
 export function runOutputStream(processors: readonly Processor[], chunks: readonly ChunkType[], ctx: RunContext = createRunContext()): Promise<ChunkType[]> {
   return lastValueFrom(from(chunks).pipe(outputStream(processors, ctx), toArray()));
 }
@@ -107,3 +87,10 @@ export function failingModel(error: unknown = new Error('judge unavailable')): M
 export function modelStreaming(parts: LanguageModelV4StreamPart[]): MockModel {
   return mockModel({ modelId: 'streaming-judge', parts });
 }
+
+/** The ways a judge model can fail, for the errorStrategy tests of every model-backed processor. */
+export const judgeFailures: Record<string, () => MockModel> = {
+  'a malformed answer': () => judgeModel(() => 'Sorry, I cannot answer in JSON.'),
+  'an answer of the wrong shape': () => judgeModel(() => '{"unexpected": true}'),
+  'a failing model': () => failingModel(),
+};

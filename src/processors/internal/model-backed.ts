@@ -1,0 +1,96 @@
+/**
+ * What every model-backed processor shares: its options, the error strategy applied to a failed
+ * or malformed model answer, and the rule that a block (`abort()`) never happens inside a
+ * try/catch of the processor's own (so a fail-open catch can never swallow it).
+ */
+import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { ModelInput, ModelRegistry } from '../../loop/model/resolve-model.js';
+import type { AbortFunction, ProcessorViolation } from '../../processor/processor-types.js';
+import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
+
+/**
+ * What happens when the processor's model call fails or answers something unreadable:
+ * `'warn'` (the default) fails open — the content passes unchecked and `onError` is told;
+ * `'strict'` fails closed — the processor aborts the run.
+ */
+export type ErrorStrategy = 'warn' | 'strict';
+
+/** Options every model-backed processor accepts. */
+export interface ModelBackedOptions {
+  /** The model that judges: a `LanguageModelV2`/`V3`/`V4` object, or a `'provider/model'` id with `registry`. */
+  model: ModelInput;
+  /** Resolves a string `model` (AI SDK `createProviderRegistry(...)` or a record of providers). */
+  registry?: ModelRegistry;
+  /** Default `'warn'` (fail open). See {@link ErrorStrategy}. */
+  errorStrategy?: ErrorStrategy;
+  /** Replaces the built-in task description given to the model (the answer format stays). */
+  instructions?: string;
+  /** Provider options for the judging call. */
+  providerOptions?: SharedV4ProviderOptions;
+  /** Called on every violation the processor detects (blocking or not); its throws are swallowed. */
+  onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
+  /** Called when the judging call failed or answered malformed JSON (under either error strategy). */
+  onError?: (error: unknown) => void;
+}
+
+/** The outcome of a judging call: its value, or why it failed. */
+export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: StructuredCallError };
+
+/** The resolved model plus the options of a model-backed processor. */
+export class ModelJudge {
+  readonly model: LanguageModelV4;
+  readonly errorStrategy: ErrorStrategy;
+  private readonly providerOptions: SharedV4ProviderOptions | undefined;
+  private readonly onError: ((error: unknown) => void) | undefined;
+
+  constructor(options: ModelBackedOptions) {
+    this.model = resolveProcessorModel(options.model, options.registry);
+    this.errorStrategy = options.errorStrategy ?? 'warn';
+    this.providerOptions = options.providerOptions;
+    this.onError = options.onError;
+  }
+
+  /** Makes one structured call; never throws (the failure is in the outcome). */
+  async ask<T>(request: Omit<StructuredCallRequest<T>, 'model' | 'providerOptions'>): Promise<CallOutcome<T>> {
+    try {
+      const value = await structuredCall({
+        ...request,
+        model: this.model,
+        ...(this.providerOptions === undefined ? {} : { providerOptions: this.providerOptions }),
+      });
+      return { ok: true, value };
+    } catch (error) {
+      const failure =
+        error instanceof StructuredCallError ? error : new StructuredCallError('model', String(error), { cause: error });
+      return { ok: false, error: failure };
+    }
+  }
+
+  /**
+   * Applies the error strategy to a failed call: `'strict'` aborts (throws the TripWire),
+   * `'warn'` reports to `onError` and returns so the caller lets the content through.
+   */
+  failed(processorId: string, error: StructuredCallError, abort: AbortFunction): void {
+    try {
+      this.onError?.(error);
+    } catch {
+      // a failing onError never changes the outcome
+    }
+    if (this.errorStrategy === 'strict') {
+      abort(`${processorId}: the check could not be completed (${error.message}); blocked because errorStrategy is 'strict'`, {
+        metadata: { processorId, error: error.message, kind: error.kind },
+      });
+    }
+  }
+}
+
+/** Scores by category (0..1), as the classifier models answer them. */
+export type CategoryScores = Record<string, number>;
+
+/** The categories whose score is at or above `threshold` (restricted to `categories` when given). */
+export function flaggedCategories(scores: CategoryScores, threshold: number, categories?: readonly string[]): string[] {
+  const allowed = categories === undefined ? undefined : new Set(categories);
+  return Object.entries(scores)
+    .filter(([category, score]) => (allowed === undefined || allowed.has(category)) && score >= threshold)
+    .map(([category]) => category);
+}

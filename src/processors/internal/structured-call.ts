@@ -1,0 +1,126 @@
+/**
+ * One model call that must answer with JSON matching a zod schema: the model-backed processors'
+ * only way of talking to their model. The model is called through `streamModel` (so V2/V3/V4
+ * objects and mock models with a virtual-time stream all work); the text parts are collected,
+ * Markdown fences and prose around the object are tolerated, and the object is validated.
+ */
+import { lastValueFrom, map, reduce } from 'rxjs';
+import { z } from 'zod';
+import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import { resolveModel, type ModelInput, type ModelRegistry } from '../../loop/model/resolve-model.js';
+import { streamModel } from '../../loop/model/stream-model.js';
+
+/** Why a structured call failed: the model call itself, or an answer that is not the expected JSON. */
+export type StructuredCallFailure = 'model' | 'malformed';
+
+/** A failed structured call. `kind` tells a failing model from a malformed answer. */
+export class StructuredCallError extends Error {
+  readonly kind: StructuredCallFailure;
+  /** The model's raw answer, for a malformed one. */
+  readonly answer: string | undefined;
+
+  constructor(kind: StructuredCallFailure, message: string, options: { cause?: unknown; answer?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StructuredCallError';
+    this.kind = kind;
+    this.answer = options.answer;
+  }
+}
+
+/** One structured call. */
+export interface StructuredCallRequest<T> {
+  model: LanguageModelV4;
+  /** The task and the answer format (see {@link answerFormat}). */
+  system: string;
+  /** The content to judge. */
+  prompt: string;
+  schema: z.ZodType<T>;
+  abortSignal?: AbortSignal;
+  providerOptions?: SharedV4ProviderOptions;
+}
+
+/** Resolves a processor's model option once (V2/V3 adapted; `'provider/model'` needs `registry`). */
+export function resolveProcessorModel(model: ModelInput, registry?: ModelRegistry): LanguageModelV4 {
+  return resolveModel(model, registry);
+}
+
+/** The sentence every structured prompt ends with: answer with JSON only, shaped like `example`. */
+export function answerFormat(example: string): string {
+  return `Respond with a single JSON object and nothing else (no prose, no Markdown), shaped like:\n${example}`;
+}
+
+/**
+ * Parses a model's JSON answer, tolerating a ```json fence and text around the object.
+ * Returns `undefined` when no JSON object can be read.
+ */
+export function parseJsonAnswer(answer: string): unknown {
+  const trimmed = answer.trim();
+  const fenced = /```(?:json|JSON)?\s*([\s\S]*?)```/.exec(trimmed);
+  const candidates = [fenced?.[1]?.trim(), trimmed];
+  const first = trimmed.indexOf('{');
+  const last = trimmed.lastIndexOf('}');
+  if (first !== -1 && last > first) candidates.push(trimmed.slice(first, last + 1));
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === '') continue;
+    try {
+      return JSON.parse(candidate) as unknown;
+    } catch {
+      // try the next reading
+    }
+  }
+  return undefined;
+}
+
+function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
+  try {
+    return z.toJSONSchema(schema) as JSONSchema7;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls the model once and returns its answer parsed and validated by `schema`. Throws a
+ * {@link StructuredCallError}: `kind: 'model'` when the call fails (thrown, or an `error` stream
+ * part), `kind: 'malformed'` when the answer is not JSON matching the schema.
+ */
+export async function structuredCall<T>(request: StructuredCallRequest<T>): Promise<T> {
+  const jsonSchema = jsonSchemaOf(request.schema);
+  const callOptions: LanguageModelV4CallOptions = {
+    prompt: [
+      { role: 'system', content: request.system },
+      { role: 'user', content: [{ type: 'text', text: request.prompt }] },
+    ],
+    temperature: 0,
+    responseFormat: jsonSchema === undefined ? { type: 'json' } : { type: 'json', schema: jsonSchema },
+    ...(request.abortSignal === undefined ? {} : { abortSignal: request.abortSignal }),
+    ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
+  };
+  let answer: string;
+  try {
+    answer = await lastValueFrom(
+      streamModel(request.model, callOptions).pipe(
+        map((part) => {
+          if (part.type === 'error') throw part.error;
+          return part.type === 'text-delta' ? part.delta : '';
+        }),
+        reduce((text, delta) => text + delta, ''),
+      ),
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StructuredCallError('model', `model call failed: ${reason}`, { cause: error });
+  }
+  const parsed = parseJsonAnswer(answer);
+  if (parsed === undefined) {
+    throw new StructuredCallError('malformed', 'the model did not answer with JSON', { answer });
+  }
+  const validated = request.schema.safeParse(parsed);
+  if (!validated.success) {
+    throw new StructuredCallError('malformed', `the model's answer does not match the expected shape: ${validated.error.message}`, {
+      answer,
+      cause: validated.error,
+    });
+  }
+  return validated.data;
+}

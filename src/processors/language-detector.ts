@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import type { MessageList } from '../message-list/message-list.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation } from '../processor/processor-types.js';
+import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
+import { replaceMessageText, withMetadata } from './internal/message-text.js';
+import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+import { reportViolation } from './internal/violation.js';
+
+/**
+ * What to do with input in another language: annotate it (`detect`), translate it into the first
+ * target language, abort the run, or report it.
+ */
+export type LanguageStrategy = 'detect' | 'translate' | 'block' | 'warn';
+
+/** Options of {@link LanguageDetector}. */
+export interface LanguageDetectorOptions extends ModelBackedOptions {
+  /** Accepted languages, as ISO 639-1 codes (`'en'`) or names (`'English'`). The first is the translation target. */
+  targetLanguages: string[];
+  /** Confidence (0..1) below which the detection is ignored. Default 0.7. */
+  threshold?: number;
+  /** Default `'detect'`. */
+  strategy?: LanguageStrategy;
+  /** When translating, keep the original text in `content.metadata.originalText`. Default `true`. */
+  preserveOriginal?: boolean;
+  /** Texts shorter than this (characters) are not judged. Default 10. */
+  minTextLength?: number;
+  /** Add the detection (`language`, `confidence`, `isTargetLanguage`) to `content.metadata.languageDetection`. Default `true`. */
+  includeDetectionDetails?: boolean;
+  /** Judge only the last user message. Default `false`. */
+  lastMessageOnly?: boolean;
+}
+
+const languageAnswer = z.object({
+  language: z.string().min(1),
+  confidence: z.number().min(0).max(1),
+  translation: z.string().optional(),
+});
+
+/** The judge's answer: an ISO 639-1 code, a confidence, and (for `translate`) the translation. */
+export type LanguageAnswer = z.infer<typeof languageAnswer>;
+
+const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
+  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ru: 'russian',
+  zh: 'chinese', ja: 'japanese', ko: 'korean', ar: 'arabic', hi: 'hindi', pl: 'polish', tr: 'turkish', sv: 'swedish',
+  uk: 'ukrainian', cs: 'czech', el: 'greek', he: 'hebrew', da: 'danish', fi: 'finnish', no: 'norwegian', vi: 'vietnamese',
+};
+
+function normalizeLanguage(language: string): string {
+  const lowered = language.trim().toLowerCase();
+  const code = lowered.split(/[-_]/)[0] ?? lowered;
+  return LANGUAGE_NAMES[code] ?? lowered;
+}
+
+/**
+ * Detects the language of the user's input with a model and, when it is not one of
+ * `targetLanguages`, annotates (`detect`), translates (`translate`, into the first target
+ * language), aborts (`block`) or reports (`warn`). Input in a target language passes unchanged.
+ *
+ * The judge answers with JSON `{"language": "fr", "confidence": 0.97, "translation": "…"}`
+ * (`translation` only asked for with `strategy: 'translate'`; a missing translation counts as a
+ * failed check). A failed call or an unreadable answer follows `errorStrategy`: `'warn'` (default)
+ * fails open, `'strict'` aborts. Input outside the target languages is a violation for every
+ * strategy and reaches `onViolation` (a block through `abort()`).
+ *
+ * Hook: `processInput` (user messages; one model call per message).
+ *
+ * @example
+ * ```ts
+ * import { LanguageDetector } from 'rxagent/processors';
+ * const language = new LanguageDetector({ model: openai('gpt-4.1-nano'), targetLanguages: ['en'], strategy: 'translate' });
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [language] });
+ * ```
+ */
+export class LanguageDetector implements Processor<'language-detector'> {
+  readonly id = 'language-detector';
+  readonly name = 'Language Detector';
+  readonly description = 'Detects (and optionally translates) the language of the input with a model.';
+  readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  private readonly judge: ModelJudge;
+  private readonly targets: readonly string[];
+  private readonly threshold: number;
+  private readonly strategy: LanguageStrategy;
+  private readonly preserveOriginal: boolean;
+  private readonly minTextLength: number;
+  private readonly includeDetails: boolean;
+  private readonly lastMessageOnly: boolean;
+  private readonly system: string;
+
+  constructor(options: LanguageDetectorOptions) {
+    if (options.targetLanguages.length === 0) throw new TypeError('LanguageDetector needs at least one target language.');
+    this.judge = new ModelJudge(options);
+    this.targets = options.targetLanguages;
+    this.threshold = options.threshold ?? 0.7;
+    this.strategy = options.strategy ?? 'detect';
+    this.preserveOriginal = options.preserveOriginal ?? true;
+    this.minTextLength = options.minTextLength ?? 10;
+    this.includeDetails = options.includeDetectionDetails ?? true;
+    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.onViolation = options.onViolation;
+    const translate = this.strategy === 'translate';
+    this.system = [
+      options.instructions ?? 'You identify the language a text is written in. Give its ISO 639-1 code and your confidence.',
+      translate
+        ? `If the language is not one of: ${this.targets.join(', ')}, also give "translation": the text translated into ${this.targets[0] ?? ''}, faithfully and completely.`
+        : '',
+      answerFormat(
+        translate
+          ? '{"language": "<ISO 639-1 code>", "confidence": <0..1>, "translation": "<only when not a target language>"}'
+          : '{"language": "<ISO 639-1 code>", "confidence": <0..1>}',
+      ),
+    ]
+      .filter((line) => line !== '')
+      .join('\n');
+  }
+
+  /** Whether `language` (a code or a name) is one of the target languages. */
+  isTargetLanguage(language: string): boolean {
+    const normalized = normalizeLanguage(language);
+    return this.targets.some((target) => normalizeLanguage(target) === normalized);
+  }
+
+  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+    return judgeInputMessages({
+      processorId: this.id,
+      messages,
+      messageList,
+      abort,
+      lastMessageOnly: this.lastMessageOnly,
+      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal),
+    });
+  }
+
+  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal): Promise<MessageVerdict> {
+    if (text.trim().length < this.minTextLength) return { action: 'keep' };
+    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, abortSignal });
+    if (!outcome.ok) {
+      this.judge.failed(this.id, outcome.error, abort);
+      return { action: 'keep' };
+    }
+    const { language, confidence, translation } = outcome.value;
+    if (confidence < this.threshold) return { action: 'keep' };
+    const isTargetLanguage = this.isTargetLanguage(language);
+    const details = { language, confidence, isTargetLanguage };
+    const annotated = this.includeDetails ? withMetadata(message, { languageDetection: details }) : message;
+    if (isTargetLanguage) return annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };
+
+    const detail = { language, confidence, targetLanguages: [...this.targets], strategy: this.strategy };
+    const unchanged: MessageVerdict = annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };
+    if (this.strategy === 'block') abort(`Input language ${language} is not one of ${this.targets.join(', ')}`, { metadata: detail });
+    if (this.strategy !== 'translate') {
+      reportViolation(this, `input in ${language}, expected ${this.targets.join(', ')}`, detail);
+      return unchanged;
+    }
+    if (translation === undefined || translation.trim() === '') {
+      this.judge.failed(this.id, new StructuredCallError('malformed', 'the judge gave no translation'), abort);
+      reportViolation(this, `input in ${language}, not translated (the judge gave no translation)`, detail);
+      return unchanged;
+    }
+    reportViolation(this, `input in ${language} translated into ${this.targets[0] ?? ''}`, detail);
+    return { action: 'replace', message: this.translated(annotated, text, translation, language) };
+  }
+
+  /** `message` with its text replaced by `translation` (the original kept in metadata when asked). */
+  private translated(message: MastraDBMessage, original: string, translation: string, language: string): MastraDBMessage {
+    const cleaned = replaceMessageText(message, translation);
+    return this.preserveOriginal ? withMetadata(cleaned, { originalText: original, translatedFrom: language }) : cleaned;
+  }
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../processor/processor-types.js';
+import { quoted } from './internal/input-messages.js';
+import { messageText } from './internal/message-text.js';
+import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+
+/** One model the classifier can pick. */
+export interface ModelChoice {
+  /** Short id the classifier answers with (e.g. `'fast'`, `'reasoning'`). */
+  id: string;
+  /** The model used when this choice is picked (an object, or a `'provider/model'` id the agent resolves). */
+  model: ModelInput;
+  /** When to pick it, for the classifier (e.g. "simple questions, chit-chat"). */
+  description: string;
+}
+
+/** The classifier's decision, as `onDecision` receives it. */
+export interface ModelSelectionDecision {
+  /** The chosen id, or `undefined` when the step keeps its model. */
+  choice: string | undefined;
+  confidence?: number;
+  reason?: string;
+  /** True when the classification failed or was not confident enough and `defaultChoice` (if any) was used. */
+  fallback: boolean;
+}
+
+/** Options of {@link ModelSelectionProcessor}. */
+export interface ModelSelectionOptions extends Omit<ModelBackedOptions, 'onViolation'> {
+  /** The models to pick from (at least one). */
+  choices: ModelChoice[];
+  /** Choice used when the classification fails or is below `minConfidence`. Default: keep the agent's model. */
+  defaultChoice?: string;
+  /** Confidence (0..1) below which `defaultChoice` is used. Default 0. */
+  minConfidence?: number;
+  /** `'run'` (default): the picked model serves every step; `'first-step'`: only step 0. */
+  scope?: 'run' | 'first-step';
+  /** Called once per run with the decision. */
+  onDecision?: (decision: ModelSelectionDecision) => void;
+}
+
+const selectionAnswer = z.object({
+  choice: z.string(),
+  confidence: z.number().min(0).max(1).optional(),
+  reason: z.string().optional(),
+});
+
+/**
+ * Routes each run to one of several models: a (cheap) classifier model reads the latest user
+ * message once per run and picks one of `choices` by their descriptions; `processInputStep` then
+ * returns `{ model }` for the steps of the run (all of them, or only the first with
+ * `scope: 'first-step'`).
+ *
+ * The classifier answers with JSON `{"choice": "<id>", "confidence": 0.8, "reason": "…"}`. An
+ * unknown id counts as a malformed answer. A failed call or malformed answer follows
+ * `errorStrategy`: `'warn'` (default) fails open — `defaultChoice`, or the agent's own model —
+ * and `'strict'` aborts the run. The decision is kept in the processor's run `state`.
+ *
+ * Hook: `processInputStep` (register it as an input processor).
+ *
+ * @example
+ * ```ts
+ * import { ModelSelectionProcessor } from 'rxagent/processors';
+ * const router = new ModelSelectionProcessor({
+ *   model: openai('gpt-4.1-nano'),
+ *   choices: [
+ *     { id: 'fast', model: openai('gpt-4.1-mini'), description: 'greetings, short factual questions' },
+ *     { id: 'deep', model: openai('o3'), description: 'multi-step reasoning, maths, code' },
+ *   ],
+ * });
+ * const agent = new Agent({ id: 'a', instructions: '…', model: openai('gpt-4.1'), inputProcessors: [router] });
+ * ```
+ */
+export class ModelSelectionProcessor implements Processor<'model-selection'> {
+  readonly id = 'model-selection';
+  readonly name = 'Model Selection';
+  readonly description = "Picks each run's model with a classifier model.";
+  private readonly judge: ModelJudge;
+  private readonly choices: ReadonlyMap<string, ModelChoice>;
+  private readonly defaultChoice: string | undefined;
+  private readonly minConfidence: number;
+  private readonly scope: 'run' | 'first-step';
+  private readonly onDecision: ((decision: ModelSelectionDecision) => void) | undefined;
+  private readonly system: string;
+
+  constructor(options: ModelSelectionOptions) {
+    if (options.choices.length === 0) throw new TypeError('ModelSelectionProcessor needs at least one choice.');
+    this.judge = new ModelJudge(options);
+    this.choices = new Map(options.choices.map((choice) => [choice.id, choice]));
+    if (options.defaultChoice !== undefined && !this.choices.has(options.defaultChoice)) {
+      throw new TypeError(`ModelSelectionProcessor: defaultChoice "${options.defaultChoice}" is not one of the choices.`);
+    }
+    this.defaultChoice = options.defaultChoice;
+    this.minConfidence = options.minConfidence ?? 0;
+    this.scope = options.scope ?? 'run';
+    this.onDecision = options.onDecision;
+    this.system = [
+      options.instructions ?? 'You route user requests to the most suitable AI model. Pick exactly one of these options:',
+      ...options.choices.map((choice) => `- "${choice.id}": ${choice.description}`),
+      answerFormat('{"choice": "<one of the ids above>", "confidence": <0..1>, "reason": "<one short sentence>"}'),
+    ].join('\n');
+  }
+
+  async processInputStep({ messages, stepNumber, state, abort, abortSignal }: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
+    if (this.scope === 'first-step' && stepNumber > 0) return undefined;
+    const decision = (state.decision as ModelSelectionDecision | undefined) ?? (await this.decide(messages, state, abort, abortSignal));
+    const choice = decision.choice === undefined ? undefined : this.choices.get(decision.choice);
+    return choice === undefined ? undefined : { model: choice.model };
+  }
+
+  private async decide(
+    messages: readonly MastraDBMessage[],
+    state: ProcessorState,
+    abort: ProcessInputStepArgs['abort'],
+    abortSignal: AbortSignal,
+  ): Promise<ModelSelectionDecision> {
+    const latest = [...messages].reverse().find((message) => message.role === 'user');
+    const text = latest === undefined ? '' : messageText(latest);
+    let decision: ModelSelectionDecision;
+    if (text.trim() === '') {
+      decision = { choice: this.defaultChoice, fallback: true, reason: 'no user message to classify' };
+    } else {
+      const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User request', text), schema: selectionAnswer, abortSignal });
+      const answer = outcome.ok ? outcome.value : undefined;
+      if (!outcome.ok || !this.choices.has(outcome.value.choice)) {
+        const error = outcome.ok ? new StructuredCallError('malformed', `the classifier picked an unknown choice "${outcome.value.choice}"`) : outcome.error;
+        this.judge.failed(this.id, error, abort);
+        decision = { choice: this.defaultChoice, fallback: true, reason: error.message };
+      } else if ((answer?.confidence ?? 1) < this.minConfidence) {
+        decision = { choice: this.defaultChoice, fallback: true, ...(answer?.confidence === undefined ? {} : { confidence: answer.confidence }), reason: 'below minConfidence' };
+      } else {
+        decision = {
+          choice: outcome.value.choice,
+          fallback: false,
+          ...(outcome.value.confidence === undefined ? {} : { confidence: outcome.value.confidence }),
+          ...(outcome.value.reason === undefined ? {} : { reason: outcome.value.reason }),
+        };
+      }
+    }
+    state.decision = decision;
+    try {
+      this.onDecision?.(decision);
+    } catch {
+      // a failing callback never changes the routing
+    }
+    return decision;
+  }
+}

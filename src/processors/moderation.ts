@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { MessageList } from '../message-list/message-list.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type { AbortFunction, ProcessInputArgs, ProcessOutputStreamArgs, Processor, ProcessorViolation } from '../processor/processor-types.js';
+import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
+import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
+import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOptions } from './internal/model-backed.js';
+import { answerFormat } from './internal/structured-call.js';
+import { reportViolation } from './internal/violation.js';
+
+/** What to do with flagged content: abort the run, report it and let it through, or remove it. */
+export type ModerationStrategy = 'block' | 'warn' | 'filter';
+
+/** Options of {@link ModerationProcessor}. */
+export interface ModerationOptions extends ModelBackedOptions {
+  /** Categories to score. Default: the OpenAI moderation categories. */
+  categories?: string[];
+  /** Score (0..1) from which a category is flagged. Default 0.5. */
+  threshold?: number;
+  /** Default `'block'`. `'filter'` drops a flagged input message or a flagged span of output. */
+  strategy?: ModerationStrategy;
+  /** Put the scores in violations and tripwire metadata. Default `false`. */
+  includeScores?: boolean;
+  /** Judge only the last user message of the input. Default `false`. */
+  lastMessageOnly?: boolean;
+  /**
+   * How streamed output is checked. `'window'` (default): text is held back and judged per
+   * window of `windowSize` characters ending at a sentence boundary — one model call per window,
+   * the client sees text one window late. `'final'`: the whole text block is judged once at its
+   * end — one call, the client sees the text only after it. Neither makes a call per token.
+   */
+  streamMode?: StreamMode;
+  /** Characters per window in `'window'` mode. Default 200. */
+  windowSize?: number;
+}
+
+/** The categories the OpenAI moderation endpoint uses (the default). */
+export const DEFAULT_MODERATION_CATEGORIES = [
+  'hate',
+  'hate/threatening',
+  'harassment',
+  'harassment/threatening',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
+] as const;
+
+const moderationAnswer = z.object({
+  categories: z.record(z.string(), z.number().min(0).max(1)),
+  reason: z.string().optional(),
+});
+
+/** The judge's answer: a score per category and an optional reason. */
+export type ModerationAnswer = z.infer<typeof moderationAnswer>;
+
+/**
+ * Moderates the input and the streamed output with a model: each text is scored per category and
+ * a category at or above `threshold` is a violation, handled by `strategy` (`block` aborts the run,
+ * `warn` reports and lets it through, `filter` removes the message or the span of output).
+ *
+ * The judge answers with JSON `{"categories": {"violence": 0.9, …}, "reason": "…"}` (fences and
+ * surrounding prose are tolerated). A failed call or an unreadable answer follows `errorStrategy`:
+ * `'warn'` (default) fails open, `'strict'` aborts. Every violation reaches `onViolation` (a block
+ * through `abort()`); the abort never happens inside the processor's own try/catch.
+ *
+ * Streaming costs one call per window (`streamMode: 'window'`, `windowSize` characters) or one per
+ * text block (`'final'`) — never one per token: the output is held back until judged, so clients
+ * only ever see checked text. Latency versus cost: a smaller window shows text sooner and costs
+ * more calls; `'final'` is cheapest and shows nothing until the block is complete.
+ *
+ * Hooks: `processInput` (user messages) and `processOutputStream`.
+ *
+ * @example
+ * ```ts
+ * import { ModerationProcessor } from 'rxagent/processors';
+ * const moderation = new ModerationProcessor({ model: openai('gpt-4.1-nano'), threshold: 0.7, streamMode: 'window' });
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [moderation], outputProcessors: [moderation] });
+ * ```
+ */
+export class ModerationProcessor implements Processor<'moderation'> {
+  readonly id = 'moderation';
+  readonly name = 'Moderation';
+  readonly description = 'Moderates input and output with a model.';
+  /** Data chunks must not overtake the held output. */
+  readonly processDataParts = true;
+  readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  private readonly judge: ModelJudge;
+  private readonly categories: readonly string[];
+  private readonly threshold: number;
+  private readonly strategy: ModerationStrategy;
+  private readonly includeScores: boolean;
+  private readonly lastMessageOnly: boolean;
+  private readonly stream: CheckedTextStream;
+  private readonly system: string;
+
+  constructor(options: ModerationOptions) {
+    this.judge = new ModelJudge(options);
+    this.categories = options.categories ?? DEFAULT_MODERATION_CATEGORIES;
+    this.threshold = options.threshold ?? 0.5;
+    this.strategy = options.strategy ?? 'block';
+    this.includeScores = options.includeScores ?? false;
+    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.stream = new CheckedTextStream({ ...options, stateKey: 'moderationHeld' });
+    this.onViolation = options.onViolation;
+    this.system = [
+      options.instructions ??
+        'You are a content moderator. Score the text for each category from 0 (certainly absent) to 1 (certainly present).',
+      `Categories: ${this.categories.join(', ')}.`,
+      answerFormat('{"categories": {"<category>": <score 0..1>, ...}, "reason": "<one short sentence>"}'),
+    ].join('\n');
+  }
+
+  /** Scores `text` (one model call). Resolves to the flagged categories, or `undefined` when the check failed open. */
+  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal): Promise<{ flagged: string[]; answer: ModerationAnswer } | undefined> {
+    const outcome = await this.judge.ask({
+      system: this.system,
+      prompt: quoted('Text to moderate', text),
+      schema: moderationAnswer,
+      ...(abortSignal === undefined ? {} : { abortSignal }),
+    });
+    if (!outcome.ok) {
+      this.judge.failed(this.id, outcome.error, abort);
+      return undefined;
+    }
+    return { flagged: flaggedCategories(outcome.value.categories, this.threshold, this.categories), answer: outcome.value };
+  }
+
+  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+    return judgeInputMessages({
+      processorId: this.id,
+      messages,
+      messageList,
+      abort,
+      lastMessageOnly: this.lastMessageOnly,
+      judge: async (_message, text): Promise<MessageVerdict> => {
+        const verdict = await this.moderate(text, abort, abortSignal);
+        if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
+        return this.enforce('input', verdict.flagged, verdict.answer, abort) === 'keep' ? { action: 'keep' } : { action: 'drop' };
+      },
+    });
+  }
+
+  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    return this.stream.process(part, state, async (span) => {
+      const verdict = await this.moderate(span, abort, abortSignal);
+      if (verdict === undefined || verdict.flagged.length === 0) return span;
+      return this.enforce('output', verdict.flagged, verdict.answer, abort) === 'keep' ? span : null;
+    });
+  }
+
+  /** Blocks (abort), or reports and tells the caller whether to keep (`warn`) or drop (`filter`). */
+  private enforce(phase: 'input' | 'output', flagged: string[], answer: ModerationAnswer, abort: AbortFunction): 'keep' | 'drop' {
+    const detail = {
+      phase,
+      categories: flagged,
+      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      ...(this.includeScores ? { scores: answer.categories as CategoryScores } : {}),
+    };
+    if (this.strategy === 'block') abort(`Content flagged by moderation (${phase}): ${flagged.join(', ')}`, { metadata: detail });
+    reportViolation(this, `moderation flagged the ${phase}: ${flagged.join(', ')}`, { ...detail, strategy: this.strategy });
+    return this.strategy === 'warn' ? 'keep' : 'drop';
+  }
+}

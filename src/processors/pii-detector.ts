@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { MessageList } from '../message-list/message-list.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type {
+  AbortFunction,
+  ProcessInputArgs,
+  ProcessOutputResultArgs,
+  ProcessOutputStreamArgs,
+  Processor,
+  ProcessorViolation,
+} from '../processor/processor-types.js';
+import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
+import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
+import { mapMessageText, replaceAllValues } from './internal/message-text.js';
+import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';
+import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { answerFormat } from './internal/structured-call.js';
+import { reportViolation } from './internal/violation.js';
+
+/** What to do with detected PII: abort, report only, drop the message / output span, or redact the values. */
+export type PIIStrategy = 'block' | 'warn' | 'filter' | 'redact';
+
+/** How a detected value is redacted. */
+export type PIIRedactionMethod = 'mask' | 'hash' | 'remove' | 'placeholder';
+
+/** Options of {@link PIIDetector}. */
+export interface PIIDetectorOptions extends ModelBackedOptions {
+  /** PII types to look for. Default: {@link DEFAULT_PII_TYPES}. */
+  detectionTypes?: string[];
+  /** Confidence (0..1) from which a detection counts. Default 0.5. */
+  threshold?: number;
+  /** Default `'redact'`. */
+  strategy?: PIIStrategy;
+  /**
+   * Default `'mask'` (`*` per character), `'hash'` (`[HASH:<8 hex of sha-256>]`), `'remove'`, or
+   * `'placeholder'` (`[EMAIL]`, `[PHONE]`…).
+   */
+  redactionMethod?: PIIRedactionMethod;
+  /** With `'mask'`, keep separators (`@ . - +` and spaces) so the shape stays readable. Default `true`. */
+  preserveFormat?: boolean;
+  /** Put the detected values in violations and tripwire metadata. Default `false`. */
+  includeDetections?: boolean;
+  /** Judge only the last user message of the input. Default `false`. */
+  lastMessageOnly?: boolean;
+  /**
+   * How streamed output is checked: `'window'` (default, one call per `windowSize` characters ending
+   * at a sentence boundary, text released one window late) or `'final'` (one call per text block,
+   * text released at its end). Never a call per token.
+   */
+  streamMode?: StreamMode;
+  /** Characters per window. Default 200. */
+  windowSize?: number;
+}
+
+/** The PII types looked for by default. */
+export const DEFAULT_PII_TYPES = [
+  'email',
+  'phone',
+  'credit-card',
+  'ssn',
+  'passport',
+  'iban',
+  'ip-address',
+  'api-key',
+  'name',
+  'address',
+  'date-of-birth',
+] as const;
+
+const piiAnswer = z.object({
+  detections: z.array(
+    z.object({
+      type: z.string(),
+      value: z.string(),
+      confidence: z.number().min(0).max(1).optional(),
+    }),
+  ),
+});
+
+/** One PII value the judge found. */
+export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
+
+/**
+ * Detects personal data (e-mail addresses, phone numbers, card numbers, names, addresses…) with a
+ * model, in the input and in the streamed output, and blocks, reports, drops or redacts it.
+ *
+ * The judge answers with JSON `{"detections": [{"type": "email", "value": "jane@x.io", "confidence": 0.98}]}`;
+ * each detected value is redacted wherever it occurs (`redactionMethod`). A failed call or an
+ * unreadable answer follows `errorStrategy`: `'warn'` (default) fails open, `'strict'` aborts.
+ * Every detection reaches `onViolation` (a block through `abort()`, never inside the processor's
+ * own try/catch).
+ *
+ * Streaming costs one call per window (`streamMode: 'window'`) or per text block (`'final'`),
+ * never one per token; the output is held back until judged, so the client only sees redacted
+ * text. A value split across two windows can be missed — windows end at sentence boundaries to
+ * make that rare. `processOutputResult` applies the stream's redactions to the stored reply
+ * (no further model call).
+ *
+ * Hooks: `processInput`, `processOutputStream`, `processOutputResult`.
+ *
+ * @example
+ * ```ts
+ * import { PIIDetector } from 'rxagent/processors';
+ * const pii = new PIIDetector({ model: openai('gpt-4.1-nano'), strategy: 'redact', redactionMethod: 'placeholder' });
+ * const agent = new Agent({ id: 'a', instructions: '…', model, inputProcessors: [pii], outputProcessors: [pii] });
+ * ```
+ */
+export class PIIDetector implements Processor<'pii-detector'> {
+  readonly id = 'pii-detector';
+  readonly name = 'PII Detector';
+  readonly description = 'Detects and redacts personal data with a model.';
+  /** Data chunks must not overtake the held output. */
+  readonly processDataParts = true;
+  readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  private readonly judge: ModelJudge;
+  private readonly detectionTypes: readonly string[];
+  private readonly threshold: number;
+  private readonly strategy: PIIStrategy;
+  private readonly redactionMethod: PIIRedactionMethod;
+  private readonly preserveFormat: boolean;
+  private readonly includeDetections: boolean;
+  private readonly lastMessageOnly: boolean;
+  private readonly stream: CheckedTextStream;
+  private readonly system: string;
+
+  constructor(options: PIIDetectorOptions) {
+    this.judge = new ModelJudge(options);
+    this.detectionTypes = options.detectionTypes ?? DEFAULT_PII_TYPES;
+    this.threshold = options.threshold ?? 0.5;
+    this.strategy = options.strategy ?? 'redact';
+    this.redactionMethod = options.redactionMethod ?? 'mask';
+    this.preserveFormat = options.preserveFormat ?? true;
+    this.includeDetections = options.includeDetections ?? false;
+    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.stream = new CheckedTextStream({ ...options, stateKey: 'piiHeld' });
+    this.onViolation = options.onViolation;
+    this.system = [
+      options.instructions ??
+        'You detect personally identifiable information (PII) in text. List every PII value exactly as it appears in the text.',
+      `PII types: ${this.detectionTypes.join(', ')}.`,
+      'Use an empty list when there is none.',
+      answerFormat('{"detections": [{"type": "<pii type>", "value": "<exact text>", "confidence": <0..1>}]}'),
+    ].join('\n');
+  }
+
+  /** The redacted form of `value` (of PII type `type`) under this processor's `redactionMethod`. */
+  redactValue(value: string, type: string): string {
+    switch (this.redactionMethod) {
+      case 'remove':
+        return '';
+      case 'placeholder':
+        return `[${type.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}]`;
+      case 'hash':
+        return `[HASH:${createHash('sha256').update(value).digest('hex').slice(0, 8)}]`;
+      default:
+        return this.preserveFormat ? value.replace(/[\p{L}\p{N}]/gu, '*') : '*'.repeat(value.length);
+    }
+  }
+
+  /** Finds PII in `text` (one model call); `undefined` when the check failed open. */
+  async detect(text: string, abort: AbortFunction, abortSignal?: AbortSignal): Promise<PIIDetection[] | undefined> {
+    const outcome = await this.judge.ask({
+      system: this.system,
+      prompt: quoted('Text to inspect', text),
+      schema: piiAnswer,
+      ...(abortSignal === undefined ? {} : { abortSignal }),
+    });
+    if (!outcome.ok) {
+      this.judge.failed(this.id, outcome.error, abort);
+      return undefined;
+    }
+    const types = new Set(this.detectionTypes);
+    return outcome.value.detections.filter(
+      (detection) => types.has(detection.type) && (detection.confidence ?? 1) >= this.threshold && detection.value !== '' && text.includes(detection.value),
+    );
+  }
+
+  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+    return judgeInputMessages({
+      processorId: this.id,
+      messages,
+      messageList,
+      abort,
+      lastMessageOnly: this.lastMessageOnly,
+      judge: async (message, text): Promise<MessageVerdict> => {
+        const detections = await this.detect(text, abort, abortSignal);
+        if (detections === undefined || detections.length === 0) return { action: 'keep' };
+        const replacements = this.enforce('input', detections, abort);
+        if (replacements === 'keep') return { action: 'keep' };
+        if (replacements === 'drop') return { action: 'drop' };
+        return { action: 'replace', message: mapMessageText(message, (partText) => replaceAllValues(partText, replacements)) };
+      },
+    });
+  }
+
+  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    return this.stream.process(part, state, async (span) => {
+      const detections = await this.detect(span, abort, abortSignal);
+      if (detections === undefined || detections.length === 0) return span;
+      const replacements = this.enforce('output', detections, abort);
+      if (replacements === 'keep') return span;
+      if (replacements === 'drop') return null;
+      rememberRedactions(state, replacements);
+      return replaceAllValues(span, replacements);
+    });
+  }
+
+  /** Applies the redactions made in the stream to the stored reply (no model call). */
+  processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
+    return applyRememberedRedactions(messages, state);
+  }
+
+  /** Blocks, or reports and returns what to do: keep, drop, or the value → replacement map. */
+  private enforce(phase: 'input' | 'output', detections: PIIDetection[], abort: AbortFunction): 'keep' | 'drop' | Map<string, string> {
+    const types = [...new Set(detections.map((detection) => detection.type))];
+    const detail = {
+      phase,
+      types,
+      count: detections.length,
+      ...(this.includeDetections ? { detections } : {}),
+    };
+    if (this.strategy === 'block') abort(`PII detected in the ${phase}: ${types.join(', ')}`, { metadata: detail });
+    reportViolation(this, `PII detected in the ${phase}: ${types.join(', ')}`, { ...detail, strategy: this.strategy });
+    if (this.strategy === 'warn') return 'keep';
+    if (this.strategy === 'filter') return 'drop';
+    return new Map(detections.map((detection) => [detection.value, this.redactValue(detection.value, detection.type)]));
+  }
+}

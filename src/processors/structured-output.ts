@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type { AbortFunction, ProcessOutputResultArgs, ProcessOutputStreamArgs, Processor, ProcessorState } from '../processor/processor-types.js';
+import { chunkLike } from './internal/chunks.js';
+import { emitInOrder } from './internal/emit-in-order.js';
+import { quoted } from './internal/input-messages.js';
+import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+
+/**
+ * When structuring fails: `'warn'` (default) leaves the run without an object, `'strict'` aborts
+ * the run, `'fallback'` uses `fallbackValue`.
+ */
+export type StructuredOutputErrorStrategy = 'warn' | 'strict' | 'fallback';
+
+/** Options of {@link StructuredOutputProcessor}. */
+export interface StructuredOutputProcessorOptions<T> extends Omit<ModelBackedOptions, 'errorStrategy' | 'onViolation'> {
+  /** The shape of the object (a zod schema). */
+  schema: z.ZodType<T>;
+  /** Default `'warn'`. */
+  errorStrategy?: StructuredOutputErrorStrategy;
+  /** The object used with `errorStrategy: 'fallback'`. */
+  fallbackValue?: T;
+}
+
+type Outcome<T> = { ok: true; object: T } | { ok: false; error: StructuredCallError };
+
+/** The run state of the processor. */
+interface StructuringState<T> {
+  stepText: string;
+  runText: string;
+  outcome: Outcome<T> | undefined;
+}
+
+function structuringState<T>(state: ProcessorState): StructuringState<T> {
+  const existing = state.structuring as StructuringState<T> | undefined;
+  if (existing !== undefined) return existing;
+  const fresh: StructuringState<T> = { stepText: '', runText: '', outcome: undefined };
+  state.structuring = fresh;
+  return fresh;
+}
+
+/**
+ * Turns the agent's final text into an object of `schema` with a second model — so the main model
+ * can answer freely (and use tools) while the caller still gets typed data.
+ *
+ * The structuring model gets the schema (as JSON schema) and the text and answers with the JSON
+ * object itself (fences tolerated), validated with the zod schema. The object is stored in the
+ * processor's run `state` (`state.object`), set as `result.object` in `processOutputResult`, and
+ * emitted as an `object` chunk right before the run's `finish` chunk. Only one structuring call is
+ * made per run (whichever hook comes first does it; text of rejected attempts is left out).
+ *
+ * A failed call or an answer not matching the schema follows `errorStrategy`: `'warn'` (default)
+ * fails open (no object, `onError` told), `'strict'` aborts the run, `'fallback'` uses
+ * `fallbackValue`.
+ *
+ * Hooks: `processOutputStream` (collects the text, emits the object before `finish`) and
+ * `processOutputResult`.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { StructuredOutputProcessor } from 'rxagent/processors';
+ * const structured = new StructuredOutputProcessor({ model: openai('gpt-4.1-nano'), schema: z.object({ city: z.string(), tempC: z.number() }) });
+ * const agent = new Agent({ id: 'a', instructions: '…', model, outputProcessors: [structured] });
+ * ```
+ */
+export class StructuredOutputProcessor<T = unknown> implements Processor<'structured-output'> {
+  readonly id = 'structured-output';
+  readonly name = 'Structured Output';
+  readonly description = 'Structures the final text into an object with a second model.';
+  private readonly judge: ModelJudge;
+  private readonly schema: z.ZodType<T>;
+  private readonly errorStrategy: StructuredOutputErrorStrategy;
+  private readonly fallbackValue: T | undefined;
+  private readonly system: string;
+
+  constructor(options: StructuredOutputProcessorOptions<T>) {
+    this.judge = new ModelJudge({ ...options, errorStrategy: 'warn' });
+    this.schema = options.schema;
+    this.errorStrategy = options.errorStrategy ?? 'warn';
+    this.fallbackValue = options.fallbackValue;
+    if (this.errorStrategy === 'fallback' && !('fallbackValue' in options)) {
+      throw new TypeError("StructuredOutputProcessor: errorStrategy 'fallback' needs a fallbackValue.");
+    }
+    let jsonSchema = '';
+    try {
+      jsonSchema = JSON.stringify(z.toJSONSchema(options.schema));
+    } catch {
+      jsonSchema = '(see the expected shape below)';
+    }
+    this.system = [
+      options.instructions ?? 'You extract structured data. Read the text and fill in a JSON object that matches this JSON schema:',
+      jsonSchema,
+      'Use only information from the text.',
+      answerFormat('<the JSON object matching the schema>'),
+    ].join('\n');
+  }
+
+  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    const structuring = structuringState<T>(state);
+    switch (part.type) {
+      case 'text-delta':
+        structuring.stepText += part.payload.text;
+        return emitInOrder(state, [part]);
+      case 'step-finish': {
+        const rejected = part.payload.stepResult.reason === 'retry' || part.payload.stepResult.tripwire !== undefined;
+        if (!rejected) structuring.runText += structuring.stepText;
+        structuring.stepText = '';
+        return emitInOrder(state, [part]);
+      }
+      case 'finish':
+        return this.structureOnce(structuring.runText + structuring.stepText, state, abort, abortSignal).then((object) =>
+          emitInOrder(state, object === undefined ? [part] : [chunkLike(part, 'object', { object }), part]),
+        );
+      default:
+        return emitInOrder(state, [part]);
+    }
+  }
+
+  async processOutputResult({ result, state, abort, abortSignal }: ProcessOutputResultArgs): Promise<undefined> {
+    const object = await this.structureOnce(result.text, state, abort, abortSignal);
+    if (object !== undefined) result.object = object;
+    return undefined;
+  }
+
+  /** Structures `text` once per run (later calls reuse the outcome); applies the error strategy. */
+  private async structureOnce(text: string, state: ProcessorState, abort: AbortFunction, abortSignal: AbortSignal): Promise<T | undefined> {
+    const structuring = structuringState<T>(state);
+    if (structuring.outcome === undefined) {
+      const outcome =
+        text.trim() === ''
+          ? { ok: false as const, error: new StructuredCallError('malformed', 'there is no text to structure') }
+          : await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: this.schema, abortSignal });
+      structuring.outcome = outcome.ok ? { ok: true, object: outcome.value } : { ok: false, error: outcome.error };
+      if (!outcome.ok) this.judge.failed(this.id, outcome.error, abort);
+    }
+    const outcome = structuring.outcome;
+    if (outcome.ok) {
+      state.object = outcome.object;
+      return outcome.object;
+    }
+    if (this.errorStrategy === 'strict') {
+      abort(`structured-output: could not structure the response (${outcome.error.message})`, {
+        metadata: { error: outcome.error.message, kind: outcome.error.kind },
+      });
+    }
+    if (this.errorStrategy === 'fallback') {
+      state.object = this.fallbackValue;
+      return this.fallbackValue;
+    }
+    return undefined;
+  }
+}
