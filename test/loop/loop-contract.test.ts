@@ -296,3 +296,25 @@ describe('configuration', () => {
     expect(await output.tripwire).toBeUndefined();
   });
 });
+
+describe('models and instructions', () => {
+  it("resolves 'provider/model' ids through the agent's providers; an unknown id is a ModelResolutionError", async () => {
+    const model = mockModel({ parts: [...textParts('via registry'), finishPart()] });
+    const agent = new Agent({ id: 'a', model: 'local/tiny', providers: { local: () => model } });
+    expect((await agent.generate('x')).text).toBe('via registry');
+    const unknown = new Agent({ id: 'a', model: 'nowhere/tiny', providers: { local: () => model } });
+    const chunks = await collect(unknown, 'x');
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'error']);
+    const error = await unknown.generate('x').catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: 'ModelResolutionError' });
+    expect(String((error as Error).message)).toContain('local');
+  });
+
+  it('per-call instructions replace the agent instructions', async () => {
+    const model = mockModel({ parts: [...textParts('ok'), finishPart()] });
+    const agent = new Agent({ id: 'a', model, instructions: 'agent default' });
+    await agent.generate('x', { instructions: 'call specific' });
+    expect(promptText(model.calls[0]?.prompt)).toContain('call specific');
+    expect(promptText(model.calls[0]?.prompt)).not.toContain('agent default');
+  });
+});
