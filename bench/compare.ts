@@ -1,0 +1,206 @@
+/**
+ * `npm run bench:compare`: rxagent and the reference implementation (`@mastra/core`, pinned in
+ * bench/peer, installed there on first use) on the same workloads and the same model objects,
+ * alternating A/B row by row; ratios rxagent / reference per row, and every target of the
+ * benchmark issue as a row marked met or not.
+ *
+ * By default each implementation runs in its own worker process, both driven by this one, one
+ * row at a time in alternating order: on Node 22 the reference's AsyncLocalStorage turns on
+ * async_hooks promise hooks for the whole process, which slows every promise of whatever else
+ * runs there (rxagent, the floors) 3–5×. `--same-process` runs both here anyway. Times are
+ * wall clock per unit (`--cpu`: process CPU time); memory runs each implementation alone.
+ *
+ *   npm run bench:compare                     full sizes (several minutes)
+ *   npm run bench:compare -- --quick --json   reduced sizes (< 2 min); last line: { "rows": [...] }
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { measureMemory } from './lib/memory.js';
+import { loadReferenceSubject } from './lib/reference-subject.js';
+import { rxagentSubject } from './lib/rxagent-subject.js';
+import { fmt, markdownTable } from './lib/stats.js';
+import { localRunner, profiles, rowName, runSuite, slowConsumer, type Runner, type SuiteProfile } from './lib/suite.js';
+import { startWorker } from './lib/worker-runner.js';
+
+const args = new Set(process.argv.slice(2));
+const profile: SuiteProfile = args.has('--check') ? profiles.check : args.has('--quick') ? profiles.quick : profiles.full;
+const json = args.has('--json');
+const metric = args.has('--cpu') ? 'cpu' : 'wall';
+const sameProcess = args.has('--same-process');
+const argv = process.argv.slice(2);
+/** `--baseline-src DIR`: instead of the reference, rxagent from another copy of src/ (before/after figures). */
+const baselineSrc = argv.includes('--baseline-src') ? argv[argv.indexOf('--baseline-src') + 1] : undefined;
+const baselineEnv = baselineSrc === undefined ? undefined : { RXAGENT_BENCH_SRC: baselineSrc };
+const log = (line: string) => process.stderr.write(`bench:compare: ${line}\n`);
+
+/** One target row of the issue. */
+interface TargetRow {
+  name: string;
+  rxagent: number;
+  reference: number;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+type Slow = { maxBuffered: number; received: number };
+interface Side {
+  runner: Runner;
+  version: string;
+  slow(chunks: number): Promise<Slow>;
+}
+
+const started = performance.now();
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load ${loadavg()
+  .map((value) => value.toFixed(1))
+  .join('/')}`;
+
+async function sides(): Promise<{ rx: Side; ref: Side }> {
+  if (baselineSrc !== undefined) {
+    const [rx, base] = await Promise.all([startWorker('rxagent', profile), startWorker('rxagent', profile, { name: 'reference', env: baselineEnv })]);
+    return {
+      rx: { runner: rx, version: rx.version, slow: (chunks) => rx.slowConsumer(chunks) },
+      ref: { runner: base, version: `baseline ${baselineSrc}`, slow: (chunks) => base.slowConsumer(chunks) },
+    };
+  }
+  if (sameProcess) {
+    const reference = await loadReferenceSubject();
+    return {
+      rx: { runner: localRunner(rxagentSubject), version: 'source', slow: (chunks) => slowConsumer(rxagentSubject, chunks, 'async') },
+      ref: { runner: localRunner(reference), version: reference.version, slow: (chunks) => slowConsumer(reference, chunks, 'async') },
+    };
+  }
+  const [rx, ref] = await Promise.all([startWorker('rxagent', profile), startWorker('reference', profile)]);
+  return {
+    rx: { runner: rx, version: rx.version, slow: (chunks) => rx.slowConsumer(chunks) },
+    ref: { runner: ref, version: ref.version, slow: (chunks) => ref.slowConsumer(chunks) },
+  };
+}
+
+const { rx, ref } = await sides();
+const referenceVersion = ref.version;
+const referenceLabel = baselineSrc === undefined ? `@mastra/core ${referenceVersion}` : referenceVersion;
+log(`profile ${profile.name}; rxagent vs ${referenceLabel}; ${sameProcess ? 'one process' : 'one worker process each'}; ${metric === 'cpu' ? 'CPU time' : 'wall clock'}; Node ${process.version}; ${machine}`);
+const all = await runSuite([rx.runner, ref.runner, localRunner(undefined, 'floor')], profile, log);
+const samples = all[metric];
+
+const slow = {
+  rxagent: await rx.slow(profile.slowChunks),
+  reference: await ref.slow(profile.slowChunks),
+};
+rx.runner.close?.();
+ref.runner.close?.();
+log(`slow consumer: rxagent ${slow.rxagent.maxBuffered}, reference ${slow.reference.maxBuffered} chunks buffered at most`);
+const memory = {
+  rxagent: await measureMemory('rxagent', profile),
+  reference: baselineEnv === undefined ? await measureMemory('reference', profile) : await measureMemory('rxagent', profile, baselineEnv),
+};
+log(`memory: rxagent ${fmt(memory.rxagent.liveBytesPerStream / 1024)} KiB/stream, reference ${fmt(memory.reference.liveBytesPerStream / 1024)} KiB/stream`);
+
+// --- every workload, both implementations ---
+const workloadRows: string[][] = [];
+const both = (row: string) => {
+  const a = samples.summary('rxagent', row);
+  const b = samples.summary('reference', row);
+  workloadRows.push([row, fmt(a.median), `${fmt(a.min)}–${fmt(a.max)}`, fmt(b.median), `${fmt(b.min)}–${fmt(b.max)}`, fmt(a.median / b.median)]);
+};
+for (const variant of ['sync', 'async'] as const) {
+  for (const k of profile.streamKs) if (!(variant === 'async' && k === 0)) both(rowName.stream(k, variant));
+}
+both(rowName.sliceSync);
+both(rowName.sliceAsync);
+for (const k of [0, 10]) both(rowName.generate(k));
+both(rowName.generatePerProcessor);
+for (const k of [0, 5]) both(rowName.toolLoop(k));
+both(rowName.toolPerProcessor);
+const { streams, chunks, processors } = profile.memory;
+workloadRows.push([
+  `${streams} streams × ${chunks} chunks × ${processors} processors: live KiB per in-flight stream`,
+  fmt(memory.rxagent.liveBytesPerStream / 1024),
+  '',
+  fmt(memory.reference.liveBytesPerStream / 1024),
+  '',
+  fmt(memory.rxagent.liveBytesPerStream / memory.reference.liveBytesPerStream),
+]);
+workloadRows.push([
+  '… parts pulled ahead of each paused consumer',
+  fmt(memory.rxagent.bufferedPerStream),
+  '',
+  fmt(memory.reference.bufferedPerStream),
+  '',
+  '',
+]);
+workloadRows.push([
+  '… peak RSS (MiB, own process)',
+  fmt(memory.rxagent.peakRssBytes / 2 ** 20),
+  '',
+  fmt(memory.reference.peakRssBytes / 2 ** 20),
+  '',
+  fmt(memory.rxagent.peakRssBytes / memory.reference.peakRssBytes),
+]);
+workloadRows.push([
+  `max chunks buffered, consumer 1 chunk/ms (${profile.slowChunks} chunks, 1 async processor)`,
+  String(slow.rxagent.maxBuffered),
+  '',
+  String(slow.reference.maxBuffered),
+  '',
+  '',
+]);
+for (const stages of [0, 1, 5, 10]) workloadRows.push([rowName.floorMap(stages), fmt(samples.median('floor', rowName.floorMap(stages))), '', '', '', '']);
+for (const stages of [0, 1, 5, 10]) workloadRows.push([rowName.floorAwait(stages), fmt(samples.median('floor', rowName.floorAwait(stages))), '', '', '', '']);
+
+// --- the issue's targets ---
+const targets: TargetRow[] = [];
+const ratioTarget = (name: string, row: string, bound: number, label: string) => {
+  const rxagent = samples.median('rxagent', row);
+  const ref = samples.median('reference', row);
+  const ratio = rxagent / ref;
+  targets.push({ name, rxagent, reference: ref, ratio, target: `ratio ≤ ${label}`, met: ratio <= bound });
+};
+ratioTarget('whole run at K=0 (µs/chunk)', rowName.stream(0, 'sync'), 1 / 10, '1/10');
+ratioTarget('marginal sync processor (µs/processor/chunk)', rowName.sliceSync, 1 / 30, '1/30');
+ratioTarget('marginal async processor (µs/processor/chunk)', rowName.sliceAsync, 1 / 10, '1/10');
+ratioTarget('generate() per call, K=0 (ms)', rowName.generate(0), 1 / 10, '1/10');
+ratioTarget('generate() per processInput processor (ms)', rowName.generatePerProcessor, 1 / 10, '1/10');
+ratioTarget('tool loop per step, K=0 (ms)', rowName.toolLoop(0), 1 / 10, '1/10');
+ratioTarget('tool loop per processor per step (ms)', rowName.toolPerProcessor, 1 / 10, '1/10');
+{
+  const rx = memory.rxagent.liveBytesPerStream / 1024;
+  const ref = memory.reference.liveBytesPerStream / 1024;
+  targets.push({ name: 'live KiB per in-flight stream', rxagent: rx, reference: ref, ratio: rx / ref, target: 'ratio ≤ 1/10', met: rx / ref <= 1 / 10 });
+}
+targets.push({
+  name: 'max chunks buffered, consumer 1 chunk/ms',
+  rxagent: slow.rxagent.maxBuffered,
+  reference: slow.reference.maxBuffered,
+  ratio: slow.rxagent.maxBuffered / Math.max(slow.reference.maxBuffered, 1),
+  target: 'rxagent ≤ 64',
+  met: slow.rxagent.maxBuffered <= 64,
+});
+{
+  const rx = samples.median('rxagent', rowName.stream(10, 'sync'));
+  const floor = samples.median('floor', rowName.floorAwait(10));
+  targets.push({
+    name: 'whole run at K=10 sync vs for-await + async-fn floor ×10 (µs/chunk; reference column = floor)',
+    rxagent: rx,
+    reference: floor,
+    ratio: rx / floor,
+    target: 'ratio ≤ 3',
+    met: rx / floor <= 3,
+  });
+}
+
+const out = (text: string) => process.stdout.write(text);
+out(`\nrxagent vs ${referenceLabel} (${profile.name}: ${profile.chunks} chunks, ${profile.reps} reps, A/B alternating, ${sameProcess ? 'one process' : 'one worker process each'}, ${metric === 'cpu' ? 'CPU time' : 'wall clock'})\n`);
+out(`Node ${process.version}, ${machine}\n\n`);
+out(`${markdownTable(['workload', 'rxagent', 'rxagent min–max', 'reference', 'reference min–max', 'ratio'], workloadRows)}\n\n`);
+out(
+  `${markdownTable(
+    ['target', 'rxagent', 'reference', 'ratio', 'target', 'met'],
+    targets.map((row) => [row.name, fmt(row.rxagent), fmt(row.reference), fmt(row.ratio), row.target, row.met ? 'met' : 'NOT met']),
+  )}\n`,
+);
+log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+if (json) {
+  const round = (value: number) => (Number.isFinite(value) ? Number(value.toPrecision(4)) : null);
+  out(`${JSON.stringify({ rows: targets.map((row) => ({ name: row.name, rxagent: round(row.rxagent), reference: round(row.reference), ratio: round(row.ratio), target: row.target, met: row.met })) })}\n`);
+}

@@ -1,0 +1,38 @@
+/**
+ * A worker process holding one implementation (rxagent or the reference): the parent sends row
+ * names, the worker times them and answers. Keeps each implementation's process-wide side effects
+ * (e.g. the reference's AsyncLocalStorage, which turns on async_hooks promise hooks for the whole
+ * process on Node 22) away from the other one.
+ *
+ * Started by bench/lib/worker-runner.ts: `node --expose-gc --import tsx bench/subject-worker.ts <subject> <profile>`.
+ */
+import { loadReferenceSubject } from './lib/reference-subject.js';
+import { rxagentSubject } from './lib/rxagent-subject.js';
+import { profiles, slowConsumer, timeWorkload, workloads, type SuiteProfile } from './lib/suite.js';
+import type { BenchSubject } from './lib/subject.js';
+
+/** Parent → worker. */
+export type WorkerRequest = { id: number; kind: 'measure'; row: string } | { id: number; kind: 'slow'; chunks: number };
+/** Worker → parent. */
+export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string } | { ready: true; version: string };
+
+const [subjectName = 'rxagent', profileName = 'quick'] = process.argv.slice(2);
+const profile = profiles[profileName as SuiteProfile['name']];
+const reference = subjectName === 'reference' ? await loadReferenceSubject() : undefined;
+const subject: BenchSubject = reference ?? rxagentSubject;
+const byRow = new Map(workloads(profile).map((workload) => [workload.row, workload]));
+const send = (reply: WorkerReply) => (process.send as (message: unknown) => boolean)(reply);
+
+process.on('message', (request: WorkerRequest) => {
+  const work = async (): Promise<unknown> => {
+    if (request.kind === 'slow') return slowConsumer(subject, request.chunks, 'async');
+    const workload = byRow.get(request.row);
+    if (workload === undefined) throw new Error(`unknown row ${request.row}`);
+    return timeWorkload(workload, subject);
+  };
+  work().then(
+    (value) => send({ id: request.id, ok: true, value }),
+    (error: unknown) => send({ id: request.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+});
+send({ ready: true, version: reference?.version ?? 'source' });
