@@ -4,7 +4,14 @@ import type { ProcessOutputStreamArgs, Processor, ProcessorState } from '../proc
 import { textDeltaChunk } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 
-/** Options of {@link BatchPartsProcessor}. */
+/**
+ * Options of {@link BatchPartsProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: BatchPartsOptions = { batchSize: 10, maxWaitTime: 100, scheduler: testScheduler };
+ * ```
+ */
 export interface BatchPartsOptions {
   /** `text-delta` chunks merged into one. Default 5. */
   batchSize?: number;

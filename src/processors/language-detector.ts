@@ -11,10 +11,22 @@ import { reportViolation } from './internal/violation.js';
 /**
  * What to do with input in another language: annotate it (`detect`), translate it into the first
  * target language, abort the run, or report it.
+ *
+ * @example
+ * ```ts
+ * const strategy: LanguageStrategy = 'translate';
+ * ```
  */
 export type LanguageStrategy = 'detect' | 'translate' | 'block' | 'warn';
 
-/** Options of {@link LanguageDetector}. */
+/**
+ * Options of {@link LanguageDetector}.
+ *
+ * @example
+ * ```ts
+ * const options: LanguageDetectorOptions = { model, targetLanguages: ['en', 'fr'], strategy: 'block' };
+ * ```
+ */
 export interface LanguageDetectorOptions extends ModelBackedOptions {
   /** Accepted languages, as ISO 639-1 codes (`'en'`) or names (`'English'`). The first is the translation target. */
   targetLanguages: string[];
@@ -38,7 +50,14 @@ const languageAnswer = z.object({
   translation: z.string().optional(),
 });
 
-/** The judge's answer: an ISO 639-1 code, a confidence, and (for `translate`) the translation. */
+/**
+ * The judge's answer: an ISO 639-1 code, a confidence, and (for `translate`) the translation.
+ *
+ * @example
+ * ```ts
+ * const answer: LanguageAnswer = { language: 'de', confidence: 0.95, translation: 'Hello' };
+ * ```
+ */
 export type LanguageAnswer = z.infer<typeof languageAnswer>;
 
 const LANGUAGE_NAMES: Readonly<Record<string, string>> = {

@@ -6,7 +6,14 @@ import { messageText } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
 
-/** One model the classifier can pick. */
+/**
+ * One model the classifier can pick.
+ *
+ * @example
+ * ```ts
+ * const choice: ModelChoice = { id: 'fast', model: openai('gpt-4.1-mini'), description: 'short questions' };
+ * ```
+ */
 export interface ModelChoice {
   /** Short id the classifier answers with (e.g. `'fast'`, `'reasoning'`). */
   id: string;
@@ -16,7 +23,14 @@ export interface ModelChoice {
   description: string;
 }
 
-/** The classifier's decision, as `onDecision` receives it. */
+/**
+ * The classifier's decision, as `onDecision` receives it.
+ *
+ * @example
+ * ```ts
+ * new ModelSelectionProcessor({ model, choices, onDecision: (decision: ModelSelectionDecision) => log(decision.choice) });
+ * ```
+ */
 export interface ModelSelectionDecision {
   /** The chosen id, or `undefined` when the step keeps its model. */
   choice: string | undefined;
@@ -26,7 +40,14 @@ export interface ModelSelectionDecision {
   fallback: boolean;
 }
 
-/** Options of {@link ModelSelectionProcessor}. */
+/**
+ * Options of {@link ModelSelectionProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: ModelSelectionOptions = { model, choices, defaultChoice: 'fast', scope: 'first-step' };
+ * ```
+ */
 export interface ModelSelectionOptions extends Omit<ModelBackedOptions, 'onViolation'> {
   /** The models to pick from (at least one). */
   choices: ModelChoice[];

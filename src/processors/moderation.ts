@@ -9,10 +9,24 @@ import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOpt
 import { answerFormat } from './internal/structured-call.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do with flagged content: abort the run, report it and let it through, or remove it. */
+/**
+ * What to do with flagged content: abort the run, report it and let it through, or remove it.
+ *
+ * @example
+ * ```ts
+ * const strategy: ModerationStrategy = 'filter';
+ * ```
+ */
 export type ModerationStrategy = 'block' | 'warn' | 'filter';
 
-/** Options of {@link ModerationProcessor}. */
+/**
+ * Options of {@link ModerationProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: ModerationOptions = { model, threshold: 0.7, streamMode: 'final' };
+ * ```
+ */
 export interface ModerationOptions extends ModelBackedOptions {
   /** Categories to score. Default: the OpenAI moderation categories. */
   categories?: string[];
@@ -35,7 +49,14 @@ export interface ModerationOptions extends ModelBackedOptions {
   windowSize?: number;
 }
 
-/** The categories the OpenAI moderation endpoint uses (the default). */
+/**
+ * The categories the OpenAI moderation endpoint uses (the default).
+ *
+ * @example
+ * ```ts
+ * new ModerationProcessor({ model, categories: [...DEFAULT_MODERATION_CATEGORIES, 'spam'] });
+ * ```
+ */
 export const DEFAULT_MODERATION_CATEGORIES = [
   'hate',
   'hate/threatening',
@@ -55,7 +76,14 @@ const moderationAnswer = z.object({
   reason: z.string().optional(),
 });
 
-/** The judge's answer: a score per category and an optional reason. */
+/**
+ * The judge's answer: a score per category and an optional reason.
+ *
+ * @example
+ * ```ts
+ * const answer: ModerationAnswer = { categories: { violence: 0.9 }, reason: 'threat' };
+ * ```
+ */
 export type ModerationAnswer = z.infer<typeof moderationAnswer>;
 
 /**

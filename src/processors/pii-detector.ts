@@ -19,13 +19,34 @@ import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js'
 import { answerFormat } from './internal/structured-call.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do with detected PII: abort, report only, drop the message / output span, or redact the values. */
+/**
+ * What to do with detected PII: abort, report only, drop the message / output span, or redact the values.
+ *
+ * @example
+ * ```ts
+ * const strategy: PIIStrategy = 'redact';
+ * ```
+ */
 export type PIIStrategy = 'block' | 'warn' | 'filter' | 'redact';
 
-/** How a detected value is redacted. */
+/**
+ * How a detected value is redacted.
+ *
+ * @example
+ * ```ts
+ * const method: PIIRedactionMethod = 'placeholder'; // jane@x.io → [EMAIL]
+ * ```
+ */
 export type PIIRedactionMethod = 'mask' | 'hash' | 'remove' | 'placeholder';
 
-/** Options of {@link PIIDetector}. */
+/**
+ * Options of {@link PIIDetector}.
+ *
+ * @example
+ * ```ts
+ * const options: PIIDetectorOptions = { model, detectionTypes: ['email', 'phone'], redactionMethod: 'hash' };
+ * ```
+ */
 export interface PIIDetectorOptions extends ModelBackedOptions {
   /** PII types to look for. Default: {@link DEFAULT_PII_TYPES}. */
   detectionTypes?: string[];
@@ -54,7 +75,14 @@ export interface PIIDetectorOptions extends ModelBackedOptions {
   windowSize?: number;
 }
 
-/** The PII types looked for by default. */
+/**
+ * The PII types looked for by default.
+ *
+ * @example
+ * ```ts
+ * new PIIDetector({ model, detectionTypes: DEFAULT_PII_TYPES.filter((type) => type !== 'name') });
+ * ```
+ */
 export const DEFAULT_PII_TYPES = [
   'email',
   'phone',
@@ -79,7 +107,14 @@ const piiAnswer = z.object({
   ),
 });
 
-/** One PII value the judge found. */
+/**
+ * One PII value the judge found.
+ *
+ * @example
+ * ```ts
+ * const detection: PIIDetection = { type: 'email', value: 'jane@x.io', confidence: 0.98 };
+ * ```
+ */
 export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
 
 /**

@@ -8,10 +8,24 @@ import { flaggedCategories, ModelJudge, type ModelBackedOptions } from './intern
 import { answerFormat } from './internal/structured-call.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do with a detected injection: abort, report only, drop the message, or send the judge's cleaned rewrite instead. */
+/**
+ * What to do with a detected injection: abort, report only, drop the message, or send the judge's cleaned rewrite instead.
+ *
+ * @example
+ * ```ts
+ * const strategy: PromptInjectionStrategy = 'rewrite';
+ * ```
+ */
 export type PromptInjectionStrategy = 'block' | 'warn' | 'filter' | 'rewrite';
 
-/** Options of {@link PromptInjectionDetector}. */
+/**
+ * Options of {@link PromptInjectionDetector}.
+ *
+ * @example
+ * ```ts
+ * const options: PromptInjectionOptions = { model, strategy: 'warn', lastMessageOnly: true };
+ * ```
+ */
 export interface PromptInjectionOptions extends ModelBackedOptions {
   /** Attack types to score. Default: {@link DEFAULT_INJECTION_TYPES}. */
   detectionTypes?: string[];
@@ -25,7 +39,14 @@ export interface PromptInjectionOptions extends ModelBackedOptions {
   lastMessageOnly?: boolean;
 }
 
-/** The attack types scored by default. */
+/**
+ * The attack types scored by default.
+ *
+ * @example
+ * ```ts
+ * new PromptInjectionDetector({ model, detectionTypes: DEFAULT_INJECTION_TYPES.filter((type) => type !== 'jailbreak') });
+ * ```
+ */
 export const DEFAULT_INJECTION_TYPES = [
   'injection',
   'jailbreak',
@@ -41,7 +62,14 @@ const injectionAnswer = z.object({
   rewritten: z.string().optional(),
 });
 
-/** The judge's answer: a score per attack type, a reason, and (for `rewrite`) the cleaned text. */
+/**
+ * The judge's answer: a score per attack type, a reason, and (for `rewrite`) the cleaned text.
+ *
+ * @example
+ * ```ts
+ * const answer: PromptInjectionAnswer = { categories: { injection: 0.95 }, rewritten: 'What is 2+2?' };
+ * ```
+ */
 export type PromptInjectionAnswer = z.infer<typeof injectionAnswer>;
 
 /**

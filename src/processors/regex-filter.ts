@@ -14,16 +14,44 @@ import { emitInOrder } from './internal/emit-in-order.js';
 import { mapMessageText } from './internal/message-text.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do with a match: abort the run, replace the match, or only report it. */
+/**
+ * What to do with a match: abort the run, replace the match, or only report it.
+ *
+ * @example
+ * ```ts
+ * const strategy: RegexFilterStrategy = 'redact';
+ * ```
+ */
 export type RegexFilterStrategy = 'block' | 'redact' | 'warn';
 
-/** Where the filter applies: the input messages, the model's output (stream and stored reply), or both. */
+/**
+ * Where the filter applies: the input messages, the model's output (stream and stored reply), or both.
+ *
+ * @example
+ * ```ts
+ * const phase: RegexFilterPhase = 'output';
+ * ```
+ */
 export type RegexFilterPhase = 'input' | 'output' | 'all';
 
-/** Built-in rule sets. */
+/**
+ * Built-in rule sets.
+ *
+ * @example
+ * ```ts
+ * const presets: RegexPreset[] = ['pii', 'secrets'];
+ * ```
+ */
 export type RegexPreset = 'pii' | 'secrets' | 'urls';
 
-/** One pattern to look for. */
+/**
+ * One pattern to look for.
+ *
+ * @example
+ * ```ts
+ * const rule: RegexRule = { name: 'ticket', pattern: /TICKET-\d+/, replacement: '[ticket]', maxMatchLength: 20 };
+ * ```
+ */
 export interface RegexRule {
   /** Shown in violations and in the default replacement `[REDACTED:<name>]`. */
   name: string;
@@ -44,7 +72,14 @@ export interface RegexRule {
   strategy?: RegexFilterStrategy;
 }
 
-/** Options of {@link RegexFilterProcessor}. */
+/**
+ * Options of {@link RegexFilterProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: RegexFilterOptions = { presets: 'pii', strategy: 'block', phase: 'input' };
+ * ```
+ */
 export interface RegexFilterOptions {
   rules?: RegexRule[];
   presets?: RegexPreset | RegexPreset[];
@@ -64,7 +99,14 @@ export interface RegexFilterOptions {
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
 
-/** One match found by {@link RegexFilterProcessor}. */
+/**
+ * One match found by {@link RegexFilterProcessor}.
+ *
+ * @example
+ * ```ts
+ * const matches: RegexMatch[] = new RegexFilterProcessor({ presets: 'pii' }).scan('mail a@b.io');
+ * ```
+ */
 export interface RegexMatch {
   rule: string;
   strategy: RegexFilterStrategy;
@@ -105,7 +147,14 @@ function luhn(candidate: string): boolean {
   return sum % 10 === 0;
 }
 
-/** The built-in rules of each preset. */
+/**
+ * The built-in rules of each preset.
+ *
+ * @example
+ * ```ts
+ * const emailRule = REGEX_PRESETS.pii.find((rule) => rule.name === 'email');
+ * ```
+ */
 export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
   pii: [
     { name: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, maxMatchLength: 100 },

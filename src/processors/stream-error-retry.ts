@@ -2,10 +2,24 @@ import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type Sched
 import { APICallError } from '@ai-sdk/provider';
 import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../processor/processor-types.js';
 
-/** Delay before a retry: milliseconds, or a function of the attempt (1, 2, …) and the error. */
+/**
+ * Delay before a retry: milliseconds, or a function of the attempt (1, 2, …) and the error.
+ *
+ * @example
+ * ```ts
+ * const delay: RetryDelay = (attempt) => 250 * attempt;
+ * ```
+ */
 export type RetryDelay = number | ((attempt: number, error: unknown) => number);
 
-/** Options of {@link StreamErrorRetryProcessor}. */
+/**
+ * Options of {@link StreamErrorRetryProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: StreamErrorRetryOptions = { maxRetries: 3, delayMs: 1000, maxRetryAfterMs: 30_000 };
+ * ```
+ */
 export interface StreamErrorRetryOptions {
   /** Retries per run. Default 1. */
   maxRetries?: number;
@@ -90,7 +104,14 @@ export function isRetryableProviderError(error: unknown): boolean {
   });
 }
 
-/** The `Retry-After` of the error (its `retry-after-ms` or `retry-after` header) in ms, if any. */
+/**
+ * The `Retry-After` of the error (its `retry-after-ms` or `retry-after` header) in ms, if any.
+ *
+ * @example
+ * ```ts
+ * const wait = retryAfterMs(error) ?? 1000;
+ * ```
+ */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
   for (const candidate of errorChain(error)) {
     const headers = (candidate as { responseHeaders?: unknown }).responseHeaders;

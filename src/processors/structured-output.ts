@@ -10,10 +10,22 @@ import { answerFormat, StructuredCallError } from './internal/structured-call.js
 /**
  * When structuring fails: `'warn'` (default) leaves the run without an object, `'strict'` aborts
  * the run, `'fallback'` uses `fallbackValue`.
+ *
+ * @example
+ * ```ts
+ * const errorStrategy: StructuredOutputErrorStrategy = 'fallback';
+ * ```
  */
 export type StructuredOutputErrorStrategy = 'warn' | 'strict' | 'fallback';
 
-/** Options of {@link StructuredOutputProcessor}. */
+/**
+ * Options of {@link StructuredOutputProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: StructuredOutputProcessorOptions<{ city: string }> = { model, schema: z.object({ city: z.string() }) };
+ * ```
+ */
 export interface StructuredOutputProcessorOptions<T> extends Omit<ModelBackedOptions, 'errorStrategy' | 'onViolation'> {
   /** The shape of the object (a zod schema). */
   schema: z.ZodType<T>;

@@ -17,13 +17,34 @@ import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js'
 import { answerFormat } from './internal/structured-call.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do with leaked system-prompt content: abort, report only, drop the span, or redact it. */
+/**
+ * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
+ *
+ * @example
+ * ```ts
+ * const strategy: SystemPromptScrubberStrategy = 'block';
+ * ```
+ */
 export type SystemPromptScrubberStrategy = 'block' | 'warn' | 'filter' | 'redact';
 
-/** How leaked text is redacted. */
+/**
+ * How leaked text is redacted.
+ *
+ * @example
+ * ```ts
+ * const method: SystemPromptRedactionMethod = 'mask';
+ * ```
+ */
 export type SystemPromptRedactionMethod = 'mask' | 'placeholder' | 'remove';
 
-/** Options of {@link SystemPromptScrubber}. */
+/**
+ * Options of {@link SystemPromptScrubber}.
+ *
+ * @example
+ * ```ts
+ * const options: SystemPromptScrubberOptions = { model, customPatterns: [/PROMO-\d+/], placeholderText: '[hidden]' };
+ * ```
+ */
 export interface SystemPromptScrubberOptions extends ModelBackedOptions {
   /** Default `'redact'`. */
   strategy?: SystemPromptScrubberStrategy;
@@ -55,7 +76,14 @@ const leakAnswer = z.object({
   ),
 });
 
-/** One leaked passage: the text as it appears in the output, and where it was found. */
+/**
+ * One leaked passage: the text as it appears in the output, and where it was found.
+ *
+ * @example
+ * ```ts
+ * const leaks: SystemPromptLeak[] = await scrubber.findLeaks(text, systemPrompt, abort);
+ * ```
+ */
 export interface SystemPromptLeak {
   value: string;
   source: 'model' | 'pattern';

@@ -10,13 +10,34 @@ import type {
 } from '../processor/processor-types.js';
 import { reportViolation } from './internal/violation.js';
 
-/** What to do when the output exceeds its budget: cut the text there, or abort the run. */
+/**
+ * What to do when the output exceeds its budget: cut the text there, or abort the run.
+ *
+ * @example
+ * ```ts
+ * const strategy: TokenLimitStrategy = 'abort';
+ * ```
+ */
 export type TokenLimitStrategy = 'truncate' | 'abort';
 
-/** Output counting: the run's text so far (`'cumulative'`) or each chunk on its own (`'part'`). */
+/**
+ * Output counting: the run's text so far (`'cumulative'`) or each chunk on its own (`'part'`).
+ *
+ * @example
+ * ```ts
+ * const countMode: TokenCountMode = 'part';
+ * ```
+ */
 export type TokenCountMode = 'cumulative' | 'part';
 
-/** Options of {@link TokenLimiterProcessor}. */
+/**
+ * Options of {@link TokenLimiterProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: TokenLimiterOptions = { limit: 8000, outputLimit: 1000, strategy: 'truncate' };
+ * ```
+ */
 export interface TokenLimiterOptions {
   /** Token budget of the prompt (system messages + messages), and of the output unless `outputLimit` is set. */
   limit: number;

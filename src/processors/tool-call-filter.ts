@@ -1,7 +1,14 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor } from '../processor/processor-types.js';
 
-/** Options of {@link ToolCallFilter}. */
+/**
+ * Options of {@link ToolCallFilter}.
+ *
+ * @example
+ * ```ts
+ * const options: ToolCallFilterOptions = { exclude: ['search'], preserveCurrentTurn: false };
+ * ```
+ */
 export interface ToolCallFilterOptions {
   /** Tool names whose calls and results are removed. Default: every tool. */
   exclude?: string[];

@@ -3,7 +3,14 @@ import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, Processor
 import type { AgentTool, AgentToolSet } from '../processor/tool-types.js';
 import { Bm25Index } from './internal/bm25.js';
 
-/** Options of {@link ToolSearchProcessor}. */
+/**
+ * Options of {@link ToolSearchProcessor}.
+ *
+ * @example
+ * ```ts
+ * const options: ToolSearchOptions = { tools: allTools, maxResults: 8 };
+ * ```
+ */
 export interface ToolSearchOptions {
   /** The catalogue the model can search and load from (name → tool). */
   tools: AgentToolSet;
@@ -11,14 +18,28 @@ export interface ToolSearchOptions {
   maxResults?: number;
 }
 
-/** One `search_tools` result. */
+/**
+ * One `search_tools` result.
+ *
+ * @example
+ * ```ts
+ * const [best]: ToolSearchResult[] = new ToolSearchProcessor({ tools }).search('send an email');
+ * ```
+ */
 export interface ToolSearchResult {
   name: string;
   description: string;
   score: number;
 }
 
-/** The meta-tool names the processor adds. */
+/**
+ * The meta-tool names the processor adds.
+ *
+ * @example
+ * ```ts
+ * const metaTools = [TOOL_SEARCH_TOOL_NAMES.search, TOOL_SEARCH_TOOL_NAMES.load]; // ['search_tools', 'load_tool']
+ * ```
+ */
 export const TOOL_SEARCH_TOOL_NAMES = { search: 'search_tools', load: 'load_tool' } as const;
 
 const searchInput = z.object({

@@ -2,7 +2,14 @@ import type { MastraDBMessage } from '../message-list/types.js';
 import type { ProcessInputArgs, Processor } from '../processor/processor-types.js';
 import { mapMessageText } from './internal/message-text.js';
 
-/** Options of {@link UnicodeNormalizer}. */
+/**
+ * Options of {@link UnicodeNormalizer}.
+ *
+ * @example
+ * ```ts
+ * const options: UnicodeNormalizerOptions = { stripControlChars: true, collapseWhitespace: false };
+ * ```
+ */
 export interface UnicodeNormalizerOptions {
   /** Remove control and invisible format characters (keeps `\n`, `\t`). Default `false`. */
   stripControlChars?: boolean;

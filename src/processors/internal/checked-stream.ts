@@ -18,15 +18,34 @@ import type { ProcessorState } from '../../processor/processor-types.js';
 import { textDeltaChunk } from './chunks.js';
 import { emitInOrder } from './emit-in-order.js';
 
-/** How a model-backed processor checks streamed output: per window of text, or once at the end. */
+/**
+ * How a model-backed processor checks streamed output: per window of text, or once at the end.
+ *
+ * @example
+ * ```ts
+ * const streamMode: StreamMode = 'final';
+ * ```
+ */
 export type StreamMode = 'final' | 'window';
 
-/** The default window: about two sentences, one model call per ~200 characters. */
+/**
+ * The default window: about two sentences, one model call per ~200 characters.
+ *
+ * @example
+ * ```ts
+ * new ModerationProcessor({ model, windowSize: DEFAULT_WINDOW_SIZE * 2 });
+ * ```
+ */
 export const DEFAULT_WINDOW_SIZE = 200;
 
 /**
  * Judges one span of held text: returns the text to release (possibly rewritten) or `null` to drop
  * it. To block, it calls the hook's `abort()` (outside any try/catch).
+ *
+ * @example
+ * ```ts
+ * const check: SpanCheck = (text) => (text.includes('secret') ? null : text);
+ * ```
  */
 export type SpanCheck = (text: string) => Promise<string | null> | string | null;
 
@@ -38,7 +57,14 @@ interface HeldSpan {
 
 type MaybePromise<T> = T | Promise<T>;
 
-/** The end of the first sentence boundary at or after `windowSize`, `text.length` past the hard cap, else 0. */
+/**
+ * The end of the first sentence boundary at or after `windowSize`, `text.length` past the hard cap, else 0.
+ *
+ * @example
+ * ```ts
+ * windowCut('One. Two. Three.', 5); // 9: the first sentence end at or after 5 characters ("One. Two.")
+ * ```
+ */
 export function windowCut(text: string, windowSize: number): number {
   if (text.length < windowSize) return 0;
   for (let index = Math.max(windowSize, 1); index < text.length; index++) {
@@ -49,7 +75,15 @@ export function windowCut(text: string, windowSize: number): number {
   return text.length >= 2 * windowSize ? text.length : 0;
 }
 
-/** One processor's gate over its streamed text (state lives in the run's processor `state`). */
+/**
+ * One processor's gate over its streamed text (state lives in the run's processor `state`).
+ *
+ * @example
+ * ```ts
+ * const gate = new CheckedTextStream({ streamMode: 'window', windowSize: 200 });
+ * return gate.process(part, state, (span) => judge(span));
+ * ```
+ */
 export class CheckedTextStream {
   private readonly mode: StreamMode;
   private readonly windowSize: number;

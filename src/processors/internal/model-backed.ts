@@ -12,10 +12,22 @@ import { resolveProcessorModel, structuredCall, StructuredCallError, type Struct
  * What happens when the processor's model call fails or answers something unreadable:
  * `'warn'` (the default) fails open — the content passes unchecked and `onError` is told;
  * `'strict'` fails closed — the processor aborts the run.
+ *
+ * @example
+ * ```ts
+ * new PIIDetector({ model, errorStrategy: 'strict' satisfies ErrorStrategy });
+ * ```
  */
 export type ErrorStrategy = 'warn' | 'strict';
 
-/** Options every model-backed processor accepts. */
+/**
+ * Options every model-backed processor accepts.
+ *
+ * @example
+ * ```ts
+ * const shared: ModelBackedOptions = { model: 'openai/gpt-4.1-nano', registry, errorStrategy: 'strict', onError: console.warn };
+ * ```
+ */
 export interface ModelBackedOptions {
   /** The model that judges: a `LanguageModelV2`/`V3`/`V4` object, or a `'provider/model'` id with `registry`. */
   model: ModelInput;
@@ -33,10 +45,24 @@ export interface ModelBackedOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The outcome of a judging call: its value, or why it failed. */
+/**
+ * The outcome of a judging call: its value, or why it failed.
+ *
+ * @example
+ * ```ts
+ * const outcome: CallOutcome<{ ok: boolean }> = await judge.ask({ system, prompt, schema });
+ * ```
+ */
 export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: StructuredCallError };
 
-/** The resolved model plus the options of a model-backed processor. */
+/**
+ * The resolved model plus the options of a model-backed processor.
+ *
+ * @example
+ * ```ts
+ * const judge = new ModelJudge({ model }); const outcome = await judge.ask({ system, prompt, schema });
+ * ```
+ */
 export class ModelJudge {
   readonly model: LanguageModelV4;
   readonly errorStrategy: ErrorStrategy;
@@ -84,10 +110,24 @@ export class ModelJudge {
   }
 }
 
-/** Scores by category (0..1), as the classifier models answer them. */
+/**
+ * Scores by category (0..1), as the classifier models answer them.
+ *
+ * @example
+ * ```ts
+ * const scores: CategoryScores = { violence: 0.8, hate: 0.1 };
+ * ```
+ */
 export type CategoryScores = Record<string, number>;
 
-/** The categories whose score is at or above `threshold` (restricted to `categories` when given). */
+/**
+ * The categories whose score is at or above `threshold` (restricted to `categories` when given).
+ *
+ * @example
+ * ```ts
+ * flaggedCategories({ violence: 0.8, hate: 0.1 }, 0.5); // ['violence']
+ * ```
+ */
 export function flaggedCategories(scores: CategoryScores, threshold: number, categories?: readonly string[]): string[] {
   const allowed = categories === undefined ? undefined : new Set(categories);
   return Object.entries(scores)
