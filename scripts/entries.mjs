@@ -9,6 +9,7 @@ export const entries = {
   './operators': 'src/operators/index.ts',
   './message-list': 'src/message-list/index.ts',
   './testing': 'src/testing/index.ts',
+  './processors': 'src/processors/index.ts',
   './ai-sdk': 'src/ai-sdk/index.ts',
   './memory': 'src/memory/index.ts',
   './storage/libsql': 'src/storage/libsql/index.ts',
