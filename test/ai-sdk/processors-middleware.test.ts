@@ -4,6 +4,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { processorsMiddleware } from '../../src/ai-sdk/index.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';
 import type { Processor } from '../../src/processor/processor-types.js';
+import { BatchPartsProcessor } from '../../src/processors/batch-parts.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
@@ -208,6 +209,27 @@ describe('processorsMiddleware with streamText', () => {
     const errorPart = parts.find((part) => part.type === 'error') as { error: TripWire } | undefined;
     expect(errorPart?.error.reason).toBe('Answer too short');
     expect(model.calls).toHaveLength(1);
+  });
+  it('sends step-start before and step-finish / finish after the content through processOutputStream', async () => {
+    const model = mockModel({ parts: [...textParts('one two three four five six seven'), finishPart('stop')] });
+    const seen: string[] = [];
+    const recorder: Processor = {
+      id: 'recorder',
+      processOutputStream: ({ part }) => {
+        seen.push(part.type);
+        return part;
+      },
+    };
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: processorsMiddleware({ outputProcessors: [new BatchPartsProcessor({ batchSize: 3 }), recorder] }) }),
+      prompt: 'count',
+    });
+    const deltas: string[] = [];
+    for await (const delta of result.textStream) deltas.push(delta);
+    expect(deltas.join('')).toBe('one two three four five six seven');
+    expect(deltas.length).toBeLessThan(7);
+    expect(seen[0]).toBe('step-start');
+    expect(seen.slice(-2)).toEqual(['step-finish', 'finish']);
   });
 });
 

@@ -15,6 +15,8 @@ import { Observable, catchError, concat, defer, filter, from, ignoreElements, ma
 import { modelPartToChunk, newStepFacts } from '../../loop/model-part-to-chunk.js';
 import { StepAccumulator } from '../../loop/step-accumulator.js';
 import { emptyUsage } from '../../loop/usage.js';
+import { makeChunk } from '../../loop/make-chunk.js';
+import { stepFinishChunk, stepStartChunk } from '../../loop/step-chunks.js';
 import { processOutputStream } from '../../operators/process-output-stream.js';
 import { runProcessLLMResponse } from '../../operators/process-llm-response.js';
 import { runProcessOutputStep } from '../../operators/process-output-step.js';
@@ -198,14 +200,21 @@ export function processedStream(
               filter((chunk): chunk is ChunkType => chunk !== null),
             );
 
-    const body$ = chunks$.pipe(
-      processOutputStream(config.outputProcessors, ctx),
-      tap((chunk) => accumulator.observe(chunk)),
-      map(chunkToModelPart),
-      filter((part): part is LanguageModelV4StreamPart => part !== null),
-    );
+    const messageId = `${ctx.runId}-response`;
+    // The same chain state for every subscription (shared per context and processor array), as in the loop.
+    const throughProcessors = (source$: Observable<ChunkType>): Observable<LanguageModelV4StreamPart> =>
+      source$.pipe(
+        processOutputStream(config.outputProcessors, ctx),
+        tap((chunk) => accumulator.observe(chunk)),
+        map(chunkToModelPart),
+        filter((part): part is LanguageModelV4StreamPart => part !== null),
+      );
 
-    const tail$ = defer(() => {
+    // step-start, then the model's content, through processOutputStream.
+    const content$ = throughProcessors(concat(of<ChunkType>(stepStartChunk(ctx.runId, 0, messageId)), chunks$));
+
+    // After the content: the response into the list, processLLMResponse, processOutputStep.
+    const postModel$ = defer(() => {
       const stepResult: StepResult = {
         stepNumber: 0,
         text: accumulator.text,
@@ -217,11 +226,9 @@ export function processedStream(
         ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
         response: facts.response,
       };
-      const message = accumulator.buildMessage(`${ctx.runId}-response`, new Date());
+      const message = accumulator.buildMessage(messageId, new Date());
       if (message !== undefined) ctx.messageList.add(message, 'response');
       ctx.steps.push(stepResult);
-      const finish: LanguageModelV4StreamPart =
-        finishPart ?? finishWith({ unified: fromCache ? (accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined });
       return concat(
         defer(() =>
           toObservable(
@@ -233,7 +240,7 @@ export function processedStream(
               warnings: facts.warnings,
             }),
           ),
-        ).pipe(ignoreElements()),
+        ),
         defer(() =>
           toObservable(
             runProcessOutputStep(config.outputProcessors, ctx, {
@@ -245,12 +252,38 @@ export function processedStream(
               usage: facts.usage,
             }),
           ),
-        ).pipe(ignoreElements()),
-        of(finish),
-      );
+        ),
+      ).pipe(ignoreElements());
     });
 
-    const out$ = concat(body$, tail$).pipe(
+    // step-finish and finish through processOutputStream too (processors flush held text on them).
+    const closing$ = throughProcessors(
+      defer(() => {
+        if (fromCache && accumulator.toolCalls.length > 0) facts.finishReason = 'tool-calls';
+        const output = { text: accumulator.text, toolCalls: accumulator.toolCalls, usage: facts.usage };
+        return of<ChunkType[]>(
+          stepFinishChunk(ctx.runId, {
+            stepNumber: 0,
+            messageId,
+            reason: facts.finishReason,
+            rawReason: facts.rawFinishReason,
+            isContinued: false,
+            ...output,
+            warnings: facts.warnings,
+            response: facts.response,
+          }),
+          makeChunk(ctx.runId, 'finish', { stepResult: { reason: facts.finishReason }, output: { usage: facts.usage, text: accumulator.text } }),
+        );
+      }),
+    );
+
+    const tail$ = defer(() =>
+      of<LanguageModelV4StreamPart>(
+        finishPart ?? finishWith({ unified: fromCache ? (accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined }),
+      ),
+    );
+
+    const out$ = concat(content$, postModel$, closing$, tail$).pipe(
       catchError((error: unknown) => {
         const cause = unwrap(error);
         return from<LanguageModelV4StreamPart[]>([
