@@ -20,6 +20,9 @@ const launchArgs = [
   '--disable-sync',
 ];
 
+/** Replies stream over ~0.5 s; leave room for a loaded CI machine. */
+const POLL = { timeout: 10_000, interval: 50 };
+
 let server: WebChatServer;
 let browser: Browser;
 let page: Page;
@@ -59,8 +62,8 @@ describe('web chat page', () => {
     });
     await send('Hello!');
     const reply = 'Hello! I can check orders and answer questions about deliveries.';
-    await expect.poll(() => lastAssistant().textContent()).toBe(reply);
-    await expect.poll(() => page.getByTestId('status').textContent()).toBe('ready');
+    await expect.poll(() => lastAssistant().textContent(), POLL).toBe(reply);
+    await expect.poll(() => page.getByTestId('status').textContent(), POLL).toBe('ready');
     const snapshots = await page.evaluate(() => (window as unknown as { textSnapshots: string[] }).textSnapshots);
     // Partial texts (growing prefixes of the reply) were on screen before the whole reply.
     const partial = snapshots.filter((text) => text !== reply);
@@ -72,8 +75,8 @@ describe('web chat page', () => {
   it('shows the tool call and the redacted answer', async () => {
     await send('Where is order 123?');
     const tool = page.getByTestId('tool-call').last();
-    await expect.poll(() => tool.getAttribute('data-state')).toBe('output-available');
-    await expect.poll(() => lastAssistant().textContent()).toContain("We'll send updates to [REDACTED:email].");
+    await expect.poll(() => tool.getAttribute('data-state'), POLL).toBe('output-available');
+    await expect.poll(() => lastAssistant().textContent(), POLL).toContain("We'll send updates to [REDACTED:email].");
     expect(await tool.textContent()).toContain('tool lookupOrder({"orderId":"123"})');
     expect(await page.locator('#messages').textContent()).not.toContain('jane.doe@example.com');
     await page.screenshot({ path: 'test-artifacts/web-chat-stream.png' });
@@ -85,12 +88,12 @@ describe('web chat page', () => {
     await notice.waitFor({ state: 'visible' });
     expect(await notice.textContent()).toBe('⚠ Blocked by secret-guard: The reply contained a secret and was stopped.');
     expect(await notice.getAttribute('role')).toBe('alert');
-    await expect.poll(() => page.getByTestId('status').textContent()).toBe('ready');
+    await expect.poll(() => page.getByTestId('status').textContent(), POLL).toBe('ready');
     expect(await page.locator('#messages').textContent()).not.toContain('hunter2');
     await page.screenshot({ path: 'test-artifacts/web-chat-tripwire.png' });
 
     // The conversation goes on after a tripwire (the blocked reply is left out of the history).
     await send('Hello!');
-    await expect.poll(() => lastAssistant().textContent()).toBe('Hello! I can check orders and answer questions about deliveries.');
+    await expect.poll(() => lastAssistant().textContent(), POLL).toBe('Hello! I can check orders and answer questions about deliveries.');
   });
 });
