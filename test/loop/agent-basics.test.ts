@@ -102,3 +102,39 @@ describe('Agent basics', () => {
     expect(result.text).toBe('');
   });
 });
+
+describe('order of hooks, one-step text run', () => {
+  it('is the exact specification order', async () => {
+    const log: string[] = [];
+    const both: Processor = {
+      id: 'p',
+      processInput: () => void log.push('processInput'),
+      processInputStep: () => void log.push('processInputStep'),
+      processLLMRequest: () => void log.push('processLLMRequest'),
+      processLLMResponse: () => void log.push('processLLMResponse'),
+    };
+    const output: Processor = {
+      id: 'o',
+      processOutputStream: ({ part }) => (log.push(`processOutputStream:${part.type}`), part),
+      processOutputStep: () => void log.push('processOutputStep'),
+      processToolResult: () => void log.push('processToolResult'),
+      processOutputResult: () => void log.push('processOutputResult'),
+    };
+    const agent = new Agent({ id: 'a', model: mockModel({ parts: [...textParts('Hi'), finishPart()] }), inputProcessors: [both], outputProcessors: [output] });
+    await agent.generate('x');
+    expect(log).toEqual([
+      'processInput',
+      'processInputStep',
+      'processLLMRequest',
+      'processOutputStream:step-start',
+      'processOutputStream:text-start',
+      'processOutputStream:text-delta',
+      'processOutputStream:text-end',
+      'processLLMResponse',
+      'processOutputStep',
+      'processOutputStream:step-finish',
+      'processOutputResult',
+      'processOutputStream:finish',
+    ]);
+  });
+});

@@ -142,3 +142,41 @@ describe('retry from processToolResult', () => {
     expect(thirdPrompt).not.toContain('"c1"');
   });
 });
+
+describe('retryCount in every hook', () => {
+  it('is 0 before the retry and 1 after it, in every hook of every processor', async () => {
+    const seen: Record<string, number[]> = {};
+    const record = (hook: string, retryCount: number) => (seen[hook] ??= []).push(retryCount);
+    const observer: Processor = {
+      id: 'observer',
+      processInputStep: ({ retryCount }) => void record('processInputStep', retryCount),
+      processLLMRequest: ({ retryCount }) => void record('processLLMRequest', retryCount),
+      processLLMResponse: ({ retryCount }) => void record('processLLMResponse', retryCount),
+    };
+    const outputObserver: Processor = {
+      id: 'output-observer',
+      processOutputStream: ({ part, retryCount }) => {
+        if (part.type === 'text-start') record('processOutputStream', retryCount);
+        return part;
+      },
+      processOutputStep: ({ retryCount }) => void record('processOutputStep', retryCount),
+      processOutputResult: ({ retryCount }) => void record('processOutputResult', retryCount),
+    };
+    const agent = new Agent({
+      id: 'a',
+      model: modelAnswering(),
+      maxProcessorRetries: 1,
+      inputProcessors: [observer],
+      outputProcessors: [outputObserver, guardIn('processOutputStep', [])],
+    });
+    await agent.generate('question');
+    expect(seen).toEqual({
+      processInputStep: [0, 1],
+      processLLMRequest: [0, 1],
+      processOutputStream: [0, 1],
+      processLLMResponse: [0, 1],
+      processOutputStep: [0, 1],
+      processOutputResult: [1],
+    });
+  });
+});
