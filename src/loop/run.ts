@@ -36,7 +36,7 @@ import { CustomOutlet } from './custom-outlet.js';
 import { makeChunk } from './make-chunk.js';
 import { providerError } from './model-call-failure.js';
 import { resolveModel } from './model/resolve-model.js';
-import { OpenBrackets } from './open-brackets.js';
+import { OpenBrackets, repairBrackets } from './open-brackets.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
@@ -252,7 +252,7 @@ export function createRun(
     );
 
     const guarded$ = body$.pipe(
-      tap((chunk) => brackets.observe(chunk)),
+      repairBrackets(brackets),
       map((chunk) => {
         if (chunk.type === 'finish') ended = true;
         return chunk;

@@ -66,6 +66,8 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       const queue: ChunkType[] = [];
       let busy = false;
       let sourceDone = false;
+      /** A source error that arrived while chunks before it were still being processed. */
+      let sourceError: { error: unknown } | undefined;
       let closed = false;
 
       const fail = (error: unknown): void => {
@@ -111,6 +113,10 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
           }
           const next = queue.shift();
           if (next === undefined) {
+            if (sourceError !== undefined) {
+              fail(sourceError.error);
+              return;
+            }
             if (sourceDone) {
               closed = true;
               subscriber.complete();
@@ -136,7 +142,11 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
           if (process(chunk, 0) && injected.length > 0) drain();
         },
         error(error) {
-          if (!closed) fail(error);
+          if (closed) return;
+          // In order, like `complete`: the verdict on the chunks before the error (an abort, a
+          // processor error) comes first — an async hook's throw is not lost to a later provider error.
+          if (busy || queue.length > 0) sourceError = { error };
+          else fail(error);
         },
         complete() {
           sourceDone = true;

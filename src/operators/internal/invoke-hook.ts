@@ -40,6 +40,9 @@ export function invokeHook<R>(
   args: object,
   tracingContext?: TracingContext,
 ): MaybePromise<R> {
+  // A cancelled run (unsubscribed, or its abortSignal fired) calls no further hook — e.g. the next
+  // processor of a chain that was waiting on an async hook when the consumer left.
+  (args as { abortSignal?: AbortSignal }).abortSignal?.throwIfAborted();
   const onHook = tracingContext?.onHook;
   if (onHook !== undefined) return invokeTraced<R>(binding, hook, args, tracingContext as TracingContext);
   const processor = binding.processor as unknown as Record<ProcessorHookName, (args: object) => unknown>;

@@ -4,6 +4,7 @@
  * returned one, `data-*` chunks only to processors that opted in.
  */
 import type { ChunkType, DataChunkType } from '../../processor/chunk-types.js';
+import { ProcessorError } from '../../processor/errors/processor-error.js';
 import type { Processor, ProcessOutputStreamArgs } from '../../processor/processor-types.js';
 import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../processor/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
@@ -31,6 +32,27 @@ export interface StreamChain {
   readonly length: number;
   /** Runs `chunk` through the processors from index `from`; `null` when a processor dropped it. */
   run(chunk: ChunkType, from?: number): MaybePromise<ChunkType | null>;
+}
+
+/** The stream's own brackets: processors see them and may rewrite them, but not drop them. */
+const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish']);
+
+/**
+ * What a hook's return means for the chain: the chunk to go on with, or `null` (dropped). `null`
+ * for a lifecycle chunk keeps it unchanged (a run always has its `step-finish` and `finish`); a
+ * return that is not a chunk object is a `ProcessorError`, so the chunk it was checking does not
+ * pass (fail closed).
+ */
+function hookOutcome(result: unknown, current: ChunkType, binding: ProcessorBinding): ChunkType | null {
+  if (result === null || result === undefined) return LIFECYCLE_TYPES.has(current.type) ? current : null;
+  if (typeof result !== 'object' || typeof (result as { type?: unknown }).type !== 'string') {
+    throw new ProcessorError(
+      binding.processor.id,
+      'processOutputStream',
+      `returned ${Array.isArray(result) ? 'an array' : typeof result}; expected a chunk ({ type, … }), null or undefined.`,
+    );
+  }
+  return result as ChunkType;
 }
 
 function isData(chunk: ChunkType): boolean {
@@ -91,15 +113,18 @@ export function createStreamChain(
       args.retryCount = context.retryCount;
       const result = invokeHook<ChunkType | null | undefined>(link.binding, 'processOutputStream', args, tracingContext);
       if (isPromiseLike<ChunkType | null | undefined>(result)) {
+        const checking = current;
         return Promise.resolve(result).then((resolved) => {
           drainFollowUps(link.binding.state, index);
-          return resolved === null || resolved === undefined ? null : run(resolved, index + 1);
+          const next = hookOutcome(resolved, checking, link.binding);
+          return next === null ? null : run(next, index + 1);
         });
       }
       drainFollowUps(link.binding.state, index);
-      if (result === null || result === undefined) return null;
-      if (result !== current) {
-        current = result;
+      const next = hookOutcome(result, current, link.binding);
+      if (next === null) return null;
+      if (next !== current) {
+        current = next;
         currentIsData = isData(current);
       }
     }
