@@ -6,6 +6,7 @@ import { AgentOutput } from './output/agent-output.js';
 import { foldResult } from './output/fold-result.js';
 import type { RunEnvironment } from './run-environment.js';
 import { createRun } from './run.js';
+import { validateAgentConfig } from './validate-options.js';
 
 /**
  * An LLM agent whose every run is an RxJS pipeline of processor hooks.
@@ -30,12 +31,7 @@ export class Agent {
   readonly #config: AgentConfig;
 
   constructor(config: AgentConfig) {
-    if (typeof config?.id !== 'string' || config.id.length === 0) {
-      throw new TypeError('new Agent(config): config.id must be a non-empty string.');
-    }
-    if (config.model === undefined || config.model === null) {
-      throw new TypeError(`new Agent({ id: ${JSON.stringify(config.id)} }): config.model is required.`);
-    }
+    validateAgentConfig(config); // a TypeError naming the first wrong option
     this.id = config.id;
     this.name = config.name ?? config.id;
     this.#config = config;

@@ -40,6 +40,7 @@ import { OpenBrackets, repairBrackets } from './open-brackets.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
+import { validateCallOptions, validateResolved } from './validate-options.js';
 
 async function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): Promise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -87,6 +88,15 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     options.outputProcessors ?? resolveDynamic(config.outputProcessors, requestContext),
     options.errorProcessors ?? resolveDynamic(config.errorProcessors, requestContext),
   ]);
+  validateResolved({
+    tools,
+    instructions: options.instructions ?? agentInstructions,
+    processors: [
+      ['inputProcessors', agentInput],
+      ['outputProcessors', agentOutput],
+      ['errorProcessors', agentError],
+    ],
+  });
   const memoryProcessors =
     config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
       ? await config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
@@ -224,6 +234,11 @@ export function createRun(
   onEnvironment?: (env: RunEnvironment) => void,
 ): Observable<ChunkType> {
   return defer(() => {
+    try {
+      validateCallOptions(options);
+    } catch (error) {
+      return from<ChunkType[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })]);
+    }
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
     let env: RunEnvironment | undefined;
     let ended = false;

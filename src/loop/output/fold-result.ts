@@ -5,6 +5,7 @@ import { AgentRunError } from '../agent-run-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
 import { emptyUsage } from '../usage.js';
+import { isOptionError } from '../validate-options.js';
 
 /** Why a run produced no result: its `error` chunk's error, or an abort. */
 export class RunAbortedError extends Error {
@@ -16,7 +17,8 @@ export class RunAbortedError extends Error {
 
 /**
  * The result of a run that ended with `finish` or `tripwire`. For `error` it throws the run's error
- * when it is rxagent's own (`ProcessorError`, `InvalidMessageError`, …), else an `AgentRunError`
+ * when it is rxagent's own (`ProcessorError`, `InvalidMessageError`, …, or a `TypeError` about an
+ * option), else an `AgentRunError`
  * with the provider's error as `cause`; for `abort`, a `RunAbortedError`. A tripwired run's text is `''` (nothing of a blocked reply is
  * reported), its finish reason `'other'`.
  */
@@ -25,7 +27,7 @@ export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | u
   if (terminal === undefined) throw new Error('The run produced no chunks.');
   if (terminal.type === 'error') {
     const error = terminal.payload.error;
-    throw RxAgentError.isInstance(error) ? error : new AgentRunError(error);
+    throw RxAgentError.isInstance(error) || isOptionError(error) ? error : new AgentRunError(error);
   }
   if (terminal.type === 'abort') throw new RunAbortedError(terminal.payload.reason);
   const steps = env?.ctx.steps ?? [];

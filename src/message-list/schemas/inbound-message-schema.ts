@@ -71,7 +71,15 @@ export function assertValidInbound(messages: ReadonlyArray<unknown>, options: { 
   const issues: MessageIssue[] = [];
   messages.forEach((message, index) => {
     if (skip?.(message)) return;
-    const result = inboundMessageSchema.safeParse(message);
+    let result: ReturnType<typeof inboundMessageSchema.safeParse>;
+    try {
+      result = inboundMessageSchema.safeParse(message);
+    } catch (error) {
+      // a message nested deeper than validation can walk (the stack overflows) is invalid input
+      if (!(error instanceof RangeError)) throw error;
+      issues.push({ path: indexed ? [index] : [], message: 'nested too deeply to validate' });
+      return;
+    }
     if (result.success) return;
     for (const issue of result.error.issues) {
       const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));

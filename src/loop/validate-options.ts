@@ -1,0 +1,139 @@
+/**
+ * The Agent's options checked at the public surface. A wrong type or an out-of-range number is a
+ * `TypeError` naming the option: thrown by `new Agent(config)`; for a call's options (and
+ * processor lists a function returned) it is the run's `error` chunk and `generate()`'s
+ * rejection. Unknown extra keys are tolerated (forward compatibility), as are `undefined` values.
+ */
+import type { AgentCallOptions, AgentConfig } from './agent-types.js';
+
+const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
+
+/** A `TypeError` about an option (marked, so `generate()` rejects with it as is). */
+export function optionError(message: string): TypeError {
+  const error = new TypeError(message);
+  Object.defineProperty(error, OPTION_ERROR, { value: true });
+  return error;
+}
+
+/** True for the errors {@link optionError} makes (from any copy of the package). */
+export function isOptionError(error: unknown): error is TypeError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[OPTION_ERROR] === true;
+}
+
+function shown(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `${typeof value} ${String(value)}`;
+  return typeof value;
+}
+
+function fail(path: string, expected: string, value: unknown): never {
+  throw optionError(`${path} must be ${expected} (got ${shown(value)}).`);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function integerAtLeast(value: unknown, minimum: number, path: string): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) fail(path, `a whole number ≥ ${minimum}`, value);
+}
+
+function optionalFunction(value: unknown, path: string): void {
+  if (value !== undefined && typeof value !== 'function') fail(path, 'a function', value);
+}
+
+/** A processor list: an array of processor objects, each with a non-empty string `id`. */
+export function validateProcessors(list: unknown, path: string): void {
+  if (list === undefined) return;
+  if (!Array.isArray(list)) fail(path, 'an array of processors', list);
+  list.forEach((processor: unknown, index) => {
+    if (!isObject(processor)) fail(`${path}[${index}]`, 'a processor object', processor);
+    if (typeof processor.id !== 'string' || processor.id.length === 0) fail(`${path}[${index}].id`, 'a non-empty string', processor.id);
+  });
+}
+
+function validateInstructions(value: unknown, path: string): void {
+  if (value === undefined || typeof value === 'string') return;
+  const items = Array.isArray(value) ? value : [value];
+  items.forEach((item: unknown, index) => {
+    const where = Array.isArray(value) ? `${path}[${index}]` : path;
+    if (typeof item === 'string') return;
+    if (!isObject(item) || item.role !== 'system' || typeof item.content !== 'string') fail(where, "a string or a { role: 'system', content } message", item);
+  });
+}
+
+function validateTools(value: unknown, path: string): void {
+  if (value === undefined) return;
+  if (!isObject(value)) fail(path, 'an object of tools (name → tool)', value);
+  for (const [name, tool] of Object.entries(value)) if (!isObject(tool)) fail(`${path}.${name}`, 'a tool object', tool);
+}
+
+/** The options of one call (`stream$`, `stream`, `generate`), or an Agent's `defaultOptions`. */
+export function validateCallOptions(options: unknown, path = 'options'): asserts options is AgentCallOptions | undefined {
+  if (options === undefined) return;
+  if (!isObject(options)) fail(path, 'an object', options);
+  validateInstructions(options.instructions, `${path}.instructions`);
+  validateProcessors(options.inputProcessors, `${path}.inputProcessors`);
+  validateProcessors(options.outputProcessors, `${path}.outputProcessors`);
+  validateProcessors(options.errorProcessors, `${path}.errorProcessors`);
+  integerAtLeast(options.maxProcessorRetries, 0, `${path}.maxProcessorRetries`);
+  integerAtLeast(options.maxSteps, 1, `${path}.maxSteps`);
+  if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal)) fail(`${path}.abortSignal`, 'an AbortSignal', options.abortSignal);
+  const context = options.requestContext;
+  if (context !== undefined && (!isObject(context) || typeof context.get !== 'function' || typeof context.set !== 'function')) {
+    fail(`${path}.requestContext`, 'a RequestContext', context);
+  }
+  const memory = options.memory;
+  if (memory !== undefined) {
+    if (!isObject(memory)) fail(`${path}.memory`, 'an object { thread, resource }', memory);
+    const thread = memory.thread;
+    if (!(typeof thread === 'string' && thread.length > 0) && !(isObject(thread) && typeof thread.id === 'string' && thread.id.length > 0)) {
+      fail(`${path}.memory.thread`, 'a thread id or { id }', thread);
+    }
+    if (typeof memory.resource !== 'string' || memory.resource.length === 0) fail(`${path}.memory.resource`, 'a non-empty string', memory.resource);
+  }
+  const activeTools = options.activeTools;
+  if (activeTools !== undefined && (!Array.isArray(activeTools) || activeTools.some((name) => typeof name !== 'string'))) {
+    fail(`${path}.activeTools`, 'an array of tool names', activeTools);
+  }
+  optionalFunction(options.prepareStep, `${path}.prepareStep`);
+  if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.length === 0)) fail(`${path}.runId`, 'a non-empty string', options.runId);
+  for (const key of ['modelSettings', 'providerOptions', 'structuredOutput'] as const) {
+    if (options[key] !== undefined && !isObject(options[key])) fail(`${path}.${key}`, 'an object', options[key]);
+  }
+}
+
+/** What the function forms of an Agent's options returned for a run (tools, instructions, processor lists). */
+export function validateResolved(resolved: { tools: unknown; instructions: unknown; processors: Array<[string, unknown]> }): void {
+  validateTools(resolved.tools, 'config.tools');
+  validateInstructions(resolved.instructions, 'instructions');
+  for (const [path, list] of resolved.processors) validateProcessors(list, path);
+}
+
+/** An Agent's configuration (`new Agent(config)`). */
+export function validateAgentConfig(config: unknown): asserts config is AgentConfig {
+  if (!isObject(config) || typeof config.id !== 'string' || config.id.length === 0) {
+    throw optionError('new Agent(config): config.id must be a non-empty string.');
+  }
+  if (config.model === undefined || config.model === null) {
+    throw optionError(`new Agent({ id: ${JSON.stringify(config.id)} }): config.model is required.`);
+  }
+  if (typeof config.model !== 'string' && typeof config.model !== 'object' && typeof config.model !== 'function') {
+    fail('config.model', "a language model, a 'provider/model' id or a function returning one", config.model);
+  }
+  if (config.name !== undefined && typeof config.name !== 'string') fail('config.name', 'a string', config.name);
+  if (typeof config.instructions !== 'function') validateInstructions(config.instructions, 'config.instructions');
+  if (typeof config.tools !== 'function') validateTools(config.tools, 'config.tools');
+  for (const key of ['inputProcessors', 'outputProcessors', 'errorProcessors'] as const) {
+    if (typeof config[key] !== 'function') validateProcessors(config[key], `config.${key}`);
+  }
+  integerAtLeast(config.maxProcessorRetries, 0, 'config.maxProcessorRetries');
+  integerAtLeast(config.maxSteps, 1, 'config.maxSteps');
+  integerAtLeast(config.toolConcurrency, 1, 'config.toolConcurrency');
+  const memory = config.memory;
+  if (memory !== undefined && (!isObject(memory) || typeof memory.processorsFor !== 'function')) fail('config.memory', 'a Memory', memory);
+  optionalFunction(config.generateId, 'config.generateId');
+  optionalFunction(config.now, 'config.now');
+  validateCallOptions(config.defaultOptions, 'config.defaultOptions');
+}
