@@ -7,5 +7,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // test/reliability/leaks.test.ts measures the heap after `global.gc()`
+    execArgv: ['--expose-gc'],
   },
 });
