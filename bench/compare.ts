@@ -30,6 +30,9 @@ const argv = process.argv.slice(2);
 /** `--baseline-src DIR`: instead of the reference, rxagent from another copy of src/ (before/after figures). */
 const baselineSrc = argv.includes('--baseline-src') ? argv[argv.indexOf('--baseline-src') + 1] : undefined;
 const baselineEnv = baselineSrc === undefined ? undefined : { RXAGENT_BENCH_SRC: baselineSrc };
+/** `--rxagent-src DIR`: rxagent itself from another copy of src/ (default: this checkout's src/). */
+const rxagentSrc = argv.includes('--rxagent-src') ? argv[argv.indexOf('--rxagent-src') + 1] : undefined;
+const rxagentEnv = rxagentSrc === undefined ? undefined : { RXAGENT_BENCH_SRC: rxagentSrc };
 const log = (line: string) => process.stderr.write(`bench:compare: ${line}\n`);
 
 /** One target row of the issue. */
@@ -56,7 +59,10 @@ const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem()
 
 async function sides(): Promise<{ rx: Side; ref: Side }> {
   if (baselineSrc !== undefined) {
-    const [rx, base] = await Promise.all([startWorker('rxagent', profile), startWorker('rxagent', profile, { name: 'reference', env: baselineEnv })]);
+    const [rx, base] = await Promise.all([
+      startWorker('rxagent', profile, { name: 'rxagent', ...(rxagentEnv ? { env: rxagentEnv } : {}) }),
+      startWorker('rxagent', profile, { name: 'reference', env: baselineEnv }),
+    ]);
     return {
       rx: { runner: rx, version: rx.version, slow: (chunks) => rx.slowConsumer(chunks) },
       ref: { runner: base, version: `baseline ${baselineSrc}`, slow: (chunks) => base.slowConsumer(chunks) },
@@ -69,7 +75,7 @@ async function sides(): Promise<{ rx: Side; ref: Side }> {
       ref: { runner: localRunner(reference), version: reference.version, slow: (chunks) => slowConsumer(reference, chunks, 'async') },
     };
   }
-  const [rx, ref] = await Promise.all([startWorker('rxagent', profile), startWorker('reference', profile)]);
+  const [rx, ref] = await Promise.all([startWorker('rxagent', profile, rxagentEnv ? { env: rxagentEnv } : {}), startWorker('reference', profile)]);
   return {
     rx: { runner: rx, version: rx.version, slow: (chunks) => rx.slowConsumer(chunks) },
     ref: { runner: ref, version: ref.version, slow: (chunks) => ref.slowConsumer(chunks) },
@@ -91,7 +97,7 @@ rx.runner.close?.();
 ref.runner.close?.();
 log(`slow consumer: rxagent ${slow.rxagent.maxBuffered}, reference ${slow.reference.maxBuffered} chunks buffered at most`);
 const memory = {
-  rxagent: await measureMemory('rxagent', profile),
+  rxagent: await measureMemory('rxagent', profile, rxagentEnv),
   reference: baselineEnv === undefined ? await measureMemory('reference', profile) : await measureMemory('rxagent', profile, baselineEnv),
 };
 log(`memory: rxagent ${fmt(memory.rxagent.liveBytesPerStream / 1024)} KiB/stream, reference ${fmt(memory.reference.liveBytesPerStream / 1024)} KiB/stream`);

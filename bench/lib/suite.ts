@@ -8,7 +8,7 @@
 import { minimalModel, textAnswerParts, toolLoopScript, type MinimalModel } from '../minimal-model.js';
 import { forAwaitFloor, syncMapFloor } from './floors.js';
 import { inputProcessors, outputStreamProcessors, stepProcessors } from './processors.js';
-import { collectGarbage, now, Samples, settle } from './stats.js';
+import { now, Samples, settle } from './stats.js';
 import { drain, type BenchSubject } from './subject.js';
 
 /** Sizes of a run of the suite. */
@@ -154,10 +154,13 @@ export interface Timing {
   cpu: number;
 }
 
-/** Times one row on `subject` (GC first, when exposed). */
+/**
+ * Times one row on `subject`. No forced GC before a sample: a full `gc()` makes V8 drop compiled
+ * code, and the next sample then measures warm-up again (3–10× slower here); GC that the workload
+ * itself causes is part of its cost.
+ */
 export async function timeWorkload(workload: Workload, subject: BenchSubject | undefined): Promise<Timing> {
   const action = workload.prepare(subject);
-  collectGarbage();
   await settle();
   const cpuStart = process.cpuUsage();
   const wallStart = now();
@@ -204,6 +207,7 @@ export async function runSuite(runners: readonly Runner[], profile: SuiteProfile
       const eligible = runners.filter((runner) => runner.measures(workload));
       const ordered = (rep + index) % 2 === 0 ? eligible : [...eligible].reverse();
       for (const runner of ordered) {
+        if (process.env.BENCH_TRACE) log(`  ${runner.name}: ${workload.row}`);
         const timing = await runner.measure(workload);
         if (!measured) continue;
         samples.wall.add(runner.name, workload.row, timing.wall);

@@ -66,18 +66,27 @@ function fileData(part: Extract<LanguageModelV4StreamPart, { type: 'file' }>): s
 /** Converts one V4 part; `null` for parts that only update `facts`. Throws on an `error` part. */
 export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string, facts: ModelStepFacts): ChunkType | null {
   switch (part.type) {
+    // The per-token cases build each payload directly: one object, no spread of a temporary.
     case 'text-delta':
-      return makeChunk(runId, 'text-delta', { id: part.id, text: part.delta, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(
+        runId,
+        'text-delta',
+        part.providerMetadata ? { id: part.id, text: part.delta, providerMetadata: part.providerMetadata } : { id: part.id, text: part.delta },
+      );
     case 'text-start':
-      return makeChunk(runId, 'text-start', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(runId, 'text-start', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'text-end':
-      return makeChunk(runId, 'text-end', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(runId, 'text-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'reasoning-start':
-      return makeChunk(runId, 'reasoning-start', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(runId, 'reasoning-start', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'reasoning-delta':
-      return makeChunk(runId, 'reasoning-delta', { id: part.id, text: part.delta, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(
+        runId,
+        'reasoning-delta',
+        part.providerMetadata ? { id: part.id, text: part.delta, providerMetadata: part.providerMetadata } : { id: part.id, text: part.delta },
+      );
     case 'reasoning-end':
-      return makeChunk(runId, 'reasoning-end', { id: part.id, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
+      return makeChunk(runId, 'reasoning-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'tool-input-start':
       return makeChunk(runId, 'tool-call-input-streaming-start', {
         toolCallId: part.id,

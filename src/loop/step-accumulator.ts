@@ -30,8 +30,11 @@ export class StepAccumulator {
   readonly toolCalls: ToolCallInfo[] = [];
   readonly toolResults: ToolResultInfo[] = [];
   readonly parts: MastraMessagePart[] = [];
-  /** Chunks of the step in compact form, for `processLLMResponse`. */
-  readonly compact: Array<{ type: string; payload?: unknown; data?: unknown }> = [];
+  /** The step's chunks themselves (a reference each, no copy per chunk); see `compact`. */
+  readonly #recorded: ChunkType[] = [];
+  /** Whether `compact` will be asked for: otherwise no chunk is kept alive by the accumulator. */
+  readonly #keepChunks: boolean;
+  #compact: Array<{ type: string; payload?: unknown; data?: unknown }> | undefined;
   readonly #texts = new Map<string, TextPart>();
   readonly #reasoning = new Map<string, ReasoningPart>();
   readonly #invocations = new Map<string, ToolInvocationPart>();
@@ -43,11 +46,29 @@ export class StepAccumulator {
   readonly openTextIds = new Set<string>();
   readonly openReasoningIds = new Set<string>();
 
+  /** Chunks of the step in compact form, for `processLLMResponse` (built when first asked for). */
+  get compact(): Array<{ type: string; payload?: unknown; data?: unknown }> {
+    if (this.#compact === undefined || this.#compact.length !== this.#recorded.length) {
+      this.#compact = this.#recorded.map((chunk) =>
+        chunk.type.startsWith('data-')
+          ? { type: chunk.type, data: (chunk as DataChunkType).data }
+          : { type: chunk.type, payload: (chunk as { payload?: unknown }).payload },
+      );
+    }
+    return this.#compact;
+  }
+
   /** Records a processed chunk of the step. */
+  /**
+   * `keepChunks: false` when nobody will read `compact` (no `processLLMResponse` hook): chunks are
+   * then not retained for the whole step, so the young ones die young (cheaper GC).
+   */
+  constructor(options: { keepChunks?: boolean } = {}) {
+    this.#keepChunks = options.keepChunks ?? true;
+  }
+
   observe(chunk: ChunkType): void {
-    this.compact.push(
-      chunk.type.startsWith('data-') ? { type: chunk.type, data: (chunk as DataChunkType).data } : { type: chunk.type, payload: (chunk as { payload?: unknown }).payload },
-    );
+    if (this.#keepChunks) this.#recorded.push(chunk);
     switch (chunk.type) {
       case 'text-start':
         this.openTextIds.add(chunk.payload.id);

@@ -12,7 +12,6 @@ import {
   concat,
   concatMap,
   defer,
-  filter,
   from,
   ignoreElements,
   map,
@@ -32,9 +31,11 @@ import { toObservable } from '../operators/internal/to-observable.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { StepResult } from '../processor/processor-types.js';
-import { streamModel, type ModelResponseMeta } from './model/stream-model.js';
+import type { ModelResponseMeta } from './model/stream-model.js';
+import { modelChunks } from './model-chunks.js';
+import { demandOf } from '../operators/internal/demand.js';
 import { ModelCallFailure, providerError } from './model-call-failure.js';
-import { modelPartToChunk, newStepFacts, type ModelStepFacts } from './model-part-to-chunk.js';
+import { newStepFacts, type ModelStepFacts } from './model-part-to-chunk.js';
 import type { RunEnvironment } from './run-environment.js';
 import { StepAccumulator } from './step-accumulator.js';
 import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
@@ -164,12 +165,16 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
       ...(request.response.request === undefined ? {} : { request: request.response.request as { body?: unknown } }),
     };
   } else {
-    content$ = streamModel(stepInput.model, { ...callOptions, prompt: request.prompt }, (meta) => {
-      attempt.meta = meta;
-    }).pipe(
-      map((part) => modelPartToChunk(part, env.runId, attempt.facts)),
-      filter((chunk): chunk is ChunkType => chunk !== null),
-      catchError((error: unknown) => throwError(() => new ModelCallFailure(error))),
+    // one fused hop per part (convert, drop fact-only parts, wrap failures); pulled on demand
+    content$ = modelChunks(
+      stepInput.model,
+      { ...callOptions, prompt: request.prompt },
+      (meta: ModelResponseMeta) => {
+        attempt.meta = meta;
+      },
+      env.runId,
+      attempt.facts,
+      demandOf(env.ctx),
     );
   }
   return concat(
@@ -208,7 +213,10 @@ function afterModel(env: RunEnvironment, attempt: Attempt): Observable<never> {
       defer(() =>
         toObservable(
           runProcessLLMResponse(env.inputProcessors, ctx, {
-            chunks: [...attempt.accumulator.compact],
+            // built only when a processLLMResponse hook reads it
+            get chunks() {
+              return [...attempt.accumulator.compact];
+            },
             model: stepInput.model,
             stepNumber: attempt.stepNumber,
             fromCache: attempt.fromCache,
@@ -335,7 +343,9 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
     const attempt: Attempt = {
       stepNumber,
       messageId: env.generateId(),
-      accumulator: new StepAccumulator(),
+      accumulator: new StepAccumulator({
+        keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
+      }),
       facts: newStepFacts(emptyUsage()),
       boundary: undefined,
       opened: false,

@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
+import { demandOf } from './internal/demand.js';
 import { isPromiseLike } from './internal/maybe-async.js';
 import { createStreamChain, type InjectedChunk } from './internal/stream-chain.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -9,6 +10,10 @@ interface SharedChain {
   chain: ReturnType<typeof createStreamChain>;
   inject: (item: InjectedChunk) => void;
 }
+
+/** Queue lengths at which the run's demand gate is held, and released again. */
+const QUEUE_HIGH = 16;
+const QUEUE_LOW = 8;
 
 const chainsByContext = new WeakMap<RunContext, WeakMap<readonly Processor[], SharedChain>>();
 
@@ -38,8 +43,9 @@ function sharedStreamChain(processors: readonly Processor[], context: RunContext
  * chunks reach only processors with `processDataParts: true`; `writer.custom()` chunks are
  * emitted right after the chunk being processed, having passed the processors after the writer.
  * Synchronous hooks cost no promise and run on virtual time; async hooks are awaited in order
- * (chunks arriving meanwhile wait their turn). `abort()` errors the stream with the `TripWire`;
- * any other throw errors it with a `ProcessorError`.
+ * (chunks arriving meanwhile wait their turn; from 16 waiting chunks on, the run's demand gate is
+ * held so the agent loop stops reading the provider until the queue drains below 8).
+ * `abort()` errors the stream with the `TripWire`; any other throw errors it with a `ProcessorError`.
  *
  * ```
  * source:  --a--b--c--|
@@ -64,6 +70,9 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       shared.inject = (item) => injected.push(item);
 
       const queue: ChunkType[] = [];
+      const demand = demandOf(context);
+      const holder = {};
+      let holding = false;
       let busy = false;
       let sourceDone = false;
       /** A source error that arrived while chunks before it were still being processed. */
@@ -112,6 +121,10 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
             continue;
           }
           const next = queue.shift();
+          if (holding && queue.length < QUEUE_LOW) {
+            holding = false;
+            demand.release(holder);
+          }
           if (next === undefined) {
             if (sourceError !== undefined) {
               fail(sourceError.error);
@@ -137,6 +150,10 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
           if (closed) return;
           if (busy || queue.length > 0) {
             queue.push(chunk);
+            if (!holding && queue.length >= QUEUE_HIGH) {
+              holding = true;
+              demand.hold(holder);
+            }
             return;
           }
           if (process(chunk, 0) && injected.length > 0) drain();
@@ -155,6 +172,10 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       });
       return () => {
         closed = true;
+        if (holding) {
+          holding = false;
+          demand.release(holder);
+        }
         subscription.unsubscribe();
       };
     });

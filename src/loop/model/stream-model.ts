@@ -24,7 +24,8 @@ const noop = (): void => undefined;
  *
  * Per subscription: the call starts on subscribe; an `AbortController` is created whose signal
  * (combined with `options.abortSignal`) is what the provider sees; the `ReadableStream` is read
- * one chunk at a time (read → `next` → read again, so a synchronous consumer paces the reads);
+ * one chunk at a time (read → `next` → read again, so a synchronous consumer paces the reads, and
+ * while `demand` is closed no read happens at all);
  * unsubscribing before the end aborts the signal and cancels the reader. A thrown `doStream`
  * error or a stream read error is the error notification, unchanged (e.g. the provider's
  * `APICallError`). A model with an `OBSERVABLE_STREAM` function is streamed through it
@@ -46,11 +47,26 @@ export function streamModel(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   onResponse?: (meta: ModelResponseMeta) => void,
+  demand?: ModelDemand,
 ): Observable<LanguageModelV4StreamPart> {
   const observableStream = getObservableStream(model);
   return observableStream
     ? streamObservable(observableStream, options, onResponse)
-    : streamReadable(model, options, onResponse);
+    : streamReadable(model, options, onResponse, demand);
+}
+
+/**
+ * Demand from downstream: while `open` is false the `doStream` reader waits (`whenOpen()`) before
+ * reading the next part, so the provider is pulled only as fast as the consumer takes chunks.
+ *
+ * @example
+ * ```ts
+ * const demand: ModelDemand = { open: true, whenOpen: () => Promise.resolve() };
+ * ```
+ */
+export interface ModelDemand {
+  readonly open: boolean;
+  whenOpen(): Promise<void>;
 }
 
 /** A per-subscription controller whose signal is combined with the caller's one. */
@@ -109,6 +125,7 @@ function streamReadable(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   onResponse: ((meta: ModelResponseMeta) => void) | undefined,
+  demand: ModelDemand | undefined,
 ): Observable<LanguageModelV4StreamPart> {
   return new Observable<LanguageModelV4StreamPart>((subscriber) => {
     const { controller, callOptions } = createCallAbort(options);
@@ -136,6 +153,10 @@ function streamReadable(
       reader = activeReader;
       try {
         while (!subscriber.closed) {
+          if (demand !== undefined && !demand.open) {
+            await demand.whenOpen();
+            if (subscriber.closed) return;
+          }
           const next = await activeReader.read();
           if (subscriber.closed) return;
           if (!reported) {

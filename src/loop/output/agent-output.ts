@@ -5,7 +5,9 @@ import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwireP
 import type { StepResult } from '../../processor/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
+import { demandOf } from '../../operators/internal/demand.js';
 import { foldResult } from './fold-result.js';
+import { ReaderDemand } from './reader-demand.js';
 
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
@@ -15,7 +17,8 @@ function settled<T>(promise: Promise<T>): Promise<T> {
 /**
  * A started run (Mastra-style output): `fullStream` and `textStream` as `ReadableStream`s, and
  * promises of the folded result. The run starts at once and buffers for late readers; cancelling
- * `fullStream` cancels the run (provider request and tools).
+ * `fullStream` cancels the run (provider request and tools). While every stream that has a reader
+ * holds 16 unread chunks, the run stops reading the provider (backpressure) until it is read again.
  *
  * @example
  * ```ts
@@ -26,7 +29,6 @@ function settled<T>(promise: Promise<T>): Promise<T> {
  */
 export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
-  readonly textStream: ReadableStream<string>;
   readonly result: Promise<GenerateResult>;
   readonly text: Promise<string>;
   readonly finishReason: Promise<RxFinishReason>;
@@ -37,30 +39,63 @@ export class AgentOutput {
   readonly tripwire: Promise<TripwirePayload | undefined>;
   readonly object: Promise<unknown>;
   readonly #subscription: Subscription;
+  readonly #openTextStream: () => ReadableStream<string>;
+  #textStream: ReadableStream<string> | undefined;
+
+  /**
+   * The text deltas as a stream. Made on first access (so a run nobody reads text from pays
+   * nothing per chunk for it); a late reader still gets every delta from the start.
+   */
+  get textStream(): ReadableStream<string> {
+    this.#textStream ??= this.#openTextStream();
+    return this.#textStream;
+  }
 
   constructor(run: (onEnd: (env: RunEnvironment) => void) => Observable<ChunkType>) {
     let fullController!: ReadableStreamDefaultController<ChunkType>;
-    let textController!: ReadableStreamDefaultController<string>;
+    let textController: ReadableStreamDefaultController<string> | undefined;
     let fullOpen = true;
     let textOpen = true;
-    this.fullStream = new ReadableStream<ChunkType>({
-      start: (controller) => {
-        fullController = controller;
+    // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
+    const demand = new ReaderDemand(
+      () => (fullOpen && this.fullStream.locked ? fullController.desiredSize : null),
+      () => (textOpen && textController !== undefined && this.#textStream?.locked === true ? textController.desiredSize : null),
+    );
+    this.fullStream = new ReadableStream<ChunkType>(
+      {
+        start: (controller) => {
+          fullController = controller;
+        },
+        pull: () => demand.pulled(),
+        cancel: () => {
+          fullOpen = false;
+          demand.stop();
+          this.#subscription.unsubscribe();
+        },
       },
-      cancel: () => {
-        fullOpen = false;
-        this.#subscription.unsubscribe();
-      },
-    });
-    this.textStream = new ReadableStream<string>({
-      start: (controller) => {
-        textController = controller;
-      },
-      cancel: () => {
-        textOpen = false;
-      },
-    });
+      { highWaterMark: 16 },
+    );
     const chunks: ChunkType[] = [];
+    /** How the run ended, for a text stream opened afterwards. */
+    let ended: { error: unknown } | 'complete' | undefined;
+    this.#openTextStream = () =>
+      new ReadableStream<string>(
+        {
+          start: (controller) => {
+            for (const chunk of chunks) if (chunk.type === 'text-delta') controller.enqueue(chunk.payload.text);
+            if (ended === 'complete') controller.close();
+            else if (ended !== undefined) controller.error(ended.error);
+            if (ended !== undefined) textOpen = false;
+            textController = controller;
+          },
+          pull: () => demand.pulled(),
+          cancel: () => {
+            textOpen = false;
+            demand.pulled();
+          },
+        },
+        { highWaterMark: 16 },
+      );
     let env: RunEnvironment | undefined;
     let resolveResult!: (result: GenerateResult) => void;
     let rejectResult!: (error: unknown) => void;
@@ -79,8 +114,10 @@ export class AgentOutput {
     this.tripwire = settled(this.result.then((result) => result.tripwire));
     this.object = settled(this.result.then((result) => result.object));
     const close = (): void => {
+      demand.stop();
+      ended = 'complete';
       if (fullOpen) fullController.close();
-      if (textOpen) textController.close();
+      if (textOpen) textController?.close();
       fullOpen = textOpen = false;
       try {
         resolveResult(foldResult(chunks, env));
@@ -90,15 +127,19 @@ export class AgentOutput {
     };
     this.#subscription = run((ended) => {
       env = ended;
+      demand.attach(demandOf(ended.ctx));
     }).subscribe({
       next: (chunk) => {
         chunks.push(chunk);
         if (fullOpen) fullController.enqueue(chunk);
-        if (textOpen && chunk.type === 'text-delta') textController.enqueue(chunk.payload.text);
+        if (textOpen && textController !== undefined && chunk.type === 'text-delta') textController.enqueue(chunk.payload.text);
+        demand.enqueued();
       },
       error: (error: unknown) => {
+        demand.stop();
+        ended = { error };
         if (fullOpen) fullController.error(error);
-        if (textOpen) textController.error(error);
+        if (textOpen) textController?.error(error);
         fullOpen = textOpen = false;
         rejectResult(error);
       },

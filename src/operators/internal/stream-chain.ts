@@ -2,6 +2,13 @@
  * The per-chunk processor chain of `processOutputStream`, built once per run: one reusable args
  * object per processor (only `part` and `retryCount` change per chunk), no promise unless a hook
  * returned one, `data-*` chunks only to processors that opted in.
+ *
+ * `streamParts` (the parts a processor has seen, as they entered it, the current one included)
+ * costs one array push per chunk whatever the number of processors: all processors share one log
+ * of the chunks entering the chain for as long as each has seen exactly those chunks (the common
+ * case: pass-through processors, no `data-*` chunks). A processor that has seen something else —
+ * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
+ * gets its own copy from then on (`args.streamParts` is replaced by it).
  */
 import type { ChunkType, DataChunkType } from '../../processor/chunk-types.js';
 import { ProcessorError } from '../../processor/errors/processor-error.js';
@@ -17,7 +24,8 @@ import type { ProcessorBinding } from './processor-binding.js';
 interface Link {
   binding: ProcessorBinding;
   args: ProcessOutputStreamArgs;
-  streamParts: ChunkType[];
+  /** This processor's own `streamParts`, once it saw something other than the shared log. */
+  own: ChunkType[] | undefined;
   acceptsData: boolean;
 }
 
@@ -68,8 +76,9 @@ export function createStreamChain(
   context: RunContext,
   inject: (injected: InjectedChunk) => void,
 ): StreamChain {
+  /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
+  const log: ChunkType[] = [];
   const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
-    const streamParts: ChunkType[] = [];
     const writer = {
       custom(chunk: DataChunkType): Promise<void> {
         assertDataChunk(chunk);
@@ -80,11 +89,34 @@ export function createStreamChain(
     const args = {
       ...contextArgs(context, binding, 'processOutputStream', writer),
       part: undefined as unknown as ChunkType,
-      streamParts,
+      streamParts: log,
       messageList: context.messageList,
     };
-    return { binding, args, streamParts, acceptsData: binding.processor.processDataParts === true };
+    return { binding, args, own: undefined, acceptsData: binding.processor.processDataParts === true };
   });
+
+  /**
+   * Gives `link` its own `streamParts`: what it has seen so far is the log, minus the chunk now
+   * entering (`entered`, already logged) which it does not see as logged.
+   */
+  const diverge = (link: Link, entered: ChunkType | null): ChunkType[] => {
+    const own = entered === null ? log.slice() : log.slice(0, log.length - 1);
+    link.own = own;
+    link.args.streamParts = own;
+    return own;
+  };
+
+  /** `link` sees `current` during the pass of `entered` (null: an injected chunk, not logged). */
+  const record = (link: Link, current: ChunkType, entered: ChunkType | null): void => {
+    const own = link.own;
+    if (own !== undefined) own.push(current);
+    else if (current !== entered) diverge(link, entered).push(current);
+  };
+
+  /** `link` does not see the chunk of this pass (skipped, or dropped before it). */
+  const miss = (link: Link, entered: ChunkType | null): void => {
+    if (link.own === undefined && entered !== null) diverge(link, entered);
+  };
   const tracingContext = context.tracingContext;
 
   /** Chunks a hook queued in its state go out right after the current chunk (see stream-follow-up.ts). */
@@ -101,13 +133,22 @@ export function createStreamChain(
     }
   };
 
-  const run = (chunk: ChunkType, from = 0): MaybePromise<ChunkType | null> => {
+  /** The processors after `index` do not see this pass's chunk. */
+  const dropped = (index: number, entered: ChunkType | null): null => {
+    if (entered !== null) for (let after = index + 1; after < links.length; after++) miss(links[after] as Link, entered);
+    return null;
+  };
+
+  const pass = (chunk: ChunkType, from: number, entered: ChunkType | null): MaybePromise<ChunkType | null> => {
     let current = chunk;
     let currentIsData = isData(current);
     for (let index = from; index < links.length; index++) {
       const link = links[index] as Link;
-      if (currentIsData && !link.acceptsData) continue;
-      link.streamParts.push(current);
+      if (currentIsData && !link.acceptsData) {
+        miss(link, entered);
+        continue;
+      }
+      record(link, current, entered);
       const args = link.args;
       args.part = current;
       args.retryCount = context.retryCount;
@@ -117,18 +158,25 @@ export function createStreamChain(
         return Promise.resolve(result).then((resolved) => {
           drainFollowUps(link.binding.state, index);
           const next = hookOutcome(resolved, checking, link.binding);
-          return next === null ? null : run(next, index + 1);
+          return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
         });
       }
       drainFollowUps(link.binding.state, index);
       const next = hookOutcome(result, current, link.binding);
-      if (next === null) return null;
+      if (next === null) return dropped(index, entered);
       if (next !== current) {
         current = next;
         currentIsData = isData(current);
       }
     }
     return current;
+  };
+
+  const run = (chunk: ChunkType, from = 0): MaybePromise<ChunkType | null> => {
+    if (links.length === 0) return chunk;
+    if (from !== 0) return pass(chunk, from, null);
+    log.push(chunk);
+    return pass(chunk, 0, chunk);
   };
 
   return { length: links.length, run };

@@ -1,0 +1,57 @@
+/**
+ * Backpressure from `agent.stream()`'s web streams to the run: while every stream someone reads
+ * (holds a reader on) has a full queue, the run's demand gate is held, so the loop stops reading the
+ * provider until the consumer reads again. Streams nobody reads keep buffering for a late reader
+ * and never hold the run (`await output.text` alone runs at full speed).
+ */
+import type { DemandGate } from '../../operators/internal/demand.js';
+
+/** A stream's `desiredSize` while someone reads it and it is open, else `null`. */
+export type ReaderProbe = () => number | null;
+
+/** Holds the run's demand gate while all read streams are full. */
+export class ReaderDemand {
+  #gate: DemandGate | undefined;
+  #holding = false;
+  readonly #probes: ReaderProbe[];
+
+  constructor(...probes: ReaderProbe[]) {
+    this.#probes = probes;
+  }
+
+  /** The run's gate (known once the run environment exists). */
+  attach(gate: DemandGate): void {
+    this.#gate = gate;
+  }
+
+  /** After a chunk was enqueued: hold the run when every read stream is full. */
+  enqueued(): void {
+    if (!this.#holding && this.#gate !== undefined && this.#full()) {
+      this.#holding = true;
+      this.#gate.hold(this);
+    }
+  }
+
+  /** A stream asked for more (its `pull`), or one closed: release the run unless all still are full. */
+  pulled(): void {
+    if (this.#holding && !this.#full()) this.stop();
+  }
+
+  /** The run ended or the consumer left: never hold again from here. */
+  stop(): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    this.#gate?.release(this);
+  }
+
+  #full(): boolean {
+    let readers = 0;
+    for (const probe of this.#probes) {
+      const size = probe();
+      if (size === null) continue;
+      if (size > 0) return false;
+      readers++;
+    }
+    return readers > 0;
+  }
+}
