@@ -421,9 +421,5 @@ export async function settle(recorder: Recorder): Promise<void> {
   }
 }
 
+/** `finish | tripwire | error | abort`. */
 export const TERMINAL_TYPES = new Set(['finish', 'tripwire', 'error', 'abort']);
-
-/** True for `finish | tripwire | error | abort`. */
-export function isTerminal(chunk: ChunkType): boolean {
-  return TERMINAL_TYPES.has(chunk.type);
-}
