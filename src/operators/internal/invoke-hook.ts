@@ -66,6 +66,45 @@ export function invokeHook<R>(
   return settle(binding, result as R);
 }
 
+/**
+ * `invokeHook` for `processOutputStream` on the per-chunk path, with the same rules. Two savings:
+ * a hook that returns the `part` it got (a pass-through) costs no thenable check, and an async
+ * result is returned as it is, for the chain to settle in its own single `then`
+ * ({@link settleStreamHook} / {@link streamHookError}): one promise per async processor per chunk
+ * instead of two. Returns the settled result of a synchronous hook (never a thenable), or the
+ * hook's thenable.
+ */
+export function invokeStreamHook(
+  binding: ProcessorBinding,
+  args: { part: unknown; abortSignal?: AbortSignal },
+  tracingContext: TracingContext | undefined,
+): unknown {
+  if (tracingContext?.onHook !== undefined) return invokeHook<unknown>(binding, 'processOutputStream', args, tracingContext);
+  args.abortSignal?.throwIfAborted();
+  const processor = binding.processor as unknown as { processOutputStream(args: object): unknown };
+  let result: unknown;
+  binding.armed = undefined;
+  try {
+    result = processor.processOutputStream(args);
+  } catch (thrown) {
+    binding.armed = undefined;
+    throw toHookError(thrown, binding, 'processOutputStream');
+  }
+  if (result !== args.part && isPromiseLike<unknown>(result)) return result;
+  return settle(binding, result);
+}
+
+/** What an async `processOutputStream` hook resolved with, under the abort rules of {@link invokeHook}. */
+export function settleStreamHook(binding: ProcessorBinding, resolved: unknown): unknown {
+  return settle(binding, resolved);
+}
+
+/** The error an async `processOutputStream` hook's rejection becomes (see {@link toHookError}). */
+export function streamHookError(binding: ProcessorBinding, thrown: unknown): Error {
+  binding.armed = undefined;
+  return toHookError(thrown, binding, 'processOutputStream');
+}
+
 function outcomeOf(error: unknown, result: unknown, hook: ProcessorHookName): 'pass' | 'drop' | 'abort' | 'retry' | 'error' {
   if (error !== undefined) {
     if (TripWire.isInstance(error)) return error.retry ? 'retry' : 'abort';

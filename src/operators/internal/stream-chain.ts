@@ -17,7 +17,7 @@ import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../processor/stream
 import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
-import { invokeHook } from './invoke-hook.js';
+import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isPromiseLike, type MaybePromise } from './maybe-async.js';
 import type { ProcessorBinding } from './processor-binding.js';
 
@@ -152,17 +152,24 @@ export function createStreamChain(
       const args = link.args;
       args.part = current;
       args.retryCount = context.retryCount;
-      const result = invokeHook<ChunkType | null | undefined>(link.binding, 'processOutputStream', args, tracingContext);
-      if (isPromiseLike<ChunkType | null | undefined>(result)) {
+      const result = invokeStreamHook(link.binding, args, tracingContext);
+      if (result !== current && isPromiseLike<unknown>(result)) {
         const checking = current;
-        return Promise.resolve(result).then((resolved) => {
-          drainFollowUps(link.binding.state, index);
-          const next = hookOutcome(resolved, checking, link.binding);
-          return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
-        });
+        const binding = link.binding;
+        return Promise.resolve(result).then(
+          (resolved) => {
+            const settled = settleStreamHook(binding, resolved);
+            drainFollowUps(binding.state, index);
+            const next = hookOutcome(settled, checking, binding);
+            return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
+          },
+          (thrown: unknown) => {
+            throw streamHookError(binding, thrown);
+          },
+        );
       }
       drainFollowUps(link.binding.state, index);
-      const next = hookOutcome(result, current, link.binding);
+      const next = result === current ? current : hookOutcome(result, current, link.binding);
       if (next === null) return dropped(index, entered);
       if (next !== current) {
         current = next;
