@@ -50,6 +50,10 @@ export interface RunEnvironment {
   continueLoop: boolean;
   /** Memory's save for runs that end in a tripwire. */
   readonly memoryOnTripwire: ((messageList: MessageList) => Promise<void>) | undefined;
+  /** Aborted when the run ends (unsubscribe, abort, end): the signal hooks and tools receive. */
+  readonly abortController: AbortController;
+  /** Stops following the caller's `abortSignal` (called when the run ends). */
+  readonly releaseCallerSignal: () => void;
   /** Set when the run ended: what `generate()` folds into its result. */
   outcome: RunOutcome;
 }

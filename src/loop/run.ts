@@ -123,8 +123,7 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
     resolveModel: resolve,
   });
-  (ctx as { abortController?: AbortController }).abortController = controller;
-  (ctx as { releaseCallerSignal?: () => void }).releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
+  const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
 
   messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
   messageList.add(input as Parameters<MessageList['add']>[0], 'input');
@@ -156,6 +155,8 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     totalUsage: emptyUsage(),
     continueLoop: false,
     memoryOnTripwire,
+    abortController: controller,
+    releaseCallerSignal,
     outcome: {},
   };
 }
@@ -174,10 +175,6 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
   const onAbort = (): void => controller.abort(caller.reason);
   caller.addEventListener('abort', onAbort, { once: true });
   return () => caller.removeEventListener('abort', onAbort);
-}
-
-function abortControllerOf(env: RunEnvironment): AbortController {
-  return (env.ctx as { abortController?: AbortController }).abortController as AbortController;
 }
 
 /** `processOutputResult`, the data chunks it wrote, then `finish`. */
@@ -327,8 +324,8 @@ export function createRun(
       tap({
         finalize: () => {
           if (env !== undefined) {
-            (env.ctx as { releaseCallerSignal?: () => void }).releaseCallerSignal?.();
-            abortControllerOf(env).abort(userSignal?.aborted === true ? userSignal.reason : undefined);
+            env.releaseCallerSignal();
+            env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : undefined);
           }
         },
       }),
