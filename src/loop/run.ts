@@ -61,6 +61,13 @@ function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prep
 
 let runSequence = 0;
 
+/**
+ * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
+ * AbortError, so ending a run captures no stack trace (a fresh DOMException per run was ~4 % of
+ * a one-chunk `generate()`).
+ */
+const runOver = new DOMException('The run is over.', 'AbortError');
+
 /** Builds the environment of a run (async: dynamic arguments and memory may be). */
 async function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): Promise<RunEnvironment> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
@@ -325,7 +332,7 @@ export function createRun(
         finalize: () => {
           if (env !== undefined) {
             env.releaseCallerSignal();
-            env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : undefined);
+            env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
           }
         },
       }),
