@@ -31,8 +31,8 @@ export interface SuiteProfile {
 
 export const profiles: Record<SuiteProfile['name'], SuiteProfile> = {
   check: { name: 'check', chunks: 200, reps: 1, warmup: 0, streamKs: [0, 1, 5, 10], generateCalls: 2, toolSteps: 3, slowChunks: 20, memory: { streams: 10, chunks: 40, processors: 5 } },
-  quick: { name: 'quick', chunks: 5_000, reps: 4, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 10, toolSteps: 20, slowChunks: 200, memory: { streams: 200, chunks: 200, processors: 5 } },
-  full: { name: 'full', chunks: 20_000, reps: 7, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 20, toolSteps: 20, slowChunks: 1_000, memory: { streams: 1_000, chunks: 200, processors: 5 } },
+  quick: { name: 'quick', chunks: 5_000, reps: 5, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 30, toolSteps: 20, slowChunks: 200, memory: { streams: 200, chunks: 200, processors: 5 } },
+  full: { name: 'full', chunks: 20_000, reps: 7, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 50, toolSteps: 20, slowChunks: 1_000, memory: { streams: 1_000, chunks: 200, processors: 5 } },
 };
 
 /** Row names. */
