@@ -246,7 +246,8 @@ function finishStep(env: RunEnvironment, attempt: Attempt): Observable<ChunkType
   return defer(() => {
     const accumulator = attempt.accumulator;
     const clientCalls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
-    const executable = clientCalls.every((call) => typeof env.tools?.[call.toolName]?.execute === 'function' || env.tools?.[call.toolName] === undefined);
+    const tools = attempt.stepInput?.tools;
+    const executable = clientCalls.every((call) => typeof tools?.[call.toolName]?.execute === 'function' || tools?.[call.toolName] === undefined);
     env.continueLoop = clientCalls.length > 0 && executable && attempt.stepNumber + 1 < env.maxSteps;
     const chunk = stepFinishChunk(env.runId, {
       stepNumber: attempt.stepNumber,
@@ -298,7 +299,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       concat(
         modelPhase(env, attempt, request, callOptions),
         afterModel(env, attempt),
-        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator)),
+        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
         finishStep(env, attempt),
       ),
     ),

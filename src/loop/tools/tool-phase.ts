@@ -8,6 +8,7 @@ import { Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { runProcessToolResult } from '../../operators/process-tool-result.js';
 import { toObservable } from '../../operators/internal/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
+import type { AgentToolSet } from '../../processor/tool-types.js';
 import { makeChunk } from '../make-chunk.js';
 import type { RunEnvironment } from '../run-environment.js';
 import type { StepAccumulator } from '../step-accumulator.js';
@@ -48,7 +49,12 @@ function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOu
 }
 
 /** The tool phase's chunks (already through the output processors and recorded by `accumulator`). */
-export function toolPhase(env: RunEnvironment, stepNumber: number, accumulator: StepAccumulator): Observable<ChunkType> {
+export function toolPhase(
+  env: RunEnvironment,
+  stepNumber: number,
+  accumulator: StepAccumulator,
+  tools: AgentToolSet | undefined,
+): Observable<ChunkType> {
   const calls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
   if (calls.length === 0) return from(env.outlet.drain()).pipe(env.chain, tap((chunk) => accumulator.observe(chunk)));
   const toolEnvironment: ToolEnvironment = {
@@ -58,7 +64,7 @@ export function toolPhase(env: RunEnvironment, stepNumber: number, accumulator: 
     messages: () => env.ctx.messageList.get.all.model(),
   };
   const execution$ = from(calls).pipe(
-    orderedMergeMap((call) => executeToolCall(call, env.tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
+    orderedMergeMap((call) => executeToolCall(call, tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
     concatMap((outcome) => outcomeToChunk(env, stepNumber, outcome)),
   );
   const withLiveData$ = new Observable<ChunkType>((subscriber) => {
