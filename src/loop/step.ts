@@ -209,7 +209,9 @@ function afterModel(env: RunEnvironment, attempt: Attempt): Observable<never> {
     ctx.steps.push(stepResult);
     const stepInput = attempt.stepInput as StepInput;
     return concat(
-      defer(() => from(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
+      stepInput.structuredOutput === undefined || stepInput.structuredOutput.model !== undefined
+        ? EMPTY
+        : defer(() => from(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
       defer(() =>
         toObservable(
           runProcessLLMResponse(env.inputProcessors, ctx, {
