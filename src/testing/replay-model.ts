@@ -166,7 +166,7 @@ function parseBody(body: unknown): unknown {
  * @example
  * ```ts
  * import { loadFixture, replayFetch } from 'rxagent/testing';
- * const replay = replayFetch(loadFixture('../shared/fixtures/anthropic/anthropic-text.chunks.txt'));
+ * const replay = replayFetch(loadFixture('test/fixtures/anthropic-text.chunks.txt'));
  * ```
  */
 export function loadFixture(path: string): string[] {

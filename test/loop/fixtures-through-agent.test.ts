@@ -1,5 +1,5 @@
 /**
- * The loop on real wire data: every recorded provider stream in ../shared/fixtures replayed
+ * The loop on real wire data: every recorded provider stream in test/fixtures/providers replayed
  * through its real provider package (custom fetch), run by an Agent with processors.
  */
 import { describe, expect, it } from 'vitest';

@@ -3,9 +3,8 @@ import { lastValueFrom, toArray } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { streamModel } from '../../src/loop/model/stream-model.js';
 
-/** `../shared/fixtures` beside the repository (CI keeps a copy of shared/ at the same place). */
-export const fixturesDir =
-  process.env['RXAGENT_FIXTURES'] ?? fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/** The recorded provider streams kept in the repository (`test/fixtures/providers`, see its MANIFEST). */
+export const fixturesDir = fileURLToPath(new URL('../fixtures/providers/', import.meta.url));
 
 export const fixture = (name: string): string => `${fixturesDir.replace(/\/?$/, '/')}${name}`;
 

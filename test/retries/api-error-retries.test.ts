@@ -1,5 +1,6 @@
 /** `processAPIError` recovery through the loop, on mock and real (replayed) providers. */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
@@ -11,7 +12,7 @@ import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { loadFixture, replayFetch } from '../../src/testing/replay-model.js';
 
-const fixtures = process.env.RXAGENT_FIXTURES ?? path.resolve(process.cwd(), '../shared/fixtures');
+const fixtures = fileURLToPath(new URL('../fixtures/providers/', import.meta.url));
 const badRequest = () =>
   new APICallError({ message: 'context length exceeded', url: 'https://api.example/v1', requestBodyValues: {}, statusCode: 400, isRetryable: false });
 

@@ -101,7 +101,7 @@ describe('loadFixture', () => {
     expect(toEventLines(['{"a":1}\n{"b":2}', '', '{"c":3}'])).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
   });
 
-  it('reads the shared fixtures', () => {
+  it('reads the recorded fixtures kept in the repository', () => {
     expect(loadFixture(fixture('anthropic/anthropic-text.chunks.txt'))).toHaveLength(12);
     expect(loadFixture(fixture('openai/openai-text.chunks.txt'))).toHaveLength(303);
   });
