@@ -1,5 +1,3 @@
-import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { ModelMessage, UIMessage } from 'ai';
 import type { CoreSystemMessage, InboundMessage, MastraDBMessage, MessageSource, ToolInvocationPart } from './types.js';
 import { InvalidMessageError } from './errors/invalid-message-error.js';
 import { RxAgentError } from './errors/rxagent-error.js';
@@ -11,92 +9,12 @@ import { SystemMessageBuckets, toCoreSystemMessages, type SystemMessageInput } f
 import { restoreMessage, snapshotMessage, type MessageSnapshot, type StepBoundary } from './step-boundary.js';
 import { deserializeMessage, serializeMessage, type ConversationSource, type SerializedMessageList } from './serialized-message-list.js';
 import { toUIMessage } from './to-ui.js';
+import type { ModelMessage } from 'ai';
 import { toModelMessages } from './to-model.js';
 import { toPrompt } from './to-prompt.js';
+import type { AddMessageOptions, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
-/**
- * Options of `new MessageList()`.
- *
- * @example
- * ```ts
- * import type { MessageListOptions } from 'rxagent/message-list';
- * const options: MessageListOptions = { threadId: 'thread-1', generateId: () => 'msg-1', now: () => new Date(0) };
- * ```
- */
-export interface MessageListOptions {
-  /** Stamped on every input and response message. */
-  threadId?: string;
-  /** Stamped on every input and response message. */
-  resourceId?: string;
-  /** Id for messages that have none. Default: `crypto.randomUUID()`. */
-  generateId?: () => string;
-  /** Clock for `createdAt`. Default: `new Date()`. */
-  now?: () => Date;
-}
-
-/**
- * Options of `MessageList.add`.
- *
- * @example
- * ```ts
- * import type { AddMessageOptions } from 'rxagent/message-list';
- * const options: AddMessageOptions = { merge: false };
- * ```
- */
-export interface AddMessageOptions {
-  /** `false` keeps a new assistant message separate from the assistant message before it. Default: true. */
-  merge?: boolean;
-}
-
-/**
- * One slice of the conversation in each format.
- *
- * @example
- * ```ts
- * import type { MessageListView } from 'rxagent/message-list';
- * const view: MessageListView = messageList.get.input;
- * ```
- */
-export interface MessageListView {
-  /** The stored messages themselves (not copies: in-place edits are seen by the list). */
-  db(): MastraDBMessage[];
-  /** AI SDK `UIMessage`s. */
-  ui(): UIMessage[];
-  /** AI SDK `ModelMessage`s (tool results in `tool` messages, UI-only parts dropped). */
-  model(): ModelMessage[];
-  /** Alias of `model()`. */
-  core(): ModelMessage[];
-}
-
-/**
- * The whole conversation, which can also be rendered as a provider prompt.
- *
- * @example
- * ```ts
- * import type { MessageListAllView } from 'rxagent/message-list';
- * const prompt = (messageList.get.all satisfies MessageListAllView).prompt();
- * ```
- */
-export interface MessageListAllView extends MessageListView {
-  /** System messages (untagged, then tagged buckets) followed by the conversation. */
-  prompt(): LanguageModelV4Prompt;
-}
-
-/**
- * The views of `messageList.get`.
- *
- * @example
- * ```ts
- * import type { MessageListViews } from 'rxagent/message-list';
- * const { input, response }: MessageListViews = messageList.get;
- * ```
- */
-export interface MessageListViews {
-  all: MessageListAllView;
-  input: MessageListView;
-  response: MessageListView;
-  remembered: MessageListView;
-}
+export type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
 /**
  * The conversation of one agent run: remembered (memory), input and response messages in list
