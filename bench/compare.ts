@@ -10,8 +10,12 @@
  * runs there (rxagent, the floors) 3–5×. `--same-process` runs both here anyway. Times are
  * wall clock per unit (`--cpu`: process CPU time); memory runs each implementation alone.
  *
+ * A third column is the AI SDK itself (`streamText` with `experimental_transform` stages,
+ * `generateText`), in its own worker too: what a user would pick instead of either framework.
+ *
  *   npm run bench:compare                     full sizes (several minutes)
  *   npm run bench:compare -- --quick --json   reduced sizes (< 2 min); last line: { "rows": [...] }
+ *   npm run bench:compare -- --node 24        the same on Node 24 (installed into bench/node24 on first use)
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { measureMemory } from './lib/memory.js';
@@ -19,8 +23,10 @@ import { loadReferenceSubject } from './lib/reference-subject.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
 import { fmt, markdownTable } from './lib/stats.js';
 import { localRunner, profiles, rowName, runSuite, slowConsumer, type Runner, type SuiteProfile } from './lib/suite.js';
-import { startWorker } from './lib/worker-runner.js';
+import { startWorker, type WorkerRunner } from './lib/worker-runner.js';
+import { reexecOnNode } from './lib/node-version.js';
 
+await reexecOnNode(process.argv.slice(2));
 const args = new Set(process.argv.slice(2));
 const profile: SuiteProfile = args.has('--check') ? profiles.check : args.has('--quick') ? profiles.quick : profiles.full;
 const json = args.has('--json');
@@ -83,10 +89,12 @@ async function sides(): Promise<{ rx: Side; ref: Side }> {
 }
 
 const { rx, ref } = await sides();
+/** The AI SDK column (not in `--baseline-src` runs, which compare two copies of rxagent). */
+const aiSdk: WorkerRunner | undefined = baselineSrc === undefined ? await startWorker('ai-sdk', profile) : undefined;
 const referenceVersion = ref.version;
 const referenceLabel = baselineSrc === undefined ? `@mastra/core ${referenceVersion}` : referenceVersion;
 log(`profile ${profile.name}; rxagent vs ${referenceLabel}; ${sameProcess ? 'one process' : 'one worker process each'}; ${metric === 'cpu' ? 'CPU time' : 'wall clock'}; Node ${process.version}; ${machine}`);
-const all = await runSuite([rx.runner, ref.runner, localRunner(undefined, 'floor')], profile, log);
+const all = await runSuite([rx.runner, ref.runner, ...(aiSdk ? [aiSdk] : []), localRunner(undefined, 'floor')], profile, log);
 const samples = all[metric];
 
 const slow = {
@@ -95,10 +103,12 @@ const slow = {
 };
 rx.runner.close?.();
 ref.runner.close?.();
+aiSdk?.close?.();
 log(`slow consumer: rxagent ${slow.rxagent.maxBuffered}, reference ${slow.reference.maxBuffered} chunks buffered at most`);
 const memory = {
   rxagent: await measureMemory('rxagent', profile, rxagentEnv),
   reference: baselineEnv === undefined ? await measureMemory('reference', profile) : await measureMemory('rxagent', profile, baselineEnv),
+  aiSdk: aiSdk === undefined ? undefined : await measureMemory('ai-sdk', profile),
 };
 log(`memory: rxagent ${fmt(memory.rxagent.liveBytesPerStream / 1024)} KiB/stream, reference ${fmt(memory.reference.liveBytesPerStream / 1024)} KiB/stream`);
 
@@ -107,7 +117,17 @@ const workloadRows: string[][] = [];
 const both = (row: string) => {
   const a = samples.summary('rxagent', row);
   const b = samples.summary('reference', row);
-  workloadRows.push([row, fmt(a.median), `${fmt(a.min)}–${fmt(a.max)}`, fmt(b.median), `${fmt(b.min)}–${fmt(b.max)}`, fmt(a.median / b.median)]);
+  const c = aiSdk === undefined ? undefined : samples.summary('ai-sdk', row);
+  workloadRows.push([
+    row,
+    fmt(a.median),
+    `${fmt(a.min)}–${fmt(a.max)}`,
+    fmt(b.median),
+    `${fmt(b.min)}–${fmt(b.max)}`,
+    fmt(a.median / b.median),
+    c === undefined || !Number.isFinite(c.median) ? '' : fmt(c.median),
+    c === undefined || !Number.isFinite(c.median) ? '' : fmt(a.median / c.median),
+  ]);
 };
 for (const variant of ['sync', 'async'] as const) {
   for (const k of profile.streamKs) if (!(variant === 'async' && k === 0)) both(rowName.stream(k, variant));
@@ -122,6 +142,7 @@ both(rowName.generatePerProcessor);
 for (const k of [0, 5]) both(rowName.toolLoop(k));
 both(rowName.toolPerProcessor);
 const { streams, chunks, processors } = profile.memory;
+const aiMemory = memory.aiSdk;
 workloadRows.push([
   `${streams} streams × ${chunks} chunks × ${processors} processors: live KiB per in-flight stream`,
   fmt(memory.rxagent.liveBytesPerStream / 1024),
@@ -129,6 +150,8 @@ workloadRows.push([
   fmt(memory.reference.liveBytesPerStream / 1024),
   '',
   fmt(memory.rxagent.liveBytesPerStream / memory.reference.liveBytesPerStream),
+  aiMemory === undefined ? '' : fmt(aiMemory.liveBytesPerStream / 1024),
+  aiMemory === undefined ? '' : fmt(memory.rxagent.liveBytesPerStream / aiMemory.liveBytesPerStream),
 ]);
 workloadRows.push([
   '… parts pulled ahead of each paused consumer',
@@ -136,6 +159,8 @@ workloadRows.push([
   '',
   fmt(memory.reference.bufferedPerStream),
   '',
+  '',
+  aiMemory === undefined ? '' : fmt(aiMemory.bufferedPerStream),
   '',
 ]);
 workloadRows.push([
@@ -145,6 +170,8 @@ workloadRows.push([
   fmt(memory.reference.peakRssBytes / 2 ** 20),
   '',
   fmt(memory.rxagent.peakRssBytes / memory.reference.peakRssBytes),
+  aiMemory === undefined ? '' : fmt(aiMemory.peakRssBytes / 2 ** 20),
+  aiMemory === undefined ? '' : fmt(memory.rxagent.peakRssBytes / aiMemory.peakRssBytes),
 ]);
 workloadRows.push([
   `max chunks buffered, consumer 1 chunk/ms (${profile.slowChunks} chunks, 1 async processor)`,
@@ -153,9 +180,13 @@ workloadRows.push([
   String(slow.reference.maxBuffered),
   '',
   '',
+  '',
+  '',
 ]);
-for (const stages of [0, 1, 5, 10]) workloadRows.push([rowName.floorMap(stages), fmt(samples.median('floor', rowName.floorMap(stages))), '', '', '', '']);
-for (const stages of [0, 1, 5, 10]) workloadRows.push([rowName.floorAwait(stages), fmt(samples.median('floor', rowName.floorAwait(stages))), '', '', '', '']);
+const floorRow = (row: string) => workloadRows.push([row, fmt(samples.median('floor', row)), '', '', '', '', '', '']);
+for (const stages of [0, 1, 5, 10]) floorRow(rowName.floorMap(stages));
+for (const stages of [0, 1, 5, 10]) floorRow(rowName.floorAwait(stages));
+for (const stages of [0, 1, 5, 10]) floorRow(rowName.floorAwaitSync(stages));
 
 // --- the issue's targets ---
 const targets: TargetRow[] = [];
@@ -200,10 +231,34 @@ targets.push({
   });
 }
 
+{
+  // the same 10 synchronous functions, called from the cheapest loop that reads the provider stream
+  const rx = samples.median('rxagent', rowName.stream$(10, 'sync'));
+  const floor = samples.median('floor', rowName.floorAwaitSync(10));
+  targets.push({
+    name: 'whole run stream$() at K=10 sync vs for-await + sync-fn floor ×10 (µs/chunk; reference column = floor)',
+    rxagent: rx,
+    reference: floor,
+    ratio: rx / floor,
+    target: 'ratio ≤ 2',
+    met: rx / floor <= 2,
+  });
+}
+{
+  const rx = memory.rxagent.liveBytesPerStream / 1024;
+  targets.push({ name: 'live KiB per in-flight stream, absolute (reference column = reference)', rxagent: rx, reference: memory.reference.liveBytesPerStream / 1024, ratio: rx / (memory.reference.liveBytesPerStream / 1024), target: 'rxagent ≤ 10 KiB', met: rx <= 10 });
+}
+if (aiSdk !== undefined) {
+  // a user must not pay for processors they do not use
+  const rx = samples.median('rxagent', rowName.generate(0));
+  const sdk = samples.median('ai-sdk', rowName.generate(0));
+  targets.push({ name: 'generate() per call, K=0 vs AI SDK generateText (ms; reference column = AI SDK)', rxagent: rx, reference: sdk, ratio: rx / sdk, target: 'ratio ≤ 1', met: rx / sdk <= 1 });
+}
+
 const out = (text: string) => process.stdout.write(text);
-out(`\nrxagent vs ${referenceLabel} (${profile.name}: ${profile.chunks} chunks, ${profile.reps} reps, A/B alternating, ${sameProcess ? 'one process' : 'one worker process each'}, ${metric === 'cpu' ? 'CPU time' : 'wall clock'})\n`);
+out(`\nrxagent vs ${referenceLabel}${aiSdk === undefined ? '' : ' and the AI SDK (ai ' + aiSdk.version + ')'} (${profile.name}: ${profile.chunks} chunks, ${profile.reps} reps, A/B alternating, ${sameProcess ? 'one process' : 'one worker process each'}, ${metric === 'cpu' ? 'CPU time' : 'wall clock'})\n`);
 out(`Node ${process.version}, ${machine}\n\n`);
-out(`${markdownTable(['workload', 'rxagent', 'rxagent min–max', 'reference', 'reference min–max', 'ratio'], workloadRows)}\n\n`);
+out(`${markdownTable(['workload', 'rxagent', 'rxagent min–max', 'reference', 'reference min–max', 'ratio', 'AI SDK', 'ratio to AI SDK'], workloadRows)}\n\n`);
 out(
   `${markdownTable(
     ['target', 'rxagent', 'reference', 'ratio', 'target', 'met'],

@@ -5,10 +5,11 @@
  * is in flight (and the process is quiet), a full GC, then `heapUsed` (+ external and array
  * buffers) minus the baseline, per stream. Then the consumers finish. Prints one JSON line.
  *
- * Usage: node --expose-gc --import tsx bench/memory-worker.ts <rxagent|reference> <streams> <chunks> <processors>
+ * Usage: node --expose-gc --import tsx bench/memory-worker.ts <rxagent|reference|ai-sdk> <streams> <chunks> <processors>
  */
 import { minimalModel, textAnswerParts, type MinimalModel } from './minimal-model.js';
 import { outputStreamProcessors } from './lib/processors.js';
+import { aiSdkSubject } from './lib/ai-sdk-subject.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
 import { loadReferenceSubject } from './lib/reference-subject.js';
 import { collectGarbage } from './lib/stats.js';
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const chunks = Number(chunksArg);
   const processorCount = Number(processorsArg);
   if (typeof (globalThis as { gc?: unknown }).gc !== 'function') throw new Error('memory-worker needs --expose-gc');
-  const subject: BenchSubject = subjectName === 'reference' ? await loadReferenceSubject() : rxagentSubject;
+  const subject: BenchSubject = subjectName === 'reference' ? await loadReferenceSubject() : subjectName === 'ai-sdk' ? aiSdkSubject : rxagentSubject;
 
   // warm up both code paths once, so compiled code is not counted as per-stream memory
   for (let warm = 0; warm < 3; warm++) {

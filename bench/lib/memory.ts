@@ -8,7 +8,7 @@ import type { SuiteProfile } from './suite.js';
 const worker = join(dirname(fileURLToPath(import.meta.url)), '..', 'memory-worker.ts');
 
 /** The memory workload of `profile` for `subject`, in a fresh Node process. */
-export function measureMemory(subject: 'rxagent' | 'reference', profile: SuiteProfile, env?: NodeJS.ProcessEnv): Promise<MemoryReport> {
+export function measureMemory(subject: 'rxagent' | 'reference' | 'ai-sdk', profile: SuiteProfile, env?: NodeJS.ProcessEnv): Promise<MemoryReport> {
   const { streams, chunks, processors } = profile.memory;
   return new Promise((resolve, reject) => {
     const child = spawn(

@@ -6,7 +6,7 @@
  * (A/B, then B/A), so drift and noise hit all alike.
  */
 import { minimalModel, textAnswerParts, toolLoopScript, type MinimalModel } from '../minimal-model.js';
-import { forAwaitFloor, syncMapFloor } from './floors.js';
+import { forAwaitFloor, forAwaitSyncFloor, syncMapFloor } from './floors.js';
 import { inputProcessors, outputStreamProcessors, stepProcessors } from './processors.js';
 import { now, Samples, settle } from './stats.js';
 import { drain, type BenchSubject } from './subject.js';
@@ -43,6 +43,7 @@ export const rowName = {
   toolLoop: (k: number) => `tool loop, K=${k} step processors (ms/step)`,
   floorMap: (stages: number) => `floor: sync RxJS map ×${stages} (µs/chunk)`,
   floorAwait: (stages: number) => `floor: for await + async fn ×${stages} (µs/chunk)`,
+  floorAwaitSync: (stages: number) => `floor: for await + sync fn ×${stages} (µs/chunk)`,
   sliceSync: 'marginal sync processor (µs/processor/chunk)',
   sliceAsync: 'marginal async processor (µs/processor/chunk)',
   generatePerProcessor: 'generate() per processInput processor (ms)',
@@ -142,6 +143,16 @@ export function workloads(profile: SuiteProfile): Workload[] {
       prepare: () => {
         const model = minimalModel(() => answer);
         return () => forAwaitFloor(model, stages);
+      },
+    });
+    list.push({
+      row: rowName.floorAwaitSync(stages),
+      by: 'floor',
+      unit: 'µs',
+      count: answer.length,
+      prepare: () => {
+        const model = minimalModel(() => answer);
+        return () => forAwaitSyncFloor(model, stages);
       },
     });
   }

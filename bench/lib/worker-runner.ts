@@ -14,7 +14,7 @@ export interface WorkerRunner extends Runner {
 }
 
 /** Starts the worker of `subject` and resolves once it loaded the implementation. */
-export function startWorker(subject: 'rxagent' | 'reference', profile: SuiteProfile, options: { name?: string; env?: NodeJS.ProcessEnv } = {}): Promise<WorkerRunner> {
+export function startWorker(subject: 'rxagent' | 'reference' | 'ai-sdk', profile: SuiteProfile, options: { name?: string; env?: NodeJS.ProcessEnv } = {}): Promise<WorkerRunner> {
   const child = fork(workerPath, [subject, profile.name], {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -41,7 +41,7 @@ export function startWorker(subject: 'rxagent' | 'reference', profile: SuiteProf
         resolve({
           name,
           version: reply.version,
-          measures: (workload: Workload) => workload.by === '*' || workload.by === 'rxagent' && subject === 'rxagent',
+          measures: (workload: Workload) => workload.by === '*' || workload.by === subject,
           measure: (workload: Workload) => call({ kind: 'measure', row: workload.row }) as Promise<Timing>,
           slowConsumer: (chunks: number) => call({ kind: 'slow', chunks }) as Promise<{ maxBuffered: number; received: number }>,
           close: () => {
