@@ -1,5 +1,4 @@
 import { defineConfig } from 'tsup';
-// @ts-expect-error -- plain ESM helper shared with the export sync script (no type declarations)
 import { entries, outName } from './scripts/entries.mjs';
 
 const entryMap = entries as Record<string, string>;
