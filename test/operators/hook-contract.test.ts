@@ -145,6 +145,20 @@ describe('a TripWire from another package is recognised by shape', () => {
     expect(error).toMatchObject({ reason: 'Blocked by pattern', retry: true, metadata: { pattern: 'secret' }, processorId: 'their-id' });
   });
 
+  it('reports it to onViolation once, as an abort is', async () => {
+    const reported: Array<{ message: string; detail: unknown }> = [];
+    const processor: Processor = {
+      id: 'regex-filter',
+      onViolation: ({ message, detail }) => void reported.push({ message, detail }),
+      processOutputStream: async () => {
+        throw new ForeignTripWire('Blocked', { metadata: { rule: 1 } });
+      },
+    };
+    const error = await errorOf(of(chunk.textDelta('a')).pipe(processOutputStream([processor], testContext({ tracingContext: { onHook: () => undefined } }))));
+    expect(error).toMatchObject({ reason: 'Blocked', processorId: 'regex-filter' });
+    expect(reported).toEqual([{ message: 'Blocked', detail: { rule: 1 } }]);
+  });
+
   it('takes the processor id from the processor when the foreign TripWire has none (sync and async)', async () => {
     for (const asyncHook of [false, true]) {
       const processor: Processor = {

@@ -10,7 +10,7 @@ import { ProcessorError, type ProcessorHookName } from '../../processor/errors/p
 import { TripWire, toTripWire } from '../../processor/errors/trip-wire.js';
 import type { TracingContext } from '../../processor/tracing-context.js';
 import { isPromiseLike, type MaybePromise } from './maybe-async.js';
-import type { ProcessorBinding } from './processor-binding.js';
+import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */
 export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: ProcessorHookName): Error {
@@ -23,11 +23,18 @@ export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: Pr
   return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
 }
 
-/** The hook call failed with `thrown`: the first abort of the call wins over it. */
+/**
+ * The hook call failed with `thrown`: the first abort of the call wins over it. A TripWire the hook
+ * threw itself (not through `abort`, e.g. another package's) is reported to `onViolation` as an
+ * abort is (the reference's runner does so for every TripWire a hook raises).
+ */
 function failed(binding: ProcessorBinding, hook: ProcessorHookName, thrown: unknown): Error {
   const armed = binding.armed;
   binding.armed = undefined;
-  return armed ?? toHookError(thrown, binding, hook);
+  if (armed !== undefined) return armed;
+  const error = toHookError(thrown, binding, hook);
+  if (thrown !== error && TripWire.isInstance(error)) notifyViolation(binding.processor, error.reason, error.metadata);
+  return error;
 }
 
 function settle<R>(binding: ProcessorBinding, result: R): R {
