@@ -259,3 +259,39 @@ describe('[] from processInput', () => {
     expect(stored).toContain('Hi');
   });
 });
+
+describe('a text-delta without text never adds "undefined" to the reply', () => {
+  it('from the provider: a delta-less part counts as empty text', async () => {
+    const model = mockModel({
+      parts: [
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Hello' },
+        { type: 'text-delta', id: 't' } as unknown as { type: 'text-delta'; id: string; delta: string },
+        { type: 'text-delta', id: 't', delta: ' world' },
+        { type: 'text-end', id: 't' },
+        finishPart('stop'),
+      ],
+    });
+    const agent = new Agent({ id: 'a', model });
+    const result = await agent.generate('Hi');
+    expect(result.text).toBe('Hello world');
+    const output = await agent.stream('Hi');
+    let streamed = '';
+    for await (const text of output.textStream) streamed += text;
+    expect(streamed).toBe('Hello world');
+  });
+
+  it('from a processor: a text-delta it makes without text ends the run with a ProcessorError naming payload.text', async () => {
+    const mangler: Processor = {
+      id: 'mangler',
+      processOutputStream: ({ part }) => (part.type === 'text-delta' ? ({ ...part, payload: { id: part.payload.id } } as unknown as typeof part) : part),
+    };
+    const agent = new Agent({ id: 'a', model: textModel(), outputProcessors: [mangler] });
+    const chunks = await lastValueFrom(agent.stream$('Hi').pipe(toArray()));
+    expect(chunks.at(-1)?.type).toBe('error');
+    const error = (chunks.at(-1) as { payload: { error: Error } }).payload.error;
+    expect(ProcessorError.isInstance(error)).toBe(true);
+    expect(error.message).toContain('payload.text');
+    expect(JSON.stringify(chunks)).not.toContain('undefined');
+  });
+});
