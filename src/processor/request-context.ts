@@ -11,6 +11,14 @@ export interface ReadableRequestContext {
   entries(): Iterable<readonly [string, unknown]>;
 }
 
+function isReadable(value: unknown): value is ReadableRequestContext {
+  return (
+    typeof (value as ReadableRequestContext).entries === 'function' &&
+    typeof (value as ReadableRequestContext).get === 'function' &&
+    typeof (value as ReadableRequestContext).has === 'function'
+  );
+}
+
 /** The key rxagent redacts in `serializeForSpan()` (the reference implementation's auth token key). */
 const AUTH_TOKEN_KEY = 'mastra__authToken';
 
@@ -62,14 +70,16 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   /** Keys of the parent deleted in this view. */
   #hidden: Set<string> | undefined;
 
-  constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]>) {
+  constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]> | ReadableRequestContext) {
     this.#values = new Map();
     this.#parent = undefined;
     if (initial === undefined || initial === null) return;
     const entries =
       Symbol.iterator in Object(initial)
         ? (initial as Iterable<readonly [string, unknown]>)
-        : Object.entries(initial);
+        : isReadable(initial)
+          ? initial.entries() // another RequestContext (the reference's is not iterable)
+          : Object.entries(initial);
     for (const [key, value] of entries) this.#values.set(key, value);
   }
 

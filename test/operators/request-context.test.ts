@@ -46,6 +46,21 @@ describe('RequestContext: the reference surface', () => {
     expect(new RequestContext({ a: 1 }).get('a')).toBe(1);
     expect(new RequestContext(new Map([['b', 2]])).get('b')).toBe(2);
     expect(new RequestContext().size()).toBe(0);
+    // another package's context (not iterable, values in a private map): copied through entries()
+    class ForeignContext {
+      private registry = new Map<string, unknown>([['mastra__resourceId', 'u1']]);
+      get(key: string): unknown {
+        return this.registry.get(key);
+      }
+      has(key: string): boolean {
+        return this.registry.has(key);
+      }
+      entries(): IterableIterator<[string, unknown]> {
+        return this.registry.entries();
+      }
+    }
+    const copied = new RequestContext(new ForeignContext());
+    expect(copied.all).toEqual({ mastra__resourceId: 'u1' });
   });
 
   it('toJSON keeps only serialisable values (no functions, symbols, bigints, cycles); serializeForSpan redacts the auth token', () => {
