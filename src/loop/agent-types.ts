@@ -29,6 +29,11 @@ export interface AgentCallOptions {
   outputProcessors?: Processor[];
   errorProcessors?: Processor[];
   maxProcessorRetries?: number;
+  /**
+   * A processor hook (async) that has not settled after this many milliseconds fails closed: the
+   * run ends with a `ProcessorError` naming the processor, the hook and the timeout. Default: no limit.
+   */
+  processorTimeoutMs?: number;
   requestContext?: RequestContext;
   memory?: AgentMemoryCall;
   abortSignal?: AbortSignal;
@@ -59,6 +64,11 @@ export interface AgentConfig {
   outputProcessors?: DynamicArgument<Processor[]>;
   errorProcessors?: DynamicArgument<Processor[]>;
   maxProcessorRetries?: number;
+  /**
+   * A processor hook (async) that has not settled after this many milliseconds fails closed: the
+   * run ends with a `ProcessorError` naming the processor, the hook and the timeout. Default: no limit.
+   */
+  processorTimeoutMs?: number;
   /** Most model steps per call (default 5). */
   maxSteps?: number;
   /** Most tool calls of one step run at once (default 8). */

@@ -67,24 +67,20 @@ function fileData(part: Extract<LanguageModelV4StreamPart, { type: 'file' }>): s
 export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string, facts: ModelStepFacts): ChunkType | null {
   switch (part.type) {
     // The per-token cases build each payload directly: one object, no spread of a temporary.
-    case 'text-delta':
-      return makeChunk(
-        runId,
-        'text-delta',
-        part.providerMetadata ? { id: part.id, text: part.delta, providerMetadata: part.providerMetadata } : { id: part.id, text: part.delta },
-      );
+    case 'text-delta': {
+      const text = typeof part.delta === 'string' ? part.delta : ''; // a malformed part never adds "undefined" to text
+      return makeChunk(runId, 'text-delta', part.providerMetadata ? { id: part.id, text, providerMetadata: part.providerMetadata } : { id: part.id, text });
+    }
     case 'text-start':
       return makeChunk(runId, 'text-start', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'text-end':
       return makeChunk(runId, 'text-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'reasoning-start':
       return makeChunk(runId, 'reasoning-start', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
-    case 'reasoning-delta':
-      return makeChunk(
-        runId,
-        'reasoning-delta',
-        part.providerMetadata ? { id: part.id, text: part.delta, providerMetadata: part.providerMetadata } : { id: part.id, text: part.delta },
-      );
+    case 'reasoning-delta': {
+      const text = typeof part.delta === 'string' ? part.delta : ''; // a malformed part never adds "undefined" to text
+      return makeChunk(runId, 'reasoning-delta', part.providerMetadata ? { id: part.id, text, providerMetadata: part.providerMetadata } : { id: part.id, text });
+    }
     case 'reasoning-end':
       return makeChunk(runId, 'reasoning-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'tool-input-start':

@@ -24,7 +24,7 @@ import type { CoreSystemMessage } from '../message-list/types.js';
 import { processOutputStream } from '../operators/process-output-stream.js';
 import { runProcessInput } from '../operators/process-input.js';
 import { runProcessOutputResult } from '../operators/process-output-result.js';
-import { createRunContext } from '../operators/run-context.js';
+import { assignProcessorIndexes, createRunContext } from '../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../operators/internal/to-observable.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
@@ -71,7 +71,8 @@ const runOver = new DOMException('The run is over.', 'AbortError');
 /** Builds the environment of a run (async: dynamic arguments and memory may be). */
 async function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): Promise<RunEnvironment> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
-  const requestContext = options.requestContext ?? new RequestContext();
+  // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
+  const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
   const memoryCall = options.memory;
   const threadId = memoryCall === undefined ? undefined : typeof memoryCall.thread === 'string' ? memoryCall.thread : memoryCall.thread.id;
   const resourceId = memoryCall?.resource;
@@ -113,12 +114,6 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
   const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
   const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
   const errorProcessors = agentError ?? [];
-  // processorIndex: the position in the merged list of this run (each list numbered on its own).
-  for (const list of [inputProcessors, outputProcessors, errorProcessors]) {
-    list.forEach((processor, index) => {
-      processor.processorIndex = index;
-    });
-  }
   const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
   const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
   const ctx = createRunContext({
@@ -128,8 +123,10 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
     abortSignal: controller.signal,
     maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
+    processorTimeoutMs: options.processorTimeoutMs ?? config.processorTimeoutMs,
     resolveModel: resolve,
   });
+  assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
   const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
 
   messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));

@@ -78,6 +78,7 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   validateProcessors(options.outputProcessors, `${path}.outputProcessors`);
   validateProcessors(options.errorProcessors, `${path}.errorProcessors`);
   integerAtLeast(options.maxProcessorRetries, 0, `${path}.maxProcessorRetries`);
+  integerAtLeast(options.processorTimeoutMs, 1, `${path}.processorTimeoutMs`);
   integerAtLeast(options.maxSteps, 1, `${path}.maxSteps`);
   if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal)) fail(`${path}.abortSignal`, 'an AbortSignal', options.abortSignal);
   const context = options.requestContext;
@@ -129,6 +130,7 @@ export function validateAgentConfig(config: unknown): asserts config is AgentCon
     if (typeof config[key] !== 'function') validateProcessors(config[key], `config.${key}`);
   }
   integerAtLeast(config.maxProcessorRetries, 0, 'config.maxProcessorRetries');
+  integerAtLeast(config.processorTimeoutMs, 1, 'config.processorTimeoutMs');
   integerAtLeast(config.maxSteps, 1, 'config.maxSteps');
   integerAtLeast(config.toolConcurrency, 1, 'config.toolConcurrency');
   const memory = config.memory;

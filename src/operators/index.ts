@@ -17,4 +17,4 @@ export {
 export { retryOnTripwire, type RetryOnTripwireOptions } from './retry-on-tripwire.js';
 export { tripwireToChunk, toTripwireChunk } from './tripwire-to-chunk.js';
 export { ofChunkType } from './of-chunk-type.js';
-export { createRunContext, assertDataChunk, type RunContext, type RunContextInit } from './run-context.js';
+export { createRunContext, assignProcessorIndexes, assertDataChunk, type RunContext, type RunContextInit } from './run-context.js';

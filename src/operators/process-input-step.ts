@@ -8,6 +8,7 @@ import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
+import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
 import { toObservable } from './internal/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -24,6 +25,8 @@ export interface StepInput {
 }
 
 const replaceableKeys = ['toolChoice', 'activeTools', 'tools', 'providerOptions', 'modelSettings', 'structuredOutput'] as const;
+/** Every field a `processInputStep` result may carry (`messageId` and `retryCount`: the reference's, accepted and ignored). */
+const STEP_RESULT_KEYS = ['model', 'messages', 'messageList', 'systemMessages', ...replaceableKeys, 'messageId', 'retryCount'];
 
 function applyStepResult(result: unknown, binding: ProcessorBinding, context: RunContext, step: StepInput, messagesBefore: Parameters<typeof reconcileMessages>[1]['before']): StepInput {
   const scope = {
@@ -41,6 +44,8 @@ function applyStepResult(result: unknown, binding: ProcessorBinding, context: Ru
     throw new ProcessorError(scope.processorId, scope.hook, `returned ${typeof result}; expected a step result object, the messageList, messages or nothing.`);
   }
   const shaped = result as Record<string, unknown>;
+  assertKnownKeys(shaped, STEP_RESULT_KEYS, scope, `a step result with ${STEP_RESULT_KEYS.join(', ')}`);
+  assertStepResultFields(shaped, scope);
   if (shaped.messages !== undefined && shaped.messageList !== undefined) {
     throw new ProcessorError(scope.processorId, scope.hook, 'returned both messages and messageList; return only one of them.');
   }
@@ -88,6 +93,8 @@ export function runProcessInputStep(processors: readonly Processor[], context: R
       providerOptions: current.providerOptions,
       modelSettings: current.modelSettings,
       structuredOutput: current.structuredOutput,
+      // This processor's processLLMRequest runs on this step's prompt: it may trim there instead.
+      llmRequestStage: context.llmRequestStage && typeof binding.processor.processLLMRequest === 'function' ? (true as const) : undefined,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) =>
       applyStepResult(result, binding, context, current, messages),

@@ -5,6 +5,8 @@ import type { CachedLLMStepResponse, CallSettings, Processor } from '../processo
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
+import { signalToPromptMessage } from './internal/signals.js';
 import { toObservable } from './internal/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -21,6 +23,12 @@ export interface LLMRequest {
 
 /** Runs every processor's `processLLMRequest`, threading the prompt; the first `response` wins. */
 export function runProcessLLMRequest(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybePromise<LLMRequest> {
+  const signals = context.pendingSignals;
+  if (signals.length > 0) {
+    // Signals hooks sent (sendSignal) reach this request — and only this one — after the history.
+    context.pendingSignals = [];
+    request = { ...request, prompt: [...request.prompt, ...signals.map(signalToPromptMessage)] };
+  }
   const bindings = bindingsWith(processors, context, 'processLLMRequest');
   if (bindings.length === 0) return request;
   return reduceMaybe(bindings, { ...request }, (current, binding) => {
@@ -39,17 +47,16 @@ export function runProcessLLMRequest(processors: readonly Processor[], context: 
         throw new ProcessorError(binding.processor.id, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
       }
       const shaped = result as { prompt?: LanguageModelV4Prompt; response?: CachedLLMStepResponse };
+      const scope = { processorId: binding.processor.id, hook: 'processLLMRequest' as const };
+      if (Array.isArray(result)) throw badField(scope, 'the result', '{ prompt?, response? } or nothing', result);
+      assertKnownKeys(result as Record<string, unknown>, ['prompt', 'response'], scope, '{ prompt?, response? } or nothing');
       if ('prompt' in shaped && shaped.prompt !== undefined) {
-        if (!Array.isArray(shaped.prompt)) {
-          throw new ProcessorError(binding.processor.id, 'processLLMRequest', 'returned a prompt that is not an array of prompt messages.');
-        }
+        assertPrompt(shaped.prompt, scope);
         current.prompt = shaped.prompt;
       }
-      if (shaped.response !== undefined && current.response === undefined) {
-        if (!Array.isArray((shaped.response as { chunks?: unknown }).chunks)) {
-          throw new ProcessorError(binding.processor.id, 'processLLMRequest', 'returned a response without a chunks array.');
-        }
-        current.response = shaped.response;
+      if (shaped.response !== undefined) {
+        assertCachedResponse(shaped.response, scope);
+        if (current.response === undefined) current.response = shaped.response;
       }
       return current;
     });

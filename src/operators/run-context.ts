@@ -2,16 +2,19 @@
  * The run context: everything one run's hooks share — ids, the `MessageList`, request and tracing
  * context, per-processor state, retry counters, the abort signal and the custom-chunk outlet.
  */
-import { Subject } from 'rxjs';
+import { Subject, type SchedulerLike } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../message-list/message-list.js';
 import type { DataChunkType } from '../processor/chunk-types.js';
 import { ModelResolutionError } from '../processor/errors/model-resolution-error.js';
 import type { ModelInput, Processor, ProcessorState, StepResult } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
+import type { ProcessorSignal, SendSignalFunction } from '../processor/signal-types.js';
 import type { ProcessorStreamWriter } from '../processor/stream-writer.js';
 import type { TracingContext } from '../processor/tracing-context.js';
-import { bindProcessor, type ProcessorBinding } from './internal/processor-binding.js';
+import { bindProcessor, type HookLimits, type ProcessorBinding } from './internal/processor-binding.js';
+import { setProcessorIndex } from './internal/processor-index.js';
+import { createSignal } from './internal/signals.js';
 
 /** The context one run's operators share. */
 export interface RunContext {
@@ -39,10 +42,26 @@ export interface RunContext {
   readonly custom$: Subject<DataChunkType>;
   /** The writer hooks receive outside `processOutputStream`. */
   readonly writer: ProcessorStreamWriter;
+  /** Each processor's position in this run (`assignProcessorIndexes`): what its hooks get as `processorIndex`. */
+  readonly processorIndexes: Map<Processor, number>;
+  /** An async hook that has not settled after this many ms fails closed with a `ProcessorError`. */
+  processorTimeoutMs: number | undefined;
+  /** The scheduler that times `processorTimeoutMs` (default `asyncScheduler`; a `TestScheduler` in tests). */
+  scheduler: SchedulerLike | undefined;
+  /**
+   * Whether the `processLLMRequest` hooks run after `processInputStep` (true in the agent loop and
+   * the middleware): processors implementing both then get `llmRequestStage: true`. Set it false
+   * when composing `processInputStep` without `processLLMRequest`.
+   */
+  llmRequestStage: boolean;
+  /** Signals sent by hooks, waiting for the run's next model request (`processLLMRequest` takes them). */
+  pendingSignals: ProcessorSignal[];
+  /** The `sendSignal` hooks receive (queues a signal for the next model request of this run). */
+  readonly sendSignal: SendSignalFunction;
   /** This run's state object for a processor id (one per id per run). */
   stateFor(processorId: string): ProcessorState;
-  /** This run's binding of `processor` (state, abort functions). */
-  bind(processor: Processor): ProcessorBinding;
+  /** This run's binding of `processor` (state, abort functions), at position `index` (first call wins). */
+  bind(processor: Processor, index?: number): ProcessorBinding;
 }
 
 /** What `createRunContext` accepts; every field is optional. */
@@ -59,6 +78,9 @@ export type RunContextInit = Partial<
     | 'steps'
     | 'stepNumber'
     | 'resolveModel'
+    | 'processorTimeoutMs'
+    | 'scheduler'
+    | 'llmRequestStage'
   >
 >;
 
@@ -100,6 +122,15 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   const states = new Map<string, ProcessorState>();
   const bindings = new Map<Processor, ProcessorBinding>();
   const custom$ = new Subject<DataChunkType>();
+  const limits: HookLimits = {
+    get processorTimeoutMs() {
+      return context.processorTimeoutMs;
+    },
+    get scheduler() {
+      return context.scheduler;
+    },
+  };
+  let signalSequence = 0;
   const stateFor = (processorId: string): ProcessorState => {
     let state = states.get(processorId);
     if (state === undefined) {
@@ -108,7 +139,7 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
     }
     return state;
   };
-  return {
+  const context: RunContext = {
     runId: init.runId ?? `run-${++runCounter}`,
     messageList: init.messageList ?? new MessageList(),
     requestContext: init.requestContext ?? new RequestContext(),
@@ -125,18 +156,54 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
     writer: {
       custom(chunk) {
         assertDataChunk(chunk);
-        custom$.next(chunk);
+        // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
+        // is dropped, never thrown into a caller that is gone.
+        if (!custom$.closed && !custom$.isStopped) custom$.next(chunk);
         return Promise.resolve();
       },
     },
+    processorIndexes: new Map(),
+    processorTimeoutMs: init.processorTimeoutMs,
+    scheduler: init.scheduler,
+    llmRequestStage: init.llmRequestStage ?? true,
+    pendingSignals: [],
+    sendSignal(input) {
+      const signal = createSignal(input, () => `${context.runId}-signal-${++signalSequence}`);
+      context.pendingSignals.push(signal);
+      return Promise.resolve(signal);
+    },
     stateFor,
-    bind(processor) {
+    bind(processor, index = 0) {
       let binding = bindings.get(processor);
       if (binding === undefined) {
-        binding = bindProcessor(processor, stateFor(processor.id));
+        binding = bindProcessor(processor, stateFor(processor.id), index, limits);
         bindings.set(processor, binding);
       }
       return binding;
     },
   };
+  return context;
+}
+
+/**
+ * Registers each processor's position for a run — its index in its own list (input, output and
+ * error processors are numbered separately; a processor in two lists keeps its first position) —
+ * and writes it onto the processor where the object allows it (a frozen processor still runs; its
+ * hooks get the index through their `processorIndex` argument, exact even when one instance is
+ * shared by agents at different positions).
+ *
+ * @example
+ * ```ts
+ * import { assignProcessorIndexes, createRunContext } from 'rxagent/operators';
+ * const ctx = createRunContext();
+ * assignProcessorIndexes(ctx, [inputProcessors, outputProcessors]);
+ * ```
+ */
+export function assignProcessorIndexes(context: RunContext, lists: readonly (readonly Processor[])[]): void {
+  for (const list of lists) {
+    list.forEach((processor, index) => {
+      if (!context.processorIndexes.has(processor)) context.processorIndexes.set(processor, index);
+      setProcessorIndex(processor, index);
+    });
+  }
 }

@@ -47,11 +47,12 @@ export type {
   TripwirePayload,
 } from './chunk-types.js';
 export * from './chunk-guards.js';
-export { TripWire, type TripWireOptions } from './errors/trip-wire.js';
+export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { RequestContext } from './request-context.js';
 export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
+export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';

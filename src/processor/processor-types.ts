@@ -20,6 +20,7 @@ import type { CoreSystemMessage, MastraDBMessage } from '../message-list/types.j
 import type { CachedLLMStepChunk, ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from './chunk-types.js';
 import type { TripWireOptions } from './errors/trip-wire.js';
 import type { RequestContext } from './request-context.js';
+import type { SendSignalFunction } from './signal-types.js';
 import type { ProcessorStreamWriter } from './stream-writer.js';
 import type { AgentToolChoice, AgentToolSet } from './tool-types.js';
 import type { TracingContext } from './tracing-context.js';
@@ -115,6 +116,17 @@ export interface ProcessorContext<TTripwireMetadata = unknown> {
   /** Writes `data-*` chunks into the stream. */
   writer: ProcessorStreamWriter;
   runId: string;
+  /**
+   * This processor's position in this run's list (input, output and error lists are numbered on
+   * their own). Exact per run, even when one processor instance is shared by agents at different
+   * positions (`this.processorIndex` is only the last value written).
+   */
+  processorIndex: number;
+  /**
+   * Sends a signal to the run's next model request: a user turn after the history (e.g.
+   * `<system-reminder>continue</system-reminder>`), for that request only, never stored in memory.
+   */
+  sendSignal: SendSignalFunction;
 }
 
 /** Arguments of `processInput`. */
@@ -148,6 +160,12 @@ export interface ProcessInputStepArgs<TTripwireMetadata = unknown> extends Proce
   providerOptions?: SharedV4ProviderOptions;
   modelSettings?: CallSettings;
   structuredOutput?: StructuredOutputOptions;
+  /**
+   * `true` when this processor's `processLLMRequest` will run on this step's request: a processor
+   * that trims the prompt can then leave the run's messages (and memory) alone here and trim only
+   * the outgoing prompt there. `undefined` otherwise.
+   */
+  llmRequestStage?: true;
 }
 
 /** The object form of a `processInputStep` result: any of these replaces the step's value. */
@@ -162,6 +180,10 @@ export interface ProcessInputStepResult {
   providerOptions?: SharedV4ProviderOptions;
   modelSettings?: CallSettings;
   structuredOutput?: StructuredOutputOptions;
+  /** Accepted for compatibility with the reference implementation; rxagent ignores it. */
+  messageId?: string;
+  /** Accepted for compatibility with the reference implementation; rxagent ignores it. */
+  retryCount?: number;
 }
 
 /** Arguments of `processLLMRequest`. */

@@ -2,70 +2,249 @@
 export type ValueAt<TValues, K extends string> = TValues extends { [P in K]: infer V } ? V : unknown;
 
 /**
- * Request-scoped values shared by every processor and tool of one call (typed `get`/`set`),
- * with `threadId` and `resourceId` when the call uses memory.
+ * What a request context needs to be read through (ours, or another package's with the same
+ * methods, such as the reference implementation's `RequestContext`).
+ */
+export interface ReadableRequestContext {
+  get(key: string): unknown;
+  has(key: string): boolean;
+  entries(): Iterable<readonly [string, unknown]>;
+}
+
+function isReadable(value: unknown): value is ReadableRequestContext {
+  return (
+    typeof (value as ReadableRequestContext).entries === 'function' &&
+    typeof (value as ReadableRequestContext).get === 'function' &&
+    typeof (value as ReadableRequestContext).has === 'function'
+  );
+}
+
+/** The key rxagent redacts in `serializeForSpan()` (the reference implementation's auth token key). */
+const AUTH_TOKEN_KEY = 'mastra__authToken';
+
+/** A stored value that `toJSON()` can keep: JSON-serialisable, no functions, symbols or cycles. */
+function isSerializable(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  const type = typeof value;
+  if (type === 'function' || type === 'symbol' || type === 'bigint') return false;
+  if (type !== 'object') return true;
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false; // a cycle, a BigInt inside, a throwing toJSON
+  }
+}
+
+function isPlainObjectOrArray(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Request-scoped values shared by every processor and tool of one call, with `threadId` and
+ * `resourceId` when the call uses memory. It has the reference implementation's whole public
+ * surface (`get`/`set`, `getRaw`/`setRaw`/`hasRaw`/`deleteRaw` for keys outside the declared
+ * values, `has`, `delete`, `clear`, `keys`, `values`, `entries`, `size()`, `forEach`, `all`,
+ * `toJSON`, `serializeForSpan`), typed by `TValues`.
+ *
+ * A run never writes into the context its caller passed: it works on `RequestContext.readThrough(caller)`,
+ * a per-run view that reads the caller's values and keeps its own writes (`threadId`/`resourceId`,
+ * and anything hooks or tools set) to itself.
  *
  * @example
  * ```ts
  * import { RequestContext } from 'rxagent';
  * const requestContext = new RequestContext<{ userTier: 'free' | 'pro' }>();
  * requestContext.set('userTier', 'pro');
+ * requestContext.setRaw('mastra__resourceId', 'user-42');
  * await agent.generate('hi', { requestContext });
  * ```
  */
 export class RequestContext<TValues extends Record<string, unknown> = Record<string, unknown>> {
   readonly #values: Map<string, unknown>;
+  /** The context this one reads through to (a per-run view), if any. */
+  #parent: ReadableRequestContext | undefined;
+  /** Keys of the parent deleted in this view. */
+  #hidden: Set<string> | undefined;
 
-  constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]>) {
+  constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]> | ReadableRequestContext) {
     this.#values = new Map();
-    if (initial === undefined) return;
+    this.#parent = undefined;
+    if (initial === undefined || initial === null) return;
     const entries =
       Symbol.iterator in Object(initial)
         ? (initial as Iterable<readonly [string, unknown]>)
-        : Object.entries(initial);
+        : isReadable(initial)
+          ? initial.entries() // another RequestContext (the reference's is not iterable)
+          : Object.entries(initial);
     for (const [key, value] of entries) this.#values.set(key, value);
+  }
+
+  /**
+   * A view over `parent`: reads fall through to `parent` (live), writes and deletes stay in the
+   * view. rxagent gives each run such a view of the caller's context.
+   *
+   * @example
+   * ```ts
+   * import { RequestContext } from 'rxagent';
+   * const shared = new RequestContext([['tenant', 'acme']]);
+   * const run = RequestContext.readThrough(shared);
+   * run.set('resourceId', 'user-1');
+   * shared.has('resourceId'); // false
+   * run.get('tenant'); // 'acme'
+   * ```
+   */
+  static readThrough<T extends Record<string, unknown> = Record<string, unknown>>(parent: ReadableRequestContext): RequestContext<T> {
+    const view = new RequestContext<T>();
+    view.#parent = parent;
+    return view;
+  }
+
+  #parentOf(): ReadableRequestContext | undefined {
+    return this.#parent;
+  }
+
+  #read(key: string): { found: boolean; value: unknown } {
+    if (this.#values.has(key)) return { found: true, value: this.#values.get(key) };
+    const parent = this.#parentOf();
+    if (parent === undefined || this.#hidden?.has(key) === true || !parent.has(key)) return { found: false, value: undefined };
+    return { found: true, value: parent.get(key) };
+  }
+
+  /** Every entry, own values over the parent's. */
+  #all(): Map<string, unknown> {
+    const parent = this.#parentOf();
+    if (parent === undefined) return this.#values;
+    const merged = new Map<string, unknown>();
+    for (const [key, value] of parent.entries()) if (this.#hidden?.has(key) !== true) merged.set(key, value);
+    for (const [key, value] of this.#values) merged.set(key, value);
+    return merged;
   }
 
   /** The value stored under `key`, if any. */
   get<K extends string>(key: K): ValueAt<TValues, K> | undefined {
-    return this.#values.get(key) as ValueAt<TValues, K> | undefined;
+    if (this.#parentOf() === undefined) return this.#values.get(key) as ValueAt<TValues, K> | undefined;
+    return this.#read(key).value as ValueAt<TValues, K> | undefined;
+  }
+
+  /** A value under a key outside the declared values (e.g. `mastra__resourceId`); narrow it yourself. */
+  getRaw(key: string): unknown {
+    return this.#read(key).value;
   }
 
   /** Stores `value` under `key`. */
   set<K extends string>(key: K, value: ValueAt<TValues, K>): this {
     this.#values.set(key, value);
+    this.#hidden?.delete(key);
+    return this;
+  }
+
+  /** Stores a value under a key outside the declared values. */
+  setRaw(key: string, value: unknown): this {
+    this.#values.set(key, value);
+    this.#hidden?.delete(key);
     return this;
   }
 
   /** Whether `key` has a value. */
   has(key: string): boolean {
-    return this.#values.has(key);
+    return this.#read(key).found;
   }
 
-  /** Removes `key`. */
+  /** Whether a key outside the declared values has a value. */
+  hasRaw(key: string): boolean {
+    return this.#read(key).found;
+  }
+
+  /** Removes `key` (in a view, the parent keeps it; the view no longer sees it). */
   delete(key: string): boolean {
-    return this.#values.delete(key);
+    const existed = this.has(key);
+    this.#values.delete(key);
+    const parent = this.#parentOf();
+    if (parent !== undefined && parent.has(key)) (this.#hidden ??= new Set()).add(key);
+    return existed;
+  }
+
+  /** Removes a key outside the declared values. */
+  deleteRaw(key: string): boolean {
+    return this.delete(key);
+  }
+
+  /** Removes every value (in a view, the parent keeps its values). */
+  clear(): void {
+    const parent = this.#parentOf();
+    if (parent !== undefined) {
+      this.#hidden ??= new Set();
+      for (const [key] of parent.entries()) this.#hidden.add(key);
+    }
+    this.#values.clear();
   }
 
   /** The keys with values. */
   keys(): IterableIterator<string> {
-    return this.#values.keys();
+    return this.#all().keys();
   }
 
-  /** A plain-object copy of every value. */
+  /** The stored values. */
+  values(): IterableIterator<unknown> {
+    return this.#all().values();
+  }
+
+  /** The `[key, value]` pairs. */
+  entries(): IterableIterator<[string, unknown]> {
+    return this.#all().entries();
+  }
+
+  /** How many keys have values (a method, as in the reference implementation). */
+  size(): number {
+    return this.#all().size;
+  }
+
+  /** Calls `callback(value, key, map)` for each entry. */
+  forEach(callback: (value: unknown, key: string, map: Map<string, unknown>) => void): void {
+    const all = this.#all();
+    all.forEach(callback);
+  }
+
+  /** Every value as a plain object. */
+  get all(): Partial<TValues> & Record<string, unknown> {
+    return Object.fromEntries(this.#all()) as Partial<TValues> & Record<string, unknown>;
+  }
+
+  /** A plain-object copy of the JSON-serialisable values (functions, symbols, cycles are left out). */
   toJSON(): Partial<TValues> {
-    return Object.fromEntries(this.#values) as Partial<TValues>;
+    const result: Record<string, unknown> = {};
+    for (const [key, value] of this.#all()) if (isSerializable(value)) result[key] = value;
+    return result as Partial<TValues>;
   }
 
-  /** The memory thread of this call (set by the agent when the call uses memory). */
+  /**
+   * The values for a tracing span: primitives and plain objects/arrays as they are, other objects
+   * as `[object]`/`[function]`, and the auth token key (`mastra__authToken`) redacted.
+   */
+  serializeForSpan(): Record<string, unknown> {
+    const safe: Record<string, unknown> = {};
+    for (const [key, value] of this.#all()) {
+      if (key === AUTH_TOKEN_KEY) safe[key] = '[REDACTED]';
+      else if (value === null || (typeof value !== 'object' && typeof value !== 'function')) safe[key] = value;
+      else if (isPlainObjectOrArray(value)) safe[key] = value;
+      else safe[key] = `[${typeof value}]`;
+    }
+    return safe;
+  }
+
+  /** The memory thread of this call (set by the agent, in the run's view, when the call uses memory). */
   get threadId(): string | undefined {
-    const value = this.#values.get('threadId');
+    const value = this.get('threadId');
     return typeof value === 'string' ? value : undefined;
   }
 
   /** The memory resource (user, tenant…) of this call. */
   get resourceId(): string | undefined {
-    const value = this.#values.get('resourceId');
+    const value = this.get('resourceId');
     return typeof value === 'string' ? value : undefined;
   }
 }

@@ -2,7 +2,8 @@
  * How a hook's return value is reconciled into the run's MessageList (DESIGN §2, reference §5.5):
  * same instance accepted; another instance or messages + messageList → ProcessorError; an array
  * reconciled (missing removed, changed re-added with their source, system entries become system
- * messages); an empty array and undefined change nothing; { messages, systemMessages } replaces
+ * messages); undefined changes nothing, an empty array removes the new input from processInput and
+ * changes nothing elsewhere; { messages, systemMessages } replaces
  * the system messages first.
  */
 import { describe, expect, it } from 'vitest';
@@ -89,12 +90,20 @@ describe.each(messageHooks)('reconciliation in %s', (hook) => {
     expect(ctx.messageList.getSystemMessages()).toEqual([{ role: 'system', content: 'Be brief.' }]);
   });
 
-  it('changes nothing when the hook returns an empty array (our documented decision)', async () => {
-    const ctx = conversation();
-    const before = idsAndTexts(ctx.messageList.get.all.db());
-    await firstValueFrom(runHook(hook, { id: 'empty', [hook]: () => [] } as unknown as Processor, ctx));
-    expect(idsAndTexts(ctx.messageList.get.all.db())).toEqual(before);
-  });
+  it(
+    hook === 'processInput'
+      ? 'removes all of the new input (and only it) when processInput returns an empty array'
+      : 'changes nothing when the hook returns an empty array (our documented decision)',
+    async () => {
+      const ctx = conversation();
+      const before = idsAndTexts(ctx.messageList.get.all.db());
+      const inputIds = new Set(ctx.messageList.get.input.db().map((message) => message.id));
+      await firstValueFrom(runHook(hook, { id: 'empty', [hook]: () => [] } as unknown as Processor, ctx));
+      const expected = hook === 'processInput' ? before.filter(([id]) => !inputIds.has(id as string)) : before;
+      if (hook === 'processInput') expect(inputIds.size).toBeGreaterThan(0);
+      expect(idsAndTexts(ctx.messageList.get.all.db())).toEqual(expected);
+    },
+  );
 
   it('removes the messages missing from a returned array, and only among those it was given', async () => {
     const ctx = conversation();

@@ -360,7 +360,7 @@ describe('processor faults', () => {
     await seed.expectKept();
   });
 
-  it('calls abort twice: one tripwire chunk; the TripWire that leaves the hook wins (the first when it swallows both); onViolation per abort', async () => {
+  it('calls abort twice: one tripwire chunk; the first abort of the call wins (issue 15 §3), whether the second leaves the hook or is swallowed; onViolation per abort', async () => {
     const seed = await seeded();
     const reported: string[] = [];
     const twice = (swallowSecond: boolean): Processor => ({
@@ -385,7 +385,7 @@ describe('processor faults', () => {
       },
     });
     for (const [swallow, reason] of [
-      [false, 'second'],
+      [false, 'first'],
       [true, 'first'],
     ] as const) {
       const chunks = await collect(agentOn(seed, { model: textModel(), outputProcessors: [twice(swallow)] }));

@@ -1,8 +1,9 @@
 /** The fields every hook receives, built from the run context and the processor's binding. */
 import type { ProcessorHookName } from '../../processor/errors/processor-error.js';
-import type { ProcessorContext } from '../../processor/processor-types.js';
+import type { Processor, ProcessorContext } from '../../processor/processor-types.js';
 import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
 import type { RunContext } from '../run-context.js';
+import { setProcessorIndex } from './processor-index.js';
 import type { ProcessorBinding } from './processor-binding.js';
 
 /** The base context of one hook call. */
@@ -22,21 +23,28 @@ export function contextArgs(
     abortSignal: context.abortSignal,
     writer,
     runId: context.runId,
+    processorIndex: binding.index,
+    sendSignal: context.sendSignal,
   };
 }
 
-/** The processors that implement `hook`, with their run bindings (processorIndex set). */
+/**
+ * The processors that implement `hook`, with their run bindings. A processor's index is the one
+ * the run registered for it (`assignProcessorIndexes`), else its position in `processors`; it is
+ * also written onto the processor when the object allows it (a frozen one still runs).
+ */
 export function bindingsWith(
   processors: readonly { id: string }[],
   context: RunContext,
   hook: ProcessorHookName,
 ): ProcessorBinding[] {
   const bound: ProcessorBinding[] = [];
-  processors.forEach((processor, index) => {
-    const candidate = processor as Parameters<RunContext['bind']>[0];
+  processors.forEach((processor, position) => {
+    const candidate = processor as Processor;
     if (typeof (candidate as unknown as Record<string, unknown>)[hook] !== 'function') return;
-    candidate.processorIndex ??= index;
-    bound.push(context.bind(candidate));
+    const registered = context.processorIndexes.get(candidate);
+    if (registered === undefined && candidate.processorIndex === undefined) setProcessorIndex(candidate, position);
+    bound.push(context.bind(candidate, registered ?? position));
   });
   return bound;
 }

@@ -1,22 +1,40 @@
 /**
- * Calls one processor hook with the contract's error rules: a `TripWire` passes (stamped with the
- * processor id), an abort caught by the processor itself still aborts, anything else thrown becomes
- * a `ProcessorError` (fail closed). Synchronous hooks stay synchronous.
+ * Calls one processor hook with the contract's error rules: the first `abort()` of the call decides
+ * the outcome (whatever the hook throws or returns after it), a `TripWire` passes (stamped with the
+ * processor id; one from another package is recognised by its shape), anything else thrown becomes a
+ * `ProcessorError` (fail closed), and an async hook past `processorTimeoutMs` fails closed too.
+ * Synchronous hooks stay synchronous.
  */
+import { asyncScheduler } from 'rxjs';
 import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
+import { TripWire, toTripWire } from '../../processor/errors/trip-wire.js';
 import type { TracingContext } from '../../processor/tracing-context.js';
 import { isPromiseLike, type MaybePromise } from './maybe-async.js';
-import type { ProcessorBinding } from './processor-binding.js';
+import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */
 export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: ProcessorHookName): Error {
-  if (TripWire.isInstance(thrown)) {
-    if (thrown.processorId !== undefined) return thrown;
-    return new TripWire(thrown.reason, thrown.options, binding.processor.id);
+  const tripwire = toTripWire(thrown);
+  if (tripwire !== undefined) {
+    if (tripwire.processorId !== undefined) return tripwire;
+    return new TripWire(tripwire.reason, tripwire.options, binding.processor.id);
   }
   if (ProcessorError.isInstance(thrown) && thrown.processorId === binding.processor.id) return thrown;
   return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
+}
+
+/**
+ * The hook call failed with `thrown`: the first abort of the call wins over it. A TripWire the hook
+ * threw itself (not through `abort`, e.g. another package's) is reported to `onViolation` as an
+ * abort is (the reference's runner does so for every TripWire a hook raises).
+ */
+function failed(binding: ProcessorBinding, hook: ProcessorHookName, thrown: unknown): Error {
+  const armed = binding.armed;
+  binding.armed = undefined;
+  if (armed !== undefined) return armed;
+  const error = toHookError(thrown, binding, hook);
+  if (thrown !== error && TripWire.isInstance(error)) notifyViolation(binding.processor, error.reason, error.metadata);
+  return error;
 }
 
 function settle<R>(binding: ProcessorBinding, result: R): R {
@@ -28,6 +46,35 @@ function settle<R>(binding: ProcessorBinding, result: R): R {
     throw armed;
   }
   return result;
+}
+
+/**
+ * `pending` bounded by the run's `processorTimeoutMs`, timed on its scheduler (only async hooks pay
+ * for this, and only when a limit is set).
+ */
+function bounded<R>(pending: PromiseLike<R>, binding: ProcessorBinding, hook: ProcessorHookName): PromiseLike<R> {
+  const timeoutMs = binding.limits.processorTimeoutMs;
+  if (timeoutMs === undefined) return pending;
+  const scheduler = binding.limits.scheduler ?? asyncScheduler;
+  return new Promise<R>((resolve, reject) => {
+    const timer = scheduler.schedule(() => {
+      reject(
+        new ProcessorError(binding.processor.id, hook, `did not settle within processorTimeoutMs (${timeoutMs} ms); failing closed.`, {
+          cause: { processorTimeoutMs: timeoutMs },
+        }),
+      );
+    }, timeoutMs);
+    pending.then(
+      (value) => {
+        timer.unsubscribe();
+        resolve(value);
+      },
+      (error: unknown) => {
+        timer.unsubscribe();
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -46,23 +93,29 @@ export function invokeHook<R>(
   const onHook = tracingContext?.onHook;
   if (onHook !== undefined) return invokeTraced<R>(binding, hook, args, tracingContext as TracingContext);
   const processor = binding.processor as unknown as Record<ProcessorHookName, (args: object) => unknown>;
+  const active = binding.active;
   let result: unknown;
   binding.armed = undefined;
+  active[hook]++;
   try {
     result = processor[hook](args);
   } catch (thrown) {
-    binding.armed = undefined;
-    throw toHookError(thrown, binding, hook);
+    active[hook]--;
+    throw failed(binding, hook, thrown);
   }
   if (isPromiseLike<R>(result)) {
-    return Promise.resolve(result).then(
-      (resolved) => settle(binding, resolved),
+    return Promise.resolve(bounded(result, binding, hook)).then(
+      (resolved) => {
+        active[hook]--;
+        return settle(binding, resolved);
+      },
       (thrown: unknown) => {
-        binding.armed = undefined;
-        throw toHookError(thrown, binding, hook);
+        active[hook]--;
+        throw failed(binding, hook, thrown);
       },
     );
   }
+  active[hook]--;
   return settle(binding, result as R);
 }
 
@@ -79,30 +132,40 @@ export function invokeStreamHook(
   args: { part: unknown; abortSignal?: AbortSignal },
   tracingContext: TracingContext | undefined,
 ): unknown {
-  if (tracingContext?.onHook !== undefined) return invokeHook<unknown>(binding, 'processOutputStream', args, tracingContext);
+  if (tracingContext?.onHook !== undefined) {
+    const traced = invokeHook<unknown>(binding, 'processOutputStream', args, tracingContext);
+    // Already settled by invokeHook; the chain still calls settleStreamHook/streamHookError on it,
+    // which count the call as over a second time: count it once more here.
+    if (isPromiseLike<unknown>(traced)) binding.active.processOutputStream++;
+    return traced;
+  }
   args.abortSignal?.throwIfAborted();
   const processor = binding.processor as unknown as { processOutputStream(args: object): unknown };
+  const active = binding.active;
   let result: unknown;
   binding.armed = undefined;
+  active.processOutputStream++;
   try {
     result = processor.processOutputStream(args);
   } catch (thrown) {
-    binding.armed = undefined;
-    throw toHookError(thrown, binding, 'processOutputStream');
+    active.processOutputStream--;
+    throw failed(binding, 'processOutputStream', thrown);
   }
-  if (result !== args.part && isPromiseLike<unknown>(result)) return result;
+  if (result !== args.part && isPromiseLike<unknown>(result)) return bounded(result, binding, 'processOutputStream');
+  active.processOutputStream--;
   return settle(binding, result);
 }
 
 /** What an async `processOutputStream` hook resolved with, under the abort rules of {@link invokeHook}. */
 export function settleStreamHook(binding: ProcessorBinding, resolved: unknown): unknown {
+  binding.active.processOutputStream--;
   return settle(binding, resolved);
 }
 
 /** The error an async `processOutputStream` hook's rejection becomes (see {@link toHookError}). */
 export function streamHookError(binding: ProcessorBinding, thrown: unknown): Error {
-  binding.armed = undefined;
-  return toHookError(thrown, binding, 'processOutputStream');
+  binding.active.processOutputStream--;
+  return failed(binding, 'processOutputStream', thrown);
 }
 
 function outcomeOf(error: unknown, result: unknown, hook: ProcessorHookName): 'pass' | 'drop' | 'abort' | 'retry' | 'error' {

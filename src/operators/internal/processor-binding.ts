@@ -1,17 +1,34 @@
 /**
- * One processor bound to one run: its state, its `abort` functions (one per hook, made once) and
- * the record that makes an abort stick even when the processor catches its own `TripWire`.
+ * One processor bound to one run: its state, its `abort` functions (one per hook, made once), its
+ * position in the run, and the record that makes the first abort stick whatever the hook does after.
  */
+import type { SchedulerLike } from 'rxjs';
 import { TripWire, type TripWireOptions } from '../../processor/errors/trip-wire.js';
 import type { ProcessorHookName } from '../../processor/errors/processor-error.js';
 import type { AbortFunction, Processor, ProcessorState } from '../../processor/processor-types.js';
+
+/** How many calls of each hook of one processor are in progress (a plain counter object, made once per run). */
+export type ActiveCalls = Record<ProcessorHookName, number>;
+
+/** Run-wide limits a binding applies to its hook calls. */
+export interface HookLimits {
+  /** A hook whose promise has not settled after this many ms fails closed (`undefined`: no limit). */
+  readonly processorTimeoutMs: number | undefined;
+  /** The scheduler that times `processorTimeoutMs` (default `asyncScheduler`). */
+  readonly scheduler: SchedulerLike | undefined;
+}
 
 /** A processor's per-run bookkeeping. */
 export interface ProcessorBinding {
   readonly processor: Processor;
   readonly state: ProcessorState;
+  /** The processor's position for this run (what hooks receive as `processorIndex`). */
+  readonly index: number;
+  readonly limits: HookLimits;
   /** The first TripWire raised by this processor's `abort` during the current hook call. */
   armed: TripWire | undefined;
+  /** Calls in progress per hook: an `abort()` made while none is, is late (ignored, reported). */
+  readonly active: ActiveCalls;
   /** Parts this processor has seen in `processOutputStream` (made on first use). */
   streamParts: unknown[] | undefined;
   abortFor(hook: ProcessorHookName): AbortFunction;
@@ -24,8 +41,13 @@ export function defaultAbortReason(processorId: string, hook: ProcessorHookName)
 
 /** Calls `onViolation`, swallowing whatever it throws or rejects with. */
 export function notifyViolation(processor: Processor, message: string, detail?: unknown): void {
-  const onViolation = processor.onViolation;
-  if (onViolation === undefined) return;
+  let onViolation: Processor['onViolation'];
+  try {
+    onViolation = processor.onViolation;
+  } catch {
+    return;
+  }
+  if (typeof onViolation !== 'function') return;
   try {
     const returned: unknown = onViolation.call(processor, { processorId: processor.id, message, detail });
     if (returned !== null && typeof returned === 'object' && typeof (returned as Promise<void>).catch === 'function') {
@@ -36,19 +58,54 @@ export function notifyViolation(processor: Processor, message: string, detail?: 
   }
 }
 
+/** What `onViolation` receives as `detail` for an `abort()` made after its hook call was over. */
+export interface LateAbortDetail {
+  late: true;
+  hook: ProcessorHookName;
+  reason: string;
+  options: TripWireOptions;
+}
+
+function newActiveCalls(): ActiveCalls {
+  return {
+    processInput: 0,
+    processInputStep: 0,
+    processLLMRequest: 0,
+    processLLMResponse: 0,
+    processAPIError: 0,
+    processOutputStream: 0,
+    processOutputStep: 0,
+    processToolResult: 0,
+    processOutputResult: 0,
+  };
+}
+
+const noLimits: HookLimits = { processorTimeoutMs: undefined, scheduler: undefined };
+
 /** Makes the binding of `processor` for a run, sharing `state`. */
-export function bindProcessor(processor: Processor, state: ProcessorState): ProcessorBinding {
+export function bindProcessor(processor: Processor, state: ProcessorState, index = 0, limits: HookLimits = noLimits): ProcessorBinding {
   const aborts = new Map<ProcessorHookName, AbortFunction>();
   const binding: ProcessorBinding = {
     processor,
     state,
+    index,
+    limits,
     armed: undefined,
+    active: newActiveCalls(),
     streamParts: undefined,
     abortFor(hook) {
       let abort = aborts.get(hook);
       if (abort === undefined) {
         abort = (reason?: string, options?: TripWireOptions): never => {
           const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
+          if (binding.active[hook] === 0) {
+            // The hook call is over (a timer the processor started, a promise it did not await): there
+            // is nothing left to abort, and a throw here would reach no one — it would take the
+            // process down. Ignored, and reported.
+            const detail: LateAbortDetail = { late: true, hook, reason: tripwire.reason, options: tripwire.options };
+            notifyViolation(processor, `abort() called after ${hook} returned (ignored): ${tripwire.reason}`, detail);
+            return undefined as never;
+          }
           binding.armed ??= tripwire;
           notifyViolation(processor, tripwire.reason, options?.metadata);
           throw tripwire;

@@ -6,6 +6,7 @@
 import type { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage, MastraDBMessage, MessageSource } from '../../message-list/types.js';
 import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
+import { assertKnownKeys, badField } from './result-shapes.js';
 
 /** Where the reconciliation happens and what the hook was given. */
 export interface ReconcileScope {
@@ -50,16 +51,18 @@ function systemText(message: MastraDBMessage): string {
 }
 
 /**
- * Reconciles a returned message array into the list. An empty array is treated as "no change"
- * (the specification's own `QualityGuardrail` returns `[]` when it passes; wiping the whole
- * conversation is never what that means). To remove messages, return the ones to keep or call
- * `messageList.removeByIds`.
+ * Reconciles a returned message array into the list. From `processInput`, an empty array removes
+ * all of the new input (none of it remains: a filtering guardrail's answer); from every other hook
+ * it is "no change" (the specification's own `QualityGuardrail` returns `[]` from
+ * `processOutputStep` when it passes; wiping the conversation is never what that means). To remove
+ * messages there, return the ones to keep or call `messageList.removeByIds`.
  */
 export function reconcileMessages(messages: readonly MastraDBMessage[], scope: ReconcileScope): void {
-  if (!Array.isArray(messages)) {
-    throw new ProcessorError(scope.processorId, scope.hook, `returned messages that are not an array (${typeof messages}).`);
+  if (!Array.isArray(messages)) throw badField(scope, 'messages', 'an array of messages', messages);
+  if (messages.length === 0) {
+    if (scope.hook === 'processInput' && scope.before.length > 0) scope.messageList.removeByIds(scope.before.map((message) => message.id));
+    return;
   }
-  if (messages.length === 0) return;
   const { messageList } = scope;
   const returnedIds = new Set<string>();
   for (const message of messages) {
@@ -93,6 +96,8 @@ export function reconcileMessages(messages: readonly MastraDBMessage[], scope: R
   }
 }
 
+const MESSAGE_RESULT_KEYS = ['messages', 'systemMessages', 'messageList'] as const;
+
 /** Applies a `processInput` / `processOutputStep` / `processToolResult` / `processOutputResult` result. */
 export function applyMessageResult(result: unknown, scope: ReconcileScope): void {
   if (result === undefined || result === null) return;
@@ -106,6 +111,11 @@ export function applyMessageResult(result: unknown, scope: ReconcileScope): void
   }
   if (typeof result === 'object') {
     const shaped = result as { messages?: unknown; messageList?: unknown; systemMessages?: unknown };
+    const expected = 'the messageList, an array of messages or { messages, systemMessages }';
+    assertKnownKeys(result as Record<string, unknown>, MESSAGE_RESULT_KEYS, scope, expected);
+    if (shaped.messages === undefined && shaped.messageList === undefined && shaped.systemMessages === undefined) {
+      throw new ProcessorError(scope.processorId, scope.hook, `returned an object without messages; expected ${expected}.`);
+    }
     if (shaped.messageList !== undefined && shaped.messages !== undefined) {
       throw new ProcessorError(scope.processorId, scope.hook, 'returned both messages and messageList; return only one of them.');
     }
@@ -130,9 +140,16 @@ export function applyMessageResult(result: unknown, scope: ReconcileScope): void
 
 /** Replaces the untagged system messages with what a hook returned. */
 export function replaceSystemMessages(systemMessages: unknown, scope: Pick<ReconcileScope, 'processorId' | 'hook' | 'messageList'>): void {
-  if (!Array.isArray(systemMessages)) {
-    throw new ProcessorError(scope.processorId, scope.hook, 'returned systemMessages that are not an array.');
-  }
+  if (!Array.isArray(systemMessages)) throw badField(scope, 'systemMessages', 'an array of system messages', systemMessages);
+  systemMessages.forEach((message: unknown, index) => {
+    const shaped = message as { role?: unknown; content?: unknown } | null;
+    if (typeof shaped !== 'object' || shaped === null || shaped.role !== 'system') {
+      throw badField(scope, `systemMessages[${index}]`, "a system message { role: 'system', content }", message);
+    }
+    if (typeof shaped.content !== 'string' && !Array.isArray(shaped.content)) {
+      throw badField(scope, `systemMessages[${index}].content`, 'a string', shaped.content);
+    }
+  });
   try {
     scope.messageList.replaceAllSystemMessages(systemMessages as CoreSystemMessage[]);
   } catch (error) {

@@ -19,6 +19,7 @@ import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isPromiseLike, type MaybePromise } from './maybe-async.js';
+import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
 
 interface Link {
@@ -60,6 +61,9 @@ function hookOutcome(result: unknown, current: ChunkType, binding: ProcessorBind
       `returned ${Array.isArray(result) ? 'an array' : typeof result}; expected a chunk ({ type, … }), null or undefined.`,
     );
   }
+  // A chunk the processor made (not the one it got): its payload must be usable — a text delta
+  // without text would otherwise add "undefined" to the reply.
+  assertChunkPayload(result as ChunkType, { processorId: binding.processor.id, hook: 'processOutputStream' });
   return result as ChunkType;
 }
 

@@ -50,3 +50,53 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
     return hasMarker(error, marker);
   }
 }
+
+function constructorName(value: object): string | undefined {
+  try {
+    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True for a tripwire thrown by another package that follows the processor contract — an `Error`
+ * named `TripWire` (by `name` or by its class) carrying `options` (`{ retry?, metadata? }`) and an
+ * optional `processorId`, like the reference implementation's `new TripWire(reason, options, processorId)`.
+ * rxagent's own `TripWire` (any copy) is matched by `TripWire.isInstance`.
+ *
+ * @example
+ * ```ts
+ * import { isForeignTripWire } from 'rxagent';
+ * class TripWire extends Error { constructor(reason: string, public options = {}, public processorId?: string) { super(reason); } }
+ * isForeignTripWire(new TripWire('blocked', { retry: true }, 'guard')); // true
+ * ```
+ */
+export function isForeignTripWire(error: unknown): error is Error & { options?: TripWireOptions; processorId?: unknown } {
+  if (typeof error !== 'object' || error === null || !(error instanceof Error)) return false;
+  if (error.name !== 'TripWire' && constructorName(error) !== 'TripWire') return false;
+  const options: unknown = (error as { options?: unknown }).options;
+  if (options !== undefined && (typeof options !== 'object' || options === null)) return false;
+  const processorId: unknown = (error as { processorId?: unknown }).processorId;
+  return processorId === undefined || typeof processorId === 'string';
+}
+
+/**
+ * rxagent's `TripWire` for `error` when it is one (ours, or another package's by shape — reason,
+ * options with `retry` and `metadata`, and processor id kept as given); `undefined` otherwise.
+ *
+ * @example
+ * ```ts
+ * import { toTripWire } from 'rxagent';
+ * const tripwire = toTripWire(caught);
+ * if (tripwire) console.log(tripwire.reason, tripwire.retry, tripwire.processorId);
+ * ```
+ */
+export function toTripWire(error: unknown): TripWire | undefined {
+  if (TripWire.isInstance(error)) return error;
+  if (!isForeignTripWire(error)) return undefined;
+  const options = error.options ?? {};
+  const processorId = typeof error.processorId === 'string' ? error.processorId : undefined;
+  return new TripWire(error.message, { ...options }, processorId);
+}

@@ -1,0 +1,142 @@
+/**
+ * Checks of what hooks return, field by field: a wrong type is a `ProcessorError` naming the field
+ * (fail closed), never silently accepted or ignored.
+ */
+import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
+
+/** Where a check runs: the processor and the hook whose result it is. */
+export interface ShapeScope {
+  processorId: string;
+  hook: ProcessorHookName;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value;
+}
+
+/** A `ProcessorError` saying `field` of the result is wrong. */
+export function badField(scope: ShapeScope, field: string, expected: string, value: unknown): ProcessorError {
+  return new ProcessorError(scope.processorId, scope.hook, `returned ${field} = ${describe(value)}; expected ${expected}.`);
+}
+
+/** Throws unless every key of `result` is one of `allowed`. */
+export function assertKnownKeys(result: Record<string, unknown>, allowed: readonly string[], scope: ShapeScope, expected: string): void {
+  const keys = Object.keys(result);
+  const unknown = keys.filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    throw new ProcessorError(
+      scope.processorId,
+      scope.hook,
+      `returned an object with unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${expected}.`,
+    );
+  }
+}
+
+const TOOL_CHOICES = new Set(['auto', 'none', 'required']);
+const NUMBER_SETTINGS = ['maxOutputTokens', 'temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty', 'seed', 'maxRetries'] as const;
+
+/** Checks each field a `processInputStep` result may carry (`undefined` clears a field and is allowed). */
+export function assertStepResultFields(result: Record<string, unknown>, scope: ShapeScope): void {
+  const { toolChoice, activeTools, tools, providerOptions, modelSettings, structuredOutput, messageId, retryCount, model } = result;
+  if ('model' in result && (model === null || (typeof model !== 'string' && typeof model !== 'object' && model !== undefined))) {
+    throw badField(scope, 'model', "a language model or a 'provider/model' id", model);
+  }
+  if (toolChoice !== undefined && !(typeof toolChoice === 'string' && TOOL_CHOICES.has(toolChoice))) {
+    if (!(isRecord(toolChoice) && toolChoice.type === 'tool' && typeof toolChoice.toolName === 'string')) {
+      throw badField(scope, 'toolChoice', "'auto', 'none', 'required' or { type: 'tool', toolName }", toolChoice);
+    }
+  }
+  if (activeTools !== undefined && !(Array.isArray(activeTools) && activeTools.every((name) => typeof name === 'string'))) {
+    throw badField(scope, 'activeTools', 'an array of tool names', activeTools);
+  }
+  if (tools !== undefined) {
+    if (!isRecord(tools)) throw badField(scope, 'tools', 'an object of tools by name', tools);
+    for (const [name, tool] of Object.entries(tools)) {
+      if (!isRecord(tool)) throw badField(scope, `tools.${name}`, 'a tool object', tool);
+    }
+  }
+  if (providerOptions !== undefined) {
+    if (!isRecord(providerOptions)) throw badField(scope, 'providerOptions', 'an object of options by provider', providerOptions);
+    for (const [provider, options] of Object.entries(providerOptions)) {
+      if (!isRecord(options)) throw badField(scope, `providerOptions.${provider}`, 'an object', options);
+    }
+  }
+  if (modelSettings !== undefined) {
+    if (!isRecord(modelSettings)) throw badField(scope, 'modelSettings', 'an object of call settings', modelSettings);
+    for (const key of NUMBER_SETTINGS) {
+      const value = modelSettings[key];
+      if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value))) throw badField(scope, `modelSettings.${key}`, 'a number', value);
+    }
+    const stops = modelSettings.stopSequences;
+    if (stops !== undefined && !(Array.isArray(stops) && stops.every((stop) => typeof stop === 'string'))) {
+      throw badField(scope, 'modelSettings.stopSequences', 'an array of strings', stops);
+    }
+    if (modelSettings.headers !== undefined && !isRecord(modelSettings.headers)) throw badField(scope, 'modelSettings.headers', 'an object', modelSettings.headers);
+  }
+  if (structuredOutput !== undefined && !(isRecord(structuredOutput) && structuredOutput.schema !== undefined && structuredOutput.schema !== null)) {
+    throw badField(scope, 'structuredOutput', 'an object with a schema', structuredOutput);
+  }
+  if (messageId !== undefined && typeof messageId !== 'string') throw badField(scope, 'messageId', 'a string', messageId);
+  if (retryCount !== undefined && typeof retryCount !== 'number') throw badField(scope, 'retryCount', 'a number', retryCount);
+}
+
+const PROMPT_ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+/** Checks a prompt returned by `processLLMRequest`: an array of `{ role, content }` messages. */
+export function assertPrompt(prompt: unknown, scope: ShapeScope): void {
+  if (!Array.isArray(prompt)) throw badField(scope, 'prompt', 'an array of prompt messages', prompt);
+  prompt.forEach((message: unknown, index) => {
+    if (!isRecord(message)) throw badField(scope, `prompt[${index}]`, 'a prompt message { role, content }', message);
+    if (typeof message.role !== 'string' || !PROMPT_ROLES.has(message.role)) {
+      throw badField(scope, `prompt[${index}].role`, "'system', 'user', 'assistant' or 'tool'", message.role);
+    }
+    const content = message.content;
+    if (message.role === 'system') {
+      if (typeof content !== 'string') throw badField(scope, `prompt[${index}].content`, 'a string (system message)', content);
+      return;
+    }
+    if (!Array.isArray(content)) throw badField(scope, `prompt[${index}].content`, 'an array of content parts', content);
+    content.forEach((part: unknown, partIndex) => {
+      if (!isRecord(part) || typeof part.type !== 'string') {
+        throw badField(scope, `prompt[${index}].content[${partIndex}]`, 'a content part { type, … }', part);
+      }
+      if (part.type === 'text' && typeof part.text !== 'string') throw badField(scope, `prompt[${index}].content[${partIndex}].text`, 'a string', part.text);
+    });
+  });
+}
+
+/** Checks a cached response returned by `processLLMRequest`: `{ chunks: { type, payload? }[], warnings? }`. */
+export function assertCachedResponse(response: unknown, scope: ShapeScope): void {
+  if (!isRecord(response)) throw badField(scope, 'response', 'a cached response { chunks }', response);
+  const chunks = response.chunks;
+  if (!Array.isArray(chunks)) throw badField(scope, 'response.chunks', 'an array of chunks', chunks);
+  chunks.forEach((chunk: unknown, index) => {
+    if (!isRecord(chunk) || typeof chunk.type !== 'string') throw badField(scope, `response.chunks[${index}]`, 'a chunk { type, payload }', chunk);
+    assertChunkPayload(chunk, scope, `response.chunks[${index}]`);
+  });
+  if (response.warnings !== undefined && !Array.isArray(response.warnings)) throw badField(scope, 'response.warnings', 'an array', response.warnings);
+}
+
+/** Delta chunks whose `payload.text` is appended to text. */
+const TEXT_CARRYING = new Set(['text-delta', 'reasoning-delta']);
+
+/**
+ * Checks the payload of a chunk a processor produced: a non-`data-*` chunk needs a `payload`
+ * object, and a text or reasoning delta a string `payload.text` (so `undefined` is never appended).
+ */
+export function assertChunkPayload(chunk: Record<string, unknown> | { type: string; payload?: unknown }, scope: ShapeScope, field = 'chunk'): void {
+  const type = chunk.type as string;
+  if (type.startsWith('data-')) return;
+  const payload = (chunk as { payload?: unknown }).payload;
+  if (TEXT_CARRYING.has(type)) {
+    if (!isRecord(payload) || typeof payload.text !== 'string') {
+      throw badField(scope, `${field}.payload.text`, `a string (a ${type} chunk's text)`, isRecord(payload) ? payload.text : payload);
+    }
+    return;
+  }
+  if (payload !== undefined && !isRecord(payload)) throw badField(scope, `${field}.payload`, 'an object', payload);
+}
