@@ -12,6 +12,7 @@ import { RequestContext } from '../processor/request-context.js';
 import type { ProcessorStreamWriter } from '../processor/stream-writer.js';
 import type { TracingContext } from '../processor/tracing-context.js';
 import { bindProcessor, type ProcessorBinding } from './internal/processor-binding.js';
+import { guardReferenceState } from './internal/reference-state-guard.js';
 
 /** The context one run's operators share. */
 export interface RunContext {
@@ -103,7 +104,7 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   const stateFor = (processorId: string): ProcessorState => {
     let state = states.get(processorId);
     if (state === undefined) {
-      state = {};
+      state = guardReferenceState(processorId, {});
       states.set(processorId, state);
     }
     return state;

@@ -322,7 +322,11 @@ describe('BatchPartsProcessor (reference)', () => {
 describe('TokenLimiterProcessor (reference)', () => {
   it('trims what the model is sent to the limit, keeping the newest message', async () => {
     const model = answerModel('ok');
-    const history = Array.from({ length: 8 }, (_, index) => ({ role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `Message number ${index}: ${'lorem ipsum '.repeat(20)}` }));
+    const history = Array.from({ length: 8 }, (_, index) =>
+      index % 2 === 0
+        ? { role: 'user' as const, content: `Message number ${index}: ${'lorem ipsum '.repeat(20)}` }
+        : { role: 'assistant' as const, content: `Message number ${index}: ${'lorem ipsum '.repeat(20)}` },
+    );
     const agent = new Agent({ id: 'a', model, inputProcessors: [new ref.TokenLimiterProcessor({ limit: 200 })] });
     const seen = await see(agent, [...history, { role: 'user', content: 'Newest question?' }]);
     expect(seen.text).toBe('ok');
