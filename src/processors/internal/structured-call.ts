@@ -35,6 +35,11 @@ export interface StructuredCallRequest<T> {
   /** The content to judge. */
   prompt: string;
   schema: z.ZodType<T>;
+  /**
+   * The JSON schema sent as the response format, when it differs from `schema` (a `schema` that
+   * also accepts older answer shapes, or transforms them, is sent as this one shape instead).
+   */
+  responseSchema?: z.ZodType;
   abortSignal?: AbortSignal;
   providerOptions?: SharedV4ProviderOptions;
 }
@@ -85,7 +90,7 @@ function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
  * part), `kind: 'malformed'` when the answer is not JSON matching the schema.
  */
 export async function structuredCall<T>(request: StructuredCallRequest<T>): Promise<T> {
-  const jsonSchema = jsonSchemaOf(request.schema);
+  const jsonSchema = jsonSchemaOf(request.responseSchema ?? request.schema);
   const callOptions: LanguageModelV4CallOptions = {
     prompt: [
       { role: 'system', content: request.system },
