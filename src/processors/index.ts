@@ -37,9 +37,15 @@ export {
 // Error recovery and caching (no model)
 export {
   StreamErrorRetryProcessor,
+  isBadRequestError,
+  isRetryableOpenAIResponsesStreamError,
   isRetryableProviderError,
   retryAfterMs,
   type RetryDelay,
+  type RetryDelayArgs,
+  type StreamErrorRetryMatcher,
+  type StreamErrorRetryMatcherConfig,
+  type StreamErrorRetryMatcherEntry,
   type StreamErrorRetryOptions,
 } from './stream-error-retry.js';
 export { PrefillErrorHandler, isPrefillRejection } from './prefill-error-handler.js';
