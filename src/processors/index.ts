@@ -18,7 +18,7 @@ export {
 } from './regex-filter.js';
 
 // Budgets, stream shaping, prompt shaping, tools (no model)
-export { BatchPartsProcessor, type BatchPartsOptions } from './batch-parts.js';
+export { BatchPartsProcessor, type BatchPartsOptions, type BatchPartsState } from './batch-parts.js';
 export {
   TokenLimiterProcessor,
   TokenLimiterProcessor as TokenLimiter,
