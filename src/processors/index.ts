@@ -73,6 +73,7 @@ export {
   DEFAULT_INJECTION_TYPES,
   PromptInjectionDetector,
   type PromptInjectionAnswer,
+  type PromptInjectionDetectionEvent,
   type PromptInjectionOptions,
   type PromptInjectionStrategy,
 } from './prompt-injection-detector.js';

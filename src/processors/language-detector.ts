@@ -42,6 +42,8 @@ export interface LanguageDetectorOptions extends ModelBackedOptions {
   includeDetectionDetails?: boolean;
   /** Judge only the last user message. Default `false`. */
   lastMessageOnly?: boolean;
+  /** Accepted as the reference accepts it (where it has no effect either). */
+  translationQuality?: 'speed' | 'quality' | 'balanced';
 }
 
 /** The answer the judge is asked for (the reference's shape); `iso_code: null` means "no language detected". */

@@ -47,6 +47,11 @@ export interface ModerationOptions extends ModelBackedOptions {
   streamMode?: StreamMode;
   /** Characters per window in `'window'` mode. Default 200. */
   windowSize?: number;
+  /**
+   * The reference's per-delta context size. Accepted so its configurations compile, but without
+   * effect: output is judged per window (`streamMode`, `windowSize`), never per delta.
+   */
+  chunkWindow?: number;
 }
 
 /**

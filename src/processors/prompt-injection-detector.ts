@@ -37,6 +37,12 @@ export interface PromptInjectionOptions extends ModelBackedOptions {
   includeScores?: boolean;
   /** Judge only the last user message. Default `false`. */
   lastMessageOnly?: boolean;
+  /**
+   * Called for every judged message — flagged or not — with the judge's answer, the text, whether
+   * it was flagged and the strategy applied (`'none'` when not flagged); awaited; its throws are
+   * ignored. (`onViolation` is called for flagged messages only.)
+   */
+  onDetection?: (event: PromptInjectionDetectionEvent) => void | Promise<void>;
 }
 
 /**
@@ -81,6 +87,23 @@ const injectionAnswer = z.union([referenceInjectionAnswer, recordInjectionAnswer
     ...(rewritten == null ? {} : { rewritten }),
   };
 });
+
+/**
+ * What `onDetection` receives for each judged message.
+ *
+ * @example
+ * ```ts
+ * const onDetection = (event: PromptInjectionDetectionEvent) => metrics.count(event.strategyApplied);
+ * ```
+ */
+export interface PromptInjectionDetectionEvent {
+  detectionResult: PromptInjectionAnswer;
+  /** The text judged. */
+  input: string;
+  /** Whether a type scored at or above the threshold. */
+  flagged: boolean;
+  strategyApplied: PromptInjectionStrategy | 'none';
+}
 
 /**
  * The judge's answer, read from `{"categories": [{"type": "injection", "score": 0.9}], "reason":
@@ -133,6 +156,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   private readonly includeScores: boolean;
   private readonly lastMessageOnly: boolean;
   private readonly system: string;
+  private readonly onDetection: PromptInjectionOptions['onDetection'];
 
   constructor(options: PromptInjectionOptions) {
     this.judge = new ModelJudge(options);
@@ -142,6 +166,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     this.includeScores = options.includeScores ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
     this.onViolation = options.onViolation;
+    this.onDetection = options.onDetection;
     const rewrite = this.strategy === 'rewrite';
     this.system = [
       options.instructions ??
@@ -174,6 +199,16 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     });
   }
 
+  /** Calls `onDetection`; it never changes the outcome. */
+  private async notifyDetection(event: PromptInjectionDetectionEvent): Promise<void> {
+    if (this.onDetection === undefined) return;
+    try {
+      await this.onDetection(event);
+    } catch {
+      // a failing callback never changes the outcome
+    }
+  }
+
   private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal): Promise<MessageVerdict> {
     const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User message', text), schema: injectionAnswer, responseSchema: referenceInjectionAnswer, abortSignal });
     if (!outcome.ok) {
@@ -182,6 +217,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     }
     const answer = outcome.value;
     const detected = flaggedCategories(answer.categories, this.threshold, this.detectionTypes);
+    await this.notifyDetection({ detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });
     if (detected.length === 0) return { action: 'keep' };
     const detail = {
       types: detected,

@@ -40,6 +40,11 @@ export interface StructuredCallRequest<T> {
    * also accepts older answer shapes, or transforms them, is sent as this one shape instead).
    */
   responseSchema?: z.ZodType;
+  /**
+   * Describe the answer in the prompt only and send no response format (for models without native
+   * JSON output). The prompt always describes it; this only drops the response format.
+   */
+  jsonPromptInjection?: boolean;
   abortSignal?: AbortSignal;
   providerOptions?: SharedV4ProviderOptions;
 }
@@ -97,7 +102,9 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
       { role: 'user', content: [{ type: 'text', text: request.prompt }] },
     ],
     temperature: 0,
-    responseFormat: jsonSchema === undefined ? { type: 'json' } : { type: 'json', schema: jsonSchema },
+    ...(request.jsonPromptInjection === true
+      ? {}
+      : { responseFormat: jsonSchema === undefined ? { type: 'json' as const } : { type: 'json' as const, schema: jsonSchema } }),
     ...(request.abortSignal === undefined ? {} : { abortSignal: request.abortSignal }),
     ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
   };
