@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
+import { Memory } from '../../src/memory/memory.js';
+import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { ProcessorError } from '../../src/processor/errors/processor-error.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart } from '../../src/testing/model-parts.js';
@@ -333,6 +335,20 @@ describe('TokenLimiterProcessor (reference)', () => {
     const sent = sentTo(model);
     expect(sent).toContain('Newest question?');
     expect(sent).not.toContain('Message number 0');
+  });
+
+  it('trims only the outgoing prompt (llmRequestStage): memory still stores every message of the call', async () => {
+    const model = answerModel('ok');
+    const storage = new InMemoryStorage();
+    const history = Array.from({ length: 6 }, (_, index) => ({ role: 'user' as const, content: `Note ${index}: ${'lorem ipsum '.repeat(20)}` }));
+    const agent = new Agent({ id: 'a', model, memory: new Memory({ storage }), inputProcessors: [new ref.TokenLimiterProcessor({ limit: 200 })] });
+    const seen = await see(agent, [...history, { role: 'user', content: 'Newest question?' }], { memory: { thread: 't1', resource: 'u1' } });
+    expect(seen.text).toBe('ok');
+    expect(sentTo(model)).not.toContain('Note 0');
+    const stored = (await storage.getMessages({ threadId: 't1' })).map((message) => message.content.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''));
+    expect(stored.filter((text) => text.startsWith('Note '))).toHaveLength(6);
+    expect(stored).toContain('Newest question?');
+    expect(stored).toContain('ok');
   });
 });
 
