@@ -64,7 +64,6 @@ export async function see(agent: Agent, input: AgentInput, options?: AgentCallOp
   const chunks = await lastValueFrom(agent.stream$(input, options).pipe(toArray()));
   const tripwire = chunks.find((chunk) => chunk.type === 'tripwire');
   const error = chunks.find((chunk) => chunk.type === 'error');
-  if (process.env.COMPAT_DEBUG) console.log(JSON.stringify(chunks.map((c) => [c.type, (c as { payload?: unknown }).payload])).slice(0, 3000));
   return {
     chunks,
     types: chunks.map((chunk) => chunk.type),
