@@ -15,6 +15,7 @@ import type { TracingContext } from '../processor/tracing-context.js';
 import { bindProcessor, type HookLimits, type ProcessorBinding } from './internal/processor-binding.js';
 import { setProcessorIndex } from './internal/processor-index.js';
 import { createSignal } from './internal/signals.js';
+import { guardReferenceState } from './internal/reference-state-guard.js';
 
 /** The context one run's operators share. */
 export interface RunContext {
@@ -134,7 +135,7 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   const stateFor = (processorId: string): ProcessorState => {
     let state = states.get(processorId);
     if (state === undefined) {
-      state = {};
+      state = guardReferenceState(processorId, {});
       states.set(processorId, state);
     }
     return state;

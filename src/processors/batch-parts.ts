@@ -27,12 +27,19 @@ export interface BatchPartsOptions {
   scheduler?: SchedulerLike;
 }
 
-interface Batch {
-  id: string;
-  text: string;
-  count: number;
-  startedAt: number;
-  template: ChunkType;
+/**
+ * The processor's run state, shaped as the reference's: `batch` holds the deltas not released yet
+ * (all of one text block), `batchStartedAt` when the first of them arrived (`scheduler.now()`).
+ *
+ * @example
+ * ```ts
+ * const state: BatchPartsState = { batch: [] };
+ * ```
+ */
+export interface BatchPartsState {
+  batch?: ChunkType[];
+  batchStartedAt?: number;
+  [key: string]: unknown;
 }
 
 /**
@@ -84,50 +91,64 @@ export class BatchPartsProcessor implements Processor<'batch-parts'> {
   }
 
   processOutputStream({ part, state }: ProcessOutputStreamArgs): ChunkType | null {
-    return emitInOrder(state, this.outputsFor(part, state));
+    return emitInOrder(state, this.outputsFor(part, state as BatchPartsState));
   }
 
-  private outputsFor(part: ChunkType, state: ProcessorState): ChunkType[] {
-    const batch = state.batch as Batch | undefined;
+  /**
+   * Releases what `state` holds as one merged `text-delta` (or `null` when nothing is held) and
+   * empties the batch — for streams that end without a closing chunk, as the reference's `flush`.
+   *
+   * @example
+   * ```ts
+   * const rest = batcher.flush(state); if (rest) send(rest);
+   * ```
+   */
+  flush(state: BatchPartsState = {}): ChunkType | null {
+    const held = state.batch ?? [];
+    state.batch = [];
+    state.batchStartedAt = undefined;
+    return held.length === 0 ? null : this.merged(held);
+  }
+
+  private outputsFor(part: ChunkType, state: BatchPartsState): ChunkType[] {
+    const held = state.batch ?? [];
     const now = this.scheduler.now();
+    const first = held[0];
     if (part.type !== 'text-delta') {
-      if (batch === undefined) return [part];
-      const closesBlock = part.type === 'text-end' && part.payload.id === batch.id;
-      if (this.emitOnNonText || closesBlock || endsStep(part)) {
-        state.batch = undefined;
-        return [this.merged(batch), part];
-      }
-      if (this.overdue(batch, now)) {
-        state.batch = undefined;
-        return [this.merged(batch), part];
+      if (first === undefined || first.type !== 'text-delta') return [part];
+      const closesBlock = part.type === 'text-end' && part.payload.id === first.payload.id;
+      if (this.emitOnNonText || closesBlock || endsStep(part) || this.overdue(state, now)) {
+        return [this.release(state), part];
       }
       return [part];
     }
     const outputs: ChunkType[] = [];
-    let current = batch;
-    if (current !== undefined && (current.id !== part.payload.id || this.overdue(current, now))) {
-      outputs.push(this.merged(current));
-      current = undefined;
+    if (first !== undefined && first.type === 'text-delta' && (first.payload.id !== part.payload.id || this.overdue(state, now))) {
+      outputs.push(this.release(state));
     }
-    current ??= { id: part.payload.id, text: '', count: 0, startedAt: now, template: part };
-    current.text += part.payload.text;
-    current.count++;
-    if (current.count >= this.batchSize) {
-      state.batch = undefined;
-      outputs.push(this.merged(current));
-    } else {
-      state.batch = current;
-    }
+    const batch = state.batch ?? [];
+    if (batch.length === 0) state.batchStartedAt = now;
+    batch.push(part);
+    state.batch = batch;
+    if (batch.length >= this.batchSize) outputs.push(this.release(state));
     return outputs;
   }
 
-  private overdue(batch: Batch, now: number): boolean {
-    return this.maxWaitTime !== undefined && now - batch.startedAt >= this.maxWaitTime;
+  /** The held deltas as one chunk; the batch is emptied. */
+  private release(state: BatchPartsState): ChunkType {
+    return this.flush(state) as ChunkType;
   }
 
-  private merged(batch: Batch): ChunkType {
-    if (batch.count === 1) return batch.template;
-    return textDeltaChunk(batch.template, batch.id, batch.text);
+  private overdue(state: BatchPartsState, now: number): boolean {
+    return this.maxWaitTime !== undefined && state.batchStartedAt !== undefined && now - state.batchStartedAt >= this.maxWaitTime;
+  }
+
+  private merged(held: readonly ChunkType[]): ChunkType {
+    const first = held[0] as ChunkType;
+    if (held.length === 1 || first.type !== 'text-delta') return first;
+    let text = '';
+    for (const part of held) if (part.type === 'text-delta') text += part.payload.text;
+    return textDeltaChunk(first, first.payload.id, text);
   }
 }
 

@@ -18,7 +18,7 @@ export {
 } from './regex-filter.js';
 
 // Budgets, stream shaping, prompt shaping, tools (no model)
-export { BatchPartsProcessor, type BatchPartsOptions } from './batch-parts.js';
+export { BatchPartsProcessor, type BatchPartsOptions, type BatchPartsState } from './batch-parts.js';
 export {
   TokenLimiterProcessor,
   TokenLimiterProcessor as TokenLimiter,
@@ -37,9 +37,15 @@ export {
 // Error recovery and caching (no model)
 export {
   StreamErrorRetryProcessor,
+  isBadRequestError,
+  isRetryableOpenAIResponsesStreamError,
   isRetryableProviderError,
   retryAfterMs,
   type RetryDelay,
+  type RetryDelayArgs,
+  type StreamErrorRetryMatcher,
+  type StreamErrorRetryMatcherConfig,
+  type StreamErrorRetryMatcherEntry,
   type StreamErrorRetryOptions,
 } from './stream-error-retry.js';
 export { PrefillErrorHandler, isPrefillRejection } from './prefill-error-handler.js';
@@ -67,6 +73,7 @@ export {
   DEFAULT_INJECTION_TYPES,
   PromptInjectionDetector,
   type PromptInjectionAnswer,
+  type PromptInjectionDetectionEvent,
   type PromptInjectionOptions,
   type PromptInjectionStrategy,
 } from './prompt-injection-detector.js';

@@ -42,12 +42,32 @@ export interface LanguageDetectorOptions extends ModelBackedOptions {
   includeDetectionDetails?: boolean;
   /** Judge only the last user message. Default `false`. */
   lastMessageOnly?: boolean;
+  /** Accepted as the reference accepts it (where it has no effect either). */
+  translationQuality?: 'speed' | 'quality' | 'balanced';
 }
 
-const languageAnswer = z.object({
+/** The answer the judge is asked for (the reference's shape); `iso_code: null` means "no language detected". */
+const referenceLanguageAnswer = z.object({
+  iso_code: z.string().nullable(),
+  confidence: z.number().min(0).max(1).nullable(),
+  translated_text: z.string().nullish(),
+});
+
+/** rxagent's earlier shape, still accepted. */
+const codeLanguageAnswer = z.object({
   language: z.string().min(1),
   confidence: z.number().min(0).max(1),
-  translation: z.string().optional(),
+  translation: z.string().nullish(),
+});
+
+const languageAnswer = z.union([referenceLanguageAnswer, codeLanguageAnswer]).transform((answer): LanguageAnswer | null => {
+  if ('language' in answer) {
+    return { language: answer.language, confidence: answer.confidence, ...(answer.translation == null ? {} : { translation: answer.translation }) };
+  }
+  if (answer.iso_code === null || answer.iso_code.trim() === '') return null;
+  // As the reference reads it: a translation without a confidence counts as a confident detection.
+  const confidence = answer.confidence ?? (answer.translated_text == null ? 0 : 0.95);
+  return { language: answer.iso_code, confidence, ...(answer.translated_text == null ? {} : { translation: answer.translated_text }) };
 });
 
 /**
@@ -58,7 +78,13 @@ const languageAnswer = z.object({
  * const answer: LanguageAnswer = { language: 'de', confidence: 0.95, translation: 'Hello' };
  * ```
  */
-export type LanguageAnswer = z.infer<typeof languageAnswer>;
+export interface LanguageAnswer {
+  /** ISO 639-1 code (or a language name). */
+  language: string;
+  confidence: number;
+  /** The text translated into the first target language (`translate`). */
+  translation?: string;
+}
 
 const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
   en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ru: 'russian',
@@ -77,8 +103,9 @@ function normalizeLanguage(language: string): string {
  * `targetLanguages`, annotates (`detect`), translates (`translate`, into the first target
  * language), aborts (`block`) or reports (`warn`). Input in a target language passes unchanged.
  *
- * The judge answers with JSON `{"language": "fr", "confidence": 0.97, "translation": "…"}`
- * (`translation` only asked for with `strategy: 'translate'`; a missing translation counts as a
+ * The judge answers with JSON `{"iso_code": "fr", "confidence": 0.97, "translated_text": "…"}`
+ * (the reference's shape; `{"language", "confidence", "translation"}` is read too;
+ * `translated_text` only asked for with `strategy: 'translate'`; a missing translation counts as a
  * failed check). A failed call or an unreadable answer follows `errorStrategy`: `'warn'` (default)
  * fails open, `'strict'` aborts. Input outside the target languages is a violation for every
  * strategy and reaches `onViolation` (a block through `abort()`).
@@ -126,8 +153,8 @@ export class LanguageDetector implements Processor<'language-detector'> {
         : '',
       answerFormat(
         translate
-          ? '{"language": "<ISO 639-1 code>", "confidence": <0..1>, "translation": "<only when not a target language>"}'
-          : '{"language": "<ISO 639-1 code>", "confidence": <0..1>}',
+          ? '{"iso_code": "<ISO 639-1 code, or null>", "confidence": <0..1>, "translated_text": "<only when not a target language, else null>"}'
+          : '{"iso_code": "<ISO 639-1 code, or null>", "confidence": <0..1>}',
       ),
     ]
       .filter((line) => line !== '')
@@ -153,11 +180,12 @@ export class LanguageDetector implements Processor<'language-detector'> {
 
   private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal): Promise<MessageVerdict> {
     if (text.trim().length < this.minTextLength) return { action: 'keep' };
-    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, abortSignal });
+    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, responseSchema: referenceLanguageAnswer, abortSignal });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
       return { action: 'keep' };
     }
+    if (outcome.value === null) return { action: 'keep' };
     const { language, confidence, translation } = outcome.value;
     if (confidence < this.threshold) return { action: 'keep' };
     const isTargetLanguage = this.isTargetLanguage(language);

@@ -47,6 +47,11 @@ export interface ModerationOptions extends ModelBackedOptions {
   streamMode?: StreamMode;
   /** Characters per window in `'window'` mode. Default 200. */
   windowSize?: number;
+  /**
+   * The reference's per-delta context size. Accepted so its configurations compile, but without
+   * effect: output is judged per window (`streamMode`, `windowSize`), never per delta.
+   */
+  chunkWindow?: number;
 }
 
 /**
@@ -71,27 +76,48 @@ export const DEFAULT_MODERATION_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
-const moderationAnswer = z.object({
+/** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
+const referenceModerationAnswer = z.object({
+  category_scores: z.array(z.object({ category: z.string(), score: z.number().min(0).max(1) })).nullable(),
+  reason: z.string().nullish(),
+});
+
+/** rxagent's earlier shape, still accepted: a record of scores. */
+const recordModerationAnswer = z.object({
   categories: z.record(z.string(), z.number().min(0).max(1)),
-  reason: z.string().optional(),
+  reason: z.string().nullish(),
+});
+
+const moderationAnswer = z.union([referenceModerationAnswer, recordModerationAnswer]).transform((answer): ModerationAnswer => {
+  const categories: CategoryScores =
+    'category_scores' in answer
+      ? Object.fromEntries((answer.category_scores ?? []).map((entry) => [entry.category, entry.score]))
+      : answer.categories;
+  return answer.reason == null ? { categories } : { categories, reason: answer.reason };
 });
 
 /**
- * The judge's answer: a score per category and an optional reason.
+ * The judge's answer, read from `{"category_scores": [{"category": "violence", "score": 0.9}],
+ * "reason": "…"}` (the shape it is asked for) or `{"categories": {"violence": 0.9}, "reason": "…"}`.
  *
  * @example
  * ```ts
  * const answer: ModerationAnswer = { categories: { violence: 0.9 }, reason: 'threat' };
  * ```
  */
-export type ModerationAnswer = z.infer<typeof moderationAnswer>;
+export interface ModerationAnswer {
+  /** Score (0..1) per category. */
+  categories: CategoryScores;
+  reason?: string;
+}
 
 /**
  * Moderates the input and the streamed output with a model: each text is scored per category and
  * a category at or above `threshold` is a violation, handled by `strategy` (`block` aborts the run,
  * `warn` reports and lets it through, `filter` removes the message or the span of output).
  *
- * The judge answers with JSON `{"categories": {"violence": 0.9, …}, "reason": "…"}` (fences and
+ * The judge answers with JSON `{"category_scores": [{"category": "violence", "score": 0.9}], "reason":
+ * "…"}` (the reference's shape; `{"categories": {"violence": 0.9}}` is read too; fences and
  * surrounding prose are tolerated). A failed call or an unreadable answer follows `errorStrategy`:
  * `'warn'` (default) fails open, `'strict'` aborts. Every violation reaches `onViolation` (a block
  * through `abort()`); the abort never happens inside the processor's own try/catch.
@@ -139,7 +165,8 @@ export class ModerationProcessor implements Processor<'moderation'> {
       options.instructions ??
         'You are a content moderator. Score the text for each category from 0 (certainly absent) to 1 (certainly present).',
       `Categories: ${this.categories.join(', ')}.`,
-      answerFormat('{"categories": {"<category>": <score 0..1>, ...}, "reason": "<one short sentence>"}'),
+      'Only list the categories that apply; with none, answer an empty category_scores array.',
+      answerFormat('{"category_scores": [{"category": "<category>", "score": <0..1>}, ...], "reason": "<one short sentence, or null>"}'),
     ].join('\n');
   }
 
@@ -149,6 +176,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
       system: this.system,
       prompt: quoted('Text to moderate', text),
       schema: moderationAnswer,
+      responseSchema: referenceModerationAnswer,
       ...(abortSignal === undefined ? {} : { abortSignal }),
     });
     if (!outcome.ok) {
@@ -181,6 +209,15 @@ export class ModerationProcessor implements Processor<'moderation'> {
     });
   }
 
+  /** The tripwire reason, worded as the reference words it. */
+  private blockReason(flagged: readonly string[], answer: ModerationAnswer): string {
+    const reason = answer.reason === undefined ? '' : `. Reason: ${answer.reason}`;
+    const scores = this.includeScores
+      ? `. Scores: ${Object.entries(answer.categories).map(([category, score]) => `${category}: ${String(score)}`).join(', ')}`
+      : '';
+    return `Content flagged for moderation. Categories: ${flagged.join(', ')}${reason}${scores}`;
+  }
+
   /** Blocks (abort), or reports and tells the caller whether to keep (`warn`) or drop (`filter`). */
   private enforce(phase: 'input' | 'output', flagged: string[], answer: ModerationAnswer, abort: AbortFunction): 'keep' | 'drop' {
     const detail = {
@@ -189,7 +226,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
       ...(answer.reason === undefined ? {} : { reason: answer.reason }),
       ...(this.includeScores ? { scores: answer.categories as CategoryScores } : {}),
     };
-    if (this.strategy === 'block') abort(`Content flagged by moderation (${phase}): ${flagged.join(', ')}`, { metadata: detail });
+    if (this.strategy === 'block') abort(this.blockReason(flagged, answer), { metadata: detail });
     reportViolation(this, `moderation flagged the ${phase}: ${flagged.join(', ')}`, { ...detail, strategy: this.strategy });
     return this.strategy === 'warn' ? 'keep' : 'drop';
   }

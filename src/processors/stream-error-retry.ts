@@ -3,14 +3,66 @@ import { APICallError } from '@ai-sdk/provider';
 import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../processor/processor-types.js';
 
 /**
- * Delay before a retry: milliseconds, or a function of the attempt (1, 2, …) and the error.
+ * What a `delayMs` function and a matcher's `onRetry` receive: the `processAPIError` arguments
+ * (`error`, `retryCount`, `abortSignal`, …) plus `attempt` (1 for the first retry of this processor).
  *
  * @example
  * ```ts
- * const delay: RetryDelay = (attempt) => 250 * attempt;
+ * const delay: RetryDelay = ({ attempt }: RetryDelayArgs) => 250 * attempt;
  * ```
  */
-export type RetryDelay = number | ((attempt: number, error: unknown) => number);
+export type RetryDelayArgs = ProcessAPIErrorArgs & { attempt: number };
+
+/**
+ * Delay before a retry: milliseconds, or a function (sync or async) of the call's
+ * {@link RetryDelayArgs} — the reference's signature.
+ *
+ * @example
+ * ```ts
+ * const delay: RetryDelay = ({ attempt }) => 250 * attempt;
+ * ```
+ */
+export type RetryDelay = number | ((args: RetryDelayArgs) => number | Promise<number>);
+
+/**
+ * A matcher: a predicate over the error (and each of its causes), or a policy object whose
+ * `maxRetries`, `delayMs` and `onRetry` apply to the errors it matches (the first matching entry
+ * wins).
+ *
+ * @example
+ * ```ts
+ * const entry: StreamErrorRetryMatcherEntry = { match: isBadRequestError, maxRetries: 1, delayMs: 200 };
+ * ```
+ */
+export type StreamErrorRetryMatcherEntry = StreamErrorRetryMatcher | StreamErrorRetryMatcherConfig;
+
+/**
+ * A predicate telling a retryable error.
+ *
+ * @example
+ * ```ts
+ * const matcher: StreamErrorRetryMatcher = (error) => error instanceof Error && /socket hang up/.test(error.message);
+ * ```
+ */
+export type StreamErrorRetryMatcher = (error: unknown) => boolean;
+
+/**
+ * A matcher with its own retry policy.
+ *
+ * @example
+ * ```ts
+ * const config: StreamErrorRetryMatcherConfig = { match: isBadRequestError, maxRetries: 1, onRetry: ({ delayMs }) => log(delayMs) };
+ * ```
+ */
+export interface StreamErrorRetryMatcherConfig {
+  match: StreamErrorRetryMatcher;
+  /** Retries for errors of this matcher (default: the processor's `maxRetries`). */
+  maxRetries?: number;
+  /** Delay for errors of this matcher (default: the processor's `delayMs`). */
+  delayMs?: RetryDelay;
+  /** Called (and awaited) before each retry of an error of this matcher. */
+  onRetry?: (args: RetryDelayArgs & { delayMs: number }) => void | Promise<void>;
+}
 
 /**
  * Options of {@link StreamErrorRetryProcessor}.
@@ -23,22 +75,32 @@ export type RetryDelay = number | ((attempt: number, error: unknown) => number);
 export interface StreamErrorRetryOptions {
   /** Retries per run. Default 1. */
   maxRetries?: number;
-  /** Default: 500 ms × 2^(attempt − 1). A `Retry-After` header takes precedence. */
+  /**
+   * Default: 500 ms × 2^(attempt − 1) (the reference waits 0). The wait is the longer of this and
+   * the provider's `Retry-After`.
+   */
   delayMs?: RetryDelay;
   /**
    * Longest `Retry-After` (or `retry-after-ms`) honoured. A provider asking to wait longer gets no
-   * retry from this processor (the error stands). Default 60 000.
+   * retry from this processor (the error stands; the reference caps the wait and retries).
+   * Default 30 000.
    */
   maxRetryAfterMs?: number;
-  /** Extra matchers: an error (or one of its causes) for which one returns true is retryable. */
-  matchers?: Array<(error: unknown) => boolean>;
+  /**
+   * Extra matchers (predicates or policy objects): an error (or one of its causes) one of them
+   * matches is retryable, with that entry's policy. Checked in order; the first match wins.
+   */
+  matchers?: StreamErrorRetryMatcherEntry[];
   /** Also retry errors no matcher recognises, except 400/401/403/404/422 responses. Default false. */
   retryUnknownErrors?: boolean;
   /** Scheduler of the delays (a `TestScheduler` makes them virtual). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
-  /** Called before each retry. */
+  /** Called before each retry (whichever matcher matched); its throws are ignored. */
   onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => void;
 }
+
+/** The policy of the entry that matched (empty for the built-in recognition). */
+type MatchedPolicy = Omit<StreamErrorRetryMatcherConfig, 'match'>;
 
 /** OpenAI Responses stream error codes/types worth retrying. */
 const RETRYABLE_STREAM_CODES = new Set([
@@ -153,16 +215,16 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   private readonly maxRetries: number;
   private readonly delayMs: RetryDelay;
   private readonly maxRetryAfterMs: number;
-  private readonly matchers: ReadonlyArray<(error: unknown) => boolean>;
+  private readonly matchers: readonly StreamErrorRetryMatcherConfig[];
   private readonly retryUnknownErrors: boolean;
   private readonly scheduler: SchedulerLike;
   private readonly onRetry: StreamErrorRetryOptions['onRetry'];
 
   constructor(options: StreamErrorRetryOptions = {}) {
     this.maxRetries = Math.max(0, options.maxRetries ?? 1);
-    this.delayMs = options.delayMs ?? ((attempt: number) => 500 * 2 ** (attempt - 1));
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-    this.matchers = options.matchers ?? [];
+    this.delayMs = options.delayMs ?? (({ attempt }: RetryDelayArgs) => 500 * 2 ** (attempt - 1));
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+    this.matchers = (options.matchers ?? []).map((entry) => (typeof entry === 'function' ? { match: entry } : entry));
     this.retryUnknownErrors = options.retryUnknownErrors ?? false;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.onRetry = options.onRetry;
@@ -170,9 +232,21 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
 
   /** Whether this processor would retry `error` (ignoring the retry budget). */
   isRetryable(error: unknown): boolean {
-    if (isRetryableProviderError(error)) return true;
+    return this.policyFor(error) !== undefined;
+  }
+
+  /** The policy for `error`: the first matcher entry matching it or a cause, else the built-in recognition. */
+  private policyFor(error: unknown): MatchedPolicy | undefined {
     const chain = errorChain(error);
-    if (chain.some((candidate) => this.matchers.some((matcher) => safeMatch(matcher, candidate)))) return true;
+    for (const candidate of chain) {
+      const entry = this.matchers.find((matcher) => safeMatch(matcher.match, candidate));
+      if (entry !== undefined) return entry;
+    }
+    if (isRetryableProviderError(error) || isRetryableOpenAIResponsesStreamError(error)) return {};
+    return this.retryUnknown(chain) ? {} : undefined;
+  }
+
+  private retryUnknown(chain: unknown[]): boolean {
     if (!this.retryUnknownErrors) return false;
     if (chain.some((candidate) => codesOf(candidate).some((code) => NEVER_RETRY_CODES.has(code)))) return false;
     return !chain.some((candidate) => {
@@ -181,25 +255,94 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
     });
   }
 
-  processAPIError({ error, state, abortSignal }: ProcessAPIErrorArgs): ProcessAPIErrorResult | undefined | Promise<ProcessAPIErrorResult | undefined> {
+  processAPIError(args: ProcessAPIErrorArgs): undefined | Promise<ProcessAPIErrorResult | undefined> {
+    const { error, state, abortSignal } = args;
     const used = (state.retries as number | undefined) ?? 0;
-    if (used >= this.maxRetries || abortSignal.aborted || !this.isRetryable(error)) return undefined;
+    if (abortSignal.aborted) return undefined;
+    const policy = this.policyFor(error);
+    if (policy === undefined || used >= Math.max(0, policy.maxRetries ?? this.maxRetries)) return undefined;
     const attempt = used + 1;
     const requested = retryAfterMs(error, this.scheduler.now());
     if (requested !== undefined && requested > this.maxRetryAfterMs) return undefined;
-    const delay = Math.max(0, requested ?? (typeof this.delayMs === 'number' ? this.delayMs : this.delayMs(attempt, error)));
+    const delayArgs: RetryDelayArgs = { ...args, attempt };
+    const configured = policy.delayMs ?? this.delayMs;
+    const chosen = typeof configured === 'number' ? configured : configured(delayArgs);
+    // A number (or a function returning one) schedules the wait synchronously, so a virtual-time
+    // scheduler sees it at once; only a promised delay or onRetry defers it.
+    return isPromiseLike(chosen)
+      ? Promise.resolve(chosen).then((ms) => this.retryAfter(delayArgs, policy, ms, requested))
+      : this.retryAfter(delayArgs, policy, chosen, requested);
+  }
+
+  /** Records the attempt, tells the callbacks, waits the delay (unless cancelled): `{ retry: true }`. */
+  private retryAfter(args: RetryDelayArgs, policy: MatchedPolicy, chosen: number, requested: number | undefined): Promise<ProcessAPIErrorResult | undefined> {
+    const { error, state, abortSignal, attempt } = args;
+    const delay = Math.max(0, Number.isFinite(chosen) ? chosen : 0, requested ?? 0);
     state.retries = attempt;
     try {
       this.onRetry?.({ attempt, delayMs: delay, error });
     } catch {
       // a failing callback does not cancel the retry
     }
-    const waited = race(
-      timer(delay, this.scheduler).pipe(map(() => true)),
-      fromEvent(abortSignal, 'abort').pipe(map(() => false)),
-    );
-    return firstValueFrom(waited).then((completed) => (completed && !abortSignal.aborted ? { retry: true } : undefined));
+    const wait = (): Promise<ProcessAPIErrorResult | undefined> => {
+      if (abortSignal.aborted) return Promise.resolve(undefined);
+      const waited = race(
+        timer(delay, this.scheduler).pipe(map(() => true)),
+        fromEvent(abortSignal, 'abort').pipe(map(() => false)),
+      );
+      return firstValueFrom(waited).then((completed) => (completed && !abortSignal.aborted ? { retry: true } : undefined));
+    };
+    const notified = policy.onRetry?.({ ...args, delayMs: delay });
+    return isPromiseLike(notified) ? Promise.resolve(notified).then(wait) : wait();
   }
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+const OPENAI_RETRYABLE_CODE_PARTS = ['rate_limit', 'server_error', 'internal_error', 'timeout', 'temporarily_unavailable', 'service_unavailable', 'overloaded'];
+
+/** The error object of an OpenAI Responses stream event (`{type: 'error', error}` or `response.failed`). */
+function openAIStreamErrorPayload(error: unknown): Record<string, unknown> | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const event = error as { type?: unknown; error?: unknown; response?: { error?: unknown } };
+  const payload = event.type === 'error' ? event.error : event.type === 'response.failed' ? event.response?.error : undefined;
+  return typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : undefined;
+}
+
+/**
+ * True for an OpenAI Responses stream error event (`{type: 'error', error: {...}}` or
+ * `{type: 'response.failed', response: {error}}`) whose code (or type) names a transient failure
+ * (`rate_limit…`, `server_error`, `internal_error`, `timeout`, `…unavailable`, `overloaded…`) or whose
+ * message says "you can retry your request". The reference's helper of the same name.
+ *
+ * @example
+ * ```ts
+ * import { isRetryableOpenAIResponsesStreamError } from 'rxagent/processors';
+ * isRetryableOpenAIResponsesStreamError({ type: 'error', error: { code: 'server_error' } }); // true
+ * ```
+ */
+export function isRetryableOpenAIResponsesStreamError(error: unknown): boolean {
+  const payload = openAIStreamErrorPayload(error);
+  if (payload === undefined) return false;
+  const code = typeof payload.code === 'string' ? payload.code : typeof payload.type === 'string' ? payload.type : undefined;
+  if (code !== undefined && OPENAI_RETRYABLE_CODE_PARTS.some((part) => code.toLowerCase().includes(part))) return true;
+  return typeof payload.message === 'string' && /you can retry your request/i.test(payload.message);
+}
+
+/**
+ * True for an HTTP 400 error (`statusCode: 400`): some providers answer 400 while degraded. Not
+ * retried by default; add it as a matcher, preferably with `maxRetries: 1`. The reference's helper.
+ *
+ * @example
+ * ```ts
+ * import { isBadRequestError, StreamErrorRetryProcessor } from 'rxagent/processors';
+ * new StreamErrorRetryProcessor({ matchers: [{ match: isBadRequestError, maxRetries: 1 }] });
+ * ```
+ */
+export function isBadRequestError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { statusCode?: unknown }).statusCode === 400;
 }
 
 function safeMatch(matcher: (error: unknown) => boolean, candidate: unknown): boolean {

@@ -8,8 +8,8 @@ import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js'
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
 
 /**
- * When structuring fails: `'warn'` (default) leaves the run without an object, `'strict'` aborts
- * the run, `'fallback'` uses `fallbackValue`.
+ * When structuring fails: `'strict'` (default, as the reference) aborts the run, `'warn'` leaves
+ * the run without an object, `'fallback'` uses `fallbackValue`.
  *
  * @example
  * ```ts
@@ -29,7 +29,7 @@ export type StructuredOutputErrorStrategy = 'warn' | 'strict' | 'fallback';
 export interface StructuredOutputProcessorOptions<T> extends Omit<ModelBackedOptions, 'errorStrategy' | 'onViolation'> {
   /** The shape of the object (a zod schema). */
   schema: z.ZodType<T>;
-  /** Default `'warn'`. */
+  /** Default `'strict'` (as the reference). */
   errorStrategy?: StructuredOutputErrorStrategy;
   /** The object used with `errorStrategy: 'fallback'`. */
   fallbackValue?: T;
@@ -62,9 +62,9 @@ function structuringState<T>(state: ProcessorState): StructuringState<T> {
  * emitted as an `object` chunk right before the run's `finish` chunk. Only one structuring call is
  * made per run (whichever hook comes first does it; text of rejected attempts is left out).
  *
- * A failed call or an answer not matching the schema follows `errorStrategy`: `'warn'` (default)
- * fails open (no object, `onError` told), `'strict'` aborts the run, `'fallback'` uses
- * `fallbackValue`.
+ * A failed call or an answer not matching the schema follows `errorStrategy`: `'strict'`
+ * (default, as the reference) aborts the run, `'warn'` goes on without an object (`onError` told),
+ * `'fallback'` uses `fallbackValue`.
  *
  * Hooks: `processOutputStream` (collects the text, emits the object before `finish`) and
  * `processOutputResult`.
@@ -90,7 +90,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
   constructor(options: StructuredOutputProcessorOptions<T>) {
     this.judge = new ModelJudge({ ...options, errorStrategy: 'warn' });
     this.schema = options.schema;
-    this.errorStrategy = options.errorStrategy ?? 'warn';
+    this.errorStrategy = options.errorStrategy ?? 'strict';
     this.fallbackValue = options.fallbackValue;
     if (this.errorStrategy === 'fallback' && !('fallbackValue' in options)) {
       throw new TypeError("StructuredOutputProcessor: errorStrategy 'fallback' needs a fallbackValue.");

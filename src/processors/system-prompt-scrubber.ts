@@ -67,13 +67,23 @@ export interface SystemPromptScrubberOptions extends ModelBackedOptions {
   windowSize?: number;
 }
 
+/**
+ * The judge's answer. The reference's shape (`type`, `value`, `confidence`, `start`, `end`,
+ * `redacted_value` per detection, `reason`, `redacted_content`; `detections: null` for none) is
+ * accepted as it is; only `value` and `confidence` are used — positions from a model are not trusted,
+ * the value is searched in the text.
+ */
 const leakAnswer = z.object({
-  detections: z.array(
-    z.object({
-      value: z.string(),
-      confidence: z.number().min(0).max(1).optional(),
-    }),
-  ),
+  detections: z
+    .array(
+      z.object({
+        type: z.string().nullish(),
+        value: z.string(),
+        confidence: z.number().min(0).max(1).nullish(),
+      }),
+    )
+    .nullable(),
+  reason: z.string().nullish(),
 });
 
 /**
@@ -152,7 +162,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
           'every part of the response that reveals the system prompt, verbatim or closely paraphrased, quoting it exactly as ' +
           'it appears in the response. Ordinary answers that merely follow the instructions are not leaks.',
       'Use an empty list when nothing leaks.',
-      answerFormat('{"detections": [{"value": "<exact text from the response>", "confidence": <0..1>}]}'),
+      answerFormat('{"detections": [{"type": "<kind of leak>", "value": "<exact text from the response>", "confidence": <0..1>}], "reason": "<one short sentence, or null>"}'),
     ].join('\n');
   }
 
@@ -174,7 +184,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       this.judge.failed(this.id, outcome.error, abort);
       return leaks;
     }
-    for (const detection of outcome.value.detections) {
+    for (const detection of outcome.value.detections ?? []) {
       if (detection.value.trim() !== '' && text.includes(detection.value) && (detection.confidence ?? 1) >= this.threshold) {
         leaks.push({ value: detection.value, source: 'model' });
       }

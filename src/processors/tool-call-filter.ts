@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor } from '../processor/processor-types.js';
+import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor, ProcessorState } from '../processor/processor-types.js';
 
 /**
  * Options of {@link ToolCallFilter}.
@@ -10,17 +10,32 @@ import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor } from '
  * ```
  */
 export interface ToolCallFilterOptions {
-  /** Tool names whose calls and results are removed. Default: every tool. */
+  /** Tool names whose calls and results are removed. Default: every tool (`[]`: none). */
   exclude?: string[];
   /**
-   * Keep the calls and results that follow the last user message (the turn in progress), so a
-   * running tool loop still sees what it just did. Default `true`; `false` filters them too.
+   * Keep the calls and results of the turn in progress — those after the last user message, and
+   * those this run produced — so a running tool loop still sees what it just did. Default `true`;
+   * `false` filters them too. Ignored when `filterAfterToolSteps` is set.
    */
   preserveCurrentTurn?: boolean;
+  /**
+   * Keep the calls and results of the last `n` tool-producing steps (each assistant message with
+   * tool calls is one step, history and this run alike) and filter the older ones. `0` keeps none.
+   */
+  filterAfterToolSteps?: number;
+  /**
+   * Replace each removed call/result pair with a text part `"<tool> result:\n<output as text>"` in
+   * the assistant message that made the call, so the model keeps the outcome without the tool
+   * protocol. Default `false`.
+   */
+  preserveModelOutput?: boolean;
 }
 
 type AssistantContent = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'];
 type ToolContent = Extract<LanguageModelV4Message, { role: 'tool' }>['content'];
+
+/** State key: the tool call ids of the run's first prompt (history, as opposed to this run's calls). */
+const HISTORY_IDS_KEY = 'toolCallFilter.historyIds';
 
 /**
  * Removes tool calls and tool results from the prompt sent to the model — all of them, or those of
@@ -28,7 +43,10 @@ type ToolContent = Extract<LanguageModelV4Message, { role: 'tool' }>['content'];
  *
  * It only implements `processLLMRequest`, so it rewrites the outgoing prompt of each call and
  * nothing else: the stored history, the `MessageList` and the UI keep every tool invocation.
- * Messages left empty are removed from the prompt; the turn in progress is kept by default.
+ * A call and its result are always removed together (by tool call id), so no dangling call or
+ * orphaned result is sent; messages left empty are removed from the prompt. The turn in progress
+ * is kept by default (`preserveCurrentTurn`), or the last `filterAfterToolSteps` tool steps;
+ * `preserveModelOutput` leaves the removed results' output behind as text.
  *
  * Hook: `processLLMRequest` (register it as an input processor).
  *
@@ -44,55 +62,130 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
   readonly description = 'Removes tool calls and results from the prompt of each model call.';
   private readonly exclude: ReadonlySet<string> | undefined;
   private readonly preserveCurrentTurn: boolean;
+  private readonly filterAfterToolSteps: number | undefined;
+  private readonly preserveModelOutput: boolean;
 
   constructor(options: ToolCallFilterOptions = {}) {
     this.exclude = options.exclude === undefined ? undefined : new Set(options.exclude);
     this.preserveCurrentTurn = options.preserveCurrentTurn ?? true;
+    this.filterAfterToolSteps = options.filterAfterToolSteps === undefined ? undefined : Math.max(0, Math.floor(options.filterAfterToolSteps));
+    this.preserveModelOutput = options.preserveModelOutput ?? false;
   }
 
-  processLLMRequest({ prompt }: ProcessLLMRequestArgs): ProcessLLMRequestResult {
-    const filtered = this.filterPrompt(prompt);
+  processLLMRequest({ prompt, state }: ProcessLLMRequestArgs): ProcessLLMRequestResult {
+    const filtered = this.filterPrompt(prompt, state);
     return filtered === prompt ? undefined : { prompt: filtered };
   }
 
-  /** The prompt without the excluded tool calls/results (the same array when nothing changed). */
-  filterPrompt(prompt: LanguageModelV4Prompt): LanguageModelV4Prompt {
-    let lastUser = -1;
-    if (this.preserveCurrentTurn) prompt.forEach((message, index) => (message.role === 'user' ? (lastUser = index) : undefined));
-    const filterUpTo = this.preserveCurrentTurn ? lastUser : prompt.length;
-    let changed = false;
-    const result: LanguageModelV4Prompt = [];
-    prompt.forEach((message, index) => {
-      if (index >= filterUpTo || (message.role !== 'assistant' && message.role !== 'tool')) {
-        result.push(message);
-        return;
+  /**
+   * The prompt without the excluded tool calls/results (the same array when nothing changed).
+   * `state` (the run state) tells this run's calls from history; without it only the turn after
+   * the last user message counts as current.
+   */
+  filterPrompt(prompt: LanguageModelV4Prompt, state?: ProcessorState): LanguageModelV4Prompt {
+    if (this.exclude !== undefined && this.exclude.size === 0) return prompt;
+    const preserved = this.preservedIds(prompt, state);
+    const excluded = new Set<string>();
+    for (const message of prompt) {
+      if (message.role !== 'assistant' && message.role !== 'tool') continue;
+      for (const part of message.content) {
+        if ((part.type === 'tool-call' || part.type === 'tool-result') && !preserved.has(part.toolCallId) && this.excluded(part.toolName)) {
+          excluded.add(part.toolCallId);
+        }
       }
-      const filtered = this.filterMessage(message);
-      if (filtered !== message) changed = true;
-      if (filtered !== undefined) result.push(filtered);
-    });
-    return changed ? result : prompt;
+    }
+    if (excluded.size === 0) return prompt;
+    const replacements = this.preserveModelOutput ? replacementTexts(prompt, excluded) : new Map<string, string>();
+    const result: LanguageModelV4Prompt = [];
+    for (const message of prompt) {
+      if (message.role === 'assistant') {
+        const content: AssistantContent = [];
+        for (const part of message.content) {
+          const id = part.type === 'tool-call' || part.type === 'tool-result' ? part.toolCallId : undefined;
+          if (id === undefined || !excluded.has(id)) content.push(part);
+          else if (part.type === 'tool-call' && replacements.has(id)) content.push({ type: 'text', text: replacements.get(id) as string });
+        }
+        if (content.length > 0) result.push(content.length === message.content.length && content.every((part, index) => part === message.content[index]) ? message : { ...message, content });
+      } else if (message.role === 'tool') {
+        const content: ToolContent = message.content.filter((part) => !('toolCallId' in part && excluded.has(part.toolCallId)));
+        if (content.length > 0) result.push(content.length === message.content.length ? message : { ...message, content });
+      } else {
+        result.push(message);
+      }
+    }
+    return result;
   }
 
   private excluded(toolName: string): boolean {
     return this.exclude === undefined || this.exclude.has(toolName);
   }
 
-  private filterMessage(message: LanguageModelV4Message): LanguageModelV4Message | undefined {
-    if (message.role === 'assistant') {
-      const content: AssistantContent = message.content.filter(
-        (part) => !((part.type === 'tool-call' || part.type === 'tool-result') && this.excluded(part.toolName)),
-      );
-      if (content.length === message.content.length) return message;
-      return content.length === 0 ? undefined : { ...message, content };
+  /** The tool call ids that stay: the last `filterAfterToolSteps` steps, or the turn in progress. */
+  private preservedIds(prompt: LanguageModelV4Prompt, state: ProcessorState | undefined): Set<string> {
+    if (this.filterAfterToolSteps !== undefined) {
+      const steps = prompt
+        .filter((message) => message.role === 'assistant')
+        .map((message) => message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])))
+        .filter((ids) => ids.length > 0);
+      return new Set(this.filterAfterToolSteps === 0 ? [] : steps.slice(-this.filterAfterToolSteps).flat());
     }
-    if (message.role === 'tool') {
-      const content: ToolContent = message.content.filter((part) =>
-        part.type === 'tool-result' ? !this.excluded(part.toolName) : this.exclude !== undefined,
-      );
-      if (content.length === message.content.length) return message;
-      return content.length === 0 ? undefined : { ...message, content };
+    const preserved = new Set<string>();
+    if (!this.preserveCurrentTurn) return preserved;
+    let lastUser = -1;
+    prompt.forEach((message, index) => (message.role === 'user' ? (lastUser = index) : undefined));
+    const all = toolCallIds(prompt, 0);
+    for (const id of toolCallIds(prompt, lastUser + 1)) preserved.add(id);
+    if (state !== undefined) {
+      // The first prompt of the run is history; calls that appear later were made by this run.
+      const history = (state[HISTORY_IDS_KEY] as ReadonlySet<string> | undefined) ?? all;
+      state[HISTORY_IDS_KEY] = history;
+      for (const id of all) if (!history.has(id)) preserved.add(id);
     }
-    return message;
+    return preserved;
+  }
+}
+
+/** The tool call ids of the assistant and tool messages from index `from` on. */
+function toolCallIds(prompt: LanguageModelV4Prompt, from: number): Set<string> {
+  const ids = new Set<string>();
+  for (const message of prompt.slice(from)) {
+    if (message.role !== 'assistant' && message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-call' || part.type === 'tool-result') ids.add(part.toolCallId);
+  }
+  return ids;
+}
+
+/** `"<tool> result:\n<text>"` for each removed result whose output can be read as text. */
+function replacementTexts(prompt: LanguageModelV4Prompt, excluded: ReadonlySet<string>): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const message of prompt) {
+    if (message.role !== 'assistant' && message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result' || !excluded.has(part.toolCallId)) continue;
+      const text = outputText(part.output);
+      if (text !== undefined && text !== '') texts.set(part.toolCallId, `${part.toolName} result:\n${text}`);
+    }
+  }
+  return texts;
+}
+
+/** A tool result's model output as text (`text`/`json`/`content` outputs, errors, denials). */
+function outputText(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (typeof output === 'number' || typeof output === 'boolean') return String(output);
+  if (Array.isArray(output)) return output.map(outputText).filter((text) => text !== undefined && text !== '').join('\n');
+  if (typeof output !== 'object' || output === null) return undefined;
+  const record = output as { type?: unknown; value?: unknown; text?: unknown; reason?: unknown };
+  if (typeof record.text === 'string') return record.text;
+  if (record.type === 'execution-denied') return typeof record.reason === 'string' ? `denied: ${record.reason}` : 'denied';
+  if ('value' in record) return typeof record.value === 'string' ? record.value : outputText(record.value) ?? safeJson(record.value);
+  return safeJson(output);
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }

@@ -123,3 +123,25 @@ describe('BatchPartsProcessor', () => {
     );
   });
 });
+
+describe('BatchPartsProcessor: the reference state and flush()', () => {
+  it('state.batch holds the deltas not released yet; flush(state) releases them as one delta and empties it', async () => {
+    const batcher = new BatchPartsProcessor({ batchSize: 10 });
+    const ctx = createRunContext();
+    const output = await runOutputStream([batcher], [chunk.textStart('t'), chunk.textDelta('Hel', 't'), chunk.textDelta('lo', 't')], ctx);
+    expect(output.map(describeChunk)).toEqual(['text-start']);
+    const state = ctx.stateFor('batch-parts') as { batch?: ChunkType[] };
+    expect(state.batch?.map(describeChunk)).toEqual(['t:Hel', 't:lo']);
+    const flushed = batcher.flush(state);
+    expect(flushed === null ? null : describeChunk(flushed)).toBe('t:Hello');
+    expect(state.batch).toEqual([]);
+    expect(batcher.flush(state)).toBeNull();
+  });
+
+  it('flush() without a state, or of one delta, returns null or that delta unchanged', () => {
+    const batcher = new BatchPartsProcessor();
+    expect(batcher.flush()).toBeNull();
+    const only = chunk.textDelta('x', 't');
+    expect(batcher.flush({ batch: [only] })).toBe(only);
+  });
+});

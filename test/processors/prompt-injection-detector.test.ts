@@ -84,7 +84,7 @@ describe('PromptInjectionDetector', () => {
   it('treats the content as data: it is quoted between markers in the judging prompt', async () => {
     const model = classifier();
     await detect({ model }, 'hello');
-    expect(JSON.stringify(model.calls[0]?.prompt)).toContain('<<<CONTENT\\nhello\\nCONTENT>>>');
+    expect(JSON.stringify(model.calls[0]?.prompt)).toMatch(/<<<(CONTENT-[0-9a-f]{16})\\nhello\\n\1>>>/);
   });
 
   describe('errorStrategy', () => {

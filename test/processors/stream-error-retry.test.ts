@@ -63,7 +63,7 @@ describe('StreamErrorRetryProcessor', () => {
 
   it('waits delayMs on the scheduler (a number or a function of the attempt)', async () => {
     const scheduler = new VirtualTimeScheduler();
-    const delayMs = vi.fn((attempt: number) => 700 * attempt);
+    const delayMs = vi.fn(({ attempt }: { attempt: number }) => 700 * attempt);
     const retrier = new StreamErrorRetryProcessor({ delayMs, scheduler, maxRetries: 2 });
     const state = {};
     const first = runProcessor(retrier, 'processAPIError', { error: apiError(500), state });

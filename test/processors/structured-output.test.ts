@@ -74,15 +74,15 @@ describe('StructuredOutputProcessor', () => {
 
   describe('errorStrategy', () => {
     for (const [name, makeModel] of Object.entries(judgeFailures)) {
-      it(`warn (default) on ${name}: no object, the run goes on, onError told`, async () => {
+      it(`warn on ${name}: no object, the run goes on, onError told`, async () => {
         const onError = vi.fn();
-        const output = await runOutputStream([create({ model: makeModel(), onError })], answer('It is 3 degrees in Lima.'));
+        const output = await runOutputStream([create({ model: makeModel(), onError, errorStrategy: 'warn' })], answer('It is 3 degrees in Lima.'));
         expect(output.map((part) => part.type)).not.toContain('object');
         expect(output.at(-1)?.type).toBe('finish');
         expect(onError).toHaveBeenCalledTimes(1);
       });
-      it(`strict on ${name}: aborts`, async () => {
-        const error = await runOutputStream([create({ model: makeModel(), errorStrategy: 'strict' })], answer('It is 3 degrees in Lima.')).catch((caught: unknown) => caught);
+      it(`strict (the default) on ${name}: aborts`, async () => {
+        const error = await runOutputStream([create({ model: makeModel() })], answer('It is 3 degrees in Lima.')).catch((caught: unknown) => caught);
         expect(TripWire.isInstance(error)).toBe(true);
         expect((error as TripWire).processorId).toBe('structured-output');
       });

@@ -92,3 +92,69 @@ describe('ToolCallFilter', () => {
     expect(JSON.stringify(list.get.all.db())).toBe(before);
   });
 });
+
+describe('ToolCallFilter: the reference options', () => {
+  const ids = (prompt: LanguageModelV4Prompt) =>
+    prompt.flatMap((message) =>
+      message.role === 'assistant' || message.role === 'tool'
+        ? message.content.flatMap((part) => (part.type === 'tool-call' || part.type === 'tool-result' ? [`${part.type}:${part.toolCallId}`] : []))
+        : [],
+    );
+
+  it('filterAfterToolSteps: n keeps the last n tool-producing steps (history and current turn alike), 0 keeps none', () => {
+    const one = new ToolCallFilter({ filterAfterToolSteps: 1 }).filterPrompt(conversation());
+    expect(ids(one)).toEqual(['tool-call:w2', 'tool-result:w2']);
+    const two = new ToolCallFilter({ filterAfterToolSteps: 2 }).filterPrompt(conversation());
+    expect(ids(two)).toEqual(['tool-call:s2', 'tool-result:s2', 'tool-call:w2', 'tool-result:w2']);
+    expect(ids(new ToolCallFilter({ filterAfterToolSteps: 0 }).filterPrompt(conversation()))).toEqual([]);
+  });
+
+  it('exclude: [] filters nothing', () => {
+    const prompt = conversation();
+    expect(new ToolCallFilter({ exclude: [] }).filterPrompt(prompt)).toBe(prompt);
+  });
+
+  it('a call and its result go together, by id: no orphaned result or dangling call is sent', () => {
+    const prompt: LanguageModelV4Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'search', input: {} }] },
+      // a result recorded under another name (renamed tool) still belongs to call x1
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x1', toolName: 'search_v2', output }] },
+      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+    ];
+    expect(ids(new ToolCallFilter({ exclude: ['search'] }).filterPrompt(prompt))).toEqual([]);
+  });
+
+  it('preserveModelOutput: the removed result is left as "<tool> result:" text where the call was', () => {
+    const prompt: LanguageModelV4Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', toolCallId: 'w1', toolName: 'weather', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'w1', toolName: 'weather', output: { type: 'json', value: { tempC: 21 } } }] },
+      { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+    ];
+    const result = new ToolCallFilter({ preserveModelOutput: true }).filterPrompt(prompt);
+    expect(ids(result)).toEqual([]);
+    expect(result[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'text', text: 'weather result:\n{"tempC":21}' }] });
+    expect(result).toHaveLength(3);
+  });
+
+  it("with the run state, the calls this run made are kept even after a later user message; history's are filtered", () => {
+    const filter = new ToolCallFilter();
+    const state = {};
+    const history: LanguageModelV4Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'old' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'h1', toolName: 'search', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'h1', toolName: 'search', output }] },
+      { role: 'user', content: [{ type: 'text', text: 'new' }] },
+    ];
+    expect(ids(filter.filterPrompt(history, state))).toEqual([]);
+    const later: LanguageModelV4Prompt = [
+      ...history,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'r1', toolName: 'search', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'r1', toolName: 'search', output }] },
+      { role: 'user', content: [{ type: 'text', text: 'a user turn added mid-run (e.g. retry feedback)' }] },
+    ];
+    expect(ids(filter.filterPrompt(later, state))).toEqual(['tool-call:r1', 'tool-result:r1']);
+    expect(ids(filter.filterPrompt(later))).toEqual([]);
+  });
+});

@@ -39,6 +39,11 @@ export interface ModelBackedOptions {
   instructions?: string;
   /** Provider options for the judging call. */
   providerOptions?: SharedV4ProviderOptions;
+  /**
+   * As the reference's option: `jsonPromptInjection: true` sends no JSON response format (the
+   * answer format is described in the prompt, as always) — for models without native JSON output.
+   */
+  structuredOutputOptions?: { jsonPromptInjection?: boolean };
   /** Called on every violation the processor detects (blocking or not); its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
   /** Called when the judging call failed or answered malformed JSON (under either error strategy). */
@@ -68,8 +73,10 @@ export class ModelJudge {
   readonly errorStrategy: ErrorStrategy;
   private readonly providerOptions: SharedV4ProviderOptions | undefined;
   private readonly onError: ((error: unknown) => void) | undefined;
+  private readonly jsonPromptInjection: boolean;
 
   constructor(options: ModelBackedOptions) {
+    this.jsonPromptInjection = options.structuredOutputOptions?.jsonPromptInjection === true;
     this.model = resolveProcessorModel(options.model, options.registry);
     this.errorStrategy = options.errorStrategy ?? 'warn';
     this.providerOptions = options.providerOptions;
@@ -82,6 +89,7 @@ export class ModelJudge {
       const value = await structuredCall({
         ...request,
         model: this.model,
+        ...(this.jsonPromptInjection ? { jsonPromptInjection: true } : {}),
         ...(this.providerOptions === undefined ? {} : { providerOptions: this.providerOptions }),
       });
       return { ok: true, value };

@@ -35,6 +35,16 @@ export interface StructuredCallRequest<T> {
   /** The content to judge. */
   prompt: string;
   schema: z.ZodType<T>;
+  /**
+   * The JSON schema sent as the response format, when it differs from `schema` (a `schema` that
+   * also accepts older answer shapes, or transforms them, is sent as this one shape instead).
+   */
+  responseSchema?: z.ZodType;
+  /**
+   * Describe the answer in the prompt only and send no response format (for models without native
+   * JSON output). The prompt always describes it; this only drops the response format.
+   */
+  jsonPromptInjection?: boolean;
   abortSignal?: AbortSignal;
   providerOptions?: SharedV4ProviderOptions;
 }
@@ -85,14 +95,16 @@ function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
  * part), `kind: 'malformed'` when the answer is not JSON matching the schema.
  */
 export async function structuredCall<T>(request: StructuredCallRequest<T>): Promise<T> {
-  const jsonSchema = jsonSchemaOf(request.schema);
+  const jsonSchema = jsonSchemaOf(request.responseSchema ?? request.schema);
   const callOptions: LanguageModelV4CallOptions = {
     prompt: [
       { role: 'system', content: request.system },
       { role: 'user', content: [{ type: 'text', text: request.prompt }] },
     ],
     temperature: 0,
-    responseFormat: jsonSchema === undefined ? { type: 'json' } : { type: 'json', schema: jsonSchema },
+    ...(request.jsonPromptInjection === true
+      ? {}
+      : { responseFormat: jsonSchema === undefined ? { type: 'json' as const } : { type: 'json' as const, schema: jsonSchema } }),
     ...(request.abortSignal === undefined ? {} : { abortSignal: request.abortSignal }),
     ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
   };
