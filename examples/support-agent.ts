@@ -10,11 +10,8 @@
  * (OPENAI_BASE_URL for an OpenAI-compatible server, OPENAI_MODEL to pick the model).
  */
 import { z } from 'zod';
-import { Agent } from '../src/loop/agent.js';
-import type { ChunkType } from '../src/processor/chunk-types.js';
-import type { Processor } from '../src/processor/processor-types.js';
-import { RegexFilterProcessor } from '../src/processors/regex-filter.js';
-import { UnicodeNormalizer } from '../src/processors/unicode-normalizer.js';
+import { Agent, type ChunkType, type Processor } from 'rxagent';
+import { RegexFilterProcessor, UnicodeNormalizer } from 'rxagent/processors';
 import { offlineSupportModel } from './shared/offline-model.js';
 import { demoMemory } from './shared/demo-memory.js';
 
