@@ -1,6 +1,8 @@
 /** The runnable examples keep running (each in its own process, as a user runs them). */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- plain ESM helper (no type declarations)
@@ -48,4 +50,43 @@ describe('examples', () => {
   it('marble-test-a-processor passes', () => {
     expect(runExample('examples/marble-test-a-processor.ts')).toContain('marble test passed');
   });
+});
+
+describe('the demo (examples/support-agent.ts)', () => {
+  const runDemo = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'examples/support-agent.ts'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      });
+      child.stdin?.end();
+    });
+
+  it('offline: the banner names the scripted model; the turns run; exit code 0', async () => {
+    const { code, stdout } = await runDemo({ OPENAI_API_KEY: '' });
+    expect(stdout).toMatch(/rxagent demo — offline scripted model "offline-support"/);
+    expect(stdout).toContain('[REDACTED:email]');
+    expect(code).toBe(0);
+  }, 90_000);
+
+  it('every model call failing (a server that rejects the key): the banner names the model and base URL used; exit code 1', async () => {
+    const requests: string[] = [];
+    const server = createServer((request: IncomingMessage, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      request.resume();
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const { code, stdout, stderr } = await runDemo({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: baseURL, OPENAI_MODEL: 'gpt-test-model' });
+      expect(stdout).toContain(`rxagent demo — model "gpt-test-model" (openai.chat) at ${baseURL}`);
+      expect(stderr).toMatch(/demo: every turn that reached the model failed \(3\/3\)/);
+      expect(code).toBe(1);
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.every((line) => line === 'POST /v1/chat/completions')).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 90_000);
 });
