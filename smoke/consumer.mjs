@@ -50,6 +50,12 @@ void telemetry.tracingContext;
 void new TokenLimiterProcessor({ limit: 10, tokenCounter: (text) => text.length });
 `,
   );
+  // @ai-sdk/provider's declarations import 'json-schema' types without depending on @types/json-schema:
+  // any consumer of `ai` with skipLibCheck false needs that (or a shim like this one); not ours to fix
+  writeFileSync(
+    join(dir, 'json-schema-shim.d.ts'),
+    "declare module 'json-schema' {\n  export interface JSONSchema7 { [key: string]: unknown }\n  export type JSONSchema7Definition = JSONSchema7 | boolean;\n}\n",
+  );
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
@@ -64,7 +70,7 @@ void new TokenLimiterProcessor({ limit: 10, tokenCounter: (text) => text.length 
         skipLibCheck: false,
         noEmit: true,
       },
-      files: ['consumer.ts'],
+      files: ['consumer.ts', 'json-schema-shim.d.ts'],
     }),
   );
   try {

@@ -8,14 +8,13 @@ import { entries, outName } from '../scripts/entries.mjs';
 const BUDGET = 400 * 1024;
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** The entry file and every local file it reaches through static imports (dynamic `import()` excluded). */
+/** The entry file and every local file it reaches through static imports / `require` (dynamic `import()` excluded). */
 function closure(file, seen = new Set()) {
   if (seen.has(file)) return seen;
   seen.add(file);
   const code = readFileSync(file, 'utf8');
-  for (const match of code.matchAll(/^\s*(?:import|export)\s[^;'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
-    closure(resolve(dirname(file), match[1] ?? match[2]), seen);
-  }
+  const staticImports = /^\s*(?:import|export)\s[^;'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\brequire\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+  for (const match of code.matchAll(staticImports)) closure(resolve(dirname(file), match[1] ?? match[2] ?? match[3]), seen);
   return seen;
 }
 
@@ -23,7 +22,7 @@ const rows = [];
 for (const subpath of Object.keys(entries)) {
   for (const extension of ['.js', '.cjs']) {
     const file = join(dist, `${outName(subpath)}${extension}`);
-    const files = extension === '.js' ? closure(file) : new Set([file]);
+    const files = closure(file);
     const bytes = [...files].reduce((sum, path) => sum + statSync(path).size, 0);
     rows.push({ entry: `${subpath}${extension === '.cjs' ? ' (cjs)' : ''}`, kb: Math.round(bytes / 1024), files: files.size });
   }
