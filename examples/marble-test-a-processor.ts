@@ -5,10 +5,9 @@
  *   npx tsx examples/marble-test-a-processor.ts
  */
 import { deepStrictEqual } from 'node:assert';
-import type { Processor } from '../src/processor/processor-types.js';
-import { TripWire } from '../src/processor/errors/trip-wire.js';
-import { processOutputStream } from '../src/operators/index.js';
-import { chunk, createTestScheduler } from '../src/testing/index.js';
+import { TripWire, type Processor } from 'rxagent';
+import { processOutputStream } from 'rxagent/operators';
+import { chunk, createTestScheduler } from 'rxagent/testing';
 
 /** Blocks a stream as soon as a chunk mentions a password. */
 const noPasswords: Processor = {

@@ -5,9 +5,9 @@
  *   npx tsx examples/streaming-redactor.ts
  */
 import { concatMap, from, of, delay } from 'rxjs';
-import { createRunContext, ofChunkType, processOutputStream } from '../src/operators/index.js';
-import { RegexFilterProcessor } from '../src/processors/regex-filter.js';
-import { chunk } from '../src/testing/chunk-builders.js';
+import { createRunContext, ofChunkType, processOutputStream } from 'rxagent/operators';
+import { RegexFilterProcessor } from 'rxagent/processors';
+import { chunk } from 'rxagent/testing';
 
 const pieces = ['Write to me at ', 'ada.love', 'lace@exam', 'ple.com any time', ', or call +44 20 7946 0958.'];
 const chunks$ = from([chunk.textStart(), ...pieces.map((text) => chunk.textDelta(text)), chunk.textEnd(), chunk.finish()]).pipe(

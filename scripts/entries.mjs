@@ -1,6 +1,12 @@
-// The package's entry points: subpath export → source file. tsup.config.ts builds one entry per
-// row; `node scripts/entries.mjs --write` rewrites package.json `exports` to match; the smoke test
-// imports every subpath from the built package.
+// The package's entry points: subpath export → source file. One table, three uses:
+// - tsup.config.ts builds one entry per row;
+// - `node scripts/entries.mjs --write` rewrites package.json `exports` (the built files) and
+//   tsconfig.json `paths` (`rxagent/…` → the source file) to match; `--check` fails when they differ;
+// - vitest.config.ts aliases `rxagent/…` to the source files (`sourceAliases`).
+// So examples, README code and tests import `rxagent` and `rxagent/*` by name and run on the sources
+// without a build (tsx reads tsconfig `paths`, vitest the aliases, tsc the paths), while the published
+// package resolves the same names through `exports` to dist/. The smoke test imports every subpath
+// from the built package.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -19,10 +25,12 @@ export const entries = {
 /** The dist base name of an entry (`.` → `index`, `./storage/libsql` → `storage/libsql`). */
 export const outName = (subpath) => (subpath === '.' ? 'index' : subpath.slice(2));
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
-  const pkgPath = new URL('../package.json', import.meta.url);
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
-  pkg.exports = Object.fromEntries([
+/** The import specifier of an entry (`.` → `rxagent`, `./operators` → `rxagent/operators`). */
+export const specifier = (subpath) => (subpath === '.' ? 'rxagent' : `rxagent/${subpath.slice(2)}`);
+
+/** package.json `exports` for the entries (ESM + CJS, with their declarations). */
+export function packageExports() {
+  return Object.fromEntries([
     ...Object.keys(entries).map((subpath) => {
       const out = outName(subpath);
       return [
@@ -35,6 +43,51 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
     }),
     ['./package.json', './package.json'],
   ]);
-  writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
-  console.log(`exports: ${Object.keys(entries).join(', ')}`);
+}
+
+/** tsconfig.json `compilerOptions.paths`: each `rxagent/…` name → its source file. */
+export function tsconfigPaths() {
+  return Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [specifier(subpath), [`./${source}`]]));
+}
+
+/** Vite/vitest `resolve.alias` rows: each exact `rxagent/…` name → its source file (absolute). */
+export function sourceAliases(root = new URL('..', import.meta.url)) {
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return Object.entries(entries).map(([subpath, source]) => ({
+    find: new RegExp(`^${escape(specifier(subpath))}$`),
+    replacement: fileURLToPath(new URL(source, root)),
+  }));
+}
+
+/** What differs between the files and the table (empty when in sync). */
+export function entryDrift() {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const tsconfig = JSON.parse(readFileSync(new URL('../tsconfig.json', import.meta.url), 'utf8'));
+  const drift = [];
+  if (JSON.stringify(pkg.exports) !== JSON.stringify(packageExports())) drift.push('package.json exports');
+  if (JSON.stringify(tsconfig.compilerOptions?.paths) !== JSON.stringify(tsconfigPaths())) drift.push('tsconfig.json paths');
+  return drift;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--write')) {
+    const pkgPath = new URL('../package.json', import.meta.url);
+    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
+    pkg.exports = packageExports();
+    writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
+    const tsconfigPath = new URL('../tsconfig.json', import.meta.url);
+    const tsconfig = JSON.parse(readFileSync(tsconfigPath, 'utf8'));
+    tsconfig.compilerOptions.paths = tsconfigPaths();
+    // arrays of strings on one line, as the file is written by hand
+    const text = JSON.stringify(tsconfig, null, 2).replace(/\[\s*("[^"\n]*"(?:,\s*"[^"\n]*")*)\s*\]/g, (_, items) => `[${items.split(/,\s*/).join(', ')}]`);
+    writeFileSync(tsconfigPath, text + '\n');
+    console.log(`exports and paths: ${Object.keys(entries).join(', ')}`);
+  } else if (process.argv.includes('--check')) {
+    const drift = entryDrift();
+    if (drift.length > 0) {
+      console.error(`entries: ${drift.join(' and ')} out of date: run \`node scripts/entries.mjs --write\``);
+      process.exit(1);
+    }
+    console.log('entries: package.json exports and tsconfig.json paths match scripts/entries.mjs');
+  }
 }

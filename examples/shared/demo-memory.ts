@@ -1,7 +1,7 @@
 /** The demo's memory: rxagent's embedded default, a libSQL file (`./.rxagent/demo.db`). */
-import { Memory } from '../../src/memory/memory.js';
-import type { AgentMemory } from '../../src/processor/memory-types.js';
-import { LibSQLStorage } from '../../src/storage/libsql/libsql-storage.js';
+import type { AgentMemory } from 'rxagent';
+import { Memory } from 'rxagent/memory';
+import { LibSQLStorage } from 'rxagent/storage/libsql';
 
 export async function demoMemory(path = '.rxagent/demo.db'): Promise<{
   memory: AgentMemory;

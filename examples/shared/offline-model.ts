@@ -3,7 +3,7 @@
  * (rxagent's `scriptedModel`) — a greeting, an order lookup through a tool, an answer that quotes
  * the customer's e-mail (which the output redactor catches), and a polite default.
  */
-import { scriptedModel } from '../../src/testing/scripted-model.js';
+import { scriptedModel } from 'rxagent/testing';
 
 /** A deterministic support model: no network, no key. */
 export function offlineSupportModel(options: { wordDelayMs?: number } = {}) {

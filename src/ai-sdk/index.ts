@@ -16,4 +16,14 @@ export {
 } from './ui-data-types.js';
 export { processorsMiddleware, type ProcessorsMiddlewareOptions } from './processors-middleware.js';
 export { chunkToModelPart } from './chunk-to-model-part.js';
-export { createRunTelemetry, traceRun, withTelemetry, type RunTelemetry, type RunTelemetryOptions } from './telemetry.js';
+export {
+  createRunTelemetry,
+  traceRun,
+  withTelemetry,
+  type RunTelemetry,
+  type RunTelemetryOptions,
+  type TelemetryAttributeValue,
+  type TelemetryAttributes,
+  type TelemetryContext,
+  type TelemetryTracer,
+} from './telemetry.js';

@@ -5,7 +5,7 @@
  * no tracer provider registered (non-recording spans), nothing is traced and the run's hot path
  * is untouched (`tracingContext.onHook` stays unset).
  */
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'; // internal use only: never in an exported type
 import { Observable, defer, from, switchMap, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { ProcessorHookEvent, TracingContext } from '../processor/tracing-context.js';
@@ -25,6 +25,68 @@ function loadOtelApi(): Promise<OtelApi | null> {
 }
 
 /**
+ * An attribute value, as OpenTelemetry's `AttributeValue`. The telemetry types are declared here,
+ * structurally, so that `rxagent/ai-sdk`'s declarations type-check without `@opentelemetry/api`
+ * installed (it is an optional peer dependency); OpenTelemetry's own values fit them.
+ *
+ * @example
+ * ```ts
+ * import type { TelemetryAttributeValue } from 'rxagent/ai-sdk';
+ * const value: TelemetryAttributeValue = ['a', 'b'];
+ * ```
+ */
+export type TelemetryAttributeValue =
+  | string
+  | number
+  | boolean
+  | Array<null | undefined | string>
+  | Array<null | undefined | number>
+  | Array<null | undefined | boolean>;
+
+/**
+ * Span attributes, as OpenTelemetry's `Attributes`.
+ *
+ * @example
+ * ```ts
+ * import type { TelemetryAttributes } from 'rxagent/ai-sdk';
+ * const attributes: TelemetryAttributes = { 'app.tenant': 'acme' };
+ * ```
+ */
+export interface TelemetryAttributes {
+  [attributeKey: string]: TelemetryAttributeValue | undefined;
+}
+
+/**
+ * An OpenTelemetry `Context` (the same shape as `@opentelemetry/api`'s).
+ *
+ * @example
+ * ```ts
+ * import { context } from '@opentelemetry/api';
+ * import type { TelemetryContext } from 'rxagent/ai-sdk';
+ * const parent: TelemetryContext = context.active();
+ * ```
+ */
+export interface TelemetryContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): TelemetryContext;
+  deleteValue(key: symbol): TelemetryContext;
+}
+
+/**
+ * An OpenTelemetry `Tracer` (any `trace.getTracer(…)` fits): the part of its shape the types need.
+ *
+ * @example
+ * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * import type { TelemetryTracer } from 'rxagent/ai-sdk';
+ * const tracer: TelemetryTracer = trace.getTracer('support-bot');
+ * ```
+ */
+export interface TelemetryTracer {
+  startSpan(name: string, options?: object, context?: TelemetryContext): object;
+}
+
+/**
  * Options of {@link createRunTelemetry}, {@link traceRun} and {@link withTelemetry}.
  *
  * @example
@@ -36,11 +98,11 @@ function loadOtelApi(): Promise<OtelApi | null> {
  */
 export interface RunTelemetryOptions {
   /** Default: `trace.getTracer('rxagent')` from the globally registered provider. */
-  tracer?: Tracer;
+  tracer?: TelemetryTracer;
   /** Put on the run span. */
-  attributes?: Attributes;
+  attributes?: TelemetryAttributes;
   /** The run span's parent. Default: the active context when the run is subscribed. */
-  parentContext?: Context;
+  parentContext?: TelemetryContext;
   /**
    * `processOutputStream` runs once per chunk and processor: `'aggregate'` (default) records one
    * span per processor and step with call, drop and time counts; `'each'` one span per call.
@@ -68,9 +130,10 @@ export interface RunTelemetry {
 function traced(source: Observable<ChunkType>, tracingContext: TracingContext, options: RunTelemetryOptions): Observable<ChunkType> {
   const start = (api: OtelApi | null): Observable<ChunkType> => {
     if (api === null) return source;
-    const tracer = options.tracer ?? api.trace.getTracer('rxagent');
-    const parent = options.parentContext ?? api.context.active();
-    const spans = new RunSpans(api, tracer, parent, options);
+    // the structural option types are OpenTelemetry's own objects at run time
+    const tracer = (options.tracer as Tracer | undefined) ?? api.trace.getTracer('rxagent');
+    const parent = (options.parentContext as Context | undefined) ?? api.context.active();
+    const spans = new RunSpans(api, tracer, parent, { ...options, attributes: options.attributes as Attributes | undefined });
     if (!spans.recording) {
       spans.discard();
       return source;

@@ -40,7 +40,7 @@ import { OpenBrackets, repairBrackets } from './open-brackets.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
-import { validateCallOptions, validateResolved } from './validate-options.js';
+import { validateResolved, validateRunArguments } from './validate-options.js';
 
 async function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): Promise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -253,7 +253,7 @@ export function createRun(
 ): Observable<ChunkType> {
   return defer(() => {
     try {
-      validateCallOptions(options);
+      validateRunArguments(config, input, options);
     } catch (error) {
       return from<ChunkType[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })]);
     }

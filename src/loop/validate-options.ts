@@ -2,9 +2,12 @@
  * The Agent's options checked at the public surface. A wrong type or an out-of-range number is a
  * `TypeError` naming the option: thrown by `new Agent(config)`; for a call's options (and
  * processor lists a function returned) it is the run's `error` chunk and `generate()`'s
- * rejection. Unknown extra keys are tolerated (forward compatibility), as are `undefined` values.
+ * rejection. An unknown key is a `TypeError` naming it and the closest known key (a typo such as
+ * `instrutions` would otherwise be silently ignored); `undefined` values of known keys are tolerated.
  */
+import { InvalidMessageError } from '../message-list/errors/invalid-message-error.js';
 import type { AgentCallOptions, AgentConfig } from './agent-types.js';
+import { closestKey } from './internal/closest-key.js';
 
 const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
 
@@ -33,6 +36,63 @@ function fail(path: string, expected: string, value: unknown): never {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// The known keys, checked against the option types at compile time (`satisfies`): a field added to
+// AgentConfig / AgentCallOptions without a row here fails `npm run typecheck`. `processorTimeoutMs`
+// is listed ahead of its declaration (being added to both option types in a parallel change).
+const callOptionKeys = Object.keys({
+  instructions: true,
+  inputProcessors: true,
+  outputProcessors: true,
+  errorProcessors: true,
+  maxProcessorRetries: true,
+  processorTimeoutMs: true,
+  requestContext: true,
+  memory: true,
+  abortSignal: true,
+  toolChoice: true,
+  activeTools: true,
+  modelSettings: true,
+  providerOptions: true,
+  structuredOutput: true,
+  maxSteps: true,
+  prepareStep: true,
+  tracingContext: true,
+  runId: true,
+} satisfies Record<keyof AgentCallOptions | 'processorTimeoutMs', true>);
+
+const agentConfigKeys = Object.keys({
+  id: true,
+  name: true,
+  description: true,
+  instructions: true,
+  model: true,
+  providers: true,
+  tools: true,
+  memory: true,
+  inputProcessors: true,
+  outputProcessors: true,
+  errorProcessors: true,
+  maxProcessorRetries: true,
+  processorTimeoutMs: true,
+  maxSteps: true,
+  toolConcurrency: true,
+  defaultOptions: true,
+  generateId: true,
+  now: true,
+} satisfies Record<keyof AgentConfig | 'processorTimeoutMs', true>);
+
+const memoryCallKeys = Object.keys({ thread: true, resource: true, readOnly: true } satisfies Record<keyof NonNullable<AgentCallOptions['memory']>, true>);
+
+/** Throws a `TypeError` for the first own key of `options` that is not in `known`, naming the closest known key. */
+function rejectUnknownKeys(options: Record<string, unknown>, known: readonly string[], path: string): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const closest = closestKey(key, known);
+    const hint = closest === undefined ? `known options: ${known.join(', ')}` : `did you mean ${path}.${closest}?`;
+    throw optionError(`${path}.${key} is not an option (${hint}).`);
+  }
+}
 
 function integerAtLeast(value: unknown, minimum: number, path: string): void {
   if (value === undefined) return;
@@ -73,6 +133,7 @@ function validateTools(value: unknown, path: string): void {
 export function validateCallOptions(options: unknown, path = 'options'): asserts options is AgentCallOptions | undefined {
   if (options === undefined) return;
   if (!isObject(options)) fail(path, 'an object', options);
+  rejectUnknownKeys(options, callOptionKeys, path);
   validateInstructions(options.instructions, `${path}.instructions`);
   validateProcessors(options.inputProcessors, `${path}.inputProcessors`);
   validateProcessors(options.outputProcessors, `${path}.outputProcessors`);
@@ -88,6 +149,7 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   const memory = options.memory;
   if (memory !== undefined) {
     if (!isObject(memory)) fail(`${path}.memory`, 'an object { thread, resource }', memory);
+    rejectUnknownKeys(memory, memoryCallKeys, `${path}.memory`);
     const thread = memory.thread;
     if (!(typeof thread === 'string' && thread.length > 0) && !(isObject(thread) && typeof thread.id === 'string' && thread.id.length > 0)) {
       fail(`${path}.memory.thread`, 'a thread id or { id }', thread);
@@ -123,6 +185,7 @@ export function validateAgentConfig(config: unknown): asserts config is AgentCon
   if (typeof config.model !== 'string' && typeof config.model !== 'object' && typeof config.model !== 'function') {
     fail('config.model', "a language model, a 'provider/model' id or a function returning one", config.model);
   }
+  rejectUnknownKeys(config, agentConfigKeys, 'config');
   if (config.name !== undefined && typeof config.name !== 'string') fail('config.name', 'a string', config.name);
   if (typeof config.instructions !== 'function') validateInstructions(config.instructions, 'config.instructions');
   if (typeof config.tools !== 'function') validateTools(config.tools, 'config.tools');
@@ -138,4 +201,24 @@ export function validateAgentConfig(config: unknown): asserts config is AgentCon
   optionalFunction(config.generateId, 'config.generateId');
   optionalFunction(config.now, 'config.now');
   validateCallOptions(config.defaultOptions, 'config.defaultOptions');
+  if (memory === undefined && config.defaultOptions?.memory !== undefined) {
+    throw optionError('config.defaultOptions.memory is set but the agent has no memory: give the Agent a `memory` (e.g. new Memory({ storage })).');
+  }
+}
+
+/**
+ * What a run starts from: the call's options (as {@link validateCallOptions}), a `memory` call
+ * option only on an agent that has memory, and an input that is not empty (`''` and `[]` alike are
+ * an `InvalidMessageError`: there is nothing to answer).
+ */
+export function validateRunArguments(config: AgentConfig, input: unknown, options: unknown): void {
+  validateCallOptions(options);
+  if (options?.memory !== undefined && config.memory === undefined) {
+    throw optionError(
+      `options.memory is set but agent ${JSON.stringify(config.id)} has no memory: give the Agent a \`memory\` (new Agent({ …, memory: new Memory({ storage }) })) to use threads.`,
+    );
+  }
+  if (Array.isArray(input) && input.length === 0) {
+    throw new InvalidMessageError([{ path: [], message: 'must not be empty: give at least one message' }]);
+  }
 }

@@ -1,4 +1,3 @@
-import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type {
@@ -8,6 +7,7 @@ import type {
   Processor,
   ProcessorViolation,
 } from '../processor/processor-types.js';
+import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
 
 /**
@@ -47,7 +47,10 @@ export interface TokenLimiterOptions {
   strategy?: TokenLimitStrategy;
   /** Default `'cumulative'`. */
   countMode?: TokenCountMode;
-  /** Counts the tokens of a text. Default: the `o200k_base` encoding (gpt-tokenizer). */
+  /**
+   * Counts the tokens of a text. Default: the `o200k_base` encoding of `gpt-tokenizer` (an optional
+   * peer dependency, imported on first use: install it, or pass a counter).
+   */
   tokenCounter?: (text: string) => number;
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
@@ -56,8 +59,17 @@ export interface TokenLimiterOptions {
 const MESSAGE_OVERHEAD = 4;
 const specialTokensAsText = { disallowedSpecial: new Set<string>() };
 
+/** The loaded default tokenizer; a clear error when used before `ready()` (the hooks wait for it themselves). */
+function tokenizer(): Tokenizer {
+  const loaded = defaultTokenizer.current;
+  if (loaded === undefined) {
+    throw new Error('TokenLimiterProcessor: the default tokenizer is not loaded yet: `await limiter.ready()` before calling countMessage() directly.');
+  }
+  return loaded;
+}
+
 function defaultCounter(text: string): number {
-  return text === '' ? 0 : countTokens(text, specialTokensAsText);
+  return text === '' ? 0 : tokenizer().countTokens(text, specialTokensAsText);
 }
 
 function stringify(value: unknown): string {
@@ -120,6 +132,23 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     this.counter = options.tokenCounter ?? defaultCounter;
     this.customCounter = options.tokenCounter !== undefined;
     this.onViolation = options.onViolation;
+    // start loading the default tokenizer now, so the first hook rarely waits (a failure is reported by that hook)
+    if (!this.customCounter) defaultTokenizer.load().catch(() => undefined);
+  }
+
+  /**
+   * Resolves when the counter is usable: at once with a `tokenCounter`, else once `gpt-tokenizer`
+   * is loaded (rejects with a clear error when it is not installed). The hooks wait by themselves;
+   * call it before using {@link countMessage} directly, or to fail fast at start-up.
+   */
+  async ready(): Promise<this> {
+    if (!this.customCounter) await defaultTokenizer.load();
+    return this;
+  }
+
+  /** True while the default tokenizer is still loading (the hooks then wait for it once). */
+  private get waitsForTokenizer(): boolean {
+    return !this.customCounter && defaultTokenizer.current === undefined;
   }
 
   /** Tokens of one stored message: text, reasoning, tool calls and results, plus framing. */
@@ -148,7 +177,9 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return tokens;
   }
 
-  processInputStep({ messages, systemMessages }: ProcessInputStepArgs): ProcessInputStepResult | undefined {
+  processInputStep(args: ProcessInputStepArgs): ProcessInputStepResult | undefined | Promise<ProcessInputStepResult | undefined> {
+    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processInputStep(args));
+    const { messages, systemMessages } = args;
     const systemTokens = systemMessages.reduce((sum, message) => sum + MESSAGE_OVERHEAD + this.counter(message.content), 0);
     const sizes = messages.map((message) => this.countMessage(message));
     let total = systemTokens + sizes.reduce((sum, size) => sum + size, 0);
@@ -181,8 +212,10 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return { messages: messages.filter((_, index) => !dropped.has(groupOf[index] as number)) };
   }
 
-  processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {
+  processOutputStream(args: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    const { part, state, abort } = args;
     if (part.type !== 'text-delta') return part;
+    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processOutputStream(args));
     if (state.truncated === true && this.countMode === 'cumulative') return null;
     const used = this.countMode === 'cumulative' ? ((state.outputTokens as number | undefined) ?? 0) : 0;
     const tokens = this.counter(part.payload.text);
@@ -207,7 +240,7 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
   /** The longest prefix of `text` within `budget` tokens. */
   private truncate(text: string, budget: number): string {
     if (budget <= 0) return '';
-    if (!this.customCounter) return decode(encode(text, specialTokensAsText).slice(0, budget));
+    if (!this.customCounter) return tokenizer().decode(tokenizer().encode(text, specialTokensAsText).slice(0, budget));
     let low = 0;
     let high = text.length;
     while (low < high) {

@@ -75,30 +75,39 @@ export function normalizeErrors(value: unknown, seen: WeakMap<object, unknown> =
   return copy;
 }
 
+/** Where vitest keeps its global `expect` (set when vitest runs, with or without `globals: true`). */
+const VITEST_GLOBAL_EXPECT = Symbol.for('expect-global');
+
 function resolveExpect(expectFn: ExpectLike | undefined): ExpectLike {
   if (expectFn !== undefined) return expectFn;
-  const globalExpect = (globalThis as { expect?: unknown }).expect;
-  if (typeof globalExpect === 'function') return globalExpect as ExpectLike;
-  throw new Error(
-    'createTestScheduler: no expect function. Pass one (createTestScheduler(expect) with expect from vitest or jest) or enable test globals.',
+  const scope = globalThis as { expect?: unknown; [VITEST_GLOBAL_EXPECT]?: unknown };
+  // jest (and vitest with `globals: true`) put `expect` on the global object; vitest always keeps
+  // its own under a registered symbol, also in a default project without globals
+  const found = typeof scope.expect === 'function' ? scope.expect : scope[VITEST_GLOBAL_EXPECT];
+  if (typeof found === 'function') return found as ExpectLike;
+  throw new TypeError(
+    'createTestScheduler(): no expect function found (no vitest or jest running, or a runner without a global expect). ' +
+      "Pass one: createTestScheduler(expect) with `import { expect } from 'vitest'` (or jest's), " +
+      'or any (actual) => ({ toEqual(expected) { … } }), e.g. built on node:assert deepStrictEqual.',
   );
 }
 
 /**
  * Makes a `TestScheduler` whose assertion is `expect(actual).toEqual(expected)`, with errors
- * compared by `{ name, message, processorId? }`. Pass vitest's or jest's `expect`; without one,
- * the global `expect` (vitest `globals: true`, jest) is looked up when an assertion runs, so the
- * library never depends on a test runner.
+ * compared by `{ name, message, processorId? }`. Without an argument it uses the running test
+ * runner's `expect`, looked up when an assertion runs: jest's or vitest's global `expect`, or
+ * vitest's own (present in a default vitest project, no `globals: true` needed); with no runner it
+ * throws a `TypeError` saying how to pass one. The library never depends on a test runner.
  *
  * @example
  * ```ts
- * import { expect, it } from 'vitest';
+ * import { it } from 'vitest';
  * import { TripWire } from 'rxagent';
  * import { processOutputStream } from 'rxagent/operators';
  * import { chunk, createTestScheduler } from 'rxagent/testing';
  *
  * it('blocks "secret"', () => {
- *   createTestScheduler(expect).run(({ cold, expectObservable }) => {
+ *   createTestScheduler().run(({ cold, expectObservable }) => {
  *     const source = cold('-a-b|', { a: chunk.textDelta('hi'), b: chunk.textDelta('secret') });
  *     expectObservable(source.pipe(processOutputStream([guard]))).toBe(
  *       '-a-#', { a: chunk.textDelta('hi') }, new TripWire('Stream part blocked by guard', {}, 'guard'),

@@ -45,10 +45,13 @@ describe('createTestScheduler', () => {
   });
 
   it('falls back to the global expect, and says so clearly when there is none', () => {
-    const global = globalThis as { expect?: unknown };
+    const global = globalThis as { expect?: unknown; [key: symbol]: unknown };
+    const vitestExpect = Symbol.for('expect-global'); // vitest's own global expect (no `globals: true` needed)
     const previous = global.expect;
+    const previousVitest = global[vitestExpect];
     try {
       global.expect = expect;
+      delete global[vitestExpect];
       createTestScheduler().run(({ cold, expectObservable }) => {
         expectObservable(cold('-a|')).toBe('-a|');
       });
@@ -57,10 +60,17 @@ describe('createTestScheduler', () => {
         createTestScheduler().run(({ cold, expectObservable }) => {
           expectObservable(cold('-a|')).toBe('-a|');
         }),
-      ).toThrow('createTestScheduler: no expect function');
+      ).toThrow(/createTestScheduler\(\): no expect function found.*Pass one: createTestScheduler\(expect\)/);
+      global[vitestExpect] = previousVitest;
+      expect(() =>
+        createTestScheduler().run(({ cold, expectObservable }) => {
+          expectObservable(cold('-a|')).toBe('-b|');
+        }),
+      ).toThrow(/expected/);
     } finally {
       if (previous === undefined) delete global.expect;
       else global.expect = previous;
+      global[vitestExpect] = previousVitest;
     }
   });
 

@@ -91,8 +91,8 @@ describe('TokenLimiterProcessor: input', () => {
     expect(onViolation).toHaveBeenCalledWith(expect.objectContaining({ processorId: 'token-limiter', detail: expect.objectContaining({ phase: 'input', limit: 3 }) }));
   });
 
-  it('counts with o200k_base by default', () => {
-    const limiter = new TokenLimiterProcessor({ limit: 100 });
+  it('counts with o200k_base by default', async () => {
+    const limiter = await new TokenLimiterProcessor({ limit: 100 }).ready();
     const text = 'Tokenizers split text into pieces.';
     expect(limiter.countMessage(textMessage('x', 'user', text))).toBe(4 + encode(text).length);
   });

@@ -1,0 +1,36 @@
+// Each built entry point, with the chunks it imports statically, stays under its budget: an entry
+// that grows past it (e.g. bundling a tokenizer's data) fails CI.
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { entries, outName } from '../scripts/entries.mjs';
+
+const BUDGET = 400 * 1024;
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** The entry file and every local file it reaches through static imports / `require` (dynamic `import()` excluded). */
+function closure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const code = readFileSync(file, 'utf8');
+  const staticImports = /^\s*(?:import|export)\s[^;'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]|\brequire\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+  for (const match of code.matchAll(staticImports)) closure(resolve(dirname(file), match[1] ?? match[2] ?? match[3]), seen);
+  return seen;
+}
+
+const rows = [];
+for (const subpath of Object.keys(entries)) {
+  for (const extension of ['.js', '.cjs']) {
+    const file = join(dist, `${outName(subpath)}${extension}`);
+    const files = closure(file);
+    const bytes = [...files].reduce((sum, path) => sum + statSync(path).size, 0);
+    rows.push({ entry: `${subpath}${extension === '.cjs' ? ' (cjs)' : ''}`, kb: Math.round(bytes / 1024), files: files.size });
+  }
+}
+const over = rows.filter((row) => row.kb * 1024 > BUDGET);
+console.log(`dist size (entry + static chunks): ${rows.map((row) => `${row.entry} ${row.kb} KB`).join(', ')}`);
+if (over.length > 0) {
+  console.error(`dist size: over ${BUDGET / 1024} KB: ${over.map((row) => `${row.entry} (${row.kb} KB)`).join(', ')}`);
+  process.exit(1);
+}
+console.log(`dist size: ok (every entry under ${BUDGET / 1024} KB)`);
