@@ -99,11 +99,13 @@ describe('ModerationProcessor (reference)', () => {
 
   it('filter (input) with every new message flagged: returns [], and the flagged text never reaches the model', async () => {
     const judge = moderationJudge();
-    const model = answerModel('I should not have seen that.');
+    const model = answerModel('Nothing to answer.');
     const agent = new Agent({ id: 'a', model, inputProcessors: [new ref.ModerationProcessor({ model: judge, strategy: 'filter' })] });
     const seen = await see(agent, 'I will hurt you');
     expect(allSent(model)).not.toContain('hurt');
-    expect(seen.text).not.toContain('I should not have seen that.');
+    // docs/processor-contract.md: the run goes on with what is left (here: the system prompt only)
+    expect(seen.text).toBe('Nothing to answer.');
+    expect(seen.text).not.toContain('hurt');
     expect(judge.calls).toHaveLength(1);
     expect(failedOpen()).toEqual([]);
   });

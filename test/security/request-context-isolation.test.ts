@@ -10,6 +10,8 @@ import type { Processor } from '../../src/processor/processor-types.js';
 import { RequestContext } from '../../src/processor/request-context.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
+import { Memory } from '../../src/memory/memory.js';
+import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,6 +31,7 @@ function toolAgent(shared: RequestContext, seen: Array<{ resource: string | unde
   return new Agent({
     id: 'shared-context',
     model,
+    memory: new Memory({ storage: new InMemoryStorage() }),
     inputProcessors: [marker],
     defaultOptions: { requestContext: shared },
     tools: {
