@@ -5,6 +5,7 @@ import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
+import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
@@ -88,6 +89,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
+    assertStorageId('threadId', threadId);
+
     return this.#read('getThread', async (client) => {
       const result = await client.execute({ sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [threadId] });
       const row = result.rows[0];
@@ -96,6 +99,9 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    assertStorageId('threadId', input.id);
+    assertStorageId('resourceId', input.resourceId);
+
     return this.#write('createThread', async (client) => {
       const now = this.#now().getTime();
       const createdAt = input.createdAt?.getTime() ?? now;
@@ -120,6 +126,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    assertStorageId('resourceId', options.resourceId);
+
     const window = threadWindow(options);
     return this.#read('listThreads', async (client) => {
       const result = await client.execute({
@@ -131,6 +139,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStorageId('threadId', threadId);
+
     await this.#write('deleteThread', async (client) => {
       await client.batch(
         [
@@ -143,6 +153,9 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    assertStorageId('threadId', options.threadId);
+    if (options.resourceId !== undefined) assertStorageId('resourceId', options.resourceId);
+
     const window = messageWindow(options);
     return this.#read('getMessages', async (client) => {
       const owner = await client.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [options.threadId] });
@@ -173,6 +186,9 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    assertStorageId('threadId', options.threadId);
+    assertStorageId('resourceId', options.resourceId);
+
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
     const { threadId, resourceId } = options;
@@ -212,6 +228,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async getResource(resourceId: string): Promise<StorageResource | null> {
+    assertStorageId('resourceId', resourceId);
+
     return this.#read('getResource', async (client) => {
       const result = await client.execute({ sql: `SELECT ${resourceColumns} FROM rxagent_resources WHERE id = ?`, args: [resourceId] });
       const row = result.rows[0];
@@ -220,6 +238,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    assertStorageId('resourceId', input.id);
+
     return this.#write('saveResource', async (client) => {
       const now = this.#now().getTime();
       const [, selected] = await client.batch(

@@ -4,6 +4,7 @@ import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
+import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
@@ -121,6 +122,8 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
+    assertStorageId('threadId', threadId);
+
     return this.#run('getThread', async () => {
       const result = await this.#pool.query<ThreadRow>(`SELECT ${threadColumns} FROM ${this.#schema}.threads WHERE id = $1`, [threadId]);
       const row = result.rows[0];
@@ -129,6 +132,9 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    assertStorageId('threadId', input.id);
+    assertStorageId('resourceId', input.resourceId);
+
     return this.#run('createThread', async () => {
       const now = this.#now();
       const createdAt = input.createdAt ?? now;
@@ -149,6 +155,8 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    assertStorageId('resourceId', options.resourceId);
+
     const window = threadWindow(options);
     return this.#run('listThreads', async () => {
       const result = await this.#pool.query<ThreadRow>(
@@ -161,6 +169,8 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStorageId('threadId', threadId);
+
     await this.#run('deleteThread', async () => {
       // Messages go with it (ON DELETE CASCADE).
       await this.#pool.query(`DELETE FROM ${this.#schema}.threads WHERE id = $1`, [threadId]);
@@ -168,6 +178,9 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    assertStorageId('threadId', options.threadId);
+    if (options.resourceId !== undefined) assertStorageId('resourceId', options.resourceId);
+
     const window = messageWindow(options);
     return this.#run('getMessages', async () => {
       const owner = await this.#pool.query<{ resource_id: string }>(`SELECT resource_id FROM ${this.#schema}.threads WHERE id = $1`, [
@@ -201,6 +214,9 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    assertStorageId('threadId', options.threadId);
+    assertStorageId('resourceId', options.resourceId);
+
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
     const { threadId, resourceId } = options;
@@ -239,6 +255,8 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async getResource(resourceId: string): Promise<StorageResource | null> {
+    assertStorageId('resourceId', resourceId);
+
     return this.#run('getResource', async () => {
       const result = await this.#pool.query<ResourceRow>(`SELECT ${resourceColumns} FROM ${this.#schema}.resources WHERE id = $1`, [
         resourceId,
@@ -249,6 +267,8 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    assertStorageId('resourceId', input.id);
+
     return this.#run('saveResource', async () => {
       const now = this.#now();
       const result = await this.#pool.query<ResourceRow>(
