@@ -1,5 +1,6 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
@@ -39,7 +40,11 @@ export interface LibSQLStorageOptions {
   url: string;
   /** Token for a libSQL server. */
   authToken?: string;
-  /** How long a write waits for another process's lock on the same file. Default 5000 ms. */
+  /**
+   * How long an operation waits for another process's lock on the same file before it fails
+   * with a `StorageError` (`SQLITE_BUSY`). Default 5000 ms. The wait never blocks the event
+   * loop: the driver is asked not to wait, and the store retries with a growing pause (2 → 50 ms).
+   */
   busyTimeoutMs?: number;
   /** The clock for thread and resource timestamps. Default: `new Date()`. */
   now?: () => Date;
@@ -73,14 +78,20 @@ export class LibSQLStorage implements MemoryStorage {
   readonly #now: () => Date;
   readonly #filePath: string | undefined;
   readonly #inMemory: boolean;
+  readonly #busyTimeoutMs: number;
   #lockKey: string;
   #client: Client | undefined;
+  #writer: Client | undefined;
   #opening: Promise<Client> | undefined;
   #closed = false;
 
   constructor(options: LibSQLStorageOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isInteger(this.#busyTimeoutMs) || this.#busyTimeoutMs < 0) {
+      throw new RangeError(`LibSQLStorage: busyTimeoutMs must be a whole number of milliseconds ≥ 0 (got ${String(options.busyTimeoutMs)})`);
+    }
     const target = fileTarget(options.url);
     this.#inMemory = target === 'memory';
     this.#filePath = typeof target === 'string' && target !== 'memory' ? target : undefined;
@@ -271,13 +282,15 @@ export class LibSQLStorage implements MemoryStorage {
     // Writes issued before close() still land: wait for this file's queue, then close.
     await runExclusive(this.#lockKey, async () => undefined);
     client?.close();
+    this.#writer?.close();
+    this.#writer = undefined;
   }
 
   /** A write: one at a time per file (or per instance for a server or `:memory:`). */
   #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
     return guard(operation, async () => {
-      const client = await this.#ready(operation);
-      return runExclusive(this.#lockKey, () => task(client));
+      const reader = await this.#ready(operation);
+      return runExclusive(this.#lockKey, () => this.#retryWhileBusy(() => task(this.#writerFor(reader))));
     });
   }
 
@@ -285,8 +298,42 @@ export class LibSQLStorage implements MemoryStorage {
   #read<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
     return guard(operation, async () => {
       const client = await this.#ready(operation);
-      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : task(client);
+      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : this.#retryWhileBusy(() => task(client));
     });
+  }
+
+  /**
+   * The client writes go through. On a file it is a client of its own, used by one write at a
+   * time (the per-file queue), so that it can be replaced after `SQLITE_BUSY`: the driver leaves
+   * the refused `BEGIN IMMEDIATE` unfinished on its connection, and a later `COMMIT` there would
+   * fail with "SQL statements in progress".
+   */
+  #writerFor(reader: Client): Client {
+    if (this.#filePath === undefined) return reader;
+    this.#writer ??= this.#newClient();
+    return this.#writer;
+  }
+
+  /**
+   * Runs `task` again while the file is locked by another connection (`SQLITE_BUSY`), pausing
+   * 2, 4, … up to 50 ms between tries, until `busyTimeoutMs` has passed; the event loop stays
+   * free meanwhile. Every task is one transaction or one read, rolled back when it fails, so
+   * running it again is safe. After a refusal the write client is replaced (see `#writerFor`).
+   */
+  async #retryWhileBusy<T>(task: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await task();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        this.#writer?.close();
+        this.#writer = undefined;
+        const left = deadline - Date.now();
+        if (left <= 0 || this.#closed) throw error;
+        await delay(Math.min(pause, left));
+      }
+    }
   }
 
   #ready(operation: StorageOperation): Promise<Client> {
@@ -302,28 +349,47 @@ export class LibSQLStorage implements MemoryStorage {
     return this.#opening;
   }
 
+  #newClient(): Client {
+    return createClient({
+      url: this.#options.url,
+      ...(this.#options.authToken === undefined ? {} : { authToken: this.#options.authToken }),
+      // The embedded driver is synchronous: its own busy wait would hold the event loop for the
+      // whole wait. On a file it waits 0 ms and #retryWhileBusy waits asynchronously instead.
+      timeout: this.#filePath === undefined ? this.#busyTimeoutMs : 0,
+    });
+  }
+
   async #open(): Promise<Client> {
     if (this.#filePath !== undefined) {
       const directory = dirname(this.#filePath);
       await mkdir(directory, { recursive: true });
       this.#lockKey = `libsql-file:${join(await realpath(directory), basename(this.#filePath))}`;
     }
-    const client = createClient({
-      url: this.#options.url,
-      ...(this.#options.authToken === undefined ? {} : { authToken: this.#options.authToken }),
-      timeout: this.#options.busyTimeoutMs ?? 5000,
-    });
+    const client = this.#newClient();
     try {
-      await runExclusive(this.#lockKey, async () => {
-        if (this.#filePath !== undefined) await client.execute('PRAGMA journal_mode = WAL');
-        await migrateLibSQL(client, this.#now().getTime());
-      });
+      await runExclusive(this.#lockKey, () =>
+        this.#retryWhileBusy(async () => {
+          const writer = this.#writerFor(client);
+          if (this.#filePath !== undefined) await writer.execute('PRAGMA journal_mode = WAL');
+          await migrateLibSQL(writer, this.#now().getTime());
+        }),
+      );
     } catch (error) {
       client.close();
+      this.#writer?.close();
+      this.#writer = undefined;
       throw error;
     }
     return client;
   }
+}
+
+/** True for SQLite's "database is locked" (another connection holds the lock). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown; rawCode?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /SQLITE_BUSY|database is locked/.test(message);
 }
 
 /**
