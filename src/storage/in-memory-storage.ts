@@ -147,6 +147,8 @@ export class InMemoryStorage implements MemoryStorage {
 
     this.#assertOpen('saveMessages');
     validateMessages(options.messages, options);
+    // Applied synchronously below: an abort can only come before, never half-way.
+    options.abortSignal?.throwIfAborted();
     const { threadId, resourceId } = options;
     const thread = this.#threads.get(threadId);
     if (thread === undefined && options.ensureThread !== true) throw new ThreadNotFoundError({ threadId });

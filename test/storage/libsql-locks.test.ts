@@ -157,6 +157,25 @@ describe('LibSQLStorage: another process holds the write lock', () => {
     await storage.close();
   });
 
+  it('an abort while the save waits for the lock rejects with the reason at once; nothing is stored', async () => {
+    const url = newUrl();
+    const storage = new LibSQLStorage({ url, busyTimeoutMs: 60_000 });
+    await storage.saveMessages({ threadId: 't', resourceId: 'r', messages: [textMessage('m1', 'one')], ensureThread: true });
+    const lock = await holdWriteLock(url);
+    const controller = new AbortController();
+    const reason = new Error('user left mid-save');
+    try {
+      const save = rejection(storage.saveMessages({ threadId: 't', resourceId: 'r', messages: [textMessage('m2', 'two')], abortSignal: controller.signal }));
+      setTimeout(() => controller.abort(reason), 100);
+      // Rejected while the other process still holds the lock (well before busyTimeoutMs).
+      expect(await save).toBe(reason);
+    } finally {
+      await lock.release();
+    }
+    expect((await storage.getMessages({ threadId: 't' })).map(textOf)).toEqual(['one']);
+    await storage.close();
+  });
+
   it('rejects a busyTimeoutMs that is not a whole number ≥ 0', () => {
     expect(() => new LibSQLStorage({ url: ':memory:', busyTimeoutMs: -1 })).toThrow(RangeError);
     expect(() => new LibSQLStorage({ url: ':memory:', busyTimeoutMs: 0.5 })).toThrow(RangeError);

@@ -296,6 +296,27 @@ describe('PostgresStorage: other connection faults', () => {
   });
 });
 
+describe('PostgresStorage: an abort during the save', () => {
+  it('an abort while the save waits inside its transaction rolls it back: rejects with the reason, nothing stored', async () => {
+    const storage = store();
+    const threadId = fresh('t');
+    await storage.saveMessages({ threadId, resourceId: 'r', messages: [textMessage(`${threadId}-1`, 'one')], ensureThread: true });
+    const lock = await holdLock(`SELECT 1 FROM "${schema}".threads WHERE id = $1 FOR UPDATE`, [threadId]);
+    const controller = new AbortController();
+    const save = rejection(
+      storage.saveMessages({ threadId, resourceId: 'r', messages: [textMessage(`${threadId}-2`, 'two')], abortSignal: controller.signal }),
+    );
+    await waitForLockWaiters([lock.pid]);
+    const reason = new Error('user left mid-save');
+    controller.abort(reason);
+    await lock.release();
+    expect(await save).toBe(reason);
+    expect((await storage.getMessages({ threadId })).map(textOf)).toEqual(['one']);
+    await storage.saveMessages({ threadId, resourceId: 'r', messages: [textMessage(`${threadId}-3`, 'three')] });
+    expect((await storage.getMessages({ threadId })).map(textOf)).toEqual(['one', 'three']);
+  });
+});
+
 describe('PostgresStorage timeouts: a frozen database is a StorageError, not a hang', () => {
   it('a table lock held by another connection: statementTimeoutMs cancels reads and saves (own pool and your pool)', async () => {
     const own = store({ statementTimeoutMs: 300 });

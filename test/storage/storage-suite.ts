@@ -409,6 +409,32 @@ export function describeStorage(name: string, makeStorage: () => MemoryStorage |
       });
     });
 
+    describe('abortSignal', () => {
+      it('an aborted signal: saveMessages rejects with its reason and writes nothing', async () => {
+        await storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m1'), 'one')], ensureThread: true });
+        const controller = new AbortController();
+        const reason = new Error('user left');
+        controller.abort(reason);
+        const error = await rejection(
+          storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m2'), 'two')], abortSignal: controller.signal }),
+        );
+        expect(error).toBe(reason);
+        const onNewThread = await rejection(
+          storage.saveMessages({ threadId: id('t2'), resourceId: id('r'), messages: [textMessage(id('m3'), 'x')], ensureThread: true, abortSignal: controller.signal }),
+        );
+        expect(onNewThread).toBe(reason);
+        expect((await storage.getMessages({ threadId: id('t') })).map(textOf)).toEqual(['one']);
+        expect(await storage.getThread(id('t2'))).toBeNull();
+      });
+
+      it('a signal aborted after the save resolved changes nothing: the save is complete', async () => {
+        const controller = new AbortController();
+        await storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m1'), 'one')], ensureThread: true, abortSignal: controller.signal });
+        controller.abort();
+        expect((await storage.getMessages({ threadId: id('t') })).map(textOf)).toEqual(['one']);
+      });
+    });
+
     describe('ids', () => {
       const badIds: Array<[string, string, InvalidIdReason]> = [
         ['a lone high surrogate', 'thread-\ud800', 'lone-surrogate'],

@@ -202,8 +202,10 @@ export class LibSQLStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { threadId, resourceId } = options;
+    const { threadId, resourceId, abortSignal } = options;
+    abortSignal?.throwIfAborted();
     await this.#write('saveMessages', async (client) => {
+      abortSignal?.throwIfAborted();
       const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
@@ -230,12 +232,14 @@ export class LibSQLStorage implements MemoryStorage {
           if (result.rowsAffected === 0) throw messageInOtherThreadError(index, message.id);
         }
         await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
+        // The last point where an abort is honoured: rolled back below, nothing stored.
+        abortSignal?.throwIfAborted();
         await transaction.commit();
       } finally {
         // Rolls back unless committed.
         transaction.close();
       }
-    });
+    }, abortSignal);
   }
 
   async getResource(resourceId: string): Promise<StorageResource | null> {
@@ -287,11 +291,15 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   /** A write: one at a time per file (or per instance for a server or `:memory:`). */
-  #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
-    return guard(operation, async () => {
-      const reader = await this.#ready(operation);
-      return runExclusive(this.#lockKey, () => this.#retryWhileBusy(() => task(this.#writerFor(reader))));
-    });
+  #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return guard(
+      operation,
+      async () => {
+        const reader = await this.#ready(operation);
+        return runExclusive(this.#lockKey, () => this.#retryWhileBusy(() => task(this.#writerFor(reader)), signal));
+      },
+      signal,
+    );
   }
 
   /** A read: concurrent, except on `:memory:` whose single connection a write may hold. */
@@ -320,7 +328,7 @@ export class LibSQLStorage implements MemoryStorage {
    * free meanwhile. Every task is one transaction or one read, rolled back when it fails, so
    * running it again is safe. After a refusal the write client is replaced (see `#writerFor`).
    */
-  async #retryWhileBusy<T>(task: () => Promise<T>): Promise<T> {
+  async #retryWhileBusy<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const deadline = Date.now() + this.#busyTimeoutMs;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       try {
@@ -331,7 +339,9 @@ export class LibSQLStorage implements MemoryStorage {
         this.#writer = undefined;
         const left = deadline - Date.now();
         if (left <= 0 || this.#closed) throw error;
+        signal?.throwIfAborted();
         await delay(Math.min(pause, left));
+        signal?.throwIfAborted();
       }
     }
   }

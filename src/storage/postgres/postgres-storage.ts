@@ -243,7 +243,8 @@ export class PostgresStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { threadId, resourceId } = options;
+    const { threadId, resourceId, abortSignal } = options;
+    abortSignal?.throwIfAborted();
     await this.#run('saveMessages', () =>
       this.#transaction(async (query) => {
         const now = this.#now();
@@ -274,7 +275,10 @@ export class PostgresStorage implements MemoryStorage {
           if (result.rowCount === 0) throw messageInOtherThreadError(index, message.id);
         }
         await query(`UPDATE ${this.#schema}.threads SET updated_at = $2 WHERE id = $1`, [threadId, now]);
+        // The last point where an abort is honoured: rolled back, nothing stored.
+        abortSignal?.throwIfAborted();
       }),
+      abortSignal,
     );
   }
 
@@ -321,12 +325,16 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   /** Runs an operation once the schema is ready; backend failures become `StorageError`. */
-  #run<T>(operation: StorageOperation, task: () => Promise<T>): Promise<T> {
+  #run<T>(operation: StorageOperation, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.#closed) return Promise.reject(closedError(operation));
-    return guard(operation, async () => {
-      if (!this.#migrated) await this.#migrate();
-      return task();
-    });
+    return guard(
+      operation,
+      async () => {
+        if (!this.#migrated) await this.#migrate();
+        return task();
+      },
+      signal,
+    );
   }
 
   #migrate(): Promise<void> {
