@@ -1,4 +1,4 @@
-import { mkdir, realpath } from 'node:fs/promises';
+import { access, mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
@@ -21,7 +21,7 @@ import type {
   StorageResource,
   StorageThread,
 } from '../types.js';
-import { migrateLibSQL } from './migrations.js';
+import { libsqlMigrations, migrateLibSQL } from './migrations.js';
 
 /**
  * Options of `LibSQLStorage`.
@@ -48,6 +48,13 @@ export interface LibSQLStorageOptions {
   busyTimeoutMs?: number;
   /** The clock for thread and resource timestamps. Default: `new Date()`. */
   now?: () => Date;
+  /**
+   * Open for reading only: nothing is created, migrated or written (the schema must already be
+   * current), and every write rejects with a `StorageError`. Without it, a file this process
+   * cannot write is still opened for reading when its schema is current; writes then fail with
+   * `SQLITE_READONLY`.
+   */
+  readOnly?: boolean;
 }
 
 const threadColumns = 'id, resource_id, title, metadata, created_at, updated_at';
@@ -292,6 +299,9 @@ export class LibSQLStorage implements MemoryStorage {
 
   /** A write: one at a time per file (or per instance for a server or `:memory:`). */
   #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.#options.readOnly === true && !this.#closed) {
+      return Promise.reject(new StorageError({ operation, message: 'the store was opened with readOnly: true' }));
+    }
     return guard(
       operation,
       async () => {
@@ -370,20 +380,33 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async #open(): Promise<Client> {
+    const readOnly = this.#options.readOnly === true;
     if (this.#filePath !== undefined) {
       const directory = dirname(this.#filePath);
-      await mkdir(directory, { recursive: true });
+      if (!readOnly) await mkdir(directory, { recursive: true });
+      else if (!(await exists(this.#filePath))) {
+        // The driver would create an empty file: a read-only store never creates anything.
+        throw new StorageError({ operation: 'migrate', message: `readOnly: true and there is no database file at ${this.#filePath}` });
+      }
       this.#lockKey = `libsql-file:${join(await realpath(directory), basename(this.#filePath))}`;
     }
     const client = this.#newClient();
     try {
-      await runExclusive(this.#lockKey, () =>
-        this.#retryWhileBusy(async () => {
-          const writer = this.#writerFor(client);
-          if (this.#filePath !== undefined) await writer.execute('PRAGMA journal_mode = WAL');
-          await migrateLibSQL(writer, this.#now().getTime());
-        }),
-      );
+      if (readOnly) await requireCurrentSchema(client);
+      else {
+        await runExclusive(this.#lockKey, () =>
+          this.#retryWhileBusy(async () => {
+            const writer = this.#writerFor(client);
+            if (this.#filePath !== undefined) await writer.execute('PRAGMA journal_mode = WAL');
+            await migrateLibSQL(writer, this.#now().getTime());
+          }),
+        ).catch(async (error: unknown) => {
+          // A file this process may not write (read-only file, directory or mount): still
+          // readable when its schema is current. Writes then fail with SQLITE_READONLY.
+          if (!isReadOnlyError(error)) throw error;
+          await requireCurrentSchema(client, error);
+        });
+      }
     } catch (error) {
       client.close();
       this.#writer?.close();
@@ -391,6 +414,39 @@ export class LibSQLStorage implements MemoryStorage {
       throw error;
     }
     return client;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** True when SQLite refused a write because the database cannot be written (`SQLITE_READONLY*`). */
+function isReadOnlyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) return true;
+  return /SQLITE_READONLY|readonly database/.test(error instanceof Error ? error.message : '');
+}
+
+/**
+ * Checks, without writing, that the database holds rxagent's current schema (a read-only
+ * store cannot create or migrate it). Throws a `StorageError` (`migrate`) otherwise.
+ */
+async function requireCurrentSchema(client: Client, cause?: unknown): Promise<void> {
+  const latest = libsqlMigrations.at(-1)?.version ?? 0;
+  const found = await client.execute('SELECT COALESCE(MAX(version), 0) AS version FROM rxagent_schema_version').then(
+    (result) => Number(result.rows[0]?.['version'] ?? 0),
+    () => 0,
+  );
+  if (found < latest) {
+    throw new StorageError({
+      operation: 'migrate',
+      message: `the database cannot be written and has no current rxagent schema (version ${found}, need ${latest})`,
+      cause,
+    });
   }
 }
 
