@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { createClient } from '@libsql/client';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
@@ -84,6 +85,22 @@ describe('LibSQLStorage: another process holds the write lock', () => {
     await releasing;
     expect(ticks).toBeGreaterThanOrEqual(5);
     expect((await storage.getMessages({ threadId: 't' })).map(textOf)).toEqual(['after the lock']);
+    await storage.close();
+  });
+
+  it('the same holds for a write transaction of another connection in this process', async () => {
+    const url = newUrl();
+    const storage = new LibSQLStorage({ url, busyTimeoutMs: 20_000 });
+    await storage.createThread({ id: 't', resourceId: 'r' });
+    const other = createClient({ url });
+    const transaction = await other.transaction('write');
+    await transaction.execute('CREATE TABLE IF NOT EXISTS other_app (n INTEGER)');
+    // It commits from a timer: possible only while the save's wait leaves the loop free.
+    setTimeout(() => void transaction.commit(), 200);
+    await storage.saveMessages({ threadId: 't', resourceId: 'r', messages: [textMessage('m1', 'after the other commit')] });
+    expect(transaction.closed).toBe(true);
+    expect((await storage.getMessages({ threadId: 't' })).map(textOf)).toEqual(['after the other commit']);
+    other.close();
     await storage.close();
   });
 
