@@ -6,6 +6,7 @@ export { InMemoryStorage, type InMemoryStorageOptions } from '../storage/in-memo
 export { StorageError, type StorageOperation } from '../storage/errors/storage-error.js';
 export { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
 export { ThreadOwnershipError } from '../storage/errors/thread-ownership-error.js';
+export { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdField, type InvalidIdReason } from '../storage/errors/invalid-id-error.js';
 export type {
   MemoryStorage,
   StorageThread,

@@ -18,10 +18,16 @@ function storable(messages: MastraDBMessage[]): MastraDBMessage[] {
 }
 
 /** Saves the unsaved messages of `messageList` to the thread (one transaction). */
-export async function saveUnsaved(storage: MemoryStorage, threadId: string, resourceId: string, messageList: MessageList): Promise<number> {
+export async function saveUnsaved(
+  storage: MemoryStorage,
+  threadId: string,
+  resourceId: string,
+  messageList: MessageList,
+  abortSignal?: AbortSignal,
+): Promise<number> {
   const messages = storable(messageList.drainUnsavedMessages());
   if (messages.length === 0) return 0;
-  await storage.saveMessages({ threadId, resourceId, messages, ensureThread: true });
+  await storage.saveMessages({ threadId, resourceId, messages, ensureThread: true, ...(abortSignal === undefined ? {} : { abortSignal }) });
   return messages.length;
 }
 
@@ -43,8 +49,9 @@ export class MessageHistorySaver implements Processor<'message-history-save'> {
     this.#options = options;
   }
 
-  async processOutputResult({ messageList }: ProcessOutputResultArgs): Promise<undefined> {
-    await saveUnsaved(this.#options.storage, this.#options.threadId, this.#options.resourceId, messageList);
+  async processOutputResult({ messageList, abortSignal }: ProcessOutputResultArgs): Promise<undefined> {
+    // An abort before the save commits rolls it back (nothing stored); after, it is ignored.
+    await saveUnsaved(this.#options.storage, this.#options.threadId, this.#options.resourceId, messageList, abortSignal);
     return undefined;
   }
 }

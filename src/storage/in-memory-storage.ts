@@ -1,6 +1,7 @@
 import type { MastraDBMessage } from '../message-list/types.js';
 import { ThreadNotFoundError } from './errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from './errors/thread-ownership-error.js';
+import { assertStorageId } from './internal/ids.js';
 import { closedError } from './internal/guard.js';
 import { messageWindow, sliceWindow, threadWindow } from './internal/query-options.js';
 import {
@@ -66,12 +67,17 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
+    assertStorageId('threadId', threadId);
+
     this.#assertOpen('getThread');
     const record = this.#threads.get(threadId);
     return record === undefined ? null : toThread(record);
   }
 
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    assertStorageId('threadId', input.id);
+    assertStorageId('resourceId', input.resourceId);
+
     this.#assertOpen('createThread');
     const existing = this.#threads.get(input.id);
     if (existing !== undefined) {
@@ -94,6 +100,8 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    assertStorageId('resourceId', options.resourceId);
+
     this.#assertOpen('listThreads');
     const window = threadWindow(options);
     const threads = [...this.#threads.values()]
@@ -104,6 +112,8 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStorageId('threadId', threadId);
+
     this.#assertOpen('deleteThread');
     for (const messageId of this.#messagesByThread.get(threadId)?.keys() ?? []) {
       this.#threadOfMessage.delete(messageId);
@@ -113,6 +123,9 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    assertStorageId('threadId', options.threadId);
+    if (options.resourceId !== undefined) assertStorageId('resourceId', options.resourceId);
+
     this.#assertOpen('getMessages');
     const window = messageWindow(options);
     const thread = this.#threads.get(options.threadId);
@@ -129,8 +142,13 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    assertStorageId('threadId', options.threadId);
+    assertStorageId('resourceId', options.resourceId);
+
     this.#assertOpen('saveMessages');
     validateMessages(options.messages, options);
+    // Applied synchronously below: an abort can only come before, never half-way.
+    options.abortSignal?.throwIfAborted();
     const { threadId, resourceId } = options;
     const thread = this.#threads.get(threadId);
     if (thread === undefined && options.ensureThread !== true) throw new ThreadNotFoundError({ threadId });
@@ -166,12 +184,16 @@ export class InMemoryStorage implements MemoryStorage {
   }
 
   async getResource(resourceId: string): Promise<StorageResource | null> {
+    assertStorageId('resourceId', resourceId);
+
     this.#assertOpen('getResource');
     const record = this.#resources.get(resourceId);
     return record === undefined ? null : toResource(record);
   }
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    assertStorageId('resourceId', input.id);
+
     this.#assertOpen('saveResource');
     const now = this.#now().getTime();
     const existing = this.#resources.get(input.id);

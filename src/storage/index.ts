@@ -23,3 +23,4 @@ export { InMemoryStorage, type InMemoryStorageOptions } from './in-memory-storag
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { ThreadNotFoundError } from './errors/thread-not-found-error.js';
 export { ThreadOwnershipError } from './errors/thread-ownership-error.js';
+export { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdField, type InvalidIdReason } from './errors/invalid-id-error.js';

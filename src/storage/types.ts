@@ -104,6 +104,13 @@ export interface SaveMessagesOptions {
    * Default `false`: saving into a missing thread is a `ThreadNotFoundError`.
    */
   ensureThread?: boolean;
+  /**
+   * Cancels the save while nothing is committed yet: the signal is checked before the
+   * transaction starts, while waiting for a lock (libSQL) and right before `COMMIT`. An aborted
+   * signal rolls the transaction back and the save rejects with `abortSignal.reason`; nothing
+   * is stored. Once `COMMIT` is sent the signal is ignored and the save completes.
+   */
+  abortSignal?: AbortSignal;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { ProcessorError } from '../../src/processor/errors/processor-error.js';
 import type { Processor } from '../../src/processor/processor-types.js';
 import type { MemoryStorage } from '../../src/storage/types.js';
+import { InvalidIdError } from '../../src/storage/errors/invalid-id-error.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 
@@ -162,14 +163,81 @@ export function describeMemory(makeStorage: () => MemoryStorage | Promise<Memory
     const agent = new Agent({ id: 'a', model: echoModel(), memory: new Memory({ storage }) });
     const thread = newThread();
     await agent.generate('turn one', { memory: { thread, resource: 'u' } });
-    const failing: MemoryStorage = Object.assign(Object.create(storage) as MemoryStorage, {
-      saveMessages: () => Promise.reject(new Error('disk full')),
-    });
+    const failing = delegate(storage, { saveMessages: () => Promise.reject(new Error('disk full')) });
     const broken = new Agent({ id: 'a', model: echoModel(), memory: new Memory({ storage: failing }) });
     const chunks = await lastValueFrom(broken.stream$('turn two', { memory: { thread, resource: 'u' } }).pipe(toArray()));
     const last = chunks.at(-1);
     expect(last?.type).toBe('error');
+    // It is the save that failed (the history load before it worked).
+    const error = last?.type === 'error' ? last.payload.error : undefined;
+    expect(error).toMatchObject({ name: 'ProcessorError', processorId: 'message-history-save' });
     expect(chunks.filter((chunk) => ['finish', 'error', 'tripwire', 'abort'].includes(chunk.type))).toHaveLength(1);
     expect((await storage.getMessages({ threadId: thread })).map(textOf)).toEqual(['turn one', 'echo: turn one']);
   });
+
+  it('an abort during the save: either finish and the exchange stored, or abort and nothing stored — never both', async () => {
+    const storage = await makeStorage();
+    const thread = newThread();
+    await new Agent({ id: 'a', model: echoModel(), memory: new Memory({ storage }) }).generate('turn one', { memory: { thread, resource: 'u' } });
+    let saveStarted!: () => void;
+    const started = new Promise<void>((resolve) => (saveStarted = resolve));
+    let saveSettled: Promise<unknown> = Promise.resolve();
+    // The save is slow to start: the abort arrives while it is under way.
+    const slow = delegate(storage, {
+      saveMessages: (options) => {
+        saveStarted();
+        saveSettled = (async () => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return storage.saveMessages(options);
+        })();
+        return saveSettled as Promise<void>;
+      },
+    });
+    const agent = new Agent({ id: 'a', model: echoModel(), memory: new Memory({ storage: slow }) });
+    const controller = new AbortController();
+    void started.then(() => controller.abort(new Error('user left')));
+    const chunks = await lastValueFrom(agent.stream$('turn two', { memory: { thread, resource: 'u' }, abortSignal: controller.signal }).pipe(toArray()));
+    await saveSettled.catch(() => undefined);
+    const terminal = chunks.filter((chunk) => ['finish', 'error', 'tripwire', 'abort'].includes(chunk.type));
+    expect(terminal).toHaveLength(1);
+    const stored = (await storage.getMessages({ threadId: thread })).map(textOf);
+    if (terminal[0]?.type === 'finish') expect(stored).toEqual(['turn one', 'echo: turn one', 'turn two', 'echo: turn two']);
+    else {
+      expect(terminal[0]?.type).toBe('abort');
+      expect(stored).toEqual(['turn one', 'echo: turn one']);
+    }
+  });
+
+  it('a thread or resource id no store accepts ends the run with one error chunk naming it; nothing stored', async () => {
+    const storage = await makeStorage();
+    const agent = new Agent({ id: 'a', model: echoModel(), memory: new Memory({ storage }) });
+    const resource = `resource-${newThread()}`;
+    const goodThread = newThread();
+    for (const memory of [{ thread: 'bad\ud800', resource }, { thread: goodThread, resource: 'bad\u0000' }]) {
+      const chunks = await lastValueFrom(agent.stream$('hello', { memory }).pipe(toArray()));
+      const last = chunks.at(-1);
+      expect(chunks.filter((chunk) => ['finish', 'error', 'tripwire', 'abort'].includes(chunk.type))).toHaveLength(1);
+      const error = last?.type === 'error' ? last.payload.error : undefined;
+      expect(ProcessorError.isInstance(error)).toBe(true);
+      expect(InvalidIdError.isInstance((error as ProcessorError).cause)).toBe(true);
+    }
+    expect(await storage.listThreads({ resourceId: resource })).toEqual([]);
+    expect(await storage.getThread(goodThread)).toBeNull();
+  });
+}
+
+/** A store that forwards to `inner` except for `overrides` (private fields stay on `inner`). */
+function delegate(inner: MemoryStorage, overrides: Partial<MemoryStorage>): MemoryStorage {
+  return {
+    getThread: (threadId) => inner.getThread(threadId),
+    createThread: (input) => inner.createThread(input),
+    listThreads: (options) => inner.listThreads(options),
+    deleteThread: (threadId) => inner.deleteThread(threadId),
+    getMessages: (options) => inner.getMessages(options),
+    saveMessages: (options) => inner.saveMessages(options),
+    getResource: (resourceId) => inner.getResource(resourceId),
+    saveResource: (input) => inner.saveResource(input),
+    close: () => inner.close(),
+    ...overrides,
+  };
 }

@@ -10,6 +10,7 @@ import { StorageError } from '../../src/storage/errors/storage-error.js';
 import { ThreadNotFoundError } from '../../src/storage/errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../../src/storage/errors/thread-ownership-error.js';
 import type { MemoryStorage } from '../../src/storage/types.js';
+import { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdReason } from '../../src/storage/errors/invalid-id-error.js';
 
 /** A unique prefix for one test's ids. */
 function fresh(): (name: string) => string {
@@ -405,6 +406,113 @@ export function describeStorage(name: string, makeStorage: () => MemoryStorage |
         expect(updated.createdAt.getTime()).toBe(created.createdAt.getTime());
         expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
         expect(await storage.getResource(id('r'))).toEqual(updated);
+      });
+    });
+
+    describe('abortSignal', () => {
+      it('an aborted signal: saveMessages rejects with its reason and writes nothing', async () => {
+        await storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m1'), 'one')], ensureThread: true });
+        const controller = new AbortController();
+        const reason = new Error('user left');
+        controller.abort(reason);
+        const error = await rejection(
+          storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m2'), 'two')], abortSignal: controller.signal }),
+        );
+        expect(error).toBe(reason);
+        const onNewThread = await rejection(
+          storage.saveMessages({ threadId: id('t2'), resourceId: id('r'), messages: [textMessage(id('m3'), 'x')], ensureThread: true, abortSignal: controller.signal }),
+        );
+        expect(onNewThread).toBe(reason);
+        expect((await storage.getMessages({ threadId: id('t') })).map(textOf)).toEqual(['one']);
+        expect(await storage.getThread(id('t2'))).toBeNull();
+      });
+
+      it('a signal aborted after the save resolved changes nothing: the save is complete', async () => {
+        const controller = new AbortController();
+        await storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('m1'), 'one')], ensureThread: true, abortSignal: controller.signal });
+        controller.abort();
+        expect((await storage.getMessages({ threadId: id('t') })).map(textOf)).toEqual(['one']);
+      });
+    });
+
+    describe('ids', () => {
+      const badIds: Array<[string, string, InvalidIdReason]> = [
+        ['a lone high surrogate', 'thread-\ud800', 'lone-surrogate'],
+        ['a lone low surrogate', '\udc00-thread', 'lone-surrogate'],
+        ['a reversed pair', 'x\udc00\ud800', 'lone-surrogate'],
+        ['a NUL', 'thread\u0000x', 'nul'],
+        ['too long', 'x'.repeat(MAX_STORAGE_ID_LENGTH + 1), 'too-long'],
+        ['empty', '', 'empty'],
+      ];
+
+      it.each(badIds)('rejects a thread id with %s in every method, writing nothing', async (_label, bad, reason) => {
+        const message = textMessage(id('m'), 'x');
+        const attempts: Array<() => Promise<unknown>> = [
+          () => storage.getThread(bad),
+          () => storage.createThread({ id: bad, resourceId: id('r') }),
+          () => storage.deleteThread(bad),
+          () => storage.getMessages({ threadId: bad }),
+          () => storage.saveMessages({ threadId: bad, resourceId: id('r'), messages: [message], ensureThread: true }),
+        ];
+        for (const attempt of attempts) {
+          const error = await rejection(attempt());
+          expect(InvalidIdError.isInstance(error)).toBe(true);
+          expect(error).toMatchObject({ name: 'InvalidIdError', field: 'threadId', reason });
+        }
+        expect(await storage.listThreads({ resourceId: id('r') })).toEqual([]);
+      });
+
+      it.each(badIds)('rejects a resource id with %s in every method, writing nothing', async (_label, bad, reason) => {
+        await storage.createThread({ id: id('t'), resourceId: id('r') });
+        const attempts: Array<() => Promise<unknown>> = [
+          () => storage.createThread({ id: id('t2'), resourceId: bad }),
+          () => storage.listThreads({ resourceId: bad }),
+          () => storage.getMessages({ threadId: id('t'), resourceId: bad }),
+          () => storage.saveMessages({ threadId: id('t3'), resourceId: bad, messages: [textMessage(id('m'), 'x')], ensureThread: true }),
+          () => storage.getResource(bad),
+          () => storage.saveResource({ id: bad, workingMemory: 'w' }),
+        ];
+        for (const attempt of attempts) {
+          const error = await rejection(attempt());
+          expect(InvalidIdError.isInstance(error)).toBe(true);
+          expect(error).toMatchObject({ name: 'InvalidIdError', field: 'resourceId', reason });
+        }
+        expect(await storage.getThread(id('t2'))).toBeNull();
+        expect(await storage.getThread(id('t3'))).toBeNull();
+        expect(await storage.getMessages({ threadId: id('t') })).toEqual([]);
+      });
+
+      it('two ids differing only in a lone surrogate never share a thread (the SQL stores would read both as U+FFFD)', async () => {
+        const first = await rejection(storage.saveMessages({ threadId: id('t\ud800'), resourceId: id('a'), messages: [textMessage(id('m1'), 'a')], ensureThread: true }));
+        const second = await rejection(storage.saveMessages({ threadId: id('t\udbff'), resourceId: id('b'), messages: [textMessage(id('m2'), 'b')], ensureThread: true }));
+        expect([InvalidIdError.isInstance(first), InvalidIdError.isInstance(second)]).toEqual([true, true]);
+        expect(await storage.getThread(id('t\ufffd'))).toBeNull();
+        // The resource whose id would have collided can still use its own thread.
+        await storage.saveMessages({ threadId: id('t\ufffd'), resourceId: id('b'), messages: [textMessage(id('m3'), 'ok')], ensureThread: true });
+        expect((await storage.getMessages({ threadId: id('t\ufffd'), resourceId: id('b') })).map(textOf)).toEqual(['ok']);
+      });
+
+      it('accepts ids up to the maximum length, with surrogate pairs and any other text', async () => {
+        const longest = `${id('')}${'y'.repeat(MAX_STORAGE_ID_LENGTH - id('').length)}`;
+        expect(longest).toHaveLength(MAX_STORAGE_ID_LENGTH);
+        const odd = id('🌍 "quoted" \\ \t ünïcødé \ufffd');
+        for (const threadId of [longest, odd]) {
+          await storage.saveMessages({ threadId, resourceId: longest, messages: [textMessage(id(`m-${threadId.length}`), threadId)], ensureThread: true });
+          expect((await storage.getMessages({ threadId, resourceId: longest })).map(textOf)).toEqual([threadId]);
+          expect((await storage.getThread(threadId))?.resourceId).toBe(longest);
+        }
+        expect((await storage.listThreads({ resourceId: longest })).map((thread) => thread.id).sort()).toEqual([longest, odd].sort());
+      });
+
+      it('a message id that is not well-formed, holds NUL or is too long is an InvalidMessageError at [index, "id"]', async () => {
+        for (const bad of [id('m\ud800'), id('m\u0000'), 'm'.repeat(MAX_STORAGE_ID_LENGTH + 1)]) {
+          const error = await rejection(
+            storage.saveMessages({ threadId: id('t'), resourceId: id('r'), messages: [textMessage(id('ok'), 'ok'), textMessage(bad, 'bad')], ensureThread: true }),
+          );
+          expect(InvalidMessageError.isInstance(error)).toBe(true);
+          expect((error as InvalidMessageError).issues[0]?.path).toEqual([1, 'id']);
+        }
+        expect(await storage.getThread(id('t'))).toBeNull();
       });
     });
 

@@ -20,6 +20,12 @@ export interface TestPostgres {
   /** True when this helper started the server (and `stop()` removes it). */
   started: boolean;
   stop(): Promise<void>;
+  /**
+   * Only on a cluster this helper started: stops the server (`pg_ctl -m fast`, keeping its
+   * data) and starts it again on the same port (fault tests: server gone, server back).
+   */
+  pause?: () => Promise<void>;
+  resume?: () => Promise<void>;
 }
 
 /** The newest local PostgreSQL `bin` directory, or `undefined`. */
@@ -42,8 +48,8 @@ async function freePort(): Promise<number> {
 }
 
 /** `DATABASE_URL`'s server, or a throwaway cluster started for this test file. */
-export async function startTestPostgres(): Promise<TestPostgres> {
-  const fromEnvironment = process.env['DATABASE_URL'];
+export async function startTestPostgres(options: { ownCluster?: boolean } = {}): Promise<TestPostgres> {
+  const fromEnvironment = options.ownCluster === true ? undefined : process.env['DATABASE_URL'];
   if (fromEnvironment) return { connectionString: fromEnvironment, started: false, stop: async () => undefined };
 
   const bin = findPostgresBin();
@@ -79,14 +85,22 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     }
     await postgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
     const port = await freePort();
-    await postgres('pg_ctl', [
-      '-D', dataDir, '-l', join(dataDir, 'server.log'), '-w', '-t', '30',
-      '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
-      'start',
-    ]);
+    const start = () =>
+      postgres('pg_ctl', [
+        '-D', dataDir, '-l', join(dataDir, 'server.log'), '-w', '-t', '30',
+        '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+        'start',
+      ]);
+    await start();
     return {
       connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`,
       started: true,
+      pause: async () => {
+        await postgres('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+      },
+      resume: async () => {
+        await start();
+      },
       stop: async () => {
         process.removeListener('exit', stopSync);
         await postgres('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']).catch(() => undefined);

@@ -3,13 +3,15 @@ import { StorageError, type StorageOperation } from '../errors/storage-error.js'
 
 /**
  * Runs a storage operation, turning backend failures into `StorageError` while letting
- * rxagent's own typed errors (invalid message, missing thread, …) through unchanged.
+ * rxagent's own typed errors (invalid message, missing thread, …) and the reason of the
+ * operation's aborted `signal` through unchanged.
  */
-export async function guard<T>(operation: StorageOperation, task: () => Promise<T>): Promise<T> {
+export async function guard<T>(operation: StorageOperation, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   try {
     return await task();
   } catch (error) {
     if (RxAgentError.isInstance(error)) throw error;
+    if (signal?.aborted === true && error === signal.reason) throw error;
     throw new StorageError({ operation, cause: error });
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidMessageError, type MessageIssue } from '../../message-list/errors/invalid-message-error.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
+import { storageIdProblem } from './ids.js';
 
 const partSchema = z.looseObject({ type: z.string().min(1) });
 
@@ -42,6 +43,8 @@ export function validateMessages(
   }
   const issues: MessageIssue[] = [];
   messages.forEach((message, index) => {
+    const idProblem = storageIdProblem(message.id);
+    if (idProblem !== undefined) issues.push({ path: [index, 'id'], message: `message id: ${idProblem.message}` });
     if (message.threadId !== undefined && message.threadId !== target.threadId) {
       issues.push({ path: [index, 'threadId'], message: `message belongs to thread ${JSON.stringify(message.threadId)}, not ${JSON.stringify(target.threadId)}` });
     }
@@ -68,3 +71,4 @@ export function messageInOtherThreadError(index: number, messageId: string): Inv
     { path: [index, 'id'], message: `message id ${JSON.stringify(messageId)} is already stored in another thread` },
   ]);
 }
+

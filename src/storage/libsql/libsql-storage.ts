@@ -1,10 +1,12 @@
-import { mkdir, realpath } from 'node:fs/promises';
+import { access, mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
+import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
@@ -19,7 +21,7 @@ import type {
   StorageResource,
   StorageThread,
 } from '../types.js';
-import { migrateLibSQL } from './migrations.js';
+import { libsqlMigrations, migrateLibSQL } from './migrations.js';
 
 /**
  * Options of `LibSQLStorage`.
@@ -38,10 +40,21 @@ export interface LibSQLStorageOptions {
   url: string;
   /** Token for a libSQL server. */
   authToken?: string;
-  /** How long a write waits for another process's lock on the same file. Default 5000 ms. */
+  /**
+   * How long an operation waits for another process's lock on the same file before it fails
+   * with a `StorageError` (`SQLITE_BUSY`). Default 5000 ms. The wait never blocks the event
+   * loop: the driver is asked not to wait, and the store retries with a growing pause (2 → 50 ms).
+   */
   busyTimeoutMs?: number;
   /** The clock for thread and resource timestamps. Default: `new Date()`. */
   now?: () => Date;
+  /**
+   * Open for reading only: nothing is created, migrated or written (the schema must already be
+   * current), and every write rejects with a `StorageError`. Without it, a file this process
+   * cannot write is still opened for reading when its schema is current; writes then fail with
+   * `SQLITE_READONLY`.
+   */
+  readOnly?: boolean;
 }
 
 const threadColumns = 'id, resource_id, title, metadata, created_at, updated_at';
@@ -72,14 +85,20 @@ export class LibSQLStorage implements MemoryStorage {
   readonly #now: () => Date;
   readonly #filePath: string | undefined;
   readonly #inMemory: boolean;
+  readonly #busyTimeoutMs: number;
   #lockKey: string;
   #client: Client | undefined;
+  #writer: Client | undefined;
   #opening: Promise<Client> | undefined;
   #closed = false;
 
   constructor(options: LibSQLStorageOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isInteger(this.#busyTimeoutMs) || this.#busyTimeoutMs < 0) {
+      throw new RangeError(`LibSQLStorage: busyTimeoutMs must be a whole number of milliseconds ≥ 0 (got ${String(options.busyTimeoutMs)})`);
+    }
     const target = fileTarget(options.url);
     this.#inMemory = target === 'memory';
     this.#filePath = typeof target === 'string' && target !== 'memory' ? target : undefined;
@@ -88,6 +107,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
+    assertStorageId('threadId', threadId);
+
     return this.#read('getThread', async (client) => {
       const result = await client.execute({ sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [threadId] });
       const row = result.rows[0];
@@ -96,6 +117,9 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
+    assertStorageId('threadId', input.id);
+    assertStorageId('resourceId', input.resourceId);
+
     return this.#write('createThread', async (client) => {
       const now = this.#now().getTime();
       const createdAt = input.createdAt?.getTime() ?? now;
@@ -120,6 +144,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
+    assertStorageId('resourceId', options.resourceId);
+
     const window = threadWindow(options);
     return this.#read('listThreads', async (client) => {
       const result = await client.execute({
@@ -131,6 +157,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertStorageId('threadId', threadId);
+
     await this.#write('deleteThread', async (client) => {
       await client.batch(
         [
@@ -143,6 +171,9 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]> {
+    assertStorageId('threadId', options.threadId);
+    if (options.resourceId !== undefined) assertStorageId('resourceId', options.resourceId);
+
     const window = messageWindow(options);
     return this.#read('getMessages', async (client) => {
       const owner = await client.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [options.threadId] });
@@ -173,10 +204,15 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
+    assertStorageId('threadId', options.threadId);
+    assertStorageId('resourceId', options.resourceId);
+
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { threadId, resourceId } = options;
+    const { threadId, resourceId, abortSignal } = options;
+    abortSignal?.throwIfAborted();
     await this.#write('saveMessages', async (client) => {
+      abortSignal?.throwIfAborted();
       const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
@@ -203,15 +239,19 @@ export class LibSQLStorage implements MemoryStorage {
           if (result.rowsAffected === 0) throw messageInOtherThreadError(index, message.id);
         }
         await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
+        // The last point where an abort is honoured: rolled back below, nothing stored.
+        abortSignal?.throwIfAborted();
         await transaction.commit();
       } finally {
         // Rolls back unless committed.
         transaction.close();
       }
-    });
+    }, abortSignal);
   }
 
   async getResource(resourceId: string): Promise<StorageResource | null> {
+    assertStorageId('resourceId', resourceId);
+
     return this.#read('getResource', async (client) => {
       const result = await client.execute({ sql: `SELECT ${resourceColumns} FROM rxagent_resources WHERE id = ?`, args: [resourceId] });
       const row = result.rows[0];
@@ -220,6 +260,8 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
+    assertStorageId('resourceId', input.id);
+
     return this.#write('saveResource', async (client) => {
       const now = this.#now().getTime();
       const [, selected] = await client.batch(
@@ -251,22 +293,67 @@ export class LibSQLStorage implements MemoryStorage {
     // Writes issued before close() still land: wait for this file's queue, then close.
     await runExclusive(this.#lockKey, async () => undefined);
     client?.close();
+    this.#writer?.close();
+    this.#writer = undefined;
   }
 
   /** A write: one at a time per file (or per instance for a server or `:memory:`). */
-  #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
-    return guard(operation, async () => {
-      const client = await this.#ready(operation);
-      return runExclusive(this.#lockKey, () => task(client));
-    });
+  #write<T>(operation: StorageOperation, task: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.#options.readOnly === true && !this.#closed) {
+      return Promise.reject(new StorageError({ operation, message: 'the store was opened with readOnly: true' }));
+    }
+    return guard(
+      operation,
+      async () => {
+        const reader = await this.#ready(operation);
+        return runExclusive(this.#lockKey, () => this.#retryWhileBusy(() => task(this.#writerFor(reader)), signal));
+      },
+      signal,
+    );
   }
 
   /** A read: concurrent, except on `:memory:` whose single connection a write may hold. */
   #read<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
     return guard(operation, async () => {
       const client = await this.#ready(operation);
-      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : task(client);
+      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : this.#retryWhileBusy(() => task(client));
     });
+  }
+
+  /**
+   * The client writes go through. On a file it is a client of its own, used by one write at a
+   * time (the per-file queue), so that it can be replaced after `SQLITE_BUSY`: the driver leaves
+   * the refused `BEGIN IMMEDIATE` unfinished on its connection, and a later `COMMIT` there would
+   * fail with "SQL statements in progress".
+   */
+  #writerFor(reader: Client): Client {
+    if (this.#filePath === undefined) return reader;
+    this.#writer ??= this.#newClient();
+    return this.#writer;
+  }
+
+  /**
+   * Runs `task` again while the file is locked by another connection (`SQLITE_BUSY`), pausing
+   * 2, 4, … up to 50 ms between tries, until `busyTimeoutMs` has passed; the event loop stays
+   * free meanwhile. Every task is one transaction or one read, rolled back when it fails, so
+   * running it again is safe. After a refusal the write client is replaced (see `#writerFor`).
+   */
+  async #retryWhileBusy<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const deadline = Date.now() + this.#busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await task();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        this.#writer?.close();
+        this.#writer = undefined;
+        const left = deadline - Date.now();
+        if (left <= 0 || this.#closed) throw error;
+        signal?.throwIfAborted();
+        await delay(Math.min(pause, left));
+        signal?.throwIfAborted();
+      }
+    }
   }
 
   #ready(operation: StorageOperation): Promise<Client> {
@@ -282,28 +369,93 @@ export class LibSQLStorage implements MemoryStorage {
     return this.#opening;
   }
 
-  async #open(): Promise<Client> {
-    if (this.#filePath !== undefined) {
-      const directory = dirname(this.#filePath);
-      await mkdir(directory, { recursive: true });
-      this.#lockKey = `libsql-file:${join(await realpath(directory), basename(this.#filePath))}`;
-    }
-    const client = createClient({
+  #newClient(): Client {
+    return createClient({
       url: this.#options.url,
       ...(this.#options.authToken === undefined ? {} : { authToken: this.#options.authToken }),
-      timeout: this.#options.busyTimeoutMs ?? 5000,
+      // The embedded driver is synchronous: its own busy wait would hold the event loop for the
+      // whole wait. On a file it waits 0 ms and #retryWhileBusy waits asynchronously instead.
+      timeout: this.#filePath === undefined ? this.#busyTimeoutMs : 0,
     });
+  }
+
+  async #open(): Promise<Client> {
+    const readOnly = this.#options.readOnly === true;
+    if (this.#filePath !== undefined) {
+      const directory = dirname(this.#filePath);
+      if (!readOnly) await mkdir(directory, { recursive: true });
+      else if (!(await exists(this.#filePath))) {
+        // The driver would create an empty file: a read-only store never creates anything.
+        throw new StorageError({ operation: 'migrate', message: `readOnly: true and there is no database file at ${this.#filePath}` });
+      }
+      this.#lockKey = `libsql-file:${join(await realpath(directory), basename(this.#filePath))}`;
+    }
+    const client = this.#newClient();
     try {
-      await runExclusive(this.#lockKey, async () => {
-        if (this.#filePath !== undefined) await client.execute('PRAGMA journal_mode = WAL');
-        await migrateLibSQL(client, this.#now().getTime());
-      });
+      if (readOnly) await requireCurrentSchema(client);
+      else {
+        await runExclusive(this.#lockKey, () =>
+          this.#retryWhileBusy(async () => {
+            const writer = this.#writerFor(client);
+            if (this.#filePath !== undefined) await writer.execute('PRAGMA journal_mode = WAL');
+            await migrateLibSQL(writer, this.#now().getTime());
+          }),
+        ).catch(async (error: unknown) => {
+          // A file this process may not write (read-only file, directory or mount): still
+          // readable when its schema is current. Writes then fail with SQLITE_READONLY.
+          if (!isReadOnlyError(error)) throw error;
+          await requireCurrentSchema(client, error);
+        });
+      }
     } catch (error) {
       client.close();
+      this.#writer?.close();
+      this.#writer = undefined;
       throw error;
     }
     return client;
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** True when SQLite refused a write because the database cannot be written (`SQLITE_READONLY*`). */
+function isReadOnlyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) return true;
+  return /SQLITE_READONLY|readonly database/.test(error instanceof Error ? error.message : '');
+}
+
+/**
+ * Checks, without writing, that the database holds rxagent's current schema (a read-only
+ * store cannot create or migrate it). Throws a `StorageError` (`migrate`) otherwise.
+ */
+async function requireCurrentSchema(client: Client, cause?: unknown): Promise<void> {
+  const latest = libsqlMigrations.at(-1)?.version ?? 0;
+  const found = await client.execute('SELECT COALESCE(MAX(version), 0) AS version FROM rxagent_schema_version').then(
+    (result) => Number(result.rows[0]?.['version'] ?? 0),
+    () => 0,
+  );
+  if (found < latest) {
+    throw new StorageError({
+      operation: 'migrate',
+      message: `the database cannot be written and has no current rxagent schema (version ${found}, need ${latest})`,
+      cause,
+    });
+  }
+}
+
+/** True for SQLite's "database is locked" (another connection holds the lock). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown; rawCode?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /SQLITE_BUSY|database is locked/.test(message);
 }
 
 /**

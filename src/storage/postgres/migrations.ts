@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Query } from './query.js';
 
 /** One schema step; versions are applied in order, each exactly once. */
 interface Migration {
@@ -51,27 +51,28 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
  * named after the schema: processes starting together take turns, and the later ones find
  * nothing left to do.
  */
-export async function migratePostgres(client: PoolClient, schemaName: string): Promise<void> {
+export async function migratePostgres(query: Query, schemaName: string, statementTimeoutMs: number): Promise<void> {
   const schema = quoteIdentifier(schemaName);
-  await client.query('BEGIN');
+  await query(`BEGIN; SET LOCAL statement_timeout = ${statementTimeoutMs}`);
   try {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rxagent.migrate:${schemaName}`]);
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schemaName]);
+    await query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rxagent.migrate:${schemaName}`]);
+    const exists = await query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schemaName]);
     // Only create a missing schema: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when it exists.
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
-    await client.query(
+    if (exists.rowCount === 0) await query(`CREATE SCHEMA ${schema}`);
+    await query(
       `CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const result = await client.query<{ version: number }>(`SELECT coalesce(max(version), 0)::int4 AS version FROM ${schema}.schema_version`);
+    const result = await query<{ version: number }>(`SELECT coalesce(max(version), 0)::int4 AS version FROM ${schema}.schema_version`);
     const current = Number(result.rows[0]?.version ?? 0);
     for (const migration of postgresMigrations) {
       if (migration.version <= current) continue;
-      for (const statement of migration.statements(schema)) await client.query(statement);
-      await client.query(`INSERT INTO ${schema}.schema_version (version) VALUES ($1)`, [migration.version]);
+      for (const statement of migration.statements(schema)) await query(statement);
+      await query(`INSERT INTO ${schema}.schema_version (version) VALUES ($1)`, [migration.version]);
     }
-    await client.query('COMMIT');
+    await query('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that failed is dropped by the caller; a failed statement leaves it usable.
+    await query('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
