@@ -1,0 +1,182 @@
+/**
+ * examples/rx/: the Rx backend patterns, driven through the real `@ai-sdk/openai` provider
+ * replaying a recorded stream (test/fixtures/providers) with a delay per event, so a run is still
+ * streaming when the test cancels it. Cancellation is checked where it costs money: the provider
+ * HTTP request's own abort signal.
+ */
+import { fileURLToPath } from 'node:url';
+import { createOpenAI } from '@ai-sdk/openai';
+import { Subject, from, lastValueFrom, toArray } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/index.js';
+import { loadFixture, replayFetch } from '../../src/testing/index.js';
+import { chatSession, type ChatEvent } from '../../examples/rx/chat-session.js';
+import { answerAll } from '../../examples/rx/concurrency-limit.js';
+import { startSseServer, type RunEnd, type SseServer } from '../../examples/rx/disconnect.js';
+
+const recording = loadFixture(fileURLToPath(new URL('../fixtures/providers/openai/openai-text.chunks.txt', import.meta.url)));
+/** A short reply: the first ten events and the two closing ones (finish reason, usage). */
+const shortRecording = [...recording.slice(0, 10), ...recording.slice(-2)];
+const textOf = (lines: readonly string[]) =>
+  lines
+    .map((line) => (JSON.parse(line) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '')
+    .join('');
+
+/** What became of one provider HTTP request. */
+interface RequestFate {
+  /** The whole recorded body was read. */
+  bodyRead: boolean;
+  /** Its abort signal fired while the body was still being read (a cancelled request). */
+  abortedEarly: boolean;
+}
+
+/**
+ * An agent on the real OpenAI provider whose HTTP responses replay `lines`, `delayMs` per event.
+ * `fates` follows each request; `open`/`maxOpen` count requests whose body is still being read.
+ */
+function replayAgent(lines: readonly string[], delayMs: number) {
+  const replay = replayFetch(lines, { delayMs });
+  const fates: RequestFate[] = [];
+  const counts = { open: 0, maxOpen: 0 };
+  const tracked = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const fate: RequestFate = { bodyRead: false, abortedEarly: false };
+    fates.push(fate);
+    counts.maxOpen = Math.max(counts.maxOpen, ++counts.open);
+    let closed = false;
+    const close = () => {
+      if (!closed) counts.open--;
+      closed = true;
+    };
+    init?.signal?.addEventListener('abort', () => {
+      if (!fate.bodyRead) fate.abortedEarly = true;
+      close();
+    });
+    const response = await replay(input, init);
+    const body = response.body?.pipeThrough(
+      new TransformStream({
+        flush: () => {
+          fate.bodyRead = true;
+          close();
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, headers: response.headers });
+  }) as typeof globalThis.fetch;
+  const model = createOpenAI({ apiKey: 'test-key', fetch: tracked }).chat('gpt-4.1-nano');
+  return { agent: new Agent({ id: 'rx-example', model }), replay, fates, counts };
+}
+
+const until = async (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('chat session (switchMap)', () => {
+  it('a new user message aborts the running reply and leaves it out of the history', async () => {
+    const { agent, replay, fates } = replayAgent(recording, 3); // ~300 events: about a second per reply
+    const messages$ = new Subject<string>();
+    const events: ChatEvent[] = [];
+    const subscription = chatSession(agent, messages$).subscribe((event) => events.push(event));
+
+    messages$.next('Tell me about holidays');
+    await until(() => events.filter((event) => event.turn === 1).length >= 3, 'the first reply to stream');
+    messages$.next('Actually, just say hi');
+    await until(() => events.some((event) => event.type === 'done'), 'the second reply to finish');
+    subscription.unsubscribe();
+
+    expect(replay.requests).toHaveLength(2);
+    expect(replay.requests[0]?.signal?.aborted).toBe(true); // the first provider request was aborted…
+    expect(fates[0]).toEqual({ bodyRead: false, abortedEarly: true }); // …while its reply was still streaming
+    expect(fates[1]).toEqual({ bodyRead: true, abortedEarly: false });
+    const turn1 = events.filter((event) => event.turn === 1);
+    expect(turn1.every((event) => event.type === 'delta')).toBe(true); // no 'done': cut off
+    expect(turn1.length).toBeLessThan(50);
+    const done = events.at(-1);
+    expect(done).toEqual({ type: 'done', turn: 2, text: textOf(recording), finishReason: 'stop' });
+    // the second request carried both user messages and no part of the cut-off reply
+    const body = replay.requests[1]?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(body.messages.map((message) => message.role)).toEqual(['user', 'user']);
+    expect(JSON.stringify(body.messages)).toContain('Actually, just say hi');
+  });
+
+  it('a finished reply becomes history for the next turn', async () => {
+    const { agent, replay } = replayAgent(shortRecording, 0);
+    const events = await lastValueFrom(chatSession(agent, from(['one'])).pipe(toArray()));
+    expect(events.at(-1)).toMatchObject({ type: 'done', turn: 1, text: textOf(shortRecording) });
+    const messages$ = new Subject<string>();
+    const seen: ChatEvent[] = [];
+    chatSession(agent, messages$).subscribe((event) => seen.push(event));
+    messages$.next('first');
+    await until(() => seen.some((event) => event.type === 'done'), 'the first reply');
+    messages$.next('second');
+    await until(() => seen.filter((event) => event.type === 'done').length === 2, 'the second reply');
+    const body = replay.requests.at(-1)?.body as { messages: Array<{ role: string }> };
+    expect(body.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+  });
+});
+
+describe('request handling with a concurrency limit (mergeMap(…, n))', () => {
+  it('never has more than n provider requests open, and answers every request', async () => {
+    const { agent, replay, fates, counts } = replayAgent(shortRecording, 10);
+    const requests = Array.from({ length: 7 }, (_, index) => ({ id: `r${index}`, prompt: `Question ${index}` }));
+
+    const answers = await lastValueFrom(answerAll(agent, from(requests), 3).pipe(toArray()));
+
+    expect(replay.requests).toHaveLength(7);
+    expect(counts.maxOpen).toBe(3); // the bound held, and was used
+    expect(counts.open).toBe(0);
+    expect(fates.every((fate) => fate.bodyRead && !fate.abortedEarly)).toBe(true);
+    expect(answers.map((answer) => answer.id).sort()).toEqual(requests.map((request) => request.id).sort());
+    for (const answer of answers) expect(answer).toMatchObject({ text: textOf(shortRecording), finishReason: 'stop' });
+  });
+
+  it('with n = 1 the requests run one after another, in order', async () => {
+    const { agent } = replayAgent(shortRecording, 1);
+    const answers = await lastValueFrom(answerAll(agent, from([{ id: 'a', prompt: 'a' }, { id: 'b', prompt: 'b' }, { id: 'c', prompt: 'c' }]), 1).pipe(toArray()));
+    expect(answers.map((answer) => answer.id)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('takeUntil(disconnect$): an SSE endpoint stops the run when the client leaves', () => {
+  let server: SseServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('a client that disconnects mid-reply aborts the provider request', async () => {
+    const { agent, replay, fates } = replayAgent(recording, 5);
+    const ends: RunEnd[] = [];
+    server = await startSseServer(agent, { port: 0, onEnd: (end) => ends.push(end) });
+    const client = new AbortController();
+    const response = await fetch(`${server.url}/chat?q=${encodeURIComponent('Tell me about holidays')}`, { signal: client.signal });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while ((received.match(/event: text-delta/g) ?? []).length < 3) received += decoder.decode((await reader.read()).value, { stream: true });
+    client.abort(); // the user closed the tab
+
+    await until(() => ends.length === 1, 'the server to notice the disconnect');
+    expect(ends).toEqual(['disconnected']);
+    expect(replay.requests[0]?.signal?.aborted).toBe(true);
+    expect(fates[0]).toEqual({ bodyRead: false, abortedEarly: true });
+  });
+
+  it('a client that stays gets the whole run, ending with finish', async () => {
+    const { agent, fates } = replayAgent(shortRecording, 0);
+    const ends: RunEnd[] = [];
+    server = await startSseServer(agent, { port: 0, onEnd: (end) => ends.push(end) });
+    const text = await (await fetch(`${server.url}/chat?q=hi`)).text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(events[0]).toBe('start');
+    expect(events.at(-1)).toBe('finish');
+    const deltas = [...text.matchAll(/^event: text-delta\ndata: (.+)$/gm)].map((match) => (JSON.parse(match[1] ?? '{}') as { text: string }).text);
+    expect(deltas.join('')).toBe(textOf(shortRecording));
+    expect(ends).toEqual(['completed']);
+    expect(fates).toEqual([{ bodyRead: true, abortedEarly: false }]);
+  });
+});
