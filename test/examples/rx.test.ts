@@ -4,67 +4,12 @@
  * streaming when the test cancels it. Cancellation is checked where it costs money: the provider
  * HTTP request's own abort signal.
  */
-import { fileURLToPath } from 'node:url';
-import { createOpenAI } from '@ai-sdk/openai';
 import { Subject, from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/index.js';
-import { loadFixture, replayFetch } from '../../src/testing/index.js';
 import { chatSession, type ChatEvent } from '../../examples/rx/chat-session.js';
 import { answerAll } from '../../examples/rx/concurrency-limit.js';
 import { startSseServer, type RunEnd, type SseServer } from '../../examples/rx/disconnect.js';
-
-const recording = loadFixture(fileURLToPath(new URL('../fixtures/providers/openai/openai-text.chunks.txt', import.meta.url)));
-/** A short reply: the first ten events and the two closing ones (finish reason, usage). */
-const shortRecording = [...recording.slice(0, 10), ...recording.slice(-2)];
-const textOf = (lines: readonly string[]) =>
-  lines
-    .map((line) => (JSON.parse(line) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '')
-    .join('');
-
-/** What became of one provider HTTP request. */
-interface RequestFate {
-  /** The whole recorded body was read. */
-  bodyRead: boolean;
-  /** Its abort signal fired while the body was still being read (a cancelled request). */
-  abortedEarly: boolean;
-}
-
-/**
- * An agent on the real OpenAI provider whose HTTP responses replay `lines`, `delayMs` per event.
- * `fates` follows each request; `open`/`maxOpen` count requests whose body is still being read.
- */
-function replayAgent(lines: readonly string[], delayMs: number) {
-  const replay = replayFetch(lines, { delayMs });
-  const fates: RequestFate[] = [];
-  const counts = { open: 0, maxOpen: 0 };
-  const tracked = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const fate: RequestFate = { bodyRead: false, abortedEarly: false };
-    fates.push(fate);
-    counts.maxOpen = Math.max(counts.maxOpen, ++counts.open);
-    let closed = false;
-    const close = () => {
-      if (!closed) counts.open--;
-      closed = true;
-    };
-    init?.signal?.addEventListener('abort', () => {
-      if (!fate.bodyRead) fate.abortedEarly = true;
-      close();
-    });
-    const response = await replay(input, init);
-    const body = response.body?.pipeThrough(
-      new TransformStream({
-        flush: () => {
-          fate.bodyRead = true;
-          close();
-        },
-      }),
-    );
-    return new Response(body, { status: response.status, headers: response.headers });
-  }) as typeof globalThis.fetch;
-  const model = createOpenAI({ apiKey: 'test-key', fetch: tracked }).chat('gpt-4.1-nano');
-  return { agent: new Agent({ id: 'rx-example', model }), replay, fates, counts };
-}
+import { recording, replayAgent, shortRecording, textOf } from './support/replay-agent.js';
 
 const until = async (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
   const started = Date.now();
