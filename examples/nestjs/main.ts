@@ -29,6 +29,7 @@ export async function startNestApp(agent: Agent, options: { port?: number; host?
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await startNestApp(demoAgent());
-  console.log(`NestJS + rxagent: ${await app.getUrl()}/agent/stream?q=hello`);
+  void startNestApp(demoAgent())
+    .then((app) => app.getUrl())
+    .then((url) => console.log(`NestJS + rxagent: ${url}/agent/stream?q=hello`));
 }

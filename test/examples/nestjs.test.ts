@@ -4,6 +4,8 @@
  * a recorded stream, so a client disconnect can be checked against the provider request itself.
  */
 import 'reflect-metadata';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startNestApp } from '../../examples/nestjs/main.js';
@@ -68,4 +70,21 @@ describe('NestJS @Sse() endpoint returning agent.stream$()', () => {
     expect(fates).toEqual([{ bodyRead: false, abortedEarly: true }]); // cut off mid-reply, not after it
     expect(received).not.toContain('event: finish');
   });
+
+  it('runs the same controller from a CommonJS project (require(esm) of Nest 12 and rxagent)', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'examples/nestjs/cjs/main.ts'],
+      { env: { ...process.env, ONE_REQUEST: '1', PORT: '0', WORD_DELAY_MS: '0', TSX_TSCONFIG_PATH: 'examples/nestjs/cjs/tsconfig.json' }, timeout: 60_000 },
+    );
+    expect(stdout).toContain('module system: commonjs');
+    const events = parseSse(stdout.slice(stdout.indexOf('event: start')));
+    expect(events[0]?.event).toBe('start');
+    expect(events.at(-1)?.event).toBe('finish');
+    const text = events
+      .filter((event) => event.event === 'text-delta')
+      .map((event) => (event.data as { text: string }).text)
+      .join('');
+    expect(text).toBe('You asked: hello. Here is a streamed answer.');
+  }, 90_000); // a child process that compiles the sources first
 });
