@@ -8,16 +8,23 @@
  * Run it: `npx tsx examples/rx/chat-session.ts` (an offline scripted model).
  */
 import { pathToFileURL } from 'node:url';
-import { Observable, concat, defer, filter, map, of, switchMap, tap, timer } from 'rxjs';
+import { Observable, concat, defer, filter, map, of, switchMap, timer } from 'rxjs';
 import type { ModelMessage } from 'ai';
 // When rxagent is installed these are `from 'rxagent'` and `from 'rxagent/testing'`.
 import { Agent, isTextDeltaChunk, type ChunkType } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 
-/** What the session shows: text as it streams, then the end of each reply. */
+/**
+ * What the session shows: text as it streams, then the end of each reply. `finishReason` is the
+ * model's (`'stop'`, …) or how the run ended otherwise (`'tripwire'`, `'error'`, `'abort'`, with
+ * `text: ''`).
+ */
 export type ChatEvent =
   | { type: 'delta'; turn: number; text: string }
   | { type: 'done'; turn: number; text: string; finishReason: string };
+
+const isTerminal = (chunk: ChunkType): boolean =>
+  chunk.type === 'finish' || chunk.type === 'tripwire' || chunk.type === 'error' || chunk.type === 'abort';
 
 /**
  * Turns a stream of user messages into a stream of reply events. Only the latest message's reply
@@ -31,18 +38,14 @@ export function chatSession(agent: Agent, userMessages$: Observable<string>): Ob
       switchMap((text) => {
         const thisTurn = ++turn;
         history.push({ role: 'user', content: text });
-        let reply = '';
         return agent.stream$([...history]).pipe(
-          tap((chunk: ChunkType) => {
-            if (chunk.type === 'finish') history.push({ role: 'assistant', content: reply });
-          }),
-          filter((chunk) => isTextDeltaChunk(chunk) || chunk.type === 'finish'),
+          filter((chunk) => isTextDeltaChunk(chunk) || isTerminal(chunk)),
           map((chunk): ChatEvent => {
-            if (isTextDeltaChunk(chunk)) {
-              reply += chunk.payload.text;
-              return { type: 'delta', turn: thisTurn, text: chunk.payload.text };
-            }
-            return { type: 'done', turn: thisTurn, text: reply, finishReason: chunk.type === 'finish' ? chunk.payload.stepResult.reason : 'other' };
+            if (isTextDeltaChunk(chunk)) return { type: 'delta', turn: thisTurn, text: chunk.payload.text };
+            // only an accepted reply becomes history (not one a guard blocked, or that failed)
+            if (chunk.type !== 'finish') return { type: 'done', turn: thisTurn, text: '', finishReason: chunk.type };
+            history.push({ role: 'assistant', content: chunk.payload.output.text });
+            return { type: 'done', turn: thisTurn, text: chunk.payload.output.text, finishReason: chunk.payload.stepResult.reason };
           }),
         );
       }),

@@ -6,6 +6,8 @@
  */
 import { Subject, from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, type Processor } from '../../src/index.js';
+import { finishPart, mockModel, textParts } from '../../src/testing/index.js';
 import { chatSession, type ChatEvent } from '../../examples/rx/chat-session.js';
 import { answerAll } from '../../examples/rx/concurrency-limit.js';
 import { startSseServer, type RunEnd, type SseServer } from '../../examples/rx/disconnect.js';
@@ -61,6 +63,33 @@ describe('chat session (switchMap)', () => {
     const body = replay.requests.at(-1)?.body as { messages: Array<{ role: string }> };
     expect(body.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
+
+  it('a reply that fails or is blocked ends its turn, stays out of the history, and the session goes on', async () => {
+    const model = mockModel({
+      error: ({ callIndex }: { callIndex: number }) => (callIndex === 0 ? new Error('provider down') : undefined),
+      parts: ({ callIndex }) => [...textParts(callIndex === 1 ? 'the secret is 42' : 'all good'), finishPart('stop')],
+    });
+    const noSecrets: Processor = {
+      id: 'no-secrets',
+      processOutputStream: ({ part, abort }) => (part.type === 'text-delta' && part.payload.text.includes('secret') ? abort('no secrets') : part),
+    };
+    const agent = new Agent({ id: 'session', model, outputProcessors: [noSecrets] });
+    const messages$ = new Subject<string>();
+    const done: Array<Extract<ChatEvent, { type: 'done' }>> = [];
+    chatSession(agent, messages$).subscribe((event) => {
+      if (event.type === 'done') done.push(event);
+    });
+    for (const text of ['one', 'two', 'three']) {
+      const before = done.length;
+      messages$.next(text);
+      await until(() => done.length > before, `the reply to ${text}`);
+    }
+    expect(done.map((event) => event.finishReason)).toEqual(['error', 'tripwire', 'stop']);
+    expect(done.at(-1)?.text).toBe('all good');
+    // the failed and the blocked replies never became history
+    const lastPrompt = model.calls.at(-1)?.prompt ?? [];
+    expect(lastPrompt.map((message) => message.role)).toEqual(['user', 'user', 'user']);
+  });
 });
 
 describe('request handling with a concurrency limit (mergeMap(…, n))', () => {
@@ -76,6 +105,18 @@ describe('request handling with a concurrency limit (mergeMap(…, n))', () => {
     expect(fates.every((fate) => fate.bodyRead && !fate.abortedEarly)).toBe(true);
     expect(answers.map((answer) => answer.id).sort()).toEqual(requests.map((request) => request.id).sort());
     for (const answer of answers) expect(answer).toMatchObject({ text: textOf(shortRecording), finishReason: 'stop' });
+  });
+
+  it('a failing request is answered as failed and does not stop the others', async () => {
+    const model = mockModel({
+      error: ({ options }: { options: { prompt: Array<{ role: string; content: unknown }> } }) =>
+        JSON.stringify(options.prompt).includes('bad') ? new Error('provider down') : undefined,
+      parts: [...textParts('fine'), finishPart('stop')],
+    });
+    const agent = new Agent({ id: 'batch', model });
+    const requests = ['a', 'bad', 'c', 'd'].map((prompt) => ({ id: prompt, prompt }));
+    const answers = await lastValueFrom(answerAll(agent, from(requests), 2).pipe(toArray()));
+    expect(Object.fromEntries(answers.map((answer) => [answer.id, answer.finishReason]))).toEqual({ a: 'stop', bad: 'error', c: 'stop', d: 'stop' });
   });
 
   it('with n = 1 the requests run one after another, in order', async () => {
