@@ -10,8 +10,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pipeUIMessageStreamToResponse, type UIMessage } from 'ai';
+// When rxagent is installed these are `from 'rxagent/ai-sdk'` and `from 'rxagent'`.
 import { fromUIMessages, toUIMessageStream } from '../../src/ai-sdk/index.js';
-import type { Agent } from '../../src/loop/agent.js';
+import type { Agent } from '../../src/index.js';
 import { createChatAgent } from './chat-agent.js';
 
 const pagePath = fileURLToPath(new URL('./page.html', import.meta.url));
@@ -93,7 +94,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     host: process.env.HOST ?? '127.0.0.1',
   });
   console.log(`rxagent web chat: ${server.url}  (${process.env.OPENAI_API_KEY ? 'OpenAI' : 'offline scripted model'}; Ctrl+C to stop)`);
-  console.log('Try: "hello", "Where is order 123?", "What is the admin password?"');
+  console.log('Try: "hello", "Where is order 123?", "Can I get a refund?", "What is the admin password?"');
   const stop = (): void => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -76,6 +76,7 @@ export interface AgentConfig {
   defaultOptions?: AgentCallOptions;
   /** Id and clock sources (inject for deterministic tests). */
   generateId?: () => string;
+  /** The clock for message timestamps (default `() => new Date()`). */
   now?: () => Date;
 }
 

@@ -42,6 +42,7 @@ export interface AgentTool {
   id?: string;
   args?: Record<string, unknown>;
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** Runs the tool with the validated input; its (awaited) return value is the tool result. */
   execute?: (input: never, options: AgentToolExecutionOptions) => unknown;
 }
 

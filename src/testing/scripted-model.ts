@@ -29,7 +29,9 @@ export interface ScriptReply {
 
 /** One rule: when `match` (a pattern on the user text, or a predicate) holds, `reply`. */
 export interface ScriptRule {
+  /** A pattern tested on the last user message's text (only before any tool result came back), or a predicate. */
   match: RegExp | ((context: ScriptContext) => boolean);
+  /** The reply, or a function of the request that makes it. */
   reply: ScriptReply | ((context: ScriptContext) => ScriptReply);
 }
 

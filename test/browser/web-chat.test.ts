@@ -1,11 +1,13 @@
 /**
  * The served chat page in a real browser: Debian's chromium driven by playwright-core (no
  * browser download). Streams a greeting, an order lookup through a tool (the e-mail in the reply
- * redacted), then trips the guardrail and shows the notice. Screenshots go to test-artifacts/.
+ * redacted), a curt draft that a guard sends back for one retry (the draft replaced, a notice
+ * shown), then trips the guardrail and shows the notice. Screenshots go to test-artifacts/.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CURT_REPLY_FEEDBACK } from '../../examples/web-chat/chat-agent.js';
 import { startWebChat, type WebChatServer } from '../../examples/web-chat/server.js';
 
 const executablePath = process.env.RXAGENT_CHROMIUM ?? '/usr/bin/chromium';
@@ -20,7 +22,7 @@ const launchArgs = [
   '--disable-sync',
 ];
 
-/** Replies stream over ~0.5 s; leave room for a loaded CI machine. */
+/** Replies stream over ~0.5–1 s (50 ms a word: partial texts stay on screen on a loaded machine); leave room. */
 const POLL = { timeout: 10_000, interval: 50 };
 
 let server: WebChatServer;
@@ -29,7 +31,7 @@ let page: Page;
 
 beforeAll(async () => {
   mkdirSync('test-artifacts', { recursive: true });
-  [server, browser] = await Promise.all([startWebChat({ port: 0, wordDelayMs: 30 }), chromium.launch({ executablePath, args: launchArgs })]);
+  [server, browser] = await Promise.all([startWebChat({ port: 0, wordDelayMs: 50 }), chromium.launch({ executablePath, args: launchArgs })]);
   page = await browser.newPage({ viewport: { width: 900, height: 760 } });
   // No network beyond the loopback server.
   await page.route(/^(?!http:\/\/127\.0\.0\.1)/, (route) => route.abort());
@@ -80,6 +82,25 @@ describe('web chat page', () => {
     expect(await tool.textContent()).toContain('tool lookupOrder({"orderId":"123"})');
     expect(await page.locator('#messages').textContent()).not.toContain('jane.doe@example.com');
     await page.screenshot({ path: 'test-artifacts/web-chat-stream.png' });
+  });
+
+  it('shows a draft that a guard sent back, then the retried answer and a retry notice', async () => {
+    await send('Can I get a refund?');
+    const answer = "Sorry for the short answer! You can get a full refund within 30 days: tell me the order number and I'll start it.";
+    const draft = 'Refunds? Absolutely not, everything we sell is final.';
+    const shownText = () => lastAssistant().locator('span.text').allTextContents().then((texts) => texts.join(''));
+    await expect.poll(shownText, POLL).toBe(answer);
+    await expect.poll(() => page.getByTestId('status').textContent(), POLL).toBe('ready');
+    // the reply holds only the accepted answer; the notice says why, and shows the replaced draft struck out
+    const notice = lastAssistant().getByTestId('retry-notice');
+    expect(await notice.getByTestId('rejected-draft').textContent()).toBe(draft);
+    expect(await notice.textContent()).toBe(`↻ A processor asked for a better answer: ${CURT_REPLY_FEEDBACK} ${draft}`);
+    expect(await lastAssistant().locator('span.text').count()).toBe(1);
+    await page.screenshot({ path: 'test-artifacts/web-chat-retry.png' });
+
+    // the rejected draft is not sent back as history: the next turn answers normally
+    await send('Hello!');
+    await expect.poll(shownText, POLL).toBe('Hello! I can check orders and answer questions about deliveries.');
   });
 
   it('shows a visible notice when the guardrail trips the wire', async () => {

@@ -1,3 +1,5 @@
+const baseMarker = Symbol.for('rxagent.error');
+
 /**
  * Base class of every error rxagent throws. Each subclass has a stable `name`, a
  * `Symbol.for` marker and a static `isInstance` that works across duplicated copies of the
@@ -11,8 +13,6 @@
  * }
  * ```
  */
-const baseMarker = Symbol.for('rxagent.error');
-
 export class RxAgentError extends Error {
   private readonly [baseMarker] = true;
 
