@@ -16,3 +16,8 @@ export { AgentRunError } from './agent-run-error.js';
 export type { PrepareStepFunction } from './run-environment.js';
 export { resolveModel, type AnyLanguageModel, type ModelRegistry, type ProviderLike } from './model/resolve-model.js';
 export { ToolExecutionError } from './tools/execute-tool-call.js';
+export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './model/errors/model-call-error.js';
+export {
+  InvalidModelResponseError,
+  type InvalidModelResponseErrorOptions,
+} from './model/errors/invalid-model-response-error.js';

@@ -8,6 +8,7 @@ import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sd
 import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
 import type { LanguageModelUsage } from 'ai';
 import { makeChunk } from './make-chunk.js';
+import { ModelCallError } from './model/errors/model-call-error.js';
 import { fromV4Usage } from './usage.js';
 
 /** What a step's model stream reported besides content. */
@@ -22,17 +23,9 @@ export interface ModelStepFacts {
   finished: boolean;
 }
 
-/** A provider error that arrived as an `error` stream part. */
-export class StreamPartError extends Error {
-  constructor(readonly error: unknown) {
-    super(error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));
-    this.name = 'StreamPartError';
-  }
-}
-
 /** The error a provider reported in an `error` part, unwrapped (an `APICallError` stays one). */
 export function unwrapStreamError(error: unknown): unknown {
-  return error instanceof StreamPartError ? error.error : error;
+  return ModelCallError.unwrap(error);
 }
 
 /** Fresh facts for a step. */
@@ -150,7 +143,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
     case 'raw':
       return makeChunk(runId, 'raw', { rawValue: part.rawValue });
     case 'error':
-      throw new StreamPartError(part.error);
+      throw new ModelCallError({ cause: part.error, source: 'stream-part' });
     default:
       return null; // ping, custom, reasoning-file: not surfaced
   }

@@ -75,9 +75,15 @@ export function readableToObservable<T>(stream: ReadableStream<T>): Observable<T
   return new Observable<T>((subscriber) => {
     const reader = stream.getReader();
     let finished = false;
+    const fail = (error: unknown): void => {
+      finished = true;
+      subscriber.error(error);
+    };
     const pump = (): void => {
-      reader.read().then(
-        ({ done, value }) => {
+      // `Promise.resolve` also tolerates a broken reader whose read() returns no promise
+      Promise.resolve()
+        .then(() => reader.read())
+        .then(({ done, value }) => {
           if (subscriber.closed) return;
           if (done) {
             finished = true;
@@ -86,16 +92,19 @@ export function readableToObservable<T>(stream: ReadableStream<T>): Observable<T
           }
           subscriber.next(value);
           pump();
-        },
-        (error: unknown) => {
-          finished = true;
-          subscriber.error(error);
-        },
-      );
+        })
+        .catch((error: unknown) => {
+          if (!subscriber.closed) fail(error);
+        });
     };
     pump();
     return () => {
-      if (!finished) reader.cancel().catch(() => undefined);
+      if (finished) return;
+      try {
+        reader.cancel().catch(() => undefined);
+      } catch {
+        // a reader whose cancel throws: nothing more to release
+      }
     };
   });
 }
