@@ -7,6 +7,7 @@ import type { RequestContext } from '../../processor/request-context.js';
 import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
 import type { AgentTool } from '../../processor/tool-types.js';
 import { toToolSchema } from './tool-schema.js';
+import { ToolExecutionError } from './tool-execution-error.js';
 
 /** What a tool call ended with. */
 export type ToolOutcome =
@@ -19,18 +20,6 @@ export interface ToolEnvironment {
   writer: ProcessorStreamWriter;
   requestContext: RequestContext;
   messages: () => ModelMessage[];
-}
-
-/** A tool call the run cannot or may not execute (unknown tool, invalid input, failing execute). */
-export class ToolExecutionError extends Error {
-  constructor(
-    message: string,
-    readonly toolName: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'ToolExecutionError';
-  }
 }
 
 /** A JSON-safe copy of a tool result (BigInt → string); throws for cycles. */
@@ -49,7 +38,10 @@ async function lastOf(iterable: AsyncIterable<unknown>): Promise<unknown> {
 async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): Promise<unknown> {
   const validated = await safeValidateTypes({ value: call.args, schema: toToolSchema(tool.inputSchema) });
   if (!validated.success) {
-    throw new ToolExecutionError(`Invalid input for tool "${call.toolName}": ${validated.error.message}`, call.toolName, {
+    throw new ToolExecutionError({
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      message: `Invalid input for tool "${call.toolName}": ${validated.error.message}`,
       cause: validated.error,
     });
   }
@@ -69,7 +61,10 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
   try {
     return toSerializable(value);
   } catch (error) {
-    throw new ToolExecutionError(`Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`, call.toolName, {
+    throw new ToolExecutionError({
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      message: `Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`,
       cause: error,
     });
   }
@@ -82,10 +77,10 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
 export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined, environment: ToolEnvironment): Observable<ToolOutcome> {
   return defer(() => {
     if (tool === undefined) {
-      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" not found.`, call.toolName) });
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" not found.` }) });
     }
     if (typeof tool.execute !== 'function') {
-      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" has no execute function.`, call.toolName) });
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });
     }
     return from(run(call, tool, environment)).pipe(
       map((result): ToolOutcome => ({ kind: 'result', call, result })),
@@ -93,7 +88,7 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
         of<ToolOutcome>({
           kind: 'error',
           call,
-          error: error instanceof Error ? error : new ToolExecutionError(String(error), call.toolName, { cause: error }),
+          error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
         }),
       ),
     );
