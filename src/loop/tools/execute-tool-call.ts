@@ -29,10 +29,65 @@ export function toSerializable(value: unknown): unknown {
   return text === undefined ? null : (JSON.parse(text) as unknown);
 }
 
-async function lastOf(iterable: AsyncIterable<unknown>): Promise<unknown> {
-  let last: unknown;
-  for await (const value of iterable) last = value;
-  return last;
+/** Ends an iterator early, ignoring what a broken `return()` throws or rejects with. */
+function closeIterator(iterator: AsyncIterator<unknown>): void {
+  try {
+    const closing = iterator.return?.();
+    if (closing !== undefined) Promise.resolve(closing).catch(() => undefined);
+  } catch {
+    // a generator whose return() throws: nothing more to release
+  }
+}
+
+/**
+ * The last value of a tool's async iterable (AI SDK tools may `yield` preliminary results). Pulls
+ * one value at a time and never after `signal` aborted: an abort calls the iterator's `return()`
+ * (so an `async function*` runs its `finally`) and rejects with the abort reason.
+ */
+function lastOf(iterable: AsyncIterable<unknown>, signal: AbortSignal): Promise<unknown> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  return new Promise<unknown>((resolve, reject) => {
+    let last: unknown;
+    let settled = false;
+    const finish = (): void => {
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      if (settled) return;
+      finish();
+      closeIterator(iterator);
+      reject(signal.reason);
+    };
+    const pull = (): void => {
+      if (settled) return;
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      Promise.resolve()
+        .then(() => iterator.next())
+        .then(
+          (step) => {
+            if (settled) return;
+            if (step.done) {
+              finish();
+              resolve(last);
+              return;
+            }
+            last = step.value;
+            pull();
+          },
+          (error: unknown) => {
+            if (settled) return;
+            finish();
+            reject(error);
+          },
+        );
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pull();
+  });
 }
 
 async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): Promise<unknown> {
@@ -56,7 +111,7 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
   });
   const value =
     output !== null && typeof output === 'object' && Symbol.asyncIterator in output
-      ? await lastOf(output as AsyncIterable<unknown>)
+      ? await lastOf(output as AsyncIterable<unknown>, environment.abortSignal)
       : await output;
   try {
     return toSerializable(value);
