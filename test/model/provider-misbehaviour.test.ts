@@ -156,3 +156,19 @@ describe('a provider stream that misbehaves while it is read', () => {
     expect(seen).toContain('text-delta');
   });
 });
+
+describe('the same guard behind processorsMiddleware (streamText over a wrapped model)', () => {
+  it('a doStream result without a stream is an error part carrying InvalidModelResponseError', async () => {
+    const { streamText, wrapLanguageModel } = await import('ai');
+    const { processorsMiddleware } = await import('../../src/ai-sdk/index.js');
+    const model = wrapLanguageModel({
+      model: brokenModel('v4', () => ({ stream: null })) as LanguageModelV4,
+      middleware: processorsMiddleware({ outputProcessors: [{ id: 'noop', processOutputStream: ({ part }) => part }] }),
+    });
+    const errors: unknown[] = [];
+    const result = streamText({ model, prompt: 'Hi', onError: ({ error }) => void errors.push(error) });
+    for await (const part of result.fullStream) if (part.type === 'error') errors.push(part.error);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.some((error) => InvalidModelResponseError.isInstance(error))).toBe(true);
+  });
+});

@@ -25,6 +25,7 @@ import { toObservable } from '../../operators/internal/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { ModelCallError } from '../../loop/model/errors/model-call-error.js';
+import { streamOf } from '../../loop/model/internal/checked-stream.js';
 import type { StepResult } from '../../processor/processor-types.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
@@ -87,7 +88,7 @@ function modelParts(
       catchError((error: unknown) => {
         throw new ModelCallError({ cause: error });
       }),
-      switchMap((result) => readableToObservable(result.stream)),
+      switchMap((result) => readableToObservable(streamOf<LanguageModelV4StreamPart>(result, model))),
       tap({
         next: (part) => {
           if (part.type === 'error') throw new ModelCallError({ cause: part.error, source: 'stream-part', contentSeen });
