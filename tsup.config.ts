@@ -13,5 +13,9 @@ export default defineConfig({
   target: 'node22',
   splitting: true,
   treeshake: true,
+  // Class and function names survive bundling: `ProcessorError`, not `_ProcessorError`, in stack traces.
+  esbuildOptions(options) {
+    options.keepNames = true;
+  },
   external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
 });

@@ -1,6 +1,7 @@
 /** The request side of a chat endpoint: `useChat`'s `UIMessage[]` → what `agent.stream$()` takes. */
 import type { UIMessage } from 'ai';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE } from './ui-data-types.js';
+import { InvalidMessageError } from '../message-list/errors/invalid-message-error.js';
 
 /**
  * Options of {@link fromUIMessages}.
@@ -17,6 +18,12 @@ export interface FromUIMessagesOptions {
    * which the server did not keep). Default false: they are left out of the model's history.
    */
   keepTripwiredMessages?: boolean;
+  /**
+   * Accept `role: 'system'` messages from the client. Default false: a client system message is
+   * an `InvalidMessageError` (a client must not be able to rewrite the agent's instructions).
+   * Only set this when the messages come from your own trusted code, not from a request body.
+   */
+  allowSystemMessages?: boolean;
 }
 
 /**
@@ -25,6 +32,10 @@ export interface FromUIMessagesOptions {
  * blocked are left out (unless `keepTripwiredMessages`), and messages left without parts are
  * dropped. The result is `UIMessage[]`, which `agent.stream$()` / `generate()` accept as input
  * (the `MessageList` validates and converts them).
+ *
+ * Client-sent history is untrusted: a `role: 'system'` message is an `InvalidMessageError`
+ * naming its index unless `allowSystemMessages: true`. In a run with memory, a client message
+ * never replaces a stored one (see docs/ai-sdk.md, "What a client may send").
  *
  * @example
  * ```ts
@@ -36,7 +47,12 @@ export interface FromUIMessagesOptions {
 export function fromUIMessages<TMessage extends UIMessage>(messages: readonly TMessage[], options: FromUIMessagesOptions = {}): TMessage[] {
   if (!Array.isArray(messages)) throw new TypeError('fromUIMessages(messages): messages must be an array of UIMessage.');
   const result: TMessage[] = [];
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    if ((message as { role?: unknown }).role === 'system' && options.allowSystemMessages !== true) {
+      throw new InvalidMessageError([
+        { path: [index, 'role'], message: "system messages from the client are not accepted (pass allowSystemMessages: true to trust them)" },
+      ]);
+    }
     const parts: UIMessage['parts'] = message.parts ?? [];
     const tripwired = parts.some((part) => part.type === TRIPWIRE_PART_TYPE);
     if (tripwired && message.role === 'assistant' && options.keepTripwiredMessages !== true) continue;

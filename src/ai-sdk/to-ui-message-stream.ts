@@ -4,6 +4,7 @@ import type { Observable } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
 import { observableToReadable } from './internal/streams.js';
+import { pacedRunOf } from '../loop/paced-run.js';
 
 /**
  * Options of {@link toUIMessageStream}.
@@ -20,8 +21,10 @@ export type ToUIMessageStreamOptions = UIChunkEncoderOptions;
  * Converts a run's chunks (`agent.stream$(…)`) into a `ReadableStream` of AI SDK 7 UI message
  * chunks, the protocol `useChat` and `readUIMessageStream` consume.
  *
- * The stream is cold until read: it subscribes when it starts, and cancelling it (the client
- * went away) unsubscribes, which cancels the run (provider request, tools). Mapping:
+ * The stream subscribes when it is created, and cancelling it (the client went away)
+ * unsubscribes, which cancels the run (provider request, tools). Given `agent.stream$(…)` itself
+ * (not a piped copy), it reads the run only as fast as its reader pulls: while 16 UI chunks wait
+ * unread, the run stops reading the provider. Mapping:
  * `start` → `start`; `step-start`/`step-finish` → `start-step`/`finish-step`; text, reasoning,
  * tool input (streamed and complete), tool output (result / error), sources and files → their
  * UI chunks; `data-*` chunks pass with their `id` (the client merges parts with the same id) and
@@ -48,7 +51,9 @@ export type ToUIMessageStreamOptions = UIChunkEncoderOptions;
 export function toUIMessageStream(chunks$: Observable<ChunkType>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
   const encoder = new UIChunkEncoder(options);
   let runId = 'run';
+  const paced = pacedRunOf(chunks$);
   return observableToReadable(chunks$, {
+    ...(paced === undefined ? {} : { paced }),
     encode: (chunk) => {
       if (typeof chunk.runId === 'string') runId = chunk.runId;
       return encoder.encode(chunk);

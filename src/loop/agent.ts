@@ -6,6 +6,8 @@ import { AgentOutput } from './output/agent-output.js';
 import { foldResult } from './output/fold-result.js';
 import type { RunEnvironment } from './run-environment.js';
 import { createRun } from './run.js';
+import { withPacedRun } from './paced-run.js';
+import { demandOf } from '../operators/internal/demand.js';
 import { validateAgentConfig } from './validate-options.js';
 
 /**
@@ -39,7 +41,10 @@ export class Agent {
 
   /** One run as a cold Observable of chunks (subscribe to start it). */
   stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> {
-    return createRun(this.#config, input, options);
+    // the paced variant lets toUIMessageStream hold the run's demand gate (read only as fast as its reader)
+    return withPacedRun(createRun(this.#config, input, options), (attach) =>
+      createRun(this.#config, input, options, (env) => attach(demandOf(env.ctx))),
+    );
   }
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */

@@ -1,20 +1,12 @@
-import { unwrapStreamError } from './model-part-to-chunk.js';
-
 /**
- * Wraps an error of the model call (thrown by `doStream` or sent as an `error` part) so the loop
- * can tell provider errors — which `processAPIError` may recover — from processor and tool errors.
+ * The loop's name for a failed model call: {@link ModelCallError} (one class for errors thrown by
+ * `doStream`, by its stream, and sent as `error` parts).
  */
-export class ModelCallFailure extends Error {
-  readonly error: unknown;
-  constructor(error: unknown) {
-    const unwrapped = unwrapStreamError(error);
-    super(unwrapped instanceof Error ? unwrapped.message : String(unwrapped));
-    this.name = 'ModelCallFailure';
-    this.error = unwrapped;
-  }
-}
+import { ModelCallError } from './model/errors/model-call-error.js';
 
-/** The provider error inside a `ModelCallFailure`, or `error` itself. */
+export { ModelCallError as ModelCallFailure } from './model/errors/model-call-error.js';
+
+/** The provider error inside a `ModelCallError`, or `error` itself. */
 export function providerError(error: unknown): unknown {
-  return error instanceof ModelCallFailure ? error.error : error;
+  return ModelCallError.unwrap(error);
 }

@@ -32,13 +32,13 @@ export function partsToChunks(runId: string, facts: ModelStepFacts): OperatorFun
           try {
             chunk = modelPartToChunk(part, runId, facts);
           } catch (error) {
-            subscriber.error(new ModelCallFailure(error));
+            subscriber.error(new ModelCallFailure({ cause: error }));
             return;
           }
           if (chunk !== null) subscriber.next(chunk);
         },
         error(error: unknown) {
-          subscriber.error(new ModelCallFailure(error));
+          subscriber.error(new ModelCallFailure({ cause: error }));
         },
         complete() {
           subscriber.complete();

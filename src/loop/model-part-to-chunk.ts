@@ -7,7 +7,9 @@
 import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
 import type { LanguageModelUsage } from 'ai';
+import type { MastraDBMessage } from '../message-list/types.js';
 import { makeChunk } from './make-chunk.js';
+import { ModelCallError } from './model/errors/model-call-error.js';
 import { fromV4Usage } from './usage.js';
 
 /** What a step's model stream reported besides content. */
@@ -20,24 +22,81 @@ export interface ModelStepFacts {
   response: { id?: string; modelId?: string; timestamp?: Date };
   /** Whether the model's `finish` part arrived. */
   finished: boolean;
+  /** Tool call ids of this step (see {@link runToolCallId}). */
+  toolCallIds: ToolCallIds;
 }
 
-/** A provider error that arrived as an `error` stream part. */
-export class StreamPartError extends Error {
-  constructor(readonly error: unknown) {
-    super(error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error));
-    this.name = 'StreamPartError';
+/**
+ * Keeps tool call ids unique within a run. A provider that repeats an id — twice in one step, or
+ * one already used by an earlier step or the loaded history (some models number calls
+ * `call_0`, `call_1`… afresh every step) — would otherwise make one call's result overwrite
+ * another's, and leave a call without its result in the next prompt. A repeated id is renamed
+ * (`call_0` → `call_0~2`) in every chunk of that call (input streaming, call, provider result,
+ * approval), so the stream, the prompt and memory all see one result per call.
+ */
+export interface ToolCallIds {
+  /** Ids already taken in this run (computed on the first tool part of the step). */
+  used: Set<string> | undefined;
+  readonly usedBefore: () => Iterable<string>;
+  /** Provider id → run id of the call currently using it in this step. */
+  readonly current: Map<string, { id: string; called: boolean }>;
+}
+
+function freshId(ids: ToolCallIds, providerId: string): string {
+  ids.used ??= new Set(ids.usedBefore());
+  let id = providerId;
+  for (let suffix = 2; ids.used.has(id); suffix++) id = `${providerId}~${suffix}`;
+  ids.used.add(id);
+  return id;
+}
+
+/** The run's id for a call starting (`tool-input-start`, or a `tool-call` with no open input). */
+function openCall(ids: ToolCallIds, providerId: string): string {
+  const id = freshId(ids, providerId);
+  ids.current.set(providerId, { id, called: false });
+  return id;
+}
+
+/** The run's id of the call `providerId` currently names (for deltas, results, approvals). */
+export function runToolCallId(ids: ToolCallIds, providerId: string): string {
+  return ids.current.get(providerId)?.id ?? providerId;
+}
+
+/** The run's id for a `tool-call` part: its streamed input's id, or a fresh one. */
+function callId(ids: ToolCallIds, providerId: string): string {
+  const open = ids.current.get(providerId);
+  if (open !== undefined && !open.called) {
+    open.called = true;
+    return open.id;
+  }
+  const id = openCall(ids, providerId);
+  ids.current.get(providerId)!.called = true;
+  return id;
+}
+
+/**
+ * The tool call ids in `messages` (a `MessageList` view), for {@link newStepFacts}.
+ *
+ * @example
+ * ```ts
+ * newStepFacts(emptyUsage(), () => toolCallIdsIn(messageList.get.all.db()));
+ * ```
+ */
+export function* toolCallIdsIn(messages: readonly MastraDBMessage[]): Iterable<string> {
+  for (const message of messages) {
+    for (const part of message.content.parts) if (part.type === 'tool-invocation') yield part.toolInvocation.toolCallId;
   }
 }
 
 /** The error a provider reported in an `error` part, unwrapped (an `APICallError` stays one). */
 export function unwrapStreamError(error: unknown): unknown {
-  return error instanceof StreamPartError ? error.error : error;
+  return ModelCallError.unwrap(error);
 }
 
-/** Fresh facts for a step. */
-export function newStepFacts(usage: LanguageModelUsage): ModelStepFacts {
+/** Fresh facts for a step; `usedToolCallIds` lists the ids earlier steps and the history already use. */
+export function newStepFacts(usage: LanguageModelUsage, usedToolCallIds: () => Iterable<string> = () => []): ModelStepFacts {
   return {
+    toolCallIds: { used: undefined, usedBefore: usedToolCallIds, current: new Map() },
     finishReason: 'other',
     rawFinishReason: undefined,
     usage,
@@ -85,18 +144,18 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
       return makeChunk(runId, 'reasoning-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'tool-input-start':
       return makeChunk(runId, 'tool-call-input-streaming-start', {
-        toolCallId: part.id,
+        toolCallId: openCall(facts.toolCallIds, part.id),
         toolName: part.toolName,
         ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
         ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
       });
     case 'tool-input-delta':
-      return makeChunk(runId, 'tool-call-delta', { toolCallId: part.id, argsTextDelta: part.delta });
+      return makeChunk(runId, 'tool-call-delta', { toolCallId: runToolCallId(facts.toolCallIds, part.id), argsTextDelta: part.delta });
     case 'tool-input-end':
-      return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: part.id });
+      return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: runToolCallId(facts.toolCallIds, part.id) });
     case 'tool-call':
       return makeChunk(runId, 'tool-call', {
-        toolCallId: part.toolCallId,
+        toolCallId: callId(facts.toolCallIds, part.toolCallId),
         toolName: part.toolName,
         args: parseToolInput(part.input),
         ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
@@ -105,7 +164,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
       });
     case 'tool-result':
       return makeChunk(runId, 'tool-result', {
-        toolCallId: part.toolCallId,
+        toolCallId: runToolCallId(facts.toolCallIds, part.toolCallId),
         toolName: part.toolName,
         result: part.result,
         providerExecuted: true,
@@ -113,7 +172,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
         ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
       });
     case 'tool-approval-request':
-      return makeChunk(runId, 'tool-call-approval', { toolCallId: part.toolCallId, toolName: '', approvalId: part.approvalId });
+      return makeChunk(runId, 'tool-call-approval', { toolCallId: runToolCallId(facts.toolCallIds, part.toolCallId), toolName: '', approvalId: part.approvalId });
     case 'source':
       return part.sourceType === 'url'
         ? makeChunk(runId, 'source', { id: part.id, sourceType: 'url', url: part.url, ...(part.title === undefined ? {} : { title: part.title }) })
@@ -146,7 +205,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
     case 'raw':
       return makeChunk(runId, 'raw', { rawValue: part.rawValue });
     case 'error':
-      throw new StreamPartError(part.error);
+      throw new ModelCallError({ cause: part.error, source: 'stream-part' });
     default:
       return null; // ping, custom, reasoning-file: not surfaced
   }

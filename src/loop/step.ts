@@ -35,7 +35,7 @@ import type { ModelResponseMeta } from './model/stream-model.js';
 import { modelChunks } from './model-chunks.js';
 import { demandOf } from '../operators/internal/demand.js';
 import { ModelCallFailure, providerError } from './model-call-failure.js';
-import { newStepFacts, type ModelStepFacts } from './model-part-to-chunk.js';
+import { newStepFacts, toolCallIdsIn, type ModelStepFacts } from './model-part-to-chunk.js';
 import type { RunEnvironment } from './run-environment.js';
 import { StepAccumulator } from './step-accumulator.js';
 import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
@@ -349,7 +349,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       accumulator: new StepAccumulator({
         keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
       }),
-      facts: newStepFacts(emptyUsage()),
+      facts: newStepFacts(emptyUsage(), () => toolCallIdsIn(env.ctx.messageList.get.all.db())),
       boundary: undefined,
       opened: false,
       recorded: undefined,

@@ -41,6 +41,7 @@ export class MessageHistory implements Processor<'message-history'> {
     const { storage, threadId, resourceId, lastMessages, readOnly } = this.#options;
     const thread = await storage.getThread(threadId);
     if (thread === null) {
+      reidentifyInput(messageList, new Set());
       if (readOnly) throw new ThreadNotFoundError({ threadId });
       await storage.createThread({
         id: threadId,
@@ -50,9 +51,24 @@ export class MessageHistory implements Processor<'message-history'> {
       });
       return undefined;
     }
-    if (lastMessages <= 0) return undefined;
-    const history = await storage.getMessages({ threadId, resourceId, last: lastMessages });
+    const history = lastMessages <= 0 ? [] : await storage.getMessages({ threadId, resourceId, last: lastMessages });
+    reidentifyInput(messageList, new Set(history.map((message) => message.id)));
     if (history.length > 0) messageList.add(history, 'memory');
     return undefined;
   }
 }
+
+/**
+ * Input (client-sent) messages never replace stored ones: a copy of a loaded history message
+ * (same id) is dropped — the stored version is used — and every other input message is new
+ * input under a fresh id, so an id the client chose can never overwrite a message stored
+ * earlier in the thread (loaded or not).
+ */
+function reidentifyInput(messageList: ProcessInputArgs['messageList'], loadedIds: ReadonlySet<string>): void {
+  const input = messageList.get.input.db();
+  if (input.length === 0) return;
+  messageList.removeByIds(input.map((message) => message.id));
+  const kept = input.filter((message) => !loadedIds.has(message.id)).map((message) => ({ ...message, id: messageList.newMessageId() }));
+  if (kept.length > 0) messageList.add(kept, 'input', { merge: false });
+}
+

@@ -224,6 +224,19 @@ export class MessageList {
   }
 
   /**
+   * A fresh message id from this list's `generateId` (the run's id generator in an Agent run).
+   *
+   * @example
+   * ```ts
+   * import { MessageList } from 'rxagent/message-list';
+   * const id = new MessageList({ generateId: () => 'm-1' }).newMessageId(); // 'm-1'
+   * ```
+   */
+  newMessageId(): string {
+    return this.generateId();
+  }
+
+  /**
    * Where a message (or id) came from: `input`, `response` or `memory`; undefined when it is not
    * in the list.
    *

@@ -24,23 +24,14 @@ import { apiErrorBudget, askProcessAPIError, retryOnAPIError } from '../../opera
 import { toObservable } from '../../operators/internal/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
+import { ModelCallError } from '../../loop/model/errors/model-call-error.js';
+import { streamOf } from '../../loop/model/internal/checked-stream.js';
 import type { StepResult } from '../../processor/processor-types.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
 import { readableToObservable } from './streams.js';
 
-/** An error of one model attempt; `contentSeen` says whether content had already gone out. */
-class ModelAttemptError extends Error {
-  constructor(
-    readonly error: unknown,
-    readonly contentSeen: boolean,
-  ) {
-    super(error instanceof Error ? error.message : String(error));
-    this.name = 'ModelAttemptError';
-  }
-}
-
-const unwrap = (error: unknown): unknown => (error instanceof ModelAttemptError ? error.error : error);
+const unwrap = (error: unknown): unknown => ModelCallError.unwrap(error);
 
 const nonContent = new Set(['stream-start', 'response-metadata', 'finish', 'ping', 'raw', 'error']);
 
@@ -95,25 +86,25 @@ function modelParts(
     let contentSeen = false;
     return stream$.pipe(
       catchError((error: unknown) => {
-        throw new ModelAttemptError(error, false);
+        throw new ModelCallError({ cause: error });
       }),
-      switchMap((result) => readableToObservable(result.stream)),
+      switchMap((result) => readableToObservable(streamOf<LanguageModelV4StreamPart>(result, model))),
       tap({
         next: (part) => {
-          if (part.type === 'error') throw new ModelAttemptError(part.error, contentSeen);
+          if (part.type === 'error') throw new ModelCallError({ cause: part.error, source: 'stream-part', contentSeen });
           if (part.type === 'finish') onFinish(part);
           if (!nonContent.has(part.type)) contentSeen = true;
         },
       }),
       catchError((error: unknown) => {
-        if (error instanceof ModelAttemptError) throw error;
-        throw new ModelAttemptError(error, contentSeen);
+        if (ModelCallError.isInstance(error)) throw error;
+        throw new ModelCallError({ cause: error, contentSeen });
       }),
     );
   });
   return attempt$.pipe(
     retryOnAPIError<LanguageModelV4StreamPart>(processors, call.ctx, {
-      isAPIError: (error) => error instanceof ModelAttemptError && !error.contentSeen && !TripWire.isInstance(error.error),
+      isAPIError: (error) => ModelCallError.isInstance(error) && !error.contentSeen && !TripWire.isInstance(error.error),
       toAPIError: unwrap,
     }),
   );

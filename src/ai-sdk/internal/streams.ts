@@ -1,10 +1,15 @@
 /** Web streams ↔ Observables, with cancellation passed through both ways. */
 import { Observable, type Subscription } from 'rxjs';
+import type { RunDemand } from '../../loop/paced-run.js';
 
 /**
  * A `ReadableStream` fed by a subscription made when the stream starts. Cancelling the stream
  * (or its reader) unsubscribes; the source's completion closes it. `encode` maps each value to
  * zero or more outputs; `onError`/`onComplete` may add final outputs before the stream closes.
+ *
+ * With `paced` (a run's paced variant, see `PACED_RUN`), the stream holds the run's demand gate
+ * while its queue is full (`highWaterMark` outputs, default 16) and releases it when the reader
+ * pulls: the run reads its provider only as fast as this stream is read.
  */
 export function observableToReadable<T, R>(
   source: Observable<T>,
@@ -14,57 +19,89 @@ export function observableToReadable<T, R>(
     onComplete?: () => readonly R[];
     /** True once nothing more may be written (the stream closes after the current outputs). */
     done?: () => boolean;
+    /** Subscribes the same source with demand: `attach` receives the run's gate. */
+    paced?: (attach: (demand: RunDemand) => void) => Observable<T>;
+    /** Queue size at which the demand gate is held. Default 16. */
+    highWaterMark?: number;
   },
 ): ReadableStream<R> {
   let subscription: Subscription | undefined;
   let closed = false;
-  return new ReadableStream<R>({
-    start(controller) {
-      const close = (): void => {
-        if (closed) return;
+  let demand: RunDemand | undefined;
+  let holding = false;
+  const holder = {};
+  const release = (): void => {
+    if (!holding) return;
+    holding = false;
+    demand?.release(holder);
+  };
+  return new ReadableStream<R>(
+    {
+      start(controller) {
+        const close = (): void => {
+          if (closed) return;
+          closed = true;
+          release();
+          controller.close();
+          subscription?.unsubscribe();
+        };
+        const write = (values: readonly R[]): void => {
+          for (const value of values) controller.enqueue(value);
+        };
+        const observer = {
+          next(value: T): void {
+            if (closed) return;
+            try {
+              write(handlers.encode(value));
+            } catch (error) {
+              closed = true;
+              release();
+              controller.error(error);
+              subscription?.unsubscribe();
+              return;
+            }
+            if (handlers.done?.() === true) close();
+            else if (!holding && demand !== undefined && (controller.desiredSize ?? 1) <= 0) {
+              holding = true;
+              demand.hold(holder);
+            }
+          },
+          error(error: unknown): void {
+            if (closed) return;
+            write(handlers.onError?.(error) ?? []);
+            if (handlers.onError === undefined) {
+              closed = true;
+              release();
+              controller.error(error);
+              return;
+            }
+            close();
+          },
+          complete(): void {
+            if (closed) return;
+            write(handlers.onComplete?.() ?? []);
+            close();
+          },
+        };
+        const source$ = handlers.paced
+          ? handlers.paced((gate) => {
+              demand = gate;
+            })
+          : source;
+        subscription = source$.subscribe(observer);
+        if (closed) subscription.unsubscribe();
+      },
+      pull() {
+        release();
+      },
+      cancel() {
         closed = true;
-        controller.close();
+        release();
         subscription?.unsubscribe();
-      };
-      const write = (values: readonly R[]): void => {
-        for (const value of values) controller.enqueue(value);
-      };
-      subscription = source.subscribe({
-        next(value) {
-          if (closed) return;
-          try {
-            write(handlers.encode(value));
-          } catch (error) {
-            closed = true;
-            controller.error(error);
-            subscription?.unsubscribe();
-            return;
-          }
-          if (handlers.done?.() === true) close();
-        },
-        error(error: unknown) {
-          if (closed) return;
-          write(handlers.onError?.(error) ?? []);
-          if (handlers.onError === undefined) {
-            closed = true;
-            controller.error(error);
-            return;
-          }
-          close();
-        },
-        complete() {
-          if (closed) return;
-          write(handlers.onComplete?.() ?? []);
-          close();
-        },
-      });
-      if (closed) subscription.unsubscribe();
+      },
     },
-    cancel() {
-      closed = true;
-      subscription?.unsubscribe();
-    },
-  });
+    { highWaterMark: handlers.highWaterMark ?? 16 },
+  );
 }
 
 /**
@@ -75,9 +112,15 @@ export function readableToObservable<T>(stream: ReadableStream<T>): Observable<T
   return new Observable<T>((subscriber) => {
     const reader = stream.getReader();
     let finished = false;
+    const fail = (error: unknown): void => {
+      finished = true;
+      subscriber.error(error);
+    };
     const pump = (): void => {
-      reader.read().then(
-        ({ done, value }) => {
+      // `Promise.resolve` also tolerates a broken reader whose read() returns no promise
+      Promise.resolve()
+        .then(() => reader.read())
+        .then(({ done, value }) => {
           if (subscriber.closed) return;
           if (done) {
             finished = true;
@@ -86,16 +129,19 @@ export function readableToObservable<T>(stream: ReadableStream<T>): Observable<T
           }
           subscriber.next(value);
           pump();
-        },
-        (error: unknown) => {
-          finished = true;
-          subscriber.error(error);
-        },
-      );
+        })
+        .catch((error: unknown) => {
+          if (!subscriber.closed) fail(error);
+        });
     };
     pump();
     return () => {
-      if (!finished) reader.cancel().catch(() => undefined);
+      if (finished) return;
+      try {
+        reader.cancel().catch(() => undefined);
+      } catch {
+        // a reader whose cancel throws: nothing more to release
+      }
     };
   });
 }

@@ -3,15 +3,22 @@
  * more AI SDK `UIMessageChunk`s. Pure and synchronous (no streams, no timers), so it is tested
  * chunk by chunk and reused by anything that writes a UI message stream.
  */
-import type { FinishReason, UIMessageChunk } from 'ai';
+import { generateId, type FinishReason, type UIMessageChunk } from 'ai';
 import type { AgentChunk, ChunkType, DataChunkType, RxFinishReason, TripwirePayload } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE, type RetryUIData, type TripwireUIData } from '../ui-data-types.js';
 
 /** Options shared by `toUIMessageStream` and `toUIMessageStreamResponse`. */
 export interface UIChunkEncoderOptions {
-  /** The assistant message id sent in the `start` chunk (default: the `start` chunk's, else none: the client makes one). */
+  /**
+   * The assistant message id sent in the `start` chunk. Default: the run's `start` chunk's
+   * `messageId` when it has one, else `generateMessageId()`. The AI SDK's client
+   * (`readUIMessageStream`, `useChat`) gives the reply this id; without one the reply has
+   * `id: ''` and sending the history back fails validation.
+   */
   messageId?: string;
+  /** Makes the default `messageId` (default: the AI SDK's `generateId`). */
+  generateMessageId?: () => string;
   /** Send reasoning parts. Default true. */
   sendReasoning?: boolean;
   /** Send `source-url` / `source-document` parts. Default true. */
@@ -122,11 +129,12 @@ export class UIChunkEncoder {
     if (this.#started) return;
     this.#started = true;
     if (this.#options.sendStart === false) return;
-    const messageId = this.#options.messageId ?? (chunk?.type === 'start' ? chunk.payload.messageId : undefined);
+    const messageId =
+      this.#options.messageId ?? (chunk?.type === 'start' ? chunk.payload.messageId : undefined) ?? (this.#options.generateMessageId ?? generateId)();
     const metadata = chunk === undefined ? undefined : this.#options.messageMetadata?.({ chunk });
     out.push({
       type: 'start',
-      ...(messageId === undefined ? {} : { messageId }),
+      messageId,
       ...(metadata === undefined ? {} : { messageMetadata: metadata }),
     });
   }

@@ -73,8 +73,9 @@ function liftV2ToV3(model: LanguageModelV2): LanguageModelV3 {
     },
     async doStream(options) {
       const { callOptions, warnings } = toV2CallOptions(options);
-      const result = await model.doStream(callOptions);
-      return { ...result, stream: pullMapStream(result.stream, createV2PartConverter(warnings)) };
+      const result: unknown = await model.doStream(callOptions);
+      const stream = pullMapStream(result, model, createV2PartConverter(warnings));
+      return { ...(result as Awaited<ReturnType<typeof model.doStream>>), stream };
     },
   };
   const observableStream = getObservableStream<LanguageModelV2CallOptions, LanguageModelV2StreamPart>(model);

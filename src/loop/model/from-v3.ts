@@ -51,8 +51,9 @@ export function adaptV3(model: LanguageModelV3): LanguageModelV4 {
     },
     async doStream(options) {
       const { callOptions, warnings } = toV3CallOptions(options);
-      const result = await model.doStream(callOptions);
-      return { ...result, stream: pullMapStream(result.stream, createV3PartConverter(warnings)) };
+      const result: unknown = await model.doStream(callOptions);
+      const stream = pullMapStream(result, model, createV3PartConverter(warnings));
+      return { ...(result as Awaited<ReturnType<typeof model.doStream>>), stream };
     },
   };
   const observableStream = getObservableStream<LanguageModelV3CallOptions, LanguageModelV3StreamPart>(model);

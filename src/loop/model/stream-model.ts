@@ -1,6 +1,7 @@
 import { defer, finalize, Observable, tap } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
+import { cancelQuietly, checkedRead, readerOf, streamOf } from './internal/checked-stream.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the
@@ -16,8 +17,6 @@ export interface ModelResponseMeta {
   response?: { headers?: Record<string, string> };
   warnings?: unknown[];
 }
-
-const noop = (): void => undefined;
 
 /**
  * Calls a V4 model's `doStream` as a cold Observable of its stream parts.
@@ -132,24 +131,30 @@ function streamReadable(
     let finished = false;
     let reported = onResponse === undefined;
     let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+    const fail = (error: unknown): void => {
+      if (subscriber.closed) return;
+      finished = true;
+      subscriber.error(error);
+    };
 
     const pump = async (): Promise<void> => {
-      let result: Awaited<ReturnType<LanguageModelV4['doStream']>>;
+      let result: unknown;
       try {
         result = await model.doStream(callOptions);
       } catch (error) {
-        if (!subscriber.closed) {
-          finished = true;
-          subscriber.error(error);
-        }
+        fail(error);
         return;
       }
+      // Whatever the provider resolved with is checked before use: a broken result is one clear
+      // error notification, never a TypeError thrown into nowhere.
+      const stream = streamOf<LanguageModelV4StreamPart>(result, model);
       if (subscriber.closed) {
-        result.stream.cancel().catch(noop);
+        cancelQuietly(stream);
         return;
       }
-      const meta: ModelResponseMeta = { request: result.request, response: result.response };
-      const activeReader = result.stream.getReader();
+      const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
+      const meta: ModelResponseMeta = { request, response };
+      const activeReader = readerOf(stream, model);
       reader = activeReader;
       try {
         while (!subscriber.closed) {
@@ -157,7 +162,7 @@ function streamReadable(
             await demand.whenOpen();
             if (subscriber.closed) return;
           }
-          const next = await activeReader.read();
+          const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
           if (subscriber.closed) return;
           if (!reported) {
             reported = true;
@@ -171,19 +176,19 @@ function streamReadable(
           subscriber.next(next.value);
         }
       } catch (error) {
-        // a read error, or onResponse throwing: either ends this call
+        // a read error, a malformed part, or onResponse throwing: either ends this call
         if (!subscriber.closed) {
-          finished = true;
-          subscriber.error(error);
-          activeReader.cancel(error).catch(noop);
+          fail(error);
+          cancelQuietly(activeReader, error);
         }
       }
     };
-    void pump();
+    // Last line of defence: nothing a provider does may become an unhandled rejection.
+    pump().catch(fail);
 
     return () => {
       if (finished) return;
-      reader?.cancel().catch(noop);
+      cancelQuietly(reader);
       controller.abort();
     };
   });

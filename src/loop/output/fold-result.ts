@@ -2,18 +2,11 @@
 import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
 import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
 import { AgentRunError } from '../agent-run-error.js';
+import { RunAbortedError } from '../run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
 import { emptyUsage } from '../usage.js';
 import { isOptionError } from '../validate-options.js';
-
-/** Why a run produced no result: its `error` chunk's error, or an abort. */
-export class RunAbortedError extends Error {
-  constructor(readonly reason: unknown) {
-    super('The run was aborted.');
-    this.name = 'AbortError';
-  }
-}
 
 /**
  * The result of a run that ended with `finish` or `tripwire`. For `error` it throws the run's error
@@ -29,7 +22,7 @@ export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | u
     const error = terminal.payload.error;
     throw RxAgentError.isInstance(error) || isOptionError(error) ? error : new AgentRunError(error);
   }
-  if (terminal.type === 'abort') throw new RunAbortedError(terminal.payload.reason);
+  if (terminal.type === 'abort') throw new RunAbortedError({ reason: terminal.payload.reason });
   const steps = env?.ctx.steps ?? [];
   const accepted = steps.filter((step) => step.tripwire === undefined);
   const tripwire = terminal.type === 'tripwire' ? terminal.payload : undefined;

@@ -7,6 +7,7 @@ import type { RequestContext } from '../../processor/request-context.js';
 import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
 import type { AgentTool } from '../../processor/tool-types.js';
 import { toToolSchema } from './tool-schema.js';
+import { ToolExecutionError } from './tool-execution-error.js';
 
 /** What a tool call ended with. */
 export type ToolOutcome =
@@ -21,18 +22,6 @@ export interface ToolEnvironment {
   messages: () => ModelMessage[];
 }
 
-/** A tool call the run cannot or may not execute (unknown tool, invalid input, failing execute). */
-export class ToolExecutionError extends Error {
-  constructor(
-    message: string,
-    readonly toolName: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'ToolExecutionError';
-  }
-}
-
 /** A JSON-safe copy of a tool result (BigInt → string); throws for cycles. */
 export function toSerializable(value: unknown): unknown {
   if (value === undefined) return null;
@@ -40,16 +29,74 @@ export function toSerializable(value: unknown): unknown {
   return text === undefined ? null : (JSON.parse(text) as unknown);
 }
 
-async function lastOf(iterable: AsyncIterable<unknown>): Promise<unknown> {
-  let last: unknown;
-  for await (const value of iterable) last = value;
-  return last;
+/** Ends an iterator early, ignoring what a broken `return()` throws or rejects with. */
+function closeIterator(iterator: AsyncIterator<unknown>): void {
+  try {
+    const closing = iterator.return?.();
+    if (closing !== undefined) Promise.resolve(closing).catch(() => undefined);
+  } catch {
+    // a generator whose return() throws: nothing more to release
+  }
+}
+
+/**
+ * The last value of a tool's async iterable (AI SDK tools may `yield` preliminary results). Pulls
+ * one value at a time and never after `signal` aborted: an abort calls the iterator's `return()`
+ * (so an `async function*` runs its `finally`) and rejects with the abort reason.
+ */
+function lastOf(iterable: AsyncIterable<unknown>, signal: AbortSignal): Promise<unknown> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  return new Promise<unknown>((resolve, reject) => {
+    let last: unknown;
+    let settled = false;
+    const finish = (): void => {
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      if (settled) return;
+      finish();
+      closeIterator(iterator);
+      reject(signal.reason);
+    };
+    const pull = (): void => {
+      if (settled) return;
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      Promise.resolve()
+        .then(() => iterator.next())
+        .then(
+          (step) => {
+            if (settled) return;
+            if (step.done) {
+              finish();
+              resolve(last);
+              return;
+            }
+            last = step.value;
+            pull();
+          },
+          (error: unknown) => {
+            if (settled) return;
+            finish();
+            reject(error);
+          },
+        );
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pull();
+  });
 }
 
 async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): Promise<unknown> {
   const validated = await safeValidateTypes({ value: call.args, schema: toToolSchema(tool.inputSchema) });
   if (!validated.success) {
-    throw new ToolExecutionError(`Invalid input for tool "${call.toolName}": ${validated.error.message}`, call.toolName, {
+    throw new ToolExecutionError({
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      message: `Invalid input for tool "${call.toolName}": ${validated.error.message}`,
       cause: validated.error,
     });
   }
@@ -64,12 +111,15 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
   });
   const value =
     output !== null && typeof output === 'object' && Symbol.asyncIterator in output
-      ? await lastOf(output as AsyncIterable<unknown>)
+      ? await lastOf(output as AsyncIterable<unknown>, environment.abortSignal)
       : await output;
   try {
     return toSerializable(value);
   } catch (error) {
-    throw new ToolExecutionError(`Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`, call.toolName, {
+    throw new ToolExecutionError({
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      message: `Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`,
       cause: error,
     });
   }
@@ -82,10 +132,10 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
 export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined, environment: ToolEnvironment): Observable<ToolOutcome> {
   return defer(() => {
     if (tool === undefined) {
-      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" not found.`, call.toolName) });
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" not found.` }) });
     }
     if (typeof tool.execute !== 'function') {
-      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError(`Tool "${call.toolName}" has no execute function.`, call.toolName) });
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });
     }
     return from(run(call, tool, environment)).pipe(
       map((result): ToolOutcome => ({ kind: 'result', call, result })),
@@ -93,7 +143,7 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
         of<ToolOutcome>({
           kind: 'error',
           call,
-          error: error instanceof Error ? error : new ToolExecutionError(String(error), call.toolName, { cause: error }),
+          error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
         }),
       ),
     );

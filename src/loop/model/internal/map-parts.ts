@@ -1,4 +1,5 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
+import { cancelQuietly, checkedRead, readerOf, streamOf, type ModelLike } from './checked-stream.js';
 
 /**
  * Converts one part of the older spec into zero or more parts of the newer one.
@@ -11,25 +12,28 @@ import { defer, mergeMap, type Observable } from 'rxjs';
 export type PartConverter<TFrom, TTo> = (part: TFrom) => TTo[];
 
 /**
- * A pull-through `ReadableStream` over `source`: one `read()` downstream causes exactly one
- * `read()` upstream (highWaterMark 0, no TransformStream queue), and `cancel` is forwarded.
+ * A pull-through `ReadableStream` over the stream of an older-spec `doStream` result: one `read()`
+ * downstream causes exactly one `read()` upstream (highWaterMark 0, no TransformStream queue), and
+ * `cancel` is forwarded. A result that is not `{ stream: ReadableStream }`, a throwing
+ * `getReader()` or a malformed part is an `InvalidModelResponseError` naming `model`.
  *
  * @example
  * ```ts
- * const v4Stream = pullMapStream(v3Result.stream, (part) => [partV3ToV4(part)]);
+ * const v4Stream = pullMapStream(v3Result, v3Model, (part) => [partV3ToV4(part)]);
  * ```
  */
 export function pullMapStream<TFrom, TTo>(
-  source: ReadableStream<TFrom>,
+  result: unknown,
+  model: ModelLike,
   convert: PartConverter<TFrom, TTo>,
 ): ReadableStream<TTo> {
-  const reader = source.getReader();
+  const reader = readerOf(streamOf<TFrom>(result, model), model);
   return new ReadableStream<TTo>(
     {
       async pull(controller) {
         // Loop so that a part converting to nothing does not stall the reader.
         for (;;) {
-          const next = await reader.read();
+          const next = checkedRead<TFrom>(await reader.read(), model);
           if (next.done) {
             controller.close();
             return;
@@ -42,7 +46,7 @@ export function pullMapStream<TFrom, TTo>(
         }
       },
       cancel(reason) {
-        return reader.cancel(reason);
+        cancelQuietly(reader, reason);
       },
     },
     { highWaterMark: 0 },

@@ -1,0 +1,39 @@
+/**
+ * How a consumer outside the loop (the UI message stream, a web stream over `stream$()`) paces a
+ * run: the Observable `agent.stream$()` returns carries, under {@link PACED_RUN}, a function that
+ * starts the same run and hands the consumer the run's demand gate. While the consumer holds the
+ * gate the loop stops reading the provider, so a slow reader never makes the run buffer the reply.
+ */
+import type { Observable } from 'rxjs';
+import type { ChunkType } from '../processor/chunk-types.js';
+
+/** The run's demand gate as a consumer sees it: hold it while full, release it when pulled. */
+export interface RunDemand {
+  hold(holder: object): void;
+  release(holder: object): void;
+}
+
+/** Property key of the paced variant on a run Observable. */
+export const PACED_RUN: unique symbol = Symbol.for('rxagent.run.paced');
+
+/** A run Observable that can also be subscribed with demand (see {@link PACED_RUN}). */
+export interface PacedRun extends Observable<ChunkType> {
+  /** The same run; `attach` receives the run's demand gate once the run is set up. */
+  [PACED_RUN]: (attach: (demand: RunDemand) => void) => Observable<ChunkType>;
+}
+
+/** `run$` with its paced variant attached (the Observable is ours: the property is not on a user object). */
+export function withPacedRun(
+  run$: Observable<ChunkType>,
+  paced: (attach: (demand: RunDemand) => void) => Observable<ChunkType>,
+): PacedRun {
+  return Object.assign(run$, { [PACED_RUN]: paced });
+}
+
+/** The paced variant of `chunks$`, when it is a run Observable straight from `agent.stream$()`. */
+export function pacedRunOf(
+  chunks$: Observable<ChunkType>,
+): ((attach: (demand: RunDemand) => void) => Observable<ChunkType>) | undefined {
+  const paced = (chunks$ as Partial<PacedRun>)[PACED_RUN];
+  return typeof paced === 'function' ? paced : undefined;
+}

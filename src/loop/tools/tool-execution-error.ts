@@ -1,0 +1,57 @@
+import { RxAgentError, hasMarker } from '../../message-list/errors/rxagent-error.js';
+
+const marker = Symbol.for('rxagent.error.ToolExecutionError');
+
+/**
+ * Options of {@link ToolExecutionError}.
+ *
+ * @example
+ * ```ts
+ * import type { ToolExecutionErrorOptions } from 'rxagent';
+ * const options: ToolExecutionErrorOptions = { toolName: 'lookupOrder', toolCallId: 'call_1', message: 'Tool "lookupOrder" not found.' };
+ * ```
+ */
+export interface ToolExecutionErrorOptions {
+  toolName: string;
+  /** The call this error belongs to, when there is one. */
+  toolCallId?: string;
+  /** Default: `Tool "<toolName>" failed: <cause's message>`. */
+  message?: string;
+  /** What the tool threw, the validation error, … */
+  cause?: unknown;
+}
+
+function describe(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  return typeof cause === 'string' ? cause : String(cause);
+}
+
+/**
+ * A tool call the run cannot or may not execute: an unknown tool, a tool without `execute`,
+ * input that fails the tool's schema, a result that is not serializable, or a non-`Error` value
+ * thrown by `execute`. It reaches the stream as a `tool-error` chunk and the model as an error
+ * result; the run goes on.
+ *
+ * @example
+ * ```ts
+ * import { ToolExecutionError } from 'rxagent';
+ * for await (const chunk of (await agent.stream('Where is order 1?')).fullStream) {
+ *   if (chunk.type === 'tool-error' && ToolExecutionError.isInstance(chunk.payload.error)) console.log(chunk.payload.error.toolName);
+ * }
+ * ```
+ */
+export class ToolExecutionError extends RxAgentError {
+  private readonly [marker] = true;
+  readonly toolName: string;
+  readonly toolCallId: string | undefined;
+
+  constructor({ toolName, toolCallId, message, cause }: ToolExecutionErrorOptions) {
+    super('ToolExecutionError', message ?? `Tool "${toolName}" failed: ${describe(cause)}`, { cause });
+    this.toolName = toolName;
+    this.toolCallId = toolCallId;
+  }
+
+  static override isInstance(error: unknown): error is ToolExecutionError {
+    return hasMarker(error, marker);
+  }
+}
