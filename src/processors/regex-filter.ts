@@ -1,8 +1,10 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { MastraDBMessage, MastraMessagePart } from '../message-list/types.js';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type {
   AbortFunction,
   ProcessInputArgs,
+  ProcessLLMRequestArgs,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
@@ -188,8 +190,10 @@ function compileRule(rule: RegexRule, defaultStrategy: RegexFilterStrategy): Com
  * `block` aborts the run (a tripwire; `retry: false`); `redact` replaces each match with its
  * rule's replacement (`$1`, `$&` expanded) and reports to `onViolation`; `warn` only reports.
  *
- * Hooks: `processInput` (phase `input`/`all`), `processOutputStream`, `processToolResult` and
- * `processOutputResult` (phase `output`/`all`).
+ * Hooks: `processInput` (phase `input`/`all`), `processOutputStream`, `processToolResult`,
+ * `processOutputResult` and, when the filter is also an input processor, `processLLMRequest`
+ * (tool outputs in each prompt; phase `output`/`all`). Use the same instance in `inputProcessors`
+ * and `outputProcessors` to cover every channel.
  *
  * @example
  * ```ts
@@ -277,6 +281,28 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
       messageList.updateToolInvocation({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args, result: filtered } });
     }
     return undefined;
+  }
+
+  /**
+   * The prompt of each model call: tool outputs in it (results and error texts) are filtered, so
+   * a tool error — stored by the runtime before any output hook runs — never reaches the model
+   * unfiltered. Runs when the filter is also one of the agent's `inputProcessors`.
+   */
+  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): { prompt: LanguageModelV4Prompt } | undefined {
+    if (this.phase === 'input') return undefined;
+    let changed = false;
+    const filtered = prompt.map((message) => {
+      if (message.role !== 'tool') return message;
+      const content = message.content.map((part) => {
+        if (part.type !== 'tool-result') return part;
+        const output = this.filterValue(part.output, 'output', abort, 'a tool output sent to the model');
+        return output === part.output ? part : { ...part, output: output as typeof part.output };
+      });
+      if (content.every((part, index) => part === message.content[index])) return message;
+      changed = true;
+      return { ...message, content };
+    });
+    return changed ? { prompt: filtered } : undefined;
   }
 
   processOutputResult({ messages, state, abort }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
