@@ -16,7 +16,7 @@ import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { channelOf, heldText, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';
 import { normalizeForMatching } from './internal/normalized-text.js';
-import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
+import { PRESET_FINDERS, REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { mergeRegions, scanMatches, type ScanRegion, type ScanRule } from './internal/text-scan.js';
 import { reportViolation } from './internal/violation.js';
 
@@ -168,6 +168,7 @@ function compileRule(rule: RegexRule, defaultStrategy: RegexFilterStrategy): Com
     regex: new RegExp(source, flags),
     source: new RegExp(source, flags.replace('g', '')),
     validate: rule.validate,
+    find: PRESET_FINDERS.get(rule),
     replacement: rule.replacement ?? '[REDACTED]',
     maxMatchLength,
     strategy: rule.strategy ?? defaultStrategy,

@@ -56,6 +56,8 @@ const formatChar = /^\p{Cf}$/u;
 const decimalDigit = /^\p{Nd}$/u;
 const letterOrDigit = /[\p{L}\p{N}]/u;
 const asciiOnly = /^[\x00-\x7f]*$/;
+/** Builds the view from its UTF-16 code units (a lone surrogate becomes U+FFFD: still one unit). */
+const utf16 = new TextDecoder('utf-16le');
 
 /** Whether the code point is dropped from the view. */
 export function isInvisible(codePoint: number): boolean {
@@ -109,7 +111,7 @@ function classify(codePoint: number): Folding {
 }
 
 /**
- * The normalised view of `text` (see the module comment).
+ * The normalised view of `text` (see the module comment). Linear in the length of `text`.
  *
  * @example
  * ```ts
@@ -118,16 +120,25 @@ function classify(codePoint: number): Folding {
  */
 export function normalizeForMatching(text: string): NormalizedText {
   if (asciiOnly.test(text)) return { text, starts: undefined, ends: undefined };
-  const pieces: string[] = [];
-  const pieceStarts: number[] = [];
-  const pieceEnds: number[] = [];
-  /** Homoglyphs waiting for their word to show an ASCII letter or digit. */
-  let pendingHomoglyphs: Array<{ piece: number; latin: string }> = [];
+  let codes = new Uint16Array(text.length + 16);
+  let starts = new Int32Array(codes.length);
+  let ends = new Int32Array(codes.length);
+  let length = 0;
+  const pendingAt: number[] = [];
+  const pendingLatin: number[] = [];
   let wordHasAscii = false;
-  const endWord = () => {
-    if (wordHasAscii) for (const pending of pendingHomoglyphs) pieces[pending.piece] = pending.latin;
-    if (pendingHomoglyphs.length > 0) pendingHomoglyphs = [];
-    wordHasAscii = false;
+  const grow = (needed: number) => {
+    if (length + needed <= codes.length) return;
+    const size = Math.max(codes.length * 2, length + needed);
+    const nextCodes = new Uint16Array(size);
+    nextCodes.set(codes);
+    codes = nextCodes;
+    const nextStarts = new Int32Array(size);
+    nextStarts.set(starts);
+    starts = nextStarts;
+    const nextEnds = new Int32Array(size);
+    nextEnds.set(ends);
+    ends = nextEnds;
   };
   for (let index = 0; index < text.length; ) {
     const codePoint = text.codePointAt(index) as number;
@@ -136,35 +147,42 @@ export function normalizeForMatching(text: string): NormalizedText {
     if (codePoint < 0x80) {
       const lower = codePoint | 0x20;
       if ((codePoint >= 0x30 && codePoint <= 0x39) || (lower >= 0x61 && lower <= 0x7a)) wordHasAscii = true;
-      else endWord();
-      pieces.push(text[start] as string);
-      pieceStarts.push(start);
-      pieceEnds.push(index);
+      else {
+        if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
+        pendingAt.length = 0;
+        pendingLatin.length = 0;
+        wordHasAscii = false;
+      }
+      grow(1);
+      codes[length] = codePoint;
+      starts[length] = start;
+      ends[length] = index;
+      length++;
       continue;
     }
     const folding = classify(codePoint);
-    if (folding.folded === '') continue;
-    if (folding.latin !== undefined) pendingHomoglyphs.push({ piece: pieces.length, latin: folding.latin });
-    else if (folding.kind === 'ascii') wordHasAscii = true;
-    else if (folding.kind === 'break') endWord();
-    pieces.push(folding.folded);
-    pieceStarts.push(start);
-    pieceEnds.push(index);
-  }
-  endWord();
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  const starts = new Int32Array(length);
-  const ends = new Int32Array(length);
-  let at = 0;
-  for (let piece = 0; piece < pieces.length; piece++) {
-    const size = (pieces[piece] as string).length;
-    for (let offset = 0; offset < size; offset++, at++) {
-      starts[at] = pieceStarts[piece] as number;
-      ends[at] = pieceEnds[piece] as number;
+    const folded = folding.folded;
+    if (folded === '') continue;
+    if (folding.latin !== undefined) {
+      pendingAt.push(length);
+      pendingLatin.push(folding.latin.charCodeAt(0));
+    } else if (folding.kind === 'ascii') wordHasAscii = true;
+    else if (folding.kind === 'break') {
+      if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
+      pendingAt.length = 0;
+      pendingLatin.length = 0;
+      wordHasAscii = false;
+    }
+    grow(folded.length);
+    for (let offset = 0; offset < folded.length; offset++) {
+      codes[length] = folded.charCodeAt(offset);
+      starts[length] = start;
+      ends[length] = index;
+      length++;
     }
   }
-  return { text: pieces.join(''), starts, ends };
+  if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
+  return { text: utf16.decode(codes.subarray(0, length)), starts: starts.subarray(0, length), ends: ends.subarray(0, length) };
 }
 
 /** The original span of the view's span `[start, end)` (`end > start`). */

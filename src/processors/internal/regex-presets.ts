@@ -58,6 +58,34 @@ function luhn(candidate: string): boolean {
   return sum % 10 === 0;
 }
 
+/** Finds matches of a rule faster than its regex (same matches); offsets into `text`. */
+export type RuleFinder = (text: string, from: number) => Array<[start: number, end: number]>;
+
+const emailLocal = /[A-Za-z0-9._%+-]/;
+const emailDomain = /[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/y;
+
+/**
+ * E-mail addresses found from each `@`: the local part is read backwards (at most 64 characters),
+ * the domain forwards. Linear however long the runs of local-part characters are.
+ */
+const findEmails: RuleFinder = (text, from) => {
+  const found: Array<[number, number]> = [];
+  let searchFrom = from;
+  for (let at = text.indexOf('@', searchFrom); at !== -1; at = text.indexOf('@', searchFrom)) {
+    let start = at;
+    while (start > from && at - start < 64 && emailLocal.test(text[start - 1] as string)) start--;
+    emailDomain.lastIndex = at + 1;
+    const domain = start < at ? emailDomain.exec(text) : null;
+    if (domain === null) {
+      searchFrom = at + 1;
+      continue;
+    }
+    found.push([start, at + 1 + domain[0].length]);
+    searchFrom = at + 1 + domain[0].length;
+  }
+  return found;
+};
+
 const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 
 /**
@@ -71,14 +99,19 @@ const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
  * const emailRule = REGEX_PRESETS.pii.find((rule) => rule.name === 'email');
  * ```
  */
+const EMAIL_RULE: RegexRule = {
+  name: 'email',
+  pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/g,
+  replacement: '[EMAIL]',
+  maxMatchLength: 128,
+};
+
+/** Built-in rules whose matches a finder computes faster than the regex (static data). */
+export const PRESET_FINDERS: ReadonlyMap<RegexRule, RuleFinder> = new Map([[EMAIL_RULE, findEmails]]);
+
 export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
   pii: [
-    {
-      name: 'email',
-      pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/g,
-      replacement: '[EMAIL]',
-      maxMatchLength: 128,
-    },
+    EMAIL_RULE,
     {
       name: 'phone',
       pattern: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]?\d{3,4}(?![\w])/g,

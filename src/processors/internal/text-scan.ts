@@ -8,6 +8,8 @@ import { normalizeForMatching, originalSpan, viewOffset, type NormalizedText } f
 export interface ScanRule {
   readonly regex: RegExp;
   readonly validate: ((value: string) => boolean) | undefined;
+  /** Finds the same matches as `regex`, faster (offsets into the scanned text). */
+  readonly find?: ((text: string, from: number) => Array<[number, number]>) | undefined;
 }
 
 /** One match: original offsets, the rule's index and the matched normalised value. */
@@ -38,6 +40,15 @@ export function scanMatches(text: string, rules: readonly ScanRule[], from = 0, 
   const viewFrom = viewOffset(view, from);
   for (let ruleIndex = 0; ruleIndex < rules.length; ruleIndex++) {
     const rule = rules[ruleIndex] as ScanRule;
+    if (rule.find !== undefined) {
+      for (const [start, end] of rule.find(view.text, viewFrom)) {
+        const value = view.text.slice(start, end);
+        if (rule.validate !== undefined && !rule.validate(value)) continue;
+        const span = originalSpan(view, start, end);
+        matches.push({ rule: ruleIndex, start: span.start, end: span.end, value });
+      }
+      continue;
+    }
     const regex = rule.regex;
     regex.lastIndex = viewFrom;
     for (let match = regex.exec(view.text); match !== null; match = regex.exec(view.text)) {
