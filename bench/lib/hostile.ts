@@ -3,7 +3,8 @@
  * scanning or catastrophic backtracking (one repeated character, a growing URL or JWT tail, many
  * rule prefixes, homoglyphs, invisible characters), through `processInput` (one 100 KB message)
  * and through `processOutputStream` (the same text as 16-character deltas, the event loop turning
- * as a run streams it). Reported per processor: the longest synchronous hook call, the longest
+ * as a run streams it). Reported per processor: the longest synchronous hook call (CPU time, and
+ * wall clock, which a loaded machine inflates), the longest
  * event-loop delay meanwhile (async hooks' continuations, and GC), and the total time. Each
  * measurement follows a warm-up on a tenth of the input (code optimised, as in a running server).
  *
@@ -42,8 +43,10 @@ export interface HostileRow {
   owner: 'guards' | 'compat';
   path: 'input' | 'stream';
   input: string;
-  /** Longest synchronous hook call. */
+  /** Longest synchronous hook call, CPU time (what it blocks the event loop for on an idle core). */
   stallMs: number;
+  /** The same call's wall-clock time (inflated when the machine is loaded). */
+  wallMs: number;
   /** Longest event-loop delay seen meanwhile (includes GC; the stall of async hooks' continuations). */
   loopMs: number;
   totalMs: number;
@@ -53,18 +56,20 @@ type Piped = { pipe(...operators: unknown[]): import('rxjs').Observable<unknown>
 type AnyProcessor = Record<string, unknown> & { id: string };
 type Factory = { name: string; owner: 'guards' | 'compat'; make: () => AnyProcessor };
 
-/** Wraps every hook so each synchronous call is timed (the longest is a stall). */
-function timed(processor: AnyProcessor, record: (ms: number) => void): AnyProcessor {
+/** Wraps every hook so each synchronous call is timed, CPU and wall clock (the longest is a stall). */
+function timed(processor: AnyProcessor, record: (cpuMs: number, wallMs: number) => void): AnyProcessor {
   const proxy: AnyProcessor = Object.create(processor) as AnyProcessor;
   for (const hook of ['processInput', 'processInputStep', 'processOutputStream', 'processOutputResult']) {
     const original = processor[hook];
     if (typeof original !== 'function') continue;
     proxy[hook] = (args: unknown) => {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       try {
         return (original as (args: unknown) => unknown).call(processor, args);
       } finally {
-        record(performance.now() - started);
+        const used = process.cpuUsage(cpu);
+        record((used.user + used.system) / 1000, performance.now() - started);
       }
     };
   }
@@ -112,7 +117,12 @@ export async function measureHostile(
     for (const input of HOSTILE_INPUTS) {
       for (const path of ['input', 'stream'] as const) {
         let stall = 0;
-        let processor = timed(factory.make(), (ms) => (stall = Math.max(stall, ms)));
+        let wall = 0;
+        const record = (cpuMs: number, wallMs: number) => {
+          stall = Math.max(stall, cpuMs);
+          wall = Math.max(wall, wallMs);
+        };
+        let processor = timed(factory.make(), record);
         const hasHook = path === 'input' ? typeof processor.processInput === 'function' || typeof processor.processInputStep === 'function' : typeof processor.processOutputStream === 'function';
         if (!hasHook) continue;
         const runOnce = async (text: string) => {
@@ -136,8 +146,9 @@ export async function measureHostile(
         };
         // Warm-up on a tenth of the input (a server's code is optimised after a few requests).
         await runOnce(input.text.slice(0, input.text.length / 10)).catch(() => undefined);
-        processor = timed(factory.make(), (ms) => (stall = Math.max(stall, ms)));
+        processor = timed(factory.make(), record);
         stall = 0;
+        wall = 0;
         await turn();
         histogram.reset();
         histogram.enable();
@@ -148,9 +159,10 @@ export async function measureHostile(
           options.log?.(`${factory.name} / ${input.name} / ${path}: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`);
         }
         const totalMs = performance.now() - started;
+        await new Promise<void>((done) => setTimeout(done, 2));
         histogram.disable();
         const loopMax = histogram.max / 1e6;
-        rows.push({ processor: factory.name, owner: factory.owner, path, input: input.name, stallMs: stall, loopMs: Number.isFinite(loopMax) ? loopMax : 0, totalMs });
+        rows.push({ processor: factory.name, owner: factory.owner, path, input: input.name, stallMs: stall, wallMs: wall, loopMs: Number.isFinite(loopMax) ? loopMax : 0, totalMs });
       }
     }
     options.log?.(`hostile: ${factory.name} done`);
@@ -164,7 +176,7 @@ export function worstRows(rows: readonly HostileRow[]): HostileRow[] {
   for (const row of rows) {
     const key = `${row.processor}|${row.path}`;
     const current = worst.get(key);
-    if (current === undefined || Math.max(row.stallMs, row.loopMs) > Math.max(current.stallMs, current.loopMs)) worst.set(key, row);
+    if (current === undefined || row.stallMs > current.stallMs) worst.set(key, row);
   }
   return [...worst.values()];
 }

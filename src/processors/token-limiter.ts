@@ -76,7 +76,8 @@ function pieces(text: string): string[] {
   while (start < text.length) {
     let end = Math.min(text.length, start + MAX_PIECE);
     if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
+      let space = end;
+      while (space > start + MAX_PIECE / 2 && text.charCodeAt(space) !== 0x20) space--;
       if (space > start + MAX_PIECE / 2) end = space;
     }
     found.push(text.slice(start, end));

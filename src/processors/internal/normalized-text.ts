@@ -120,69 +120,69 @@ function classify(codePoint: number): Folding {
  */
 export function normalizeForMatching(text: string): NormalizedText {
   if (asciiOnly.test(text)) return { text, starts: undefined, ends: undefined };
-  let codes = new Uint16Array(text.length + 16);
-  let starts = new Int32Array(codes.length);
-  let ends = new Int32Array(codes.length);
+  // First pass: the view's length (NFKC may expand a character).
   let length = 0;
-  const pendingAt: number[] = [];
-  const pendingLatin: number[] = [];
-  let wordHasAscii = false;
-  const grow = (needed: number) => {
-    if (length + needed <= codes.length) return;
-    const size = Math.max(codes.length * 2, length + needed);
-    const nextCodes = new Uint16Array(size);
-    nextCodes.set(codes);
-    codes = nextCodes;
-    const nextStarts = new Int32Array(size);
-    nextStarts.set(starts);
-    starts = nextStarts;
-    const nextEnds = new Int32Array(size);
-    nextEnds.set(ends);
-    ends = nextEnds;
-  };
-  for (let index = 0; index < text.length; ) {
-    const codePoint = text.codePointAt(index) as number;
-    const start = index;
-    index += codePoint > 0xffff ? 2 : 1;
-    if (codePoint < 0x80) {
-      const lower = codePoint | 0x20;
-      if ((codePoint >= 0x30 && codePoint <= 0x39) || (lower >= 0x61 && lower <= 0x7a)) wordHasAscii = true;
-      else {
-        if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
-        pendingAt.length = 0;
-        pendingLatin.length = 0;
-        wordHasAscii = false;
-      }
-      grow(1);
-      codes[length] = codePoint;
-      starts[length] = start;
-      ends[length] = index;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) {
       length++;
       continue;
     }
+    const codePoint = text.codePointAt(index) as number;
+    if (codePoint > 0xffff) index++;
+    length += classify(codePoint).folded.length;
+  }
+  const codes = new Uint16Array(length);
+  const starts = new Int32Array(length);
+  const ends = new Int32Array(length);
+  // Homoglyphs of the current word, applied when the word turns out to hold ASCII letters/digits.
+  const pending: number[] = [];
+  let wordHasAscii = false;
+  let at = 0;
+  for (let index = 0; index < text.length; ) {
+    const start = index;
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) {
+      index++;
+      const lower = unit | 0x20;
+      if ((unit >= 0x30 && unit <= 0x39) || (lower >= 0x61 && lower <= 0x7a)) wordHasAscii = true;
+      else if (pending.length > 0 || wordHasAscii) {
+        if (wordHasAscii) applyHomoglyphs(codes, pending);
+        pending.length = 0;
+        wordHasAscii = false;
+      }
+      codes[at] = unit;
+      starts[at] = start;
+      ends[at] = index;
+      at++;
+      continue;
+    }
+    const codePoint = text.codePointAt(index) as number;
+    index += codePoint > 0xffff ? 2 : 1;
     const folding = classify(codePoint);
     const folded = folding.folded;
-    if (folded === '') continue;
-    if (folding.latin !== undefined) {
-      pendingAt.push(length);
-      pendingLatin.push(folding.latin.charCodeAt(0));
-    } else if (folding.kind === 'ascii') wordHasAscii = true;
+    if (folded.length === 0) continue;
+    if (folding.latin !== undefined) pending.push(at, folding.latin.charCodeAt(0));
+    else if (folding.kind === 'ascii') wordHasAscii = true;
     else if (folding.kind === 'break') {
-      if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
-      pendingAt.length = 0;
-      pendingLatin.length = 0;
+      if (wordHasAscii) applyHomoglyphs(codes, pending);
+      pending.length = 0;
       wordHasAscii = false;
     }
-    grow(folded.length);
     for (let offset = 0; offset < folded.length; offset++) {
-      codes[length] = folded.charCodeAt(offset);
-      starts[length] = start;
-      ends[length] = index;
-      length++;
+      codes[at] = folded.charCodeAt(offset);
+      starts[at] = start;
+      ends[at] = index;
+      at++;
     }
   }
-  if (wordHasAscii) for (let pending = 0; pending < pendingAt.length; pending++) codes[pendingAt[pending] as number] = pendingLatin[pending] as number;
-  return { text: utf16.decode(codes.subarray(0, length)), starts: starts.subarray(0, length), ends: ends.subarray(0, length) };
+  if (wordHasAscii) applyHomoglyphs(codes, pending);
+  return { text: utf16.decode(codes), starts, ends };
+}
+
+/** Writes the Latin letters of the pending homoglyphs (pairs of view offset, Latin code unit). */
+function applyHomoglyphs(codes: Uint16Array, pending: readonly number[]): void {
+  for (let index = 0; index < pending.length; index += 2) codes[pending[index] as number] = pending[index + 1] as number;
 }
 
 /** The original span of the view's span `[start, end)` (`end > start`). */
