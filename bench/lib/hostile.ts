@@ -6,7 +6,7 @@
  * as a run streams it). Reported per processor: the longest synchronous hook call (CPU time, and
  * wall clock, which a loaded machine inflates), the longest
  * event-loop delay meanwhile (async hooks' continuations, and GC), and the total time. Each
- * measurement follows a warm-up on a tenth of the input (code optimised, as in a running server).
+ * measurement follows a warm-up run on the same input (code optimised, as in a running server).
  *
  * `src` is a directory with the same layout as `src/` (for before/after figures from another copy).
  */
@@ -144,8 +144,8 @@ export async function measureHostile(
             await lastValueFrom((source as unknown as Piped).pipe(operators.processOutputStream!([processor], ctx), toArray()));
           }
         };
-        // Warm-up on a tenth of the input (a server's code is optimised after a few requests).
-        await runOnce(input.text.slice(0, input.text.length / 10)).catch(() => undefined);
+        // Warm-up on the same input (a server's code is optimised after a few requests).
+        await runOnce(input.text).catch(() => undefined);
         processor = timed(factory.make(), record);
         stall = 0;
         wall = 0;
