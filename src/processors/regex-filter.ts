@@ -579,7 +579,9 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     const context = contexts[held.channel] ?? '';
     const text = heldText(held);
     const logical = context + text;
-    const found = this.regionsOf(logical, context.length);
+    // Scan from the context's start: a match begun in text already released (the previous block,
+    // or a cut forced through a long match) has its continuation here redacted.
+    const found = this.regionsOf(logical, 0).filter((region) => region.end > context.length);
     let cut = flushing ? text.length : Math.max(0, text.length - this.carryover);
     if (!flushing) {
       for (const region of found) {
