@@ -7,7 +7,8 @@
  *   npm run bench -- --quick    reduced sizes
  *   npm run bench:check         tiny sizes: checks that the benchmark still runs, and that no
  *                               guard stalls the event loop over 50 ms on 100 KB hostile input (CI)
- *   npm run bench -- --hostile  only the hostile-input rows, every built-in (`--src DIR`: another copy of src/)
+ *   npm run bench -- --hostile  only the hostile-input rows, every built-in (`--src DIR`: another copy of src/;
+ *                               `--only-guards`: only the text-scanning guards)
  */
 import { HOSTILE_STALL_LIMIT_MS, hostileReport } from './lib/hostile-report.js';
 import { measureMemory } from './lib/memory.js';
@@ -19,7 +20,7 @@ const argv = process.argv.slice(2);
 const args = new Set(argv);
 if (args.has('--hostile')) {
   const srcIndex = argv.indexOf('--src');
-  const report = await hostileReport({ only: 'all', ...(srcIndex === -1 ? {} : { src: argv[srcIndex + 1] as string }), log: (line) => process.stderr.write(`bench: ${line}\n`) });
+  const report = await hostileReport({ only: args.has('--only-guards') ? 'guards' : 'all', ...(srcIndex === -1 ? {} : { src: argv[srcIndex + 1] as string }), log: (line) => process.stderr.write(`bench: ${line}\n`) });
   process.stdout.write(`${report.table}\n`);
   process.exit(0);
 }
