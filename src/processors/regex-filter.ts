@@ -363,7 +363,7 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     const blocking = matches.filter((match) => match.strategy === 'block');
     if (blocking.length > 0) {
       const rules = [...new Set(blocking.map((match) => match.rule))];
-      abort(`Regex filter: blocked ${where === 'input' ? 'content' : location} matching patterns: ${rules.join(', ')}`, {
+      abort(`Regex filter: blocked ${location === 'streaming content' ? location : 'content'} matching patterns: ${rules.join(', ')}`, {
         retry: false,
         metadata: {
           processorId: this.id,
@@ -395,7 +395,12 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
         ...(this.includeValues ? { value: match.value } : {}),
       });
     });
-    const phase = where === 'input' ? 'processInput' : location === 'the stored reply' ? 'processOutputResult' : 'processOutputStream';
+    const phase =
+      where === 'input' ? 'processInput'
+      : location === 'the stored reply' ? 'processOutputResult'
+      : location === 'tool output' ? 'processToolResult'
+      : location === 'a tool output sent to the model' ? 'processLLMRequest'
+      : 'processOutputStream';
     if (redactions.length > 0) {
       const rules = [...new Set(redactions.map((redaction) => redaction.rule))];
       reportViolation(this, `Regex filter: redacted content matching patterns: ${rules.join(', ')}`, {
