@@ -5,14 +5,25 @@
  *
  *   npm run bench               full sizes (20,000 chunks, 1,000 concurrent streams)
  *   npm run bench -- --quick    reduced sizes
- *   npm run bench:check         tiny sizes: only checks that the benchmark still runs (CI)
+ *   npm run bench:check         tiny sizes: checks that the benchmark still runs, and that no
+ *                               guard stalls the event loop over 50 ms on 100 KB hostile input (CI)
+ *   npm run bench -- --hostile  only the hostile-input rows, every built-in (`--src DIR`: another copy of src/;
+ *                               `--only-guards`: only the text-scanning guards)
  */
+import { HOSTILE_STALL_LIMIT_MS, hostileReport } from './lib/hostile-report.js';
 import { measureMemory } from './lib/memory.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
 import { fmt, markdownTable } from './lib/stats.js';
 import { localRunner, profiles, rowName, runSuite, slowConsumer, type SuiteProfile } from './lib/suite.js';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+if (args.has('--hostile')) {
+  const srcIndex = argv.indexOf('--src');
+  const report = await hostileReport({ only: args.has('--only-guards') ? 'guards' : 'all', ...(srcIndex === -1 ? {} : { src: argv[srcIndex + 1] as string }), log: (line) => process.stderr.write(`bench: ${line}\n`) });
+  process.stdout.write(`${report.table}\n`);
+  process.exit(0);
+}
 const profile: SuiteProfile = args.has('--check') ? profiles.check : args.has('--quick') ? profiles.quick : profiles.full;
 const metric = args.has('--cpu') ? 'cpu' : 'wall';
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -57,4 +68,13 @@ rows.push([`… peak RSS (MiB)`, fmt(memory.peakRssBytes / 2 ** 20), '', '', '']
 
 process.stdout.write(`\nrxagent benchmark (${profile.name}: ${profile.chunks} chunks, ${profile.reps} reps; ${metric === 'cpu' ? 'CPU time' : 'wall clock'}), Node ${process.version}\n\n`);
 process.stdout.write(`${markdownTable(['workload', 'median', 'min', 'max', metric === 'cpu' ? 'wall median' : 'CPU median'], rows)}\n`);
+if (args.has('--check')) {
+  // Hostile input: every guard owned by rxagent's text scanning must stay under the stall limit.
+  const report = await hostileReport({ only: 'guards', deltaSize: 64, log });
+  process.stdout.write(`\n${report.table}\n`);
+  if (report.failures.length > 0) {
+    process.stderr.write(`bench: FAILED: event-loop stall over ${HOSTILE_STALL_LIMIT_MS} ms on hostile input:\n${report.failures.join('\n')}\n`);
+    process.exit(1);
+  }
+}
 log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -43,7 +43,7 @@ describe('examples import rxagent by name, as a user copying them would', () => 
 describe('examples', () => {
   it('streaming-redactor redacts an e-mail split across chunks', () => {
     const output = runExample('examples/streaming-redactor.ts');
-    expect(output).toContain('[REDACTED:email]');
+    expect(output).toContain('[EMAIL]');
     expect(output).not.toContain('lace@exam');
   });
 

@@ -9,11 +9,13 @@ export { UnicodeNormalizer, type UnicodeNormalizerOptions } from './unicode-norm
 export {
   REGEX_PRESETS,
   RegexFilterProcessor,
+  type RegexFilterChannel,
   type RegexFilterOptions,
   type RegexFilterPhase,
   type RegexFilterStrategy,
   type RegexMatch,
   type RegexPreset,
+  type RegexRedaction,
   type RegexRule,
 } from './regex-filter.js';
 

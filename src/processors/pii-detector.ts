@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
@@ -8,13 +8,15 @@ import type {
   ProcessInputArgs,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
+  ProcessToolResultArgs,
   Processor,
   ProcessorViolation,
 } from '../processor/processor-types.js';
 import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';
-import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';
+import { mapStrings } from './internal/deep-strings.js';
+import { applyRememberedRedactions, rememberedRedactions, rememberRedactions } from './internal/redactions.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat } from './internal/structured-call.js';
 import { reportViolation } from './internal/violation.js';
@@ -55,10 +57,18 @@ export interface PIIDetectorOptions extends ModelBackedOptions {
   /** Default `'redact'`. */
   strategy?: PIIStrategy;
   /**
-   * Default `'mask'` (`*` per character), `'hash'` (`[HASH:<8 hex of sha-256>]`), `'remove'`, or
-   * `'placeholder'` (`[EMAIL]`, `[PHONE]`…).
+   * Default `'mask'` (`*` per character), `'hash'` (`[HASH:<8 hex>]`, a keyed HMAC-SHA-256 of the
+   * value, see `hashKey`), `'remove'`, or `'placeholder'` (`[EMAIL]`, `[PHONE]`…).
    */
   redactionMethod?: PIIRedactionMethod;
+  /**
+   * Key of the `'hash'` redaction (HMAC-SHA-256). Default: 32 random bytes per processor
+   * instance, so a hash cannot be reversed by hashing candidate values (a phone number or a
+   * 4-digit PIN would be brute-forced in moments from a plain hash). Equal values get equal hashes
+   * within one instance; pass the same key to correlate across instances or processes, and keep it
+   * secret.
+   */
+  hashKey?: string | Uint8Array;
   /** With `'mask'`, keep separators (`@ . - +` and spaces) so the shape stays readable. Default `true`. */
   preserveFormat?: boolean;
   /** Put the detected values in violations and tripwire metadata. Default `false`. */
@@ -133,7 +143,11 @@ export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
  * make that rare. `processOutputResult` applies the stream's redactions to the stored reply
  * (no further model call).
  *
- * Hooks: `processInput`, `processOutputStream`, `processOutputResult`.
+ * Tool results are judged too (`processToolResult`, one call per result), and the stored reply
+ * gets every redaction of the run in all its parts (text, reasoning, tool calls, results, errors,
+ * data parts).
+ *
+ * Hooks: `processInput`, `processOutputStream`, `processToolResult`, `processOutputResult`.
  *
  * @example
  * ```ts
@@ -155,6 +169,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
   private readonly strategy: PIIStrategy;
   private readonly redactionMethod: PIIRedactionMethod;
   private readonly preserveFormat: boolean;
+  private readonly hashKey: string | Uint8Array;
   private readonly includeDetections: boolean;
   private readonly lastMessageOnly: boolean;
   private readonly stream: CheckedTextStream;
@@ -167,6 +182,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.strategy = options.strategy ?? 'redact';
     this.redactionMethod = options.redactionMethod ?? 'mask';
     this.preserveFormat = options.preserveFormat ?? true;
+    this.hashKey = options.hashKey ?? randomBytes(32);
     this.includeDetections = options.includeDetections ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
     this.stream = new CheckedTextStream({ ...options, stateKey: 'piiHeld' });
@@ -188,7 +204,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
       case 'placeholder':
         return `[${type.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}]`;
       case 'hash':
-        return `[HASH:${createHash('sha256').update(value).digest('hex').slice(0, 8)}]`;
+        return `[HASH:${createHmac('sha256', this.hashKey).update(value).digest('hex').slice(0, 8)}]`;
       default:
         return this.preserveFormat ? value.replace(/[\p{L}\p{N}]/gu, '*') : '*'.repeat(value.length);
     }
@@ -242,9 +258,48 @@ export class PIIDetector implements Processor<'pii-detector'> {
     });
   }
 
-  /** Applies the redactions made in the stream to the stored reply (no model call). */
+  /**
+   * Judges each tool result (its strings, one model call) before the stream, the model and memory
+   * see it: blocks, reports, or redacts the detected values in every string of the result.
+   */
+  async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal }: ProcessToolResultArgs): Promise<undefined> {
+    const strings: string[] = [];
+    mapStrings(result, (text) => {
+      strings.push(text);
+      return text;
+    });
+    const text = strings.join('\n');
+    if (text.trim() === '') return undefined;
+    const detections = await this.detect(text, abort, abortSignal);
+    if (detections === undefined || detections.length === 0) return undefined;
+    const replacements = this.enforce('output', detections, abort);
+    if (replacements === 'keep') return undefined;
+    const redacted =
+      replacements === 'drop' ? '[filtered by pii-detector]' : mapStrings(result, (value) => replaceAllValues(value, replacements));
+    if (replacements !== 'drop') rememberRedactions(state, replacements);
+    messageList.updateToolInvocation({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args, result: redacted } });
+    return undefined;
+  }
+
+  /**
+   * Applies every redaction made in this run (stream and tool results) to the stored reply — text,
+   * reasoning, tool calls, results and errors, data parts — with no model call.
+   */
   processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
-    return applyRememberedRedactions(messages, state);
+    const texts = applyRememberedRedactions(messages, state);
+    const replacements = rememberedRedactions(state);
+    if (replacements.size === 0) return texts;
+    let changed = texts !== undefined;
+    const result = (texts ?? messages).map((message) => {
+      const parts = message.content.parts.map((part) => {
+        if (part.type === 'text' || part.type === 'step-start') return part;
+        const next = mapStrings(part, (value) => replaceAllValues(value, replacements)) as typeof part;
+        if (next !== part) changed = true;
+        return next;
+      });
+      return parts.every((part, index) => part === message.content.parts[index]) ? message : { ...message, content: { ...message.content, parts } };
+    });
+    return changed ? result : undefined;
   }
 
   /** Blocks, or reports and returns what to do: keep, drop, or the value → replacement map. */

@@ -1,21 +1,29 @@
-import type { MastraDBMessage } from '../message-list/types.js';
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { MastraDBMessage, MastraMessagePart } from '../message-list/types.js';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type {
   AbortFunction,
   ProcessInputArgs,
+  ProcessLLMRequestArgs,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
+  ProcessToolResultArgs,
   Processor,
   ProcessorState,
   ProcessorViolation,
 } from '../processor/processor-types.js';
-import { textDeltaChunk } from './internal/chunks.js';
+import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
-import { mapMessageText } from './internal/message-text.js';
+import { channelOf, heldText, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';
+import { normalizeForMatching } from './internal/normalized-text.js';
+import { PRESET_FINDERS, REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
+import { mergeRegions, scanMatches, type ScanRegion, type ScanRule } from './internal/text-scan.js';
 import { reportViolation } from './internal/violation.js';
 
+export { REGEX_PRESETS, type RegexPreset, type RegexRule };
+
 /**
- * What to do with a match: abort the run, replace the match, or only report it.
+ * What to do with a match: abort the run (default, as the reference), replace the match, or only report it.
  *
  * @example
  * ```ts
@@ -25,7 +33,8 @@ import { reportViolation } from './internal/violation.js';
 export type RegexFilterStrategy = 'block' | 'redact' | 'warn';
 
 /**
- * Where the filter applies: the input messages, the model's output (stream and stored reply), or both.
+ * Where the filter applies: the input messages, the model's output (every output channel and the
+ * stored reply), or both.
  *
  * @example
  * ```ts
@@ -35,177 +44,157 @@ export type RegexFilterStrategy = 'block' | 'redact' | 'warn';
 export type RegexFilterPhase = 'input' | 'output' | 'all';
 
 /**
- * Built-in rule sets.
+ * The output channels the filter checks (default: all of them).
+ * - `text`, `reasoning`: streamed text and reasoning (held back, see `streamCarryoverSize`);
+ * - `tool-input`: streamed tool-call input (`tool-call-delta`) and the final `tool-call` arguments
+ *   (the tool then runs with the redacted arguments);
+ * - `tool-result`: `processToolResult` and `tool-result` chunks; `tool-error`: `tool-error` chunks
+ *   and stored error texts;
+ * - `data`: `data-*` chunks (from tools or processors) and stored data parts;
+ * - `object`: structured-output `object` / `object-result` chunks.
  *
  * @example
  * ```ts
- * const presets: RegexPreset[] = ['pii', 'secrets'];
+ * const channels: RegexFilterChannel[] = ['text', 'reasoning'];
  * ```
  */
-export type RegexPreset = 'pii' | 'secrets' | 'urls';
+export type RegexFilterChannel = 'text' | 'reasoning' | 'tool-input' | 'tool-result' | 'tool-error' | 'data' | 'object';
+
+const ALL_CHANNELS: readonly RegexFilterChannel[] = ['text', 'reasoning', 'tool-input', 'tool-result', 'tool-error', 'data', 'object'];
 
 /**
- * One pattern to look for.
+ * Options of {@link RegexFilterProcessor}: the reference's options (`rules`, `presets`,
+ * `strategy`, `phase`, `includeRedactedValues`, `streamCarryoverSize`) plus rxagent's
+ * `channels`, `normalize` and `onViolation`.
  *
  * @example
  * ```ts
- * const rule: RegexRule = { name: 'ticket', pattern: /TICKET-\d+/, replacement: '[ticket]', maxMatchLength: 20 };
- * ```
- */
-export interface RegexRule {
-  /** Shown in violations and in the default replacement `[REDACTED:<name>]`. */
-  name: string;
-  /** A RegExp (its flags are kept, `g` is added) or a pattern string compiled with `flags`. */
-  pattern: RegExp | string;
-  /** Flags for a string `pattern`. */
-  flags?: string;
-  /** Replacement text for `redact`. Default `[REDACTED:<name>]`. */
-  replacement?: string;
-  /** Extra check of a match (e.g. a Luhn check for card numbers); false ignores the match. */
-  validate?: (match: string) => boolean;
-  /**
-   * The longest text this rule can match. Sizes the stream carry-over (see
-   * `streamCarryoverSize`); a longer match split across chunks may be missed. Default 100.
-   */
-  maxMatchLength?: number;
-  /** Overrides the processor's strategy for this rule. */
-  strategy?: RegexFilterStrategy;
-}
-
-/**
- * Options of {@link RegexFilterProcessor}.
- *
- * @example
- * ```ts
- * const options: RegexFilterOptions = { presets: 'pii', strategy: 'block', phase: 'input' };
+ * const options: RegexFilterOptions = { presets: ['pii'], strategy: 'block', phase: 'input' };
  * ```
  */
 export interface RegexFilterOptions {
   rules?: RegexRule[];
+  /** One preset or a list. */
   presets?: RegexPreset | RegexPreset[];
-  /** Default `'redact'`. */
+  /** Default `'block'` (as the reference). */
   strategy?: RegexFilterStrategy;
   /** Default `'all'`. */
   phase?: RegexFilterPhase;
-  /** Put the matched values in violations and tripwire metadata. Default `false` (they are secrets). */
+  /** Put the matched values in violations (`redactions[].value`). Default `false` (they are secrets). */
   includeRedactedValues?: boolean;
   /**
-   * Characters held back at the end of the streamed text of each text block, so a match split
-   * across chunks is still caught before it reaches the client. Default: the longest
-   * `maxMatchLength` of the active rules (100 for `pii`, 800 for `secrets`, 300 for `urls`).
-   * The held text is released at `text-end`, `finish` and any other non-text chunk.
+   * Trailing characters held back at the end of each streamed channel, so a match split across
+   * chunks (or across the text blocks of a step) is handled before any of it reaches the client.
+   * A positive integer; default 128 (as the reference), raised to the longest `maxMatchLength` of
+   * your rules. A match crossing the cut holds more, up to its rule's `maxMatchLength`.
    */
   streamCarryoverSize?: number;
+  /** Output channels to check. Default: all ({@link RegexFilterChannel}). */
+  channels?: RegexFilterChannel[];
+  /**
+   * Match on the normalised view of the text (invisible characters dropped, NFKC, digits of every
+   * script, Cyrillic/Greek homoglyphs in Latin words) and redact the original span. Default `true`.
+   */
+  normalize?: boolean;
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
 
 /**
- * One match found by {@link RegexFilterProcessor}.
+ * One match found by {@link RegexFilterProcessor}: the reference's `{ rule, match, index }` plus
+ * rxagent's `start`, `end`, `value` and `strategy`. Offsets are in the original text; `value` is
+ * the original text, `match` too (`'[REDACTED_MATCH]'` in tripwire metadata).
  *
  * @example
  * ```ts
- * const matches: RegexMatch[] = new RegexFilterProcessor({ presets: 'pii' }).scan('mail a@b.io');
+ * const matches: RegexMatch[] = new RegexFilterProcessor({ presets: ['pii'] }).scan('mail a@b.io');
  * ```
  */
 export interface RegexMatch {
   rule: string;
+  match: string;
+  index: number;
   strategy: RegexFilterStrategy;
   start: number;
   end: number;
   value: string;
 }
 
-interface CompiledRule {
-  name: string;
-  regex: RegExp;
+/**
+ * One span the `redact` strategy rewrote (reported in `onViolation`'s `detail.redactions`).
+ *
+ * @example
+ * ```ts
+ * const redaction: RegexRedaction = { rule: 'email', index: 5, length: 9, replacement: '[EMAIL]' };
+ * ```
+ */
+export interface RegexRedaction {
+  rule: string;
+  index: number;
+  length: number;
   replacement: string;
-  validate: ((match: string) => boolean) | undefined;
+  overlappingRules?: string[];
+  value?: string;
+}
+
+interface CompiledRule extends ScanRule {
+  name: string;
+  source: RegExp;
+  replacement: string;
   maxMatchLength: number;
   strategy: RegexFilterStrategy;
 }
 
-interface HeldTail {
-  id: string;
-  text: string;
-  template: ChunkType;
-}
-
-const DEFAULT_MAX_MATCH_LENGTH = 100;
-
-function luhn(candidate: string): boolean {
-  const digits = candidate.replace(/\D/g, '');
-  if (digits.length < 13 || digits.length > 19) return false;
-  let sum = 0;
-  for (let index = 0; index < digits.length; index++) {
-    let digit = Number(digits[digits.length - 1 - index]);
-    if (index % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
-
-/**
- * The built-in rules of each preset.
- *
- * @example
- * ```ts
- * const emailRule = REGEX_PRESETS.pii.find((rule) => rule.name === 'email');
- * ```
- */
-export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
-  pii: [
-    { name: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, maxMatchLength: 100 },
-    { name: 'credit-card', pattern: /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g, validate: luhn, maxMatchLength: 23 },
-    { name: 'ssn', pattern: /(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)/g, maxMatchLength: 11 },
-    {
-      name: 'phone',
-      pattern: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]?\d{3,4}(?!\w)/g,
-      maxMatchLength: 24,
-    },
-    { name: 'ipv4', pattern: /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.])/g, maxMatchLength: 15 },
-    { name: 'iban', pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g, maxMatchLength: 42 },
-  ],
-  secrets: [
-    { name: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, maxMatchLength: 20 },
-    { name: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,100}|github_pat_[A-Za-z0-9_]{22,100})\b/g, maxMatchLength: 100 },
-    { name: 'api-key', pattern: /\bsk-[A-Za-z0-9_-]{20,200}/g, maxMatchLength: 203 },
-    { name: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, maxMatchLength: 39 },
-    { name: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,100}/g, maxMatchLength: 105 },
-    { name: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, maxMatchLength: 800 },
-  ],
-  urls: [{ name: 'url', pattern: /\bhttps?:\/\/[^\s<>"'()[\]]*[^\s<>"'()[\].,;:!?]/g, maxMatchLength: 300 }],
-};
+type Where = 'input' | 'output';
+const DEFAULT_CARRYOVER = 128;
+const DEFAULT_MAX_MATCH_LENGTH = 128;
+/** Most text a straddling match may keep held (beyond the carry-over). */
+const MAX_HOLD = 8192;
+const HELD_KEY = 'regexFilterHeld';
+const CONTEXT_KEY = 'regexFilterContext';
+/** Characters of already released text kept as look-behind context for the next scan. */
+const CONTEXT_SIZE = 32;
+const STRICTNESS: Record<RegexFilterStrategy, number> = { warn: 0, redact: 1, block: 2 };
 
 function compileRule(rule: RegexRule, defaultStrategy: RegexFilterStrategy): CompiledRule {
-  const source = typeof rule.pattern === 'string' ? rule.pattern : rule.pattern.source;
-  const baseFlags = typeof rule.pattern === 'string' ? (rule.flags ?? '') : rule.pattern.flags;
+  if (typeof rule.name !== 'string' || rule.name === '') throw new TypeError('RegexFilterProcessor: every rule needs a name');
+  const isRegExp = rule.pattern instanceof RegExp;
+  if (!isRegExp && typeof rule.pattern !== 'string') throw new TypeError(`RegexFilterProcessor: rule '${rule.name}' needs a RegExp or string pattern`);
+  const source = isRegExp ? (rule.pattern as RegExp).source : (rule.pattern as string);
+  const baseFlags = isRegExp ? (rule.pattern as RegExp).flags : (rule.flags ?? '');
   const flags = [...new Set([...baseFlags.replace(/[gy]/g, ''), 'g'])].join('');
+  const maxMatchLength = Math.max(1, Math.floor(rule.maxMatchLength ?? DEFAULT_MAX_MATCH_LENGTH));
   return {
     name: rule.name,
     regex: new RegExp(source, flags),
-    replacement: rule.replacement ?? `[REDACTED:${rule.name}]`,
+    source: new RegExp(source, flags.replace('g', '')),
     validate: rule.validate,
-    maxMatchLength: Math.max(1, rule.maxMatchLength ?? DEFAULT_MAX_MATCH_LENGTH),
+    find: PRESET_FINDERS.get(rule),
+    replacement: rule.replacement ?? '[REDACTED]',
+    maxMatchLength,
     strategy: rule.strategy ?? defaultStrategy,
   };
 }
 
 /**
  * Finds, blocks, redacts or reports text matching regular expressions — your `rules` and the
- * `pii`, `secrets` and `urls` presets — in the input, the streamed output and the stored reply.
- * No model call.
+ * `pii`, `secrets` and `urls` presets — in the input and in everything the output can carry to a
+ * client, the model or a store: streamed text and reasoning, tool-call input (streamed and final),
+ * tool results (`processToolResult`), tool errors, `data-*` chunks, structured-output objects and
+ * the stored reply. No model call.
  *
- * In the output stream it holds back the last `streamCarryoverSize` characters of each text
- * block, so a match split across chunks (an e-mail address arriving in three deltas) is handled
- * before any of it reaches the client; held text is released, redacted, at `text-end`, `finish`
- * and any other non-text chunk. `block` aborts the run (`abort()`, which reports the violation);
- * `redact` and `warn` call `onViolation` for each match.
+ * Matching runs on a normalised view of the text (zero-width and soft-hyphen characters dropped,
+ * full-width and other-script digits and common homoglyphs folded), and the original span is
+ * redacted. Streamed channels hold back their last `streamCarryoverSize` characters, so a match
+ * split across chunks or across a step's text blocks is handled before any of it is emitted.
+ * Scanning is incremental: n streamed characters cost O(n).
  *
- * Hooks: `processInput` (phase `input`/`all`), `processOutputStream` and `processOutputResult`
- * (phase `output`/`all`; the result hook makes the stored reply match what was streamed).
+ * `block` aborts the run (a tripwire; `retry: false`); `redact` replaces each match with its
+ * rule's replacement (`$1`, `$&` expanded) and reports to `onViolation`; `warn` only reports.
+ *
+ * Hooks: `processInput` (phase `input`/`all`), `processOutputStream`, `processToolResult`,
+ * `processOutputResult` and, when the filter is also an input processor, `processLLMRequest`
+ * (tool outputs in each prompt; phase `output`/`all`). Use the same instance in `inputProcessors`
+ * and `outputProcessors` to cover every channel.
  *
  * @example
  * ```ts
@@ -218,63 +207,66 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
   readonly id = 'regex-filter';
   readonly name = 'Regex Filter';
   readonly description = 'Blocks, redacts or reports text matching regular expressions.';
-  /** Data chunks release the held tail too (they pass unchanged), so they never overtake it. */
+  /** Data chunks are checked (channel `data`) and release the held text first, so they never overtake it. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
   private readonly rules: CompiledRule[];
   private readonly phase: RegexFilterPhase;
   private readonly includeValues: boolean;
   private readonly carryover: number;
+  private readonly maxHold: number;
+  private readonly scanStep: number;
+  private readonly channels: ReadonlySet<RegexFilterChannel>;
+  private readonly normalize: boolean;
+  /** Set only during one synchronous `processOutputResult` call (no state crosses calls). */
+  private quietWarnings = false;
 
   constructor(options: RegexFilterOptions = {}) {
-    const strategy = options.strategy ?? 'redact';
+    const strategy = options.strategy ?? 'block';
+    if (!(strategy in STRICTNESS)) throw new TypeError(`RegexFilterProcessor: unknown strategy '${String(strategy)}'`);
     const presets = options.presets === undefined ? [] : Array.isArray(options.presets) ? options.presets : [options.presets];
+    for (const preset of presets) {
+      if (!(preset in REGEX_PRESETS)) throw new TypeError(`RegexFilterProcessor: unknown preset '${String(preset)}' (pii, secrets, urls)`);
+    }
     const rules = [...presets.flatMap((preset) => REGEX_PRESETS[preset]), ...(options.rules ?? [])];
     if (rules.length === 0) throw new TypeError('RegexFilterProcessor needs at least one rule or preset.');
     this.rules = rules.map((rule) => compileRule(rule, strategy));
     this.phase = options.phase ?? 'all';
     this.includeValues = options.includeRedactedValues ?? false;
-    this.carryover = Math.max(0, Math.floor(options.streamCarryoverSize ?? Math.max(...this.rules.map((rule) => rule.maxMatchLength))));
+    const carryover = options.streamCarryoverSize;
+    if (carryover !== undefined && (!Number.isSafeInteger(carryover) || carryover < 1)) {
+      throw new RangeError(`RegexFilterProcessor: streamCarryoverSize must be a positive safe integer, got ${String(carryover)}`);
+    }
+    const customLongest = Math.max(0, ...(options.rules ?? []).map((rule) => rule.maxMatchLength ?? 0));
+    this.carryover = carryover ?? Math.max(DEFAULT_CARRYOVER, customLongest);
+    this.maxHold = Math.min(MAX_HOLD, this.carryover + Math.max(...this.rules.map((rule) => rule.maxMatchLength)));
+    this.scanStep = Math.max(1, this.carryover >> 1);
+    this.channels = new Set(options.channels ?? ALL_CHANNELS);
+    this.normalize = options.normalize ?? true;
     this.onViolation = options.onViolation;
   }
 
-  /** Every non-overlapping match in `text` (earliest first; the longest wins at one position). */
+  /** Every match in `text`, merged where they overlap (earliest first; the longest owns a region). */
   scan(text: string): RegexMatch[] {
-    const found: RegexMatch[] = [];
-    for (const rule of this.rules) {
-      rule.regex.lastIndex = 0;
-      for (const match of text.matchAll(rule.regex)) {
-        const value = match[0];
-        if (value === '' || (rule.validate !== undefined && !rule.validate(value))) continue;
-        found.push({ rule: rule.name, strategy: rule.strategy, start: match.index, end: match.index + value.length, value });
-      }
-    }
-    found.sort((a, b) => a.start - b.start || b.end - a.end);
-    const kept: RegexMatch[] = [];
-    let reach = 0;
-    for (const match of found) {
-      if (match.start < reach) continue;
-      kept.push(match);
-      reach = match.end;
-    }
-    return kept;
+    return this.regionsOf(text, 0).map((region) => this.toMatch(text, region));
   }
 
-  /** `text` with the `redact` matches among `matches` replaced. */
-  redact(text: string, matches: readonly RegexMatch[]): string {
+  /** `text` with its `redact` matches replaced. */
+  redactText(text: string): string {
+    const regions = this.regionsOf(text, 0).filter((region) => this.strategyOf(region) === 'redact');
     let result = '';
-    let last = 0;
-    for (const match of matches) {
-      if (match.strategy !== 'redact') continue;
-      result += text.slice(last, match.start) + this.replacementFor(match.rule);
-      last = match.end;
+    let cursor = 0;
+    for (const region of regions) {
+      result += text.slice(cursor, region.start) + this.replacementOf(region);
+      cursor = region.end;
     }
-    return result + text.slice(last);
+    return result + text.slice(cursor);
   }
 
   processInput({ messages, abort }: ProcessInputArgs): MastraDBMessage[] | undefined {
     if (this.phase === 'output') return undefined;
-    return messages.map((message) => this.filterMessage(message, 'input', abort));
+    const filtered = this.filterMessages(messages, 'input', abort);
+    return filtered === messages ? undefined : filtered;
   }
 
   processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {
@@ -283,74 +275,395 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return emitInOrder(state, this.streamOutputs(part, state, abort));
   }
 
+  processToolResult({ result, toolCallId, toolName, args, messageList, abort }: ProcessToolResultArgs): undefined {
+    if (this.phase === 'input' || !this.channels.has('tool-result')) return undefined;
+    const filtered = this.filterValue(result, 'output', abort);
+    if (filtered !== result) {
+      messageList.updateToolInvocation({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args, result: filtered } });
+    }
+    return undefined;
+  }
+
+  /**
+   * The prompt of each model call: tool outputs in it (results and error texts) are filtered, so
+   * a tool error — stored by the runtime before any output hook runs — never reaches the model
+   * unfiltered. Runs when the filter is also one of the agent's `inputProcessors`.
+   */
+  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): { prompt: LanguageModelV4Prompt } | undefined {
+    if (this.phase === 'input') return undefined;
+    let changed = false;
+    const filtered = prompt.map((message) => {
+      if (message.role !== 'tool') return message;
+      const content = message.content.map((part) => {
+        if (part.type !== 'tool-result') return part;
+        const output = this.filterValue(part.output, 'output', abort, 'a tool output sent to the model');
+        return output === part.output ? part : { ...part, output: output as typeof part.output };
+      });
+      if (content.every((part, index) => part === message.content[index])) return message;
+      changed = true;
+      return { ...message, content };
+    });
+    return changed ? { prompt: filtered } : undefined;
+  }
+
   processOutputResult({ messages, state, abort }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
     if (this.phase === 'input') return undefined;
-    // Text that went through the stream hook was already blocked/reported there: only make sure
-    // the stored reply is redacted like the streamed one.
-    const report = state.streamed !== true;
-    return messages.map((message) => (message.role === 'assistant' ? this.filterMessage(message, 'output', abort, report) : message));
+    // Warnings about text the stream hook already saw were reported there.
+    this.quietWarnings = state.streamed === true;
+    let filtered: MastraDBMessage[];
+    try {
+      filtered = this.filterMessages(messages, 'output', abort);
+    } finally {
+      this.quietWarnings = false;
+    }
+    return filtered === messages ? undefined : filtered;
   }
 
-  private replacementFor(ruleName: string): string {
-    return this.rules.find((rule) => rule.name === ruleName)?.replacement ?? `[REDACTED:${ruleName}]`;
+  // ---- matching ---------------------------------------------------------------------------
+
+  private regionsOf(text: string, from: number): ScanRegion[] {
+    if (text === '') return [];
+    const view = this.normalize ? normalizeForMatching(text) : { text, starts: undefined, ends: undefined };
+    return mergeRegions(scanMatches(text, this.rules, from, view));
   }
 
-  private filterMessage(message: MastraDBMessage, phase: 'input' | 'output', abort: AbortFunction, report = true): MastraDBMessage {
-    return mapMessageText(message, (text) => this.filterText(text, phase, abort, report));
+  private strategyOf(region: ScanRegion): RegexFilterStrategy {
+    let strictest: RegexFilterStrategy = 'warn';
+    for (const index of region.rules) {
+      const strategy = (this.rules[index] as CompiledRule).strategy;
+      if (STRICTNESS[strategy] > STRICTNESS[strictest]) strictest = strategy;
+    }
+    return strictest;
   }
 
-  /** Applies the strategies to a complete text: aborts on a block, reports, returns the redacted text. */
-  private filterText(text: string, phase: 'input' | 'output', abort: AbortFunction, report = true): string {
-    const matches = this.scan(text);
-    if (matches.length === 0) return text;
-    if (report) this.enforce(matches, phase, abort);
-    return this.redact(text, matches);
+  /** The replacement of a region: the owner's replacement, `$` references expanded when the rule alone covers the match. */
+  private replacementOf(region: ScanRegion): string {
+    const rule = this.rules[region.owner.rule] as CompiledRule;
+    if (region.rules.length > 1 || !rule.replacement.includes('$')) return rule.replacement;
+    const matched = region.owner.value;
+    const isolated = rule.source.exec(matched);
+    if (isolated === null || isolated.index !== 0 || isolated[0].length !== matched.length) return rule.replacement;
+    return matched.replace(rule.source, rule.replacement);
   }
 
-  private enforce(matches: readonly RegexMatch[], phase: 'input' | 'output', abort: AbortFunction): void {
+  private toMatch(text: string, region: ScanRegion): RegexMatch {
+    const value = text.slice(region.start, region.end);
+    const rule = (this.rules[region.owner.rule] as CompiledRule).name;
+    return { rule, match: value, index: region.start, strategy: this.strategyOf(region), start: region.start, end: region.end, value };
+  }
+
+  /**
+   * Applies the strategies to regions of `text`: aborts on a block, reports, and returns the
+   * replacement of each region (the original text for `warn`).
+   */
+  private enforce(text: string, regions: readonly ScanRegion[], where: Where, abort: AbortFunction, location: string): Map<ScanRegion, string> {
+    const replacements = new Map<ScanRegion, string>();
+    if (regions.length === 0) return replacements;
+    const matches = regions.map((region) => this.toMatch(text, region));
     const blocking = matches.filter((match) => match.strategy === 'block');
     if (blocking.length > 0) {
       const rules = [...new Set(blocking.map((match) => match.rule))];
-      abort(`Blocked by regex-filter: the ${phase} matched ${rules.join(', ')}`, {
-        metadata: { phase, rules, ...(this.includeValues ? { values: blocking.map((match) => match.value) } : {}) },
+      abort(`Regex filter: blocked ${location === 'streaming content' ? location : 'content'} matching patterns: ${rules.join(', ')}`, {
+        retry: false,
+        metadata: {
+          processorId: this.id,
+          strategy: 'block',
+          matches: blocking.map((match) => ({ rule: match.rule, match: '[REDACTED_MATCH]', index: match.index })),
+          phase: where,
+          rules,
+          ...(this.includeValues ? { values: blocking.map((match) => match.value) } : {}),
+        },
       });
     }
-    for (const match of matches) {
-      const action = match.strategy === 'redact' ? 'redacted' : 'detected';
-      reportViolation(this, `regex-filter ${action} ${match.rule} in the ${phase}`, {
-        phase,
+    const redactions: RegexRedaction[] = [];
+    const warned: RegexMatch[] = [];
+    regions.forEach((region, index) => {
+      const match = matches[index] as RegexMatch;
+      if (match.strategy === 'warn') {
+        warned.push(match);
+        return;
+      }
+      const replacement = this.replacementOf(region);
+      replacements.set(region, replacement);
+      const overlapping = region.rules.length > 1 ? region.rules.map((rule) => (this.rules[rule] as CompiledRule).name) : undefined;
+      redactions.push({
         rule: match.rule,
-        strategy: match.strategy,
+        index: match.index,
+        length: match.end - match.start,
+        replacement,
+        ...(overlapping === undefined ? {} : { overlappingRules: overlapping }),
         ...(this.includeValues ? { value: match.value } : {}),
       });
+    });
+    const phase =
+      where === 'input' ? 'processInput'
+      : location === 'the stored reply' ? 'processOutputResult'
+      : location === 'tool output' ? 'processToolResult'
+      : location === 'a tool output sent to the model' ? 'processLLMRequest'
+      : 'processOutputStream';
+    if (redactions.length > 0) {
+      const rules = [...new Set(redactions.map((redaction) => redaction.rule))];
+      reportViolation(this, `Regex filter: redacted content matching patterns: ${rules.join(', ')}`, {
+        strategy: 'redact',
+        phase,
+        where: location,
+        redactions,
+      });
+    }
+    if (warned.length > 0 && !this.quietWarnings) {
+      const rules = [...new Set(warned.map((match) => match.rule))];
+      reportViolation(this, `Regex filter: matched patterns: ${rules.join(', ')}`, {
+        strategy: 'warn',
+        phase,
+        where: location,
+        matches: warned.map((match) => ({ rule: match.rule, index: match.index, ...(this.includeValues ? { match: match.value } : {}) })),
+      });
+    }
+    return replacements;
+  }
+
+  /** A complete text through the strategies. */
+  private filterText(text: string, where: Where, abort: AbortFunction, location: string): string {
+    const regions = this.regionsOf(text, 0);
+    if (regions.length === 0) return text;
+    const replacements = this.enforce(text, regions, where, abort, location);
+    let result = '';
+    let cursor = 0;
+    for (const region of regions) {
+      const replacement = replacements.get(region);
+      if (replacement === undefined) continue;
+      result += text.slice(cursor, region.start) + replacement;
+      cursor = region.end;
+    }
+    return result + text.slice(cursor);
+  }
+
+  private filterValue(value: unknown, where: Where, abort: AbortFunction, location = 'tool output'): unknown {
+    return mapStrings(value, (text) => this.filterText(text, where, abort, location));
+  }
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  /**
+   * Every part of the messages: the text parts of all messages as one text (a match split across
+   * parts or steps is found), reasoning, tool calls, results and errors, data parts.
+   */
+  private filterMessages(messages: MastraDBMessage[], where: Where, abort: AbortFunction): MastraDBMessage[] {
+    const location = where === 'input' ? 'content' : 'the stored reply';
+    const texts = this.filterJoinedTexts(messages, where, abort, location);
+    let changed = false;
+    const result = messages.map((message, messageIndex) => {
+      let partsChanged = false;
+      const parts = message.content.parts.map((part, partIndex): MastraMessagePart => {
+        const next = this.filterPart(part, texts.get(`${messageIndex}:${partIndex}`), where, abort);
+        if (next !== part) partsChanged = true;
+        return next;
+      });
+      const legacy = message.content.content;
+      const legacyText = typeof legacy === 'string' ? texts.get(`${messageIndex}:legacy`) : undefined;
+      if (!partsChanged && legacyText === undefined) return message;
+      changed = true;
+      const content = { ...message.content, parts };
+      if (legacyText !== undefined) content.content = legacyText;
+      else if (typeof legacy === 'string' && parts.some((part) => part.type === 'text')) {
+        content.content = parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      }
+      return { ...message, content };
+    });
+    return changed ? result : messages;
+  }
+
+  /** The new text of each text part (key `message:part`) whose text changed, matched as one joined text. */
+  private filterJoinedTexts(messages: readonly MastraDBMessage[], where: Where, abort: AbortFunction, location: string): Map<string, string> {
+    const pieces: Array<{ key: string; start: number; text: string }> = [];
+    let joined = '';
+    messages.forEach((message, messageIndex) => {
+      const parts = message.content.parts;
+      let hasText = false;
+      parts.forEach((part, partIndex) => {
+        if (part.type !== 'text') return;
+        hasText = true;
+        pieces.push({ key: `${messageIndex}:${partIndex}`, start: joined.length, text: part.text });
+        joined += part.text;
+      });
+      if (!hasText && typeof message.content.content === 'string') {
+        pieces.push({ key: `${messageIndex}:legacy`, start: joined.length, text: message.content.content });
+        joined += message.content.content;
+      }
+    });
+    const changedTexts = new Map<string, string>();
+    const regions = this.regionsOf(joined, 0);
+    if (regions.length === 0) return changedTexts;
+    const replacements = this.enforce(joined, regions, where, abort, location);
+    const heldRegions: HeldRegion[] = [];
+    for (const region of regions) {
+      const replacement = replacements.get(region);
+      if (replacement !== undefined) heldRegions.push({ start: region.start, end: region.end, replacement });
+    }
+    for (const piece of pieces) {
+      const text = spliceRegions(piece.text, piece.start, heldRegions);
+      if (text !== piece.text) changedTexts.set(piece.key, text);
+    }
+    return changedTexts;
+  }
+
+  private filterPart(part: MastraMessagePart, newText: string | undefined, where: Where, abort: AbortFunction): MastraMessagePart {
+    const location = where === 'input' ? 'content' : 'the stored reply';
+    switch (part.type) {
+      case 'text':
+        return newText === undefined ? part : { ...part, text: newText };
+      case 'reasoning': {
+        if (where === 'output' && !this.channels.has('reasoning')) return part;
+        const reasoning = this.filterText(part.reasoning, where, abort, location);
+        const details = mapStrings(part.details, (text) => this.filterText(text, where, abort, location)) as typeof part.details;
+        return reasoning === part.reasoning && details === part.details ? part : { ...part, reasoning, details };
+      }
+      case 'tool-invocation': {
+        const invocation = part.toolInvocation as typeof part.toolInvocation & { errorText?: unknown };
+        const check = (channel: RegexFilterChannel) => where === 'input' || this.channels.has(channel);
+        const args = check('tool-input') ? this.filterValue(invocation.args, where, abort, location) : invocation.args;
+        const result = 'result' in invocation && check('tool-result') ? this.filterValue(invocation.result, where, abort, location) : undefined;
+        const errorText = typeof invocation.errorText === 'string' && check('tool-error') ? this.filterText(invocation.errorText, where, abort, location) : invocation.errorText;
+        const resultChanged = 'result' in invocation && result !== invocation.result;
+        if (args === invocation.args && !resultChanged && errorText === invocation.errorText) return part;
+        return {
+          ...part,
+          toolInvocation: { ...invocation, args, ...(resultChanged ? { result } : {}), ...(errorText === undefined ? {} : { errorText }) } as typeof part.toolInvocation,
+        };
+      }
+      default:
+        if (part.type.startsWith('data-') && (where === 'input' || this.channels.has('data'))) {
+          const data = (part as { data?: unknown }).data;
+          const filtered = this.filterValue(data, where, abort, location);
+          return filtered === data ? part : ({ ...part, data: filtered } as MastraMessagePart);
+        }
+        return part;
     }
   }
 
+  // ---- stream -------------------------------------------------------------------------------
+
   private streamOutputs(part: ChunkType, state: ProcessorState, abort: AbortFunction): ChunkType[] {
-    const held = state.tail as HeldTail | undefined;
-    if (part.type !== 'text-delta') {
-      state.tail = undefined;
-      return held === undefined ? [part] : [...this.release(held, held.text, abort), part];
-    }
     const outputs: ChunkType[] = [];
-    let tail = held;
-    if (tail !== undefined && tail.id !== part.payload.id) {
-      outputs.push(...this.release(tail, tail.text, abort));
-      tail = undefined;
+    let held = state[HELD_KEY] as HeldChannel | undefined;
+    const channel = channelOf(part);
+    const checked = channel !== undefined && this.channels.has(channel.channel.startsWith('tool-input:') ? 'tool-input' : (channel.channel as RegexFilterChannel));
+    if (held !== undefined && (!checked || held.channel !== channel?.channel)) {
+      outputs.push(...this.flush(held, state, abort));
+      held = undefined;
+      state[HELD_KEY] = undefined;
     }
-    const buffer = (tail?.text ?? '') + part.payload.text;
-    let cut = Math.max(0, buffer.length - this.carryover);
-    for (const match of this.scan(buffer)) {
-      if (match.start < cut && match.end > cut) cut = match.start;
+    if (channel === undefined || !checked) {
+      outputs.push(this.filterChunk(part, abort));
+      return outputs;
     }
-    const current: HeldTail = { id: part.payload.id, text: buffer.slice(cut), template: part };
-    state.tail = current.text === '' ? undefined : current;
-    if (cut > 0) outputs.push(...this.release(current, buffer.slice(0, cut), abort));
+    if (channel.text === undefined) {
+      // A block boundary releases the block's held text: the runtime builds the step's message
+      // from what passed before the model stream ended, and no later chunk is guaranteed before
+      // that. A match continuing in the next block is still found (the released text is kept as
+      // context), and the stored reply is matched as one joined text.
+      if (held !== undefined) {
+        outputs.push(...this.flush(held, state, abort));
+        state[HELD_KEY] = undefined;
+      }
+      outputs.push(part);
+      return outputs;
+    }
+    if (held === undefined) {
+      held = openChannel(channel.channel);
+      state[HELD_KEY] = held;
+    }
+    holdText(held, channel.id, channel.text, part);
+    if (held.length >= held.nextScanAt) outputs.push(...this.releaseReady(held, state, abort, false));
     return outputs;
   }
 
-  private release(held: HeldTail, text: string, abort: AbortFunction): ChunkType[] {
-    if (text === '') return [];
-    return [textDeltaChunk(held.template, held.id, this.filterText(text, 'output', abort))];
+  /** Scans the held text and releases what can no longer be part of a match (all of it when `flushing`). */
+  private releaseReady(held: HeldChannel, state: ProcessorState, abort: AbortFunction, flushing: boolean): ChunkType[] {
+    const contexts = (state[CONTEXT_KEY] as Record<string, string> | undefined) ?? {};
+    const context = contexts[held.channel] ?? '';
+    const text = heldText(held);
+    const logical = context + text;
+    // Scan from the context's start: a match begun in text already released (the previous block,
+    // or a cut forced through a long match) has its continuation here redacted.
+    const found = this.regionsOf(logical, 0).filter((region) => region.end > context.length);
+    let cut = flushing ? text.length : Math.max(0, text.length - this.carryover);
+    if (!flushing) {
+      for (const region of found) {
+        const start = region.start - context.length;
+        if (start < cut && region.end - context.length > cut) cut = Math.max(0, start);
+      }
+      // A match may hold the text back only up to `maxHold`; past that, the cut goes through it.
+      if (text.length - cut > this.maxHold) cut = text.length - this.carryover;
+    }
+    const released = found.filter((region) => region.start - context.length < cut);
+    const replacements = this.enforce(logical, released, 'output', abort, 'streaming content');
+    const regions: HeldRegion[] = [];
+    for (const region of released) {
+      const replacement = replacements.get(region);
+      if (replacement === undefined) continue;
+      regions.push({ start: Math.max(0, region.start - context.length), end: Math.min(cut, region.end - context.length), replacement });
+    }
+    const outputs = cut > 0 || flushing ? releaseHeld(held, cut, regions, !flushing) : [];
+    contexts[held.channel] = logical.slice(Math.max(0, context.length + cut - CONTEXT_SIZE), context.length + cut);
+    state[CONTEXT_KEY] = contexts;
+    held.nextScanAt = held.length + this.scanStep;
+    return outputs;
   }
+
+  private flush(held: HeldChannel, state: ProcessorState, abort: AbortFunction): ChunkType[] {
+    return this.releaseReady(held, state, abort, true);
+  }
+
+  /** A chunk that is not held: its text-bearing fields go through the strategies. */
+  private filterChunk(part: ChunkType, abort: AbortFunction): ChunkType {
+    const location = 'streaming content';
+    switch (part.type) {
+      case 'tool-call': {
+        if (!this.channels.has('tool-input')) return part;
+        const args = this.filterValue(part.payload.args, 'output', abort, location);
+        return args === part.payload.args ? part : { ...part, payload: { ...part.payload, args } };
+      }
+      case 'tool-result': {
+        if (!this.channels.has('tool-result')) return part;
+        const result = this.filterValue(part.payload.result, 'output', abort, location);
+        const args = this.channels.has('tool-input') ? this.filterValue(part.payload.args, 'output', abort, location) : part.payload.args;
+        return result === part.payload.result && args === part.payload.args ? part : { ...part, payload: { ...part.payload, result, args } };
+      }
+      case 'tool-error': {
+        if (!this.channels.has('tool-error')) return part;
+        const error = this.filterValue(part.payload.error, 'output', abort, location);
+        const args = this.channels.has('tool-input') ? this.filterValue(part.payload.args, 'output', abort, location) : part.payload.args;
+        return error === part.payload.error && args === part.payload.args ? part : { ...part, payload: { ...part.payload, error, args } };
+      }
+      case 'object':
+      case 'object-result': {
+        if (!this.channels.has('object')) return part;
+        const object = this.filterValue(part.payload.object, 'output', abort, location);
+        return object === part.payload.object ? part : ({ ...part, payload: { ...part.payload, object } } as ChunkType);
+      }
+      default:
+        if (part.type.startsWith('data-') && this.channels.has('data')) {
+          const data = (part as { data?: unknown }).data;
+          const filtered = this.filterValue(data, 'output', abort, location);
+          return filtered === data ? part : ({ ...part, data: filtered } as ChunkType);
+        }
+        return part;
+    }
+  }
+}
+
+/** The piece of a joined text starting at `offset`, with the regions (offsets into the joined text) replaced. */
+function spliceRegions(text: string, offset: number, regions: readonly HeldRegion[]): string {
+  let result = '';
+  let cursor = 0;
+  const end = offset + text.length;
+  for (const region of regions) {
+    if (region.end <= offset || region.start >= end) continue;
+    const start = Math.max(region.start, offset) - offset;
+    result += text.slice(cursor, Math.max(cursor, start));
+    if (region.start >= offset) result += region.replacement;
+    cursor = Math.max(cursor, Math.min(region.end, end) - offset);
+  }
+  return result + text.slice(cursor);
 }

@@ -49,7 +49,8 @@ export interface TokenLimiterOptions {
   countMode?: TokenCountMode;
   /**
    * Counts the tokens of a text. Default: the `o200k_base` encoding of `gpt-tokenizer` (an optional
-   * peer dependency, imported on first use: install it, or pass a counter).
+   * peer dependency, imported on first use: install it, or pass a counter), over pieces of at most
+   * 512 characters (linear time on any input; a piece cut inside a word may count one token more).
    */
   tokenCounter?: (text: string) => number;
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
@@ -68,8 +69,55 @@ function tokenizer(): Tokenizer {
   return loaded;
 }
 
+/**
+ * Longest piece the tokenizer sees at once. BPE merging is quadratic in the length of one
+ * pre-token (100 KB of one repeated character took 9 s), so long texts are counted in pieces,
+ * cut at a whitespace where there is one: linear in the text's length. A cut inside a word can
+ * count one token more than the whole word would (never fewer).
+ */
+const MAX_PIECE = 512;
+
+/** The pieces `text` is counted in (see {@link MAX_PIECE}). */
+function pieces(text: string): string[] {
+  if (text.length <= MAX_PIECE) return [text];
+  const found: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + MAX_PIECE);
+    if (end < text.length) {
+      let space = end;
+      while (space > start + MAX_PIECE / 2 && text.charCodeAt(space) !== 0x20) space--;
+      if (space > start + MAX_PIECE / 2) end = space;
+    }
+    found.push(text.slice(start, end));
+    start = end;
+  }
+  return found;
+}
+
 function defaultCounter(text: string): number {
-  return text === '' ? 0 : tokenizer().countTokens(text, specialTokensAsText);
+  if (text === '') return 0;
+  const loaded = tokenizer();
+  let tokens = 0;
+  for (const piece of pieces(text)) tokens += loaded.countTokens(piece, specialTokensAsText);
+  return tokens;
+}
+
+/** The longest prefix of `text` within `budget` tokens of the default encoding (piecewise, linear). */
+function defaultTruncate(text: string, budget: number): string {
+  const loaded = tokenizer();
+  let kept = '';
+  let left = budget;
+  for (const piece of pieces(text)) {
+    const tokens = loaded.encode(piece, specialTokensAsText);
+    if (tokens.length <= left) {
+      kept += piece;
+      left -= tokens.length;
+      continue;
+    }
+    return kept + loaded.decode(tokens.slice(0, left));
+  }
+  return kept;
 }
 
 function stringify(value: unknown): string {
@@ -240,7 +288,7 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
   /** The longest prefix of `text` within `budget` tokens. */
   private truncate(text: string, budget: number): string {
     if (budget <= 0) return '';
-    if (!this.customCounter) return tokenizer().decode(tokenizer().encode(text, specialTokensAsText).slice(0, budget));
+    if (!this.customCounter) return defaultTruncate(text, budget);
     let low = 0;
     let high = text.length;
     while (low < high) {

@@ -11,7 +11,12 @@ import { mapMessageText } from './internal/message-text.js';
  * ```
  */
 export interface UnicodeNormalizerOptions {
-  /** Remove control and invisible format characters (keeps `\n`, `\t`). Default `false`. */
+  /**
+   * Remove control and invisible characters (keeps `\n`, `\t`): `\p{Cc}`, `\p{Cf}` (zero-width
+   * characters, soft hyphen, bidi controls, tags), variation selectors (except the one that makes a
+   * kept emoji), the combining grapheme joiner, Hangul fillers and keycap marks (`1️⃣` → `1`).
+   * Default `false`.
+   */
   stripControlChars?: boolean;
   /** Leave emoji (and the joiners / variation selectors they are built with) untouched. Default `true`. */
   preserveEmojis?: boolean;
@@ -23,7 +28,16 @@ export interface UnicodeNormalizerOptions {
 
 const emojiSequence =
   /(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*|[#*0-9]\uFE0F?\u20E3)/gu;
-const controlChars = /[\p{Cc}\p{Cf}]/gu;
+/** Emoji kept whole when control characters are stripped: keycaps (`1️⃣`) become their plain character. */
+const emojiSequenceWithoutKeycaps =
+  /(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*)/gu;
+/**
+ * Invisible characters removed by `stripControlChars`: controls and format characters
+ * (`\p{Cc}`, `\p{Cf}`: zero-width space and joiners, soft hyphen, bidi controls, tags, BOM…),
+ * variation selectors (outside the emoji kept whole), the combining grapheme joiner, Hangul
+ * fillers and the combining keycap mark.
+ */
+const controlChars = /[\p{Cc}\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u034F\u115F\u1160\u3164\uFFA0\u20E3]/gu;
 const keptControls = new Set(['\n', '\t']);
 
 /**
@@ -80,7 +94,7 @@ function stripAndNormalize(text: string, stripControlChars: boolean): string {
 function normalizeAroundEmoji(text: string, stripControlChars: boolean): string {
   let result = '';
   let last = 0;
-  for (const match of text.matchAll(emojiSequence)) {
+  for (const match of text.matchAll(stripControlChars ? emojiSequenceWithoutKeycaps : emojiSequence)) {
     const start = match.index;
     result += stripAndNormalize(text.slice(last, start), stripControlChars);
     result += match[0];

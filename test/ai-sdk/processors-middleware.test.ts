@@ -37,7 +37,7 @@ describe('processorsMiddleware with streamText', () => {
     for await (const delta of result.textStream) deltas.push(delta);
     const text = deltas.join('');
     expect(text).not.toContain('jane.doe@example.com');
-    expect(text).toBe('Write to [REDACTED:email] for help.');
+    expect(text).toBe('Write to [EMAIL] for help.');
     expect(await result.finishReason).toBe('stop');
   });
 
@@ -241,7 +241,7 @@ describe('processorsMiddleware with generateText', () => {
       middleware: processorsMiddleware({ outputProcessors: [new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })] }),
     });
     const result = await generateText({ model: wrapped, prompt: 'help?' });
-    expect(result.text).toBe('Write to [REDACTED:email] for help.');
+    expect(result.text).toBe('Write to [EMAIL] for help.');
     expect(result.finishReason).toBe('stop');
   });
 

@@ -78,7 +78,7 @@ describe('web chat page', () => {
     await send('Where is order 123?');
     const tool = page.getByTestId('tool-call').last();
     await expect.poll(() => tool.getAttribute('data-state'), POLL).toBe('output-available');
-    await expect.poll(() => lastAssistant().textContent(), POLL).toContain("We'll send updates to [REDACTED:email].");
+    await expect.poll(() => lastAssistant().textContent(), POLL).toContain("We'll send updates to [EMAIL].");
     expect(await tool.textContent()).toContain('tool lookupOrder({"orderId":"123"})');
     expect(await page.locator('#messages').textContent()).not.toContain('jane.doe@example.com');
     await page.screenshot({ path: 'test-artifacts/web-chat-stream.png' });

@@ -29,10 +29,10 @@ describe('RegexFilterProcessor in an Agent', () => {
     const answer = 'Reach Ada at ada.lovelace@example.com today.';
     const model = () => mockModel({ parts: [...textParts(answer, { chunkSize: 5 }), finishPart()] });
     const storage = new InMemoryStorage();
-    const make = () => new Agent({ id: 'a', model: model(), memory: new Memory({ storage }), outputProcessors: [new RegexFilterProcessor({ presets: 'pii' })] });
+    const make = () => new Agent({ id: 'a', model: model(), memory: new Memory({ storage }), outputProcessors: [new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })] });
     const chunks = await lastValueFrom(make().stream$('x', { memory: { thread: 't1', resource: 'u' } }).pipe(toArray()));
     const result = await make().generate('x', { memory: { thread: 't2', resource: 'u' } });
-    expect(streamedText(chunks)).toBe('Reach Ada at [REDACTED:email] today.');
+    expect(streamedText(chunks)).toBe('Reach Ada at [EMAIL] today.');
     expect(result.text).toBe(streamedText(chunks));
     expect(storedText(await storage.getMessages({ threadId: 't1' }))).toBe(result.text);
     expect(storedText(await storage.getMessages({ threadId: 't2' }))).toBe(result.text);

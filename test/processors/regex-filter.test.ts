@@ -13,18 +13,26 @@ import { contextWith, listWith, runOutputStream, streamedText, textBlock, textMe
 
 describe('RegexFilterProcessor', () => {
   it('has the reference id and needs a rule', () => {
-    expect(new RegexFilterProcessor({ presets: 'pii' }).id).toBe('regex-filter');
+    expect(new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' }).id).toBe('regex-filter');
     expect(() => new RegexFilterProcessor()).toThrow(/at least one rule/);
   });
 
   describe('input', () => {
     it('redacts preset matches in the input messages and reports each one', async () => {
       const violations: ProcessorViolation[] = [];
-      const filter = new RegexFilterProcessor({ presets: ['pii'], onViolation: (violation) => void violations.push(violation) });
+      const filter = new RegexFilterProcessor({ presets: ['pii'], strategy: 'redact', onViolation: (violation) => void violations.push(violation) });
       const list = listWith([textMessage('m1', 'user', 'Mail me at jane.doe@example.org or call 555-123-4567.')]);
       const processed = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list))));
-      expect(textOf(processed.get.input.db()[0])).toBe('Mail me at [REDACTED:email] or call [REDACTED:phone].');
-      expect(violations.map((violation) => (violation.detail as { rule: string }).rule)).toEqual(['email', 'phone']);
+      expect(textOf(processed.get.input.db()[0])).toBe('Mail me at [EMAIL] or call [PHONE].');
+      expect(violations).toHaveLength(1);
+      expect(violations[0]?.detail).toMatchObject({
+        strategy: 'redact',
+        phase: 'processInput',
+        redactions: [
+          { rule: 'email', index: 11, length: 20, replacement: '[EMAIL]' },
+          { rule: 'phone', index: 40, length: 12, replacement: '[PHONE]' },
+        ],
+      });
       expect(JSON.stringify(violations)).not.toContain('jane.doe');
     });
 
@@ -35,7 +43,14 @@ describe('RegexFilterProcessor', () => {
       const error = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list)))).catch((caught: unknown) => caught);
       expect(TripWire.isInstance(error)).toBe(true);
       expect((error as TripWire).processorId).toBe('regex-filter');
-      expect((error as TripWire).metadata).toEqual({ phase: 'input', rules: ['aws-access-key'] });
+      expect((error as TripWire).metadata).toEqual({
+        processorId: 'regex-filter',
+        strategy: 'block',
+        matches: [{ rule: 'aws-key', match: '[REDACTED_MATCH]', index: 10 }],
+        phase: 'input',
+        rules: ['aws-key'],
+      });
+      expect((error as TripWire).reason).toBe('Regex filter: blocked content matching patterns: aws-key');
       expect(onViolation).toHaveBeenCalledTimes(1);
     });
 
@@ -46,14 +61,17 @@ describe('RegexFilterProcessor', () => {
       const processed = await lastValueFrom(of(list).pipe(processInput([filter], contextWith(list))));
       expect(textOf(processed.get.input.db()[0])).toBe('see https://example.com/a?b=1.');
       expect(onViolation).toHaveBeenCalledWith(
-        expect.objectContaining({ processorId: 'regex-filter', detail: expect.objectContaining({ rule: 'url', value: 'https://example.com/a?b=1' }) }),
+        expect.objectContaining({
+          processorId: 'regex-filter',
+          detail: expect.objectContaining({ strategy: 'warn', matches: [{ rule: 'url', index: 4, match: 'https://example.com/a?b=1' }] }),
+        }),
       );
     });
 
     it('custom rules: string patterns, replacements, validators and per-rule strategies', () => {
       const filter = new RegexFilterProcessor({
         rules: [
-          { name: 'ticket', pattern: 'TICKET-\\d+', flags: 'i', replacement: '[ticket]' },
+          { name: 'ticket', pattern: 'TICKET-\\d+', flags: 'i', replacement: '[ticket]', strategy: 'redact' },
           { name: 'even', pattern: /\b\d+\b/, validate: (value) => Number(value) % 2 === 0, strategy: 'warn' },
         ],
       });
@@ -63,11 +81,11 @@ describe('RegexFilterProcessor', () => {
         ['ticket', 'ticket-42'],
         ['even', '8'],
       ]);
-      expect(filter.redact(text, matches)).toBe('[ticket] and 7 and 8');
+      expect(filter.redactText(text)).toBe('[ticket] and 7 and 8');
     });
 
     it('checks card numbers with Luhn', () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' });
       expect(filter.scan('card 4111 1111 1111 1111').map((match) => match.rule)).toEqual(['credit-card']);
       expect(filter.scan('card 4111 1111 1111 1112').map((match) => match.rule)).not.toContain('credit-card');
     });
@@ -82,18 +100,18 @@ describe('RegexFilterProcessor', () => {
 
   describe('output stream', () => {
     it('redacts an e-mail address split across three chunks before any of it is streamed', async () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' });
       const output = await runOutputStream(
         [filter],
         [chunk.stepStart(), ...textBlock(['Write to bob.s', 'mith@exam', 'ple.com for help.']), chunk.finish()],
       );
-      expect(streamedText(output)).toBe('Write to [REDACTED:email] for help.');
+      expect(streamedText(output)).toBe('Write to [EMAIL] for help.');
       for (const part of output) expect(JSON.stringify(part)).not.toMatch(/smith|exam|bob/);
       expect(output.map((part) => part.type)).toEqual(['step-start', 'text-start', 'text-delta', 'text-end', 'finish']);
     });
 
     it('releases text that cannot be part of a match early and holds only the carry-over tail', async () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 10 });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', streamCarryoverSize: 10 });
       const output = await runOutputStream([filter], [
         chunk.textStart(),
         chunk.textDelta('0123456789abcdefghij'),
@@ -112,23 +130,23 @@ describe('RegexFilterProcessor', () => {
     });
 
     it('holds a match that reaches into the carry-over, so it can still grow (a@b.co + m)', async () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 3 });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', streamCarryoverSize: 3 });
       const output = await runOutputStream([filter], textBlock(['contact a@b.co', 'm now']));
       expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
         'text-start',
         'contact ',
-        '[REDACTED:email] ',
+        '[EMAIL] ',
         'now',
         'text-end',
       ]);
     });
 
     it('documents the limit: a match longer than the carry-over that is not yet a match can leak its start', async () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii', streamCarryoverSize: 12 });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', streamCarryoverSize: 12 });
       const output = await runOutputStream([filter], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
-      expect(streamedText(output)).toBe('reach me: someone.with.a.long.[REDACTED:email] today');
-      const defaults = await runOutputStream([new RegexFilterProcessor({ presets: 'pii' })], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
-      expect(streamedText(defaults)).toBe('reach me: [REDACTED:email] today');
+      expect(streamedText(output)).toBe('reach me: someone.with.a.long.[EMAIL] today');
+      const defaults = await runOutputStream([new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
+      expect(streamedText(defaults)).toBe('reach me: [EMAIL] today');
     });
 
     it('blocks before the secret reaches the client', async () => {
@@ -146,7 +164,7 @@ describe('RegexFilterProcessor', () => {
       ).catch(() => undefined);
       expect(recorded).toBeUndefined();
       expect(TripWire.isInstance(error)).toBe(true);
-      expect((error as TripWire).reason).toContain('aws-access-key');
+      expect((error as TripWire).reason).toBe('Regex filter: blocked streaming content matching patterns: aws-key');
       from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']))
         .pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()))
         .subscribe({ next: (part) => emitted.push(JSON.stringify(part)), error: () => undefined });
@@ -155,12 +173,12 @@ describe('RegexFilterProcessor', () => {
     });
 
     it('releases held text before any non-text chunk, keeping the order', async () => {
-      const filter = new RegexFilterProcessor({ presets: 'pii' });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' });
       const toolCall = chunk.toolCall({ toolCallId: 'c1', toolName: 'lookup', args: {} });
       const output = await runOutputStream([filter], [chunk.textStart(), chunk.textDelta('ping a@b.io'), toolCall, chunk.textEnd()]);
       expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
         'text-start',
-        'ping [REDACTED:email]',
+        'ping [EMAIL]',
         'tool-call',
         'text-end',
       ]);
@@ -176,13 +194,13 @@ describe('RegexFilterProcessor', () => {
   describe('output result', () => {
     it('redacts the stored reply (and reports) when the stream was not filtered', async () => {
       const onViolation = vi.fn();
-      const filter = new RegexFilterProcessor({ presets: 'pii', onViolation });
+      const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', onViolation });
       const list = listWith([textMessage('u1', 'user', 'hi')], { response: [textMessage('a1', 'assistant', 'write to x@y.dev')] });
       const ctx = contextWith(list);
       await lastValueFrom(
         of({ text: 'write to x@y.dev', usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([filter], ctx)),
       );
-      expect(textOf(list.get.response.db()[0])).toBe('write to [REDACTED:email]');
+      expect(textOf(list.get.response.db()[0])).toBe('write to [EMAIL]');
       expect(onViolation).toHaveBeenCalledTimes(1);
     });
 
@@ -203,12 +221,12 @@ describe('RegexFilterProcessor', () => {
 describe('RegexFilterProcessor and data chunks', () => {
   it('releases the held tail before a data chunk instead of letting it overtake', async () => {
     const output = await runOutputStream(
-      [new RegexFilterProcessor({ presets: 'pii' })],
+      [new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })],
       [chunk.textStart(), chunk.textDelta('mail a@b.io'), chunk.data('data-progress', { step: 1 }), chunk.textEnd()],
     );
     expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
       'text-start',
-      'mail [REDACTED:email]',
+      'mail [EMAIL]',
       'data-progress',
       'text-end',
     ]);

@@ -29,7 +29,9 @@ describe('UnicodeNormalizer', () => {
 
   it('leaves emoji sequences alone by default, even those NFKC would change', async () => {
     const text = 'ℹ️ family 👨‍👩‍👧 flag 🇫🇷 1️⃣';
-    expect(await normalizeInput(new UnicodeNormalizer({ stripControlChars: true }), text)).toBe(text);
+    expect(await normalizeInput(new UnicodeNormalizer(), text)).toBe(text);
+    // stripControlChars keeps emoji but turns keycaps into their plain character (issue 13 §4).
+    expect(await normalizeInput(new UnicodeNormalizer({ stripControlChars: true }), text)).toBe('ℹ️ family 👨‍👩‍👧 flag 🇫🇷 1');
     expect(await normalizeInput(new UnicodeNormalizer({ preserveEmojis: false }), 'ℹ info')).toBe('i info');
   });
 
@@ -52,5 +54,17 @@ describe('UnicodeNormalizer', () => {
       { type: 'file', mimeType: 'text/plain', data: 'Ｈｉ', filename: 'ｆ.txt' },
     ]);
     expect(stored?.content.content).toBe('Hi');
+  });
+
+  it('stripControlChars also removes variation selectors, the grapheme joiner, Hangul fillers and keycap marks', () => {
+    const normalizer = new UnicodeNormalizer({ stripControlChars: true });
+    expect(normalizer.normalize('pa\uFE0Fss\u034Fword')).toBe('password');
+    expect(normalizer.normalize('AKIA\u{E0100}\u{E01EF}KEY')).toBe('AKIAKEY');
+    expect(normalizer.normalize('hid\u3164den\u115F\u1160 \uFFA0text')).toBe('hidden text');
+    expect(normalizer.normalize('PIN 1\uFE0F\u20E32\uFE0F\u20E3#\u20E3')).toBe('PIN 12#');
+    // Emoji stay whole (their single presentation selector included); smuggled selectors after them go.
+    expect(normalizer.normalize('ok ❤\uFE0F\u{E0101}\u{E0102} 👍🏽')).toBe('ok ❤\uFE0F 👍🏽');
+    // Without stripControlChars keycaps are kept as emoji.
+    expect(new UnicodeNormalizer().normalize('PIN 1\uFE0F\u20E3')).toBe('PIN 1\uFE0F\u20E3');
   });
 });

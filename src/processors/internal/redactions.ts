@@ -15,6 +15,11 @@ export function rememberRedactions(state: ProcessorState, replacements: Readonly
   state[REDACTIONS_KEY] = remembered;
 }
 
+/** This run's remembered redactions (value → replacement). */
+export function rememberedRedactions(state: ProcessorState): Map<string, string> {
+  return new Map((state[REDACTIONS_KEY] as Array<[string, string]> | undefined) ?? []);
+}
+
 /** The assistant messages with this run's remembered redactions applied; `undefined` when there are none. */
 export function applyRememberedRedactions(messages: readonly MastraDBMessage[], state: ProcessorState): MastraDBMessage[] | undefined {
   const replacements = new Map((state[REDACTIONS_KEY] as Array<[string, string]> | undefined) ?? []);

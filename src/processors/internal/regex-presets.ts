@@ -1,0 +1,171 @@
+/**
+ * The built-in rules of `RegexFilterProcessor`. Every pattern is linear-time on hostile input: no
+ * nested unbounded quantifiers, every repetition bounded, so a scan from each position costs at
+ * most the rule's `maxMatchLength`.
+ */
+
+/**
+ * One pattern to look for (the reference's `{ name, pattern, replacement }` plus rxagent's fields).
+ *
+ * @example
+ * ```ts
+ * import type { RegexRule } from 'rxagent/processors';
+ * const rule: RegexRule = { name: 'ticket', pattern: /TICKET-(\d+)/, replacement: '[ticket $1]', maxMatchLength: 20 };
+ * ```
+ */
+export interface RegexRule {
+  /** Shown in violations and tripwire reasons. */
+  name: string;
+  /** A RegExp (its flags are kept, `g` is added) or a pattern string compiled with `flags`. */
+  pattern: RegExp | string;
+  /** Flags for a string `pattern`. */
+  flags?: string;
+  /** Replacement for `redact`; `$1`, `$&`… refer to the match. Default `'[REDACTED]'`. */
+  replacement?: string;
+  /** Extra check of a match (e.g. a Luhn check for card numbers); false ignores the match. */
+  validate?: (match: string) => boolean;
+  /**
+   * The longest text this rule can match (default 128). A longer match split across streamed
+   * chunks may be cut; the stream holds at most this much more than `streamCarryoverSize`.
+   */
+  maxMatchLength?: number;
+  /** Overrides the processor's strategy for this rule. */
+  strategy?: 'block' | 'redact' | 'warn';
+}
+
+/**
+ * Built-in rule sets.
+ *
+ * @example
+ * ```ts
+ * const presets: RegexPreset[] = ['pii', 'secrets'];
+ * ```
+ */
+export type RegexPreset = 'pii' | 'secrets' | 'urls';
+
+function luhn(candidate: string): boolean {
+  const digits = candidate.replace(/\D/g, '');
+  if (digits.length < 13 || digits.length > 19) return false;
+  let sum = 0;
+  for (let index = 0; index < digits.length; index++) {
+    let digit = Number(digits[digits.length - 1 - index]);
+    if (index % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+/** Finds matches of a rule faster than its regex (same matches); offsets into `text`. */
+export type RuleFinder = (text: string, from: number) => Array<[start: number, end: number]>;
+
+const emailLocal = /[A-Za-z0-9._%+-]/;
+const emailDomain = /[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/y;
+
+/**
+ * E-mail addresses found from each `@`: the local part is read backwards (at most 64 characters),
+ * the domain forwards. Linear however long the runs of local-part characters are.
+ */
+const findEmails: RuleFinder = (text, from) => {
+  const found: Array<[number, number]> = [];
+  let searchFrom = from;
+  for (let at = text.indexOf('@', searchFrom); at !== -1; at = text.indexOf('@', searchFrom)) {
+    let start = at;
+    while (start > from && at - start < 64 && emailLocal.test(text[start - 1] as string)) start--;
+    emailDomain.lastIndex = at + 1;
+    const domain = start < at ? emailDomain.exec(text) : null;
+    if (domain === null) {
+      searchFrom = at + 1;
+      continue;
+    }
+    found.push([start, at + 1 + domain[0].length]);
+    searchFrom = at + 1 + domain[0].length;
+  }
+  return found;
+};
+
+const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+
+/**
+ * The built-in rules of each preset. The reference's rules and replacement tokens
+ * (`[EMAIL]`, `[PHONE]`, `[SSN]`, `[CREDIT_CARD]`, `[API_KEY]`, `[BEARER_TOKEN]`, `[AWS_KEY]`,
+ * `[URL]`) plus rxagent's (IPv4, IBAN, `sk-` keys, GitHub, Google and Slack tokens, JWTs).
+ *
+ * @example
+ * ```ts
+ * import { REGEX_PRESETS } from 'rxagent/processors';
+ * const emailRule = REGEX_PRESETS.pii.find((rule) => rule.name === 'email');
+ * ```
+ */
+const EMAIL_RULE: RegexRule = {
+  name: 'email',
+  pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/g,
+  replacement: '[EMAIL]',
+  maxMatchLength: 128,
+};
+
+/** Built-in rules whose matches a finder computes faster than the regex (static data). */
+export const PRESET_FINDERS: ReadonlyMap<RegexRule, RuleFinder> = new Map([[EMAIL_RULE, findEmails]]);
+
+export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
+  pii: [
+    EMAIL_RULE,
+    {
+      name: 'phone',
+      pattern: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]?\d{3,4}(?![\w])/g,
+      replacement: '[PHONE]',
+      maxMatchLength: 24,
+    },
+    { name: 'ssn', pattern: /(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)/g, replacement: '[SSN]', maxMatchLength: 11 },
+    {
+      name: 'credit-card',
+      pattern: /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g,
+      replacement: '[CREDIT_CARD]',
+      validate: luhn,
+      maxMatchLength: 37,
+    },
+    {
+      name: 'ipv4',
+      pattern: new RegExp(`(?<!\\d\\.?)(?:${octet}\\.){3}${octet}(?!\\.?\\d)`, 'g'),
+      replacement: '[IP_ADDRESS]',
+      maxMatchLength: 15,
+    },
+    { name: 'iban', pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g, replacement: '[IBAN]', maxMatchLength: 42 },
+  ],
+  secrets: [
+    {
+      name: 'api-key',
+      pattern: /api[_-]?(?:key|secret)\s{0,8}[:=]\s{0,8}["']?[A-Za-z0-9_-]{20,512}["']?/gi,
+      replacement: '[API_KEY]',
+      maxMatchLength: 560,
+    },
+    { name: 'bearer-token', pattern: /Bearer\s{1,8}[A-Za-z0-9_.-]{1,4096}/gi, replacement: '[BEARER_TOKEN]', maxMatchLength: 4110 },
+    { name: 'aws-key', pattern: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, replacement: '[AWS_KEY]', maxMatchLength: 20 },
+    { name: 'secret-key', pattern: /\bsk-[A-Za-z0-9_-]{20,512}/g, replacement: '[SECRET_KEY]', maxMatchLength: 515 },
+    {
+      name: 'github-token',
+      pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g,
+      replacement: '[GITHUB_TOKEN]',
+      maxMatchLength: 266,
+    },
+    { name: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, replacement: '[GOOGLE_API_KEY]', maxMatchLength: 39 },
+    { name: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,255}/g, replacement: '[SLACK_TOKEN]', maxMatchLength: 260 },
+    {
+      // A JWT is flagged from its header on ('eyJ' is base64 for '{"'), so it is held while it grows.
+      name: 'jwt',
+      pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,2048}(?:\.[A-Za-z0-9_-]{0,4096}){0,2}/g,
+      replacement: '[JWT]',
+      maxMatchLength: 8192,
+    },
+  ],
+  urls: [
+    {
+      name: 'url',
+      pattern: /\bhttps?:\/\/[^\s<>"'(){}|\\^`[\]]{0,4095}[^\s<>"'(){}|\\^`[\].,;:!?]/gi,
+      replacement: '[URL]',
+      maxMatchLength: 4104,
+    },
+  ],
+};

@@ -1,0 +1,122 @@
+/**
+ * Property (issue 13 §4): for any secret from the presets — plain or obfuscated so it reads the
+ * same to a person (invisible characters inserted, full-width characters, homoglyphs in a key
+ * prefix) — split anywhere, on any channel, no consumer (`stream$()`, `stream()`'s `textStream`
+ * and `text`, `generate()`), no UI message stream, no store (Memory on InMemoryStorage) and no
+ * later model call sees it.
+ *
+ * Case counts: the stream-level property runs `RXAGENT_PROPERTY_RUNS` cases (default 1,000); the
+ * end-to-end one, four agent runs per case, runs a tenth of that (at least 20; CI: 100).
+ */
+import fc from 'fast-check';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { describe, it } from 'vitest';
+import { processOutputStream } from '../../src/operators/process-output-stream.js';
+import { createRunContext } from '../../src/operators/run-context.js';
+import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
+import { chunk } from '../../src/testing/chunk-builders.js';
+import { checkProperty, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
+import { flattenChunks, LEAK_CHANNELS, leaks, observeRun, type LeakChannel } from './support/leak-harness.js';
+
+const alnum = (min: number, max: number, chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789') =>
+  fc.array(fc.constantFrom(...chars), { minLength: min, maxLength: max }).map((items) => items.join(''));
+const upperDigits = (length: number) => alnum(length, length, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+const lowerDigits = (min: number, max: number) => alnum(min, max, 'abcdefghijklmnopqrstuvwxyz0123456789');
+const octet = fc.integer({ min: 0, max: 255 });
+
+/** A secret of one preset rule: `prefix` (where homoglyphs may go) and the rest. */
+const presetSecret: fc.Arbitrary<{ prefix: string; rest: string }> = fc.oneof(
+  fc.tuple(fc.constantFrom('AKIA', 'ASIA'), upperDigits(16)).map(([prefix, rest]) => ({ prefix, rest })),
+  alnum(20, 40).map((rest) => ({ prefix: 'sk-', rest })),
+  alnum(36, 36).map((rest) => ({ prefix: 'ghp_', rest })),
+  alnum(35, 35, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_').map((rest) => ({ prefix: 'AIza', rest })),
+  alnum(10, 30).map((rest) => ({ prefix: 'xoxb-', rest })),
+  fc.tuple(alnum(10, 30), alnum(10, 30), alnum(10, 30)).map(([a, b, c]) => ({ prefix: 'eyJ', rest: `${a}.${b}.${c}` })),
+  fc.tuple(lowerDigits(1, 20), lowerDigits(1, 15), fc.constantFrom('com', 'org', 'io', 'de', 'example')).map(([local, host, tld]) => ({
+    prefix: '',
+    rest: `${local}@${host}.${tld}`,
+  })),
+  fc.tuple(octet, octet, octet, octet).map((parts) => ({ prefix: '', rest: parts.join('.') })),
+  fc.tuple(fc.integer({ min: 100, max: 999 }), fc.integer({ min: 10, max: 99 }), fc.integer({ min: 1000, max: 9999 })).map(([a, b, c]) => ({
+    prefix: '',
+    rest: `${a}-${b}-${c}`,
+  })),
+  fc.constantFrom('4111111111111111', '5500005555555559', '4012 8888 8888 1881', '378282246310005').map((rest) => ({ prefix: '', rest })),
+  fc.tuple(lowerDigits(1, 12), lowerDigits(0, 20)).map(([host, path]) => ({ prefix: 'https://', rest: `${host}.example.com/${path}x` })),
+);
+
+const HOMOGLYPHS: Record<string, string> = { A: 'А', K: 'К', S: 'Ѕ', I: 'І', x: 'х', o: 'о', e: 'е' };
+const INVISIBLE = ['\u200b', '\u00ad', '\u2060', '\ufeff', '\u200d', '\ufe0f'];
+const fullWidth = (char: string) => (/[0-9A-Za-z@]/.test(char) ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char);
+
+/** A secret as a person reads it, and how it is written. */
+const secretArbitrary = fc
+  .record({
+    secret: presetSecret,
+    homoglyphs: fc.boolean(),
+    invisible: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...INVISIBLE)), { maxLength: 3 }),
+    fullWidth: fc.array(fc.nat(), { maxLength: 4 }),
+  })
+  .map(({ secret, homoglyphs, invisible, fullWidth: widened }) => {
+    const prefix = homoglyphs ? [...secret.prefix].map((char) => HOMOGLYPHS[char] ?? char).join('') : secret.prefix;
+    const chars = [...prefix, ...secret.rest];
+    for (const index of widened) {
+      const at = index % chars.length;
+      chars[at] = fullWidth(chars[at] as string);
+    }
+    for (const [index, char] of invisible) chars.splice(1 + (index % (chars.length - 1)), 0, char);
+    return chars.join('');
+  });
+
+/** Cut points of a text into deltas. */
+const splitArbitrary = fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 });
+
+function split(text: string, sizes: readonly number[]): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  for (let index = 0; at < text.length; index++) {
+    const size = sizes[index % sizes.length] as number;
+    pieces.push(text.slice(at, at + size));
+    at += size;
+  }
+  return pieces;
+}
+
+const guards = () => [new RegexFilterProcessor({ presets: ['pii', 'secrets', 'urls'], strategy: 'redact' })];
+
+describe('no secret from the presets leaks (property-based)', () => {
+  it(
+    'stream: any secret, obfuscated or not, split anywhere, is never emitted',
+    async () => {
+      await checkProperty('guards-stream', fc.tuple(secretArbitrary, splitArbitrary, fc.constantFrom('text', 'reasoning')), async ([secret, sizes, kind]) => {
+        const text = `Here it is: ${secret} and done.`;
+        const deltas = split(text, sizes).map((piece) => (kind === 'text' ? chunk.textDelta(piece) : chunk.reasoningDelta(piece)));
+        const start = kind === 'text' ? chunk.textStart() : chunk.reasoningStart();
+        const end = kind === 'text' ? chunk.textEnd() : chunk.reasoningEnd();
+        const output = await lastValueFrom(from([start, ...deltas, end, chunk.finish()]).pipe(processOutputStream(guards(), createRunContext()), toArray()));
+        const seen = leaks([{ consumer: 'stream', seen: flattenChunks(output) }], secret);
+        if (seen.length > 0) throw new Error(`leaked ${JSON.stringify(secret)} split ${JSON.stringify(split(text, sizes))}`);
+      });
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'end to end: any secret, any split, any channel — no consumer, UI stream, store or later model call sees it',
+    async () => {
+      const runs = Math.max(20, Math.floor(PROPERTY_RUNS / 10));
+      const channel = fc.constantFrom<LeakChannel>(...LEAK_CHANNELS);
+      await checkProperty(
+        'guards-end-to-end',
+        fc.tuple(secretArbitrary, fc.integer({ min: 1, max: 9 }), channel),
+        async ([secret, chunkSize, leakChannel]) => {
+          const observations = await observeRun({ channel: leakChannel, secret, chunkSize }, guards);
+          const seen = leaks(observations, secret);
+          if (seen.length > 0) throw new Error(`${leakChannel}: ${JSON.stringify(secret)} seen by ${seen.join(', ')}`);
+        },
+        runs,
+      );
+    },
+    PROPERTY_TIMEOUT_MS * 2,
+  );
+});
