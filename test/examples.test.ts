@@ -64,7 +64,7 @@ describe('the demo (examples/support-agent.ts)', () => {
   it('offline: the banner names the scripted model; the turns run; exit code 0', async () => {
     const { code, stdout } = await runDemo({ OPENAI_API_KEY: '' });
     expect(stdout).toMatch(/rxagent demo — offline scripted model "offline-support"/);
-    expect(stdout).toContain('[REDACTED:email]');
+    expect(stdout).toContain('[EMAIL]');
     expect(code).toBe(0);
   }, 90_000);
 
