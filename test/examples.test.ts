@@ -14,15 +14,14 @@ const runExample = (file: string) =>
 /** The .ts files of examples/ itself and examples/shared/ (the other folders are checked by their own tests). */
 function exampleFiles(): string[] {
   const files: string[] = [];
-  const walk = (dir: string, deep: boolean) => {
+  const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (deep || name === 'shared') walk(path, true);
-      } else if (/\.[cm]?tsx?$/.test(name)) files.push(path);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.[cm]?tsx?$/.test(name)) files.push(path);
     }
   };
-  walk('examples', false);
+  walk('examples');
   return files;
 }
 

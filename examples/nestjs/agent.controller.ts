@@ -5,8 +5,7 @@
  */
 import { Controller, Inject, Query, Sse, type MessageEvent } from '@nestjs/common';
 import { map, type Observable } from 'rxjs';
-// When rxagent is installed this is `from 'rxagent'`.
-import { Agent, type ChunkType } from '../../src/index.js';
+import { Agent, type ChunkType } from 'rxagent';
 
 /** The injection token of the agent the controller runs. */
 export const AGENT = Symbol('rxagent.Agent');

@@ -1,7 +1,6 @@
 /** The Nest module: the controller plus the agent it serves, provided under `AGENT`. */
 import { Module, type DynamicModule } from '@nestjs/common';
-// When rxagent is installed this is `from 'rxagent'`.
-import type { Agent } from '../../src/index.js';
+import type { Agent } from 'rxagent';
 import { AGENT, AgentController } from './agent.controller.js';
 
 @Module({})

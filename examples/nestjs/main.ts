@@ -8,9 +8,8 @@ import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
-// When rxagent is installed these are `from 'rxagent'` and `from 'rxagent/testing'`.
-import { Agent } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { Agent } from 'rxagent';
+import { scriptedModel } from 'rxagent/testing';
 import { AgentModule } from './app.module.js';
 
 /** The demo agent: an offline model that streams a word every `wordDelayMs`. */

@@ -10,9 +10,8 @@
 import { pathToFileURL } from 'node:url';
 import { Observable, concat, defer, filter, map, of, switchMap, timer } from 'rxjs';
 import type { ModelMessage } from 'ai';
-// When rxagent is installed these are `from 'rxagent'` and `from 'rxagent/testing'`.
-import { Agent, isTextDeltaChunk, type ChunkType } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { Agent, isTextDeltaChunk, type ChunkType } from 'rxagent';
+import { scriptedModel } from 'rxagent/testing';
 
 /**
  * What the session shows: text as it streams, then the end of each reply. `finishReason` is the

@@ -6,9 +6,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Observable, from, last, map, mergeMap, scan } from 'rxjs';
-// When rxagent is installed this is `from 'rxagent'` and `from 'rxagent/testing'`.
-import { Agent, type ChunkType } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { Agent, type ChunkType } from 'rxagent';
+import { scriptedModel } from 'rxagent/testing';
 
 /** One incoming request. */
 export interface AgentRequest {

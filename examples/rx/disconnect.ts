@@ -10,9 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { filter, fromEvent, takeUntil, tap, type Observable } from 'rxjs';
-// When rxagent is installed these are `from 'rxagent'` and `from 'rxagent/testing'`.
-import { Agent, type ChunkType } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { Agent, type ChunkType } from 'rxagent';
+import { scriptedModel } from 'rxagent/testing';
 
 /** How each request ended, for logs (and tests). */
 export type RunEnd = 'completed' | 'disconnected' | 'failed';

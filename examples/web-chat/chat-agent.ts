@@ -7,10 +7,9 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
-// When rxagent is installed these are `from 'rxagent'`, `'rxagent/processors'` and `'rxagent/testing'`.
-import { Agent, type ChunkType, type ModelInput, type Processor } from '../../src/index.js';
-import { RegexFilterProcessor } from '../../src/processors/index.js';
-import { scriptContext, scriptedModel } from '../../src/testing/index.js';
+import { Agent, type ChunkType, type ModelInput, type Processor } from 'rxagent';
+import { RegexFilterProcessor } from 'rxagent/processors';
+import { scriptContext, scriptedModel } from 'rxagent/testing';
 import { offlineSupportModel } from '../shared/offline-model.js';
 
 /** The phrase the guardrail blocks (the offline model leaks it when asked for a password). */
@@ -127,7 +126,7 @@ export async function createChatAgent(options: { wordDelayMs?: number } = {}): P
       curtReplyGuard,
       secretGuard,
       toolOutputRedactor,
-      new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', phase: 'output', streamCarryoverSize: 40 }),
+      new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', phase: 'output', streamCarryoverSize: 24 }),
     ],
   });
 }

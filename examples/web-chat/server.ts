@@ -10,9 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pipeUIMessageStreamToResponse, type UIMessage } from 'ai';
-// When rxagent is installed these are `from 'rxagent/ai-sdk'` and `from 'rxagent'`.
-import { fromUIMessages, toUIMessageStream } from '../../src/ai-sdk/index.js';
-import type { Agent } from '../../src/index.js';
+import { fromUIMessages, toUIMessageStream } from 'rxagent/ai-sdk';
+import type { Agent } from 'rxagent';
 import { createChatAgent } from './chat-agent.js';
 
 const pagePath = fileURLToPath(new URL('./page.html', import.meta.url));
