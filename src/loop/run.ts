@@ -10,6 +10,7 @@ import {
   concat,
   concatMap,
   defer,
+  filter,
   from,
   fromEvent,
   ignoreElements,
@@ -21,7 +22,6 @@ import {
 } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
-import { processOutputStream } from '../operators/process-output-stream.js';
 import { runProcessInput } from '../operators/process-input.js';
 import { runProcessOutputResult } from '../operators/process-output-result.js';
 import { createRunContext } from '../operators/run-context.js';
@@ -29,7 +29,7 @@ import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../operators/internal/to-observable.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
-import type { OutputResult, Processor } from '../processor/processor-types.js';
+import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
@@ -37,6 +37,7 @@ import { makeChunk } from './make-chunk.js';
 import { providerError } from './model-call-failure.js';
 import { resolveModel } from './model/resolve-model.js';
 import { OpenBrackets, repairBrackets } from './open-brackets.js';
+import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
@@ -135,6 +136,7 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
   messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
   messageList.add(input as Parameters<MessageList['add']>[0], 'input');
   const outlet = new CustomOutlet();
+  const outputChain = createOutputChain(outputProcessors, ctx);
   return {
     ctx,
     runId,
@@ -152,7 +154,9 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     structuredOutput: options.structuredOutput,
     maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
     toolConcurrency: config.toolConcurrency ?? 8,
-    chain: processOutputStream(outputProcessors, ctx),
+    chain: outputChain.chain,
+    finishChain: outputChain.finishChain,
+    requestedToolCalls: outputChain.requestedToolCalls,
     outlet,
     generateId,
     now,
@@ -226,10 +230,32 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
           stepResult: { reason: result.finishReason },
           output: { usage: result.usage, text: result.text },
         });
-        return concat(from(written), of<ChunkType>(finish)).pipe(env.chain);
+        return concat(from(written).pipe(env.chain), env.finishChain(finish));
       }),
     );
   });
+}
+
+/** Whether `error` (or an error it wraps) is an `AbortError`: a commit that stopped because of the abort. */
+function causedByAbort(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current.name === 'AbortError') return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * A tripwired run reports no blocked text: every step's text, reasoning and object are cleared
+ * in place (the attempt the tripwire rejected was already blanked whole by the step).
+ */
+function blankSteps(steps: StepResult[]): void {
+  for (const step of steps) {
+    step.text = '';
+    delete step.reasoningText;
+    delete step.object;
+  }
 }
 
 function terminalChunkFor(env: RunEnvironment, error: unknown): ChunkType {
@@ -263,6 +289,7 @@ export function createRun(
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
     let env: RunEnvironment | undefined;
     let ended = false;
+    let committing = false;
     const brackets = new OpenBrackets();
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
@@ -282,7 +309,13 @@ export function createRun(
             ignoreElements(),
           ),
           defer(() => runSteps(run)),
-          finalize(run),
+          defer(() => {
+            // from here the run commits (processOutputResult, memory's save): an abort no longer
+            // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
+            // stopped because of the abort (an AbortError), else with the commit's error
+            committing = true;
+            return finalize(run);
+          }),
         ).pipe(tap({ finalize: () => customSubscription.unsubscribe() }));
       }),
     );
@@ -299,6 +332,11 @@ export function createRun(
         const start: ChunkType[] = brackets.started ? [] : [makeChunk(run?.runId ?? runIdHint ?? 'run', 'start', {})];
         ended = true;
         if (run === undefined) return from([...start, makeChunk(runIdHint ?? 'run', 'error', { error })]);
+        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+        if (committing && userSignal?.aborted === true && causedByAbort(error)) {
+          run.outcome.aborted = true;
+          return from([...start, ...closers, makeChunk(run.runId, 'abort', { reason: userSignal.reason as unknown })]);
+        }
         const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
         if (save === undefined) return from([...start, ...closers, terminalChunkFor(run, error)]);
         // memory decides what a tripwired run keeps; a failing save turns the end into an error
@@ -314,7 +352,10 @@ export function createRun(
         ? EMPTY
         : userSignal.aborted
           ? of(true)
-          : fromEvent(userSignal, 'abort').pipe(take(1));
+          : fromEvent(userSignal, 'abort').pipe(
+              filter(() => !committing),
+              take(1),
+            );
 
     return concat(
       guarded$.pipe(takeUntil(abort$)),

@@ -12,12 +12,14 @@ import {
   concat,
   concatMap,
   defer,
+  finalize,
   from,
   ignoreElements,
   map,
   of,
   tap,
   throwError,
+  type MonoTypeOperatorFunction,
 } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { StepBoundary } from '../message-list/step-boundary.js';
@@ -28,6 +30,7 @@ import { runProcessOutputStep } from '../operators/process-output-step.js';
 import { retryOnAPIError } from '../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../operators/retry-on-tripwire.js';
 import { toObservable } from '../operators/internal/to-observable.js';
+import { runProcessToolResult } from '../operators/process-tool-result.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { StepResult } from '../processor/processor-types.js';
@@ -44,6 +47,7 @@ import { toolPhase } from './tools/tool-phase.js';
 import { structuredResponseFormat, validateStructuredOutput, withPartialObjects } from './structured-output.js';
 import { emptyUsage } from './usage.js';
 import { makeChunk } from './make-chunk.js';
+import { recordToolCalls } from './output-chain.js';
 
 /** One attempt at a step. */
 interface Attempt {
@@ -91,15 +95,30 @@ function stepResultOf(attempt: Attempt, tripwire?: TripwirePayload): StepResult 
   };
 }
 
-/** Records a rejected attempt in `steps` (with its tripwire), so its text counts as ''. */
+/**
+ * Records a rejected attempt in `steps` with its tripwire and none of its content: a blocked
+ * attempt's text, reasoning and tool calls are reported nowhere.
+ */
 function recordRejection(env: RunEnvironment, attempt: Attempt, error: unknown): void {
   if (!TripWire.isInstance(error)) return;
   const payload = tripwirePayload(error);
-  if (attempt.recorded !== undefined) attempt.recorded.tripwire = payload;
-  else if (attempt.opened) {
+  if (attempt.recorded === undefined) {
+    if (!attempt.opened) return;
     attempt.recorded = stepResultOf(attempt, payload);
     env.ctx.steps.push(attempt.recorded);
   }
+  blankStep(attempt.recorded, payload);
+}
+
+/** Clears what a blocked step said (in place: processors hold `steps`), keeping its usage and facts. */
+export function blankStep(step: StepResult, tripwire: TripwirePayload): void {
+  step.tripwire = tripwire;
+  step.text = '';
+  delete step.reasoningText;
+  step.toolCalls = [];
+  step.toolResults = [];
+  delete step.object;
+  step.finishReason = 'other';
 }
 
 function replayCachedChunks(env: RunEnvironment, chunks: ReadonlyArray<{ type: string; payload?: unknown; data?: unknown }>): Observable<ChunkType> {
@@ -149,6 +168,67 @@ async function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedbac
   return { request, callOptions };
 }
 
+/**
+ * `processToolResult` on the results of provider-executed tools (web search, web fetch, hosted
+ * MCP) before they stream or are stored: the chunk carries the processed result. Identity when no
+ * output processor has the hook.
+ */
+function providerToolResults(env: RunEnvironment, stepNumber: number): MonoTypeOperatorFunction<ChunkType> {
+  if (!env.outputProcessors.some((processor) => typeof processor.processToolResult === 'function')) return (chunks$) => chunks$;
+  // a provider error waits for the hooks of the results before it (a hook that throws fails closed first)
+  return (chunks$) =>
+    chunks$.pipe(
+      catchError((error: unknown) => of(new SourceError(error))),
+      concatMap((item) => (item instanceof SourceError ? throwError(() => item.error) : processProviderResult(env, stepNumber, item))),
+    );
+}
+
+/** A source error carried in order behind the chunks before it. */
+class SourceError {
+  constructor(readonly error: unknown) {}
+}
+
+function processProviderResult(env: RunEnvironment, stepNumber: number, chunk: ChunkType): Observable<ChunkType> {
+  if (chunk.type !== 'tool-result' || chunk.payload.providerExecuted !== true) return of(chunk);
+  const { payload } = chunk;
+  return defer(() => {
+    // the step's message is built when the stream ends: while the hooks run, the call stands in
+    // the list on its own (so `messageList.updateToolInvocation` can replace the result), then leaves
+    const standIn = env.generateId();
+    env.ctx.messageList.add(
+      {
+        id: standIn,
+        role: 'assistant',
+        createdAt: env.now(),
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'call', toolCallId: payload.toolCallId, toolName: payload.toolName, args: payload.args },
+              providerExecuted: true,
+            },
+          ],
+        },
+      },
+      'response',
+    );
+    return toObservable(
+      runProcessToolResult(env.outputProcessors, env.ctx, {
+        stepNumber,
+        toolName: payload.toolName,
+        toolCallId: payload.toolCallId,
+        args: payload.args,
+        result: payload.result,
+        providerExecuted: true,
+      }),
+    ).pipe(
+      map((event): ChunkType => (event.result === payload.result ? chunk : { ...chunk, payload: { ...payload, result: event.result } })),
+      finalize(() => env.ctx.messageList.removeByIds([standIn])),
+    );
+  });
+}
+
 function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
   const stepInput = attempt.stepInput as StepInput;
   let content$: Observable<ChunkType>;
@@ -177,10 +257,11 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
       demandOf(env.ctx),
     );
   }
+  env.requestedToolCalls?.clear();
   return concat(
     of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)),
     defer(() => from(env.outlet.drain())),
-    content$,
+    content$.pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber)),
   ).pipe(
     env.chain,
     tap((chunk) => {
@@ -322,6 +403,9 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
   const attempt$ = defer(() => {
     const lead: ChunkType[] = [];
     let feedback: string | undefined;
+    // a tripwire retry is a step of its own (the next number, counted by maxSteps); an API-error
+    // retry repeats the attempt's number (the failed attempt is not a step)
+    const number = previous === undefined ? stepNumber : TripWire.isInstance(previousError) ? previous.stepNumber + 1 : previous.stepNumber;
     if (previous !== undefined) {
       if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
       if (previous.opened) {
@@ -330,11 +414,11 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
         for (const id of previous.accumulator.openReasoningIds) lead.push(makeChunk(env.runId, 'reasoning-end', { id }));
         lead.push(
           stepFinishChunk(env.runId, {
-            stepNumber,
+            stepNumber: previous.stepNumber,
             messageId: previous.messageId,
             reason: 'retry',
             isContinued: true,
-            text: previous.accumulator.text,
+            text: '',
             toolCalls: [],
             usage: previous.facts.usage,
             ...(tripwire ? { tripwire } : {}),
@@ -344,7 +428,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       if (TripWire.isInstance(previousError)) feedback = previousError.reason;
     }
     const attempt: Attempt = {
-      stepNumber,
+      stepNumber: number,
       messageId: env.generateId(),
       accumulator: new StepAccumulator({
         keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
@@ -373,7 +457,9 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       toAPIError: providerError,
       defaultBudget: env.defaultApiErrorBudget,
     }),
-    retryOnTripwire<ChunkType>(env.ctx, { shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) }),
+    retryOnTripwire<ChunkType>(env.ctx, {
+      shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) && (previous?.stepNumber ?? stepNumber) + 1 < env.maxSteps,
+    }),
   );
 }
 
@@ -381,6 +467,6 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
 export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
   return concat(
     runStep(env, stepNumber),
-    defer(() => (env.continueLoop ? runSteps(env, stepNumber + 1) : EMPTY)),
+    defer(() => (env.continueLoop ? runSteps(env, env.ctx.stepNumber + 1) : EMPTY)),
   );
 }
