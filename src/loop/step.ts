@@ -63,10 +63,9 @@ interface Attempt {
   stepInput: StepInput | undefined;
   fromCache: boolean;
   meta: ModelResponseMeta;
+  /** The pre-model hooks passed and the request went out (a tripwire before that cannot retry). */
+  requested: boolean;
 }
-
-/** TripWires from hooks that run before the model: a retry request there is a plain abort. */
-const preModelTripwires = new WeakSet<TripWire>();
 
 /** The tripwire payload of a `TripWire`. */
 export function tripwirePayload(tripwire: TripWire): TripwirePayload {
@@ -372,20 +371,18 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       attempt.stepInput = stepInput;
       return from(prepareRequest(env, stepInput, feedback));
     }),
-    catchError((error: unknown) => {
-      if (TripWire.isInstance(error)) preModelTripwires.add(error);
-      return throwError(() => error);
-    }),
   );
   return prelude$.pipe(
-    concatMap(({ request, callOptions }) =>
-      concat(
+    concatMap(({ request, callOptions }) => {
+      // past the pre-model hooks: from here a tripwire may ask for a retry
+      attempt.requested = true;
+      return concat(
         modelPhase(env, attempt, request, callOptions),
         afterModel(env, attempt),
         defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
         finishStep(env, attempt),
-      ),
-    ),
+      );
+    }),
   );
 }
 
@@ -440,6 +437,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       stepInput: undefined,
       fromCache: false,
       meta: {},
+      requested: false,
     };
     previous = attempt;
     const body$ = runAttempt(env, attempt, feedback).pipe(
@@ -458,7 +456,8 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       defaultBudget: env.defaultApiErrorBudget,
     }),
     retryOnTripwire<ChunkType>(env.ctx, {
-      shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) && (previous?.stepNumber ?? stepNumber) + 1 < env.maxSteps,
+      // a retry request from a hook before the model is a plain abort; a retry needs a step left
+      shouldRetry: () => previous?.requested === true && previous.stepNumber + 1 < env.maxSteps,
     }),
   );
 }
