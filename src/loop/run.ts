@@ -27,6 +27,7 @@ import { runProcessOutputResult } from '../operators/process-output-result.js';
 import { createRunContext } from '../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../operators/internal/to-observable.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../operators/internal/maybe-async.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
@@ -43,10 +44,18 @@ import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
 import { validateCallOptions, validateResolved } from './validate-options.js';
 
-async function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): Promise<T | undefined> {
+function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
   return value;
 }
+
+/** `Promise.all` that stays synchronous when no value is a promise. */
+function allMaybe<T extends readonly unknown[]>(values: T): MaybePromise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  if (values.some((value) => isPromiseLike(value))) return Promise.all(values) as Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }>;
+  return values as unknown as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+const noMemoryProcessors = { input: [], output: [] };
 
 function toSystemMessages(instructions: AgentInstructions | undefined): CoreSystemMessage[] {
   if (instructions === undefined) return [];
@@ -69,8 +78,11 @@ let runSequence = 0;
  */
 const runOver = new DOMException('The run is over.', 'AbortError');
 
-/** Builds the environment of a run (async: dynamic arguments and memory may be). */
-async function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): Promise<RunEnvironment> {
+/**
+ * Builds the environment of a run: synchronous unless a dynamic argument or memory returns a
+ * promise (so a run on a marble model stays on virtual time).
+ */
+function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): MaybePromise<RunEnvironment> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
   const requestContext = options.requestContext ?? new RequestContext();
   const memoryCall = options.memory;
@@ -88,88 +100,92 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     generateId,
     now,
   });
-  const [modelInput, tools, agentInstructions, agentInput, agentOutput, agentError] = await Promise.all([
+  const dynamic = allMaybe([
     resolveDynamic(config.model, requestContext),
     resolveDynamic(config.tools, requestContext),
     resolveDynamic(config.instructions, requestContext),
     options.inputProcessors ?? resolveDynamic(config.inputProcessors, requestContext),
     options.outputProcessors ?? resolveDynamic(config.outputProcessors, requestContext),
     options.errorProcessors ?? resolveDynamic(config.errorProcessors, requestContext),
-  ]);
-  validateResolved({
-    tools,
-    instructions: options.instructions ?? agentInstructions,
-    processors: [
-      ['inputProcessors', agentInput],
-      ['outputProcessors', agentOutput],
-      ['errorProcessors', agentError],
-    ],
-  });
-  const memoryProcessors =
-    config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
-      ? await config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
-      : { input: [], output: [] };
-  const memoryOnTripwire = 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined;
-
-  const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
-  const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
-  const errorProcessors = agentError ?? [];
-  // processorIndex: the position in the merged list of this run (each list numbered on its own).
-  for (const list of [inputProcessors, outputProcessors, errorProcessors]) {
-    list.forEach((processor, index) => {
-      processor.processorIndex = index;
+  ] as const);
+  return thenMaybe(dynamic, ([modelInput, tools, agentInstructions, agentInput, agentOutput, agentError]) => {
+    validateResolved({
+      tools,
+      instructions: options.instructions ?? agentInstructions,
+      processors: [
+        ['inputProcessors', agentInput],
+        ['outputProcessors', agentOutput],
+        ['errorProcessors', agentError],
+      ],
     });
-  }
-  const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
-  const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
-  const ctx = createRunContext({
-    runId,
-    messageList,
-    requestContext,
-    ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
-    abortSignal: controller.signal,
-    maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
-    resolveModel: resolve,
-  });
-  const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
+    const memory =
+      config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
+        ? config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
+        : noMemoryProcessors;
+    return thenMaybe(memory, (memoryProcessors) => {
+      const memoryOnTripwire = 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined;
 
-  messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
-  messageList.add(input as Parameters<MessageList['add']>[0], 'input');
-  const outlet = new CustomOutlet();
-  const outputChain = createOutputChain(outputProcessors, ctx);
-  return {
-    ctx,
-    runId,
-    inputProcessors,
-    outputProcessors,
-    stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
-    apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
-    defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
-    model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
-    tools,
-    toolChoice: options.toolChoice,
-    activeTools: options.activeTools,
-    providerOptions: options.providerOptions,
-    modelSettings: options.modelSettings,
-    structuredOutput: options.structuredOutput,
-    maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
-    toolConcurrency: config.toolConcurrency ?? 8,
-    chain: outputChain.chain,
-    finishChain: outputChain.finishChain,
-    requestedToolCalls: outputChain.requestedToolCalls,
-    outlet,
-    generateId,
-    now,
-    threadId,
-    resourceId,
-    initialSystemMessages: [],
-    totalUsage: emptyUsage(),
-    continueLoop: false,
-    memoryOnTripwire,
-    abortController: controller,
-    releaseCallerSignal,
-    outcome: {},
-  };
+      const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
+      const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
+      const errorProcessors = agentError ?? [];
+      // processorIndex: the position in the merged list of this run (each list numbered on its own).
+      for (const list of [inputProcessors, outputProcessors, errorProcessors]) {
+        list.forEach((processor, index) => {
+          processor.processorIndex = index;
+        });
+      }
+      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
+      const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
+      const ctx = createRunContext({
+        runId,
+        messageList,
+        requestContext,
+        ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
+        abortSignal: controller.signal,
+        maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
+        resolveModel: resolve,
+      });
+      const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
+
+      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+      const outlet = new CustomOutlet();
+      const outputChain = createOutputChain(outputProcessors, ctx);
+      return {
+        ctx,
+        runId,
+        inputProcessors,
+        outputProcessors,
+        stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
+        apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
+        defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
+        model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
+        tools,
+        toolChoice: options.toolChoice,
+        activeTools: options.activeTools,
+        providerOptions: options.providerOptions,
+        modelSettings: options.modelSettings,
+        structuredOutput: options.structuredOutput,
+        maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
+        toolConcurrency: config.toolConcurrency ?? 8,
+        chain: outputChain.chain,
+        finishChain: outputChain.finishChain,
+        requestedToolCalls: outputChain.requestedToolCalls,
+        outlet,
+        generateId,
+        now,
+        threadId,
+        resourceId,
+        initialSystemMessages: [],
+        totalUsage: emptyUsage(),
+        continueLoop: false,
+        memoryOnTripwire,
+        abortController: controller,
+        releaseCallerSignal,
+        outcome: {},
+      };
+    });
+  });
 }
 
 /**
@@ -293,7 +309,7 @@ export function createRun(
     const brackets = new OpenBrackets();
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
-    const body$ = from(createEnvironment(config, input, options)).pipe(
+    const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
       concatMap((created) => {
         env = created;
         onEnvironment?.(created);

@@ -30,6 +30,7 @@ import { runProcessOutputStep } from '../operators/process-output-step.js';
 import { retryOnAPIError } from '../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../operators/retry-on-tripwire.js';
 import { toObservable } from '../operators/internal/to-observable.js';
+import { thenMaybe, type MaybePromise } from '../operators/internal/maybe-async.js';
 import { runProcessToolResult } from '../operators/process-tool-result.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
@@ -63,8 +64,8 @@ interface Attempt {
   stepInput: StepInput | undefined;
   fromCache: boolean;
   meta: ModelResponseMeta;
-  /** The pre-model hooks passed and the request went out (a tripwire before that cannot retry). */
-  requested: boolean;
+  /** In the pre-model hooks (`processInputStep`, `processLLMRequest`): a tripwire there cannot retry. */
+  preModel: boolean;
 }
 
 /** The tripwire payload of a `TripWire`. */
@@ -135,36 +136,49 @@ function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | u
   return [...prompt, { role: 'user', content: [{ type: 'text', text: feedback }], providerOptions: { rxagent: { retryFeedback: true } } }];
 }
 
-/** Builds the prompt and call options, then runs `processLLMRequest`. */
-async function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined) {
+/** The tools and response format of a request: a promise only when there are tools or a schema to convert. */
+function requestExtras(stepInput: StepInput): MaybePromise<[Awaited<ReturnType<typeof prepareTools>>, Pick<LanguageModelV4CallOptions, 'responseFormat'>]> {
+  const structured = stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined;
+  if (stepInput.tools === undefined && !structured) return [undefined, {}];
+  return Promise.all([prepareTools(stepInput.tools, stepInput.activeTools), structuredResponseFormat(stepInput)]);
+}
+
+/**
+ * Builds the prompt and call options, then runs `processLLMRequest`. Synchronous when nothing is
+ * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
+ */
+function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): MaybePromise<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
   const settings = stepInput.modelSettings ?? {};
-  const tools = await prepareTools(stepInput.tools, stepInput.activeTools);
-  const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
-  const callOptions: LanguageModelV4CallOptions = {
-    prompt,
-    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
-    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
-    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
-    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    ...(tools === undefined ? {} : { tools }),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
-    ...(await structuredResponseFormat(stepInput)),
-    abortSignal: env.ctx.abortSignal,
-  };
-  const request = await runProcessLLMRequest(env.inputProcessors, env.ctx, {
-    prompt,
-    model: stepInput.model,
-    stepNumber: stepInput.stepNumber,
-    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+  return thenMaybe(requestExtras(stepInput), ([tools, responseFormat]) => {
+    const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+    const callOptions: LanguageModelV4CallOptions = {
+      prompt,
+      ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+      ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+      ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+      ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
+      ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
+      ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
+      ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+      ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+      ...(tools === undefined ? {} : { tools }),
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+      ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+      ...responseFormat,
+      abortSignal: env.ctx.abortSignal,
+    };
+    return thenMaybe(
+      runProcessLLMRequest(env.inputProcessors, env.ctx, {
+        prompt,
+        model: stepInput.model,
+        stepNumber: stepInput.stepNumber,
+        ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+      }),
+      (request) => ({ request, callOptions }),
+    );
   });
-  return { request, callOptions };
 }
 
 /**
@@ -353,6 +367,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
   const { ctx } = env;
   const prelude$ = defer(() => {
     ctx.stepNumber = attempt.stepNumber;
+    attempt.preModel = true;
     attempt.boundary = ctx.messageList.openStepBoundary();
     ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
     const stepInput: StepInput = {
@@ -369,13 +384,13 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
   }).pipe(
     concatMap((stepInput) => {
       attempt.stepInput = stepInput;
-      return from(prepareRequest(env, stepInput, feedback));
+      return toObservable(prepareRequest(env, stepInput, feedback));
     }),
   );
   return prelude$.pipe(
     concatMap(({ request, callOptions }) => {
       // past the pre-model hooks: from here a tripwire may ask for a retry
-      attempt.requested = true;
+      attempt.preModel = false;
       return concat(
         modelPhase(env, attempt, request, callOptions),
         afterModel(env, attempt),
@@ -437,7 +452,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       stepInput: undefined,
       fromCache: false,
       meta: {},
-      requested: false,
+      preModel: false,
     };
     previous = attempt;
     const body$ = runAttempt(env, attempt, feedback).pipe(
@@ -457,7 +472,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
     }),
     retryOnTripwire<ChunkType>(env.ctx, {
       // a retry request from a hook before the model is a plain abort; a retry needs a step left
-      shouldRetry: () => previous?.requested === true && previous.stepNumber + 1 < env.maxSteps,
+      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
     }),
   );
 }
