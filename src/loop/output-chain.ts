@@ -22,6 +22,10 @@ import type { Processor } from '../processor/processor-types.js';
 export interface OutputChain {
   /** For chunks of a step (and the retry markers): no run-level chunk passes. */
   readonly chain: OperatorFunction<ChunkType, ChunkType>;
+  /** The chain without the fence, for a caller that applies `admit` itself (the model phase). */
+  readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
+  /** The fence: whether a chunk out of the chain may pass (undefined: everything passes). */
+  readonly admit: ((chunk: ChunkType) => boolean) | undefined;
   /**
    * The `finish` chunk through the chain: the first `finish` it returns (the original if it
    * returns none) goes out last, after the chunks the processors add to it.
@@ -40,7 +44,7 @@ const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
   const raw = processOutputStream(processors, ctx);
   if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) {
-    return { chain: raw, finishChain: (finish) => raw(of(finish)), requestedToolCalls: undefined };
+    return { chain: raw, rawChain: raw, admit: undefined, finishChain: (finish) => raw(of(finish)), requestedToolCalls: undefined };
   }
   const requested = new Map<string, string>();
   const admit = (chunk: ChunkType): boolean => {
@@ -77,7 +81,7 @@ export function createOutputChain(processors: readonly Processor[], ctx: RunCont
         },
       });
     });
-  return { chain, finishChain, requestedToolCalls: requested };
+  return { chain, rawChain: raw, admit, finishChain, requestedToolCalls: requested };
 }
 
 /** Records a model tool call as requested (a no-op operator when nothing can rewrite chunks). */

@@ -38,6 +38,9 @@ export interface RunEnvironment {
   readonly toolConcurrency: number;
   /** The output-processor chain of a step's chunks (fenced: see `output-chain.ts`). */
   readonly chain: OperatorFunction<ChunkType, ChunkType>;
+  /** The chain without its fence, and the fence (see `output-chain.ts`): the model phase fuses them. */
+  readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
+  readonly admit: ((chunk: ChunkType) => boolean) | undefined;
   /** The run's `finish` through the chain: one `finish`, last. */
   readonly finishChain: (finish: ChunkType) => Observable<ChunkType>;
   /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */

@@ -169,6 +169,8 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
         toolConcurrency: config.toolConcurrency ?? 8,
         chain: outputChain.chain,
+        rawChain: outputChain.rawChain,
+        admit: outputChain.admit,
         finishChain: outputChain.finishChain,
         requestedToolCalls: outputChain.requestedToolCalls,
         outlet,

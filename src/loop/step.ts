@@ -12,6 +12,7 @@ import {
   concat,
   concatMap,
   defer,
+  filter,
   finalize,
   from,
   ignoreElements,
@@ -276,10 +277,13 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
     defer(() => from(env.outlet.drain())),
     content$.pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber)),
   ).pipe(
-    env.chain,
-    tap((chunk) => {
+    env.rawChain,
+    // the fence (what processors may not invent) fused with the accumulation: one hop per chunk
+    filter((chunk) => {
+      if (env.admit !== undefined && !env.admit(chunk)) return false;
       if (chunk.type === 'step-start') attempt.opened = true;
       else attempt.accumulator.observe(chunk);
+      return true;
     }),
     stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined
       ? withPartialObjects(env.runId, attempt.accumulator)
