@@ -6,7 +6,7 @@
  * is untouched (`tracingContext.onHook` stays unset).
  */
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'; // internal use only: never in an exported type
-import { Observable, defer, from, switchMap, type MonoTypeOperatorFunction } from 'rxjs';
+import { defer, finalize, from, switchMap, tap, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { ProcessorHookEvent, TracingContext } from '../processor/tracing-context.js';
 import { RunSpans } from './internal/run-spans.js';
@@ -144,27 +144,19 @@ function traced(source: Observable<ChunkType>, tracingContext: TracingContext, o
     spans.onCurrentSpan = (span: Span) => {
       tracingContext.currentSpan = span;
     };
-    return new Observable<ChunkType>((subscriber) => {
-      const subscription = source.subscribe({
-        next(chunk) {
-          spans.chunk(chunk);
-          subscriber.next(chunk);
-        },
-        error(error: unknown) {
-          spans.fail(error);
-          subscriber.error(error);
-        },
-        complete() {
-          spans.complete();
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
+    // tap/finalize (not a hand-made subscribe) so an unsubscription during a synchronous run
+    // reaches the run at once and the spans end as cancelled
+    return source.pipe(
+      tap({
+        next: (chunk) => spans.chunk(chunk),
+        error: (error: unknown) => spans.fail(error),
+        complete: () => spans.complete(),
+      }),
+      finalize(() => {
         spans.cancel();
         if (tracingContext.onHook === onHook) delete tracingContext.onHook;
-      };
-    });
+      }),
+    );
   };
   return defer(() => (otelApi !== undefined ? start(otelApi) : from(loadOtelApi()).pipe(switchMap(start))));
 }

@@ -1,14 +1,34 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
 import { lastValueFrom, tap, type Observable } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
-import type { AgentCallOptions, AgentConfig, AgentInput, GenerateResult } from './agent-types.js';
+import type { Processor } from '../processor/processor-types.js';
+import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
 import { AgentOutput } from './output/agent-output.js';
 import { foldResult } from './output/fold-result.js';
+import type { RetryBudgets } from './output/text-gate.js';
+import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import type { RunEnvironment } from './run-environment.js';
 import { createRun } from './run.js';
 import { withPacedRun } from './paced-run.js';
 import { demandOf } from '../operators/internal/demand.js';
 import { validateAgentConfig } from './validate-options.js';
+
+/** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
+function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly Processor[]> | undefined>): boolean {
+  return lists.some((list) => typeof list === 'function' || (list?.some((processor) => typeof processor.processAPIError === 'function') ?? false));
+}
+
+/** The retry budgets a run of `config` with `options` may use (what `textStream` holds text for). */
+function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined): RetryBudgets {
+  const call = { ...config.defaultOptions, ...options };
+  const maxProcessorRetries = call.maxProcessorRetries ?? config.maxProcessorRetries;
+  const errorProcessors = call.errorProcessors ?? config.errorProcessors;
+  const recoverable = mayRecoverAPIErrors([call.inputProcessors ?? config.inputProcessors, call.outputProcessors ?? config.outputProcessors, errorProcessors]);
+  return {
+    tripwire: maxProcessorRetries ?? 0,
+    apiError: !recoverable ? 0 : (maxProcessorRetries ?? (errorProcessors === undefined ? 0 : DEFAULT_API_ERROR_RETRIES)),
+  };
+}
 
 /**
  * An LLM agent whose every run is an RxJS pipeline of processor hooks.
@@ -49,7 +69,7 @@ export class Agent {
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */
   async stream(input: AgentInput, options?: AgentCallOptions): Promise<AgentOutput> {
-    return new AgentOutput((onEnd) => createRun(this.#config, input, options, onEnd));
+    return new AgentOutput((onEnd) => createRun(this.#config, input, options, onEnd), retryBudgets(this.#config, options));
   }
 
   /** Runs to the end and folds the run into a result. */

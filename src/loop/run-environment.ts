@@ -1,7 +1,7 @@
 /** Everything one run's steps share: the run context, the processors, the step defaults, the totals. */
 import type { LanguageModelUsage } from 'ai';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { OperatorFunction } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
 import type { RunContext } from '../operators/run-context.js';
@@ -36,8 +36,15 @@ export interface RunEnvironment {
   readonly structuredOutput: StructuredOutputOptions | undefined;
   readonly maxSteps: number;
   readonly toolConcurrency: number;
-  /** The output-processor chain, shared by every phase of the run. */
+  /** The output-processor chain of a step's chunks (fenced: see `output-chain.ts`). */
   readonly chain: OperatorFunction<ChunkType, ChunkType>;
+  /** The chain without its fence, and the fence (see `output-chain.ts`): the model phase fuses them. */
+  readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
+  readonly admit: ((chunk: ChunkType) => boolean) | undefined;
+  /** The run's `finish` through the chain: one `finish`, last. */
+  readonly finishChain: (finish: ChunkType) => Observable<ChunkType>;
+  /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */
+  readonly requestedToolCalls: Map<string, string> | undefined;
   readonly outlet: CustomOutlet;
   readonly generateId: () => string;
   readonly now: () => Date;

@@ -10,6 +10,7 @@ import {
   concat,
   concatMap,
   defer,
+  filter,
   from,
   fromEvent,
   ignoreElements,
@@ -21,15 +22,15 @@ import {
 } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
-import { processOutputStream } from '../operators/process-output-stream.js';
 import { runProcessInput } from '../operators/process-input.js';
 import { runProcessOutputResult } from '../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../operators/internal/to-observable.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../operators/internal/maybe-async.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
-import type { OutputResult, Processor } from '../processor/processor-types.js';
+import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
@@ -37,15 +38,24 @@ import { makeChunk } from './make-chunk.js';
 import { providerError } from './model-call-failure.js';
 import { resolveModel } from './model/resolve-model.js';
 import { OpenBrackets, repairBrackets } from './open-brackets.js';
+import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
 import { emptyUsage, addUsage } from './usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
-async function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): Promise<T | undefined> {
+function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
   return value;
 }
+
+/** `Promise.all` that stays synchronous when no value is a promise. */
+function allMaybe<T extends readonly unknown[]>(values: T): MaybePromise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  if (values.some((value) => isPromiseLike(value))) return Promise.all(values) as Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }>;
+  return values as unknown as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+const noMemoryProcessors = { input: [], output: [] };
 
 function toSystemMessages(instructions: AgentInstructions | undefined): CoreSystemMessage[] {
   if (instructions === undefined) return [];
@@ -68,8 +78,11 @@ let runSequence = 0;
  */
 const runOver = new DOMException('The run is over.', 'AbortError');
 
-/** Builds the environment of a run (async: dynamic arguments and memory may be). */
-async function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): Promise<RunEnvironment> {
+/**
+ * Builds the environment of a run: synchronous unless a dynamic argument or memory returns a
+ * promise (so a run on a marble model stays on virtual time).
+ */
+function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions): MaybePromise<RunEnvironment> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
   // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
   const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
@@ -88,81 +101,90 @@ async function createEnvironment(config: AgentConfig, input: AgentInput, callOpt
     generateId,
     now,
   });
-  const [modelInput, tools, agentInstructions, agentInput, agentOutput, agentError] = await Promise.all([
+  const dynamic = allMaybe([
     resolveDynamic(config.model, requestContext),
     resolveDynamic(config.tools, requestContext),
     resolveDynamic(config.instructions, requestContext),
     options.inputProcessors ?? resolveDynamic(config.inputProcessors, requestContext),
     options.outputProcessors ?? resolveDynamic(config.outputProcessors, requestContext),
     options.errorProcessors ?? resolveDynamic(config.errorProcessors, requestContext),
-  ]);
-  validateResolved({
-    tools,
-    instructions: options.instructions ?? agentInstructions,
-    processors: [
-      ['inputProcessors', agentInput],
-      ['outputProcessors', agentOutput],
-      ['errorProcessors', agentError],
-    ],
-  });
-  const memoryProcessors =
-    config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
-      ? await config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
-      : { input: [], output: [] };
-  const memoryOnTripwire = 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined;
+  ] as const);
+  return thenMaybe(dynamic, ([modelInput, tools, agentInstructions, agentInput, agentOutput, agentError]) => {
+    validateResolved({
+      tools,
+      instructions: options.instructions ?? agentInstructions,
+      processors: [
+        ['inputProcessors', agentInput],
+        ['outputProcessors', agentOutput],
+        ['errorProcessors', agentError],
+      ],
+    });
+    const memory =
+      config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
+        ? config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
+        : noMemoryProcessors;
+    return thenMaybe(memory, (memoryProcessors) => {
+      const memoryOnTripwire = 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined;
 
-  const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
-  const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
-  const errorProcessors = agentError ?? [];
-  const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
-  const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
-  const ctx = createRunContext({
-    runId,
-    messageList,
-    requestContext,
-    ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
-    abortSignal: controller.signal,
-    maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
-    processorTimeoutMs: options.processorTimeoutMs ?? config.processorTimeoutMs,
-    resolveModel: resolve,
-  });
-  assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
-  const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
+      const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
+      const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
+      const errorProcessors = agentError ?? [];
+      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
+      const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
+      const ctx = createRunContext({
+        runId,
+        messageList,
+        requestContext,
+        ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
+        abortSignal: controller.signal,
+        maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
+        processorTimeoutMs: options.processorTimeoutMs ?? config.processorTimeoutMs,
+        resolveModel: resolve,
+      });
+      assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
+      const releaseCallerSignal = followCallerSignal(controller, options.abortSignal);
 
-  messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
-  messageList.add(input as Parameters<MessageList['add']>[0], 'input');
-  const outlet = new CustomOutlet();
-  return {
-    ctx,
-    runId,
-    inputProcessors,
-    outputProcessors,
-    stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
-    apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
-    defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
-    model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
-    tools,
-    toolChoice: options.toolChoice,
-    activeTools: options.activeTools,
-    providerOptions: options.providerOptions,
-    modelSettings: options.modelSettings,
-    structuredOutput: options.structuredOutput,
-    maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
-    toolConcurrency: config.toolConcurrency ?? 8,
-    chain: processOutputStream(outputProcessors, ctx),
-    outlet,
-    generateId,
-    now,
-    threadId,
-    resourceId,
-    initialSystemMessages: [],
-    totalUsage: emptyUsage(),
-    continueLoop: false,
-    memoryOnTripwire,
-    abortController: controller,
-    releaseCallerSignal,
-    outcome: {},
-  };
+      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+      const outlet = new CustomOutlet();
+      const outputChain = createOutputChain(outputProcessors, ctx);
+      return {
+        ctx,
+        runId,
+        inputProcessors,
+        outputProcessors,
+        stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
+        apiErrorProcessors: [...inputProcessors, ...outputProcessors, ...errorProcessors],
+        defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
+        model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
+        tools,
+        toolChoice: options.toolChoice,
+        activeTools: options.activeTools,
+        providerOptions: options.providerOptions,
+        modelSettings: options.modelSettings,
+        structuredOutput: options.structuredOutput,
+        maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
+        toolConcurrency: config.toolConcurrency ?? 8,
+        chain: outputChain.chain,
+        rawChain: outputChain.rawChain,
+        admit: outputChain.admit,
+        finishChain: outputChain.finishChain,
+        requestedToolCalls: outputChain.requestedToolCalls,
+        outlet,
+        generateId,
+        now,
+        threadId,
+        resourceId,
+        initialSystemMessages: [],
+        totalUsage: emptyUsage(),
+        continueLoop: false,
+        memoryOnTripwire,
+        abortController: controller,
+        releaseCallerSignal,
+        outcome: {},
+      };
+    });
+  });
 }
 
 /**
@@ -223,10 +245,32 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
           stepResult: { reason: result.finishReason },
           output: { usage: result.usage, text: result.text },
         });
-        return concat(from(written), of<ChunkType>(finish)).pipe(env.chain);
+        return concat(from(written).pipe(env.chain), env.finishChain(finish));
       }),
     );
   });
+}
+
+/** Whether `error` (or an error it wraps) is an `AbortError`: a commit that stopped because of the abort. */
+function causedByAbort(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current.name === 'AbortError') return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * A tripwired run reports no blocked text: every step's text, reasoning and object are cleared
+ * in place (the attempt the tripwire rejected was already blanked whole by the step).
+ */
+function blankSteps(steps: StepResult[]): void {
+  for (const step of steps) {
+    step.text = '';
+    delete step.reasoningText;
+    delete step.object;
+  }
 }
 
 function terminalChunkFor(env: RunEnvironment, error: unknown): ChunkType {
@@ -260,10 +304,11 @@ export function createRun(
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
     let env: RunEnvironment | undefined;
     let ended = false;
+    let committing = false;
     const brackets = new OpenBrackets();
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
-    const body$ = from(createEnvironment(config, input, options)).pipe(
+    const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
       concatMap((created) => {
         env = created;
         onEnvironment?.(created);
@@ -279,7 +324,13 @@ export function createRun(
             ignoreElements(),
           ),
           defer(() => runSteps(run)),
-          finalize(run),
+          defer(() => {
+            // from here the run commits (processOutputResult, memory's save): an abort no longer
+            // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
+            // stopped because of the abort (an AbortError), else with the commit's error
+            committing = true;
+            return finalize(run);
+          }),
         ).pipe(tap({ finalize: () => customSubscription.unsubscribe() }));
       }),
     );
@@ -296,6 +347,11 @@ export function createRun(
         const start: ChunkType[] = brackets.started ? [] : [makeChunk(run?.runId ?? runIdHint ?? 'run', 'start', {})];
         ended = true;
         if (run === undefined) return from([...start, makeChunk(runIdHint ?? 'run', 'error', { error })]);
+        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+        if (committing && userSignal?.aborted === true && causedByAbort(error)) {
+          run.outcome.aborted = true;
+          return from([...start, ...closers, makeChunk(run.runId, 'abort', { reason: userSignal.reason as unknown })]);
+        }
         const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
         if (save === undefined) return from([...start, ...closers, terminalChunkFor(run, error)]);
         // memory decides what a tripwired run keeps; a failing save turns the end into an error
@@ -311,7 +367,10 @@ export function createRun(
         ? EMPTY
         : userSignal.aborted
           ? of(true)
-          : fromEvent(userSignal, 'abort').pipe(take(1));
+          : fromEvent(userSignal, 'abort').pipe(
+              filter(() => !committing),
+              take(1),
+            );
 
     return concat(
       guarded$.pipe(takeUntil(abort$)),

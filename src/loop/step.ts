@@ -12,12 +12,15 @@ import {
   concat,
   concatMap,
   defer,
+  filter,
+  finalize,
   from,
   ignoreElements,
   map,
   of,
   tap,
   throwError,
+  type MonoTypeOperatorFunction,
 } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { StepBoundary } from '../message-list/step-boundary.js';
@@ -28,6 +31,8 @@ import { runProcessOutputStep } from '../operators/process-output-step.js';
 import { retryOnAPIError } from '../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../operators/retry-on-tripwire.js';
 import { toObservable } from '../operators/internal/to-observable.js';
+import { thenMaybe, type MaybePromise } from '../operators/internal/maybe-async.js';
+import { runProcessToolResult } from '../operators/process-tool-result.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { StepResult } from '../processor/processor-types.js';
@@ -44,6 +49,7 @@ import { toolPhase } from './tools/tool-phase.js';
 import { structuredResponseFormat, validateStructuredOutput, withPartialObjects } from './structured-output.js';
 import { emptyUsage } from './usage.js';
 import { makeChunk } from './make-chunk.js';
+import { recordToolCalls } from './output-chain.js';
 
 /** One attempt at a step. */
 interface Attempt {
@@ -59,10 +65,9 @@ interface Attempt {
   stepInput: StepInput | undefined;
   fromCache: boolean;
   meta: ModelResponseMeta;
+  /** In the pre-model hooks (`processInputStep`, `processLLMRequest`): a tripwire there cannot retry. */
+  preModel: boolean;
 }
-
-/** TripWires from hooks that run before the model: a retry request there is a plain abort. */
-const preModelTripwires = new WeakSet<TripWire>();
 
 /** The tripwire payload of a `TripWire`. */
 export function tripwirePayload(tripwire: TripWire): TripwirePayload {
@@ -91,15 +96,30 @@ function stepResultOf(attempt: Attempt, tripwire?: TripwirePayload): StepResult 
   };
 }
 
-/** Records a rejected attempt in `steps` (with its tripwire), so its text counts as ''. */
+/**
+ * Records a rejected attempt in `steps` with its tripwire and none of its content: a blocked
+ * attempt's text, reasoning and tool calls are reported nowhere.
+ */
 function recordRejection(env: RunEnvironment, attempt: Attempt, error: unknown): void {
   if (!TripWire.isInstance(error)) return;
   const payload = tripwirePayload(error);
-  if (attempt.recorded !== undefined) attempt.recorded.tripwire = payload;
-  else if (attempt.opened) {
+  if (attempt.recorded === undefined) {
+    if (!attempt.opened) return;
     attempt.recorded = stepResultOf(attempt, payload);
     env.ctx.steps.push(attempt.recorded);
   }
+  blankStep(attempt.recorded, payload);
+}
+
+/** Clears what a blocked step said (in place: processors hold `steps`), keeping its usage and facts. */
+export function blankStep(step: StepResult, tripwire: TripwirePayload): void {
+  step.tripwire = tripwire;
+  step.text = '';
+  delete step.reasoningText;
+  step.toolCalls = [];
+  step.toolResults = [];
+  delete step.object;
+  step.finishReason = 'other';
 }
 
 function replayCachedChunks(env: RunEnvironment, chunks: ReadonlyArray<{ type: string; payload?: unknown; data?: unknown }>): Observable<ChunkType> {
@@ -117,36 +137,110 @@ function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | u
   return [...prompt, { role: 'user', content: [{ type: 'text', text: feedback }], providerOptions: { rxagent: { retryFeedback: true } } }];
 }
 
-/** Builds the prompt and call options, then runs `processLLMRequest`. */
-async function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined) {
+/** The tools and response format of a request: a promise only when there are tools or a schema to convert. */
+function requestExtras(stepInput: StepInput): MaybePromise<[Awaited<ReturnType<typeof prepareTools>>, Pick<LanguageModelV4CallOptions, 'responseFormat'>]> {
+  const structured = stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined;
+  if (stepInput.tools === undefined && !structured) return [undefined, {}];
+  return Promise.all([prepareTools(stepInput.tools, stepInput.activeTools), structuredResponseFormat(stepInput)]);
+}
+
+/**
+ * Builds the prompt and call options, then runs `processLLMRequest`. Synchronous when nothing is
+ * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
+ */
+function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): MaybePromise<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
   const settings = stepInput.modelSettings ?? {};
-  const tools = await prepareTools(stepInput.tools, stepInput.activeTools);
-  const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
-  const callOptions: LanguageModelV4CallOptions = {
-    prompt,
-    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
-    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
-    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
-    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    ...(tools === undefined ? {} : { tools }),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
-    ...(await structuredResponseFormat(stepInput)),
-    abortSignal: env.ctx.abortSignal,
-  };
-  const request = await runProcessLLMRequest(env.inputProcessors, env.ctx, {
-    prompt,
-    model: stepInput.model,
-    stepNumber: stepInput.stepNumber,
-    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+  return thenMaybe(requestExtras(stepInput), ([tools, responseFormat]) => {
+    const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+    const callOptions: LanguageModelV4CallOptions = {
+      prompt,
+      ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+      ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+      ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+      ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
+      ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
+      ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
+      ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+      ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+      ...(tools === undefined ? {} : { tools }),
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+      ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+      ...responseFormat,
+      abortSignal: env.ctx.abortSignal,
+    };
+    return thenMaybe(
+      runProcessLLMRequest(env.inputProcessors, env.ctx, {
+        prompt,
+        model: stepInput.model,
+        stepNumber: stepInput.stepNumber,
+        ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+      }),
+      (request) => ({ request, callOptions }),
+    );
   });
-  return { request, callOptions };
+}
+
+/**
+ * `processToolResult` on the results of provider-executed tools (web search, web fetch, hosted
+ * MCP) before they stream or are stored: the chunk carries the processed result. Identity when no
+ * output processor has the hook.
+ */
+function providerToolResults(env: RunEnvironment, stepNumber: number): MonoTypeOperatorFunction<ChunkType> {
+  if (!env.outputProcessors.some((processor) => typeof processor.processToolResult === 'function')) return (chunks$) => chunks$;
+  // a provider error waits for the hooks of the results before it (a hook that throws fails closed first)
+  return (chunks$) =>
+    chunks$.pipe(
+      catchError((error: unknown) => of(new SourceError(error))),
+      concatMap((item) => (item instanceof SourceError ? throwError(() => item.error) : processProviderResult(env, stepNumber, item))),
+    );
+}
+
+/** A source error carried in order behind the chunks before it. */
+class SourceError {
+  constructor(readonly error: unknown) {}
+}
+
+function processProviderResult(env: RunEnvironment, stepNumber: number, chunk: ChunkType): Observable<ChunkType> {
+  if (chunk.type !== 'tool-result' || chunk.payload.providerExecuted !== true) return of(chunk);
+  const { payload } = chunk;
+  return defer(() => {
+    // the step's message is built when the stream ends: while the hooks run, the call stands in
+    // the list on its own (so `messageList.updateToolInvocation` can replace the result), then leaves
+    const standIn = env.generateId();
+    env.ctx.messageList.add(
+      {
+        id: standIn,
+        role: 'assistant',
+        createdAt: env.now(),
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'call', toolCallId: payload.toolCallId, toolName: payload.toolName, args: payload.args },
+              providerExecuted: true,
+            },
+          ],
+        },
+      },
+      'response',
+    );
+    return toObservable(
+      runProcessToolResult(env.outputProcessors, env.ctx, {
+        stepNumber,
+        toolName: payload.toolName,
+        toolCallId: payload.toolCallId,
+        args: payload.args,
+        result: payload.result,
+        providerExecuted: true,
+      }),
+    ).pipe(
+      map((event): ChunkType => (event.result === payload.result ? chunk : { ...chunk, payload: { ...payload, result: event.result } })),
+      finalize(() => env.ctx.messageList.removeByIds([standIn])),
+    );
+  });
 }
 
 function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
@@ -177,15 +271,19 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
       demandOf(env.ctx),
     );
   }
+  env.requestedToolCalls?.clear();
   return concat(
     of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)),
     defer(() => from(env.outlet.drain())),
-    content$,
+    content$.pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber)),
   ).pipe(
-    env.chain,
-    tap((chunk) => {
+    env.rawChain,
+    // the fence (what processors may not invent) fused with the accumulation: one hop per chunk
+    filter((chunk) => {
+      if (env.admit !== undefined && !env.admit(chunk)) return false;
       if (chunk.type === 'step-start') attempt.opened = true;
       else attempt.accumulator.observe(chunk);
+      return true;
     }),
     stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined
       ? withPartialObjects(env.runId, attempt.accumulator)
@@ -273,6 +371,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
   const { ctx } = env;
   const prelude$ = defer(() => {
     ctx.stepNumber = attempt.stepNumber;
+    attempt.preModel = true;
     attempt.boundary = ctx.messageList.openStepBoundary();
     ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
     const stepInput: StepInput = {
@@ -289,22 +388,20 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
   }).pipe(
     concatMap((stepInput) => {
       attempt.stepInput = stepInput;
-      return from(prepareRequest(env, stepInput, feedback));
-    }),
-    catchError((error: unknown) => {
-      if (TripWire.isInstance(error)) preModelTripwires.add(error);
-      return throwError(() => error);
+      return toObservable(prepareRequest(env, stepInput, feedback));
     }),
   );
   return prelude$.pipe(
-    concatMap(({ request, callOptions }) =>
-      concat(
+    concatMap(({ request, callOptions }) => {
+      // past the pre-model hooks: from here a tripwire may ask for a retry
+      attempt.preModel = false;
+      return concat(
         modelPhase(env, attempt, request, callOptions),
         afterModel(env, attempt),
         defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
         finishStep(env, attempt),
-      ),
-    ),
+      );
+    }),
   );
 }
 
@@ -322,6 +419,9 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
   const attempt$ = defer(() => {
     const lead: ChunkType[] = [];
     let feedback: string | undefined;
+    // a tripwire retry is a step of its own (the next number, counted by maxSteps); an API-error
+    // retry repeats the attempt's number (the failed attempt is not a step)
+    const number = previous === undefined ? stepNumber : TripWire.isInstance(previousError) ? previous.stepNumber + 1 : previous.stepNumber;
     if (previous !== undefined) {
       if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
       if (previous.opened) {
@@ -330,11 +430,11 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
         for (const id of previous.accumulator.openReasoningIds) lead.push(makeChunk(env.runId, 'reasoning-end', { id }));
         lead.push(
           stepFinishChunk(env.runId, {
-            stepNumber,
+            stepNumber: previous.stepNumber,
             messageId: previous.messageId,
             reason: 'retry',
             isContinued: true,
-            text: previous.accumulator.text,
+            text: '',
             toolCalls: [],
             usage: previous.facts.usage,
             ...(tripwire ? { tripwire } : {}),
@@ -344,7 +444,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       if (TripWire.isInstance(previousError)) feedback = previousError.reason;
     }
     const attempt: Attempt = {
-      stepNumber,
+      stepNumber: number,
       messageId: env.generateId(),
       accumulator: new StepAccumulator({
         keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
@@ -356,6 +456,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       stepInput: undefined,
       fromCache: false,
       meta: {},
+      preModel: false,
     };
     previous = attempt;
     const body$ = runAttempt(env, attempt, feedback).pipe(
@@ -373,7 +474,10 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
       toAPIError: providerError,
       defaultBudget: env.defaultApiErrorBudget,
     }),
-    retryOnTripwire<ChunkType>(env.ctx, { shouldRetry: (tripwire) => !preModelTripwires.has(tripwire) }),
+    retryOnTripwire<ChunkType>(env.ctx, {
+      // a retry request from a hook before the model is a plain abort; a retry needs a step left
+      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
+    }),
   );
 }
 
@@ -381,6 +485,6 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
 export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
   return concat(
     runStep(env, stepNumber),
-    defer(() => (env.continueLoop ? runSteps(env, stepNumber + 1) : EMPTY)),
+    defer(() => (env.continueLoop ? runSteps(env, env.ctx.stepNumber + 1) : EMPTY)),
   );
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { z } from 'zod';
 import { createRunTelemetry, traceRun, withTelemetry } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
@@ -137,14 +137,14 @@ describe('OpenTelemetry spans', () => {
   it('ends the spans as cancelled when the consumer unsubscribes', async () => {
     const agent = new Agent({ id: 'a', model: mockModel({ parts: [...textParts('one two three'), finishPart('stop')] }) });
     const telemetry = createRunTelemetry({ tracer });
-    await new Promise<void>((resolve) => {
-      const subscription = agent.stream$('hi', { tracingContext: telemetry.tracingContext }).pipe(telemetry.operator).subscribe((chunk) => {
-        if (chunk.type === 'text-delta') {
-          subscription.unsubscribe();
-          resolve();
-        }
-      });
-    });
+    // the consumer leaves at the first delta (takeWhile unsubscribes even when the run emits synchronously)
+    await lastValueFrom(
+      agent.stream$('hi', { tracingContext: telemetry.tracingContext }).pipe(
+        telemetry.operator,
+        takeWhile((chunk) => chunk.type !== 'text-delta', true),
+        toArray(),
+      ),
+    );
     const run = byName(exporter.getFinishedSpans(), 'rxagent.run')[0] as ReadableSpan;
     expect(run.attributes['rxagent.run.outcome']).toBe('cancelled');
     expect(byName(exporter.getFinishedSpans(), 'rxagent.step')).toHaveLength(1);

@@ -97,8 +97,8 @@ describe('toUIMessageStream → readUIMessageStream', () => {
     const agent = new Agent({ id: 'a', model, outputProcessors: [blockWord('codes')] });
     const { chunks, message, errors } = await assemble(toUIMessageStream(agent.stream$('codes?')));
 
-    const tail = chunks.slice(-4).map((c) => c.type);
-    expect(tail).toEqual(['finish-step', 'data-tripwire', 'error', 'finish']);
+    const tail = chunks.slice(-5).map((c) => c.type);
+    expect(tail).toEqual(['finish-step', 'reset-step', 'data-tripwire', 'error', 'finish']);
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'other' });
     expect(chunks.at(-2)).toEqual({ type: 'error', errorText: '"codes" is not allowed' });
     expect(errors).toEqual(['"codes" is not allowed']);
@@ -108,9 +108,10 @@ describe('toUIMessageStream → readUIMessageStream', () => {
       type: 'data-tripwire',
       data: { reason: '"codes" is not allowed', retry: false, metadata: { word: 'codes' }, processorId: 'word-guard' },
     });
-    // What streamed before the blocked chunk is closed (not left streaming).
-    const text = message?.parts.find((part) => part.type === 'text');
-    expect(text).toMatchObject({ text: 'The launch', state: 'done' });
+    // What streamed before the blocked chunk was closed, then removed with the step (issue 13 §2:
+    // a tripwired run's final message holds no text of the blocked reply).
+    expect(chunks.some((c) => c.type === 'text-end')).toBe(true);
+    expect(message?.parts.find((part) => part.type === 'text')).toBeUndefined();
   });
 
   it('invalidates a rejected retry attempt: reset-step, a transient retry notice, one step in the message', async () => {
@@ -156,7 +157,7 @@ describe('toUIMessageStream → readUIMessageStream', () => {
   it('treats an error notification carrying a TripWire like the tripwire chunk', async () => {
     const source$ = concat(of<ChunkType[]>(chunk.start(), chunk.textStart(), chunk.textDelta('Hi')), throwError(() => new TripWire('nope', {}, 'guard')));
     const { chunks, message } = await assemble(toUIMessageStream(source$, { tripwireError: false }));
-    expect(chunks.map((c) => c.type)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'data-tripwire', 'finish']);
+    expect(chunks.map((c) => c.type)).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'reset-step', 'data-tripwire', 'finish']);
     expect(message?.parts.at(-1)).toMatchObject({ type: 'data-tripwire', data: { reason: 'nope', processorId: 'guard', retry: false, metadata: null } });
   });
 

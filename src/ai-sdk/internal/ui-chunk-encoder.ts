@@ -172,6 +172,8 @@ export class UIChunkEncoder {
 
   #tripwire(payload: TripwirePayload, runId: string, out: UIMessageChunk[], chunk?: ChunkType): void {
     this.#closeStep(out);
+    // the last step's parts leave the client's message (a tripwired run shows no blocked text)
+    out.push({ type: 'reset-step' });
     const data: TripwireUIData = {
       reason: payload.reason,
       retry: payload.retry === true,

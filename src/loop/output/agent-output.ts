@@ -8,6 +8,7 @@ import type { RunEnvironment } from '../run-environment.js';
 import { demandOf } from '../../operators/internal/demand.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
+import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
@@ -51,7 +52,7 @@ export class AgentOutput {
     return this.#textStream;
   }
 
-  constructor(run: (onEnd: (env: RunEnvironment) => void) => Observable<ChunkType>) {
+  constructor(run: (onEnd: (env: RunEnvironment) => void) => Observable<ChunkType>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
     let fullController!: ReadableStreamDefaultController<ChunkType>;
     let textController: ReadableStreamDefaultController<string> | undefined;
     let fullOpen = true;
@@ -78,13 +79,17 @@ export class AgentOutput {
     const chunks: ChunkType[] = [];
     /** How the run ended, for a text stream opened afterwards. */
     let ended: { error: unknown } | 'complete' | undefined;
+    /** Made with the text stream: what of the run's text it presents (see `text-gate.ts`). */
+    let textGate: TextGate | undefined;
     this.#openTextStream = () =>
       new ReadableStream<string>(
         {
           start: (controller) => {
-            for (const chunk of chunks) if (chunk.type === 'text-delta') controller.enqueue(chunk.payload.text);
-            if (ended === 'complete') controller.close();
-            else if (ended !== undefined) controller.error(ended.error);
+            textGate = new TextGate(budgets, (text) => controller.enqueue(text));
+            for (const chunk of chunks) textGate.observe(chunk);
+            const failure = ended === 'complete' ? textStreamError(chunks[chunks.length - 1]) : undefined;
+            if (ended === 'complete' && failure === undefined) controller.close();
+            else if (ended !== undefined) controller.error(failure ?? (ended as { error: unknown }).error);
             if (ended !== undefined) textOpen = false;
             textController = controller;
           },
@@ -117,7 +122,11 @@ export class AgentOutput {
       demand.stop();
       ended = 'complete';
       if (fullOpen) fullController.close();
-      if (textOpen) textController?.close();
+      if (textOpen && textController !== undefined) {
+        const failure = textStreamError(chunks[chunks.length - 1]);
+        if (failure === undefined) textController.close();
+        else textController.error(failure);
+      }
       fullOpen = textOpen = false;
       try {
         resolveResult(foldResult(chunks, env));
@@ -132,7 +141,7 @@ export class AgentOutput {
       next: (chunk) => {
         chunks.push(chunk);
         if (fullOpen) fullController.enqueue(chunk);
-        if (textOpen && textController !== undefined && chunk.type === 'text-delta') textController.enqueue(chunk.payload.text);
+        if (textOpen) textGate?.observe(chunk);
         demand.enqueued();
       },
       error: (error: unknown) => {

@@ -37,6 +37,43 @@ export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | u
     toolResults: accepted.flatMap((step) => step.toolResults),
     ...(tripwire ? { tripwire } : {}),
     ...(env?.outcome.result?.object === undefined ? {} : { object: env.outcome.result.object }),
-    chunks: [...chunks],
+    chunks: acceptedChunks(chunks, tripwire !== undefined),
   };
+}
+
+/** What a blocked reply said: dropped from `generate()`'s chunks. */
+function isSaid(chunk: ChunkType): boolean {
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' || chunk.type === 'object' || chunk.type === 'object-result';
+}
+
+/** A `step-finish` chunk whose step text is cleared. */
+function withoutText(chunk: Extract<ChunkType, { type: 'step-finish' }>): ChunkType {
+  return chunk.payload.output.text === '' ? chunk : { ...chunk, payload: { ...chunk.payload, output: { ...chunk.payload.output, text: '' } } };
+}
+
+/**
+ * The run's chunks without what was blocked: the text, reasoning and objects of attempts rejected
+ * for a retry, and of the whole run when it was tripwired. Lifecycle chunks stay.
+ */
+export function acceptedChunks(chunks: readonly ChunkType[], tripwired: boolean): ChunkType[] {
+  if (tripwired) return chunks.flatMap((chunk) => (isSaid(chunk) ? [] : [chunk.type === 'step-finish' ? withoutText(chunk) : chunk]));
+  const accepted: ChunkType[] = [];
+  let attempt: ChunkType[] = [];
+  let inAttempt = false;
+  for (const chunk of chunks) {
+    if (chunk.type === 'step-start') inAttempt = true;
+    if (!inAttempt) {
+      accepted.push(chunk);
+      continue;
+    }
+    attempt.push(chunk);
+    if (chunk.type === 'step-finish') {
+      const rejected = chunk.payload.stepResult.reason === 'retry';
+      for (const item of attempt) if (!rejected || !isSaid(item)) accepted.push(item);
+      attempt = [];
+      inAttempt = false;
+    }
+  }
+  accepted.push(...attempt);
+  return accepted;
 }
