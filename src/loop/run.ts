@@ -251,10 +251,16 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
   });
 }
 
-/** Whether `error` (or an error it wraps) is an `AbortError`: a commit that stopped because of the abort. */
-function causedByAbort(error: unknown): boolean {
+/**
+ * Whether `error` (or an error it wraps) says the commit stopped because of the abort: an
+ * `AbortError`, or the abort's own reason (stores reject with `signal.reason`, which may be any
+ * value the caller gave `abort()`).
+ */
+function causedByAbort(error: unknown, reason: unknown): boolean {
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+  for (let depth = 0; depth < 4; depth++) {
+    if (current === reason) return true;
+    if (!(current instanceof Error)) return false;
     if (current.name === 'AbortError') return true;
     current = current.cause;
   }
@@ -348,7 +354,7 @@ export function createRun(
         ended = true;
         if (run === undefined) return from([...start, makeChunk(runIdHint ?? 'run', 'error', { error })]);
         if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
-        if (committing && userSignal?.aborted === true && causedByAbort(error)) {
+        if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
           run.outcome.aborted = true;
           return from([...start, ...closers, makeChunk(run.runId, 'abort', { reason: userSignal.reason as unknown })]);
         }

@@ -18,7 +18,8 @@ describe('web chat: the curt-reply guard retries once', () => {
     expect(result.text).toBe(answer);
     expect(result.finishReason).toBe('stop');
     expect(result.tripwire).toBeUndefined();
-    expect(result.steps.map((step) => step.text)).toEqual([draft, answer]);
+    // the rejected attempt keeps its tripwire but none of its text (nothing rejected is reported)
+    expect(result.steps.map((step) => step.text)).toEqual(['', answer]);
     expect(result.steps[0]?.tripwire).toMatchObject({ reason: CURT_REPLY_FEEDBACK, retry: true, processorId: 'curt-reply-guard' });
     const stepFinishes = result.chunks.filter((chunk) => chunk.type === 'step-finish');
     expect(stepFinishes.map((chunk) => (chunk.type === 'step-finish' ? chunk.payload.stepResult.reason : undefined))).toEqual(['retry', 'stop']);

@@ -344,8 +344,8 @@ describe('processOutputStream cannot invent run-level chunks or tool executions'
 });
 
 describe('an abort during the memory save', () => {
-  /** A store whose saves wait for `release()`. */
-  function slowStorage() {
+  /** A store whose saves wait for `release()`: before the real save, or after it committed. */
+  function slowStorage(hold: 'before' | 'after-commit') {
     const storage = new InMemoryStorage();
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -353,6 +353,12 @@ describe('an abort during the memory save', () => {
     const savingStarted = new Promise<void>((resolve) => (saving = resolve));
     const save = storage.saveMessages.bind(storage);
     storage.saveMessages = async (options) => {
+      if (hold === 'after-commit') {
+        const saved = await save(options);
+        saving();
+        await released;
+        return saved;
+      }
       saving();
       await released;
       return save(options);
@@ -360,8 +366,8 @@ describe('an abort during the memory save', () => {
     return { storage, release, savingStarted };
   }
 
-  it('arriving while the save runs: the save completes and the run reports finish', async () => {
-    const { storage, release, savingStarted } = slowStorage();
+  it('arriving while the save runs, after its commit: the run reports finish and the exchange is stored', async () => {
+    const { storage, release, savingStarted } = slowStorage('after-commit');
     const controller = new AbortController();
     const agent = new Agent({ id: 'a', model: answering('kept reply'), memory: new Memory({ storage }) });
     const run = lastValueFrom(agent.stream$('question', { memory: { thread: 't1', resource: 'u1' }, abortSignal: controller.signal }).pipe(toArray()));
@@ -373,8 +379,22 @@ describe('an abort during the memory save', () => {
     expect((await storage.getMessages({ threadId: 't1' })).length).toBe(2);
   });
 
+  it('arriving while the save runs, before its commit: the store refuses (with the abort reason), nothing is stored, the run reports abort', async () => {
+    const { storage, release, savingStarted } = slowStorage('before');
+    const controller = new AbortController();
+    const agent = new Agent({ id: 'a', model: answering('dropped reply'), memory: new Memory({ storage }) });
+    const run = lastValueFrom(agent.stream$('question', { memory: { thread: 't1', resource: 'u1' }, abortSignal: controller.signal }).pipe(toArray()));
+    await savingStarted;
+    controller.abort('late');
+    release();
+    const chunks = await run;
+    expect(chunks.at(-1)).toMatchObject({ type: 'abort', payload: { reason: 'late' } });
+    expect(chunks.filter((chunk) => chunk.type === 'finish' || chunk.type === 'error')).toEqual([]);
+    expect(await storage.getMessages({ threadId: 't1' })).toEqual([]);
+  });
+
   it('arriving before the save: the run reports abort and nothing is stored', async () => {
-    const { storage, release } = slowStorage();
+    const { storage, release } = slowStorage('before');
     release();
     const controller = new AbortController();
     const stopper: Processor = {
