@@ -35,6 +35,7 @@ export {
   ProcessorError,
   REPROCESS_PART_KEY,
   RequestContext,
+  type ReadableRequestContext,
   TripWire,
   isAbortChunk,
   isChunkType,

@@ -50,7 +50,7 @@ export * from './chunk-guards.js';
 export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
-export { RequestContext } from './request-context.js';
+export { RequestContext, type ReadableRequestContext } from './request-context.js';
 export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';

@@ -4,6 +4,13 @@ export type ValueAt<TValues, K extends string> = TValues extends { [P in K]: inf
 /**
  * What a request context needs to be read through (ours, or another package's with the same
  * methods, such as the reference implementation's `RequestContext`).
+ *
+ * @example
+ * ```ts
+ * import { RequestContext, type ReadableRequestContext } from 'rxagent';
+ * const caller: ReadableRequestContext = new Map([['tenant', 'acme']]);
+ * const runView = RequestContext.readThrough(caller); // reads 'tenant'; writes stay in the view
+ * ```
  */
 export interface ReadableRequestContext {
   get(key: string): unknown;
