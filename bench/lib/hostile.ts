@@ -6,7 +6,8 @@
  * as a run streams it). Reported per processor: the longest synchronous hook call (CPU time, and
  * wall clock, which a loaded machine inflates), the longest
  * event-loop delay meanwhile (async hooks' continuations, and GC), and the total time. Each
- * measurement follows a warm-up run on the same input (code optimised, as in a running server).
+ * measurement follows a warm-up run on the same input (code optimised, as in a running server),
+ * and is the best of three runs (GC and a loaded machine only ever add time).
  *
  * `src` is a directory with the same layout as `src/` (for before/after figures from another copy).
  */
@@ -21,6 +22,8 @@ export interface HostileInput {
 }
 
 const SIZE = 100_000;
+/** Measured runs per processor, input and path (after one warm-up); the best one is reported. */
+const MEASURED_RUNS = 3;
 const fill = (unit: string, prefix = '') => prefix + unit.repeat(Math.ceil((SIZE - prefix.length) / unit.length)).slice(0, SIZE - prefix.length);
 
 /** The hostile inputs, 100,000 characters each. */
@@ -146,23 +149,30 @@ export async function measureHostile(
         };
         // Warm-up on the same input (a server's code is optimised after a few requests).
         await runOnce(input.text).catch(() => undefined);
-        processor = timed(factory.make(), record);
-        stall = 0;
-        wall = 0;
-        await turn();
-        histogram.reset();
-        histogram.enable();
-        const started = performance.now();
-        try {
-          await runOnce(input.text);
-        } catch (error) {
-          options.log?.(`${factory.name} / ${input.name} / ${path}: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`);
+        // The best of MEASURED_RUNS runs: a quadratic scan costs the same every run, while GC and
+        // a shared machine's scheduling only ever add; the minimum is the processor's own cost.
+        let best: { stall: number; wall: number; loop: number; total: number } | undefined;
+        for (let run = 0; run < MEASURED_RUNS; run++) {
+          processor = timed(factory.make(), record);
+          stall = 0;
+          wall = 0;
+          await turn();
+          histogram.reset();
+          histogram.enable();
+          const started = performance.now();
+          try {
+            await runOnce(input.text);
+          } catch (error) {
+            if (run === 0) options.log?.(`${factory.name} / ${input.name} / ${path}: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`);
+          }
+          const total = performance.now() - started;
+          await new Promise<void>((done) => setTimeout(done, 2));
+          histogram.disable();
+          const loopMax = histogram.max / 1e6;
+          if (best === undefined || stall < best.stall) best = { stall, wall, loop: Number.isFinite(loopMax) ? loopMax : 0, total };
         }
-        const totalMs = performance.now() - started;
-        await new Promise<void>((done) => setTimeout(done, 2));
-        histogram.disable();
-        const loopMax = histogram.max / 1e6;
-        rows.push({ processor: factory.name, owner: factory.owner, path, input: input.name, stallMs: stall, wallMs: wall, loopMs: Number.isFinite(loopMax) ? loopMax : 0, totalMs });
+        const measured = best as { stall: number; wall: number; loop: number; total: number };
+        rows.push({ processor: factory.name, owner: factory.owner, path, input: input.name, stallMs: measured.stall, wallMs: measured.wall, loopMs: measured.loop, totalMs: measured.total });
       }
     }
     options.log?.(`hostile: ${factory.name} done`);
