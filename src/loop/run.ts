@@ -34,14 +34,14 @@ import type { OutputResult, Processor, StepResult } from '../processor/processor
 import { RequestContext } from '../processor/request-context.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
-import { makeChunk } from './make-chunk.js';
-import { providerError } from './model-call-failure.js';
-import { resolveModel } from './model/resolve-model.js';
+import { makeChunk } from '../processor/make-chunk.js';
+import { providerError } from '../model/model-call-failure.js';
+import { resolveModel } from '../model/resolve-model.js';
 import { OpenBrackets, repairBrackets } from './open-brackets.js';
 import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
-import { emptyUsage, addUsage } from './usage.js';
+import { emptyUsage, addUsage } from '../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {

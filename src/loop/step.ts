@@ -36,19 +36,19 @@ import { runProcessToolResult } from '../operators/process-tool-result.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { StepResult } from '../processor/processor-types.js';
-import type { ModelResponseMeta } from './model/stream-model.js';
-import { modelChunks } from './model-chunks.js';
+import type { ModelResponseMeta } from '../model/stream-model.js';
+import { modelChunks } from '../model/model-chunks.js';
 import { demandOf } from '../operators/internal/demand.js';
-import { ModelCallFailure, providerError } from './model-call-failure.js';
-import { newStepFacts, toolCallIdsIn, type ModelStepFacts } from './model-part-to-chunk.js';
+import { ModelCallFailure, providerError } from '../model/model-call-failure.js';
+import { newStepFacts, toolCallIdsIn, type ModelStepFacts } from '../model/model-part-to-chunk.js';
 import type { RunEnvironment } from './run-environment.js';
 import { StepAccumulator } from './step-accumulator.js';
 import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
 import { prepareToolChoice, prepareTools } from './tools/prepare-tools.js';
 import { toolPhase } from './tools/tool-phase.js';
 import { structuredResponseFormat, validateStructuredOutput, withPartialObjects } from './structured-output.js';
-import { emptyUsage } from './usage.js';
-import { makeChunk } from './make-chunk.js';
+import { emptyUsage } from '../model/usage.js';
+import { makeChunk } from '../processor/make-chunk.js';
 import { recordToolCalls } from './output-chain.js';
 
 /** One attempt at a step. */
