@@ -6,7 +6,7 @@
  */
 import { Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { runProcessToolResult } from '../../operators/process-tool-result.js';
-import { toObservable } from '../../operators/internal/to-observable.js';
+import { toObservable } from '../../processor/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { AgentToolSet } from '../../processor/tool-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
