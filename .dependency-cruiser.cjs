@@ -1,12 +1,44 @@
 /**
  * The dependency direction of DESIGN.md §1, enforced: lower layers never import upper ones,
- * and there are no cycles.
+ * a folder's `internal/` is private to that folder, and there are no cycles.
  *
- *   message-list <- processor <- operators <- loop
- *   processors (built-ins), memory, storage <- processor, message-list (+ loop/model for model-backed)
+ *   message-list <- processor <- model <- operators <- loop
+ *   processors (built-ins), memory, storage <- processor, message-list (+ model for model-backed)
  *   testing, ai-sdk <- public surface of the above
  */
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
 const layer = (name) => `^src/${name}/`;
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Every `internal/` folder under `dir` (paths relative to the repository, `/`-separated). */
+function internalFolders(dir) {
+  const found = [];
+  for (const entry of readdirSync(join(__dirname, dir), { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const path = `${dir}/${entry.name}`;
+    if (entry.name === 'internal') found.push(path);
+    found.push(...internalFolders(path));
+  }
+  return found;
+}
+
+/**
+ * `P/internal/**` may be imported only from `P/**` (the folder holding `internal/` and its
+ * subfolders). One rule per `internal/` folder found under `src/` when the linter runs, so a new
+ * `internal/` is covered without editing this file.
+ */
+const internalIsPrivate = internalFolders('src').map((internal) => {
+  const owner = internal.slice(0, -'/internal'.length);
+  return {
+    name: `${owner.replace(/^src\//, '').replaceAll('/', '-')}-internal-is-private`,
+    comment: `${internal}/ is private to ${owner}/: move what others need to a non-internal file`,
+    severity: 'error',
+    from: { pathNot: `^${escape(owner)}/` },
+    to: { path: `^${escape(internal)}/` },
+  };
+});
 const forbidImports = (from, targets, comment) => ({
   name: `${from}-not-importing-${targets.join('-')}`,
   comment,
@@ -18,12 +50,14 @@ const forbidImports = (from, targets, comment) => ({
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-    forbidImports('message-list', ['processor', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
+    forbidImports('message-list', ['processor', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'message-list is the bottom layer'),
-    forbidImports('processor', ['operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
+    forbidImports('processor', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'processor types only depend on message-list'),
+    forbidImports('model', ['operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
+      'the provider seam depends on processor and message-list only'),
     forbidImports('operators', ['loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
-      'operators depend on processor and message-list only'),
+      'operators depend on model, processor and message-list only'),
     forbidImports('loop', ['processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'the loop composes operators; it never reaches up'),
     forbidImports('processors', ['operators', 'memory', 'storage', 'testing', 'ai-sdk'],
@@ -32,6 +66,7 @@ module.exports = {
       'stores know messages only'),
     forbidImports('memory', ['operators', 'loop', 'processors', 'testing', 'ai-sdk'],
       'memory is processors over a store'),
+    ...internalIsPrivate,
     {
       name: 'no-rxjs-internal',
       severity: 'error',

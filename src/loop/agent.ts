@@ -10,7 +10,7 @@ import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import type { RunEnvironment } from './run-environment.js';
 import { createRun } from './run.js';
 import { withPacedRun } from './paced-run.js';
-import { demandOf } from '../operators/internal/demand.js';
+import { demandOf } from '../operators/demand.js';
 import { validateAgentConfig } from './validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */

@@ -14,10 +14,15 @@ export { AgentOutput } from './output/agent-output.js';
 export { RunAbortedError, type RunAbortedErrorOptions } from './run-aborted-error.js';
 export { AgentRunError } from './agent-run-error.js';
 export type { PrepareStepFunction } from './run-environment.js';
-export { resolveModel, type AnyLanguageModel, type ModelRegistry, type ProviderLike } from './model/resolve-model.js';
-export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool-execution-error.js';
-export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './model/errors/model-call-error.js';
 export {
+  resolveModel,
+  type AnyLanguageModel,
+  type ModelRegistry,
+  type ProviderLike,
+  ModelCallError,
+  type ModelCallErrorOptions,
+  type ModelCallErrorSource,
   InvalidModelResponseError,
   type InvalidModelResponseErrorOptions,
-} from './model/errors/invalid-model-response-error.js';
+} from '../model/index.js';
+export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool-execution-error.js';

@@ -6,8 +6,8 @@
  */
 import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
-import { makeChunk } from './make-chunk.js';
-import { emptyUsage } from './usage.js';
+import { makeChunk } from '../processor/make-chunk.js';
+import { emptyUsage } from '../model/usage.js';
 
 export class OpenBrackets {
   started = false;

@@ -26,22 +26,22 @@ import { runProcessInput } from '../operators/process-input.js';
 import { runProcessOutputResult } from '../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import { toObservable } from '../operators/internal/to-observable.js';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../operators/internal/maybe-async.js';
+import { toObservable } from '../processor/to-observable.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
 import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
-import { makeChunk } from './make-chunk.js';
-import { providerError } from './model-call-failure.js';
-import { resolveModel } from './model/resolve-model.js';
+import { makeChunk } from '../processor/make-chunk.js';
+import { providerError } from '../model/model-call-failure.js';
+import { resolveModel } from '../model/resolve-model.js';
 import { OpenBrackets, repairBrackets } from './open-brackets.js';
 import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
 import { runSteps, tripwirePayload } from './step.js';
-import { emptyUsage, addUsage } from './usage.js';
+import { emptyUsage, addUsage } from '../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {

@@ -13,7 +13,7 @@ import type { StepInput } from '../operators/process-input-step.js';
 import type { ChunkType } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { StepResult } from '../processor/processor-types.js';
-import { makeChunk } from './make-chunk.js';
+import { makeChunk } from '../processor/make-chunk.js';
 import { parsePartialJson } from './partial-json.js';
 import type { StepAccumulator } from './step-accumulator.js';
 import { toToolSchema } from './tools/tool-schema.js';

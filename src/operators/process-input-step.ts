@@ -5,11 +5,11 @@ import type { CallSettings, Processor, StructuredOutputOptions } from '../proces
 import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
 import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
-import { toObservable } from './internal/to-observable.js';
+import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** What one step will call the model with; `processInputStep` results replace its fields. */

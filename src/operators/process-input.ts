@@ -3,9 +3,9 @@ import type { MessageList } from '../message-list/message-list.js';
 import type { Processor } from '../processor/processor-types.js';
 import { contextArgs, bindingsWith } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
-import { toObservable } from './internal/to-observable.js';
+import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** Runs every processor's `processInput` over `messageList`, in order (sync where the hooks are). */

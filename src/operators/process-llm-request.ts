@@ -4,10 +4,10 @@ import { ProcessorError } from '../processor/errors/processor-error.js';
 import type { CachedLLMStepResponse, CallSettings, Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
-import { toObservable } from './internal/to-observable.js';
+import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** One outgoing model request: the prompt (rewritable for this call only) and a cached response, if any. */

@@ -4,8 +4,8 @@ import type { CachedLLMStepChunk } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
-import { toObservable } from './internal/to-observable.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** A finished model response, as `processLLMResponse` sees it. */

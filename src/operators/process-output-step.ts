@@ -4,9 +4,9 @@ import type { RxFinishReason, ToolCallInfo } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from './internal/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
-import { toObservable } from './internal/to-observable.js';
+import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** What a finished model step produced, before its tools run. */

@@ -1,8 +1,8 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
-import { demandOf } from './internal/demand.js';
-import { isPromiseLike } from './internal/maybe-async.js';
+import { demandOf } from './demand.js';
+import { isPromiseLike } from '../processor/maybe-async.js';
 import { createStreamChain, type InjectedChunk } from './internal/stream-chain.js';
 import { createRunContext, type RunContext } from './run-context.js';
 

@@ -4,7 +4,7 @@ import { TripWire } from '../processor/errors/trip-wire.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { isPromiseLike, type MaybePromise } from './internal/maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../processor/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { createRunContext, type RunContext } from './run-context.js';
 

@@ -6,8 +6,8 @@ import {
   type LanguageModelV4CallOptions,
   type LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import { adaptV2 } from '../../src/loop/model/from-v2.js';
-import { OBSERVABLE_STREAM } from '../../src/loop/model/observable-stream.js';
+import { adaptV2 } from '../../src/model/from-v2.js';
+import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { mockModelV2 } from '../../src/testing/mock-model-legacy.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';

@@ -6,9 +6,9 @@ import {
   type LanguageModelV3StreamPart,
   type LanguageModelV4CallOptions,
 } from '@ai-sdk/provider';
-import { adaptV3 } from '../../src/loop/model/from-v3.js';
-import { OBSERVABLE_STREAM } from '../../src/loop/model/observable-stream.js';
-import { streamModel } from '../../src/loop/model/stream-model.js';
+import { adaptV3 } from '../../src/model/from-v3.js';
+import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
+import { streamModel } from '../../src/model/stream-model.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { mockModelV3 } from '../../src/testing/mock-model-legacy.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { streamModel } from '../../src/loop/model/stream-model.js';
+import { streamModel } from '../../src/model/stream-model.js';
 
 /** The recorded provider streams kept in the repository (`test/fixtures/providers`, see its MANIFEST). */
 export const fixturesDir = fileURLToPath(new URL('../fixtures/providers/', import.meta.url));

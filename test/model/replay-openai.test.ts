@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, JSONParseError, type LanguageModelV4CallOptions } from '@ai-sdk/provider';
-import { streamModel } from '../../src/loop/model/stream-model.js';
+import { streamModel } from '../../src/model/stream-model.js';
 import { loadFixture, replayFetch } from '../../src/testing/replay-model.js';
 import { collect, finishOf, fixture, fixtureEvents, partsOf, reasoningOf, textOf, userPrompt } from './helpers.js';
 

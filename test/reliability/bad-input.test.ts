@@ -16,7 +16,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentCallOptions, AgentConfig } from '../../src/loop/agent-types.js';
-import { OBSERVABLE_STREAM } from '../../src/loop/model/observable-stream.js';
+import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { InvalidMessageError } from '../../src/message-list/errors/invalid-message-error.js';
 import type { InboundMessage } from '../../src/message-list/types.js';
 import { Memory } from '../../src/memory/memory.js';

@@ -9,7 +9,7 @@ import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } fr
 import { Agent } from '../../src/loop/agent.js';
 import { AgentRunError } from '../../src/loop/agent-run-error.js';
 import type { AgentConfig } from '../../src/loop/agent-types.js';
-import { OBSERVABLE_STREAM } from '../../src/loop/model/observable-stream.js';
+import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { MessageList } from '../../src/message-list/message-list.js';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { Memory } from '../../src/memory/memory.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, NEVER, of, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { OBSERVABLE_STREAM } from '../../src/loop/model/observable-stream.js';
-import { streamModel } from '../../src/loop/model/stream-model.js';
+import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
+import { streamModel } from '../../src/model/stream-model.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { mockModelV2, mockModelV3 } from '../../src/testing/mock-model-legacy.js';
 import { finishPart, reasoningParts, textParts, toolCallParts } from '../../src/testing/model-parts.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError } from '@ai-sdk/provider';
-import { streamModel } from '../../src/loop/model/stream-model.js';
+import { streamModel } from '../../src/model/stream-model.js';
 import { loadFixture, replayFetch, toEventLines } from '../../src/testing/replay-model.js';
 import { fixture } from '../model/helpers.js';
 

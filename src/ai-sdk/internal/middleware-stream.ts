@@ -12,20 +12,20 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { Observable, catchError, concat, defer, filter, from, ignoreElements, map, of, switchMap, tap } from 'rxjs';
-import { modelPartToChunk, newStepFacts } from '../../loop/model-part-to-chunk.js';
+import { modelPartToChunk, newStepFacts } from '../../model/model-part-to-chunk.js';
 import { StepAccumulator } from '../../loop/step-accumulator.js';
-import { emptyUsage } from '../../loop/usage.js';
-import { makeChunk } from '../../loop/make-chunk.js';
+import { emptyUsage } from '../../model/usage.js';
+import { makeChunk } from '../../processor/make-chunk.js';
 import { stepFinishChunk, stepStartChunk } from '../../loop/step-chunks.js';
 import { processOutputStream } from '../../operators/process-output-stream.js';
 import { runProcessLLMResponse } from '../../operators/process-llm-response.js';
 import { runProcessOutputStep } from '../../operators/process-output-step.js';
 import { apiErrorBudget, askProcessAPIError, retryOnAPIError } from '../../operators/retry-on-api-error.js';
-import { toObservable } from '../../operators/internal/to-observable.js';
+import { toObservable } from '../../processor/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
-import { ModelCallError } from '../../loop/model/errors/model-call-error.js';
-import { streamOf } from '../../loop/model/internal/checked-stream.js';
+import { ModelCallError } from '../../model/errors/model-call-error.js';
+import { streamOf } from '../../model/checked-stream.js';
 import type { StepResult } from '../../processor/processor-types.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';

@@ -5,7 +5,7 @@ import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwireP
 import type { StepResult } from '../../processor/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
-import { demandOf } from '../../operators/internal/demand.js';
+import { demandOf } from '../../operators/demand.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';

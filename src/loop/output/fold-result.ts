@@ -5,7 +5,7 @@ import { AgentRunError } from '../agent-run-error.js';
 import { RunAbortedError } from '../run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import type { RunEnvironment } from '../run-environment.js';
-import { emptyUsage } from '../usage.js';
+import { emptyUsage } from '../../model/usage.js';
 import { isOptionError } from '../validate-options.js';
 
 /**

@@ -6,10 +6,10 @@
  */
 import { Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { runProcessToolResult } from '../../operators/process-tool-result.js';
-import { toObservable } from '../../operators/internal/to-observable.js';
+import { toObservable } from '../../processor/to-observable.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { AgentToolSet } from '../../processor/tool-types.js';
-import { makeChunk } from '../make-chunk.js';
+import { makeChunk } from '../../processor/make-chunk.js';
 import type { RunEnvironment } from '../run-environment.js';
 import type { StepAccumulator } from '../step-accumulator.js';
 import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';

@@ -9,7 +9,7 @@ import { asyncScheduler } from 'rxjs';
 import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
 import { TripWire, toTripWire } from '../../processor/errors/trip-wire.js';
 import type { TracingContext } from '../../processor/tracing-context.js';
-import { isPromiseLike, type MaybePromise } from './maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../../processor/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */

@@ -18,7 +18,7 @@ import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
-import { isPromiseLike, type MaybePromise } from './maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../../processor/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
 

@@ -4,7 +4,7 @@
  * try/catch of the processor's own (so a fail-open catch can never swallow it).
  */
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { ModelInput, ModelRegistry } from '../../loop/model/resolve-model.js';
+import type { ModelInput, ModelRegistry } from '../../model/resolve-model.js';
 import type { AbortFunction, ProcessorViolation } from '../../processor/processor-types.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 

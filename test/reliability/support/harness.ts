@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../../src/loop/agent.js';
 import type { AgentCallOptions, GenerateResult } from '../../../src/loop/agent-types.js';
-import { OBSERVABLE_STREAM } from '../../../src/loop/model/observable-stream.js';
+import { OBSERVABLE_STREAM } from '../../../src/model/observable-stream.js';
 import type { ChunkType } from '../../../src/processor/chunk-types.js';
 import type { Processor, ProcessorState } from '../../../src/processor/processor-types.js';
 import { RequestContext } from '../../../src/processor/request-context.js';

@@ -8,8 +8,8 @@ import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sd
 import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
 import type { LanguageModelUsage } from 'ai';
 import type { MastraDBMessage } from '../message-list/types.js';
-import { makeChunk } from './make-chunk.js';
-import { ModelCallError } from './model/errors/model-call-error.js';
+import { makeChunk } from '../processor/make-chunk.js';
+import { ModelCallError } from './errors/model-call-error.js';
 import { fromV4Usage } from './usage.js';
 
 /** What a step's model stream reported besides content. */

@@ -1,4 +1,4 @@
-import type { AgentChunk, AgentChunkKind, ChunkPayloads } from '../processor/chunk-types.js';
+import type { AgentChunk, AgentChunkKind, ChunkPayloads } from './chunk-types.js';
 
 /** An agent chunk `{ type, runId, from: 'AGENT', payload }`. */
 export function makeChunk<K extends AgentChunkKind>(runId: string, type: K, payload: ChunkPayloads[K]): AgentChunk<K> {

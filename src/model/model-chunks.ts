@@ -9,7 +9,7 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Stream
 import type { ChunkType } from '../processor/chunk-types.js';
 import { ModelCallFailure } from './model-call-failure.js';
 import { modelPartToChunk, type ModelStepFacts } from './model-part-to-chunk.js';
-import { streamModel, type ModelDemand, type ModelResponseMeta } from './model/stream-model.js';
+import { streamModel, type ModelDemand, type ModelResponseMeta } from './stream-model.js';
 
 /**
  * Converts V4 parts into the run's chunks: `null` results are dropped, facts go to `facts`, and a

@@ -3,7 +3,7 @@
  * `InvalidModelResponseError` naming it and the problem — never a `TypeError` deep in the loop or
  * an unhandled rejection.
  */
-import { InvalidModelResponseError } from '../errors/invalid-model-response-error.js';
+import { InvalidModelResponseError } from './errors/invalid-model-response-error.js';
 
 /** The model fields used to name it in an error (read defensively: they may be getters). */
 export interface ModelLike {

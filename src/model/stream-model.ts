@@ -1,7 +1,7 @@
 import { defer, finalize, Observable, tap } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
-import { cancelQuietly, checkedRead, readerOf, streamOf } from './internal/checked-stream.js';
+import { cancelQuietly, checkedRead, readerOf, streamOf } from './checked-stream.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the

@@ -1,5 +1,5 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
-import { cancelQuietly, checkedRead, readerOf, streamOf, type ModelLike } from './checked-stream.js';
+import { cancelQuietly, checkedRead, readerOf, streamOf, type ModelLike } from '../checked-stream.js';
 
 /**
  * Converts one part of the older spec into zero or more parts of the newer one.

@@ -1,0 +1,34 @@
+/**
+ * The provider seam: V2/V3/V4 models resolved to one V4 shape, the model call as an Observable,
+ * V4 parts converted into the run's chunks, usage arithmetic and the provider error types.
+ * Sits between the contract (`src/processor`, `src/message-list`) and the operators and the loop.
+ * Not a package entry: the public names are re-exported by `rxagent` (see `src/loop/index.ts`).
+ */
+export {
+  resolveModel,
+  type AnyLanguageModel,
+  type ModelInput,
+  type ModelRegistry,
+  type ProviderLike,
+} from './resolve-model.js';
+export { adaptV2 } from './from-v2.js';
+export { adaptV3 } from './from-v3.js';
+export { OBSERVABLE_STREAM, getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
+export { streamModel, type ModelDemand, type ModelResponseMeta } from './stream-model.js';
+export { modelChunks, partsToChunks } from './model-chunks.js';
+export {
+  modelPartToChunk,
+  newStepFacts,
+  runToolCallId,
+  toolCallIdsIn,
+  unwrapStreamError,
+  type ModelStepFacts,
+  type ToolCallIds,
+} from './model-part-to-chunk.js';
+export { addUsage, emptyUsage, fromV4Usage } from './usage.js';
+export { ModelCallFailure, providerError } from './model-call-failure.js';
+export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './errors/model-call-error.js';
+export {
+  InvalidModelResponseError,
+  type InvalidModelResponseErrorOptions,
+} from './errors/invalid-model-response-error.js';
