@@ -4,20 +4,14 @@
  * with exactly one terminal chunk (`finish | tripwire | error | abort`) and nothing after it.
  */
 import {
-  EMPTY,
   Observable,
   catchError,
   concat,
   concatMap,
   defer,
-  filter,
   from,
-  fromEvent,
   ignoreElements,
-  map,
   of,
-  take,
-  takeUntil,
   tap,
 } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
@@ -28,19 +22,19 @@ import { assignProcessorIndexes, createRunContext } from '../operators/run-conte
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../processor/to-observable.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
-import type { ChunkType, TripwirePayload } from '../processor/chunk-types.js';
+import type { ChunkType } from '../processor/chunk-types.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
 import { makeChunk } from '../processor/make-chunk.js';
-import { providerError } from '../model/model-call-failure.js';
 import { resolveModel } from '../model/resolve-model.js';
-import { OpenBrackets, repairBrackets } from './open-brackets.js';
+import { closeBrackets } from './output/close-brackets.js';
+import { endWithTerminal, terminalChunk } from './output/end-with-terminal.js';
 import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
-import { runSteps, tripwirePayload } from './step.js';
+import { runSteps } from './step.js';
 import { emptyUsage, addUsage } from '../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
@@ -279,15 +273,21 @@ function blankSteps(steps: StepResult[]): void {
   }
 }
 
-function terminalChunkFor(env: RunEnvironment, error: unknown): ChunkType {
-  if (TripWire.isInstance(error)) {
-    const payload: TripwirePayload = tripwirePayload(error);
-    env.outcome.tripwire = payload;
-    return makeChunk(env.runId, 'tripwire', payload);
+/** Records a terminal chunk's outcome on the run's environment (`generate()` folds it). */
+function recordOutcome(env: RunEnvironment, chunk: ChunkType): void {
+  switch (chunk.type) {
+    case 'tripwire':
+      env.outcome.tripwire = chunk.payload;
+      return;
+    case 'error':
+      env.outcome.error = chunk.payload.error;
+      return;
+    case 'abort':
+      env.outcome.aborted = true;
+      return;
+    default:
+      return;
   }
-  const reported = providerError(error);
-  env.outcome.error = reported;
-  return makeChunk(env.runId, 'error', { error: reported });
 }
 
 /**
@@ -309,9 +309,7 @@ export function createRun(
     }
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
     let env: RunEnvironment | undefined;
-    let ended = false;
     let committing = false;
-    const brackets = new OpenBrackets();
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
     const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
@@ -341,55 +339,30 @@ export function createRun(
       }),
     );
 
-    const guarded$ = body$.pipe(
-      repairBrackets(brackets),
-      map((chunk) => {
-        if (chunk.type === 'finish') ended = true;
-        return chunk;
-      }),
-      catchError((error: unknown) => {
-        const run = env;
-        const closers = run === undefined ? [] : brackets.close(run.runId, TripWire.isInstance(error) ? 'tripwire' : 'error');
-        const start: ChunkType[] = brackets.started ? [] : [makeChunk(run?.runId ?? runIdHint ?? 'run', 'start', {})];
-        ended = true;
-        if (run === undefined) return from([...start, makeChunk(runIdHint ?? 'run', 'error', { error })]);
-        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
-        if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
-          run.outcome.aborted = true;
-          return from([...start, ...closers, makeChunk(run.runId, 'abort', { reason: userSignal.reason as unknown })]);
-        }
-        const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
-        if (save === undefined) return from([...start, ...closers, terminalChunkFor(run, error)]);
-        // memory decides what a tripwired run keeps; a failing save turns the end into an error
-        return concat(
-          from(save(run.ctx.messageList)).pipe(ignoreElements()),
-          defer(() => from([...start, ...closers, terminalChunkFor(run, error)])),
-        ).pipe(catchError((saveError: unknown) => from([...start, ...closers, terminalChunkFor(run, saveError)])));
-      }),
-    );
+    const runIdNow = (): string => env?.runId ?? runIdHint ?? 'run';
+    const endOnError = (error: unknown, runId: string): Observable<ChunkType> => {
+      const run = env;
+      if (run === undefined) return of(makeChunk(runId, 'error', { error }));
+      if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+      if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
+        return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
+      }
+      const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
+      if (save === undefined) return of(terminalChunk(runId, error));
+      // memory decides what a tripwired run keeps; a failing save turns the end into an error
+      return concat(
+        from(save(run.ctx.messageList)).pipe(ignoreElements()),
+        defer(() => of(terminalChunk(runId, error))),
+      );
+    };
 
-    const abort$ =
-      userSignal === undefined
-        ? EMPTY
-        : userSignal.aborted
-          ? of(true)
-          : fromEvent(userSignal, 'abort').pipe(
-              filter(() => !committing),
-              take(1),
-            );
-
-    return concat(
-      guarded$.pipe(takeUntil(abort$)),
-      defer(() => {
-        if (ended || userSignal?.aborted !== true) return EMPTY;
-        ended = true;
-        const runId = env?.runId ?? runIdHint ?? 'run';
-        if (env !== undefined) env.outcome.aborted = true;
-        const closers = env === undefined ? [] : brackets.close(runId, 'other');
-        const start = brackets.started ? [] : [makeChunk(runId, 'start', {})];
-        return from<ChunkType[]>([...start, ...closers, makeChunk(runId, 'abort', { reason: userSignal.reason as unknown })]);
+    return body$.pipe(
+      endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
+      closeBrackets(),
+      tap((chunk) => {
+        // the outcome is recorded before the terminal chunk reaches the consumer
+        if (env !== undefined) recordOutcome(env, chunk);
       }),
-    ).pipe(
       tap({
         finalize: () => {
           if (env !== undefined) {

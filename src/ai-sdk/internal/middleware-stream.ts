@@ -16,13 +16,14 @@ import { modelPartToChunk, newStepFacts } from '../../model/model-part-to-chunk.
 import { StepAccumulator } from '../../loop/step-accumulator.js';
 import { emptyUsage } from '../../model/usage.js';
 import { makeChunk } from '../../processor/make-chunk.js';
+import { closeBrackets } from '../../loop/output/close-brackets.js';
 import { stepFinishChunk, stepStartChunk } from '../../loop/step-chunks.js';
 import { processOutputStream } from '../../operators/process-output-stream.js';
 import { runProcessLLMResponse } from '../../operators/process-llm-response.js';
 import { runProcessOutputStep } from '../../operators/process-output-step.js';
 import { apiErrorBudget, askProcessAPIError, retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { toObservable } from '../../processor/to-observable.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
+import type { AgentChunk, ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { streamOf } from '../../model/checked-stream.js';
@@ -166,10 +167,6 @@ export function processedStream(
     const fromCache = call.cached !== undefined;
     if (fromCache) facts.finishReason = 'stop';
 
-    const closers = (): LanguageModelV4StreamPart[] => [
-      ...[...accumulator.openTextIds].map((id): LanguageModelV4StreamPart => ({ type: 'text-end', id })),
-      ...[...accumulator.openReasoningIds].map((id): LanguageModelV4StreamPart => ({ type: 'reasoning-end', id })),
-    ];
     const finishWith = (reason: LanguageModelV4FinishReason): LanguageModelV4StreamPart => ({
       type: 'finish',
       usage: finishPart?.usage ?? emptyV4Usage(),
@@ -193,12 +190,10 @@ export function processedStream(
 
     const messageId = `${ctx.runId}-response`;
     // The same chain state for every subscription (shared per context and processor array), as in the loop.
-    const throughProcessors = (source$: Observable<ChunkType>): Observable<LanguageModelV4StreamPart> =>
+    const throughProcessors = (source$: Observable<ChunkType>): Observable<ChunkType> =>
       source$.pipe(
         processOutputStream(config.outputProcessors, ctx),
         tap((chunk) => accumulator.observe(chunk)),
-        map(chunkToModelPart),
-        filter((part): part is LanguageModelV4StreamPart => part !== null),
       );
 
     // step-start, then the model's content, through processOutputStream.
@@ -274,16 +269,27 @@ export function processedStream(
       ),
     );
 
-    const out$ = concat(content$, postModel$, closing$, tail$).pipe(
+    // An error ends the chunks with an `error` chunk, so closeBrackets() ends the parts still open
+    // before it (the loop's one bracket implementation); it becomes an `error` part and a finish.
+    let failure: AgentChunk<'error'> | undefined;
+    const chunkParts$ = concat(content$, postModel$, closing$).pipe(
       catchError((error: unknown) => {
-        const cause = unwrap(error);
-        return from<LanguageModelV4StreamPart[]>([
-          ...closers(),
-          { type: 'error', error: cause },
-          finishWith({ unified: TripWire.isInstance(cause) ? 'other' : 'error', raw: TripWire.isInstance(cause) ? 'tripwire' : undefined }),
-        ]);
+        failure = makeChunk(ctx.runId, 'error', { error: unwrap(error) });
+        return of<ChunkType>(failure);
       }),
+      closeBrackets(),
+      map((chunk) => (chunk === failure ? null : chunkToModelPart(chunk))),
+      filter((part): part is LanguageModelV4StreamPart => part !== null),
     );
+    const end$ = defer(() => {
+      if (failure === undefined) return tail$;
+      const cause = failure.payload.error;
+      return of<LanguageModelV4StreamPart[]>(
+        { type: 'error', error: cause },
+        finishWith({ unified: TripWire.isInstance(cause) ? 'other' : 'error', raw: TripWire.isInstance(cause) ? 'tripwire' : undefined }),
+      );
+    });
+    const out$ = concat(chunkParts$, end$);
     return leadWithStreamStart(out$, () => facts.warnings);
   });
 }

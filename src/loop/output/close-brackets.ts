@@ -1,0 +1,152 @@
+/**
+ * `closeBrackets()`: the one place where a run's chunk stream gets its brackets repaired and
+ * closed (text, reasoning and tool-input parts, and steps).
+ */
+import { Observable, type MonoTypeOperatorFunction, type Subscriber } from 'rxjs';
+import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
+import { makeChunk } from '../../processor/make-chunk.js';
+import { emptyUsage } from '../../model/usage.js';
+
+/** What one subscription has opened and not yet closed. */
+class OpenBrackets {
+  /** The run id of the chunks that opened something (closers carry it). */
+  runId = 'run';
+  step: { stepNumber: number; messageId?: string } | undefined;
+  readonly texts = new Set<string>();
+  readonly reasoning = new Set<string>();
+  readonly toolInputs = new Set<string>();
+
+  /** Emits `chunk` to `out`, repairing brackets around it (see {@link closeBrackets}). */
+  pass(chunk: ChunkType, out: Subscriber<ChunkType>): void {
+    switch (chunk.type) {
+      case 'step-start':
+        // the previous attempt never got its step-finish (a processor aborted it for a retry)
+        if (this.step !== undefined) this.closeAll('retry', out);
+        this.runId = chunk.runId;
+        this.step = { stepNumber: chunk.payload.stepNumber, ...(chunk.payload.messageId ? { messageId: chunk.payload.messageId } : {}) };
+        break;
+      case 'step-finish':
+        this.closeParts(out);
+        this.step = undefined;
+        break;
+      case 'text-start':
+      case 'reasoning-start': {
+        const open = chunk.type === 'text-start' ? this.texts : this.reasoning;
+        if (open.has(chunk.payload.id)) return;
+        open.add(chunk.payload.id);
+        this.runId = chunk.runId;
+        break;
+      }
+      case 'text-delta':
+      case 'reasoning-delta': {
+        const open = chunk.type === 'text-delta' ? this.texts : this.reasoning;
+        if (!open.has(chunk.payload.id)) {
+          // a provider that skipped the start, or a processor that dropped it
+          open.add(chunk.payload.id);
+          this.runId = chunk.runId;
+          out.next(makeChunk(chunk.runId, chunk.type === 'text-delta' ? 'text-start' : 'reasoning-start', { id: chunk.payload.id }));
+        }
+        break;
+      }
+      case 'text-end':
+      case 'reasoning-end':
+        if (!(chunk.type === 'text-end' ? this.texts : this.reasoning).delete(chunk.payload.id)) return;
+        break;
+      case 'tool-call-input-streaming-start':
+        this.toolInputs.add(chunk.payload.toolCallId);
+        this.runId = chunk.runId;
+        break;
+      case 'tool-call-input-streaming-end':
+        this.toolInputs.delete(chunk.payload.toolCallId);
+        break;
+      case 'finish':
+        this.closeAll('other', out);
+        break;
+      case 'tripwire':
+        this.closeAll('tripwire', out);
+        break;
+      case 'error':
+        this.closeAll('error', out);
+        break;
+      case 'abort':
+        this.closeAll('other', out);
+        break;
+      default:
+        break;
+    }
+    out.next(chunk);
+  }
+
+  /** Ends the open parts (text, reasoning, tool input), in that order. */
+  closeParts(out: Subscriber<ChunkType>): void {
+    const { runId } = this;
+    if (this.texts.size > 0) for (const id of this.texts) out.next(makeChunk(runId, 'text-end', { id }));
+    if (this.reasoning.size > 0) for (const id of this.reasoning) out.next(makeChunk(runId, 'reasoning-end', { id }));
+    if (this.toolInputs.size > 0) for (const toolCallId of this.toolInputs) out.next(makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId }));
+    this.texts.clear();
+    this.reasoning.clear();
+    this.toolInputs.clear();
+  }
+
+  /** Ends the open parts, then the open step (`step-finish` with `reason`). */
+  closeAll(reason: RxFinishReason, out: Subscriber<ChunkType>): void {
+    this.closeParts(out);
+    const step = this.step;
+    if (step === undefined) return;
+    this.step = undefined;
+    out.next(
+      makeChunk(this.runId, 'step-finish', {
+        ...step,
+        stepResult: { reason, isContinued: false },
+        output: { text: '', toolCalls: [], usage: emptyUsage() },
+      }),
+    );
+  }
+}
+
+/**
+ * Keeps a run's chunks bracketed and closes what is still open when the stream ends. Per
+ * subscription it tracks the open step and the open text, reasoning and tool-input parts:
+ *
+ * - a delta of a text or reasoning part that is not open is preceded by its start; a second
+ *   start, or an end of a part that is not open, is left out;
+ * - `step-finish` is preceded by the ends of the parts still open; a `step-start` while a step is
+ *   open first closes that attempt (`step-finish` with reason `retry`);
+ * - a terminal chunk (`finish`, `tripwire`, `error`, `abort`) is preceded by the ends of the open
+ *   parts and a `step-finish` of the open step (reason `tripwire`, `error`, or `other`);
+ * - completion closes the same way (reason `other`); an error notification is preceded by the
+ *   closers (reason `error`) — put `endWithTerminal()` before this operator to turn errors into
+ *   terminal chunks first.
+ *
+ * A chunk that opens or closes nothing costs one `switch`; nothing is allocated for it.
+ *
+ * ```
+ * source:  --S--d----t--|         (S = step-start, d = text-delta of part "a" never started, t = tripwire)
+ * result:  --S--(sd)-(eFt)--|     (s = text-start "a", e = text-end "a", F = step-finish reason "tripwire")
+ * ```
+ *
+ * @example
+ * ```ts
+ * // internal to the loop and the AI SDK adapter (not a public entry)
+ * import { closeBrackets } from '../loop/output/close-brackets.js';
+ *
+ * const balanced$ = chunks$.pipe(closeBrackets());
+ * ```
+ */
+export function closeBrackets(): MonoTypeOperatorFunction<ChunkType> {
+  return (source) =>
+    new Observable<ChunkType>((subscriber) => {
+      const brackets = new OpenBrackets();
+      return source.subscribe({
+        next: (chunk) => brackets.pass(chunk, subscriber),
+        error: (error: unknown) => {
+          brackets.closeAll('error', subscriber);
+          subscriber.error(error);
+        },
+        complete: () => {
+          brackets.closeAll('other', subscriber);
+          subscriber.complete();
+        },
+      });
+    });
+}
