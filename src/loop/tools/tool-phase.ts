@@ -18,17 +18,11 @@ import { orderedMergeMap } from './ordered-merge.js';
 function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
   const { call } = outcome;
   if (outcome.kind === 'error') {
-    env.ctx.messageList.updateToolInvocation({
-      type: 'tool-invocation',
-      toolInvocation: {
-        state: 'output-error',
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        args: call.args,
-        errorText: outcome.error.message,
-        isError: true,
-      },
-    });
+    // The call gets its error result at once (a prompt never carries a call without its result),
+    // but with a neutral text: what the model and memory get is the `tool-error` chunk's error as
+    // it leaves the output processors (see `recordToolError`), so a guard's redaction sticks and a
+    // dropped chunk leaves nothing of the raw error behind.
+    recordToolError(env, call.toolCallId, call.toolName, call.args, TOOL_FAILED);
     return of<ChunkType>(
       makeChunk(env.runId, 'tool-error', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: outcome.error }),
     );
@@ -46,6 +40,28 @@ function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOu
       makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result }),
     ),
   );
+}
+
+/** The error text a failed call carries until its `tool-error` chunk has passed the output processors. */
+const TOOL_FAILED = 'The tool failed.';
+
+function recordToolError(env: RunEnvironment, toolCallId: string, toolName: string, args: unknown, errorText: string): void {
+  env.ctx.messageList.updateToolInvocation({
+    type: 'tool-invocation',
+    toolInvocation: { state: 'output-error', toolCallId, toolName, args, errorText, isError: true },
+  });
+}
+
+/** The text of a `tool-error` chunk's error, as the model and memory get it. */
+function errorTextOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+}
+
+/** Records what passed the output processors: for a `tool-error`, its (possibly redacted) text. */
+function observeToolChunk(env: RunEnvironment, accumulator: StepAccumulator, chunk: ChunkType): void {
+  accumulator.observe(chunk);
+  if (chunk.type === 'tool-error') recordToolError(env, chunk.payload.toolCallId, chunk.payload.toolName, chunk.payload.args, errorTextOf(chunk.payload.error));
 }
 
 /** The tool phase's chunks (already through the output processors and recorded by `accumulator`). */
@@ -77,6 +93,6 @@ export function toolPhase(
   });
   return withLiveData$.pipe(
     env.chain,
-    tap((chunk) => accumulator.observe(chunk)),
+    tap((chunk) => observeToolChunk(env, accumulator, chunk)),
   );
 }
