@@ -4,15 +4,16 @@
  *
  * - `start`, `tripwire`, `error` and `abort` never enter the chain (the run makes them), so any
  *   that come out of it were invented and are dropped; so is a `finish` out of a step's chain.
- * - The run's `finish` goes through the chain alone (`finishChain`): the first `finish` the chain
- *   returns for it goes out, after what the processors add to it — one terminal chunk, last.
+ * - `finish` enters the chain once, at the end of the last step's output (`step.ts`): the first
+ *   `finish` the chain returns for it is kept and goes out last, after `processOutputResult` — one
+ *   terminal chunk, last.
  * - A `tool-call` passes only if the model (or the cache replay) emitted a call with that
  *   `toolCallId` and `toolName` in this step, and only once: a processor may rewrite a call's
  *   input (the tool runs with the rewritten input) but cannot add a tool execution.
  *
  * With no `processOutputStream` hook the chain is the identity and nothing is checked.
  */
-import { Observable, filter, of, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
+import { filter, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
 import { processOutputStream } from '../operators/process-output-stream.js';
 import type { RunContext } from '../operators/run-context.js';
 import type { ChunkType } from '../processor/chunk-types.js';
@@ -27,11 +28,6 @@ export interface OutputChain {
   /** The fence: whether a chunk out of the chain may pass (undefined: everything passes). */
   readonly admit: ((chunk: ChunkType) => boolean) | undefined;
   /**
-   * The `finish` chunk through the chain: the first `finish` it returns (the original if it
-   * returns none) goes out last, after the chunks the processors add to it.
-   */
-  readonly finishChain: (finish: ChunkType) => Observable<ChunkType>;
-  /**
    * Records the tool calls the model emits (before the chain); undefined when nothing can rewrite
    * chunks. Keyed by `toolCallId`, valued by `toolName`.
    */
@@ -44,7 +40,7 @@ const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
   const raw = processOutputStream(processors, ctx);
   if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) {
-    return { chain: raw, rawChain: raw, admit: undefined, finishChain: (finish) => raw(of(finish)), requestedToolCalls: undefined };
+    return { chain: raw, rawChain: raw, admit: undefined, requestedToolCalls: undefined };
   }
   const requested = new Map<string, string>();
   const admit = (chunk: ChunkType): boolean => {
@@ -66,22 +62,7 @@ export function createOutputChain(processors: readonly Processor[], ctx: RunCont
   };
   const fence = filter(admit);
   const chain: OperatorFunction<ChunkType, ChunkType> = (source) => fence(raw(source));
-  const finishChain = (finish: ChunkType): Observable<ChunkType> =>
-    new Observable<ChunkType>((subscriber) => {
-      let out: ChunkType | undefined;
-      return raw(of(finish)).subscribe({
-        next: (chunk) => {
-          if (chunk.type === 'finish') out ??= chunk;
-          else if (admit(chunk)) subscriber.next(chunk);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => {
-          subscriber.next(out ?? finish);
-          subscriber.complete();
-        },
-      });
-    });
-  return { chain, rawChain: raw, admit, finishChain, requestedToolCalls: requested };
+  return { chain, rawChain: raw, admit, requestedToolCalls: requested };
 }
 
 /** Records a model tool call as requested (a no-op operator when nothing can rewrite chunks). */

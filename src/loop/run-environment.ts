@@ -1,7 +1,7 @@
 /** Everything one run's steps share: the run context, the processors, the step defaults, the totals. */
 import type { LanguageModelUsage } from 'ai';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { Observable, OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
 import type { RunContext } from '../operators/run-context.js';
@@ -41,8 +41,6 @@ export interface RunEnvironment {
   /** The chain without its fence, and the fence (see `output-chain.ts`): the model phase fuses them. */
   readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
   readonly admit: ((chunk: ChunkType) => boolean) | undefined;
-  /** The run's `finish` through the chain: one `finish`, last. */
-  readonly finishChain: (finish: ChunkType) => Observable<ChunkType>;
   /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */
   readonly requestedToolCalls: Map<string, string> | undefined;
   readonly outlet: CustomOutlet;
@@ -53,6 +51,11 @@ export interface RunEnvironment {
   /** Untagged system messages after `processInput`: every step starts from these. */
   initialSystemMessages: CoreSystemMessage[];
   totalUsage: LanguageModelUsage;
+  /**
+   * The `finish` chunk as the output processors returned it at the end of the last step's output
+   * (see `step.ts`); it goes out last, carrying the run's result. Unset until then.
+   */
+  finish: ChunkType | undefined;
   /** Whether the last finished step asked for another one. */
   continueLoop: boolean;
   /** Memory's save for runs that end in a tripwire. */

@@ -162,7 +162,6 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         chain: outputChain.chain,
         rawChain: outputChain.rawChain,
         admit: outputChain.admit,
-        finishChain: outputChain.finishChain,
         requestedToolCalls: outputChain.requestedToolCalls,
         outlet,
         generateId,
@@ -170,6 +169,7 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         threadId,
         resourceId,
         initialSystemMessages: [],
+        finish: undefined,
         totalUsage: emptyUsage(),
         continueLoop: false,
         memoryOnTripwire,
@@ -235,11 +235,19 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
       }),
       concatMap((result) => {
         env.outcome.result = result;
-        const finish = makeChunk(env.runId, 'finish', {
-          stepResult: { reason: result.finishReason },
-          output: { usage: result.usage, text: result.text },
-        });
-        return concat(from(written).pipe(env.chain), env.finishChain(finish));
+        // the processors saw `finish` at the end of the last step's output (see `step.ts`): it goes
+        // out as they returned it, carrying the run's result
+        const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
+        const payload = seen.payload;
+        const finish: ChunkType = {
+          ...seen,
+          payload: {
+            ...payload,
+            stepResult: { ...payload.stepResult, reason: result.finishReason },
+            output: { ...payload.output, usage: result.usage, text: result.text },
+          },
+        };
+        return concat(from(written).pipe(env.chain), of(finish));
       }),
     );
   });

@@ -47,7 +47,7 @@ import { stepFinishChunk, stepStartChunk } from './step-chunks.js';
 import { prepareToolChoice, prepareTools } from './tools/prepare-tools.js';
 import { toolPhase } from './tools/tool-phase.js';
 import { structuredResponseFormat, validateStructuredOutput, withPartialObjects } from './structured-output.js';
-import { emptyUsage } from '../model/usage.js';
+import { addUsage, emptyUsage } from '../model/usage.js';
 import { makeChunk } from '../processor/make-chunk.js';
 import { recordToolCalls } from './output-chain.js';
 
@@ -279,16 +279,68 @@ function modelPhase(env: RunEnvironment, attempt: Attempt, request: LLMRequest, 
   ).pipe(
     env.rawChain,
     // the fence (what processors may not invent) fused with the accumulation: one hop per chunk
-    filter((chunk) => {
-      if (env.admit !== undefined && !env.admit(chunk)) return false;
-      if (chunk.type === 'step-start') attempt.opened = true;
-      else attempt.accumulator.observe(chunk);
-      return true;
-    }),
+    filter((chunk) => admitToStep(env, attempt, chunk)),
     stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined
       ? withPartialObjects(env.runId, attempt.accumulator)
       : (chunks$) => chunks$,
   );
+}
+
+/** The fence (what processors may not invent) and the step's accumulation of what passed. */
+function admitToStep(env: RunEnvironment, attempt: Attempt, chunk: ChunkType): boolean {
+  if (env.admit !== undefined && !env.admit(chunk)) return false;
+  if (chunk.type === 'step-start') attempt.opened = true;
+  else attempt.accumulator.observe(chunk);
+  return true;
+}
+
+/** Whether the step's client tool calls all run here and another step may follow. */
+function continuesAfter(env: RunEnvironment, attempt: Attempt): boolean {
+  const clientCalls = attempt.accumulator.toolCalls.filter((call) => !call.providerExecuted);
+  const tools = attempt.stepInput?.tools;
+  const executable = clientCalls.every((call) => typeof tools?.[call.toolName]?.execute === 'function' || tools?.[call.toolName] === undefined);
+  return clientCalls.length > 0 && executable && attempt.stepNumber + 1 < env.maxSteps;
+}
+
+/**
+ * The end of the run's output, as the output processors see it: in the last step, once the model
+ * output (and the tools it ran) passed them, the `finish` chunk goes through the chain — before
+ * the step's message is built when no tool runs — so a processor that holds text back until
+ * `finish` (a guard matching across text blocks, the specification's word counter) releases it
+ * into the stored reply, `processLLMResponse`, `processOutputStep` and `steps`. What the chain
+ * returns for it is emitted now; the `finish` it returns is kept (`env.finish`) and goes out last,
+ * after `processOutputResult`, carrying the run's result. A step that continues sends nothing.
+ */
+function endOfOutput(env: RunEnvironment, attempt: Attempt, afterTools: boolean): Observable<ChunkType> {
+  return defer(() => {
+    if (continuesAfter(env, attempt)) return EMPTY;
+    const runsTools = attempt.accumulator.toolCalls.some((call) => !call.providerExecuted);
+    if (runsTools !== afterTools) return EMPTY;
+    const accepted = env.ctx.steps.filter((step) => step.tripwire === undefined);
+    const provisional = makeChunk(env.runId, 'finish', {
+      stepResult: { reason: attempt.facts.finishReason },
+      output: {
+        usage: accepted.reduce((total, step) => addUsage(total, step.usage), attempt.facts.usage),
+        text: accepted.map((step) => step.text).join('') + attempt.accumulator.text,
+      },
+    });
+    env.finish = undefined;
+    return of(provisional).pipe(
+      env.rawChain,
+      filter((chunk) => {
+        if (chunk.type === 'finish') {
+          env.finish ??= chunk;
+          return false;
+        }
+        return admitToStep(env, attempt, chunk);
+      }),
+      tap({
+        complete: () => {
+          env.finish ??= provisional;
+        },
+      }),
+    );
+  });
 }
 
 /** After the model stream: store the response, `processLLMResponse`, `processOutputStep`. */
@@ -345,10 +397,7 @@ function afterModel(env: RunEnvironment, attempt: Attempt): Observable<never> {
 function finishStep(env: RunEnvironment, attempt: Attempt): Observable<ChunkType> {
   return defer(() => {
     const accumulator = attempt.accumulator;
-    const clientCalls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
-    const tools = attempt.stepInput?.tools;
-    const executable = clientCalls.every((call) => typeof tools?.[call.toolName]?.execute === 'function' || tools?.[call.toolName] === undefined);
-    env.continueLoop = clientCalls.length > 0 && executable && attempt.stepNumber + 1 < env.maxSteps;
+    env.continueLoop = continuesAfter(env, attempt);
     const chunk = stepFinishChunk(env.runId, {
       stepNumber: attempt.stepNumber,
       messageId: attempt.messageId,
@@ -397,8 +446,10 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       attempt.preModel = false;
       return concat(
         modelPhase(env, attempt, request, callOptions),
+        endOfOutput(env, attempt, false),
         afterModel(env, attempt),
         defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
+        endOfOutput(env, attempt, true),
         finishStep(env, attempt),
       );
     }),
@@ -442,6 +493,7 @@ export function runStep(env: RunEnvironment, stepNumber: number): Observable<Chu
         );
       }
       if (TripWire.isInstance(previousError)) feedback = previousError.reason;
+      env.finish = undefined; // a rejected attempt's end of output is not the run's
     }
     const attempt: Attempt = {
       stepNumber: number,

@@ -14,7 +14,7 @@ import type {
 } from '../processor/processor-types.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
-import { channelOf, heldText, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';
+import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';
 import { normalizeForMatching } from './internal/normalized-text.js';
 import { PRESET_FINDERS, REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { mergeRegions, scanMatches, type ScanRegion, type ScanRule } from './internal/text-scan.js';
@@ -151,6 +151,8 @@ const DEFAULT_MAX_MATCH_LENGTH = 128;
 const MAX_HOLD = 8192;
 const HELD_KEY = 'regexFilterHeld';
 const CONTEXT_KEY = 'regexFilterContext';
+/** Starts of matches the stream released before their continuation arrived (state key). */
+const FRAGMENTS_KEY = 'regexFilterFragments';
 /** Characters of already released text kept as look-behind context for the next scan. */
 const CONTEXT_SIZE = 32;
 const STRICTNESS: Record<RegexFilterStrategy, number> = { warn: 0, redact: 1, block: 2 };
@@ -316,6 +318,8 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     } finally {
       this.quietWarnings = false;
     }
+    const fragments = state[FRAGMENTS_KEY] as string[] | undefined;
+    if (fragments !== undefined) filtered = withoutFragments(filtered, fragments);
     return filtered === messages ? undefined : filtered;
   }
 
@@ -558,15 +562,12 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
       return outputs;
     }
     if (channel.text === undefined) {
-      // A block boundary releases the block's held text: the runtime builds the step's message
-      // from what passed before the model stream ended, and no later chunk is guaranteed before
-      // that. A match continuing in the next block is still found (the released text is kept as
-      // context), and the stored reply is matched as one joined text.
-      if (held !== undefined) {
-        outputs.push(...this.flush(held, state, abort));
-        state[HELD_KEY] = undefined;
-      }
-      outputs.push(part);
+      // A block boundary (`text-end`, the next `text-start`) is held with the text before it, so a
+      // match continuing in the next block of the channel is replaced whole. The hold is released
+      // by any other chunk: a tool call, the step's end, or the `finish` the runtime sends through
+      // the processors at the end of the last step's output, before the step's message is built.
+      if (held !== undefined && held.items.length > 0) holdChunk(held, part);
+      else outputs.push(part);
       return outputs;
     }
     if (held === undefined) {
@@ -602,6 +603,13 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     for (const region of released) {
       const replacement = replacements.get(region);
       if (replacement === undefined) continue;
+      if (region.start < context.length && held.channel === 'text' && replacement !== logical.slice(region.start, region.end)) {
+        // A match begun in text released before a tool call (the next step continues it): that
+        // part has streamed; the stored reply loses it (see processOutputResult).
+        const fragments = (state[FRAGMENTS_KEY] as string[] | undefined) ?? [];
+        fragments.push(logical.slice(region.start, context.length));
+        state[FRAGMENTS_KEY] = fragments;
+      }
       regions.push({ start: Math.max(0, region.start - context.length), end: Math.min(cut, region.end - context.length), replacement });
     }
     const outputs = cut > 0 || flushing ? releaseHeld(held, cut, regions, !flushing) : [];
@@ -666,4 +674,29 @@ function spliceRegions(text: string, offset: number, regions: readonly HeldRegio
     cursor = Math.max(cursor, Math.min(region.end, end) - offset);
   }
   return result + text.slice(cursor);
+}
+
+/**
+ * Removes from the stored reply the start of each match that continued past a step boundary (a
+ * tool call): the text part that ends with that start loses it, so the stored reply holds the
+ * replacement only (the continuation was replaced in the stream).
+ */
+function withoutFragments(messages: MastraDBMessage[], fragments: readonly string[]): MastraDBMessage[] {
+  const pending = [...fragments];
+  let changed = false;
+  const result = messages.map((message) => {
+    if (message.role !== 'assistant' || pending.length === 0) return message;
+    let partsChanged = false;
+    const parts = message.content.parts.map((part): MastraMessagePart => {
+      const fragment = pending[0];
+      if (part.type !== 'text' || fragment === undefined || !part.text.endsWith(fragment)) return part;
+      pending.shift();
+      partsChanged = true;
+      return { ...part, text: part.text.slice(0, part.text.length - fragment.length) };
+    });
+    if (!partsChanged) return message;
+    changed = true;
+    return { ...message, content: { ...message.content, parts } };
+  });
+  return changed ? result : messages;
 }

@@ -72,10 +72,11 @@ describe('Agent basics', () => {
       'out:processOutputStream:tool-result',
       'in:processInputStep:1',
       'in:processLLMRequest:1',
+      // the last step's output ends with `finish` (as in the reference), before its message is built
+      'out:processOutputStream:finish',
       'in:processLLMResponse:1',
       'out:processOutputStep:1',
       'out:processOutputResult',
-      'out:processOutputStream:finish',
     ]);
     const secondPrompt = model.calls[1]?.prompt ?? [];
     expect(JSON.stringify(secondPrompt)).toContain('sunny');
@@ -130,11 +131,11 @@ describe('order of hooks, one-step text run', () => {
       'processOutputStream:text-start',
       'processOutputStream:text-delta',
       'processOutputStream:text-end',
+      'processOutputStream:finish',
       'processLLMResponse',
       'processOutputStep',
       'processOutputStream:step-finish',
       'processOutputResult',
-      'processOutputStream:finish',
     ]);
   });
 });

@@ -117,35 +117,41 @@ describe('RegexFilterProcessor', () => {
         chunk.textDelta('0123456789abcdefghij'),
         chunk.textDelta('KLMNOP'),
         chunk.textEnd(),
+        chunk.finish(),
       ]);
       // The first delta releases all but the last 10 characters; the second releases 6 more;
-      // text-end releases the rest.
+      // text-end is held with the tail (the next block may continue a match); finish releases both.
       expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
         'text-start',
         '0123456789',
         'abcdef',
         'ghijKLMNOP',
         'text-end',
+        'finish',
       ]);
     });
 
     it('holds a match that reaches into the carry-over, so it can still grow (a@b.co + m)', async () => {
       const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', streamCarryoverSize: 3 });
-      const output = await runOutputStream([filter], textBlock(['contact a@b.co', 'm now']));
+      const output = await runOutputStream([filter], [...textBlock(['contact a@b.co', 'm now']), chunk.finish()]);
       expect(output.map((part) => (part.type === 'text-delta' ? part.payload.text : part.type))).toEqual([
         'text-start',
         'contact ',
         '[EMAIL] ',
         'now',
         'text-end',
+        'finish',
       ]);
     });
 
     it('documents the limit: a match longer than the carry-over that is not yet a match can leak its start', async () => {
       const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', streamCarryoverSize: 12 });
-      const output = await runOutputStream([filter], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
+      const output = await runOutputStream([filter], [...textBlock(['reach me: someone.with.a.long.name@example', '.com today']), chunk.finish()]);
       expect(streamedText(output)).toBe('reach me: someone.with.a.long.[EMAIL] today');
-      const defaults = await runOutputStream([new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })], textBlock(['reach me: someone.with.a.long.name@example', '.com today']));
+      const defaults = await runOutputStream(
+        [new RegexFilterProcessor({ presets: 'pii', strategy: 'redact' })],
+        [...textBlock(['reach me: someone.with.a.long.name@example', '.com today']), chunk.finish()],
+      );
       expect(streamedText(defaults)).toBe('reach me: [EMAIL] today');
     });
 
@@ -154,18 +160,18 @@ describe('RegexFilterProcessor', () => {
       const filter = new RegexFilterProcessor({ presets: 'secrets', strategy: 'block', onViolation });
       const emitted: string[] = [];
       const error = await lastValueFrom(
-        from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok'])).pipe(processOutputStream([filter], createRunContext())),
+        from([...textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']), chunk.finish()]).pipe(processOutputStream([filter], createRunContext())),
         { defaultValue: undefined },
       )
         .then(() => undefined)
         .catch((caught: unknown) => caught);
       const recorded = await lastValueFrom(
-        from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok'])).pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()), toArray()),
+        from([...textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']), chunk.finish()]).pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()), toArray()),
       ).catch(() => undefined);
       expect(recorded).toBeUndefined();
       expect(TripWire.isInstance(error)).toBe(true);
       expect((error as TripWire).reason).toBe('Regex filter: blocked streaming content matching patterns: aws-key');
-      from(textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']))
+      from([...textBlock(['token: AKIAABCD', 'EFGHIJKLMNOP', ' ok']), chunk.finish()])
         .pipe(processOutputStream([new RegexFilterProcessor({ presets: 'secrets', strategy: 'block' })], createRunContext()))
         .subscribe({ next: (part) => emitted.push(JSON.stringify(part)), error: () => undefined });
       expect(emitted.join('')).not.toContain('AKIA');
@@ -209,7 +215,7 @@ describe('RegexFilterProcessor', () => {
       const filter = new RegexFilterProcessor({ presets: 'pii', strategy: 'warn', onViolation });
       const list = listWith([textMessage('u1', 'user', 'hi')], { response: [textMessage('a1', 'assistant', 'x@y.dev')] });
       const ctx = contextWith(list);
-      await runOutputStream([filter], textBlock(['x@y.dev']), ctx);
+      await runOutputStream([filter], [...textBlock(['x@y.dev']), chunk.finish()], ctx);
       await lastValueFrom(
         of({ text: 'x@y.dev', usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([filter], ctx)),
       );

@@ -6,8 +6,9 @@
  * A *channel* is one streamed text: the step's text (`text-*` chunks), its reasoning
  * (`reasoning-*`) or one tool call's input (`tool-call-input-streaming-*` / `tool-call-delta`).
  * The held text of a channel is one logical string made of runs (one per block id). Only the last
- * `carry` characters stay held (more when a match crosses the cut, up to `maxHold`); a block end,
- * a chunk of another channel or any other chunk flushes it first.
+ * `carry` characters stay held (more when a match crosses the cut, up to `maxHold`), with the block
+ * boundaries among them (a match may continue in the channel's next block); a chunk of another
+ * channel or any other chunk flushes it first.
  *
  * Cost: a scan looks at the held text plus a short context, and runs only once `step` new
  * characters arrived, so n streamed characters cost O(n) scanning (the held text is bounded).
@@ -76,6 +77,11 @@ export function holdText(held: HeldChannel, id: string, text: string, template: 
   if (last?.run !== undefined && last.run.id === id) last.run.text += text;
   else held.items.push({ run: { id, text, template } });
   held.length += text.length;
+}
+
+/** Adds a block boundary (`*-start` / `*-end`) to the hold, after the text before it. */
+export function holdChunk(held: HeldChannel, chunk: ChunkType): void {
+  held.items.push({ chunk });
 }
 
 /** The held text as one string. */
