@@ -3,8 +3,10 @@ import type { UIMessageChunk } from 'ai';
 import type { Observable } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
+import { AcceptedRelease, type RunStanding } from './internal/accepted-release.js';
 import { observableToReadable } from './internal/streams.js';
 import { pacedRunOf } from '../loop/paced-run.js';
+import { optionError } from '../loop/validate-options.js';
 
 /**
  * Options of {@link toUIMessageStream}.
@@ -12,10 +14,27 @@ import { pacedRunOf } from '../loop/paced-run.js';
  * @example
  * ```ts
  * import type { ToUIMessageStreamOptions } from 'rxagent/ai-sdk';
- * const options: ToUIMessageStreamOptions = { sendReasoning: false, onError: (error) => String(error) };
+ * const options: ToUIMessageStreamOptions = { sendReasoning: false, release: 'accepted', onError: (error) => String(error) };
  * ```
  */
-export type ToUIMessageStreamOptions = UIChunkEncoderOptions;
+export interface ToUIMessageStreamOptions extends UIChunkEncoderOptions {
+  /**
+   * When the parts of a step reach the client. `'live'` (default): as the run streams them; a
+   * tripwire removes only the current step (`reset-step`), so parts of earlier steps stay in the
+   * client's message. `'accepted'`: `start` at once, every step's parts only when the run ends
+   * with `finish` — a tripwire, an error or an abort sends none of them. Transient `data-*`
+   * chunks (`data-rxagent-retry`, a tool's progress) are sent at once in both modes.
+   */
+  release?: 'live' | 'accepted';
+}
+
+const RELEASE_MODES: ReadonlyArray<unknown> = ['live', 'accepted'];
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (value === null) return 'null';
+  return typeof value;
+}
 
 /**
  * Converts a run's chunks (`agent.stream$(…)`) into a `ReadableStream` of AI SDK 7 UI message
@@ -39,6 +58,13 @@ export type ToUIMessageStreamOptions = UIChunkEncoderOptions;
  *   same step (no second `start-step`), so the finished message holds only what was accepted.
  * - An `error` chunk (or error notification) → `error` (text from `onError`) and `finish` with
  *   `finishReason: 'error'`; `abort` → `abort`.
+ * - With `release: 'accepted'`, the stream sends `start` (and transient `data-*` chunks) at once and
+ *   holds everything else until the run ends: `finish` sends what was held, then `finish`; a
+ *   tripwire, an error or an abort drops it and sends only its own chunks (`data-tripwire`,
+ *   `error`, `finish` / `abort`), so the client's message holds no part of the rejected reply. A
+ *   rejected retry attempt is dropped while held (no `reset-step`). Held chunks do not count
+ *   against the 16-chunk bound: the run is read at its own pace and its reply kept until the end.
+ *   An invalid `release` is a `TypeError` thrown here.
  *
  * @example
  * ```ts
@@ -49,16 +75,23 @@ export type ToUIMessageStreamOptions = UIChunkEncoderOptions;
  * ```
  */
 export function toUIMessageStream(chunks$: Observable<ChunkType>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
-  const encoder = new UIChunkEncoder(options);
+  const { release = 'live', ...encoderOptions } = options;
+  if (!RELEASE_MODES.includes(release)) {
+    throw optionError(`toUIMessageStream: options.release must be 'live' or 'accepted' (got ${describeValue(release)}).`);
+  }
+  const encoder = new UIChunkEncoder(encoderOptions);
+  const held = release === 'accepted' ? new AcceptedRelease() : undefined;
+  const send = (encoded: UIMessageChunk[], standing: RunStanding): UIMessageChunk[] => (held === undefined ? encoded : held.pass(encoded, standing));
   let runId = 'run';
   const paced = pacedRunOf(chunks$);
   return observableToReadable(chunks$, {
     ...(paced === undefined ? {} : { paced }),
     encode: (chunk) => {
       if (typeof chunk.runId === 'string') runId = chunk.runId;
-      return encoder.encode(chunk);
+      const encoded = encoder.encode(chunk);
+      return send(encoded, !encoder.ended ? 'open' : chunk.type === 'finish' ? 'finished' : 'rejected');
     },
-    onError: (error) => encoder.fail(error, runId),
+    onError: (error) => send(encoder.fail(error, runId), 'rejected'),
     done: () => encoder.ended,
   });
 }

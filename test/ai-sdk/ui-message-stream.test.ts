@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import { NEVER, concat, of, throwError } from 'rxjs';
 import { z } from 'zod';
-import { fromUIMessages, toUIMessageStream, toUIMessageStreamResponse, type RxAgentUIMessage } from '../../src/ai-sdk/index.js';
+import { fromUIMessages, toUIMessageStream, toUIMessageStreamResponse } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
 import type { ChunkType } from '../../src/processor/chunk-types.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';
@@ -10,31 +10,7 @@ import type { Processor } from '../../src/processor/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, reasoningParts, textParts, toolCallParts } from '../../src/testing/model-parts.js';
-
-async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
-  const values: T[] = [];
-  for await (const value of stream) values.push(value);
-  return values;
-}
-
-/** The chunks and the last assembled message (via the AI SDK's own reader) of one stream. */
-async function assemble(stream: ReadableStream<UIMessageChunk>): Promise<{ chunks: UIMessageChunk[]; message: RxAgentUIMessage | undefined; errors: string[] }> {
-  const [forChunks, forReader] = stream.tee();
-  const errors: string[] = [];
-  let message: RxAgentUIMessage | undefined;
-  const [chunks] = await Promise.all([
-    readAll(forChunks),
-    (async () => {
-      for await (const snapshot of readUIMessageStream<RxAgentUIMessage>({
-        stream: forReader,
-        onError: (error) => errors.push(error instanceof Error ? error.message : String(error)),
-      })) {
-        message = snapshot;
-      }
-    })(),
-  ]);
-  return { chunks, message, errors };
-}
+import { assemble, readAll } from './ui-stream-helpers.js';
 
 const blockWord = (word: string): Processor => ({
   id: 'word-guard',
