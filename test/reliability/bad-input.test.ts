@@ -215,7 +215,7 @@ describe('huge inputs', () => {
         return part;
       },
       processOutputResult: ({ state }) => {
-        expect(state.count).toBe(10_004); // step-start, text-start, 10,000 deltas, text-end, step-finish (finish comes after)
+        expect(state.count).toBe(10_005); // step-start, text-start, 10,000 deltas, text-end, finish (the end of the output), step-finish
         return undefined;
       },
     };
