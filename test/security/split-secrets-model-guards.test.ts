@@ -62,6 +62,17 @@ describe('PIIDetector: an e-mail address split across two text blocks of one ste
       expect(judge.calls).toHaveLength(1);
     });
   }
+
+  it('generate(): the result text and steps are redacted whole too', async () => {
+    const agent = new Agent({
+      id: 'a',
+      model: twoBlocks('Write to jane.doe@exa', 'mple.org today.'),
+      outputProcessors: [new PIIDetector({ model: piiJudge(), streamMode: 'final', redactionMethod: 'placeholder' })],
+    });
+    const result = await agent.generate('Who do I write to?');
+    expect(result.text).toBe('Write to [EMAIL] today.');
+    expect(JSON.stringify(result.steps)).not.toMatch(/jane|mple\.org/);
+  });
 });
 
 describe('ModerationProcessor (block): a flagged sentence split across two text blocks', () => {
