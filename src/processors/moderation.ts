@@ -3,7 +3,7 @@ import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { AbortFunction, ProcessInputArgs, ProcessOutputStreamArgs, Processor, ProcessorViolation } from '../processor/processor-types.js';
-import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
+import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -40,9 +40,11 @@ export interface ModerationOptions extends ModelBackedOptions {
   lastMessageOnly?: boolean;
   /**
    * How streamed output is checked. `'window'` (default): text is held back and judged per
-   * window of `windowSize` characters ending at a sentence boundary — one model call per window,
-   * the client sees text one window late. `'final'`: the whole text block is judged once at its
-   * end — one call, the client sees the text only after it. Neither makes a call per token.
+   * window of `windowSize` characters ending at a sentence boundary (a window may span text
+   * blocks) — one model call per window, the client sees text one window late. `'final'`: a run
+   * of consecutive text blocks is judged once, when a non-text chunk ends it (a tool call, the
+   * step's end, the run's `finish`) — one call, the client sees the text only after it. Neither
+   * makes a call per token.
    */
   streamMode?: StreamMode;
   /** Characters per window in `'window'` mode. Default 200. */
@@ -123,9 +125,11 @@ export interface ModerationAnswer {
  * through `abort()`); the abort never happens inside the processor's own try/catch.
  *
  * Streaming costs one call per window (`streamMode: 'window'`, `windowSize` characters) or one per
- * text block (`'final'`) — never one per token: the output is held back until judged, so clients
- * only ever see checked text. Latency versus cost: a smaller window shows text sooner and costs
- * more calls; `'final'` is cheapest and shows nothing until the block is complete.
+ * run of consecutive text blocks (`'final'`) — never one per token: the output is held back until
+ * judged, so clients only ever see checked text. A block boundary does not end a judged span, so a
+ * sentence split across two text blocks is judged whole. Latency versus cost: a smaller window
+ * shows text sooner and costs more calls; `'final'` is cheapest and shows nothing until the text
+ * is complete.
  *
  * Hooks: `processInput` (user messages) and `processOutputStream`.
  *
@@ -202,10 +206,10 @@ export class ModerationProcessor implements Processor<'moderation'> {
   }
 
   processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span) => {
+    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
       const verdict = await this.moderate(span, abort, abortSignal);
-      if (verdict === undefined || verdict.flagged.length === 0) return span;
-      return this.enforce('output', verdict.flagged, verdict.answer, abort) === 'keep' ? span : null;
+      if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
+      return { action: this.enforce('output', verdict.flagged, verdict.answer, abort) };
     });
   }
 

@@ -12,7 +12,7 @@ import type {
   Processor,
   ProcessorViolation,
 } from '../processor/processor-types.js';
-import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
+import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';
 import { mapStrings } from './internal/deep-strings.js';
@@ -77,8 +77,9 @@ export interface PIIDetectorOptions extends ModelBackedOptions {
   lastMessageOnly?: boolean;
   /**
    * How streamed output is checked: `'window'` (default, one call per `windowSize` characters ending
-   * at a sentence boundary, text released one window late) or `'final'` (one call per text block,
-   * text released at its end). Never a call per token.
+   * at a sentence boundary, text released one window late; a window may span text blocks) or
+   * `'final'` (one call per run of consecutive text blocks, text released when a non-text chunk
+   * ends the run: a tool call, the step's end, the run's `finish`). Never a call per token.
    */
   streamMode?: StreamMode;
   /** Characters per window. Default 200. */
@@ -137,11 +138,13 @@ export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
  * Every detection reaches `onViolation` (a block through `abort()`, never inside the processor's
  * own try/catch).
  *
- * Streaming costs one call per window (`streamMode: 'window'`) or per text block (`'final'`),
- * never one per token; the output is held back until judged, so the client only sees redacted
- * text. A value split across two windows can be missed — windows end at sentence boundaries to
- * make that rare. `processOutputResult` applies the stream's redactions to the stored reply
- * (no further model call).
+ * Streaming costs one call per window (`streamMode: 'window'`) or per run of consecutive text
+ * blocks (`'final'`), never one per token; the output is held back until judged, so the client
+ * only sees redacted text. A block boundary does not end a judged span: a value split across two
+ * text blocks of a step is judged whole and redacted in the block where it started. A value split
+ * across two windows can be missed — windows end at sentence boundaries to make that rare; so can
+ * one split by a tool call (the text before it is released first). `processOutputResult` applies
+ * the stream's redactions to the stored reply (no further model call).
  *
  * Tool results are judged too (`processToolResult`, one call per result), and the stored reply
  * gets every redaction of the run in all its parts (text, reasoning, tool calls, results, errors,
@@ -247,14 +250,14 @@ export class PIIDetector implements Processor<'pii-detector'> {
   }
 
   processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span) => {
+    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
       const detections = await this.detect(span, abort, abortSignal);
-      if (detections === undefined || detections.length === 0) return span;
+      if (detections === undefined || detections.length === 0) return { action: 'keep' };
       const replacements = this.enforce('output', detections, abort);
-      if (replacements === 'keep') return span;
-      if (replacements === 'drop') return null;
+      if (replacements === 'keep') return { action: 'keep' };
+      if (replacements === 'drop') return { action: 'drop' };
       rememberRedactions(state, replacements);
-      return replaceAllValues(span, replacements);
+      return { action: 'replace', replacements };
     });
   }
 

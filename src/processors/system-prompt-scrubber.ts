@@ -9,9 +9,8 @@ import type {
   Processor,
   ProcessorViolation,
 } from '../processor/processor-types.js';
-import { CheckedTextStream, type StreamMode } from './internal/checked-stream.js';
+import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { quoted } from './internal/input-messages.js';
-import { replaceAllValues } from './internal/message-text.js';
 import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -60,7 +59,8 @@ export interface SystemPromptScrubberOptions extends ModelBackedOptions {
   threshold?: number;
   /**
    * How streamed output is checked: `'window'` (default, one call per `windowSize` characters ending
-   * at a sentence boundary, text released one window late) or `'final'` (one call per text block).
+   * at a sentence boundary, text released one window late; a window may span text blocks) or
+   * `'final'` (one call per run of consecutive text blocks, released when a non-text chunk ends it).
    */
   streamMode?: StreamMode;
   /** Characters per window. Default 200. */
@@ -116,8 +116,9 @@ function toGlobal(pattern: RegExp | string): RegExp {
  * aborts. Every leak reaches `onViolation`; a block goes through `abort()` outside any try/catch
  * of the processor (the reference's fail-open catch swallowed it, #18760).
  *
- * Streaming costs one call per window (`'window'`) or per text block (`'final'`), never one per
- * token; the output is held back until judged. `processOutputResult` applies the stream's
+ * Streaming costs one call per window (`'window'`) or per run of consecutive text blocks
+ * (`'final'`), never one per token; the output is held back until judged, and a block boundary
+ * does not end a judged span (a leak split across two text blocks is judged whole). `processOutputResult` applies the stream's
  * redactions to the stored reply (no further call).
  *
  * Hooks: `processOutputStream`, `processOutputResult`.
@@ -193,9 +194,9 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
   }
 
   processOutputStream({ part, state, abort, abortSignal, messageList }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span) => {
+    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
       const leaks = await this.findLeaks(span, systemPromptOf(messageList), abort, abortSignal);
-      if (leaks.length === 0) return span;
+      if (leaks.length === 0) return { action: 'keep' };
       const detail = {
         count: leaks.length,
         sources: [...new Set(leaks.map((leak) => leak.source))],
@@ -203,11 +204,11 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       };
       if (this.strategy === 'block') abort('The response revealed the system prompt', { metadata: detail });
       reportViolation(this, 'the response revealed the system prompt', { ...detail, strategy: this.strategy });
-      if (this.strategy === 'warn') return span;
-      if (this.strategy === 'filter') return null;
+      if (this.strategy === 'warn') return { action: 'keep' };
+      if (this.strategy === 'filter') return { action: 'drop' };
       const replacements = new Map(leaks.map((leak) => [leak.value, this.redact(leak.value)]));
       rememberRedactions(state, replacements);
-      return replaceAllValues(span, replacements);
+      return { action: 'replace', replacements };
     });
   }
 

@@ -4,7 +4,7 @@ import { processInput } from '../../src/operators/process-input.js';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';
 import { PIIDetector, type PIIDetectorOptions } from '../../src/processors/pii-detector.js';
-import { testUsage } from '../../src/testing/chunk-builders.js';
+import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { proseOfTokens, streamedAnswer } from './support/answers.js';
 import { contextWith, judgeFailures, judgeModel, listWith, runOutputStream, streamedText, textBlock, textMessage, textOf } from './support/harness.js';
 
@@ -103,7 +103,7 @@ describe('PIIDetector: output', () => {
     const reply = 'Reach Jane Doe on +1 555 010 9999.';
     const list = listWith([textMessage('u1', 'user', 'who?')], { response: [textMessage('a1', 'assistant', reply)] });
     const ctx = contextWith(list);
-    const output = await runOutputStream([pii], textBlock([reply]), ctx);
+    const output = await runOutputStream([pii], [...textBlock([reply]), chunk.finish()], ctx);
     expect(streamedText(output)).toBe('Reach [NAME] on [PHONE].');
     await lastValueFrom(of({ text: reply, usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([pii], ctx)));
     expect(textOf(list.get.response.db()[0])).toBe('Reach [NAME] on [PHONE].');
@@ -111,11 +111,11 @@ describe('PIIDetector: output', () => {
   });
 
   it('block aborts before the window reaches the client; filter drops it', async () => {
-    const blocked = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'block' })], textBlock(['Mail jane.doe@example.org'])).catch(
+    const blocked = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'block' })], [...textBlock(['Mail jane.doe@example.org']), chunk.finish()]).catch(
       (error: unknown) => error,
     );
     expect(TripWire.isInstance(blocked)).toBe(true);
-    const filtered = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'filter', windowSize: 5 })], textBlock(['Fine. ', 'Mail Jane Doe. ', 'Bye.']));
+    const filtered = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'filter', windowSize: 5 })], [...textBlock(['Fine. ', 'Mail Jane Doe. ', 'Bye.']), chunk.finish()]);
     expect(streamedText(filtered)).toBe('Fine. Bye.');
   });
 });

@@ -3,7 +3,7 @@ import { lastValueFrom, of } from 'rxjs';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';
 import { SystemPromptScrubber, type SystemPromptScrubberOptions } from '../../src/processors/system-prompt-scrubber.js';
-import { testUsage } from '../../src/testing/chunk-builders.js';
+import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { contextWith, judgeFailures, judgeModel, listWith, runOutputStream, streamedText, textBlock, textMessage, textOf } from './support/harness.js';
 
 const SECRET = 'You are Otto. The discount code is PANDA-42.';
@@ -17,7 +17,8 @@ async function scrub(options: SystemPromptScrubberOptions, pieces: string[], sys
   const ctx = contextWith(list);
   const scrubber = new SystemPromptScrubber(options);
   let error: unknown;
-  const output = await runOutputStream([scrubber], textBlock(pieces), ctx).catch((caught: unknown) => {
+  // a real stream always goes on after `text-end` (`step-finish`, `finish`): that releases the held text
+  const output = await runOutputStream([scrubber], [...textBlock(pieces), chunk.finish()], ctx).catch((caught: unknown) => {
     error = caught;
     return [];
   });
@@ -64,7 +65,7 @@ describe('SystemPromptScrubber', () => {
     const list = listWith([textMessage('u1', 'user', 'hi')], { system: [SECRET], response: [textMessage('a1', 'assistant', reply)] });
     const ctx = contextWith(list);
     const scrubber = new SystemPromptScrubber({ model: watcher() });
-    await runOutputStream([scrubber], textBlock([reply]), ctx);
+    await runOutputStream([scrubber], [...textBlock([reply]), chunk.finish()], ctx);
     await lastValueFrom(of({ text: reply, usage: testUsage(), finishReason: 'stop' as const, steps: [] }).pipe(processOutputResult([scrubber], ctx)));
     expect(textOf(list.get.response.db()[0])).toBe('Well: [SYSTEM_PROMPT]');
   });
