@@ -1,16 +1,15 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
-import { lastValueFrom, tap, type Observable } from 'rxjs';
+import { filter, lastValueFrom, type Observable } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
 import { AgentOutput } from './output/agent-output.js';
-import { foldResult } from './output/fold-result.js';
+import { foldRun } from './output/fold-result.js';
 import type { RetryBudgets } from './output/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import type { RunEnvironment } from './run-environment.js';
+import { chunksOf, isChunk, isRunOpened } from './run-events.js';
 import { createRun } from './run.js';
 import { withPacedRun } from './paced-run.js';
-import { demandOf } from '../operators/demand.js';
 import { validateAgentConfig } from './validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
@@ -61,27 +60,25 @@ export class Agent {
 
   /** One run as a cold Observable of chunks (subscribe to start it). */
   stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> {
+    const run$ = createRun(this.#config, input, options);
     // the paced variant lets toUIMessageStream hold the run's demand gate (read only as fast as its reader)
-    return withPacedRun(createRun(this.#config, input, options), (attach) =>
-      createRun(this.#config, input, options, (env) => attach(demandOf(env.ctx))),
+    return withPacedRun(run$.pipe(chunksOf), (attach) =>
+      run$.pipe(
+        filter((item) => {
+          if (isRunOpened(item)) attach(item.demand);
+          return isChunk(item);
+        }),
+      ),
     );
   }
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */
   async stream(input: AgentInput, options?: AgentCallOptions): Promise<AgentOutput> {
-    return new AgentOutput((onEnd) => createRun(this.#config, input, options, onEnd), retryBudgets(this.#config, options));
+    return new AgentOutput(createRun(this.#config, input, options), retryBudgets(this.#config, options));
   }
 
   /** Runs to the end and folds the run into a result. */
   async generate(input: AgentInput, options?: AgentCallOptions): Promise<GenerateResult> {
-    const chunks: ChunkType[] = [];
-    let env: RunEnvironment | undefined;
-    await lastValueFrom(
-      createRun(this.#config, input, options, (ended) => {
-        env = ended;
-      }).pipe(tap((chunk) => chunks.push(chunk))),
-      { defaultValue: undefined },
-    );
-    return foldResult(chunks, env);
+    return lastValueFrom(createRun(this.#config, input, options).pipe(foldRun()));
   }
 }

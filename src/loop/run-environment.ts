@@ -50,7 +50,6 @@ export interface RunEnvironment {
   readonly resourceId: string | undefined;
   /** Untagged system messages after `processInput`: every step starts from these. */
   initialSystemMessages: CoreSystemMessage[];
-  totalUsage: LanguageModelUsage;
   /**
    * The `finish` chunk as the output processors returned it at the end of the last step's output
    * (see `step.ts`); it goes out last, carrying the run's result. Unset until then.
@@ -64,14 +63,4 @@ export interface RunEnvironment {
   readonly abortController: AbortController;
   /** Stops following the caller's `abortSignal` (called when the run ends). */
   readonly releaseCallerSignal: () => void;
-  /** Set when the run ended: what `generate()` folds into its result. */
-  outcome: RunOutcome;
-}
-
-/** How a run ended. */
-export interface RunOutcome {
-  result?: OutputResult;
-  tripwire?: TripwirePayload;
-  error?: unknown;
-  aborted?: boolean;
 }

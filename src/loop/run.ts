@@ -33,7 +33,9 @@ import { resolveModel } from '../model/resolve-model.js';
 import { closeBrackets } from './output/close-brackets.js';
 import { endWithTerminal, terminalChunk } from './output/end-with-terminal.js';
 import { createOutputChain } from './output-chain.js';
-import type { PrepareStepFunction, RunEnvironment, RunOutcome } from './run-environment.js';
+import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
+import { LateDemand, runEnd, runOpened, type RunItem } from './run-events.js';
+import { demandOf } from '../operators/demand.js';
 import { runSteps } from './step.js';
 import { emptyUsage, addUsage } from '../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
@@ -170,12 +172,10 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         resourceId,
         initialSystemMessages: [],
         finish: undefined,
-        totalUsage: emptyUsage(),
         continueLoop: false,
         memoryOnTripwire,
         abortController: controller,
         releaseCallerSignal,
-        outcome: {},
       };
     });
   });
@@ -202,12 +202,12 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
   return defer(() => {
     const { ctx } = env;
     const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
-    for (const step of ctx.steps) env.totalUsage = addUsage(env.totalUsage, step.usage);
+    const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
     const last = ctx.steps[ctx.steps.length - 1];
     const object = accepted.findLast((step) => step.object !== undefined)?.object;
     const output: OutputResult = {
       text: accepted.map((step) => step.text).join(''),
-      usage: env.totalUsage,
+      usage,
       finishReason: last?.finishReason ?? 'other',
       steps: ctx.steps,
       ...(object === undefined ? {} : { object }),
@@ -234,7 +234,6 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
         throw error;
       }),
       concatMap((result) => {
-        env.outcome.result = result;
         // the processors saw `finish` at the end of the last step's output (see `step.ts`): it goes
         // out as they returned it, carrying the run's result
         const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
@@ -244,7 +243,7 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
           payload: {
             ...payload,
             stepResult: { ...payload.stepResult, reason: result.finishReason },
-            output: { ...payload.output, usage: result.usage, text: result.text },
+            output: { ...payload.output, usage: result.usage, text: result.text, ...(result.object === undefined ? {} : { object: result.object }) },
           },
         };
         return concat(from(written).pipe(env.chain), of(finish));
@@ -281,41 +280,20 @@ function blankSteps(steps: StepResult[]): void {
   }
 }
 
-/** Records a terminal chunk's outcome on the run's environment (`generate()` folds it). */
-function recordOutcome(env: RunEnvironment, chunk: ChunkType): void {
-  switch (chunk.type) {
-    case 'tripwire':
-      env.outcome.tripwire = chunk.payload;
-      return;
-    case 'error':
-      env.outcome.error = chunk.payload.error;
-      return;
-    case 'abort':
-      env.outcome.aborted = true;
-      return;
-    default:
-      return;
-  }
-}
-
 /**
- * A run of `config` on `input` with `options`: cold, one subscription = one run. `onEnvironment`
- * receives the run's environment once it is set up (the Agent folds it into `generate()`'s result
- * when the terminal chunk arrives; the outcome is recorded before that chunk is emitted).
+ * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits
+ * `RunOpened` once the run is set up, the chunks (one `start` … one terminal chunk), then
+ * `RunEnd` (see `run-events.ts`): results are values of the stream, not side channels.
  */
-export function createRun(
-  config: AgentConfig,
-  input: AgentInput,
-  options: AgentCallOptions = {},
-  onEnvironment?: (env: RunEnvironment) => void,
-): Observable<ChunkType> {
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}): Observable<RunItem> {
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
     } catch (error) {
-      return from<ChunkType[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })]);
+      return from<RunItem[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())]);
     }
     const runIdHint = options.runId ?? config.defaultOptions?.runId;
+    const demand = new LateDemand();
     let env: RunEnvironment | undefined;
     let committing = false;
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
@@ -323,7 +301,7 @@ export function createRun(
     const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
       concatMap((created) => {
         env = created;
-        onEnvironment?.(created);
+        demand.bind(demandOf(created.ctx));
         const run = created;
         const { ctx } = run;
         const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
@@ -364,13 +342,9 @@ export function createRun(
       );
     };
 
-    return body$.pipe(
+    const chunks$ = body$.pipe(
       endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
       closeBrackets(),
-      tap((chunk) => {
-        // the outcome is recorded before the terminal chunk reaches the consumer
-        if (env !== undefined) recordOutcome(env, chunk);
-      }),
       tap({
         finalize: () => {
           if (env !== undefined) {
@@ -378,6 +352,16 @@ export function createRun(
             env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
           }
         },
+      }),
+    );
+    return concat(
+      // first: the run's demand, for a consumer outside the loop (bound to the run's gate once set up)
+      of(runOpened(demand)),
+      chunks$,
+      defer(() => {
+        const steps = env?.ctx.steps ?? [];
+        const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
+        return of(runEnd(runIdNow(), steps, usage));
       }),
     );
   });

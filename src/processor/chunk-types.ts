@@ -110,7 +110,8 @@ export interface ChunkPayloads {
   };
   finish: {
     stepResult: { reason: RxFinishReason; rawReason?: string };
-    output: { usage: LanguageModelUsage; text: string };
+    /** The run's result: usage of every step, the accepted text, the structured object if any. */
+    output: { usage: LanguageModelUsage; text: string; object?: unknown };
     providerMetadata?: ProviderMetadata;
   };
   error: { error: unknown };

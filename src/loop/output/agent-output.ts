@@ -4,8 +4,7 @@ import type { LanguageModelUsage } from 'ai';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../processor/chunk-types.js';
 import type { StepResult } from '../../processor/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import type { RunEnvironment } from '../run-environment.js';
-import { demandOf } from '../../operators/demand.js';
+import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run-events.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
@@ -52,7 +51,7 @@ export class AgentOutput {
     return this.#textStream;
   }
 
-  constructor(run: (onEnd: (env: RunEnvironment) => void) => Observable<ChunkType>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
+  constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
     let fullController!: ReadableStreamDefaultController<ChunkType>;
     let textController: ReadableStreamDefaultController<string> | undefined;
     let fullOpen = true;
@@ -101,7 +100,7 @@ export class AgentOutput {
         },
         { highWaterMark: 16 },
       );
-    let env: RunEnvironment | undefined;
+    let end: RunEnd | undefined;
     let resolveResult!: (result: GenerateResult) => void;
     let rejectResult!: (error: unknown) => void;
     this.result = settled(
@@ -129,16 +128,19 @@ export class AgentOutput {
       }
       fullOpen = textOpen = false;
       try {
-        resolveResult(foldResult(chunks, env));
+        resolveResult(foldResult(chunks, end));
       } catch (error) {
         rejectResult(error);
       }
     };
-    this.#subscription = run((ended) => {
-      env = ended;
-      demand.attach(demandOf(ended.ctx));
-    }).subscribe({
-      next: (chunk) => {
+    this.#subscription = run.subscribe({
+      next: (item) => {
+        if (isRunOpened(item)) return demand.attach(item.demand);
+        if (isRunEnd(item)) {
+          end = item;
+          return;
+        }
+        const chunk = item;
         chunks.push(chunk);
         if (fullOpen) fullController.enqueue(chunk);
         if (textOpen) textGate?.observe(chunk);

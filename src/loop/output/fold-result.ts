@@ -1,11 +1,12 @@
-/** Folds a finished run (its chunks and environment) into `generate()`'s result. */
+/** Folds a finished run (its values: chunks, then `RunEnd`) into `generate()`'s result. */
 import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
 import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
 import { AgentRunError } from '../agent-run-error.js';
 import { RunAbortedError } from '../run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
-import type { RunEnvironment } from '../run-environment.js';
+import { isChunk, isRunEnd, type RunEnd, type RunItem } from '../run-events.js';
 import { emptyUsage } from '../../model/usage.js';
+import { defer, map, reduce, type OperatorFunction } from 'rxjs';
 import { isOptionError } from '../validate-options.js';
 
 /**
@@ -15,7 +16,7 @@ import { isOptionError } from '../validate-options.js';
  * with the provider's error as `cause`; for `abort`, a `RunAbortedError`. A tripwired run's text is `''` (nothing of a blocked reply is
  * reported), its finish reason `'other'`.
  */
-export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | undefined): GenerateResult {
+export function foldResult(chunks: readonly ChunkType[], end: RunEnd | undefined): GenerateResult {
   const terminal = chunks[chunks.length - 1];
   if (terminal === undefined) throw new Error('The run produced no chunks.');
   if (terminal.type === 'error') {
@@ -23,22 +24,54 @@ export function foldResult(chunks: readonly ChunkType[], env: RunEnvironment | u
     throw RxAgentError.isInstance(error) || isOptionError(error) ? error : new AgentRunError(error);
   }
   if (terminal.type === 'abort') throw new RunAbortedError({ reason: terminal.payload.reason });
-  const steps = env?.ctx.steps ?? [];
+  const steps = end?.steps ?? [];
   const accepted = steps.filter((step) => step.tripwire === undefined);
   const tripwire = terminal.type === 'tripwire' ? terminal.payload : undefined;
-  const finishReason: RxFinishReason = tripwire ? 'other' : (env?.outcome.result?.finishReason ?? 'other');
+  const finish = terminal.type === 'finish' ? terminal.payload : undefined;
+  const finishReason: RxFinishReason = finish?.stepResult.reason ?? 'other';
   return {
-    runId: env?.runId ?? (terminal as { runId?: string }).runId ?? '',
-    text: tripwire ? '' : (env?.outcome.result?.text ?? ''),
+    runId: end?.runId ?? (terminal as { runId?: string }).runId ?? '',
+    text: finish?.output.text ?? '',
     finishReason,
-    usage: env?.totalUsage ?? emptyUsage(),
+    usage: end?.usage ?? emptyUsage(),
     steps,
     toolCalls: accepted.flatMap((step) => step.toolCalls),
     toolResults: accepted.flatMap((step) => step.toolResults),
     ...(tripwire ? { tripwire } : {}),
-    ...(env?.outcome.result?.object === undefined ? {} : { object: env.outcome.result.object }),
+    ...(finish?.output.object === undefined ? {} : { object: finish.output.object }),
     chunks: acceptedChunks(chunks, tripwire !== undefined),
   };
+}
+
+/** A run's values collected for {@link foldResult}. */
+interface Collected {
+  readonly chunks: ChunkType[];
+  end: RunEnd | undefined;
+}
+
+/**
+ * `generate()` as a fold of the run's values: the chunks and the `RunEnd` are reduced, then the
+ * result is read off them ({@link foldResult}; it throws for a run that ended in `error`/`abort`).
+ *
+ * ```
+ * run:     -o-S-a-b-F-E|      (o = RunOpened, F = finish, E = RunEnd)
+ * result:  -----------r|      (r = { text, steps, … })
+ * ```
+ */
+export function foldRun(): OperatorFunction<RunItem, GenerateResult> {
+  // the accumulator is made per subscription (`defer`): a re-subscribed fold starts empty
+  return (items$) =>
+    defer(() => items$.pipe(
+      reduce<RunItem, Collected>(
+        (collected, item) => {
+          if (isChunk(item)) collected.chunks.push(item);
+          else if (isRunEnd(item)) collected.end = item;
+          return collected;
+        },
+        { chunks: [], end: undefined },
+      ),
+      map(({ chunks, end }) => foldResult(chunks, end)),
+    ));
 }
 
 /** What a blocked reply said: dropped from `generate()`'s chunks. */

@@ -4,14 +4,14 @@
  * provider until the consumer reads again. Streams nobody reads keep buffering for a late reader
  * and never hold the run (`await output.text` alone runs at full speed).
  */
-import type { DemandGate } from '../../operators/demand.js';
+import type { RunDemand } from '../paced-run.js';
 
 /** A stream's `desiredSize` while someone reads it and it is open, else `null`. */
 export type ReaderProbe = () => number | null;
 
 /** Holds the run's demand gate while all read streams are full. */
 export class ReaderDemand {
-  #gate: DemandGate | undefined;
+  #gate: RunDemand | undefined;
   #holding = false;
   readonly #probes: ReaderProbe[];
 
@@ -19,8 +19,8 @@ export class ReaderDemand {
     this.#probes = probes;
   }
 
-  /** The run's gate (known once the run environment exists). */
-  attach(gate: DemandGate): void {
+  /** The run's gate (known once the run is set up: its `RunOpened` value). */
+  attach(gate: RunDemand): void {
     this.#gate = gate;
   }
 

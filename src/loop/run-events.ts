@@ -1,0 +1,87 @@
+/**
+ * The values a run emits besides its chunks. Internally a run is one Observable of
+ * `ChunkType | RunOpened | RunEnd`: `RunOpened` first (before `start`), then the chunks, then
+ * `RunEnd` after the terminal chunk. `agent.stream$()` filters the two out (`chunksOf`);
+ * `generate()` folds all of it (`foldRun`); `agent.stream()` derives its promises from the same
+ * values. Nothing about a run leaves through a callback or a mutable environment.
+ */
+import { filter, type OperatorFunction } from 'rxjs';
+import type { LanguageModelUsage } from 'ai';
+import type { ChunkType } from '../processor/chunk-types.js';
+import type { StepResult } from '../processor/processor-types.js';
+import type { RunDemand } from './paced-run.js';
+
+/** Marks the run's own values (a symbol: no chunk, whatever a processor made, carries it). */
+const RUN_EVENT: unique symbol = Symbol('rxagent.runEvent');
+
+/** The run is set up: a consumer outside the loop may hold its demand gate from here. */
+export interface RunOpened {
+  readonly [RUN_EVENT]: 'opened';
+  readonly demand: RunDemand;
+}
+
+/** The run is over (after its terminal chunk): what `generate()` folds besides the chunks. */
+export interface RunEnd {
+  readonly [RUN_EVENT]: 'end';
+  readonly runId: string;
+  /** Every step, rejected attempts included (their content blanked). */
+  readonly steps: StepResult[];
+  /** The usage of every model call of the run. */
+  readonly usage: LanguageModelUsage;
+}
+
+/**
+ * The run's demand as `RunOpened` hands it out before the run is set up: holds and releases made
+ * before the run's gate exists are applied to it when it is bound.
+ */
+export class LateDemand implements RunDemand {
+  readonly #held = new Set<object>();
+  #gate: RunDemand | undefined;
+
+  hold(holder: object): void {
+    this.#held.add(holder);
+    this.#gate?.hold(holder);
+  }
+
+  release(holder: object): void {
+    this.#held.delete(holder);
+    this.#gate?.release(holder);
+  }
+
+  /** The run's gate, once the run is set up. */
+  bind(gate: RunDemand): void {
+    this.#gate = gate;
+    for (const holder of this.#held) gate.hold(holder);
+  }
+}
+
+/** One value of a run. */
+export type RunItem = ChunkType | RunOpened | RunEnd;
+
+/** A `RunOpened` value. */
+export function runOpened(demand: RunDemand): RunOpened {
+  return { [RUN_EVENT]: 'opened', demand };
+}
+
+/** A `RunEnd` value. */
+export function runEnd(runId: string, steps: StepResult[], usage: LanguageModelUsage): RunEnd {
+  return { [RUN_EVENT]: 'end', runId, steps, usage };
+}
+
+/** Whether `item` is the run's `RunOpened`. */
+export function isRunOpened(item: RunItem): item is RunOpened {
+  return (item as Partial<RunOpened>)[RUN_EVENT] === 'opened';
+}
+
+/** Whether `item` is the run's `RunEnd`. */
+export function isRunEnd(item: RunItem): item is RunEnd {
+  return (item as Partial<RunEnd>)[RUN_EVENT] === 'end';
+}
+
+/** Whether `item` is a chunk (not one of the run's own values). */
+export function isChunk(item: RunItem): item is ChunkType {
+  return (item as Partial<RunEnd>)[RUN_EVENT] === undefined;
+}
+
+/** The run's chunks only. */
+export const chunksOf: OperatorFunction<RunItem, ChunkType> = filter(isChunk);
