@@ -117,13 +117,11 @@ function observed<R>(result: Observable<unknown> | InteropObservable<unknown>, b
     outcome.next(settled);
     outcome.complete();
   };
+  // `let`: a synchronous source calls back before the assignment (the check after covers it)
   let source: Subscription | undefined;
-  let first = true;
   source = from(result).subscribe({
     next: (value) => {
-      if (!first) return;
-      first = false;
-      resolve(value);
+      resolve(value); // the first value only: `end` lets one outcome through
       source?.unsubscribe();
     },
     error: reject,
