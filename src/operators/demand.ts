@@ -1,50 +1,14 @@
 /**
- * Run-wide demand for model output. Whoever cannot take more chunks right now — the
- * `processOutputStream` queue behind an async hook, a `ReadableStream` consumer that stopped
- * reading — holds the gate; the model stream reads its next part only while nobody holds it. So a
- * slow consumer paces the provider instead of making the run buffer the whole response.
- *
- * Checking the gate costs one property read per part; a promise exists only while it is held.
+ * The run's demand gate, for the loop (model pacing, web-stream backpressure): a field of the run
+ * context's private machinery (see `internal/run-machinery.ts`), read through {@link demandOf}.
  */
+import { DemandGate } from './internal/demand-gate.js';
+import { runMachineryOf } from './internal/run-machinery.js';
+import type { RunContext } from './run-context.js';
 
-/** The demand gate of one run. */
-export class DemandGate {
-  readonly #holders = new Set<object>();
-  #waiters: Array<() => void> = [];
+export { DemandGate };
 
-  /** True while nobody holds the gate. */
-  get open(): boolean {
-    return this.#holders.size === 0;
-  }
-
-  /** `holder` cannot take more for now (idempotent per holder). */
-  hold(holder: object): void {
-    this.#holders.add(holder);
-  }
-
-  /** `holder` can take more again (idempotent); the last release wakes the waiting reader. */
-  release(holder: object): void {
-    if (!this.#holders.delete(holder) || this.#holders.size > 0 || this.#waiters.length === 0) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  /** Resolves once the gate is open (at once when it is). */
-  whenOpen(): Promise<void> {
-    if (this.open) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-}
-
-const gates = new WeakMap<object, DemandGate>();
-
-/** The demand gate of a run, keyed by its run context. */
-export function demandOf(context: object): DemandGate {
-  let gate = gates.get(context);
-  if (gate === undefined) {
-    gate = new DemandGate();
-    gates.set(context, gate);
-  }
-  return gate;
+/** The demand gate of the run `context` belongs to (made with the context: two runs never share one). */
+export function demandOf(context: RunContext): DemandGate {
+  return runMachineryOf(context).demand;
 }

@@ -5,7 +5,7 @@ import type { CallSettings, Processor, StructuredOutputOptions } from '../proces
 import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
 import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
@@ -73,8 +73,17 @@ function applyStepResult(result: unknown, binding: ProcessorBinding, context: Ru
   return next;
 }
 
-/** Runs every processor's `processInputStep` for one step, chaining each result into the next call. */
+/**
+ * Runs every processor's `processInputStep` for one step, chaining each result into the next call.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessInputStep(processors: readonly Processor[], context: RunContext, step: StepInput): MaybePromise<StepInput> {
+  return toMaybePromise(runProcessInputStepHooks(processors, context, step));
+}
+
+/** `runProcessInputStep`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessInputStepHooks(processors: readonly Processor[], context: RunContext, step: StepInput): MaybeAsync<StepInput> {
   const bindings = bindingsWith(processors, context, 'processInputStep');
   return reduceMaybe(bindings, step, (current, binding) => {
     const list = context.messageList;
@@ -124,6 +133,6 @@ export function processInputStep(processors: readonly Processor[], ctx?: RunCont
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((step) => defer(() => toObservable(runProcessInputStep(processors, context, step)))));
+      return source.pipe(concatMap((step) => defer(() => toObservable(runProcessInputStepHooks(processors, context, step)))));
     });
 }

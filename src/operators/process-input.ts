@@ -3,17 +3,30 @@ import type { MessageList } from '../message-list/message-list.js';
 import type { Processor } from '../processor/processor-types.js';
 import { contextArgs, bindingsWith } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
-/** Runs every processor's `processInput` over `messageList`, in order (sync where the hooks are). */
+/**
+ * Runs every processor's `processInput` over `messageList`, in order (sync where the hooks are).
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessInput(
   processors: readonly Processor[],
   context: RunContext,
   messageList: MessageList,
 ): MaybePromise<MessageList> {
+  return toMaybePromise(runProcessInputHooks(processors, context, messageList));
+}
+
+/** `runProcessInput`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessInputHooks(
+  processors: readonly Processor[],
+  context: RunContext,
+  messageList: MessageList,
+): MaybeAsync<MessageList> {
   context.messageList = messageList;
   const bindings = bindingsWith(processors, context, 'processInput');
   return reduceMaybe(bindings, messageList, (list, binding) => {
@@ -64,6 +77,6 @@ export function processInput(processors: readonly Processor[], ctx?: RunContext)
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((messageList) => defer(() => toObservable(runProcessInput(processors, context, messageList)))));
+      return source.pipe(concatMap((messageList) => defer(() => toObservable(runProcessInputHooks(processors, context, messageList)))));
     });
 }

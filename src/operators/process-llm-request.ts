@@ -4,7 +4,7 @@ import { ProcessorError } from '../processor/errors/processor-error.js';
 import type { CachedLLMStepResponse, CallSettings, Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
 import { toObservable } from '../processor/to-observable.js';
@@ -21,8 +21,17 @@ export interface LLMRequest {
   response?: CachedLLMStepResponse;
 }
 
-/** Runs every processor's `processLLMRequest`, threading the prompt; the first `response` wins. */
+/**
+ * Runs every processor's `processLLMRequest`, threading the prompt; the first `response` wins.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessLLMRequest(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybePromise<LLMRequest> {
+  return toMaybePromise(runProcessLLMRequestHooks(processors, context, request));
+}
+
+/** `runProcessLLMRequest`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessLLMRequestHooks(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybeAsync<LLMRequest> {
   const signals = context.pendingSignals;
   if (signals.length > 0) {
     // Signals hooks sent (sendSignal) reach this request — and only this one — after the history.
@@ -85,6 +94,6 @@ export function processLLMRequest(processors: readonly Processor[], ctx?: RunCon
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((request) => defer(() => toObservable(runProcessLLMRequest(processors, context, request)))));
+      return source.pipe(concatMap((request) => defer(() => toObservable(runProcessLLMRequestHooks(processors, context, request)))));
     });
 }

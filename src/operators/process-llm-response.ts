@@ -4,7 +4,7 @@ import type { CachedLLMStepChunk } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -20,8 +20,17 @@ export interface LLMResponse {
   rawResponse?: unknown;
 }
 
-/** Runs every processor's `processLLMResponse` for one response. */
+/**
+ * Runs every processor's `processLLMResponse` for one response.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessLLMResponse(processors: readonly Processor[], context: RunContext, response: LLMResponse): MaybePromise<LLMResponse> {
+  return toMaybePromise(runProcessLLMResponseHooks(processors, context, response));
+}
+
+/** `runProcessLLMResponse`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessLLMResponseHooks(processors: readonly Processor[], context: RunContext, response: LLMResponse): MaybeAsync<LLMResponse> {
   const bindings = bindingsWith(processors, context, 'processLLMResponse');
   return reduceMaybe(bindings, response, (current, binding) => {
     const args = {
@@ -55,6 +64,6 @@ export function processLLMResponse(processors: readonly Processor[], ctx?: RunCo
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((response) => defer(() => toObservable(runProcessLLMResponse(processors, context, response)))));
+      return source.pipe(concatMap((response) => defer(() => toObservable(runProcessLLMResponseHooks(processors, context, response)))));
     });
 }

@@ -3,7 +3,7 @@ import type { MastraDBMessage } from '../message-list/types.js';
 import type { OutputResult, Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -18,8 +18,17 @@ export function responseText(messages: readonly MastraDBMessage[]): string {
   return text;
 }
 
-/** Runs every processor's `processOutputResult` once; the result's `text` follows their edits. */
+/**
+ * Runs every processor's `processOutputResult` once; the result's `text` follows their edits.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessOutputResult(processors: readonly Processor[], context: RunContext, output: OutputResult): MaybePromise<OutputResult> {
+  return toMaybePromise(runProcessOutputResultHooks(processors, context, output));
+}
+
+/** `runProcessOutputResult`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessOutputResultHooks(processors: readonly Processor[], context: RunContext, output: OutputResult): MaybeAsync<OutputResult> {
   const bindings = bindingsWith(processors, context, 'processOutputResult');
   if (bindings.length === 0) return output;
   const textBefore = responseText(context.messageList.get.response.db());
@@ -71,6 +80,6 @@ export function processOutputResult(processors: readonly Processor[], ctx?: RunC
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputResult(processors, context, output)))));
+      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputResultHooks(processors, context, output)))));
     });
 }

@@ -4,7 +4,7 @@ import type { RxFinishReason, ToolCallInfo } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -19,8 +19,17 @@ export interface StepOutput {
   usage: LanguageModelUsage;
 }
 
-/** Runs every processor's `processOutputStep` for one step. */
+/**
+ * Runs every processor's `processOutputStep` for one step.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessOutputStep(processors: readonly Processor[], context: RunContext, output: StepOutput): MaybePromise<StepOutput> {
+  return toMaybePromise(runProcessOutputStepHooks(processors, context, output));
+}
+
+/** `runProcessOutputStep`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessOutputStepHooks(processors: readonly Processor[], context: RunContext, output: StepOutput): MaybeAsync<StepOutput> {
   const bindings = bindingsWith(processors, context, 'processOutputStep');
   return reduceMaybe(bindings, output, (current, binding) => {
     const list = context.messageList;
@@ -67,6 +76,6 @@ export function processOutputStep(processors: readonly Processor[], ctx?: RunCon
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputStep(processors, context, output)))));
+      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputStepHooks(processors, context, output)))));
     });
 }

@@ -1,38 +1,31 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { isObservable, Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ChunkType } from '../processor/chunk-types.js';
 import type { Processor } from '../processor/processor-types.js';
-import { demandOf } from './demand.js';
 import { isPromiseLike } from '../processor/maybe-async.js';
-import { createStreamChain, type InjectedChunk } from './internal/stream-chain.js';
+import { runMachineryOf } from './internal/run-machinery.js';
+import { createStreamChain } from './internal/stream-chain.js';
+import type { InjectedChunk, SharedStreamChain } from './internal/stream-chain-types.js';
 import { createRunContext, type RunContext } from './run-context.js';
-
-interface SharedChain {
-  chain: ReturnType<typeof createStreamChain>;
-  inject: (item: InjectedChunk) => void;
-}
 
 /** Queue lengths at which the run's demand gate is held, and released again. */
 const QUEUE_HIGH = 16;
 const QUEUE_LOW = 8;
 
-const chainsByContext = new WeakMap<RunContext, WeakMap<readonly Processor[], SharedChain>>();
-
 /**
- * One chain per run context and processor array, so `state` args, `streamParts` and the reusable
- * args objects live for the whole run even when the loop subscribes once per step.
+ * One chain per run context and processor array — kept by the context — so `state` args,
+ * `streamParts` and the reusable args objects live for the whole run even when the loop subscribes
+ * once per step, and two runs never share one.
  */
-function sharedStreamChain(processors: readonly Processor[], context: RunContext): SharedChain {
-  let byProcessors = chainsByContext.get(context);
-  if (byProcessors === undefined) {
-    byProcessors = new WeakMap();
-    chainsByContext.set(context, byProcessors);
-  }
-  let shared = byProcessors.get(processors);
+function sharedStreamChain(processors: readonly Processor[], context: RunContext): SharedStreamChain {
+  const chains = runMachineryOf(context).streamChains;
+  let shared = chains.get(processors);
   if (shared === undefined) {
-    const created: SharedChain = { chain: undefined as unknown as SharedChain['chain'], inject: () => undefined };
-    created.chain = createStreamChain(processors, context, (item) => created.inject(item));
-    byProcessors.set(processors, created);
+    const created: SharedStreamChain = {
+      chain: createStreamChain(processors, context, (item) => created.inject(item)),
+      inject: () => undefined,
+    };
     shared = created;
+    chains.set(processors, shared);
   }
   return shared;
 }
@@ -44,13 +37,17 @@ function sharedStreamChain(processors: readonly Processor[], context: RunContext
  * emitted right after the chunk being processed, having passed the processors after the writer.
  * Synchronous hooks cost no promise and run on virtual time; async hooks are awaited in order
  * (chunks arriving meanwhile wait their turn; from 16 waiting chunks on, the run's demand gate is
- * held so the agent loop stops reading the provider until the queue drains below 8).
+ * held so the agent loop stops reading the provider until the queue drains below 8). A hook may
+ * return an Observable: its first value is the result (empty: dropped, like `undefined`), on the
+ * Observable's own scheduler — `of(part).pipe(delay(10))` takes 10 virtual frames in a marble test.
  * `abort()` errors the stream with the `TripWire`; any other throw errors it with a `ProcessorError`.
  *
  * ```
  * source:  --a--b--c--|
  * drop b:  --a-----c--|
  * abort c: --a--b--#        (# = TripWire { processorId })
+ * delay 2: --a--b--c--|     hook: ({ part }) => of(part).pipe(delay(2))
+ * result:  ----a--b--c|
  * ```
  *
  * @example
@@ -70,7 +67,7 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       shared.inject = (item) => injected.push(item);
 
       const queue: ChunkType[] = [];
-      const demand = demandOf(context);
+      const demand = runMachineryOf(context).demand;
       const holder = {};
       let holding = false;
       let busy = false;
@@ -78,6 +75,8 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       /** A source error that arrived while chunks before it were still being processed. */
       let sourceError: { error: unknown } | undefined;
       let closed = false;
+      /** The chunk in flight through a hook that returned an Observable (unsubscribed on teardown). */
+      let pending: Subscription | undefined;
 
       const fail = (error: unknown): void => {
         closed = true;
@@ -107,6 +106,28 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
               if (!closed) fail(error);
             },
           );
+          return false;
+        }
+        if (isObservable(result)) {
+          // A hook returned an Observable that had not settled (a scheduler-timed delay): its one
+          // value continues like a resolved promise, on the Observable's own (maybe virtual) time.
+          busy = true;
+          let settled = false;
+          const subscription = result.subscribe({
+            next: (resolved) => {
+              settled = true;
+              busy = false;
+              if (closed) return;
+              if (resolved !== null) subscriber.next(resolved);
+              drain();
+            },
+            error: (error: unknown) => {
+              settled = true;
+              busy = false;
+              if (!closed) fail(error);
+            },
+          });
+          if (!settled) pending = subscription;
           return false;
         }
         if (result !== null) subscriber.next(result);
@@ -172,6 +193,7 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       });
       return () => {
         closed = true;
+        pending?.unsubscribe();
         if (holding) {
           holding = false;
           demand.release(holder);

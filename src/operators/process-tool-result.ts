@@ -4,7 +4,7 @@ import type { ToolInvocationPart } from '../message-list/types.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../processor/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -35,8 +35,17 @@ export function findCommittedToolResult(messageList: MessageList, toolCallId: st
   return { found: false };
 }
 
-/** Runs every processor's `processToolResult` for one result, then commits the (processed) result. */
+/**
+ * Runs every processor's `processToolResult` for one result, then commits the (processed) result.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function runProcessToolResult(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybePromise<ToolResultEvent> {
+  return toMaybePromise(runProcessToolResultHooks(processors, context, event));
+}
+
+/** `runProcessToolResult`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
   const bindings = bindingsWith(processors, context, 'processToolResult');
   const processed = reduceMaybe(bindings, event, (current, binding) => {
     const list = context.messageList;
@@ -101,6 +110,6 @@ export function processToolResult(processors: readonly Processor[], ctx?: RunCon
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((event) => defer(() => toObservable(runProcessToolResult(processors, context, event)))));
+      return source.pipe(concatMap((event) => defer(() => toObservable(runProcessToolResultHooks(processors, context, event)))));
     });
 }

@@ -1,10 +1,11 @@
-import { defer, from, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { catchError, concatMap, defer, isObservable, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { ProcessorError } from '../processor/errors/processor-error.js';
 import { TripWire } from '../processor/errors/trip-wire.js';
 import type { Processor } from '../processor/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { isPromiseLike, type MaybePromise } from '../processor/maybe-async.js';
+import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { toObservable } from '../processor/to-observable.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -26,10 +27,19 @@ export interface RetryOnAPIErrorOptions {
 /** The retry budget for API errors when none is set and error processors exist (as the specification says). */
 export const DEFAULT_API_ERROR_RETRIES = 10;
 
-/** Asks each processor's `processAPIError`, in order, until one asks for a retry. */
+/**
+ * Asks each processor's `processAPIError`, in order, until one asks for a retry.
+ * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
+ * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ */
 export function askProcessAPIError(processors: readonly Processor[], context: RunContext, error: unknown): MaybePromise<boolean> {
+  return toMaybePromise(askProcessAPIErrorHooks(processors, context, error));
+}
+
+/** `askProcessAPIError`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunContext, error: unknown): MaybeAsync<boolean> {
   const bindings = bindingsWith(processors, context, 'processAPIError');
-  const ask = (index: number): MaybePromise<boolean> => {
+  const ask = (index: number): MaybeAsync<boolean> => {
     for (let position = index; position < bindings.length; position++) {
       const binding = bindings[position] as ProcessorBinding;
       const list = context.messageList;
@@ -50,11 +60,18 @@ export function askProcessAPIError(processors: readonly Processor[], context: Ru
       }
       if (isPromiseLike<unknown>(answer)) {
         return Promise.resolve(answer).then(
-          (resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? true : ask(position + 1)),
+          (resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? true : toMaybePromise(ask(position + 1))),
           (thrown: unknown) => {
             if (TripWire.isInstance(thrown)) throw thrown;
-            return ask(position + 1);
+            return toMaybePromise(ask(position + 1));
           },
+        );
+      }
+      if (isObservable(answer)) {
+        const next = position + 1;
+        return answer.pipe(
+          concatMap((resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? of(true) : toObservable(ask(next)))),
+          catchError((thrown: unknown) => (TripWire.isInstance(thrown) ? throwError(() => thrown) : toObservable(ask(next)))),
         );
       }
       if ((answer as { retry?: boolean } | undefined)?.retry === true) return true;
@@ -109,14 +126,14 @@ export function retryOnAPIError<T>(
               return throwError(() => error);
             }
             return defer(() => {
-              const answer = askProcessAPIError(processors, context, toAPIError(error));
+              const answer = askProcessAPIErrorHooks(processors, context, toAPIError(error));
               const decide = (retryRequested: boolean): Observable<unknown> => {
                 if (!retryRequested) return throwError(() => error);
                 context.apiErrorRetryCount++;
                 options.onRetry?.(error, context.apiErrorRetryCount);
                 return of(true);
               };
-              return isPromiseLike<boolean>(answer) ? from(answer).pipe(mergeMap(decide)) : decide(answer);
+              return isPromiseLike<boolean>(answer) || isObservable(answer) ? toObservable(answer).pipe(mergeMap(decide)) : decide(answer);
             });
           },
         }),

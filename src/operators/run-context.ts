@@ -1,6 +1,8 @@
 /**
  * The run context: everything one run's hooks share — ids, the `MessageList`, request and tracing
- * context, per-processor state, retry counters, the abort signal and the custom-chunk outlet.
+ * context, per-processor state, retry counters, the abort signal and the custom-chunk outlet. The
+ * operators' own per-run machinery (the demand gate, the `processOutputStream` chains) is attached
+ * by `createRunContext` off the public type (`internal/run-machinery.ts`).
  */
 import { Subject, type SchedulerLike } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
@@ -16,6 +18,7 @@ import { bindProcessor, type HookLimits, type ProcessorBinding } from './interna
 import { setProcessorIndex } from './internal/processor-index.js';
 import { createSignal } from './internal/signals.js';
 import { guardReferenceState } from './internal/reference-state-guard.js';
+import { attachRunMachinery } from './internal/run-machinery.js';
 
 /** The context one run's operators share. */
 export interface RunContext {
@@ -183,6 +186,7 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
       return binding;
     },
   };
+  attachRunMachinery(context);
   return context;
 }
 

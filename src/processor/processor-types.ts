@@ -6,6 +6,7 @@
  * receives `state`, `abortSignal`, `writer` and `runId` (the reference implementation leaves some
  * of them undefined in some hooks; rxagent never does).
  */
+import type { Observable } from 'rxjs';
 import type { LanguageModelUsage, ProviderMetadata } from 'ai';
 import type {
   LanguageModelV2,
@@ -282,28 +283,42 @@ export interface ProcessOutputResultArgs<TTripwireMetadata = unknown> extends Pr
   result: OutputResult;
 }
 
-/** What the message-phase hooks may return (sync or async). */
+/**
+ * What the message-phase hooks may return (sync or async): a promise, or an Observable whose first
+ * value is the result (see {@link Processor}).
+ */
 export type ProcessorMessageResult =
   | Promise<MessageList | MastraDBMessage[] | undefined | void>
+  | Observable<MessageList | MastraDBMessage[] | undefined | void>
   | MessageList
   | MastraDBMessage[]
   | undefined
   | void;
 
-type MaybePromise<T> = T | Promise<T>;
+/** A hook result: now, as a promise, or as an Observable whose first value it is. */
+type HookReturn<T> = T | Promise<T> | Observable<T>;
 
 /**
  * A processor: an object with an `id` and any of the nine hooks. A class instance or a plain
  * object literal both work.
  *
+ * A hook returns its result, a promise of it, or an RxJS `Observable` (or interop observable) of it:
+ * the Observable's first value is the result (it is unsubscribed then; completing without a value
+ * counts as returning `undefined`), its error is a throw. An Observable is timed by its own
+ * scheduler, so a `delay` inside it runs on a `TestScheduler`'s virtual time in marble tests.
+ * Arrays keep their meaning (messages), never "values of an Observable".
+ *
  * @example
  * ```ts
+ * import { delay, of } from 'rxjs';
  * import type { Processor } from 'rxagent';
  * export const shout: Processor<'shout'> = {
  *   id: 'shout',
  *   processOutputStream: ({ part }) =>
  *     part.type === 'text-delta' ? { ...part, payload: { ...part.payload, text: part.payload.text.toUpperCase() } } : part,
  * };
+ * // an Observable result: each part half a second later (virtual time under a TestScheduler)
+ * export const slow: Processor<'slow'> = { id: 'slow', processOutputStream: ({ part }) => of(part).pipe(delay(500)) };
  * ```
  */
 export interface Processor<TId extends string = string, TTripwireMetadata = unknown> {
@@ -317,14 +332,14 @@ export interface Processor<TId extends string = string, TTripwireMetadata = unkn
   /** Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 
-  processInput?(args: ProcessInputArgs<TTripwireMetadata>): MaybePromise<ProcessInputResult | undefined | void>;
+  processInput?(args: ProcessInputArgs<TTripwireMetadata>): HookReturn<ProcessInputResult | undefined | void>;
   processInputStep?(
     args: ProcessInputStepArgs<TTripwireMetadata>,
-  ): MaybePromise<ProcessInputStepResult | MessageList | MastraDBMessage[] | undefined | void>;
-  processLLMRequest?(args: ProcessLLMRequestArgs<TTripwireMetadata>): MaybePromise<ProcessLLMRequestResult>;
-  processLLMResponse?(args: ProcessLLMResponseArgs<TTripwireMetadata>): MaybePromise<ProcessLLMResponseResult>;
-  processAPIError?(args: ProcessAPIErrorArgs<TTripwireMetadata>): MaybePromise<ProcessAPIErrorResult | undefined | void>;
-  processOutputStream?(args: ProcessOutputStreamArgs<TTripwireMetadata>): MaybePromise<ChunkType | null | undefined>;
+  ): HookReturn<ProcessInputStepResult | MessageList | MastraDBMessage[] | undefined | void>;
+  processLLMRequest?(args: ProcessLLMRequestArgs<TTripwireMetadata>): HookReturn<ProcessLLMRequestResult>;
+  processLLMResponse?(args: ProcessLLMResponseArgs<TTripwireMetadata>): HookReturn<ProcessLLMResponseResult>;
+  processAPIError?(args: ProcessAPIErrorArgs<TTripwireMetadata>): HookReturn<ProcessAPIErrorResult | undefined | void>;
+  processOutputStream?(args: ProcessOutputStreamArgs<TTripwireMetadata>): HookReturn<ChunkType | null | undefined>;
   processOutputStep?(args: ProcessOutputStepArgs<TTripwireMetadata>): ProcessorMessageResult;
   processToolResult?(args: ProcessToolResultArgs<TTripwireMetadata>): ProcessorMessageResult;
   processOutputResult?(args: ProcessOutputResultArgs<TTripwireMetadata>): ProcessorMessageResult;

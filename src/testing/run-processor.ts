@@ -3,10 +3,12 @@
  * filling every argument the test leaves out, and reports what happened without throwing.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { firstValueFrom, from, type Observable } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
 import type { DataChunkType } from '../processor/chunk-types.js';
 import type { ProcessorHookName } from '../processor/errors/processor-error.js';
 import { TripWire, type TripWireOptions } from '../processor/errors/trip-wire.js';
+import { isObservableResult } from '../processor/maybe-async.js';
 import type { Processor, ProcessorState } from '../processor/processor-types.js';
 import { RequestContext } from '../processor/request-context.js';
 import type { ProcessorStreamWriter } from '../processor/stream-writer.js';
@@ -58,7 +60,7 @@ export type RunProcessorArgs<H extends ProcessorHookName> = Partial<HookArgs<H>>
   Pick<HookArgs<H>, Extract<RequiredHookArgs[H], keyof HookArgs<H>>>;
 
 /**
- * What the hook returned (awaited), by processor type and hook.
+ * What the hook returned (awaited; an Observable's first value), by processor type and hook.
  *
  * @example
  * ```ts
@@ -66,7 +68,10 @@ export type RunProcessorArgs<H extends ProcessorHookName> = Partial<HookArgs<H>>
  * type Filtered = HookResult<ContentFilter, 'processInput'>; // MastraDBMessage[]
  * ```
  */
-export type HookResult<P, H extends keyof P> = NonNullable<P[H]> extends (...args: never[]) => infer R ? Awaited<R> : never;
+export type HookResult<P, H extends keyof P> = NonNullable<P[H]> extends (...args: never[]) => infer R ? Settled<R> : never;
+
+/** A hook's return, settled: a promise awaited, an Observable's first value. */
+type Settled<R> = R extends Observable<infer V> ? V : Awaited<R>;
 
 /**
  * The outcome of one hook call made by `runProcessor`.
@@ -219,7 +224,9 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
 
   const outcome: RunProcessorResult<HookResult<P, H>> = { result: undefined, customChunks, state, messageList };
   try {
-    outcome.result = (await (method as (args: object) => unknown).call(processor, fullArgs)) as HookResult<P, H>;
+    const returned: unknown = await (method as (args: object) => unknown).call(processor, fullArgs);
+    // an Observable result counts by its first value (undefined when it completes empty), as in a run
+    outcome.result = (isObservableResult(returned) ? await firstValueFrom(from(returned), { defaultValue: undefined }) : returned) as HookResult<P, H>;
   } catch (thrown) {
     if (TripWire.isInstance(thrown)) {
       outcome.tripwire = thrown.processorId === undefined ? new TripWire(thrown.reason, thrown.options, processor.id) : thrown;

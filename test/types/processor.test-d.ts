@@ -1,5 +1,6 @@
 /** Type tests of the processor contract: classification aliases and every hook's argument fields. */
 import { describe, expectTypeOf, it } from 'vitest';
+import type { Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { LanguageModelUsage, ProviderMetadata } from 'ai';
 import type { MessageList } from '../../src/message-list/message-list.js';
@@ -206,7 +207,7 @@ describe('hook arguments', () => {
     expectTypeOf<ProcessOutputStreamArgs['messageList']>().toEqualTypeOf<MessageList>();
     expectTypeOf<ProcessOutputStreamArgs['writer']>().toEqualTypeOf<ProcessorStreamWriter>();
     expectTypeOf<NonNullable<Processor['processOutputStream']>>().returns.toEqualTypeOf<
-      ChunkType | null | undefined | Promise<ChunkType | null | undefined>
+      ChunkType | null | undefined | Promise<ChunkType | null | undefined> | Observable<ChunkType | null | undefined>
     >();
   });
 

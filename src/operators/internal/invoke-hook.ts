@@ -4,12 +4,18 @@
  * processor id; one from another package is recognised by its shape), anything else thrown becomes a
  * `ProcessorError` (fail closed), and an async hook past `processorTimeoutMs` fails closed too.
  * Synchronous hooks stay synchronous.
+ *
+ * A hook may return an Observable (or an interop observable): its first value is the result, as a
+ * promise's resolution would be (`undefined` when it completes empty), and its error is a throw.
+ * One that settles during the call (`of(x)`) is a synchronous result; otherwise the call returns an
+ * Observable of the settled outcome, timed on the Observable's own scheduler (a `TestScheduler`'s
+ * virtual time in marble tests) and bounded by `processorTimeoutMs` on the run's scheduler.
  */
-import { asyncScheduler } from 'rxjs';
+import { AsyncSubject, asyncScheduler, from, isObservable, Observable, tap, type InteropObservable, type Subscription } from 'rxjs';
 import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
 import { TripWire, toTripWire } from '../../processor/errors/trip-wire.js';
 import type { TracingContext } from '../../processor/tracing-context.js';
-import { isPromiseLike, type MaybePromise } from '../../processor/maybe-async.js';
+import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../processor/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */
@@ -48,6 +54,12 @@ function settle<R>(binding: ProcessorBinding, result: R): R {
   return result;
 }
 
+function timeoutError(binding: ProcessorBinding, hook: ProcessorHookName, timeoutMs: number): ProcessorError {
+  return new ProcessorError(binding.processor.id, hook, `did not settle within processorTimeoutMs (${timeoutMs} ms); failing closed.`, {
+    cause: { processorTimeoutMs: timeoutMs },
+  });
+}
+
 /**
  * `pending` bounded by the run's `processorTimeoutMs`, timed on its scheduler (only async hooks pay
  * for this, and only when a limit is set).
@@ -57,13 +69,7 @@ function bounded<R>(pending: PromiseLike<R>, binding: ProcessorBinding, hook: Pr
   if (timeoutMs === undefined) return pending;
   const scheduler = binding.limits.scheduler ?? asyncScheduler;
   return new Promise<R>((resolve, reject) => {
-    const timer = scheduler.schedule(() => {
-      reject(
-        new ProcessorError(binding.processor.id, hook, `did not settle within processorTimeoutMs (${timeoutMs} ms); failing closed.`, {
-          cause: { processorTimeoutMs: timeoutMs },
-        }),
-      );
-    }, timeoutMs);
+    const timer = scheduler.schedule(() => reject(timeoutError(binding, hook, timeoutMs)), timeoutMs);
     pending.then(
       (value) => {
         timer.unsubscribe();
@@ -78,15 +84,87 @@ function bounded<R>(pending: PromiseLike<R>, binding: ProcessorBinding, hook: Pr
 }
 
 /**
+ * An Observable hook result as the call's outcome, under the rules of {@link invokeHook}: the first
+ * value (the source is unsubscribed then), or `undefined` when it completes without one; an error
+ * is a throw. Subscribed at once, as the hook's work has started: when it settles meanwhile the
+ * outcome is returned (or thrown) synchronously; else an Observable of it (one value, or an error)
+ * whose unsubscription cancels the source. The call counts as in progress until it settles (an
+ * `abort()` from inside the Observable is not late) or is cancelled.
+ */
+function observed<R>(result: Observable<unknown> | InteropObservable<unknown>, binding: ProcessorBinding, hook: ProcessorHookName): R | Observable<R> {
+  const outcome = new AsyncSubject<R>();
+  let over = false;
+  let timer: Subscription | undefined;
+  const end = (): boolean => {
+    if (over) return false;
+    over = true;
+    binding.active[hook]--;
+    timer?.unsubscribe();
+    return true;
+  };
+  const reject = (thrown: unknown): void => {
+    if (end()) outcome.error(failed(binding, hook, thrown));
+  };
+  const resolve = (value: unknown): void => {
+    if (!end()) return;
+    let settled: R;
+    try {
+      settled = settle(binding, value as R);
+    } catch (error) {
+      outcome.error(error);
+      return;
+    }
+    outcome.next(settled);
+    outcome.complete();
+  };
+  // `let`: a synchronous source calls back before the assignment (the check after covers it)
+  let source: Subscription | undefined;
+  source = from(result).subscribe({
+    next: (value) => {
+      resolve(value); // the first value only: `end` lets one outcome through
+      source?.unsubscribe();
+    },
+    error: reject,
+    complete: () => resolve(undefined),
+  });
+  if (over) {
+    source.unsubscribe();
+    let value: R | undefined;
+    let error: { thrown: unknown } | undefined;
+    outcome.subscribe({ next: (settled) => (value = settled), error: (thrown: unknown) => (error = { thrown }) });
+    if (error !== undefined) throw error.thrown;
+    return value as R;
+  }
+  const timeoutMs = binding.limits.processorTimeoutMs;
+  if (timeoutMs !== undefined) {
+    timer = (binding.limits.scheduler ?? asyncScheduler).schedule(() => {
+      source?.unsubscribe();
+      reject(timeoutError(binding, hook, timeoutMs));
+    }, timeoutMs);
+  }
+  return new Observable<R>((subscriber) => {
+    const inner = outcome.subscribe(subscriber);
+    return () => {
+      inner.unsubscribe();
+      if (over) return;
+      // cancelled before it settled (the consumer left): the hook call is over
+      source?.unsubscribe();
+      end();
+    };
+  });
+}
+
+/**
  * Invokes `binding.processor[hook](args)`.
- * Returns the hook's result, or a promise of it only when the hook returned one.
+ * Returns the hook's result, a promise of it only when the hook returned one, or an Observable of
+ * it only when the hook returned an Observable that did not settle during the call.
  */
 export function invokeHook<R>(
   binding: ProcessorBinding,
   hook: ProcessorHookName,
   args: object,
   tracingContext?: TracingContext,
-): MaybePromise<R> {
+): MaybeAsync<R> {
   // A cancelled run (unsubscribed, or its abortSignal fired) calls no further hook — e.g. the next
   // processor of a chain that was waiting on an async hook when the consumer left.
   (args as { abortSignal?: AbortSignal }).abortSignal?.throwIfAborted();
@@ -115,6 +193,7 @@ export function invokeHook<R>(
       },
     );
   }
+  if (isObservableResult(result)) return observed<R>(result, binding, hook);
   active[hook]--;
   return settle(binding, result as R);
 }
@@ -124,8 +203,9 @@ export function invokeHook<R>(
  * a hook that returns the `part` it got (a pass-through) costs no thenable check, and an async
  * result is returned as it is, for the chain to settle in its own single `then`
  * ({@link settleStreamHook} / {@link streamHookError}): one promise per async processor per chunk
- * instead of two. Returns the settled result of a synchronous hook (never a thenable), or the
- * hook's thenable.
+ * instead of two. Returns the settled result of a synchronous hook (never a thenable), the
+ * hook's thenable, or — for an Observable result that did not settle during the call — an
+ * Observable of the result already settled (the chain does not settle it again).
  */
 export function invokeStreamHook(
   binding: ProcessorBinding,
@@ -151,7 +231,10 @@ export function invokeStreamHook(
     active.processOutputStream--;
     throw failed(binding, 'processOutputStream', thrown);
   }
-  if (result !== args.part && isPromiseLike<unknown>(result)) return bounded(result, binding, 'processOutputStream');
+  if (result !== args.part) {
+    if (isPromiseLike<unknown>(result)) return bounded(result, binding, 'processOutputStream');
+    if (isObservableResult(result)) return observed<unknown>(result, binding, 'processOutputStream');
+  }
   active.processOutputStream--;
   return settle(binding, result);
 }
@@ -183,7 +266,7 @@ function invokeTraced<R>(
   hook: ProcessorHookName,
   args: object,
   tracingContext: TracingContext,
-): MaybePromise<R> {
+): MaybeAsync<R> {
   const onHook = tracingContext.onHook as NonNullable<TracingContext['onHook']>;
   const startTime = performance.now();
   const report = (error: unknown, result: unknown): void => {
@@ -199,7 +282,7 @@ function invokeTraced<R>(
       // tracing never breaks a run
     }
   };
-  let result: MaybePromise<R>;
+  let result: MaybeAsync<R>;
   try {
     result = invokeHook<R>(binding, hook, args);
   } catch (error) {
@@ -216,6 +299,14 @@ function invokeTraced<R>(
         report(error, undefined);
         throw error;
       },
+    );
+  }
+  if (isObservable(result)) {
+    return result.pipe(
+      tap({
+        next: (resolved) => report(undefined, resolved),
+        error: (error: unknown) => report(error, undefined),
+      }),
     );
   }
   report(undefined, result);

@@ -18,9 +18,13 @@ import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
-import { isPromiseLike, type MaybePromise } from '../../processor/maybe-async.js';
+import { isObservable, type Observable } from 'rxjs';
+import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../processor/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
+import type { InjectedChunk, StreamChain } from './stream-chain-types.js';
+
+export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 
 interface Link {
   binding: ProcessorBinding;
@@ -28,19 +32,6 @@ interface Link {
   /** This processor's own `streamParts`, once it saw something other than the shared log. */
   own: ChunkType[] | undefined;
   acceptsData: boolean;
-}
-
-/** A chunk written with `writer.custom()` (or queued as a follow-up) inside the chain, and where it re-enters it. */
-export interface InjectedChunk {
-  chunk: ChunkType;
-  from: number;
-}
-
-/** One run's `processOutputStream` chain. */
-export interface StreamChain {
-  readonly length: number;
-  /** Runs `chunk` through the processors from index `from`; `null` when a processor dropped it. */
-  run(chunk: ChunkType, from?: number): MaybePromise<ChunkType | null>;
 }
 
 /** The stream's own brackets: processors see them and may rewrite them, but not drop them. */
@@ -143,7 +134,7 @@ export function createStreamChain(
     return null;
   };
 
-  const pass = (chunk: ChunkType, from: number, entered: ChunkType | null): MaybePromise<ChunkType | null> => {
+  const pass = (chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null> => {
     let current = chunk;
     let currentIsData = isData(current);
     for (let index = from; index < links.length; index++) {
@@ -165,12 +156,23 @@ export function createStreamChain(
             const settled = settleStreamHook(binding, resolved);
             drainFollowUps(binding.state, index);
             const next = hookOutcome(settled, checking, binding);
-            return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
+            // a later hook's pending Observable is awaited here: this pass left virtual time already
+            return next === null ? dropped(index, entered) : toMaybePromise(pass(next, index + 1, entered));
           },
           (thrown: unknown) => {
             throw streamHookError(binding, thrown);
           },
         );
+      }
+      if (result !== current && isObservable(result)) {
+        // an Observable the hook returned, still pending: already settled by invokeStreamHook
+        const checking = current;
+        const binding = link.binding;
+        return thenMaybe<unknown, ChunkType | null>(result as Observable<unknown>, (settled) => {
+          drainFollowUps(binding.state, index);
+          const next = hookOutcome(settled, checking, binding);
+          return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
+        });
       }
       drainFollowUps(link.binding.state, index);
       const next = result === current ? current : hookOutcome(result, current, link.binding);
@@ -183,7 +185,7 @@ export function createStreamChain(
     return current;
   };
 
-  const run = (chunk: ChunkType, from = 0): MaybePromise<ChunkType | null> => {
+  const run = (chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> => {
     if (links.length === 0) return chunk;
     if (from !== 0) return pass(chunk, from, null);
     log.push(chunk);

@@ -1,0 +1,34 @@
+/**
+ * The per-run machinery a run context carries besides its public fields: the run's demand gate and
+ * its `processOutputStream` chains. `createRunContext` attaches it under a private symbol, as a
+ * non-enumerable property, so it stays off the public `RunContext` type and out of spreads and
+ * `JSON.stringify`; it lives and dies with the context (no module-level registry).
+ */
+import type { Processor } from '../../processor/processor-types.js';
+import { DemandGate } from './demand-gate.js';
+import type { SharedStreamChain } from './stream-chain-types.js';
+
+/** What one run keeps for its operators. */
+export interface RunMachinery {
+  /** The run's demand gate (see `demand-gate.ts`). */
+  readonly demand: DemandGate;
+  /** The run's `processOutputStream` chains, one per processor array (processor `state` and `streamParts` live across steps). */
+  readonly streamChains: WeakMap<readonly Processor[], SharedStreamChain>;
+}
+
+const MACHINERY = Symbol('rxagent.runMachinery');
+
+/** Gives `context` (a run context being made) its own machinery. */
+export function attachRunMachinery(context: object): void {
+  const machinery: RunMachinery = { demand: new DemandGate(), streamChains: new WeakMap() };
+  Object.defineProperty(context, MACHINERY, { value: machinery, enumerable: false, writable: false, configurable: false });
+}
+
+/** The machinery of a run context made by `createRunContext`. */
+export function runMachineryOf(context: object): RunMachinery {
+  const machinery = (context as { [MACHINERY]?: RunMachinery })[MACHINERY];
+  if (machinery === undefined) {
+    throw new TypeError('This run context was not made by createRunContext(): make run contexts with createRunContext() from rxagent/operators.');
+  }
+  return machinery;
+}

@@ -1,0 +1,29 @@
+/** The shapes of a run's `processOutputStream` chain (types only: `run-machinery.ts` holds chains, `stream-chain.ts` builds them). */
+import type { ChunkType } from '../../processor/chunk-types.js';
+import type { MaybeAsync } from '../../processor/maybe-async.js';
+
+/** A chunk written with `writer.custom()` (or queued as a follow-up) inside the chain, and where it re-enters it. */
+export interface InjectedChunk {
+  chunk: ChunkType;
+  from: number;
+}
+
+/** One run's `processOutputStream` chain. */
+export interface StreamChain {
+  readonly length: number;
+  /**
+   * Runs `chunk` through the processors from index `from`; `null` when a processor dropped it. A
+   * promise when a hook returned one, an Observable (one value, or an error) when a hook returned an
+   * Observable that did not settle at once; else the result itself.
+   */
+  run(chunk: ChunkType, from?: number): MaybeAsync<ChunkType | null>;
+}
+
+/**
+ * A chain shared by every subscription of `processOutputStream` to the same processor array in one
+ * run (the loop subscribes once per step): `inject` is pointed at the current subscription's queue.
+ */
+export interface SharedStreamChain {
+  readonly chain: StreamChain;
+  inject: (item: InjectedChunk) => void;
+}
