@@ -108,11 +108,11 @@ describe('agent.stream$() on virtual time', () => {
       scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
         const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: addCall, f: finishPart('tool-calls') });
         const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
-        const expected = '                           (SB)K-(REB)-O-t-C-(EF|)';
+        const expected = '                              (SB)K-(REB)-O-t-C-(EF|)';
         model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
         const agent = new Agent({ id: 'a', model, tools: { add: add(inputs) } });
         expectObservable(agent.stream$('1 + 2?').pipe(letters)).toBe(expected.trim());
-        expectSubscriptions(call1.subscriptions).toBe(' ^-----!');
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
         expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
       });
       expect(inputs).toEqual([{ a: 1, b: 2 }]);
@@ -125,11 +125,11 @@ describe('agent.stream$() on virtual time', () => {
       scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
         const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: badCall, f: finishPart('tool-calls') });
         const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
-        const expected = '                           (SB)K-(TEB)-O-t-C-(EF|)';
+        const expected = '                              (SB)K-(TEB)-O-t-C-(EF|)';
         model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
         const agent = new Agent({ id: 'a', model, tools: { add: add(inputs) } });
         expectObservable(agent.stream$('one + 2?').pipe(letters)).toBe(expected.trim());
-        expectSubscriptions(call1.subscriptions).toBe(' ^-----!');
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
         expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
       });
       expect(inputs).toEqual([]);
@@ -149,11 +149,11 @@ describe('agent.stream$() on virtual time', () => {
       scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
         const call1 = cold<LanguageModelV4StreamPart>(' ----s-#', { s: textStart }, overloaded);
         const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
-        const expected = '                           (SB)O-(CEB)-O-t-C-(EF|)';
+        const expected = '                              (SB)O-(CEB)-O-t-C-(EF|)';
         const model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
         const agent = new Agent({ id: 'a', model, errorProcessors: [answer(true, seen)] });
         expectObservable(agent.stream$('hello').pipe(letters)).toBe(expected.trim());
-        expectSubscriptions(call1.subscriptions).toBe(' ^-----!');
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
         expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
       });
       expect(seen).toEqual([[0, true]]);
