@@ -3,10 +3,9 @@ import { InvalidMessageError } from './errors/invalid-message-error.js';
 import { RxAgentError } from './errors/rxagent-error.js';
 import { assertValidInbound } from './schemas/inbound-message-schema.js';
 import { inboundToStored } from './internal/inbound-to-stored.js';
-import { syncLegacyContent } from './internal/message-text.js';
-import { applyInvocationUpdate, findInvocationByCallId, findPendingProviderCall } from './internal/tool-invocations.js';
+import { ConversationStore } from './internal/conversation-store.js';
 import { SystemMessageBuckets, toCoreSystemMessages, type SystemMessageInput } from './system-messages.js';
-import { restoreMessage, snapshotMessage, type MessageSnapshot, type StepBoundary } from './step-boundary.js';
+import type { StepBoundary } from './step-boundary.js';
 import { deserializeMessage, serializeMessage, type ConversationSource, type SerializedMessageList } from './serialized-message-list.js';
 import { toUIMessage } from './to-ui.js';
 import type { ModelMessage } from 'ai';
@@ -41,27 +40,21 @@ export class MessageList {
   /** Views of the conversation by source, each in db / ui / model formats. */
   readonly get: MessageListViews;
 
-  private messages: MastraDBMessage[] = [];
-  private readonly byId = new Map<string, MastraDBMessage>();
-  private readonly sources = new Map<string, ConversationSource>();
-  private readonly unsaved = new Set<string>();
-  private readonly trusted = new WeakSet<object>();
-  private readonly boundaries = new WeakMap<StepBoundary, MessageSnapshot[]>();
+  /** The messages, their sources, unsaved ids and step boundaries. */
+  private readonly store: ConversationStore;
   private readonly systemMessages = new SystemMessageBuckets();
   private readonly generateId: () => string;
-  private readonly now: () => Date;
-  private lastTimestamp = Number.NEGATIVE_INFINITY;
 
   constructor(options: MessageListOptions = {}) {
     this.threadId = options.threadId;
     this.resourceId = options.resourceId;
     this.generateId = options.generateId ?? (() => crypto.randomUUID());
-    this.now = options.now ?? (() => new Date());
+    this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
     this.get = {
-      all: { ...this.view(() => this.messages.slice()), prompt: () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: this.messages }) },
-      input: this.view(() => this.messagesFrom('input')),
-      response: this.view(() => this.messagesFrom('response')),
-      remembered: this.view(() => this.messagesFrom('memory')),
+      all: { ...this.view(() => this.store.all().slice()), prompt: () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: this.store.all() }) },
+      input: this.view(() => this.store.from('input')),
+      response: this.view(() => this.store.from('response')),
+      remembered: this.view(() => this.store.from('memory')),
     };
   }
 
@@ -87,8 +80,8 @@ export class MessageList {
     const resolved: MessageSource = source === 'user' ? 'input' : source;
     const list: ReadonlyArray<unknown> = Array.isArray(messages) ? messages : [messages];
     const indexed = Array.isArray(messages);
-    assertValidInbound(list, { indexed, skip: (message) => typeof message === 'object' && message !== null && this.trusted.has(message) });
-    const conversion = { generateId: this.generateId, now: () => this.nextTimestamp() };
+    assertValidInbound(list, { indexed, skip: (message) => this.store.isTrusted(message) });
+    const conversion = { generateId: this.generateId, now: () => this.store.nextTimestamp() };
     const converted = list.map((message) => inboundToStored(message as InboundMessage, conversion));
     if (resolved === 'system') {
       const misplaced = converted.findIndex((entry) => entry.kind !== 'system');
@@ -100,7 +93,7 @@ export class MessageList {
       if (entry.kind === 'system') {
         if (resolved !== 'memory') this.systemMessages.add([entry.message]);
       } else {
-        this.insert(entry.message, resolved as ConversationSource, options.merge !== false);
+        this.store.insert(entry.message, resolved as ConversationSource, options.merge !== false);
       }
     }
     return this;
@@ -181,18 +174,7 @@ export class MessageList {
    * ```
    */
   removeByIds(ids: ReadonlyArray<string>): MastraDBMessage[] {
-    const wanted = new Set(ids);
-    const removed: MastraDBMessage[] = [];
-    const kept: MastraDBMessage[] = [];
-    for (const message of this.messages) (wanted.has(message.id) ? removed : kept).push(message);
-    if (removed.length === 0) return removed;
-    this.messages = kept;
-    for (const message of removed) {
-      this.byId.delete(message.id);
-      this.sources.delete(message.id);
-      this.unsaved.delete(message.id);
-    }
-    return removed;
+    return this.store.remove(ids);
   }
 
   /**
@@ -210,17 +192,7 @@ export class MessageList {
    * ```
    */
   updateToolInvocation(part: ToolInvocationPart): boolean {
-    const { toolCallId, toolName } = part.toolInvocation;
-    const location =
-      findInvocationByCallId(this.messages, toolCallId) ??
-      findPendingProviderCall(
-        this.messages.filter((message) => this.sources.get(message.id) !== 'memory'),
-        toolName,
-      );
-    if (!location) return false;
-    applyInvocationUpdate(location, part);
-    this.unsaved.add(location.message.id);
-    return true;
+    return this.store.updateToolInvocation(part);
   }
 
   /**
@@ -246,7 +218,7 @@ export class MessageList {
    * ```
    */
   getSource(messageOrId: MastraDBMessage | string): MessageSource | undefined {
-    return this.sources.get(typeof messageOrId === 'string' ? messageOrId : messageOrId.id);
+    return this.store.sourceOf(typeof messageOrId === 'string' ? messageOrId : messageOrId.id);
   }
 
   /**
@@ -263,8 +235,8 @@ export class MessageList {
    * ```
    */
   drainUnsavedMessages(): MastraDBMessage[] {
-    const unsaved = this.messages.filter((message) => this.unsaved.has(message.id));
-    this.unsaved.clear();
+    const unsaved = this.store.unsavedMessages();
+    this.store.clearUnsaved();
     return unsaved;
   }
 
@@ -277,7 +249,7 @@ export class MessageList {
    * ```
    */
   getUnsavedIds(): string[] {
-    return this.messages.filter((message) => this.unsaved.has(message.id)).map((message) => message.id);
+    return this.store.unsavedMessages().map((message) => message.id);
   }
 
   /**
@@ -289,16 +261,7 @@ export class MessageList {
    * ```
    */
   openStepBoundary(): StepBoundary {
-    const responseMessages = this.messagesFrom('response');
-    const last = responseMessages.at(-1);
-    const lastAssistant = last?.role === 'assistant' ? last : undefined;
-    const boundary: StepBoundary = {
-      responseMessageIds: responseMessages.map((message) => message.id),
-      lastAssistantMessageId: lastAssistant?.id,
-      lastAssistantPartCount: lastAssistant?.content.parts.length ?? 0,
-    };
-    this.boundaries.set(boundary, responseMessages.map(snapshotMessage));
-    return boundary;
+    return this.store.openStepBoundary();
   }
 
   /**
@@ -317,25 +280,8 @@ export class MessageList {
    * ```
    */
   rollbackToStepBoundary(boundary: StepBoundary): void {
-    const snapshots = this.boundaries.get(boundary);
-    if (!snapshots) throw new RxAgentError('MessageListError', 'rollbackToStepBoundary: this boundary was not opened on this MessageList');
-    const keep = new Set(boundary.responseMessageIds);
-    this.removeByIds(this.messagesFrom('response').filter((message) => !keep.has(message.id)).map((message) => message.id));
-    for (const snapshot of snapshots) {
-      const { message } = snapshot;
-      const current = this.byId.get(message.id);
-      if (!current) continue;
-      let changed = false;
-      if (current !== message) {
-        this.messages[this.messages.indexOf(current)] = message;
-        this.byId.set(message.id, message);
-        changed = true;
-      }
-      if (this.sources.get(message.id) !== 'response') {
-        this.sources.set(message.id, 'response');
-        changed = true;
-      }
-      if (restoreMessage(snapshot) || changed) this.unsaved.add(message.id);
+    if (!this.store.rollbackToStepBoundary(boundary)) {
+      throw new RxAgentError('MessageListError', 'rollbackToStepBoundary: this boundary was not opened on this MessageList');
     }
   }
 
@@ -352,7 +298,7 @@ export class MessageList {
       version: 1,
       ...(this.threadId !== undefined ? { threadId: this.threadId } : {}),
       ...(this.resourceId !== undefined ? { resourceId: this.resourceId } : {}),
-      messages: this.messages.map((message) => ({ source: this.sources.get(message.id) ?? 'input', message: serializeMessage(message) })),
+      messages: this.store.all().map((message) => ({ source: this.store.sourceOf(message.id) ?? 'input', message: serializeMessage(message) })),
       systemMessages: this.systemMessages.get(),
       taggedSystemMessages: this.systemMessages.entries().map(([tag, messages]) => ({ tag, messages })),
       unsavedIds: this.getUnsavedIds(),
@@ -372,80 +318,14 @@ export class MessageList {
     const list = new MessageList({ ...options, threadId: data.threadId, resourceId: data.resourceId });
     list.systemMessages.add(data.systemMessages);
     for (const { tag, messages } of data.taggedSystemMessages) list.systemMessages.add(messages, tag);
-    for (const { source, message } of data.messages) list.append(deserializeMessage(message), source);
-    list.unsaved.clear();
-    for (const id of data.unsavedIds) if (list.byId.has(id)) list.unsaved.add(id);
+    for (const { source, message } of data.messages) list.store.append(deserializeMessage(message), source);
+    list.store.clearUnsaved();
+    for (const id of data.unsavedIds) list.store.markUnsaved(id);
     return list;
   }
 
   private view(select: () => MastraDBMessage[]): MessageListView {
     const model = (): ModelMessage[] => toModelMessages(select());
     return { db: select, ui: () => select().map(toUIMessage), model, core: model };
-  }
-
-  private messagesFrom(source: ConversationSource): MastraDBMessage[] {
-    return this.messages.filter((message) => this.sources.get(message.id) === source);
-  }
-
-  private nextTimestamp(): Date {
-    const time = Math.max(this.now().getTime(), this.lastTimestamp + 1);
-    this.lastTimestamp = time;
-    return new Date(time);
-  }
-
-  private insert(message: MastraDBMessage, source: ConversationSource, merge: boolean): void {
-    this.trusted.add(message);
-    this.lastTimestamp = Math.max(this.lastTimestamp, message.createdAt.getTime());
-    if (source !== 'memory') {
-      if (this.threadId !== undefined) message.threadId = this.threadId;
-      if (this.resourceId !== undefined) message.resourceId = this.resourceId;
-    }
-    const existing = this.byId.get(message.id);
-    if (existing) {
-      if (source === 'memory' && this.sources.get(message.id) !== 'memory') return;
-      this.messages[this.messages.indexOf(existing)] = message;
-      this.byId.set(message.id, message);
-      this.sources.set(message.id, source);
-      if (source !== 'memory') this.unsaved.add(message.id);
-      return;
-    }
-    if (message.role === 'tool') {
-      this.foldToolResults(message, source, merge);
-      return;
-    }
-    const last = this.messages.at(-1);
-    if (merge && source !== 'memory' && message.role === 'assistant' && last?.role === 'assistant' && this.sources.get(last.id) === source) {
-      last.content.parts.push(...message.content.parts);
-      if (message.content.metadata) last.content.metadata = { ...last.content.metadata, ...message.content.metadata };
-      syncLegacyContent(last);
-      this.unsaved.add(last.id);
-      return;
-    }
-    this.append(message, source);
-  }
-
-  private append(message: MastraDBMessage, source: ConversationSource): void {
-    this.trusted.add(message);
-    this.lastTimestamp = Math.max(this.lastTimestamp, message.createdAt.getTime());
-    // Remembered history always precedes the run's own messages, whenever it is loaded.
-    const firstOwn = source === 'memory' ? this.messages.findIndex((existing) => this.sources.get(existing.id) !== 'memory') : -1;
-    if (firstOwn >= 0) this.messages.splice(firstOwn, 0, message);
-    else this.messages.push(message);
-    this.byId.set(message.id, message);
-    this.sources.set(message.id, source);
-    if (source !== 'memory') this.unsaved.add(message.id);
-  }
-
-  /** Folds a `tool` message's results into the matching calls; unmatched results become an assistant message. */
-  private foldToolResults(message: MastraDBMessage, source: ConversationSource, merge: boolean): void {
-    const unmatched = message.content.parts.filter((part) => {
-      if (part.type !== 'tool-invocation') return true;
-      const location = findInvocationByCallId(this.messages, part.toolInvocation.toolCallId);
-      if (!location) return true;
-      applyInvocationUpdate(location, { ...part, toolInvocation: { ...part.toolInvocation, args: undefined } });
-      if (source !== 'memory') this.unsaved.add(location.message.id);
-      return false;
-    });
-    if (unmatched.length > 0) this.insert({ ...message, role: 'assistant', content: { ...message.content, parts: unmatched } }, source, merge);
   }
 }

@@ -6,25 +6,34 @@
 import { describe, expect, it } from 'vitest';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import type { Processor } from '../../src/processor/processor-types.js';
+import type { AgentTool } from '../../src/processor/tool-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
-import { finishPart, textParts } from '../../src/testing/model-parts.js';
+import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const [textStart, textDelta, textEnd] = textParts('Hi', { id: 't' }) as [LanguageModelV4StreamPart, LanguageModelV4StreamPart, LanguageModelV4StreamPart];
 const parts: Record<string, LanguageModelV4StreamPart> = { s: textStart, d: textDelta, e: textEnd, f: finishPart('stop') };
-/** Each chunk as one letter: S start, B step-start, O text-start, t delta, C text-end, E step-finish, F finish, W tripwire. */
+/**
+ * Each chunk as one letter: S start, B step-start, O text-start, t delta, C text-end, K tool-call,
+ * R tool-result, T tool-error, E step-finish, F finish, W tripwire, X error.
+ */
 const letter: Record<string, string> = {
   start: 'S',
   'step-start': 'B',
   'text-start': 'O',
   'text-delta': 't',
   'text-end': 'C',
+  'tool-call': 'K',
+  'tool-result': 'R',
+  'tool-error': 'T',
   'step-finish': 'E',
   finish: 'F',
   tripwire: 'W',
+  error: 'X',
 };
 const letters = map((chunk: { type: string }) => letter[chunk.type] ?? '?');
 
@@ -75,6 +84,91 @@ describe('agent.stream$() on virtual time', () => {
       expectObservable(agent.stream$('hello').pipe(letters)).toBe('(SB)O-C-(EB)O-t-C-(EF|)');
       expectSubscriptions(first.subscriptions).toBe(' ^-------!');
       expectSubscriptions(second.subscriptions).toBe('--------^---------!');
+    });
+  });
+
+  describe('a tool step', () => {
+    const [addCall] = toolCallParts('add', { a: 1, b: 2 }, { streamInput: false }) as [LanguageModelV4StreamPart];
+    const [badCall] = toolCallParts('add', { a: 'one', b: 2 }, { streamInput: false }) as [LanguageModelV4StreamPart];
+    /** A synchronous tool with a zod schema: validation and `execute` cost no promise hop. */
+    const add = (inputs: unknown[]): AgentTool => ({
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      execute: (input: { a: number; b: number }) => (inputs.push(input), input.a + input.b),
+    });
+    /** The output of the tool message the second model call was given. */
+    const toolOutputIn = (prompt: unknown): unknown =>
+      (prompt as Array<{ role: string; content: Array<{ type: string; output?: unknown }> }>)
+        .filter((message) => message.role === 'tool')
+        .flatMap((message) => message.content)
+        .find((part) => part.type === 'tool-result')?.output;
+
+    it('call 1 asks for the tool; the tool runs in the frame call 1 ends, where call 2 is subscribed', () => {
+      const inputs: unknown[] = [];
+      let model = mockModel({});
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: addCall, f: finishPart('tool-calls') });
+        const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
+        const expected = '                              (SB)K-(REB)-O-t-C-(EF|)';
+        model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
+        const agent = new Agent({ id: 'a', model, tools: { add: add(inputs) } });
+        expectObservable(agent.stream$('1 + 2?').pipe(letters)).toBe(expected.trim());
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
+        expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
+      });
+      expect(inputs).toEqual([{ a: 1, b: 2 }]);
+      expect(toolOutputIn(model.calls[1]?.prompt)).toEqual({ type: 'json', value: 3 });
+    });
+
+    it('input the schema rejects: a tool-error in the same frame, execute never runs, call 2 sees the error', () => {
+      const inputs: unknown[] = [];
+      let model = mockModel({});
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: badCall, f: finishPart('tool-calls') });
+        const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
+        const expected = '                              (SB)K-(TEB)-O-t-C-(EF|)';
+        model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
+        const agent = new Agent({ id: 'a', model, tools: { add: add(inputs) } });
+        expectObservable(agent.stream$('one + 2?').pipe(letters)).toBe(expected.trim());
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
+        expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
+      });
+      expect(inputs).toEqual([]);
+      expect(JSON.stringify(toolOutputIn(model.calls[1]?.prompt))).toContain('Invalid input for tool');
+    });
+  });
+
+  describe('an API-error retry', () => {
+    const overloaded = new APICallError({ message: 'overloaded', url: 'https://api.example/v1', requestBodyValues: {}, statusCode: 529 });
+    const answer = (retry: boolean, seen: unknown[]): Processor => ({
+      id: 'recovery',
+      processAPIError: ({ error, retryCount }) => (seen.push([retryCount, APICallError.isInstance(error)]), retry ? { retry: true } : undefined),
+    });
+
+    it('the failed call is unsubscribed at its error frame; its step is closed and the call is resubscribed in that frame', () => {
+      const seen: unknown[] = [];
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const call1 = cold<LanguageModelV4StreamPart>(' ----s-#', { s: textStart }, overloaded);
+        const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
+        const expected = '                              (SB)O-(CEB)-O-t-C-(EF|)';
+        const model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
+        const agent = new Agent({ id: 'a', model, errorProcessors: [answer(true, seen)] });
+        expectObservable(agent.stream$('hello').pipe(letters)).toBe(expected.trim());
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
+        expectSubscriptions(call2.subscriptions).toBe('------^-----------!');
+      });
+      expect(seen).toEqual([[0, true]]);
+    });
+
+    it('not recovered: the step is closed and the run ends with one error chunk at the error frame', () => {
+      const seen: unknown[] = [];
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const call1 = cold<LanguageModelV4StreamPart>('----s-#', { s: textStart }, overloaded);
+        const model = mockModel({ stream: call1 });
+        const agent = new Agent({ id: 'a', model, errorProcessors: [answer(false, seen)] });
+        expectObservable(agent.stream$('hello').pipe(letters)).toBe('(SB)O-(CEX|)');
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
+      });
+      expect(seen).toEqual([[0, true]]);
     });
   });
 });

@@ -6,6 +6,7 @@ import { Observable, type MonoTypeOperatorFunction, type Subscriber } from 'rxjs
 import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
+import { subscribeLinked } from './internal/subscribe-linked.js';
 
 /** What one subscription has opened and not yet closed. */
 class OpenBrackets {
@@ -137,7 +138,7 @@ export function closeBrackets(): MonoTypeOperatorFunction<ChunkType> {
   return (source) =>
     new Observable<ChunkType>((subscriber) => {
       const brackets = new OpenBrackets();
-      return source.subscribe({
+      return subscribeLinked(source, subscriber, {
         next: (chunk) => brackets.pass(chunk, subscriber),
         error: (error: unknown) => {
           brackets.closeAll('error', subscriber);

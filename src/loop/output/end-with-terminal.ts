@@ -2,12 +2,13 @@
  * `endWithTerminal()`: the one place where a run's stream gets its `start` and its one terminal
  * chunk.
  */
-import { Observable, from, type MonoTypeOperatorFunction, type ObservableInput, type Subscription } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction, type ObservableInput, type Subscription } from 'rxjs';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { providerError } from '../../model/model-call-failure.js';
 import { tripwirePayload } from '../step.js';
+import { subscribeLinked } from './internal/subscribe-linked.js';
 
 /** Options of {@link endWithTerminal}. */
 export interface EndWithTerminalOptions {
@@ -120,7 +121,7 @@ export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperat
       };
       const follow = (input: ObservableInput<ChunkType>, mapErrors: boolean): void => {
         const mine = ++generation;
-        const subscription = from(input).subscribe({
+        const subscription = subscribeLinked(input, subscriber, {
           next: pass,
           error: (error: unknown) => {
             if (ended) return;

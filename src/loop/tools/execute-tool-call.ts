@@ -1,12 +1,16 @@
-/** Runs one client tool call: input validated first, `execute` given its options, outcome captured. */
-import { defer, from, map, catchError, of, type Observable } from 'rxjs';
+/**
+ * Runs one client tool call: input validated first, `execute` given its options, outcome captured.
+ * Nothing waits on a promise unless the validator or `execute` returned one.
+ */
+import { defer, map, catchError, of, type Observable } from 'rxjs';
 import type { ModelMessage } from 'ai';
-import { safeValidateTypes } from '@ai-sdk/provider-utils';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
+import { toObservable } from '../../processor/to-observable.js';
 import type { ToolCallInfo } from '../../processor/chunk-types.js';
 import type { RequestContext } from '../../processor/request-context.js';
 import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
 import type { AgentTool } from '../../processor/tool-types.js';
-import { toToolSchema } from './tool-schema.js';
+import { validateToolInput } from './tool-schema.js';
 import { ToolExecutionError } from './tool-execution-error.js';
 
 /** What a tool call ended with. */
@@ -90,29 +94,8 @@ function lastOf(iterable: AsyncIterable<unknown>, signal: AbortSignal): Promise<
   });
 }
 
-async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): Promise<unknown> {
-  const validated = await safeValidateTypes({ value: call.args, schema: toToolSchema(tool.inputSchema) });
-  if (!validated.success) {
-    throw new ToolExecutionError({
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      message: `Invalid input for tool "${call.toolName}": ${validated.error.message}`,
-      cause: validated.error,
-    });
-  }
-  const execute = tool.execute as (input: unknown, options: unknown) => unknown;
-  const output = execute(validated.value, {
-    toolCallId: call.toolCallId,
-    messages: environment.messages(),
-    abortSignal: environment.abortSignal,
-    writer: environment.writer,
-    requestContext: environment.requestContext,
-    context: undefined,
-  });
-  const value =
-    output !== null && typeof output === 'object' && Symbol.asyncIterator in output
-      ? await lastOf(output as AsyncIterable<unknown>, environment.abortSignal)
-      : await output;
+/** The tool result as the model gets it: a JSON-safe copy, or a `ToolExecutionError`. */
+function serializableResult(call: ToolCallInfo, value: unknown): unknown {
   try {
     return toSerializable(value);
   } catch (error) {
@@ -123,6 +106,39 @@ async function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnviron
       cause: error,
     });
   }
+}
+
+/**
+ * Validates the input, runs `execute`, serializes the result: synchronous (no promise hop) when
+ * the validation and `execute` are, so a synchronous tool stays on virtual time.
+ */
+function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): MaybePromise<unknown> {
+  return thenMaybe(validateToolInput(tool.inputSchema, call.args), (validated) => {
+    if (!validated.success) {
+      throw new ToolExecutionError({
+        toolName: call.toolName,
+        toolCallId: call.toolCallId,
+        message: `Invalid input for tool "${call.toolName}": ${validated.error.message}`,
+        cause: validated.error,
+      });
+    }
+    const execute = tool.execute as (input: unknown, options: unknown) => unknown;
+    const output = execute(validated.value, {
+      toolCallId: call.toolCallId,
+      messages: environment.messages(),
+      abortSignal: environment.abortSignal,
+      writer: environment.writer,
+      requestContext: environment.requestContext,
+      context: undefined,
+    });
+    const value: MaybePromise<unknown> =
+      output !== null && typeof output === 'object' && Symbol.asyncIterator in output
+        ? lastOf(output as AsyncIterable<unknown>, environment.abortSignal)
+        : isPromiseLike(output)
+          ? Promise.resolve(output)
+          : output;
+    return thenMaybe(value, (resolved) => serializableResult(call, resolved));
+  });
 }
 
 /**
@@ -137,7 +153,7 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
     if (typeof tool.execute !== 'function') {
       return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });
     }
-    return from(run(call, tool, environment)).pipe(
+    return defer(() => toObservable(run(call, tool, environment))).pipe(
       map((result): ToolOutcome => ({ kind: 'result', call, result })),
       catchError((error: unknown) =>
         of<ToolOutcome>({
