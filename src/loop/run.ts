@@ -36,7 +36,7 @@ import { createOutputChain } from './output-chain.js';
 import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
 import { LateDemand, runEnd, runOpened, type RunItem } from './run-events.js';
 import { demandOf } from '../operators/demand.js';
-import { runSteps } from './step.js';
+import { runSteps } from './step/model-step.js';
 import { emptyUsage, addUsage } from '../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
@@ -172,7 +172,7 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         resourceId,
         initialSystemMessages: [],
         finish: undefined,
-        continueLoop: false,
+        executesTools: true,
         memoryOnTripwire,
         abortController: controller,
         releaseCallerSignal,

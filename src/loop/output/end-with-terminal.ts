@@ -7,7 +7,7 @@ import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { providerError } from '../../model/model-call-failure.js';
-import { tripwirePayload } from '../step.js';
+import { tripwirePayload } from '../step/attempt.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
 
 /** Options of {@link endWithTerminal}. */

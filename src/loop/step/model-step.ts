@@ -1,0 +1,213 @@
+/**
+ * One step of the loop as an Observable, composed from the hook operators: `processInputStep`
+ * (+ `prepareStep`) → request → `processLLMRequest` → model call (or cached replay) →
+ * `processOutputStream` per chunk → (`finish` at the end of the run's output) →
+ * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`, then
+ * one {@link StepEnd} value. A rejected attempt (tripwire with retry, or an API error a processor
+ * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
+ * (`runSteps`) recurses on the step's `StepEnd`.
+ */
+import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError } from 'rxjs';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
+import type { LLMRequest } from '../../operators/process-llm-request.js';
+import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
+import { demandOf } from '../../operators/demand.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { StepResult } from '../../processor/processor-types.js';
+import { makeChunk } from '../../processor/make-chunk.js';
+import type { ModelResponseMeta } from '../../model/stream-model.js';
+import { modelChunks } from '../../model/model-chunks.js';
+import { ModelCallFailure, providerError } from '../../model/model-call-failure.js';
+import { newStepFacts, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
+import { emptyUsage } from '../../model/usage.js';
+import type { RunEnvironment } from '../run-environment.js';
+import { stepFinishChunk } from '../step-chunks.js';
+import { toolPhase } from '../tools/tool-phase.js';
+import { afterModel, finishStep } from './after-model.js';
+import { continuesAfter, newAttempt, recordRejection, tripwirePayload, type Attempt } from './attempt.js';
+import { cachedContent, endOfOutput, stepOutput } from './model-output.js';
+import { prepareRequest } from './request.js';
+
+/** Marks a step's end value (a symbol: no chunk carries it). */
+const STEP_END: unique symbol = Symbol('rxagent.stepEnd');
+
+/** The last value of a step: its accepted result and whether the loop goes on. */
+export interface StepEnd {
+  readonly [STEP_END]: true;
+  readonly result: StepResult;
+  /** The step's client tool calls ran and another step may follow. */
+  readonly continues: boolean;
+  /** The number the next step takes. */
+  readonly nextStepNumber: number;
+}
+
+/** Whether `item` is a step's {@link StepEnd}. */
+export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
+  return (item as Partial<StepEnd>)[STEP_END] === true;
+}
+
+/** The model's content in an attempt: the cached response, or the live call pulled on demand. */
+function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
+  if (request.response !== undefined) return cachedContent(env, attempt, request.response);
+  const stepInput = attempt.stepInput as StepInput;
+  // one fused hop per part (convert, drop fact-only parts, wrap failures); pulled on demand
+  return modelChunks(
+    stepInput.model,
+    { ...callOptions, prompt: request.prompt },
+    (meta: ModelResponseMeta) => {
+      attempt.meta = meta;
+    },
+    env.runId,
+    attempt.facts,
+    demandOf(env.ctx),
+  );
+}
+
+/** The step input the run's defaults give, before `processInputStep`. */
+function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
+  return {
+    stepNumber,
+    model: env.model,
+    ...(env.tools === undefined ? {} : { tools: env.tools }),
+    ...(env.toolChoice === undefined ? {} : { toolChoice: env.toolChoice }),
+    ...(env.activeTools === undefined ? {} : { activeTools: env.activeTools }),
+    ...(env.providerOptions === undefined ? {} : { providerOptions: env.providerOptions }),
+    ...(env.modelSettings === undefined ? {} : { modelSettings: env.modelSettings }),
+    ...(env.structuredOutput === undefined ? {} : { structuredOutput: env.structuredOutput }),
+  };
+}
+
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<ChunkType | StepEnd> {
+  const { ctx } = env;
+  return defer(() => {
+    ctx.stepNumber = attempt.stepNumber;
+    attempt.preModel = true;
+    attempt.boundary = ctx.messageList.openStepBoundary();
+    ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
+    return of(initialStepInput(env, attempt.stepNumber));
+  }).pipe(
+    processInputStep(env.stepProcessors, ctx),
+    concatMap((stepInput) => {
+      attempt.stepInput = stepInput;
+      return prepareRequest(env, stepInput, feedback);
+    }),
+    concatMap(({ request, callOptions }): Observable<ChunkType | StepEnd> => {
+      // past the pre-model hooks: from here a tripwire may ask for a retry
+      attempt.preModel = false;
+      return concat(
+        stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
+        endOfOutput(env, attempt, false),
+        afterModel(env, attempt),
+        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
+        endOfOutput(env, attempt, true),
+        finishStep(env, attempt),
+        defer(() =>
+          of<StepEnd>({
+            [STEP_END]: true,
+            result: attempt.recorded as StepResult,
+            continues: continuesAfter(env, attempt),
+            nextStepNumber: attempt.stepNumber + 1,
+          }),
+        ),
+      );
+    }),
+  );
+}
+
+/** The chunks that close a rejected attempt: its open text/reasoning, a `step-finish` with reason `retry`. */
+function closeRejected(env: RunEnvironment, previous: Attempt, error: unknown): ChunkType[] {
+  if (!previous.opened) return [];
+  const tripwire = TripWire.isInstance(error) ? tripwirePayload(error) : undefined;
+  const lead: ChunkType[] = [];
+  for (const id of previous.accumulator.openTextIds) lead.push(makeChunk(env.runId, 'text-end', { id }));
+  for (const id of previous.accumulator.openReasoningIds) lead.push(makeChunk(env.runId, 'reasoning-end', { id }));
+  lead.push(
+    stepFinishChunk(env.runId, {
+      stepNumber: previous.stepNumber,
+      messageId: previous.messageId,
+      reason: 'retry',
+      isContinued: true,
+      text: '',
+      toolCalls: [],
+      usage: previous.facts.usage,
+      ...(tripwire ? { tripwire } : {}),
+    }),
+  );
+  return lead;
+}
+
+/**
+ * Step `stepNumber`: its chunks then its {@link StepEnd}, with tripwire and API-error retries.
+ *
+ * ```
+ * attempt 1:  --S--t--t--#                        (# = TripWire { retry: true } from processOutputStep)
+ * result:     --S--t--t--R--S--t--F--(E|)          (R = step-finish 'retry', F = step-finish, E = StepEnd)
+ * ```
+ */
+export function modelStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
+  let previous: Attempt | undefined;
+  let previousError: unknown;
+  const attempt$ = defer(() => {
+    let lead: ChunkType[] = [];
+    let feedback: string | undefined;
+    // a tripwire retry is a step of its own (the next number, counted by maxSteps); an API-error
+    // retry repeats the attempt's number (the failed attempt is not a step)
+    const number = previous === undefined ? stepNumber : TripWire.isInstance(previousError) ? previous.stepNumber + 1 : previous.stepNumber;
+    if (previous !== undefined) {
+      if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
+      lead = closeRejected(env, previous, previousError);
+      if (TripWire.isInstance(previousError)) feedback = previousError.reason;
+      env.finish = undefined; // a rejected attempt's end of output is not the run's
+    }
+    const attempt = newAttempt(env, number, env.generateId(), newStepFacts(emptyUsage(), () => toolCallIdsIn(env.ctx.messageList.get.all.db())));
+    previous = attempt;
+    const body$ = runAttempt(env, attempt, feedback).pipe(
+      catchError((error: unknown) => {
+        previousError = error;
+        recordRejection(env, attempt, error);
+        return throwError(() => error);
+      }),
+    );
+    return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
+  });
+  return attempt$.pipe(
+    retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
+      isAPIError: (error) => error instanceof ModelCallFailure,
+      toAPIError: providerError,
+      defaultBudget: env.defaultApiErrorBudget,
+    }),
+    retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
+      // a retry request from a hook before the model is a plain abort; a retry needs a step left
+      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
+    }),
+  );
+}
+
+/**
+ * The steps from `stepNumber` on: each step's chunks, then — when its {@link StepEnd} says so —
+ * the next step.
+ *
+ * ```
+ * step 0:  --S--K--T--F--(E{continues})|
+ * step 1:                 --S--t--F--(E)|
+ * run:     --S--K--T--F-----S--t--F---|
+ * ```
+ */
+export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
+  return defer(() => {
+    let end: StepEnd | undefined;
+    return concat(
+      modelStep(env, stepNumber).pipe(
+        filter((item): item is ChunkType => {
+          if (!isStepEnd(item)) return true;
+          end = item;
+          return false;
+        }),
+      ),
+      defer(() => (end?.continues === true ? runSteps(env, end.nextStepNumber) : EMPTY)),
+    );
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * A step's request: the prompt from the run's list (plus a rejected attempt's feedback), the call
+ * options from the step input, the tools and response format converted, then `processLLMRequest`.
+ */
+import { Observable, concatMap, map, of } from 'rxjs';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { StepInput } from '../../operators/process-input-step.js';
+import { processLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
+import { thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
+import { toObservable } from '../../processor/to-observable.js';
+import type { RunEnvironment } from '../run-environment.js';
+import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
+import { structuredResponseFormat } from '../structured-output.js';
+
+function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | undefined): LanguageModelV4Prompt {
+  if (feedback === undefined) return prompt;
+  return [...prompt, { role: 'user', content: [{ type: 'text', text: feedback }], providerOptions: { rxagent: { retryFeedback: true } } }];
+}
+
+/** The tools and response format of a request: a promise only when a schema to convert is (structured output, an async JSON schema). */
+function requestExtras(stepInput: StepInput): MaybePromise<[Awaited<ReturnType<typeof prepareTools>>, Pick<LanguageModelV4CallOptions, 'responseFormat'>]> {
+  const structured = stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined;
+  if (stepInput.tools === undefined && !structured) return [undefined, {}];
+  if (!structured) return thenMaybe(prepareTools(stepInput.tools, stepInput.activeTools), (tools) => [tools, {}]);
+  return Promise.all([prepareTools(stepInput.tools, stepInput.activeTools), structuredResponseFormat(stepInput)]);
+}
+
+/**
+ * Builds the prompt and call options, then runs `processLLMRequest`. Synchronous when nothing is
+ * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
+ *
+ * ```
+ * request:  (r|)     (r = { request, callOptions }, in the subscribing frame when nothing is async)
+ * ```
+ */
+export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
+  const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
+  const settings = stepInput.modelSettings ?? {};
+  return toObservable(requestExtras(stepInput)).pipe(
+    concatMap(([tools, responseFormat]) => {
+    const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+    const callOptions: LanguageModelV4CallOptions = {
+      prompt,
+      ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+      ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+      ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+      ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
+      ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
+      ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
+      ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+      ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+      ...(tools === undefined ? {} : { tools }),
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+      ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+      ...responseFormat,
+      abortSignal: env.ctx.abortSignal,
+    };
+    const request: LLMRequest = {
+      prompt,
+      model: stepInput.model,
+      stepNumber: stepInput.stepNumber,
+      ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+    };
+    return of(request).pipe(
+      processLLMRequest(env.inputProcessors, env.ctx),
+      map((processed) => ({ request: processed, callOptions })),
+    );
+    }),
+  );
+}
