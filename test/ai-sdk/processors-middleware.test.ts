@@ -210,7 +210,7 @@ describe('processorsMiddleware with streamText', () => {
     expect(errorPart?.error.reason).toBe('Answer too short');
     expect(model.calls).toHaveLength(1);
   });
-  it('sends step-start before and step-finish / finish after the content through processOutputStream', async () => {
+  it('sends step-start before the content and finish / step-finish after it through processOutputStream (the Agent\'s order)', async () => {
     const model = mockModel({ parts: [...textParts('one two three four five six seven'), finishPart('stop')] });
     const seen: string[] = [];
     const recorder: Processor = {
@@ -229,7 +229,9 @@ describe('processorsMiddleware with streamText', () => {
     expect(deltas.join('')).toBe('one two three four five six seven');
     expect(deltas.length).toBeLessThan(7);
     expect(seen[0]).toBe('step-start');
-    expect(seen.slice(-2)).toEqual(['step-finish', 'finish']);
+    // the same step code as the Agent: finish at the end of the output (before the message is
+    // built and processOutputStep runs), step-finish last
+    expect(seen.slice(-2)).toEqual(['finish', 'step-finish']);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
- * The output side of `processorsMiddleware`: the model's V4 parts → rxagent chunks →
- * `processOutputStream` → V4 parts again, then `processLLMResponse` and `processOutputStep` at
- * the end of the stream. API errors before any content go to `processAPIError` (which may re-call
- * the model); a `TripWire` ends the stream with an `error` part carrying it and an `other` finish.
+ * The output side of `processorsMiddleware`: the model's V4 parts → rxagent chunks → the loop's
+ * own step code (`src/loop/step/`: the fenced `processOutputStream` chain, `finish` at the end of
+ * the output, the response into the list, `processLLMResponse`, `processOutputStep`,
+ * `step-finish`) → V4 parts again. API errors before any content go to `processAPIError` through
+ * `retryOnAPIError` (which may re-call the model); a `TripWire` ends the stream with an `error`
+ * part carrying it and an `other` finish.
  */
 import type {
   LanguageModelV4,
@@ -11,23 +13,21 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { Observable, catchError, concat, defer, filter, from, ignoreElements, map, of, switchMap, tap } from 'rxjs';
-import { modelPartToChunk, newStepFacts } from '../../model/model-part-to-chunk.js';
-import { StepAccumulator } from '../../loop/step-accumulator.js';
-import { emptyUsage } from '../../model/usage.js';
+import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map, of, switchMap, tap, throwError } from 'rxjs';
+import { modelPartToChunk } from '../../model/model-part-to-chunk.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { closeBrackets } from '../../loop/output/close-brackets.js';
-import { stepFinishChunk, stepStartChunk } from '../../loop/step-chunks.js';
-import { processOutputStream } from '../../operators/process-output-stream.js';
-import { runProcessLLMResponse } from '../../operators/process-llm-response.js';
-import { runProcessOutputStep } from '../../operators/process-output-step.js';
-import { apiErrorBudget, askProcessAPIError, retryOnAPIError } from '../../operators/retry-on-api-error.js';
-import { toObservable } from '../../processor/to-observable.js';
+import { createOutputChain } from '../../loop/output-chain.js';
+import { CustomOutlet } from '../../loop/custom-outlet.js';
+import { afterModel, finishStep } from '../../loop/step/after-model.js';
+import { newAttempt } from '../../loop/step/attempt.js';
+import { cachedContent, endOfOutput, stepOutput } from '../../loop/step/model-output.js';
+import type { StepEnvironment } from '../../loop/step/step-environment.js';
+import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import type { AgentChunk, ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { streamOf } from '../../model/checked-stream.js';
-import type { StepResult } from '../../processor/processor-types.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
 import { readableToObservable } from './streams.js';
@@ -43,28 +43,17 @@ function emptyV4Usage(): LanguageModelV4Usage {
   };
 }
 
-/** Calls the model, asking `processAPIError` about thrown errors (bounded like the loop). */
-export async function openModelStream(
+/** Calls the model, asking `processAPIError` about thrown errors (`retryOnAPIError`, bounded like the loop). */
+export function openModelStream(
   config: MiddlewareCallConfig,
   call: MiddlewareCall,
   model: LanguageModelV4,
   first: () => PromiseLike<LanguageModelV4StreamResult>,
 ): Promise<LanguageModelV4StreamResult> {
   const processors = [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors];
-  let attempt = first;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const budget = apiErrorBudget(processors, call.ctx);
-      if (TripWire.isInstance(error) || call.ctx.apiErrorRetryCount >= budget || call.ctx.abortSignal.aborted) throw error;
-      const retry = await askProcessAPIError(processors, call.ctx, error);
-      if (!retry) throw error;
-      call.ctx.apiErrorRetryCount++;
-      const params = await retryParams(config, call, model);
-      attempt = () => model.doStream(params);
-    }
-  }
+  let calls = 0;
+  const call$ = defer(() => from(calls++ === 0 ? first() : retryParams(config, call, model).then((params) => model.doStream(params))));
+  return lastValueFrom(call$.pipe(retryOnAPIError<LanguageModelV4StreamResult>(processors, call.ctx)));
 }
 
 /** The V4 parts of the model call(s), with `processAPIError` retries of errors before content. */
@@ -111,17 +100,6 @@ function modelParts(
   );
 }
 
-function cachedChunks(call: MiddlewareCall): Observable<ChunkType> {
-  const runId = call.ctx.runId;
-  return from(call.cached?.chunks ?? []).pipe(
-    map((cached): ChunkType =>
-      cached.type.startsWith('data-')
-        ? ({ type: cached.type as `data-${string}`, data: cached.data } as ChunkType)
-        : ({ type: cached.type, runId, from: 'AGENT', payload: cached.payload } as ChunkType),
-    ),
-  );
-}
-
 /** Emits `stream-start` (with the model's warnings) before anything else, even before an error. */
 function leadWithStreamStart(source: Observable<LanguageModelV4StreamPart>, warnings: () => unknown[]): Observable<LanguageModelV4StreamPart> {
   return new Observable<LanguageModelV4StreamPart>((subscriber) => {
@@ -161,11 +139,29 @@ export function processedStream(
 ): Observable<LanguageModelV4StreamPart> {
   return defer(() => {
     const { ctx } = call;
-    const facts = newStepFacts(emptyUsage());
-    const accumulator = new StepAccumulator();
+    const chain = createOutputChain(config.outputProcessors, ctx);
+    const env: StepEnvironment = {
+      ctx,
+      runId: ctx.runId,
+      inputProcessors: config.inputProcessors,
+      outputProcessors: config.outputProcessors,
+      chain: chain.chain,
+      rawChain: chain.rawChain,
+      admit: chain.admit,
+      requestedToolCalls: chain.requestedToolCalls,
+      outlet: new CustomOutlet(),
+      generateId: config.generateId,
+      now: () => new Date(),
+      threadId: undefined,
+      resourceId: undefined,
+      maxSteps: 1,
+      executesTools: false, // the AI SDK runs the tools
+      finish: undefined,
+    };
+    const attempt = newAttempt(env, 0, `${ctx.runId}-response`);
+    attempt.stepInput = { stepNumber: 0, model };
+    const { facts } = attempt;
     let finishPart: Extract<LanguageModelV4StreamPart, { type: 'finish' }> | undefined;
-    const fromCache = call.cached !== undefined;
-    if (fromCache) facts.finishReason = 'stop';
 
     const finishWith = (reason: LanguageModelV4FinishReason): LanguageModelV4StreamPart => ({
       type: 'finish',
@@ -174,13 +170,11 @@ export function processedStream(
       ...(finishPart?.providerMetadata ? { providerMetadata: finishPart.providerMetadata } : {}),
     });
 
-    const chunks$: Observable<ChunkType> =
+    const content$: Observable<ChunkType> =
       call.tripwire !== undefined
-        ? defer(() => {
-            throw call.tripwire;
-          })
-        : fromCache
-          ? cachedChunks(call)
+        ? throwError(() => call.tripwire)
+        : call.cached !== undefined
+          ? cachedContent(env, attempt, call.cached)
           : modelParts(config, call, model, opened, (part) => {
               finishPart = part;
             }).pipe(
@@ -188,91 +182,20 @@ export function processedStream(
               filter((chunk): chunk is ChunkType => chunk !== null),
             );
 
-    const messageId = `${ctx.runId}-response`;
-    // The same chain state for every subscription (shared per context and processor array), as in the loop.
-    const throughProcessors = (source$: Observable<ChunkType>): Observable<ChunkType> =>
-      source$.pipe(
-        processOutputStream(config.outputProcessors, ctx),
-        tap((chunk) => accumulator.observe(chunk)),
-      );
-
-    // step-start, then the model's content, through processOutputStream.
-    const content$ = throughProcessors(concat(of<ChunkType>(stepStartChunk(ctx.runId, 0, messageId)), chunks$));
-
-    // After the content: the response into the list, processLLMResponse, processOutputStep.
-    const postModel$ = defer(() => {
-      const stepResult: StepResult = {
-        stepNumber: 0,
-        text: accumulator.text,
-        toolCalls: accumulator.toolCalls,
-        toolResults: accumulator.toolResults,
-        finishReason: facts.finishReason,
-        usage: facts.usage,
-        warnings: facts.warnings,
-        ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
-        response: facts.response,
-      };
-      const message = accumulator.buildMessage(messageId, new Date());
-      if (message !== undefined) ctx.messageList.add(message, 'response');
-      ctx.steps.push(stepResult);
-      return concat(
-        defer(() =>
-          toObservable(
-            runProcessLLMResponse(config.inputProcessors, ctx, {
-              chunks: [...accumulator.compact],
-              model,
-              stepNumber: 0,
-              fromCache,
-              warnings: facts.warnings,
-            }),
-          ),
-        ),
-        defer(() =>
-          toObservable(
-            runProcessOutputStep(config.outputProcessors, ctx, {
-              stepNumber: 0,
-              finishReason: facts.finishReason,
-              ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
-              toolCalls: accumulator.toolCalls,
-              text: accumulator.text,
-              usage: facts.usage,
-            }),
-          ),
-        ),
-      ).pipe(ignoreElements());
-    });
-
-    // step-finish and finish through processOutputStream too (processors flush held text on them).
-    const closing$ = throughProcessors(
-      defer(() => {
-        if (fromCache && accumulator.toolCalls.length > 0) facts.finishReason = 'tool-calls';
-        const output = { text: accumulator.text, toolCalls: accumulator.toolCalls, usage: facts.usage };
-        return of<ChunkType[]>(
-          stepFinishChunk(ctx.runId, {
-            stepNumber: 0,
-            messageId,
-            reason: facts.finishReason,
-            rawReason: facts.rawFinishReason,
-            isContinued: false,
-            ...output,
-            warnings: facts.warnings,
-            response: facts.response,
-          }),
-          makeChunk(ctx.runId, 'finish', { stepResult: { reason: facts.finishReason }, output: { usage: facts.usage, text: accumulator.text } }),
-        );
-      }),
-    );
+    // the loop's step: output through the processors, `finish` at its end, the response into the
+    // list, processLLMResponse, processOutputStep, step-finish
+    const step$ = concat(stepOutput(env, attempt, content$), endOfOutput(env, attempt, false), afterModel(env, attempt), finishStep(env, attempt));
 
     const tail$ = defer(() =>
       of<LanguageModelV4StreamPart>(
-        finishPart ?? finishWith({ unified: fromCache ? (accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined }),
+        finishPart ?? finishWith({ unified: attempt.fromCache ? (attempt.accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined }),
       ),
     );
 
     // An error ends the chunks with an `error` chunk, so closeBrackets() ends the parts still open
     // before it (the loop's one bracket implementation); it becomes an `error` part and a finish.
     let failure: AgentChunk<'error'> | undefined;
-    const chunkParts$ = concat(content$, postModel$, closing$).pipe(
+    const chunkParts$ = step$.pipe(
       catchError((error: unknown) => {
         failure = makeChunk(ctx.runId, 'error', { error: unwrap(error) });
         return of<ChunkType>(failure);
