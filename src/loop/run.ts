@@ -16,8 +16,8 @@ import {
 } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage } from '../message-list/types.js';
-import { runProcessInput } from '../operators/process-input.js';
-import { runProcessOutputResult } from '../operators/process-output-result.js';
+import { processInput } from '../operators/process-input.js';
+import { processOutputResult } from '../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { toObservable } from '../processor/to-observable.js';
@@ -222,7 +222,8 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
         );
       }
     });
-    return toObservable(runProcessOutputResult(env.outputProcessors, ctx, output)).pipe(
+    return of(output).pipe(
+      processOutputResult(env.outputProcessors, ctx),
       tap({ finalize: stopListening }),
       catchError((error: unknown) => {
         stopListening();
@@ -307,7 +308,8 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
         const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
         return concat(
           of<ChunkType>(makeChunk(run.runId, 'start', {})),
-          defer(() => toObservable(runProcessInput(run.inputProcessors, ctx, ctx.messageList))).pipe(
+          of(ctx.messageList).pipe(
+            processInput(run.inputProcessors, ctx),
             tap(() => {
               run.initialSystemMessages = ctx.messageList.getSystemMessages();
             }),

@@ -4,7 +4,7 @@
  * Observable end to end.
  */
 import { describe, expect, it } from 'vitest';
-import { map } from 'rxjs';
+import { delay, map, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { z } from 'zod';
 import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -45,6 +45,23 @@ describe('agent.stream$() on virtual time', () => {
       const agent = new Agent({ id: 'a', model: mockModel({ stream }) });
       expectObservable(agent.stream$('hello').pipe(letters)).toBe(expected.trim());
       expectSubscriptions(stream.subscriptions).toBe('^---------!');
+    });
+  });
+
+  it('hooks returning scheduler-timed Observables: every hook of the run waits on virtual time', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const stream = cold<LanguageModelV4StreamPart>('  --s-d-e-(f|)', parts);
+      const slow: Processor = {
+        id: 'slow',
+        processInput: () => of(undefined).pipe(delay(2)),
+        processInputStep: () => of(undefined).pipe(delay(3)),
+        processOutputResult: () => of(undefined).pipe(delay(2)),
+      };
+      const agent = new Agent({ id: 'a', model: mockModel({ stream }), inputProcessors: [slow], outputProcessors: [slow] });
+      // start at once; processInput 2 frames, processInputStep 3 more, then the model; after the
+      // step, processOutputResult 2 frames before finish
+      expectObservable(agent.stream$('hello').pipe(letters)).toBe('S----B-O-t-C-E-(F|)');
+      expectSubscriptions(stream.subscriptions).toBe('-----^-------!');
     });
   });
 

@@ -12,9 +12,10 @@ import type {
 } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import { MessageList } from '../../message-list/message-list.js';
-import { runProcessInput } from '../../operators/process-input.js';
-import { runProcessInputStep, type StepInput } from '../../operators/process-input-step.js';
-import { runProcessLLMRequest } from '../../operators/process-llm-request.js';
+import { lastValueFrom, of } from 'rxjs';
+import { processInput } from '../../operators/process-input.js';
+import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
+import { processLLMRequest } from '../../operators/process-llm-request.js';
 import { createRunContext, type RunContext } from '../../operators/run-context.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
 import type { CachedLLMStepResponse, CallSettings, Processor } from '../../processor/processor-types.js';
@@ -153,7 +154,7 @@ export async function prepareCall(
   try {
     let next = params;
     if (hasHook(inputs, 'processInput') || hasHook(inputs, 'processInputStep')) {
-      await runProcessInput(inputs, ctx, messageList);
+      await lastValueFrom(of(messageList).pipe(processInput(inputs, ctx)));
       const stepInput: StepInput = {
         stepNumber: 0,
         model,
@@ -162,16 +163,11 @@ export async function prepareCall(
         ...(params.providerOptions === undefined ? {} : { providerOptions: params.providerOptions }),
         modelSettings: settingsOf(params),
       };
-      const stepOutput = await runProcessInputStep(inputs, ctx, stepInput);
+      const stepOutput = await lastValueFrom(of(stepInput).pipe(processInputStep(inputs, ctx)));
       next = { ...applyStepInput(params, stepInput, stepOutput), prompt: messageList.get.all.prompt() };
     }
     if (hasHook(inputs, 'processLLMRequest')) {
-      const request = await runProcessLLMRequest(inputs, ctx, {
-        prompt: next.prompt,
-        model,
-        stepNumber: 0,
-        modelSettings: settingsOf(next),
-      });
+      const request = await lastValueFrom(of({ prompt: next.prompt, model, stepNumber: 0, modelSettings: settingsOf(next) }).pipe(processLLMRequest(inputs, ctx)));
       next = { ...next, prompt: request.prompt };
       call.cached = request.response;
     }
@@ -192,12 +188,9 @@ export async function retryParams(config: MiddlewareCallConfig, call: Middleware
   const list = call.ctx.messageList;
   if (snapshotOf(list) === call.listSnapshot) return call.params;
   call.listSnapshot = snapshotOf(list);
-  const request = await runProcessLLMRequest(config.inputProcessors, call.ctx, {
-    prompt: list.get.all.prompt(),
-    model,
-    stepNumber: 0,
-    modelSettings: settingsOf(call.params),
-  });
+  const request = await lastValueFrom(
+    of({ prompt: list.get.all.prompt(), model, stepNumber: 0, modelSettings: settingsOf(call.params) }).pipe(processLLMRequest(config.inputProcessors, call.ctx)),
+  );
   call.params = { ...call.params, prompt: request.prompt };
   return call.params;
 }

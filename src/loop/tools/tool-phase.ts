@@ -5,8 +5,7 @@
  * `data-*` chunks tools write stream live.
  */
 import { Observable, concatMap, from, map, of, tap } from 'rxjs';
-import { runProcessToolResult } from '../../operators/process-tool-result.js';
-import { toObservable } from '../../processor/to-observable.js';
+import { processToolResult } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { AgentToolSet } from '../../processor/tool-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
@@ -27,15 +26,14 @@ function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOu
       makeChunk(env.runId, 'tool-error', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: outcome.error }),
     );
   }
-  return toObservable(
-    runProcessToolResult(env.outputProcessors, env.ctx, {
-      stepNumber,
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      args: call.args,
-      result: outcome.result,
-    }),
-  ).pipe(
+  return of({
+    stepNumber,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    args: call.args,
+    result: outcome.result,
+  }).pipe(
+    processToolResult(env.outputProcessors, env.ctx),
     map((event): ChunkType =>
       makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result }),
     ),
