@@ -5,8 +5,8 @@ import type { ChunkType } from '../processor/chunk-types.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
 import { AcceptedRelease, type RunStanding } from './internal/accepted-release.js';
 import { observableToReadable } from './internal/streams.js';
-import { pacedRunOf } from '../loop/paced-run.js';
-import { optionError } from '../loop/validate-options.js';
+import { pacedRunOf } from '../loop/run/paced-run.js';
+import { optionError } from '../loop/run/validate-options.js';
 
 /**
  * Options of {@link toUIMessageStream}.

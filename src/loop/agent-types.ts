@@ -8,7 +8,7 @@ import type { RequestContext } from '../processor/request-context.js';
 import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
 import type { TracingContext } from '../processor/tracing-context.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
-import type { PrepareStepFunction } from './run-environment.js';
+import type { PrepareStepFunction } from './run/run-environment.js';
 
 /** A value, or a function of the call's `requestContext` returning it (sync or async). */
 export type DynamicArgument<T> = T | ((args: { requestContext: RequestContext }) => T | Promise<T>);

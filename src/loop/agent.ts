@@ -7,10 +7,10 @@ import { AgentOutput } from './output/agent-output.js';
 import { foldRun } from './output/fold-result.js';
 import type { RetryBudgets } from './output/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import { chunksOf, isChunk, isRunOpened } from './run-events.js';
-import { createRun } from './run.js';
-import { withPacedRun } from './paced-run.js';
-import { validateAgentConfig } from './validate-options.js';
+import { chunksOf, isChunk, isRunOpened } from './run/run-events.js';
+import { createRun } from './run/create-run.js';
+import { withPacedRun } from './run/paced-run.js';
+import { validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
 function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly Processor[]> | undefined>): boolean {

@@ -11,9 +11,9 @@ export type {
   GenerateResult,
 } from './agent-types.js';
 export { AgentOutput } from './output/agent-output.js';
-export { RunAbortedError, type RunAbortedErrorOptions } from './run-aborted-error.js';
-export { AgentRunError } from './agent-run-error.js';
-export type { PrepareStepFunction } from './run-environment.js';
+export { RunAbortedError, type RunAbortedErrorOptions } from './run/run-aborted-error.js';
+export { AgentRunError } from './run/agent-run-error.js';
+export type { PrepareStepFunction } from './run/run-environment.js';
 export {
   resolveModel,
   type AnyLanguageModel,

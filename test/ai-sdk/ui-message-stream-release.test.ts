@@ -5,7 +5,7 @@ import { Subject, concat, defer, of, throwError } from 'rxjs';
 import { z } from 'zod';
 import { toUIMessageStream, toUIMessageStreamResponse, type ToUIMessageStreamOptions } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
-import { isOptionError } from '../../src/loop/validate-options.js';
+import { isOptionError } from '../../src/loop/run/validate-options.js';
 import type { ChunkType } from '../../src/processor/chunk-types.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';
 import type { Processor } from '../../src/processor/processor-types.js';

@@ -8,7 +8,7 @@ import { readUIMessageStream } from 'ai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { toUIMessageStream } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
-import { RunAbortedError } from '../../src/loop/run-aborted-error.js';
+import { RunAbortedError } from '../../src/loop/run/run-aborted-error.js';
 import { InMemoryStorage, Memory } from '../../src/memory/index.js';
 import type { ChunkType } from '../../src/processor/chunk-types.js';
 import { TripWire } from '../../src/processor/errors/trip-wire.js';

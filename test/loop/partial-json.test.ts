@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { parsePartialJson } from '../../src/loop/partial-json.js';
+import { parsePartialJson } from '../../src/loop/step/partial-json.js';
 it('parses partial json', () => {
   expect(parsePartialJson('{"name": "Ad')).toEqual({ name: 'Ad' });
   expect(parsePartialJson('{"name": "Ada", "tags": ["a", "b')).toEqual({ name: 'Ada', tags: ['a', 'b'] });

@@ -1,5 +1,5 @@
 /**
- * Options are checked strictly (src/loop/validate-options.ts): an unknown key in `new Agent({...})`,
+ * Options are checked strictly (src/loop/run/validate-options.ts): an unknown key in `new Agent({...})`,
  * in `defaultOptions`, in call options or in the `memory` call option is a `TypeError` naming the
  * key and the closest known one; a `memory` call option on an agent without memory is a
  * `TypeError`; `[]` as input is an `InvalidMessageError` like `''`. None of them reaches the model

@@ -2,7 +2,7 @@
  * Bad input at the public surface: malformed messages, wrong option types, tools the model
  * invents, huge inputs. The rule: a typed error (or a correct result), never a hang or a crash.
  *
- * Decisions (src/loop/validate-options.ts):
+ * Decisions (src/loop/run/validate-options.ts):
  * - `new Agent(config)` throws a `TypeError` naming the first wrong option;
  * - a call's options are checked when the run starts: the stream is `start`, `error` carrying
  *   that `TypeError`, and `generate()` rejects with it (as it does with an `InvalidMessageError`);

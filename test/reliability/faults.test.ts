@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NEVER, Observable, concat, from, lastValueFrom, take, throwError, toArray } from 'rxjs';
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
-import { AgentRunError } from '../../src/loop/agent-run-error.js';
+import { AgentRunError } from '../../src/loop/run/agent-run-error.js';
 import type { AgentConfig } from '../../src/loop/agent-types.js';
 import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { MessageList } from '../../src/message-list/message-list.js';

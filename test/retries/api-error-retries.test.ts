@@ -6,7 +6,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent } from '../../src/loop/agent.js';
-import { AgentRunError } from '../../src/loop/agent-run-error.js';
+import { AgentRunError } from '../../src/loop/run/agent-run-error.js';
 import type { Processor } from '../../src/processor/processor-types.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';

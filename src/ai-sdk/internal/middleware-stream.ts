@@ -17,8 +17,8 @@ import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map
 import { modelPartToChunk } from '../../model/model-part-to-chunk.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { closeBrackets } from '../../loop/output/close-brackets.js';
-import { createOutputChain } from '../../loop/output-chain.js';
-import { CustomOutlet } from '../../loop/custom-outlet.js';
+import { createOutputChain } from '../../loop/step/output-chain.js';
+import { CustomOutlet } from '../../loop/run/custom-outlet.js';
 import { afterModel, finishStep } from '../../loop/step/after-model.js';
 import { newAttempt } from '../../loop/step/attempt.js';
 import { cachedContent, endOfOutput, stepOutput } from '../../loop/step/model-output.js';

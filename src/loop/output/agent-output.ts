@@ -4,7 +4,7 @@ import type { LanguageModelUsage } from 'ai';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../processor/chunk-types.js';
 import type { StepResult } from '../../processor/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run-events.js';
+import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';

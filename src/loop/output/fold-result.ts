@@ -1,13 +1,13 @@
 /** Folds a finished run (its values: chunks, then `RunEnd`) into `generate()`'s result. */
 import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
 import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
-import { AgentRunError } from '../agent-run-error.js';
-import { RunAbortedError } from '../run-aborted-error.js';
+import { AgentRunError } from '../run/agent-run-error.js';
+import { RunAbortedError } from '../run/run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isChunk, isRunEnd, type RunEnd, type RunItem } from '../run-events.js';
+import { isChunk, isRunEnd, type RunEnd, type RunItem } from '../run/run-events.js';
 import { emptyUsage } from '../../model/usage.js';
 import { defer, map, reduce, type OperatorFunction } from 'rxjs';
-import { isOptionError } from '../validate-options.js';
+import { isOptionError } from '../run/validate-options.js';
 
 /**
  * The result of a run that ended with `finish` or `tripwire`. For `error` it throws the run's error

@@ -4,7 +4,7 @@
  * provider until the consumer reads again. Streams nobody reads keep buffering for a late reader
  * and never hold the run (`await output.text` alone runs at full speed).
  */
-import type { RunDemand } from '../paced-run.js';
+import type { RunDemand } from '../run/paced-run.js';
 
 /** A stream's `desiredSize` while someone reads it and it is open, else `null`. */
 export type ReaderProbe = () => number | null;

@@ -7,7 +7,7 @@
  */
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { TripWire } from '../../processor/errors/trip-wire.js';
-import { RunAbortedError } from '../run-aborted-error.js';
+import { RunAbortedError } from '../run/run-aborted-error.js';
 
 /** The retry budgets a run starts with (as the loop resolves them). */
 export interface RetryBudgets {

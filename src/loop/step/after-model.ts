@@ -5,8 +5,8 @@ import { processOutputStep } from '../../operators/process-output-step.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
-import { stepFinishChunk } from '../step-chunks.js';
-import { validateStructuredOutput } from '../structured-output.js';
+import { stepFinishChunk } from './step-chunks.js';
+import { validateStructuredOutput } from './structured-output.js';
 import { continuesAfter, stepResultOf, type Attempt } from './attempt.js';
 import type { StepEnvironment } from './step-environment.js';
 

@@ -7,7 +7,7 @@ import type { StepResult } from '../../processor/processor-types.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
 import { newStepFacts, type ModelStepFacts } from '../../model/model-part-to-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
-import { StepAccumulator } from '../step-accumulator.js';
+import { StepAccumulator } from './step-accumulator.js';
 import type { StepEnvironment } from './step-environment.js';
 
 /** One attempt at a step. */

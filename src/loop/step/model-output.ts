@@ -9,9 +9,9 @@ import { processToolResult } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
 import { addUsage } from '../../model/usage.js';
-import { recordToolCalls } from '../output-chain.js';
-import { stepStartChunk } from '../step-chunks.js';
-import { withPartialObjects } from '../structured-output.js';
+import { recordToolCalls } from './output-chain.js';
+import { stepStartChunk } from './step-chunks.js';
+import { withPartialObjects } from './structured-output.js';
 import { admitToStep, callsToRun, continuesAfter, type Attempt } from './attempt.js';
 import type { StepEnvironment } from './step-environment.js';
 

@@ -8,9 +8,9 @@ import type { StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
 import { thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
 import { toObservable } from '../../processor/to-observable.js';
-import type { RunEnvironment } from '../run-environment.js';
+import type { RunEnvironment } from '../run/run-environment.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
-import { structuredResponseFormat } from '../structured-output.js';
+import { structuredResponseFormat } from './structured-output.js';
 
 function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | undefined): LanguageModelV4Prompt {
   if (feedback === undefined) return prompt;

@@ -7,7 +7,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { Processor } from '../../processor/processor-types.js';
-import type { CustomOutlet } from '../custom-outlet.js';
+import type { CustomOutlet } from '../run/custom-outlet.js';
 
 /** A step's view of its run. */
 export interface StepEnvironment {

@@ -9,8 +9,8 @@ import { processToolResult } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../processor/chunk-types.js';
 import type { AgentToolSet } from '../../processor/tool-types.js';
 import { makeChunk } from '../../processor/make-chunk.js';
-import type { RunEnvironment } from '../run-environment.js';
-import type { StepAccumulator } from '../step-accumulator.js';
+import type { RunEnvironment } from '../run/run-environment.js';
+import type { StepAccumulator } from '../step/step-accumulator.js';
 import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
 import { orderedMergeMap } from './ordered-merge.js';
 

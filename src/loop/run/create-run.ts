@@ -14,30 +14,30 @@ import {
   of,
   tap,
 } from 'rxjs';
-import { MessageList } from '../message-list/message-list.js';
-import type { CoreSystemMessage } from '../message-list/types.js';
-import { processInput } from '../operators/process-input.js';
-import { processOutputResult } from '../operators/process-output-result.js';
-import { assignProcessorIndexes, createRunContext } from '../operators/run-context.js';
-import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import { toObservable } from '../processor/to-observable.js';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../processor/maybe-async.js';
-import type { ChunkType } from '../processor/chunk-types.js';
-import { TripWire } from '../processor/errors/trip-wire.js';
-import type { OutputResult, Processor, StepResult } from '../processor/processor-types.js';
-import { RequestContext } from '../processor/request-context.js';
-import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from './agent-types.js';
+import { MessageList } from '../../message-list/message-list.js';
+import type { CoreSystemMessage } from '../../message-list/types.js';
+import { processInput } from '../../operators/process-input.js';
+import { processOutputResult } from '../../operators/process-output-result.js';
+import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
+import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
+import { toObservable } from '../../processor/to-observable.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { OutputResult, Processor, StepResult } from '../../processor/processor-types.js';
+import { RequestContext } from '../../processor/request-context.js';
+import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument } from '../agent-types.js';
 import { CustomOutlet } from './custom-outlet.js';
-import { makeChunk } from '../processor/make-chunk.js';
-import { resolveModel } from '../model/resolve-model.js';
-import { closeBrackets } from './output/close-brackets.js';
-import { endWithTerminal, terminalChunk } from './output/end-with-terminal.js';
-import { createOutputChain } from './output-chain.js';
+import { makeChunk } from '../../processor/make-chunk.js';
+import { resolveModel } from '../../model/resolve-model.js';
+import { closeBrackets } from '../output/close-brackets.js';
+import { endWithTerminal, terminalChunk } from '../output/end-with-terminal.js';
+import { createOutputChain } from '../step/output-chain.js';
 import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
 import { LateDemand, runEnd, runOpened, type RunItem } from './run-events.js';
-import { demandOf } from '../operators/demand.js';
-import { runSteps } from './step/model-step.js';
-import { emptyUsage, addUsage } from '../model/usage.js';
+import { demandOf } from '../../operators/demand.js';
+import { runSteps } from '../step/model-step.js';
+import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {

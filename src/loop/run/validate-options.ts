@@ -5,9 +5,9 @@
  * rejection. An unknown key is a `TypeError` naming it and the closest known key (a typo such as
  * `instrutions` would otherwise be silently ignored); `undefined` values of known keys are tolerated.
  */
-import { InvalidMessageError } from '../message-list/errors/invalid-message-error.js';
-import type { AgentCallOptions, AgentConfig } from './agent-types.js';
-import { closestKey } from './internal/closest-key.js';
+import { InvalidMessageError } from '../../message-list/errors/invalid-message-error.js';
+import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
+import { closestKey } from '../internal/closest-key.js';
 
 const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
 

@@ -11,8 +11,8 @@ import type {
   SourcePart,
   TextPart,
   ToolInvocationPart,
-} from '../message-list/types.js';
-import type { ChunkType, DataChunkType, ToolCallInfo, ToolResultInfo } from '../processor/chunk-types.js';
+} from '../../message-list/types.js';
+import type { ChunkType, DataChunkType, ToolCallInfo, ToolResultInfo } from '../../processor/chunk-types.js';
 
 function signatureOf(metadata: unknown): string | undefined {
   if (metadata === null || typeof metadata !== 'object') return undefined;

@@ -9,14 +9,14 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { safeValidateTypes } from '@ai-sdk/provider-utils';
-import type { StepInput } from '../operators/process-input-step.js';
-import type { ChunkType } from '../processor/chunk-types.js';
-import { TripWire } from '../processor/errors/trip-wire.js';
-import type { StepResult } from '../processor/processor-types.js';
-import { makeChunk } from '../processor/make-chunk.js';
+import type { StepInput } from '../../operators/process-input-step.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { StepResult } from '../../processor/processor-types.js';
+import { makeChunk } from '../../processor/make-chunk.js';
 import { parsePartialJson } from './partial-json.js';
 import type { StepAccumulator } from './step-accumulator.js';
-import { toToolSchema } from './tools/tool-schema.js';
+import { toToolSchema } from '../tools/tool-schema.js';
 
 /** The id structured-output tripwires carry. */
 export const STRUCTURED_OUTPUT_ID = 'structured-output';

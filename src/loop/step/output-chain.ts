@@ -14,10 +14,10 @@
  * With no `processOutputStream` hook the chain is the identity and nothing is checked.
  */
 import { filter, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
-import { processOutputStream } from '../operators/process-output-stream.js';
-import type { RunContext } from '../operators/run-context.js';
-import type { ChunkType } from '../processor/chunk-types.js';
-import type { Processor } from '../processor/processor-types.js';
+import { processOutputStream } from '../../operators/process-output-stream.js';
+import type { RunContext } from '../../operators/run-context.js';
+import type { ChunkType } from '../../processor/chunk-types.js';
+import type { Processor } from '../../processor/processor-types.js';
 
 /** A run's output chain and the tool calls the model requested in the current step. */
 export interface OutputChain {
