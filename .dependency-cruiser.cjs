@@ -2,8 +2,8 @@
  * The dependency direction of DESIGN.md §1, enforced: lower layers never import upper ones,
  * a folder's `internal/` is private to that folder, and there are no cycles.
  *
- *   message-list <- processor <- model <- operators <- loop
- *   processors (built-ins), memory, storage <- processor, message-list (+ model for model-backed)
+ *   message-list <- contract <- model <- operators <- loop
+ *   processors (built-ins), memory, storage <- contract, message-list (+ model for model-backed)
  *   testing, ai-sdk <- public surface of the above
  */
 const { readdirSync } = require('node:fs');
@@ -50,14 +50,14 @@ const forbidImports = (from, targets, comment) => ({
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-    forbidImports('message-list', ['processor', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
+    forbidImports('message-list', ['contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'message-list is the bottom layer'),
-    forbidImports('processor', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
-      'processor types only depend on message-list'),
+    forbidImports('contract', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
+      'the processor contract (types, TripWire, chunks) depends on message-list only'),
     forbidImports('model', ['operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
-      'the provider seam depends on processor and message-list only'),
+      'the provider seam depends on the contract and message-list only'),
     forbidImports('operators', ['loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
-      'operators depend on model, processor and message-list only'),
+      'operators depend on model, contract and message-list only'),
     forbidImports('loop', ['processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'the loop composes operators; it never reaches up'),
     forbidImports('processors', ['operators', 'memory', 'storage', 'testing', 'ai-sdk'],

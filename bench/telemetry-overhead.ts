@@ -21,9 +21,9 @@ import { BasicTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace
 import { lastValueFrom, type Observable } from 'rxjs';
 import { createRunTelemetry } from '../src/ai-sdk/telemetry.js';
 import { Agent } from '../src/loop/agent.js';
-import type { ChunkType } from '../src/processor/chunk-types.js';
-import type { Processor } from '../src/processor/processor-types.js';
-import type { TracingContext } from '../src/processor/tracing-context.js';
+import type { ChunkType } from '../src/contract/chunk-types.js';
+import type { Processor } from '../src/contract/processor-types.js';
+import type { TracingContext } from '../src/contract/tracing-context.js';
 import { mockModel } from '../src/testing/mock-model.js';
 import { finishPart } from '../src/testing/model-parts.js';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';

@@ -121,7 +121,7 @@ export {
   type TracingContext,
   type TripWireOptions,
   type TripwirePayload,
-} from './processor/index.js';
+} from './contract/index.js';
 export {
   MessageList,
   InvalidMessageError,

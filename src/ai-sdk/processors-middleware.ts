@@ -1,9 +1,9 @@
 /** rxagent processors as AI SDK language-model middleware (`wrapLanguageModel`). */
 import type { LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { lastValueFrom, toArray } from 'rxjs';
-import type { Processor } from '../processor/processor-types.js';
-import type { RequestContext } from '../processor/request-context.js';
-import type { TracingContext } from '../processor/tracing-context.js';
+import type { Processor } from '../contract/processor-types.js';
+import type { RequestContext } from '../contract/request-context.js';
+import type { TracingContext } from '../contract/tracing-context.js';
 import { foldGenerateResult } from './internal/fold-generate-result.js';
 import { prepareCall, type MiddlewareCall, type MiddlewareCallConfig } from './internal/middleware-call.js';
 import { openModelStream, processedStream } from './internal/middleware-stream.js';

@@ -1,7 +1,7 @@
 /** An rxagent run as an AI SDK 7 UI message stream (what `useChat` reads). */
 import type { UIMessageChunk } from 'ai';
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
 import { AcceptedRelease, type RunStanding } from './internal/accepted-release.js';
 import { observableToReadable } from './internal/streams.js';

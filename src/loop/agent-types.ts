@@ -2,11 +2,11 @@
 import type { LanguageModelUsage } from 'ai';
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { InboundMessage, CoreSystemMessage } from '../message-list/types.js';
-import type { RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload, ChunkType } from '../processor/chunk-types.js';
-import type { CallSettings, ModelInput, Processor, StepResult, StructuredOutputOptions } from '../processor/processor-types.js';
-import type { RequestContext } from '../processor/request-context.js';
-import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
-import type { TracingContext } from '../processor/tracing-context.js';
+import type { RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload, ChunkType } from '../contract/chunk-types.js';
+import type { CallSettings, ModelInput, Processor, StepResult, StructuredOutputOptions } from '../contract/processor-types.js';
+import type { RequestContext } from '../contract/request-context.js';
+import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
+import type { TracingContext } from '../contract/tracing-context.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
 import type { PrepareStepFunction } from './run/run-environment.js';
 
@@ -19,8 +19,8 @@ export type AgentInstructions = string | CoreSystemMessage | ReadonlyArray<strin
 /** What an agent call runs on: a prompt string, a message, or messages (AI SDK or stored shapes). */
 export type AgentInput = InboundMessage | ReadonlyArray<InboundMessage>;
 
-export type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../processor/memory-types.js';
-import type { AgentMemory, AgentMemoryCall } from '../processor/memory-types.js';
+export type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../contract/memory-types.js';
+import type { AgentMemory, AgentMemoryCall } from '../contract/memory-types.js';
 
 /** Options of one `stream$()` / `stream()` / `generate()` call. Processor arrays replace the agent's. */
 export interface AgentCallOptions {

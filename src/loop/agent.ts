@@ -1,7 +1,7 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
 import { filter, lastValueFrom, type Observable } from 'rxjs';
-import type { ChunkType } from '../processor/chunk-types.js';
-import type { Processor } from '../processor/processor-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
+import type { Processor } from '../contract/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
 import { AgentOutput } from './output/agent-output.js';
 import { foldRun } from './output/fold-result.js';

@@ -3,10 +3,10 @@
  * history is loaded before the user's input processors and the run is saved after the user's
  * output processors, so only what the list holds after every processor is stored.
  */
-import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../processor/memory-types.js';
+import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../contract/memory-types.js';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { RequestContext } from '../processor/request-context.js';
+import type { RequestContext } from '../contract/request-context.js';
 import type { MemoryStorage, StorageThread } from '../storage/types.js';
 import { MessageHistory } from './message-history.js';
 import { MessageHistorySaver, saveUnsaved } from './message-history-saver.js';

@@ -5,7 +5,7 @@
  */
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { Processor, ProcessOutputResultArgs } from '../processor/processor-types.js';
+import type { Processor, ProcessOutputResultArgs } from '../contract/processor-types.js';
 import type { MemoryStorage } from '../storage/types.js';
 
 /** Drops what must not be stored: partial tool calls (a stream cut mid-arguments). */

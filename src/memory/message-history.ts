@@ -2,7 +2,7 @@
  * `MessageHistory`: the memory input processor. Creates the thread on first use and loads its last
  * messages into the run's list as remembered history (always before the run's own messages).
  */
-import type { ProcessInputArgs, Processor } from '../processor/processor-types.js';
+import type { ProcessInputArgs, Processor } from '../contract/processor-types.js';
 import { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
 import type { MemoryStorage } from '../storage/types.js';
 

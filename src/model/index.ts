@@ -1,7 +1,7 @@
 /**
  * The provider seam: V2/V3/V4 models resolved to one V4 shape, the model call as an Observable,
  * V4 parts converted into the run's chunks, usage arithmetic and the provider error types.
- * Sits between the contract (`src/processor`, `src/message-list`) and the operators and the loop.
+ * Sits between the contract (`src/contract`, `src/message-list`) and the operators and the loop.
  * Not a package entry: the public names are re-exported by `rxagent` (see `src/loop/index.ts`).
  */
 export {

@@ -6,7 +6,7 @@
  */
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import { ModelCallFailure } from './model-call-failure.js';
 import { modelPartToChunk, type ModelStepFacts } from './model-part-to-chunk.js';
 import { streamModel, type ModelDemand, type ModelResponseMeta } from './stream-model.js';

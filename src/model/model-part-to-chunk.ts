@@ -5,10 +5,10 @@
  * reaches processors or clients before `processAPIError` was asked).
  */
 import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
-import type { ChunkType, RxFinishReason } from '../processor/chunk-types.js';
+import type { ChunkType, RxFinishReason } from '../contract/chunk-types.js';
 import type { LanguageModelUsage } from 'ai';
 import type { MastraDBMessage } from '../message-list/types.js';
-import { makeChunk } from '../processor/make-chunk.js';
+import { makeChunk } from '../contract/make-chunk.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { fromV4Usage } from './usage.js';
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
-import { ModelResolutionError } from '../processor/errors/model-resolution-error.js';
+import { ModelResolutionError } from '../contract/errors/model-resolution-error.js';
 import { adaptV2 } from './from-v2.js';
 import { adaptV3 } from './from-v3.js';
 

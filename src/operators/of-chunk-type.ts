@@ -1,5 +1,5 @@
 import { filter, type OperatorFunction } from 'rxjs';
-import type { ChunkOfType, ChunkType } from '../processor/chunk-types.js';
+import type { ChunkOfType, ChunkType } from '../contract/chunk-types.js';
 
 /**
  * Keeps only chunks of the given types, narrowing the type (like NgRx's `ofType`).

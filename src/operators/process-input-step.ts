@@ -1,15 +1,15 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { ProcessorError } from '../processor/errors/processor-error.js';
-import type { CallSettings, Processor, StructuredOutputOptions } from '../processor/processor-types.js';
-import type { AgentToolChoice, AgentToolSet } from '../processor/tool-types.js';
+import { ProcessorError } from '../contract/errors/processor-error.js';
+import type { CallSettings, Processor, StructuredOutputOptions } from '../contract/processor-types.js';
+import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
 import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
-import { toObservable } from '../processor/to-observable.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** What one step will call the model with; `processInputStep` results replace its fields. */

@@ -1,13 +1,13 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { ProcessorError } from '../processor/errors/processor-error.js';
-import type { CachedLLMStepResponse, CallSettings, Processor } from '../processor/processor-types.js';
+import { ProcessorError } from '../contract/errors/processor-error.js';
+import type { CachedLLMStepResponse, CallSettings, Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
-import { toObservable } from '../processor/to-observable.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** One outgoing model request: the prompt (rewritable for this call only) and a cached response, if any. */

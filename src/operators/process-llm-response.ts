@@ -1,11 +1,11 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { CachedLLMStepChunk } from '../processor/chunk-types.js';
-import type { Processor } from '../processor/processor-types.js';
+import type { CachedLLMStepChunk } from '../contract/chunk-types.js';
+import type { Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
-import { toObservable } from '../processor/to-observable.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** A finished model response, as `processLLMResponse` sees it. */

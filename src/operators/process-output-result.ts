@@ -1,11 +1,11 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { OutputResult, Processor } from '../processor/processor-types.js';
+import type { OutputResult, Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
-import { toObservable } from '../processor/to-observable.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** The text of the assistant response messages (text parts, in order). */

@@ -1,12 +1,12 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelUsage, ProviderMetadata } from 'ai';
-import type { RxFinishReason, ToolCallInfo } from '../processor/chunk-types.js';
-import type { Processor } from '../processor/processor-types.js';
+import type { RxFinishReason, ToolCallInfo } from '../contract/chunk-types.js';
+import type { Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
-import { toObservable } from '../processor/to-observable.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** What a finished model step produced, before its tools run. */

@@ -1,7 +1,7 @@
 import { isObservable, Observable, type OperatorFunction, type Subscription } from 'rxjs';
-import type { ChunkType } from '../processor/chunk-types.js';
-import type { Processor } from '../processor/processor-types.js';
-import { isPromiseLike } from '../processor/maybe-async.js';
+import type { ChunkType } from '../contract/chunk-types.js';
+import type { Processor } from '../contract/processor-types.js';
+import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { createStreamChain } from './internal/stream-chain.js';
 import type { InjectedChunk, SharedStreamChain } from './internal/stream-chain-types.js';

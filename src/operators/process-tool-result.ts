@@ -1,12 +1,12 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
 import type { ToolInvocationPart } from '../message-list/types.js';
-import type { Processor } from '../processor/processor-types.js';
+import type { Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
+import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
-import { toObservable } from '../processor/to-observable.js';
+import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** A successful tool result on its way into the message list. */

@@ -1,11 +1,11 @@
 import { catchError, concatMap, defer, isObservable, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { ProcessorError } from '../processor/errors/processor-error.js';
-import { TripWire } from '../processor/errors/trip-wire.js';
-import type { Processor } from '../processor/processor-types.js';
+import { ProcessorError } from '../contract/errors/processor-error.js';
+import { TripWire } from '../contract/errors/trip-wire.js';
+import type { Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../processor/maybe-async.js';
-import { toObservable } from '../processor/to-observable.js';
+import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
+import { toObservable } from '../contract/to-observable.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { createRunContext, type RunContext } from './run-context.js';
 

@@ -1,5 +1,5 @@
 import { defer, of, retry, throwError, type MonoTypeOperatorFunction } from 'rxjs';
-import { TripWire } from '../processor/errors/trip-wire.js';
+import { TripWire } from '../contract/errors/trip-wire.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** Options of `retryOnTripwire`. */

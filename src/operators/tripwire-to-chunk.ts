@@ -1,6 +1,6 @@
 import { catchError, of, throwError, type MonoTypeOperatorFunction } from 'rxjs';
-import type { AgentChunk, ChunkType } from '../processor/chunk-types.js';
-import { TripWire } from '../processor/errors/trip-wire.js';
+import type { AgentChunk, ChunkType } from '../contract/chunk-types.js';
+import { TripWire } from '../contract/errors/trip-wire.js';
 
 /**
  * The terminal `tripwire` chunk for a `TripWire`.

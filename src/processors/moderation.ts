@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../processor/chunk-types.js';
-import type { AbortFunction, ProcessInputArgs, ProcessOutputStreamArgs, Processor, ProcessorViolation } from '../processor/processor-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
+import type { AbortFunction, ProcessInputArgs, ProcessOutputStreamArgs, Processor, ProcessorViolation } from '../contract/processor-types.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOptions } from './internal/model-backed.js';

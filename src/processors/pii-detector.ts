@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import type {
   AbortFunction,
   ProcessInputArgs,
@@ -11,7 +11,7 @@ import type {
   ProcessToolResultArgs,
   Processor,
   ProcessorViolation,
-} from '../processor/processor-types.js';
+} from '../contract/processor-types.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';

@@ -1,6 +1,6 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { MastraDBMessage, MastraMessagePart } from '../message-list/types.js';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import type {
   AbortFunction,
   ProcessInputArgs,
@@ -11,7 +11,7 @@ import type {
   Processor,
   ProcessorState,
   ProcessorViolation,
-} from '../processor/processor-types.js';
+} from '../contract/processor-types.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ChunkType } from '../processor/chunk-types.js';
-import type { AbortFunction, ProcessOutputResultArgs, ProcessOutputStreamArgs, Processor, ProcessorState } from '../processor/processor-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
+import type { AbortFunction, ProcessOutputResultArgs, ProcessOutputStreamArgs, Processor, ProcessorState } from '../contract/processor-types.js';
 import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { quoted } from './internal/input-messages.js';

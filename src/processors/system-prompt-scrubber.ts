@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import type {
   AbortFunction,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   Processor,
   ProcessorViolation,
-} from '../processor/processor-types.js';
+} from '../contract/processor-types.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { quoted } from './internal/input-messages.js';
 import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';

@@ -1,12 +1,12 @@
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../processor/chunk-types.js';
+import type { ChunkType } from '../contract/chunk-types.js';
 import type {
   ProcessInputStepArgs,
   ProcessInputStepResult,
   ProcessOutputStreamArgs,
   Processor,
   ProcessorViolation,
-} from '../processor/processor-types.js';
+} from '../contract/processor-types.js';
 import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../processor/processor-types.js';
-import type { AgentTool, AgentToolSet } from '../processor/tool-types.js';
+import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/processor-types.js';
+import type { AgentTool, AgentToolSet } from '../contract/tool-types.js';
 import { Bm25Index } from './internal/bm25.js';
 
 /**

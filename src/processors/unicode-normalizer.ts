@@ -1,5 +1,5 @@
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { ProcessInputArgs, Processor } from '../processor/processor-types.js';
+import type { ProcessInputArgs, Processor } from '../contract/processor-types.js';
 import { mapMessageText } from './internal/message-text.js';
 
 /**

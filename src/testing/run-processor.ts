@@ -5,13 +5,13 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { firstValueFrom, from, type Observable } from 'rxjs';
 import { MessageList } from '../message-list/message-list.js';
-import type { DataChunkType } from '../processor/chunk-types.js';
-import type { ProcessorHookName } from '../processor/errors/processor-error.js';
-import { TripWire, type TripWireOptions } from '../processor/errors/trip-wire.js';
-import { isObservableResult } from '../processor/maybe-async.js';
-import type { Processor, ProcessorState } from '../processor/processor-types.js';
-import { RequestContext } from '../processor/request-context.js';
-import type { ProcessorStreamWriter } from '../processor/stream-writer.js';
+import type { DataChunkType } from '../contract/chunk-types.js';
+import type { ProcessorHookName } from '../contract/errors/processor-error.js';
+import { TripWire, type TripWireOptions } from '../contract/errors/trip-wire.js';
+import { isObservableResult } from '../contract/maybe-async.js';
+import type { Processor, ProcessorState } from '../contract/processor-types.js';
+import { RequestContext } from '../contract/request-context.js';
+import type { ProcessorStreamWriter } from '../contract/stream-writer.js';
 import { assertDataChunk } from '../operators/run-context.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { wrapLanguageModel } from 'ai';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { processorsMiddleware } from '../../src/ai-sdk/index.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, reasoningParts, textParts } from '../../src/testing/model-parts.js';
 

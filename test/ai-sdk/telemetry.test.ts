@@ -4,7 +4,7 @@ import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { z } from 'zod';
 import { createRunTelemetry, traceRun, withTelemetry } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

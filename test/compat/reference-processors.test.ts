@@ -12,7 +12,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart } from '../../src/testing/model-parts.js';
 import { answerModel, failingJudge, judgeModel, promptTexts, see } from './support/harness.js';

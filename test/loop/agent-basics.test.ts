@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 

@@ -9,8 +9,8 @@ import { TestScheduler } from 'rxjs/testing';
 import { z } from 'zod';
 import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
-import type { Processor } from '../../src/processor/processor-types.js';
-import type { AgentTool } from '../../src/processor/tool-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
+import type { AgentTool } from '../../src/contract/tool-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

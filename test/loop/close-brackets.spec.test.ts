@@ -3,8 +3,8 @@
  * values, source error, early unsubscription) and each repair and closing rule.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import { makeChunk } from '../../src/processor/make-chunk.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { makeChunk } from '../../src/contract/make-chunk.js';
 import { closeBrackets } from '../../src/loop/output/close-brackets.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';

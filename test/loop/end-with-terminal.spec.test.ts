@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { of, throwError } from 'rxjs';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import { makeChunk } from '../../src/processor/make-chunk.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import { makeChunk } from '../../src/contract/make-chunk.js';
 import { ModelCallError } from '../../src/model/errors/model-call-error.js';
 import { endWithTerminal, MissingTerminalError, terminalChunk } from '../../src/loop/output/end-with-terminal.js';
 import { emptyUsage } from '../../src/model/usage.js';

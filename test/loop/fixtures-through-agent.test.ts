@@ -14,8 +14,8 @@ import { APICallError } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentConfig } from '../../src/loop/agent-types.js';
 import { MessageList } from '../../src/message-list/message-list.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { loadFixture, replayFetch } from '../../src/testing/replay-model.js';
 import { fixture } from '../model/helpers.js';
 

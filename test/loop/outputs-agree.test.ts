@@ -10,10 +10,10 @@ import { toUIMessageStream } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/loop/agent.js';
 import { RunAbortedError } from '../../src/loop/run/run-aborted-error.js';
 import { InMemoryStorage, Memory } from '../../src/memory/index.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor } from '../../src/processor/processor-types.js';
-import { FOLLOW_UP_CHUNKS_KEY } from '../../src/processor/stream-follow-up.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor } from '../../src/contract/processor-types.js';
+import { FOLLOW_UP_CHUNKS_KEY } from '../../src/contract/stream-follow-up.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

@@ -9,8 +9,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import { InMemoryStorage, Memory } from '../../src/memory/index.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { loadFixture, replayFetch } from '../../src/testing/replay-model.js';
 import { fixture } from '../model/helpers.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
-import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../src/processor/stream-follow-up.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
+import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../src/contract/stream-follow-up.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 
 const texts = (chunks: ChunkType[]) => chunks.map((item) => (item.type === 'text-delta' ? item.payload.text : item.type));

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
 import { closeBrackets } from '../../src/loop/output/close-brackets.js';
 import { endWithTerminal } from '../../src/loop/output/end-with-terminal.js';
-import { makeChunk } from '../../src/processor/make-chunk.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import { makeChunk } from '../../src/contract/make-chunk.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

@@ -109,7 +109,7 @@ describe('bundling keeps class names', () => {
     expect(options.keepNames).toBe(true);
     const bundled = await build({
       stdin: {
-        contents: "export { ProcessorError } from './src/processor/errors/processor-error.ts';",
+        contents: "export { ProcessorError } from './src/contract/errors/processor-error.ts';",
         resolveDir: new URL('../../', import.meta.url).pathname,
         loader: 'ts',
       },

@@ -3,7 +3,7 @@ import { createProviderRegistry } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { resolveModel, type ModelRegistry } from '../../src/model/resolve-model.js';
-import { ModelResolutionError } from '../../src/processor/errors/model-resolution-error.js';
+import { ModelResolutionError } from '../../src/contract/errors/model-resolution-error.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { mockModelV2, mockModelV3 } from '../../src/testing/mock-model-legacy.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';

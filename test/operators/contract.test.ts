@@ -10,10 +10,10 @@ import { processOutputStep, type StepOutput } from '../../src/operators/process-
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
 import { assertDataChunk } from '../../src/operators/run-context.js';
-import type { ChunkType, DataChunkType } from '../../src/processor/chunk-types.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor, ProcessorViolation } from '../../src/processor/processor-types.js';
+import type { ChunkType, DataChunkType } from '../../src/contract/chunk-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor, ProcessorViolation } from '../../src/contract/processor-types.js';
 import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { flushMicrotasks, listWith, record, testContext, user } from './helpers.js';

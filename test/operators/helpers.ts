@@ -4,7 +4,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../../src/message-list/message-list.js';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { createRunContext, type RunContext, type RunContextInit } from '../../src/operators/run-context.js';
-import type { ModelInput } from '../../src/processor/processor-types.js';
+import type { ModelInput } from '../../src/contract/processor-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 
 let clock = Date.UTC(2026, 0, 1);

@@ -14,10 +14,10 @@ import { processOutputStream } from '../../src/operators/process-output-stream.j
 import { processOutputStep, type StepOutput } from '../../src/operators/process-output-step.js';
 import { askProcessAPIError } from '../../src/operators/retry-on-api-error.js';
 import { assignProcessorIndexes } from '../../src/operators/run-context.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire, isForeignTripWire, toTripWire } from '../../src/processor/errors/trip-wire.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire, isForeignTripWire, toTripWire } from '../../src/contract/errors/trip-wire.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { testUsage } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';

@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { Subject, type OperatorFunction } from 'rxjs';
 import type { RunContext } from '../../src/operators/run-context.js';
-import { ProcessorError, type ProcessorHookName } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor, ProcessorContext } from '../../src/processor/processor-types.js';
-import { RequestContext } from '../../src/processor/request-context.js';
+import { ProcessorError, type ProcessorHookName } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor, ProcessorContext } from '../../src/contract/processor-types.js';
+import { RequestContext } from '../../src/contract/request-context.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { deferred, flushMicrotasks, record } from './helpers.js';
 

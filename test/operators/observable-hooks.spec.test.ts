@@ -10,10 +10,10 @@ import { processInput, runProcessInput } from '../../src/operators/process-input
 import { processInputStep, type StepInput } from '../../src/operators/process-input-step.js';
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
 import { retryOnAPIError } from '../../src/operators/retry-on-api-error.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { runProcessor } from '../../src/testing/run-processor.js';

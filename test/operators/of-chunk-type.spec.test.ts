@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ofChunkType } from '../../src/operators/of-chunk-type.js';
-import type { AgentChunk, ChunkType, DataChunkType } from '../../src/processor/chunk-types.js';
+import type { AgentChunk, ChunkType, DataChunkType } from '../../src/contract/chunk-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 

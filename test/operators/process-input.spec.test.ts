@@ -3,7 +3,7 @@ import { of } from 'rxjs';
 import { firstValueFrom } from 'rxjs';
 import { processInput } from '../../src/operators/process-input.js';
 import type { MessageList } from '../../src/message-list/message-list.js';
-import type { Processor, ProcessInputArgs } from '../../src/processor/processor-types.js';
+import type { Processor, ProcessInputArgs } from '../../src/contract/processor-types.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { describeMarbleChecklist } from './marble-checklist.js';
 import { idsAndTexts, listWith, testContext, textOf, user } from './helpers.js';

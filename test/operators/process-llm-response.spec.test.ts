@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { firstValueFrom, of } from 'rxjs';
 import { processLLMRequest, type LLMRequest } from '../../src/operators/process-llm-request.js';
 import { processLLMResponse, type LLMResponse } from '../../src/operators/process-llm-response.js';
-import type { Processor, ProcessLLMResponseArgs } from '../../src/processor/processor-types.js';
+import type { Processor, ProcessLLMResponseArgs } from '../../src/contract/processor-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { describeMarbleChecklist } from './marble-checklist.js';
 import { testContext } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, of } from 'rxjs';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
-import type { OutputResult, Processor, ProcessOutputResultArgs } from '../../src/processor/processor-types.js';
+import type { OutputResult, Processor, ProcessOutputResultArgs } from '../../src/contract/processor-types.js';
 import { testUsage } from '../../src/testing/chunk-builders.js';
 import { describeMarbleChecklist } from './marble-checklist.js';
 import { assistant, idsAndTexts, listWith, testContext, user } from './helpers.js';

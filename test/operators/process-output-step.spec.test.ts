@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, of } from 'rxjs';
 import { processOutputStep, type StepOutput } from '../../src/operators/process-output-step.js';
-import type { Processor, ProcessOutputStepArgs } from '../../src/processor/processor-types.js';
+import type { Processor, ProcessOutputStepArgs } from '../../src/contract/processor-types.js';
 import { testUsage } from '../../src/testing/chunk-builders.js';
 import { describeMarbleChecklist } from './marble-checklist.js';
 import { assistant, idsAndTexts, listWith, testContext, user } from './helpers.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { of, Subject, take } from 'rxjs';
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor, ProcessOutputStreamArgs } from '../../src/processor/processor-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor, ProcessOutputStreamArgs } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { deferred, flushMicrotasks, record, testContext } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, of } from 'rxjs';
 import { processToolResult, type ToolResultEvent } from '../../src/operators/process-tool-result.js';
-import type { Processor, ProcessToolResultArgs } from '../../src/processor/processor-types.js';
+import type { Processor, ProcessToolResultArgs } from '../../src/contract/processor-types.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { describeMarbleChecklist } from './marble-checklist.js';
 import { listWith, testContext, toolCallMessage, toolInvocationIn, user } from './helpers.js';

@@ -16,8 +16,8 @@ import { processOutputResult } from '../../src/operators/process-output-result.j
 import { processOutputStep, type StepOutput } from '../../src/operators/process-output-step.js';
 import { processToolResult } from '../../src/operators/process-tool-result.js';
 import type { RunContext } from '../../src/operators/run-context.js';
-import { ProcessorError, type ProcessorHookName } from '../../src/processor/errors/processor-error.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import { ProcessorError, type ProcessorHookName } from '../../src/contract/errors/processor-error.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { testUsage } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { assistant, errorOf, idsAndTexts, listWith, testContext, textMessage, toolCallMessage, user } from './helpers.js';

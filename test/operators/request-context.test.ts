@@ -3,7 +3,7 @@
  * read-through view (issue 13 §3).
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { RequestContext } from '../../src/processor/request-context.js';
+import { RequestContext } from '../../src/contract/request-context.js';
 
 describe('RequestContext: the reference surface', () => {
   it('get/set, getRaw/setRaw/hasRaw/deleteRaw, has/delete, clear, size(), keys/values/entries, forEach, all', () => {

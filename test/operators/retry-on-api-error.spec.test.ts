@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { defer, Subject } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
 import { apiErrorBudget, DEFAULT_API_ERROR_RETRIES, retryOnAPIError } from '../../src/operators/retry-on-api-error.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor, ProcessAPIErrorArgs } from '../../src/processor/processor-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor, ProcessAPIErrorArgs } from '../../src/contract/processor-types.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { deferred, flushMicrotasks, listWith, record, testContext, user } from './helpers.js';
 

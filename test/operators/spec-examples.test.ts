@@ -10,8 +10,8 @@ import { processToolResult, type ToolResultEvent } from '../../src/operators/pro
 import { retryOnAPIError } from '../../src/operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../src/operators/retry-on-tripwire.js';
 import { tripwireToChunk } from '../../src/operators/tripwire-to-chunk.js';
-import type { StepResult } from '../../src/processor/processor-types.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import type { StepResult } from '../../src/contract/processor-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';

@@ -1,10 +1,10 @@
 /** The first part of rxagent/testing: createTestScheduler, the chunk builders and runProcessor. */
 import { describe, expect, it, vi } from 'vitest';
 import { MessageList } from '../../src/message-list/message-list.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor, ProcessorContext, ProcessorViolation } from '../../src/processor/processor-types.js';
-import { RequestContext } from '../../src/processor/request-context.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor, ProcessorContext, ProcessorViolation } from '../../src/contract/processor-types.js';
+import { RequestContext } from '../../src/contract/request-context.js';
 import { chunk, createChunkBuilders, testUsage } from '../../src/testing/chunk-builders.js';
 import { runProcessor } from '../../src/testing/run-processor.js';
 import { createTestScheduler, normalizeErrors } from '../../src/testing/test-scheduler.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
 import { toTripwireChunk, tripwireToChunk } from '../../src/operators/tripwire-to-chunk.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
 const a = chunk.textDelta('a');

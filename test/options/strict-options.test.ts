@@ -12,7 +12,7 @@ import type { AgentCallOptions, AgentConfig } from '../../src/loop/agent-types.j
 import { closestKey, editDistance } from '../../src/loop/internal/closest-key.js';
 import { InvalidMessageError } from '../../src/message-list/errors/invalid-message-error.js';
 import { Memory } from '../../src/memory/memory.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';

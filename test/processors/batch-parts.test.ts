@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRunContext } from '../../src/operators/run-context.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { BatchPartsProcessor } from '../../src/processors/batch-parts.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { processOutputStream } from '../../src/operators/process-output-stream.js';
 import { createRunContext } from '../../src/operators/run-context.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { BatchPartsProcessor } from '../../src/processors/batch-parts.js';
 import { emitInOrder, FOLLOW_UP_CHUNKS_KEY, takeFollowUpChunks } from '../../src/processors/internal/emit-in-order.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
-import { FOLLOW_UP_CHUNKS_KEY as RUNTIME_KEY } from '../../src/processor/stream-follow-up.js';
+import { FOLLOW_UP_CHUNKS_KEY as RUNTIME_KEY } from '../../src/contract/stream-follow-up.js';
 import { textBlock } from './support/harness.js';
 
 const label = (part: ChunkType): string => (part.type === 'text-delta' ? part.payload.text : part.type);

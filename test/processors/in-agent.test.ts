@@ -6,7 +6,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { BatchPartsProcessor } from '../../src/processors/batch-parts.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of } from 'rxjs';
 import { processInput } from '../../src/operators/process-input.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { LanguageDetector, type LanguageDetectorOptions } from '../../src/processors/language-detector.js';
 import { contextWith, judgeFailures, judgeModel, listWith, textMessage, textOf } from './support/harness.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of } from 'rxjs';
 import { processInputStep, type StepInput } from '../../src/operators/process-input-step.js';
 import type { RunContext } from '../../src/operators/run-context.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { ModelSelectionProcessor, type ModelSelectionOptions } from '../../src/processors/model-selection.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { contextWith, judgeFailures, judgeModel, listWith, textMessage } from './support/harness.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of } from 'rxjs';
 import { processInput } from '../../src/operators/process-input.js';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { PIIDetector, type PIIDetectorOptions } from '../../src/processors/pii-detector.js';
 import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { proseOfTokens, streamedAnswer } from './support/answers.js';

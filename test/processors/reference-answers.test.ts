@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent } from '../../src/loop/agent.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { LanguageDetector } from '../../src/processors/language-detector.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { PromptInjectionDetector } from '../../src/processors/prompt-injection-detector.js';

@@ -6,8 +6,8 @@
 import { lastValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { processInput } from '../../src/operators/process-input.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
-import type { ProcessorViolation } from '../../src/processor/processor-types.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import type { ProcessorViolation } from '../../src/contract/processor-types.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { contextWith, listWith, runOutputStream, streamedText, textBlock, textMessage } from './support/harness.js';

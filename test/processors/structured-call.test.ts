@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ModelResolutionError } from '../../src/processor/errors/model-resolution-error.js';
+import { ModelResolutionError } from '../../src/contract/errors/model-resolution-error.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { parseJsonAnswer, resolveProcessorModel, structuredCall, StructuredCallError } from '../../src/processors/internal/structured-call.js';
 import { mockModelV2, mockModelV3 } from '../../src/testing/mock-model-legacy.js';

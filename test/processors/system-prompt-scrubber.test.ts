@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of } from 'rxjs';
 import { processOutputResult } from '../../src/operators/process-output-result.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { SystemPromptScrubber, type SystemPromptScrubberOptions } from '../../src/processors/system-prompt-scrubber.js';
 import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { contextWith, judgeFailures, judgeModel, listWith, runOutputStream, streamedText, textBlock, textMessage, textOf } from './support/harness.js';

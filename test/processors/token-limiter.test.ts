@@ -5,7 +5,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { processInputStep } from '../../src/operators/process-input-step.js';
 import { createRunContext } from '../../src/operators/run-context.js';
-import { TripWire } from '../../src/processor/errors/trip-wire.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { TokenLimiterProcessor } from '../../src/processors/token-limiter.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';

@@ -3,7 +3,7 @@ import { lastValueFrom, of } from 'rxjs';
 import { z } from 'zod';
 import { processInputStep, type StepInput } from '../../src/operators/process-input-step.js';
 import { createRunContext } from '../../src/operators/run-context.js';
-import type { AgentTool, AgentToolSet } from '../../src/processor/tool-types.js';
+import type { AgentTool, AgentToolSet } from '../../src/contract/tool-types.js';
 import { Bm25Index, tokenize } from '../../src/processors/internal/bm25.js';
 import { ToolSearchProcessor } from '../../src/processors/tool-search.js';
 import { mockModel } from '../../src/testing/mock-model.js';

@@ -3,8 +3,8 @@
  * `generate()` ⇔ `stream$()` agreement, and fail-closed processor errors.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import { buildAgent, Recorder, runGenerate, runStream, settle } from './support/harness.js';
 import { streamText } from './support/invariants.js';
 import { checkProperty, expectNone, PROPERTY_TIMEOUT_MS } from './support/property.js';

@@ -8,8 +8,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
-import type { ProcessorStreamWriter } from '../../src/processor/stream-writer.js';
-import type { AbortFunction, Processor, ProcessorViolation } from '../../src/processor/processor-types.js';
+import type { ProcessorStreamWriter } from '../../src/contract/stream-writer.js';
+import type { AbortFunction, Processor, ProcessorViolation } from '../../src/contract/processor-types.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 

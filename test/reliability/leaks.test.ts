@@ -22,8 +22,8 @@ import { z } from 'zod';
 import type { LanguageModelV4, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
-import type { Processor } from '../../src/processor/processor-types.js';
-import { RequestContext } from '../../src/processor/request-context.js';
+import type { Processor } from '../../src/contract/processor-types.js';
+import { RequestContext } from '../../src/contract/request-context.js';
 import { mockModel, type MockModelCall } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 

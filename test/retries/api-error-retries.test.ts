@@ -7,7 +7,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent } from '../../src/loop/agent.js';
 import { AgentRunError } from '../../src/loop/run/agent-run-error.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { loadFixture, replayFetch } from '../../src/testing/replay-model.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
-import type { ChunkType } from '../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import type { Processor, ProcessorHookName } from '../../src/index.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';

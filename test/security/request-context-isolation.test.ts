@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
-import type { Processor } from '../../src/processor/processor-types.js';
-import { RequestContext } from '../../src/processor/request-context.js';
+import type { Processor } from '../../src/contract/processor-types.js';
+import { RequestContext } from '../../src/contract/request-context.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { Memory } from '../../src/memory/memory.js';

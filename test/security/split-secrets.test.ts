@@ -12,7 +12,7 @@ import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
-import type { AgentTool } from '../../src/processor/tool-types.js';
+import type { AgentTool } from '../../src/contract/tool-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { runOutputStream, streamedText, textBlock } from '../processors/support/harness.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
-import type { Processor } from '../../src/processor/processor-types.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';

@@ -15,7 +15,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
-import { ProcessorError } from '../../src/processor/errors/processor-error.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import { StorageError } from '../../src/storage/errors/storage-error.js';
 import { LibSQLStorage } from '../../src/storage/libsql/libsql-storage.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';

@@ -10,8 +10,8 @@ import type {
   RequestContext,
   SendSignalFunction,
   TripWire,
-} from '../../src/processor/index.js';
-import type { toTripWire } from '../../src/processor/index.js';
+} from '../../src/contract/index.js';
+import type { toTripWire } from '../../src/contract/index.js';
 
 describe('hook contract types', () => {
   it('every hook gets processorIndex and sendSignal', () => {

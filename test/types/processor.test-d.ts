@@ -40,7 +40,7 @@ import type {
   ToolCallInfo,
   TracingContext,
   TripWireOptions,
-} from '../../src/processor/index.js';
+} from '../../src/contract/index.js';
 import { chunk, runProcessor } from '../../src/testing/index.js';
 import {
   ContentFilter,

@@ -17,11 +17,11 @@ import { processInput } from '../../operators/process-input.js';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest } from '../../operators/process-llm-request.js';
 import { createRunContext, type RunContext } from '../../operators/run-context.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
-import type { CachedLLMStepResponse, CallSettings, Processor } from '../../processor/processor-types.js';
-import type { RequestContext } from '../../processor/request-context.js';
-import type { AgentToolChoice } from '../../processor/tool-types.js';
-import type { TracingContext } from '../../processor/tracing-context.js';
+import { TripWire } from '../../contract/errors/trip-wire.js';
+import type { CachedLLMStepResponse, CallSettings, Processor } from '../../contract/processor-types.js';
+import type { RequestContext } from '../../contract/request-context.js';
+import type { AgentToolChoice } from '../../contract/tool-types.js';
+import type { TracingContext } from '../../contract/tracing-context.js';
 
 /** The middleware options a call needs. */
 export interface MiddlewareCallConfig {

@@ -4,8 +4,8 @@
  * performance clock (the clock hook events use).
  */
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { AgentChunk, ChunkType } from '../../processor/chunk-types.js';
-import type { ProcessorHookEvent } from '../../processor/tracing-context.js';
+import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
+import type { ProcessorHookEvent } from '../../contract/tracing-context.js';
 
 type OtelApi = typeof import('@opentelemetry/api');
 

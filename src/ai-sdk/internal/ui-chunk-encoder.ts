@@ -4,8 +4,8 @@
  * chunk by chunk and reused by anything that writes a UI message stream.
  */
 import { generateId, type FinishReason, type UIMessageChunk } from 'ai';
-import type { AgentChunk, ChunkType, DataChunkType, RxFinishReason, TripwirePayload } from '../../processor/chunk-types.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { AgentChunk, ChunkType, DataChunkType, RxFinishReason, TripwirePayload } from '../../contract/chunk-types.js';
+import { TripWire } from '../../contract/errors/trip-wire.js';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE, type RetryUIData, type TripwireUIData } from '../ui-data-types.js';
 
 /** Options shared by `toUIMessageStream` and `toUIMessageStreamResponse`. */

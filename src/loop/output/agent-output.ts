@@ -1,8 +1,8 @@
 /** What `agent.stream()` returns: the run's chunks as web streams, and promises of its result. */
 import type { Observable, Subscription } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
-import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../processor/chunk-types.js';
-import type { StepResult } from '../../processor/processor-types.js';
+import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
+import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';

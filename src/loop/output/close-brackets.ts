@@ -3,8 +3,8 @@
  * closed (text, reasoning and tool-input parts, and steps).
  */
 import { Observable, type MonoTypeOperatorFunction, type Subscriber } from 'rxjs';
-import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { ChunkType, RxFinishReason } from '../../contract/chunk-types.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
 

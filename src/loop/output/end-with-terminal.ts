@@ -3,9 +3,9 @@
  * chunk.
  */
 import { Observable, type MonoTypeOperatorFunction, type ObservableInput, type Subscription } from 'rxjs';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { TripWire } from '../../contract/errors/trip-wire.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/model-call-failure.js';
 import { tripwirePayload } from '../step/attempt.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';

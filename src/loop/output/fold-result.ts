@@ -1,6 +1,6 @@
 /** Folds a finished run (its values: chunks, then `RunEnd`) into `generate()`'s result. */
 import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
-import type { ChunkType, RxFinishReason } from '../../processor/chunk-types.js';
+import type { ChunkType, RxFinishReason } from '../../contract/chunk-types.js';
 import { AgentRunError } from '../run/agent-run-error.js';
 import { RunAbortedError } from '../run/run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';

@@ -5,8 +5,8 @@
  * reason `'retry'`). With no retry possible, text streams live. A run that ends in `tripwire`,
  * `error` or `abort` errors the text stream (`textStreamError`) instead of closing it.
  */
-import type { ChunkType } from '../../processor/chunk-types.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { TripWire } from '../../contract/errors/trip-wire.js';
 import { RunAbortedError } from '../run/run-aborted-error.js';
 
 /** The retry budgets a run starts with (as the loop resolves them). */

@@ -1,4 +1,4 @@
-import type { DataChunkType } from '../../processor/chunk-types.js';
+import type { DataChunkType } from '../../contract/chunk-types.js';
 
 /**
  * Where `writer.custom()` chunks written outside `processOutputStream` (by tools and by the other

@@ -5,7 +5,7 @@
  * gate the loop stops reading the provider, so a slow reader never makes the run buffer the reply.
  */
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../../processor/chunk-types.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
 
 /** The run's demand gate as a consumer sees it: hold it while full, release it when pulled. */
 export interface RunDemand {

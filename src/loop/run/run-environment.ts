@@ -2,8 +2,8 @@
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
-import type { CallSettings, Processor, ProcessInputStepArgs, ProcessInputStepResult, StructuredOutputOptions } from '../../processor/processor-types.js';
-import type { AgentToolChoice, AgentToolSet } from '../../processor/tool-types.js';
+import type { CallSettings, Processor, ProcessInputStepArgs, ProcessInputStepResult, StructuredOutputOptions } from '../../contract/processor-types.js';
+import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
 import type { StepEnvironment } from '../step/step-environment.js';
 
 /** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */

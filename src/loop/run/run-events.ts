@@ -7,8 +7,8 @@
  */
 import { filter, type OperatorFunction } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import type { StepResult } from '../../processor/processor-types.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { StepResult } from '../../contract/processor-types.js';
 import type { RunDemand } from './paced-run.js';
 
 /** Marks the run's own values (a symbol: no chunk, whatever a processor made, carries it). */

@@ -3,8 +3,8 @@ import { EMPTY, Observable, concat, defer, from, ignoreElements, of } from 'rxjs
 import { processLLMResponse } from '../../operators/process-llm-response.js';
 import { processOutputStep } from '../../operators/process-output-step.js';
 import type { StepInput } from '../../operators/process-input-step.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 import { stepFinishChunk } from './step-chunks.js';
 import { validateStructuredOutput } from './structured-output.js';
 import { continuesAfter, stepResultOf, type Attempt } from './attempt.js';

@@ -1,9 +1,9 @@
 /** One attempt at a step: what it accumulated, its facts, and how a rejected one is recorded. */
 import type { StepBoundary } from '../../message-list/step-boundary.js';
 import type { StepInput } from '../../operators/process-input-step.js';
-import type { ChunkType, TripwirePayload } from '../../processor/chunk-types.js';
-import { TripWire } from '../../processor/errors/trip-wire.js';
-import type { StepResult } from '../../processor/processor-types.js';
+import type { ChunkType, TripwirePayload } from '../../contract/chunk-types.js';
+import { TripWire } from '../../contract/errors/trip-wire.js';
+import type { StepResult } from '../../contract/processor-types.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
 import { newStepFacts, type ModelStepFacts } from '../../model/model-part-to-chunk.js';
 import { emptyUsage } from '../../model/usage.js';

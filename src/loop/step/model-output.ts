@@ -4,10 +4,10 @@
  * output — `finish` through the same chain, before the step's message is built.
  */
 import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, finalize, from, map, of, tap, throwError, type MonoTypeOperatorFunction } from 'rxjs';
-import type { CachedLLMStepResponse } from '../../processor/processor-types.js';
+import type { CachedLLMStepResponse } from '../../contract/processor-types.js';
 import { processToolResult } from '../../operators/process-tool-result.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 import { addUsage } from '../../model/usage.js';
 import { recordToolCalls } from './output-chain.js';
 import { stepStartChunk } from './step-chunks.js';

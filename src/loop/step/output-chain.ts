@@ -16,8 +16,8 @@
 import { filter, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
 import { processOutputStream } from '../../operators/process-output-stream.js';
 import type { RunContext } from '../../operators/run-context.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import type { Processor } from '../../processor/processor-types.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { Processor } from '../../contract/processor-types.js';
 
 /** A run's output chain and the tool calls the model requested in the current step. */
 export interface OutputChain {

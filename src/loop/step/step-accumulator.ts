@@ -12,7 +12,7 @@ import type {
   TextPart,
   ToolInvocationPart,
 } from '../../message-list/types.js';
-import type { ChunkType, DataChunkType, ToolCallInfo, ToolResultInfo } from '../../processor/chunk-types.js';
+import type { ChunkType, DataChunkType, ToolCallInfo, ToolResultInfo } from '../../contract/chunk-types.js';
 
 function signatureOf(metadata: unknown): string | undefined {
   if (metadata === null || typeof metadata !== 'object') return undefined;

@@ -1,7 +1,7 @@
 /** The lifecycle chunks of a step. */
 import type { LanguageModelUsage } from 'ai';
-import type { AgentChunk, RxFinishReason, ToolCallInfo, TripwirePayload } from '../../processor/chunk-types.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { AgentChunk, RxFinishReason, ToolCallInfo, TripwirePayload } from '../../contract/chunk-types.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 
 /** `step-start`. */
 export function stepStartChunk(runId: string, stepNumber: number, messageId: string): AgentChunk<'step-start'> {

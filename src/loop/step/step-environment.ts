@@ -5,8 +5,8 @@
  */
 import type { OperatorFunction } from 'rxjs';
 import type { RunContext } from '../../operators/run-context.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import type { Processor } from '../../processor/processor-types.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { Processor } from '../../contract/processor-types.js';
 import type { CustomOutlet } from '../run/custom-outlet.js';
 
 /** A step's view of its run. */

@@ -4,12 +4,12 @@
  */
 import { defer, map, catchError, of, type Observable } from 'rxjs';
 import type { ModelMessage } from 'ai';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
-import { toObservable } from '../../processor/to-observable.js';
-import type { ToolCallInfo } from '../../processor/chunk-types.js';
-import type { RequestContext } from '../../processor/request-context.js';
-import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
-import type { AgentTool } from '../../processor/tool-types.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import { toObservable } from '../../contract/to-observable.js';
+import type { ToolCallInfo } from '../../contract/chunk-types.js';
+import type { RequestContext } from '../../contract/request-context.js';
+import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
+import type { AgentTool } from '../../contract/tool-types.js';
 import { validateToolInput } from './tool-schema.js';
 import { ToolExecutionError } from './tool-execution-error.js';
 

@@ -1,8 +1,8 @@
 /** The tools of a step as the provider call wants them (`LanguageModelV4CallOptions.tools`, `toolChoice`). */
 import type { LanguageModelV4FunctionTool, LanguageModelV4ProviderTool, LanguageModelV4ToolChoice } from '@ai-sdk/provider';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../../processor/maybe-async.js';
-import type { AgentToolChoice, AgentToolSet } from '../../processor/tool-types.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
 import { toToolSchema } from './tool-schema.js';
 
 type ProviderTool = LanguageModelV4FunctionTool | LanguageModelV4ProviderTool;

@@ -6,9 +6,9 @@
  */
 import { Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { processToolResult } from '../../operators/process-tool-result.js';
-import type { ChunkType } from '../../processor/chunk-types.js';
-import type { AgentToolSet } from '../../processor/tool-types.js';
-import { makeChunk } from '../../processor/make-chunk.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { AgentToolSet } from '../../contract/tool-types.js';
+import { makeChunk } from '../../contract/make-chunk.js';
 import type { RunEnvironment } from '../run/run-environment.js';
 import type { StepAccumulator } from '../step/step-accumulator.js';
 import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';

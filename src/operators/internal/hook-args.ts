@@ -1,7 +1,7 @@
 /** The fields every hook receives, built from the run context and the processor's binding. */
-import type { ProcessorHookName } from '../../processor/errors/processor-error.js';
-import type { Processor, ProcessorContext } from '../../processor/processor-types.js';
-import type { ProcessorStreamWriter } from '../../processor/stream-writer.js';
+import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
+import type { Processor, ProcessorContext } from '../../contract/processor-types.js';
+import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import type { RunContext } from '../run-context.js';
 import { setProcessorIndex } from './processor-index.js';
 import type { ProcessorBinding } from './processor-binding.js';

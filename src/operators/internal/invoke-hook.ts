@@ -12,10 +12,10 @@
  * virtual time in marble tests) and bounded by `processorTimeoutMs` on the run's scheduler.
  */
 import { AsyncSubject, asyncScheduler, from, isObservable, Observable, tap, type InteropObservable, type Subscription } from 'rxjs';
-import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
-import { TripWire, toTripWire } from '../../processor/errors/trip-wire.js';
-import type { TracingContext } from '../../processor/tracing-context.js';
-import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../processor/maybe-async.js';
+import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
+import { TripWire, toTripWire } from '../../contract/errors/trip-wire.js';
+import type { TracingContext } from '../../contract/tracing-context.js';
+import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../contract/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */

@@ -3,9 +3,9 @@
  * position in the run, and the record that makes the first abort stick whatever the hook does after.
  */
 import type { SchedulerLike } from 'rxjs';
-import { TripWire, type TripWireOptions } from '../../processor/errors/trip-wire.js';
-import type { ProcessorHookName } from '../../processor/errors/processor-error.js';
-import type { AbortFunction, Processor, ProcessorState } from '../../processor/processor-types.js';
+import { TripWire, type TripWireOptions } from '../../contract/errors/trip-wire.js';
+import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
+import type { AbortFunction, Processor, ProcessorState } from '../../contract/processor-types.js';
 
 /** How many calls of each hook of one processor are in progress (a plain counter object, made once per run). */
 export type ActiveCalls = Record<ProcessorHookName, number>;

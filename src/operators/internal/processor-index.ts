@@ -1,5 +1,5 @@
 /** `processorIndex` on the processor object, where the object allows it. */
-import type { Processor } from '../../processor/processor-types.js';
+import type { Processor } from '../../contract/processor-types.js';
 
 /**
  * Sets `processor.processorIndex` as the specification has the runtime do, without failing on a

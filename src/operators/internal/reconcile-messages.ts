@@ -5,7 +5,7 @@
  */
 import type { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage, MastraDBMessage, MessageSource } from '../../message-list/types.js';
-import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
+import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
 import { assertKnownKeys, badField } from './result-shapes.js';
 
 /** Where the reconciliation happens and what the hook was given. */

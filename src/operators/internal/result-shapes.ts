@@ -2,7 +2,7 @@
  * Checks of what hooks return, field by field: a wrong type is a `ProcessorError` naming the field
  * (fail closed), never silently accepted or ignored.
  */
-import { ProcessorError, type ProcessorHookName } from '../../processor/errors/processor-error.js';
+import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {

@@ -4,7 +4,7 @@
  * non-enumerable property, so it stays off the public `RunContext` type and out of spreads and
  * `JSON.stringify`; it lives and dies with the context (no module-level registry).
  */
-import type { Processor } from '../../processor/processor-types.js';
+import type { Processor } from '../../contract/processor-types.js';
 import { DemandGate } from './demand-gate.js';
 import type { SharedStreamChain } from './stream-chain-types.js';
 

@@ -1,6 +1,6 @@
 /** Turns `sendSignal` input into a signal, and signals into the user turns of a model request. */
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import type { ProcessorSignal, ProcessorSignalInput } from '../../processor/signal-types.js';
+import type { ProcessorSignal, ProcessorSignalInput } from '../../contract/signal-types.js';
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 

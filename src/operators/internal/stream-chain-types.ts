@@ -1,6 +1,6 @@
 /** The shapes of a run's `processOutputStream` chain (types only: `run-machinery.ts` holds chains, `stream-chain.ts` builds them). */
-import type { ChunkType } from '../../processor/chunk-types.js';
-import type { MaybeAsync } from '../../processor/maybe-async.js';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { MaybeAsync } from '../../contract/maybe-async.js';
 
 /** A chunk written with `writer.custom()` (or queued as a follow-up) inside the chain, and where it re-enters it. */
 export interface InjectedChunk {

@@ -10,16 +10,16 @@
  * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
  * gets its own copy from then on (`args.streamParts` is replaced by it).
  */
-import type { ChunkType, DataChunkType } from '../../processor/chunk-types.js';
-import { ProcessorError } from '../../processor/errors/processor-error.js';
-import type { Processor, ProcessOutputStreamArgs } from '../../processor/processor-types.js';
-import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../processor/stream-follow-up.js';
+import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
+import { ProcessorError } from '../../contract/errors/processor-error.js';
+import type { Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
+import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
 import { bindingsWith, contextArgs } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isObservable, type Observable } from 'rxjs';
-import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../processor/maybe-async.js';
+import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
 import type { InjectedChunk, StreamChain } from './stream-chain-types.js';

@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { ModelInput, ModelRegistry } from '../../model/resolve-model.js';
-import type { AbortFunction, ProcessorViolation } from '../../processor/processor-types.js';
+import type { AbortFunction, ProcessorViolation } from '../../contract/processor-types.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 
 /**

@@ -3,7 +3,7 @@
  * `processOutputResult` can make the stored reply match what was streamed (without a model call).
  */
 import type { MastraDBMessage } from '../../message-list/types.js';
-import type { ProcessorState } from '../../processor/processor-types.js';
+import type { ProcessorState } from '../../contract/processor-types.js';
 import { mapMessageText, replaceAllValues } from './message-text.js';
 
 const REDACTIONS_KEY = 'redactions';

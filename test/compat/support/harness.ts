@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { Agent } from '../../../src/loop/agent.js';
 import type { AgentCallOptions, AgentInput } from '../../../src/loop/agent-types.js';
-import type { ChunkType, TripwirePayload } from '../../../src/processor/chunk-types.js';
+import type { ChunkType, TripwirePayload } from '../../../src/contract/chunk-types.js';
 import { mockModel, type MockModel } from '../../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../../src/testing/model-parts.js';
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Processor } from '../../../src/processor/processor-types.js';
+import type { Processor } from '../../../src/contract/processor-types.js';
 
 const peerDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bench', 'peer');
 const coreDir = join(peerDir, 'node_modules', '@mastra', 'core');

@@ -1,6 +1,6 @@
 /** Long streamed answers for the model-backed processors' stream tests. */
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { ChunkType } from '../../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../../src/contract/chunk-types.js';
 import { chunk } from '../../../src/testing/chunk-builders.js';
 
 /** About `tokens` tokens of prose, sentence by sentence. */

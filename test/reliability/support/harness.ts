@@ -9,10 +9,10 @@ import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provide
 import { Agent } from '../../../src/loop/agent.js';
 import type { AgentCallOptions, GenerateResult } from '../../../src/loop/agent-types.js';
 import { OBSERVABLE_STREAM } from '../../../src/model/observable-stream.js';
-import type { ChunkType } from '../../../src/processor/chunk-types.js';
-import type { Processor, ProcessorState } from '../../../src/processor/processor-types.js';
-import { RequestContext } from '../../../src/processor/request-context.js';
-import type { AgentToolSet } from '../../../src/processor/tool-types.js';
+import type { ChunkType } from '../../../src/contract/chunk-types.js';
+import type { Processor, ProcessorState } from '../../../src/contract/processor-types.js';
+import { RequestContext } from '../../../src/contract/request-context.js';
+import type { AgentToolSet } from '../../../src/contract/tool-types.js';
 import { MessageList } from '../../../src/message-list/message-list.js';
 import { mockModel } from '../../../src/testing/mock-model.js';
 import { finishPart } from '../../../src/testing/model-parts.js';

@@ -2,7 +2,7 @@
  * The stream invariants of DESIGN §3 as checkers over a run's chunks: each returns the list of
  * violations it found (empty = holds), so a failing property prints what broke and where.
  */
-import type { ChunkType } from '../../../src/processor/chunk-types.js';
+import type { ChunkType } from '../../../src/contract/chunk-types.js';
 import { TERMINAL_TYPES } from './harness.js';
 
 const describe = (chunks: readonly ChunkType[], index: number): string =>

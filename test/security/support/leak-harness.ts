@@ -10,7 +10,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { toUIMessageStream } from '../../../src/ai-sdk/to-ui-message-stream.js';
 import { Agent } from '../../../src/loop/agent.js';
 import { Memory } from '../../../src/memory/memory.js';
-import type { Processor } from '../../../src/processor/processor-types.js';
+import type { Processor } from '../../../src/contract/processor-types.js';
 import { normalizeForMatching } from '../../../src/processors/internal/normalized-text.js';
 import { InMemoryStorage } from '../../../src/storage/in-memory-storage.js';
 import { mockModel, type MockModel } from '../../../src/testing/mock-model.js';
