@@ -1,6 +1,7 @@
 import { catchError, of, throwError, type MonoTypeOperatorFunction } from 'rxjs';
 import type { AgentChunk, ChunkType } from '../contract/chunk-types.js';
 import { TripWire } from '../contract/errors/trip-wire.js';
+import { tripwirePayload } from '../contract/tripwire-payload.js';
 
 /**
  * The terminal `tripwire` chunk for a `TripWire`.
@@ -17,12 +18,7 @@ export function toTripwireChunk(tripwire: TripWire, runId: string): AgentChunk<'
     type: 'tripwire',
     runId,
     from: 'AGENT',
-    payload: {
-      reason: tripwire.reason,
-      retry: tripwire.retry,
-      ...(tripwire.metadata === undefined ? {} : { metadata: tripwire.metadata }),
-      processorId: tripwire.processorId ?? 'unknown',
-    },
+    payload: tripwirePayload(tripwire),
   };
 }
 

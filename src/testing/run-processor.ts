@@ -14,6 +14,7 @@ import { RequestContext } from '../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../contract/stream-writer.js';
 import { assertDataChunk } from '../operators/run-context.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
+import { defaultAbortReason, notifyViolation } from '../contract/violation.js';
 
 /**
  * The argument object of `hook`, as the `Processor` interface types it.
@@ -111,19 +112,6 @@ const placeholderModel: LanguageModelV4 = {
   },
 };
 
-function defaultAbortReason(processorId: string, hook: ProcessorHookName): string {
-  return hook === 'processOutputStream' ? `Stream part blocked by ${processorId}` : `Tripwire triggered by ${processorId}`;
-}
-
-function notifyViolation(processor: Processor, message: string, detail: unknown): void {
-  if (processor.onViolation === undefined) return;
-  try {
-    const returned: unknown = processor.onViolation({ processorId: processor.id, message, detail });
-    if (returned instanceof Promise) returned.catch(() => undefined);
-  } catch {
-    // onViolation never interferes with processing
-  }
-}
 
 function hookDefaults(hook: ProcessorHookName, messageList: MessageList, given: Record<string, unknown>): Record<string, unknown> {
   const steps = { stepNumber: 0, steps: [] };

@@ -7,6 +7,7 @@ import { generateId, type FinishReason, type UIMessageChunk } from 'ai';
 import type { AgentChunk, ChunkType, DataChunkType, RxFinishReason, TripwirePayload } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE, type RetryUIData, type TripwireUIData } from '../ui-data-types.js';
+import { tripwirePayload } from '../../contract/tripwire-payload.js';
 
 /** Options shared by `toUIMessageStream` and `toUIMessageStreamResponse`. */
 export interface UIChunkEncoderOptions {
@@ -112,13 +113,7 @@ export class UIChunkEncoder {
     const out: UIMessageChunk[] = [];
     this.#ensureStarted(out, undefined);
     if (TripWire.isInstance(error)) {
-      const payload: TripwirePayload = {
-        reason: error.reason,
-        retry: error.retry,
-        ...(error.metadata === undefined ? {} : { metadata: error.metadata }),
-        processorId: error.processorId ?? 'unknown',
-      };
-      this.#tripwire(payload, runId, out);
+      this.#tripwire(tripwirePayload(error), runId, out);
     } else {
       this.#error(error, out);
     }

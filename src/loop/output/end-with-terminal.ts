@@ -7,7 +7,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/model-call-failure.js';
-import { tripwirePayload } from '../step/attempt.js';
+import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
 
 /** Options of {@link endWithTerminal}. */

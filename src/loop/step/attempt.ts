@@ -3,6 +3,7 @@ import type { StepBoundary } from '../../message-list/step-boundary.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { ChunkType, TripwirePayload } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
+import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
 import { newStepFacts, type ModelStepFacts } from '../../model/model-part-to-chunk.js';
@@ -49,16 +50,6 @@ export function newAttempt(
     fromCache: false,
     meta: {},
     preModel: false,
-  };
-}
-
-/** The tripwire payload of a `TripWire`. */
-export function tripwirePayload(tripwire: TripWire): TripwirePayload {
-  return {
-    reason: tripwire.reason,
-    retry: tripwire.retry,
-    ...(tripwire.metadata === undefined ? {} : { metadata: tripwire.metadata }),
-    processorId: tripwire.processorId ?? 'unknown',
   };
 }
 

@@ -27,7 +27,8 @@ import type { RunEnvironment } from '../run/run-environment.js';
 import { stepFinishChunk } from './step-chunks.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, finishStep } from './after-model.js';
-import { continuesAfter, newAttempt, recordRejection, tripwirePayload, type Attempt } from './attempt.js';
+import { continuesAfter, newAttempt, recordRejection, type Attempt } from './attempt.js';
+import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { cachedContent, endOfOutput, stepOutput } from './model-output.js';
 import { prepareRequest } from './request.js';
 

@@ -6,6 +6,7 @@ import type { SchedulerLike } from 'rxjs';
 import { TripWire, type TripWireOptions } from '../../contract/errors/trip-wire.js';
 import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
 import type { AbortFunction, Processor, ProcessorState } from '../../contract/processor-types.js';
+import { defaultAbortReason, notifyViolation } from '../../contract/violation.js';
 
 /** How many calls of each hook of one processor are in progress (a plain counter object, made once per run). */
 export type ActiveCalls = Record<ProcessorHookName, number>;
@@ -34,29 +35,7 @@ export interface ProcessorBinding {
   abortFor(hook: ProcessorHookName): AbortFunction;
 }
 
-/** Default abort reasons, as the reference implementation words them. */
-export function defaultAbortReason(processorId: string, hook: ProcessorHookName): string {
-  return hook === 'processOutputStream' ? `Stream part blocked by ${processorId}` : `Tripwire triggered by ${processorId}`;
-}
-
-/** Calls `onViolation`, swallowing whatever it throws or rejects with. */
-export function notifyViolation(processor: Processor, message: string, detail?: unknown): void {
-  let onViolation: Processor['onViolation'];
-  try {
-    onViolation = processor.onViolation;
-  } catch {
-    return;
-  }
-  if (typeof onViolation !== 'function') return;
-  try {
-    const returned: unknown = onViolation.call(processor, { processorId: processor.id, message, detail });
-    if (returned !== null && typeof returned === 'object' && typeof (returned as Promise<void>).catch === 'function') {
-      (returned as Promise<void>).catch(() => undefined);
-    }
-  } catch {
-    // onViolation's failures never interfere with processing (specification).
-  }
-}
+export { notifyViolation };
 
 /** What `onViolation` receives as `detail` for an `abort()` made after its hook call was over. */
 export interface LateAbortDetail {
