@@ -26,7 +26,7 @@ export {
   type ToolCallIds,
 } from './model-part-to-chunk.js';
 export { addUsage, emptyUsage, fromV4Usage } from './usage.js';
-export { ModelCallFailure, providerError } from './model-call-failure.js';
+export { providerError } from './provider-error.js';
 export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './errors/model-call-error.js';
 export {
   InvalidModelResponseError,

@@ -1,26 +1,26 @@
 /**
  * The model call of a step as chunks: `streamModel` plus one fused operator that converts each V4
  * part (`modelPartToChunk`), drops the parts that only carry step facts, and wraps every failure
- * of the call in a `ModelCallFailure` — one subscriber hop per part instead of three
+ * of the call in a `ModelCallError` — one subscriber hop per part instead of three
  * (`map` → `filter` → `catchError`), and the model pulled only while the run's demand is open.
  */
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { ChunkType } from '../contract/chunk-types.js';
-import { ModelCallFailure } from './model-call-failure.js';
+import { ModelCallError } from './errors/model-call-error.js';
 import { modelPartToChunk, type ModelStepFacts } from './model-part-to-chunk.js';
 import { streamModel, type ModelDemand, type ModelResponseMeta } from './stream-model.js';
 
 /**
  * Converts V4 parts into the run's chunks: `null` results are dropped, facts go to `facts`, and a
  * source error or a conversion throw (an `error` part) becomes an error notification carrying a
- * `ModelCallFailure`.
+ * `ModelCallError`.
  *
  * ```
  * parts:   --s--a--b--f--|       (s = stream-start, f = finish: facts only)
  * result:  -----A--B-----|
  * parts:   --a--e                (e = error part)
- * result:  --A--#                (# = ModelCallFailure)
+ * result:  --A--#                (# = ModelCallError)
  * ```
  */
 export function partsToChunks(runId: string, facts: ModelStepFacts): OperatorFunction<LanguageModelV4StreamPart, ChunkType> {
@@ -32,13 +32,13 @@ export function partsToChunks(runId: string, facts: ModelStepFacts): OperatorFun
           try {
             chunk = modelPartToChunk(part, runId, facts);
           } catch (error) {
-            subscriber.error(new ModelCallFailure({ cause: error }));
+            subscriber.error(new ModelCallError({ cause: error }));
             return;
           }
           if (chunk !== null) subscriber.next(chunk);
         },
         error(error: unknown) {
-          subscriber.error(new ModelCallFailure({ cause: error }));
+          subscriber.error(new ModelCallError({ cause: error }));
         },
         complete() {
           subscriber.complete();

@@ -6,7 +6,7 @@ import { Observable, type MonoTypeOperatorFunction, type ObservableInput, type S
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
-import { providerError } from '../../model/model-call-failure.js';
+import { providerError } from '../../model/provider-error.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
 

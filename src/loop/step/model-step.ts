@@ -20,7 +20,8 @@ import type { StepResult } from '../../contract/processor-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
 import { modelChunks } from '../../model/model-chunks.js';
-import { ModelCallFailure, providerError } from '../../model/model-call-failure.js';
+import { ModelCallError } from '../../model/errors/model-call-error.js';
+import { providerError } from '../../model/provider-error.js';
 import { newStepFacts, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
 import type { RunEnvironment } from '../run/run-environment.js';
@@ -176,7 +177,7 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
   });
   return attempt$.pipe(
     retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError: (error) => error instanceof ModelCallFailure,
+      isAPIError: (error) => ModelCallError.isInstance(error),
       toAPIError: providerError,
       defaultBudget: env.defaultApiErrorBudget,
     }),
