@@ -15,6 +15,7 @@ import { processOutputStream } from '../../src/operators/process-output-stream.j
 import { createRunContext } from '../../src/operators/run-context.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { checkProperty, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
 import { flattenChunks, LEAK_CHANNELS, leaks, observeRun, type LeakChannel } from './support/leak-harness.js';
 
@@ -96,6 +97,38 @@ describe('no secret from the presets leaks (property-based)', () => {
         const output = await lastValueFrom(from([start, ...deltas, end, chunk.finish()]).pipe(processOutputStream(guards(), createRunContext()), toArray()));
         const seen = leaks([{ consumer: 'stream', seen: flattenChunks(output) }], secret);
         if (seen.length > 0) throw new Error(`leaked ${JSON.stringify(secret)} split ${JSON.stringify(split(text, sizes))}`);
+      });
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'text blocks: any secret split across any number of text blocks streams as it would in one block',
+    async () => {
+      const blockBreaks = fc.array(fc.boolean(), { minLength: 1, maxLength: 40 });
+      await checkProperty('guards-blocks', fc.tuple(secretArbitrary, splitArbitrary, blockBreaks), async ([secret, sizes, breaks]) => {
+        const text = `Here it is: ${secret} and done.`;
+        const pieces = split(text, sizes);
+        // the pieces as text blocks: a new block starts before piece i when breaks[i] says so
+        const parts: ChunkType[] = [];
+        let block = 0;
+        parts.push(chunk.textStart('b0'));
+        pieces.forEach((piece, index) => {
+          if (index > 0 && breaks[index % breaks.length] === true) {
+            parts.push(chunk.textEnd(`b${block}`));
+            block++;
+            parts.push(chunk.textStart(`b${block}`));
+          }
+          parts.push(chunk.textDelta(piece, `b${block}`));
+        });
+        parts.push(chunk.textEnd(`b${block}`), chunk.finish());
+        const run = async (input: ChunkType[]): Promise<string> => {
+          const output = await lastValueFrom(from(input).pipe(processOutputStream(guards(), createRunContext()), toArray()));
+          return output.map((part) => (part.type === 'text-delta' ? part.payload.text : '')).join('');
+        };
+        const whole = await run([chunk.textStart('b0'), chunk.textDelta(text, 'b0'), chunk.textEnd('b0'), chunk.finish()]);
+        const streamed = await run(parts);
+        if (streamed !== whole) throw new Error(`blocks ${JSON.stringify(pieces)}: streamed ${JSON.stringify(streamed)}, one block ${JSON.stringify(whole)}`);
       });
     },
     PROPERTY_TIMEOUT_MS,
