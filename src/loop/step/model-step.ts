@@ -7,7 +7,7 @@
  * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
  * (`runSteps`) recurses on the step's `StepEnd`.
  */
-import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError } from 'rxjs';
+import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
@@ -142,14 +142,19 @@ function closeRejected(env: RunEnvironment, previous: Attempt, error: unknown): 
 }
 
 /**
- * Step `stepNumber`: its chunks then its {@link StepEnd}, with tripwire and API-error retries.
+ * The step operator: each step number in, that step's chunks then its {@link StepEnd} out, with
+ * tripwire and API-error retries.
  *
  * ```
  * attempt 1:  --S--t--t--#                        (# = TripWire { retry: true } from processOutputStep)
  * result:     --S--t--t--R--S--t--F--(E|)          (R = step-finish 'retry', F = step-finish, E = StepEnd)
  * ```
  */
-export function modelStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
+export function modelStep(env: RunEnvironment): OperatorFunction<number, ChunkType | StepEnd> {
+  return concatMap((stepNumber) => stepOf(env, stepNumber));
+}
+
+function stepOf(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
   let previous: Attempt | undefined;
   let previousError: unknown;
   const attempt$ = defer(() => {
@@ -193,7 +198,7 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
  * the next step.
  *
  * ```
- * step 0:  --S--K--T--F--(E{continues})|
+ * step 0:  --S--K--T--F--(E{continues})|        (of(0).pipe(modelStep(env)))
  * step 1:                 --S--t--F--(E)|
  * run:     --S--K--T--F-----S--t--F---|
  * ```
@@ -202,7 +207,8 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
   return defer(() => {
     let end: StepEnd | undefined;
     return concat(
-      modelStep(env, stepNumber).pipe(
+      of(stepNumber).pipe(
+        modelStep(env),
         filter((item): item is ChunkType => {
           if (!isStepEnd(item)) return true;
           end = item;
