@@ -13,8 +13,8 @@ export interface AgentToolExecutionOptions {
   /** Writes `data-*` chunks into the run's stream. */
   writer: ProcessorStreamWriter;
   requestContext: RequestContext;
-  /** AI SDK tool context (rxagent passes `undefined`). */
-  context: unknown;
+  /** AI SDK tool context: rxagent has none and passes an empty, frozen object. */
+  context: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -34,7 +34,11 @@ export interface AgentToolExecutionOptions {
  * ```
  */
 export interface AgentTool {
-  description?: string;
+  /**
+   * What the model reads about the tool. A function (AI SDK 7 `tool({ description: ({ context }) => … })`)
+   * is called once per step with an empty `context` (rxagent has no tool context).
+   */
+  description?: string | ((options: { context: never }) => string);
   inputSchema?: unknown;
   /** `'provider'` tools are executed by the provider; rxagent only passes their results on. */
   type?: 'function' | 'dynamic' | 'provider' | 'provider-defined';
@@ -42,8 +46,11 @@ export interface AgentTool {
   id?: string;
   args?: Record<string, unknown>;
   providerOptions?: Record<string, Record<string, unknown>>;
-  /** Runs the tool with the validated input; its (awaited) return value is the tool result. */
-  execute?: (input: never, options: AgentToolExecutionOptions) => unknown;
+  /**
+   * Runs the tool with the validated input; its (awaited) return value is the tool result. A method
+   * (bivariant), so an AI SDK `tool()` whose `execute` reads its own typed options is accepted.
+   */
+  execute?(input: never, options: AgentToolExecutionOptions): unknown;
 }
 
 /** Tools by name. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/processor-types.js';
 import type { AgentTool, AgentToolSet } from '../contract/tool-types.js';
 import { Bm25Index } from './internal/bm25.js';
+import { toolDescription } from '../contract/tool-description.js';
 
 /**
  * Options of {@link ToolSearchProcessor}.
@@ -104,7 +105,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
     this.index = new Bm25Index(
       Object.entries(options.tools).map(([name, tool]) => ({
         id: name,
-        text: `${name} ${name} ${tool.description ?? ''} ${describeSchema(tool.inputSchema)}`,
+        text: `${name} ${name} ${toolDescription(tool)} ${describeSchema(tool.inputSchema)}`,
       })),
     );
   }
@@ -113,7 +114,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
   search(query: string, limit: number = this.maxResults): ToolSearchResult[] {
     return this.index.search(query, limit).map((hit) => ({
       name: hit.id,
-      description: this.catalogue[hit.id]?.description ?? '',
+      description: toolDescription(this.catalogue[hit.id]),
       score: Math.round(hit.score * 1000) / 1000,
     }));
   }
@@ -152,7 +153,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
         }
         const loaded = loadedOf(state);
         if (!loaded.includes(input.name)) loaded.push(input.name);
-        return { loaded: true, name: input.name, description: tool.description ?? '' };
+        return { loaded: true, name: input.name, description: toolDescription(tool) };
       },
     };
     return { [TOOL_SEARCH_TOOL_NAMES.search]: searchTool, [TOOL_SEARCH_TOOL_NAMES.load]: loadTool };

@@ -13,6 +13,9 @@ import type { AgentTool } from '../../contract/tool-types.js';
 import { validateToolInput } from './tool-schema.js';
 import { ToolExecutionError } from './tool-execution-error.js';
 
+/** The AI SDK tool context rxagent passes: none (an empty object, so `context.x` reads `undefined`). */
+const NO_TOOL_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** What a tool call ended with. */
 export type ToolOutcome =
   | { kind: 'result'; call: ToolCallInfo; result: unknown }
@@ -129,7 +132,7 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
       abortSignal: environment.abortSignal,
       writer: environment.writer,
       requestContext: environment.requestContext,
-      context: undefined,
+      context: NO_TOOL_CONTEXT,
     });
     const value: MaybePromise<unknown> =
       output !== null && typeof output === 'object' && Symbol.asyncIterator in output

@@ -3,6 +3,7 @@ import type { LanguageModelV4FunctionTool, LanguageModelV4ProviderTool, Language
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
+import { toolDescription } from '../../contract/tool-description.js';
 import { toToolSchema } from './tool-schema.js';
 
 type ProviderTool = LanguageModelV4FunctionTool | LanguageModelV4ProviderTool;
@@ -25,7 +26,7 @@ export function prepareTools(tools: AgentToolSet | undefined, activeTools: reado
       type: 'function',
       name,
       inputSchema,
-      ...(tool?.description === undefined ? {} : { description: tool.description }),
+      ...(tool?.description === undefined ? {} : { description: toolDescription(tool) }),
       ...(tool?.providerOptions === undefined ? {} : { providerOptions: tool.providerOptions as never }),
     }));
   });
