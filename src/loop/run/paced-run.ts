@@ -4,7 +4,7 @@
  * starts the same run and hands the consumer the run's demand gate. While the consumer holds the
  * gate the loop stops reading the provider, so a slow reader never makes the run buffer the reply.
  */
-import type { Observable } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 
 /** The run's demand gate as a consumer sees it: hold it while full, release it when pulled. */
@@ -22,12 +22,20 @@ export interface PacedRun extends Observable<ChunkType> {
   [PACED_RUN]: (attach: (demand: RunDemand) => void) => Observable<ChunkType>;
 }
 
-/** `run$` with its paced variant attached (the Observable is ours: the property is not on a user object). */
-export function withPacedRun(
-  run$: Observable<ChunkType>,
-  paced: (attach: (demand: RunDemand) => void) => Observable<ChunkType>,
-): PacedRun {
-  return Object.assign(run$, { [PACED_RUN]: paced });
+/**
+ * `run$` with its paced variant attached (the Observable is ours: the property is not on a user
+ * object). `pipe` keeps it: `run$.pipe(op1, op2)` carries a paced variant that pipes the paced run
+ * through the same operators, so `toUIMessageStream(agent.stream$(…).pipe(map(…)))` is still read
+ * only as fast as its reader.
+ */
+export function withPacedRun<T>(
+  run$: Observable<T>,
+  paced: (attach: (demand: RunDemand) => void) => Observable<T>,
+): Observable<T> & { [PACED_RUN]: (attach: (demand: RunDemand) => void) => Observable<T> } {
+  const plainPipe = run$.pipe.bind(run$) as (...operations: Array<OperatorFunction<unknown, unknown>>) => Observable<unknown>;
+  const pacedPipe = (...operations: Array<OperatorFunction<unknown, unknown>>): Observable<unknown> =>
+    withPacedRun(plainPipe(...operations), (attach) => (paced(attach).pipe as (...ops: Array<OperatorFunction<unknown, unknown>>) => Observable<unknown>)(...operations));
+  return Object.assign(run$, { [PACED_RUN]: paced, pipe: pacedPipe as Observable<T>['pipe'] });
 }
 
 /** The paced variant of `chunks$`, when it is a run Observable straight from `agent.stream$()`. */
