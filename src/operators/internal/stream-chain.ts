@@ -62,6 +62,9 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
+/** The chain of a run whose processors have no `processOutputStream`: every chunk goes on as it is. */
+const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
+
 /**
  * Builds the chain for `processors`. `inject` receives chunks the processors write with
  * `writer.custom()` (each to re-enter the chain after the processor that wrote it).
@@ -89,6 +92,8 @@ export function createStreamChain(
     };
     return { binding, args, own: undefined, acceptsData: binding.processor.processDataParts === true };
   });
+  // no processOutputStream hook (the common run without output processors): none of the machinery below
+  if (links.length === 0) return emptyChain;
 
   /**
    * Gives `link` its own `streamParts`: what it has seen so far is the log, minus the chunk now
@@ -186,7 +191,6 @@ export function createStreamChain(
   };
 
   const run = (chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> => {
-    if (links.length === 0) return chunk;
     if (from !== 0) return pass(chunk, from, null);
     log.push(chunk);
     return pass(chunk, 0, chunk);
