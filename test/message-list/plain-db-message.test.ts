@@ -110,6 +110,6 @@ describe('isPlainDbMessage (the hand-checked fast path of stored-message validat
     const bad = { id: 'm1', role: 'assistant', content: { format: 2, parts: [{ type: 'text', text: 7 }] } };
     expect(isPlainDbMessage(bad)).toBe(false);
     expect(() => new MessageList().add(bad as never, 'response')).toThrow(InvalidMessageError);
-    expect(() => new MessageList().add(bad as never, 'response')).toThrow(/content\.parts\.0\.text|text/);
+    expect(() => new MessageList().add(bad as never, 'response')).toThrow('Invalid message at content.parts.0.text: Invalid input: expected string, received number');
   });
 });
