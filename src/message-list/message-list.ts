@@ -8,10 +8,9 @@ import { SystemMessageBuckets, toCoreSystemMessages, type SystemMessageInput } f
 import type { StepBoundary } from './step-boundary.js';
 import { deserializeMessage, serializeMessage, type ConversationSource, type SerializedMessageList } from './serialized-message-list.js';
 import { toUIMessage } from './to-ui.js';
-import type { ModelMessage } from 'ai';
 import { toModelMessages } from './to-model.js';
 import { toPrompt } from './to-prompt.js';
-import type { AddMessageOptions, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
+import type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
 export type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
@@ -50,12 +49,10 @@ export class MessageList {
     this.resourceId = options.resourceId;
     this.generateId = options.generateId ?? (() => crypto.randomUUID());
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
-    this.get = {
-      all: { ...this.view(() => this.store.all().slice()), prompt: () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: this.store.all() }) },
-      input: this.view(() => this.store.from('input')),
-      response: this.view(() => this.store.from('response')),
-      remembered: this.view(() => this.store.from('memory')),
-    };
+    const store = this.store;
+    const all = view(() => store.all().slice()) as MessageListAllView;
+    all.prompt = () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: store.all() });
+    this.get = { all, input: sourceView(store, 'input'), response: sourceView(store, 'response'), remembered: sourceView(store, 'memory') };
   }
 
   /**
@@ -324,8 +321,21 @@ export class MessageList {
     return list;
   }
 
-  private view(select: () => MastraDBMessage[]): MessageListView {
-    const model = (): ModelMessage[] => toModelMessages(select());
-    return { db: select, ui: () => select().map(toUIMessage), model, core: model };
-  }
+}
+
+/*
+ * The views are built once per list (every run makes one): plain functions assigned to fields, not
+ * `const` arrows, so a `keepNames` build (tsup, tsx) adds no `__name` call and no property
+ * dictionary per function.
+ */
+function view(select: () => MastraDBMessage[]): MessageListView {
+  const result = { db: select } as MessageListView;
+  result.ui = () => select().map(toUIMessage);
+  result.model = () => toModelMessages(select());
+  result.core = result.model;
+  return result;
+}
+
+function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {
+  return view(() => store.from(source));
 }

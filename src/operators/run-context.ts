@@ -112,6 +112,16 @@ function defaultResolveModel(model: ModelInput): LanguageModelV4 {
 
 let runCounter = 0;
 
+/** The state object of `processorId` in a run's `states` (made on first use). */
+function stateIn(states: Map<string, ProcessorState>, processorId: string): ProcessorState {
+  let state = states.get(processorId);
+  if (state === undefined) {
+    state = guardReferenceState(processorId, {});
+    states.set(processorId, state);
+  }
+  return state;
+}
+
 /**
  * Makes a fresh run context (for using the operators standalone, or in tests).
  *
@@ -135,14 +145,6 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
     },
   };
   let signalSequence = 0;
-  const stateFor = (processorId: string): ProcessorState => {
-    let state = states.get(processorId);
-    if (state === undefined) {
-      state = guardReferenceState(processorId, {});
-      states.set(processorId, state);
-    }
-    return state;
-  };
   const context: RunContext = {
     runId: init.runId ?? `run-${++runCounter}`,
     messageList: init.messageList ?? new MessageList(),
@@ -176,11 +178,15 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
       context.pendingSignals.push(signal);
       return Promise.resolve(signal);
     },
-    stateFor,
+    // methods, not `const` arrows: a keepNames build (tsup, tsx) names arrows with a property
+    // write per run; these read no `this`, so `const { stateFor } = ctx` still works
+    stateFor(processorId) {
+      return stateIn(states, processorId);
+    },
     bind(processor, index = 0) {
       let binding = bindings.get(processor);
       if (binding === undefined) {
-        binding = bindProcessor(processor, stateFor(processor.id), index, limits);
+        binding = bindProcessor(processor, stateIn(states, processor.id), index, limits);
         bindings.set(processor, binding);
       }
       return binding;

@@ -119,3 +119,62 @@ const dbMessageObjectSchema = z.looseObject({
 export const dbMessageSchema: z.ZodType<MastraDBMessage> = dispatch<MastraDBMessage>((value) =>
   isRecord(value) ? dbMessageObjectSchema : { path: [], message: `expected a message object, received ${describeType(value)}` },
 );
+
+const roles = new Set(['user', 'assistant', 'system', 'tool']);
+const invocationStates = new Set(['partial-call', 'call', 'result', 'output-error']);
+
+const optional = (value: unknown, type: 'string' | 'boolean'): boolean => value === undefined || typeof value === type;
+const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+const finiteOrAbsent = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isFinite(value));
+
+/** The common part shapes, checked by hand; anything else (or any doubt) is left to the schema. */
+function isPlainPart(part: unknown): boolean {
+  if (!isRecord(part) || part['providerMetadata'] !== undefined || !finiteOrAbsent(part['createdAt'])) return false;
+  switch (part['type']) {
+    case 'text':
+      return typeof part['text'] === 'string';
+    case 'step-start':
+      return optional(part['model'], 'string');
+    case 'tool-invocation': {
+      const invocation = part['toolInvocation'];
+      return (
+        isRecord(invocation) &&
+        invocationStates.has(invocation['state'] as string) &&
+        nonEmpty(invocation['toolCallId']) &&
+        nonEmpty(invocation['toolName']) &&
+        optional(invocation['isError'], 'boolean') &&
+        optional(invocation['errorText'], 'string') &&
+        optional(part['providerExecuted'], 'boolean') &&
+        optional(part['title'], 'string') &&
+        optional(part['dynamic'], 'boolean')
+      );
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * True when `value` is a stored message of the common shape (text, step-start and tool-invocation
+ * parts, no metadata records) that `dbMessageSchema` accepts: checked by hand, without running
+ * the schema (the loop adds one such message per step). False means "run the schema" — never
+ * "invalid" — so errors stay the schema's.
+ *
+ * @example
+ * ```ts
+ * isPlainDbMessage({ id: 'm1', role: 'assistant', content: { format: 2, parts: [{ type: 'text', text: 'hi' }] } }); // true
+ * ```
+ */
+export function isPlainDbMessage(value: unknown): boolean {
+  if (!isRecord(value) || !nonEmpty(value['id']) || !roles.has(value['role'] as string)) return false;
+  const createdAt = value['createdAt'];
+  if (createdAt !== undefined && !(createdAt instanceof Date && !Number.isNaN(createdAt.getTime()))) return false;
+  if (!optional(value['threadId'], 'string') || !optional(value['resourceId'], 'string') || !optional(value['type'], 'string')) return false;
+  const content = value['content'];
+  if (!isRecord(content) || content['format'] !== 2 || !optional(content['content'], 'string')) return false;
+  if (content['metadata'] !== undefined || content['providerMetadata'] !== undefined) return false;
+  const parts = content['parts'];
+  if (!Array.isArray(parts) || parts.length === 0) return false;
+  for (const part of parts) if (!isPlainPart(part)) return false;
+  return true;
+}

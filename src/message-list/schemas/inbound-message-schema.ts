@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { InboundMessage } from '../types.js';
 import { InvalidMessageError, type MessageIssue } from '../errors/invalid-message-error.js';
-import { dbMessageSchema } from './db-message-schema.js';
+import { dbMessageSchema, isPlainDbMessage } from './db-message-schema.js';
 import { modelMessageSchema } from './model-message-schema.js';
 import { uiMessageSchema } from './ui-message-schema.js';
 import { dispatch, isRecord, nonEmptyString } from './schema-helpers.js';
@@ -70,7 +70,9 @@ export function assertValidInbound(messages: ReadonlyArray<unknown>, options: { 
   const { indexed, skip } = options;
   const issues: MessageIssue[] = [];
   messages.forEach((message, index) => {
-    if (skip?.(message)) return;
+    // a non-empty string is valid as it is (the common `generate('…')` input), and so is a stored
+    // message of the common shape (the loop's own, one per step): no schema run for either
+    if (typeof message === 'string' ? message.length > 0 : skip?.(message) === true || isPlainDbMessage(message)) return;
     let result: ReturnType<typeof inboundMessageSchema.safeParse>;
     try {
       result = inboundMessageSchema.safeParse(message);

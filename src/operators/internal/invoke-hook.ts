@@ -261,6 +261,22 @@ function outcomeOf(error: unknown, result: unknown, hook: ProcessorHookName): 'p
   return 'pass';
 }
 
+/** One `onHook` report; tracing never breaks a run. */
+function reportHook(
+  onHook: NonNullable<TracingContext['onHook']>,
+  binding: ProcessorBinding,
+  hook: ProcessorHookName,
+  startTime: number,
+  error: unknown,
+  result: unknown,
+): void {
+  try {
+    onHook({ processorId: binding.processor.id, hook, outcome: outcomeOf(error, result, hook), startTime, endTime: performance.now() });
+  } catch {
+    // tracing never breaks a run
+  }
+}
+
 function invokeTraced<R>(
   binding: ProcessorBinding,
   hook: ProcessorHookName,
@@ -269,34 +285,22 @@ function invokeTraced<R>(
 ): MaybeAsync<R> {
   const onHook = tracingContext.onHook as NonNullable<TracingContext['onHook']>;
   const startTime = performance.now();
-  const report = (error: unknown, result: unknown): void => {
-    try {
-      onHook({
-        processorId: binding.processor.id,
-        hook,
-        outcome: outcomeOf(error, result, hook),
-        startTime,
-        endTime: performance.now(),
-      });
-    } catch {
-      // tracing never breaks a run
-    }
-  };
+  // no closure per hook call (under keepNames each would also cost a `__name` property write)
   let result: MaybeAsync<R>;
   try {
     result = invokeHook<R>(binding, hook, args);
   } catch (error) {
-    report(error, undefined);
+    reportHook(onHook, binding, hook, startTime, error, undefined);
     throw error;
   }
   if (isPromiseLike<R>(result)) {
     return Promise.resolve(result).then(
       (resolved) => {
-        report(undefined, resolved);
+        reportHook(onHook, binding, hook, startTime, undefined, resolved);
         return resolved;
       },
       (error: unknown) => {
-        report(error, undefined);
+        reportHook(onHook, binding, hook, startTime, error, undefined);
         throw error;
       },
     );
@@ -304,11 +308,15 @@ function invokeTraced<R>(
   if (isObservable(result)) {
     return result.pipe(
       tap({
-        next: (resolved) => report(undefined, resolved),
-        error: (error: unknown) => report(error, undefined),
+        next(resolved) {
+          reportHook(onHook, binding, hook, startTime, undefined, resolved);
+        },
+        error(error: unknown) {
+          reportHook(onHook, binding, hook, startTime, error, undefined);
+        },
       }),
     );
   }
-  report(undefined, result);
+  reportHook(onHook, binding, hook, startTime, undefined, result);
   return result;
 }

@@ -63,7 +63,8 @@ const noLimits: HookLimits = { processorTimeoutMs: undefined, scheduler: undefin
 
 /** Makes the binding of `processor` for a run, sharing `state`. */
 export function bindProcessor(processor: Processor, state: ProcessorState, index = 0, limits: HookLimits = noLimits): ProcessorBinding {
-  const aborts = new Map<ProcessorHookName, AbortFunction>();
+  // made on first use: most processors implement one hook, so most runs need one entry or none
+  let aborts: Partial<Record<ProcessorHookName, AbortFunction>> | undefined;
   const binding: ProcessorBinding = {
     processor,
     state,
@@ -73,7 +74,8 @@ export function bindProcessor(processor: Processor, state: ProcessorState, index
     active: newActiveCalls(),
     streamParts: undefined,
     abortFor(hook) {
-      let abort = aborts.get(hook);
+      aborts ??= {};
+      let abort = aborts[hook];
       if (abort === undefined) {
         abort = (reason?: string, options?: TripWireOptions): never => {
           const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
@@ -89,7 +91,7 @@ export function bindProcessor(processor: Processor, state: ProcessorState, index
           notifyViolation(processor, tripwire.reason, options?.metadata);
           throw tripwire;
         };
-        aborts.set(hook, abort);
+        aborts[hook] = abort;
       }
       return abort;
     },

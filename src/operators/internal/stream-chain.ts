@@ -62,6 +62,9 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
+/** The chain of a run whose processors have no `processOutputStream`: every chunk goes on as it is. */
+const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
+
 /**
  * Builds the chain for `processors`. `inject` receives chunks the processors write with
  * `writer.custom()` (each to re-enter the chain after the processor that wrote it).
@@ -89,75 +92,105 @@ export function createStreamChain(
     };
     return { binding, args, own: undefined, acceptsData: binding.processor.processDataParts === true };
   });
+  // no processOutputStream hook (the common run without output processors): none of the machinery below
+  if (links.length === 0) return emptyChain;
+  return new Chain(links, log, context, inject);
+}
+
+/**
+ * The chain's passes. A class, not closures made per run: under `keepNames` (tsup's build, tsx)
+ * each per-run `const f = () => …` costs an `Object.defineProperty` and a property dictionary.
+ */
+class Chain implements StreamChain {
+  readonly length: number;
+  readonly #tracingContext: RunContext['tracingContext'];
+
+  constructor(
+    private readonly links: readonly Link[],
+    /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
+    private readonly log: ChunkType[],
+    private readonly context: RunContext,
+    private readonly inject: (injected: InjectedChunk) => void,
+  ) {
+    this.length = links.length;
+    this.#tracingContext = context.tracingContext;
+  }
+
+  run(chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> {
+    if (from !== 0) return this.pass(chunk, from, null);
+    this.log.push(chunk);
+    return this.pass(chunk, 0, chunk);
+  }
 
   /**
    * Gives `link` its own `streamParts`: what it has seen so far is the log, minus the chunk now
    * entering (`entered`, already logged) which it does not see as logged.
    */
-  const diverge = (link: Link, entered: ChunkType | null): ChunkType[] => {
+  private diverge(link: Link, entered: ChunkType | null): ChunkType[] {
+    const log = this.log;
     const own = entered === null ? log.slice() : log.slice(0, log.length - 1);
     link.own = own;
     link.args.streamParts = own;
     return own;
-  };
+  }
 
   /** `link` sees `current` during the pass of `entered` (null: an injected chunk, not logged). */
-  const record = (link: Link, current: ChunkType, entered: ChunkType | null): void => {
+  private record(link: Link, current: ChunkType, entered: ChunkType | null): void {
     const own = link.own;
     if (own !== undefined) own.push(current);
-    else if (current !== entered) diverge(link, entered).push(current);
-  };
+    else if (current !== entered) this.diverge(link, entered).push(current);
+  }
 
   /** `link` does not see the chunk of this pass (skipped, or dropped before it). */
-  const miss = (link: Link, entered: ChunkType | null): void => {
-    if (link.own === undefined && entered !== null) diverge(link, entered);
-  };
-  const tracingContext = context.tracingContext;
+  private miss(link: Link, entered: ChunkType | null): void {
+    if (link.own === undefined && entered !== null) this.diverge(link, entered);
+  }
 
   /** Chunks a hook queued in its state go out right after the current chunk (see stream-follow-up.ts). */
-  const drainFollowUps = (state: Record<string, unknown>, index: number): void => {
+  private drainFollowUps(state: Record<string, unknown>, index: number): void {
     const followUps = state[FOLLOW_UP_CHUNKS_KEY];
     if (followUps !== undefined && Array.isArray(followUps) && followUps.length > 0) {
       state[FOLLOW_UP_CHUNKS_KEY] = [];
-      for (const followUp of followUps as ChunkType[]) inject({ chunk: followUp, from: index + 1 });
+      for (const followUp of followUps as ChunkType[]) this.inject({ chunk: followUp, from: index + 1 });
     }
     const reprocess = state[REPROCESS_PART_KEY];
     if (reprocess !== undefined && reprocess !== null) {
       state[REPROCESS_PART_KEY] = undefined;
-      inject({ chunk: reprocess as ChunkType, from: 0 });
+      this.inject({ chunk: reprocess as ChunkType, from: 0 });
     }
-  };
+  }
 
   /** The processors after `index` do not see this pass's chunk. */
-  const dropped = (index: number, entered: ChunkType | null): null => {
-    if (entered !== null) for (let after = index + 1; after < links.length; after++) miss(links[after] as Link, entered);
+  private dropped(index: number, entered: ChunkType | null): null {
+    if (entered !== null) for (let after = index + 1; after < this.links.length; after++) this.miss(this.links[after] as Link, entered);
     return null;
-  };
+  }
 
-  const pass = (chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null> => {
+  private pass(chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null> {
+    const links = this.links;
     let current = chunk;
     let currentIsData = isData(current);
     for (let index = from; index < links.length; index++) {
       const link = links[index] as Link;
       if (currentIsData && !link.acceptsData) {
-        miss(link, entered);
+        this.miss(link, entered);
         continue;
       }
-      record(link, current, entered);
+      this.record(link, current, entered);
       const args = link.args;
       args.part = current;
-      args.retryCount = context.retryCount;
-      const result = invokeStreamHook(link.binding, args, tracingContext);
+      args.retryCount = this.context.retryCount;
+      const result = invokeStreamHook(link.binding, args, this.#tracingContext);
       if (result !== current && isPromiseLike<unknown>(result)) {
         const checking = current;
         const binding = link.binding;
         return Promise.resolve(result).then(
           (resolved) => {
             const settled = settleStreamHook(binding, resolved);
-            drainFollowUps(binding.state, index);
+            this.drainFollowUps(binding.state, index);
             const next = hookOutcome(settled, checking, binding);
             // a later hook's pending Observable is awaited here: this pass left virtual time already
-            return next === null ? dropped(index, entered) : toMaybePromise(pass(next, index + 1, entered));
+            return next === null ? this.dropped(index, entered) : toMaybePromise(this.pass(next, index + 1, entered));
           },
           (thrown: unknown) => {
             throw streamHookError(binding, thrown);
@@ -169,28 +202,19 @@ export function createStreamChain(
         const checking = current;
         const binding = link.binding;
         return thenMaybe<unknown, ChunkType | null>(result as Observable<unknown>, (settled) => {
-          drainFollowUps(binding.state, index);
+          this.drainFollowUps(binding.state, index);
           const next = hookOutcome(settled, checking, binding);
-          return next === null ? dropped(index, entered) : pass(next, index + 1, entered);
+          return next === null ? this.dropped(index, entered) : this.pass(next, index + 1, entered);
         });
       }
-      drainFollowUps(link.binding.state, index);
+      this.drainFollowUps(link.binding.state, index);
       const next = result === current ? current : hookOutcome(result, current, link.binding);
-      if (next === null) return dropped(index, entered);
+      if (next === null) return this.dropped(index, entered);
       if (next !== current) {
         current = next;
         currentIsData = isData(current);
       }
     }
     return current;
-  };
-
-  const run = (chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> => {
-    if (links.length === 0) return chunk;
-    if (from !== 0) return pass(chunk, from, null);
-    log.push(chunk);
-    return pass(chunk, 0, chunk);
-  };
-
-  return { length: links.length, run };
+  }
 }
