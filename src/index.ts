@@ -82,6 +82,7 @@ export {
   type DataChunkType,
   type ErrorProcessor,
   type InputProcessor,
+  type HookReturn,
   type ModelCallOptions,
   type ModelInput,
   type OutputProcessor,

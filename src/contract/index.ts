@@ -4,6 +4,7 @@ export type {
   CachedLLMStepResponse,
   CallSettings,
   ErrorProcessor,
+  HookReturn,
   InputProcessor,
   ModelCallOptions,
   ModelInput,

@@ -295,8 +295,18 @@ export type ProcessorMessageResult =
   | undefined
   | void;
 
-/** A hook result: now, as a promise, or as an Observable whose first value it is. */
-type HookReturn<T> = T | Promise<T> | Observable<T>;
+/**
+ * A hook result: now, as a promise, or as an Observable whose first value it is (an Observable that
+ * completes empty counts as `undefined`).
+ *
+ * @example
+ * ```ts
+ * import { of, delay } from 'rxjs';
+ * import type { HookReturn, ProcessInputResult } from 'rxagent';
+ * const later: HookReturn<ProcessInputResult | undefined> = of(undefined).pipe(delay(10));
+ * ```
+ */
+export type HookReturn<T> = T | Promise<T> | Observable<T>;
 
 /**
  * A processor: an object with an `id` and any of the nine hooks. A class instance or a plain

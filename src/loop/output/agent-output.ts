@@ -51,6 +51,7 @@ export class AgentOutput {
     return this.#textStream;
   }
 
+  /** @internal Made by `agent.stream()`: a run's values and its retry budgets. */
   constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
     let fullController!: ReadableStreamDefaultController<ChunkType>;
     let textController: ReadableStreamDefaultController<string> | undefined;
