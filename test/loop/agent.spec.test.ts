@@ -34,6 +34,8 @@ const letter: Record<string, string> = {
   finish: 'F',
   tripwire: 'W',
   error: 'X',
+  object: 'J',
+  'object-result': 'Q',
 };
 const letters = map((chunk: { type: string }) => letter[chunk.type] ?? '?');
 
@@ -62,6 +64,21 @@ describe('agent.stream$() on virtual time', () => {
       // step, processOutputResult 2 frames before finish
       expectObservable(agent.stream$('hello').pipe(letters)).toBe('S----B-O-t-C-E-(F|)');
       expectSubscriptions(stream.subscriptions).toBe('-----^-------!');
+    });
+  });
+
+  it('structured output: the partial object after its delta, the validated object before step-finish, all on virtual time', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const json: Record<string, LanguageModelV4StreamPart> = {
+        s: { type: 'text-start', id: 'j' },
+        d: { type: 'text-delta', id: 'j', delta: '{"city":"Oslo"}' },
+        e: { type: 'text-end', id: 'j' },
+        f: finishPart('stop'),
+      };
+      const stream = cold<LanguageModelV4StreamPart>('----s-d---e-(f|)', json);
+      const agent = new Agent({ id: 'a', model: mockModel({ stream }) });
+      const run$ = agent.stream$('Where?', { structuredOutput: { schema: z.object({ city: z.string() }) } });
+      expectObservable(run$.pipe(letters)).toBe('(SB)O-(tJ)C-(QEF|)');
     });
   });
 

@@ -5,6 +5,7 @@ import { processOutputStep } from '../../operators/process-output-step.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
+import { toObservable } from '../../contract/to-observable.js';
 import { stepFinishChunk } from './step-chunks.js';
 import { validateStructuredOutput } from './structured-output.js';
 import { continuesAfter, stepResultOf, type Attempt } from './attempt.js';
@@ -35,7 +36,7 @@ export function afterModel(env: StepEnvironment, attempt: Attempt): Observable<n
     const stepInput = attempt.stepInput as StepInput;
     const structured = stepInput.structuredOutput;
     return concat(
-      structured === undefined || structured.model !== undefined ? EMPTY : defer(() => from(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
+      structured === undefined || structured.model !== undefined ? EMPTY : defer(() => toObservable(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
       defer(() =>
         of({
           // built only when a processLLMResponse hook reads it

@@ -17,12 +17,15 @@ function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | u
   return [...prompt, { role: 'user', content: [{ type: 'text', text: feedback }], providerOptions: { rxagent: { retryFeedback: true } } }];
 }
 
-/** The tools and response format of a request: a promise only when a schema to convert is (structured output, an async JSON schema). */
-function requestExtras(stepInput: StepInput): MaybePromise<[Awaited<ReturnType<typeof prepareTools>>, Pick<LanguageModelV4CallOptions, 'responseFormat'>]> {
+/** The tools and response format of a request: a promise only when a schema's JSON form is one. */
+type RequestExtras = [Awaited<ReturnType<typeof prepareTools>>, Pick<LanguageModelV4CallOptions, 'responseFormat'>];
+
+function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
   const structured = stepInput.structuredOutput !== undefined && stepInput.structuredOutput.model === undefined;
   if (stepInput.tools === undefined && !structured) return [undefined, {}];
-  if (!structured) return thenMaybe(prepareTools(stepInput.tools, stepInput.activeTools), (tools) => [tools, {}]);
-  return Promise.all([prepareTools(stepInput.tools, stepInput.activeTools), structuredResponseFormat(stepInput)]);
+  return thenMaybe<Awaited<ReturnType<typeof prepareTools>>, RequestExtras>(prepareTools(stepInput.tools, stepInput.activeTools), (tools) =>
+    thenMaybe<Pick<LanguageModelV4CallOptions, 'responseFormat'>, RequestExtras>(structuredResponseFormat(stepInput), (responseFormat) => [tools, responseFormat]),
+  );
 }
 
 /**

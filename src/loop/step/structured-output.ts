@@ -8,7 +8,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
@@ -16,17 +15,20 @@ import type { StepResult } from '../../contract/processor-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { parsePartialJson } from './partial-json.js';
 import type { StepAccumulator } from './step-accumulator.js';
-import { toToolSchema } from '../tools/tool-schema.js';
+import { toToolSchema, validateToolInput } from '../tools/tool-schema.js';
+import { thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 
 /** The id structured-output tripwires carry. */
 export const STRUCTURED_OUTPUT_ID = 'structured-output';
 
-/** `responseFormat` for a step with structured output (and no structuring model). */
-export async function structuredResponseFormat(stepInput: StepInput): Promise<Pick<LanguageModelV4CallOptions, 'responseFormat'>> {
+/**
+ * `responseFormat` for a step with structured output (and no structuring model): synchronous
+ * unless the schema's JSON form is a promise.
+ */
+export function structuredResponseFormat(stepInput: StepInput): MaybePromise<Pick<LanguageModelV4CallOptions, 'responseFormat'>> {
   const structured = stepInput.structuredOutput;
   if (structured === undefined || structured.model !== undefined) return {};
-  const schema = (await toToolSchema(structured.schema).jsonSchema) as JSONSchema7;
-  return { responseFormat: { type: 'json', schema } };
+  return thenMaybe(toToolSchema(structured.schema).jsonSchema as MaybePromise<JSONSchema7>, (schema) => ({ responseFormat: { type: 'json', schema } }));
 }
 
 /** After each text chunk, an `object` chunk when the partial object changed. */
@@ -51,8 +53,12 @@ export function withPartialObjects(runId: string, accumulator: StepAccumulator):
     });
 }
 
-/** Validates a final step's text against the schema; records the object or throws a retryable TripWire. */
-export async function validateStructuredOutput(stepInput: StepInput, accumulator: StepAccumulator, stepResult: StepResult): Promise<never[]> {
+/**
+ * Validates a final step's text against the schema; records the object or throws a retryable
+ * TripWire. Synchronous when the schema validates synchronously (zod without async refinements, a
+ * JSON schema): a step with structured output stays on virtual time.
+ */
+export function validateStructuredOutput(stepInput: StepInput, accumulator: StepAccumulator, stepResult: StepResult): MaybePromise<never[]> {
   const structured = stepInput.structuredOutput;
   if (structured === undefined || structured.model !== undefined) return [];
   if (accumulator.toolCalls.some((call) => !call.providerExecuted)) return [];
@@ -62,10 +68,11 @@ export async function validateStructuredOutput(stepInput: StepInput, accumulator
   } catch (error) {
     throw new TripWire(`The answer is not valid JSON: ${(error as Error).message}`, { retry: true, metadata: { text: accumulator.text } }, STRUCTURED_OUTPUT_ID);
   }
-  const validated = await safeValidateTypes({ value, schema: toToolSchema(structured.schema) });
-  if (!validated.success) {
-    throw new TripWire(`The answer does not match the schema: ${validated.error.message}`, { retry: true, metadata: { value } }, STRUCTURED_OUTPUT_ID);
-  }
-  stepResult.object = validated.value;
-  return [];
+  return thenMaybe(validateToolInput(structured.schema, value), (validated): never[] => {
+    if (!validated.success) {
+      throw new TripWire(`The answer does not match the schema: ${validated.error.message}`, { retry: true, metadata: { value } }, STRUCTURED_OUTPUT_ID);
+    }
+    stepResult.object = validated.value;
+    return [];
+  });
 }
