@@ -39,6 +39,7 @@ import { demandOf } from '../../operators/demand.js';
 import { runSteps } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
+import { whenHooked } from '../internal/when-hooked.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -223,7 +224,7 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
       }
     });
     return of(output).pipe(
-      processOutputResult(env.outputProcessors, ctx),
+      whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
       tap({ finalize: stopListening }),
       catchError((error: unknown) => {
         stopListening();

@@ -12,6 +12,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { whenHooked } from '../internal/when-hooked.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -91,7 +92,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
     ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
     return of(initialStepInput(env, attempt.stepNumber));
   }).pipe(
-    processInputStep(env.stepProcessors, ctx),
+    whenHooked(env.stepProcessors, 'processInputStep', (processors) => processInputStep(processors, ctx)),
     concatMap((stepInput) => {
       attempt.stepInput = stepInput;
       return prepareRequest(env, stepInput, feedback);
