@@ -6,6 +6,7 @@
 import {
   Observable,
   catchError,
+  EMPTY,
   concat,
   concatMap,
   defer,
@@ -39,7 +40,7 @@ import { demandOf } from '../../operators/demand.js';
 import { runSteps } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
-import { whenHooked } from '../internal/when-hooked.js';
+import { hasHook, whenHooked } from '../internal/when-hooked.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -309,13 +310,19 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
         const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
         return concat(
           of<ChunkType>(makeChunk(run.runId, 'start', {})),
-          of(ctx.messageList).pipe(
-            processInput(run.inputProcessors, ctx),
-            tap(() => {
-              run.initialSystemMessages = ctx.messageList.getSystemMessages();
-            }),
-            ignoreElements(),
-          ),
+          hasHook(run.inputProcessors, 'processInput')
+            ? of(ctx.messageList).pipe(
+                processInput(run.inputProcessors, ctx),
+                tap(() => {
+                  run.initialSystemMessages = ctx.messageList.getSystemMessages();
+                }),
+                ignoreElements(),
+              )
+            : defer(() => {
+                // no processInput hook: the list stays as it is (one subscription instead of seven)
+                run.initialSystemMessages = ctx.messageList.getSystemMessages();
+                return EMPTY;
+              }),
           defer(() => runSteps(run)),
           defer(() => {
             // from here the run commits (processOutputResult, memory's save): an abort no longer
