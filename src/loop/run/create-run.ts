@@ -10,6 +10,7 @@ import {
   concat,
   concatMap,
   defer,
+  finalize as whenFinalized,
   from,
   ignoreElements,
   of,
@@ -331,7 +332,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
             committing = true;
             return finalize(run);
           }),
-        ).pipe(tap({ finalize: () => customSubscription.unsubscribe() }));
+        ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
       }),
     );
 
@@ -355,13 +356,12 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const chunks$ = body$.pipe(
       endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
       closeBrackets(),
-      tap({
-        finalize: () => {
-          if (env !== undefined) {
-            env.releaseCallerSignal();
-            env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
-          }
-        },
+      // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
+      whenFinalized(() => {
+        if (env !== undefined) {
+          env.releaseCallerSignal();
+          env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
+        }
       }),
     );
     return concat(
