@@ -22,7 +22,6 @@ import { processInput } from '../../operators/process-input.js';
 import { processOutputResult } from '../../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
-import { toObservable } from '../../contract/to-observable.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
@@ -302,39 +301,42 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     let committing = false;
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
-    const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
-      concatMap((created) => {
-        env = created;
-        demand.bind(demandOf(created.ctx));
-        const run = created;
-        const { ctx } = run;
-        const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
-        return concat(
-          of<ChunkType>(makeChunk(run.runId, 'start', {})),
-          hasHook(run.inputProcessors, 'processInput')
-            ? of(ctx.messageList).pipe(
-                processInput(run.inputProcessors, ctx),
-                tap(() => {
-                  run.initialSystemMessages = ctx.messageList.getSystemMessages();
-                }),
-                ignoreElements(),
-              )
-            : defer(() => {
-                // no processInput hook: the list stays as it is (one subscription instead of seven)
+    const body = (created: RunEnvironment): Observable<ChunkType> => {
+      env = created;
+      demand.bind(demandOf(created.ctx));
+      const run = created;
+      const { ctx } = run;
+      const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
+      return concat(
+        of<ChunkType>(makeChunk(run.runId, 'start', {})),
+        hasHook(run.inputProcessors, 'processInput')
+          ? of(ctx.messageList).pipe(
+              processInput(run.inputProcessors, ctx),
+              tap(() => {
                 run.initialSystemMessages = ctx.messageList.getSystemMessages();
-                return EMPTY;
               }),
-          defer(() => runSteps(run)),
-          defer(() => {
-            // from here the run commits (processOutputResult, memory's save): an abort no longer
-            // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
-            // stopped because of the abort (an AbortError), else with the commit's error
-            committing = true;
-            return finalize(run);
-          }),
-        ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
-      }),
-    );
+              ignoreElements(),
+            )
+          : defer(() => {
+              // no processInput hook: the list stays as it is (one subscription instead of seven)
+              run.initialSystemMessages = ctx.messageList.getSystemMessages();
+              return EMPTY;
+            }),
+        defer(() => runSteps(run)),
+        defer(() => {
+          // from here the run commits (processOutputResult, memory's save): an abort no longer
+          // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
+          // stopped because of the abort (an AbortError), else with the commit's error
+          committing = true;
+          return finalize(run);
+        }),
+      ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
+    };
+    // a synchronous set-up (the common case) goes straight into the body: no concatMap hop per chunk
+    const body$ = defer(() => {
+      const created = createEnvironment(config, input, options);
+      return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap(body)) : body(created);
+    });
 
     const runIdNow = (): string => env?.runId ?? runIdHint ?? 'run';
     const endOnError = (error: unknown, runId: string): Observable<ChunkType> => {

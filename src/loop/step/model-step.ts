@@ -208,8 +208,9 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
   return defer(() => {
     let end: StepEnd | undefined;
     return concat(
-      of(stepNumber).pipe(
-        modelStep(env),
+      // `defer(() => stepOf(…))`, not `of(stepNumber).pipe(modelStep(env))`: the same step without a
+      // concatMap hop per chunk
+      defer(() => stepOf(env, stepNumber)).pipe(
         filter((item): item is ChunkType => {
           if (!isStepEnd(item)) return true;
           end = item;
