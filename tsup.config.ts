@@ -13,9 +13,10 @@ export default defineConfig({
   target: 'node22',
   splitting: true,
   treeshake: true,
-  // Class and function names survive bundling: `ProcessorError`, not `_ProcessorError`, in stack traces.
-  esbuildOptions(options) {
-    options.keepNames = true;
-  },
+  // No `keepNames`: it wraps every function in a `__name(f, 'f')` call (an `Object.defineProperty`
+  // and a property dictionary per closure made at run time, ≈ 11 KiB per in-flight stream, see
+  // bench/README.md). Exported classes keep their names without it (none refers to itself by name
+  // in its own body, which is what makes esbuild rename it to `_Name`); `smoke/export-names.mjs`
+  // checks every export of both builds.
   external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
 });

@@ -105,7 +105,7 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
    * ```
    */
   static readThrough<T extends Record<string, unknown> = Record<string, unknown>>(parent: ReadableRequestContext): RequestContext<T> {
-    const view = new RequestContext<T>();
+    const view = emptyRequestContext<T>();
     view.#parent = parent;
     return view;
   }
@@ -254,4 +254,13 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     const value = this.get('resourceId');
     return typeof value === 'string' ? value : undefined;
   }
+}
+
+/**
+ * `new RequestContext()` from outside the class body: a class that names itself inside its own
+ * body is emitted as `var RequestContext = class _RequestContext` by esbuild, so the built class
+ * would be called `_RequestContext` (checked by smoke/export-names.mjs).
+ */
+function emptyRequestContext<T extends Record<string, unknown>>(): RequestContext<T> {
+  return new RequestContext<T>();
 }

@@ -312,7 +312,7 @@ export class MessageList {
    * ```
    */
   static deserialize(data: SerializedMessageList, options: Pick<MessageListOptions, 'generateId' | 'now'> = {}): MessageList {
-    const list = new MessageList({ ...options, threadId: data.threadId, resourceId: data.resourceId });
+    const list = newMessageList({ ...options, threadId: data.threadId, resourceId: data.resourceId });
     list.systemMessages.add(data.systemMessages);
     for (const { tag, messages } of data.taggedSystemMessages) list.systemMessages.add(messages, tag);
     for (const { source, message } of data.messages) list.store.append(deserializeMessage(message), source);
@@ -334,6 +334,15 @@ function view(select: () => MastraDBMessage[]): MessageListView {
   result.model = () => toModelMessages(select());
   result.core = result.model;
   return result;
+}
+
+/**
+ * `new MessageList(options)` from outside the class body: a class that names itself inside its own
+ * body is emitted as `var MessageList = class _MessageList` by esbuild, so the built class would be
+ * called `_MessageList` (checked by smoke/export-names.mjs).
+ */
+function newMessageList(options: MessageListOptions): MessageList {
+  return new MessageList(options);
 }
 
 function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {

@@ -102,14 +102,17 @@ describe('the family in runs', () => {
 });
 
 describe('bundling keeps class names', () => {
-  it("tsup's esbuild options keep names: a bundled ProcessorError's stack says ProcessorError, not _ProcessorError", async () => {
+  it("tsup's esbuild options (no keepNames) keep names: a bundled ProcessorError's stack says ProcessorError, not _ProcessorError; MessageList and RequestContext too", async () => {
     const config = tsupConfig as { esbuildOptions?: (options: Record<string, unknown>, context: { format: string }) => void };
     const options: Record<string, unknown> = {};
     config.esbuildOptions?.(options, { format: 'esm' });
-    expect(options.keepNames).toBe(true);
     const bundled = await build({
       stdin: {
-        contents: "export { ProcessorError } from './src/contract/errors/processor-error.ts';",
+        contents: [
+          "export { ProcessorError } from './src/contract/errors/processor-error.ts';",
+          "export { RequestContext } from './src/contract/request-context.ts';",
+          "export { MessageList } from './src/message-list/message-list.ts';",
+        ].join('\n'),
         resolveDir: new URL('../../', import.meta.url).pathname,
         loader: 'ts',
       },
@@ -117,13 +120,23 @@ describe('bundling keeps class names', () => {
       write: false,
       format: 'esm',
       platform: 'node',
+      target: 'node22',
       ...options,
     });
     const code = bundled.outputFiles[0]!.text;
-    const module = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as { ProcessorError: typeof ProcessorError };
+    const module = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as {
+      ProcessorError: typeof ProcessorError;
+      RequestContext: { name: string; readThrough(parent: unknown): unknown };
+      MessageList: { name: string; deserialize(data: unknown): unknown };
+    };
     expect(module.ProcessorError.name).toBe('ProcessorError');
+    expect(module.RequestContext.name).toBe('RequestContext');
+    expect(module.MessageList.name).toBe('MessageList');
     const stack = module.ProcessorError.fromThrown('p', 'processInput', new Error('x')).stack ?? '';
     expect(stack).toContain('ProcessorError.fromThrown');
     expect(stack).not.toContain('_ProcessorError');
+    expect((module.RequestContext.readThrough(new Map()) as object).constructor.name).toBe('RequestContext');
+    const restored = module.MessageList.deserialize({ messages: [], systemMessages: [], taggedSystemMessages: [], unsavedIds: [] });
+    expect((restored as object).constructor.name).toBe('MessageList');
   });
 });

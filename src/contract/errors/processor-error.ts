@@ -38,10 +38,19 @@ export class ProcessorError extends RxAgentError {
   /** Wraps whatever a hook threw (keeps it as `cause`). */
   static fromThrown(processorId: string, hook: ProcessorHookName, thrown: unknown): ProcessorError {
     const text = thrown instanceof Error ? thrown.message : String(thrown);
-    return new ProcessorError(processorId, hook, text, { cause: thrown });
+    return newProcessorError(processorId, hook, text, { cause: thrown });
   }
 
   static override isInstance(error: unknown): error is ProcessorError {
     return hasMarker(error, marker);
   }
+}
+
+/**
+ * `new ProcessorError(…)` from outside the class body: a class that names itself inside its own
+ * body is emitted as `var ProcessorError = class _ProcessorError` by esbuild, so the built class
+ * would be called `_ProcessorError` (checked by smoke/export-names.mjs).
+ */
+function newProcessorError(...args: ConstructorParameters<typeof ProcessorError>): ProcessorError {
+  return new ProcessorError(...args);
 }

@@ -6,9 +6,11 @@
 import {
   Observable,
   catchError,
+  EMPTY,
   concat,
   concatMap,
   defer,
+  finalize as whenFinalized,
   from,
   ignoreElements,
   of,
@@ -20,7 +22,6 @@ import { processInput } from '../../operators/process-input.js';
 import { processOutputResult } from '../../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
-import { toObservable } from '../../contract/to-observable.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
@@ -39,6 +40,7 @@ import { demandOf } from '../../operators/demand.js';
 import { runSteps } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
+import { hasHook, whenHooked } from '../internal/when-hooked.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -223,7 +225,7 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
       }
     });
     return of(output).pipe(
-      processOutputResult(env.outputProcessors, ctx),
+      whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
       tap({ finalize: stopListening }),
       catchError((error: unknown) => {
         stopListening();
@@ -299,33 +301,42 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     let committing = false;
     const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
 
-    const body$ = defer(() => toObservable(createEnvironment(config, input, options))).pipe(
-      concatMap((created) => {
-        env = created;
-        demand.bind(demandOf(created.ctx));
-        const run = created;
-        const { ctx } = run;
-        const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
-        return concat(
-          of<ChunkType>(makeChunk(run.runId, 'start', {})),
-          of(ctx.messageList).pipe(
-            processInput(run.inputProcessors, ctx),
-            tap(() => {
+    const body = (created: RunEnvironment): Observable<ChunkType> => {
+      env = created;
+      demand.bind(demandOf(created.ctx));
+      const run = created;
+      const { ctx } = run;
+      const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
+      return concat(
+        of<ChunkType>(makeChunk(run.runId, 'start', {})),
+        hasHook(run.inputProcessors, 'processInput')
+          ? of(ctx.messageList).pipe(
+              processInput(run.inputProcessors, ctx),
+              tap(() => {
+                run.initialSystemMessages = ctx.messageList.getSystemMessages();
+              }),
+              ignoreElements(),
+            )
+          : defer(() => {
+              // no processInput hook: the list stays as it is (one subscription instead of seven)
               run.initialSystemMessages = ctx.messageList.getSystemMessages();
+              return EMPTY;
             }),
-            ignoreElements(),
-          ),
-          defer(() => runSteps(run)),
-          defer(() => {
-            // from here the run commits (processOutputResult, memory's save): an abort no longer
-            // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
-            // stopped because of the abort (an AbortError), else with the commit's error
-            committing = true;
-            return finalize(run);
-          }),
-        ).pipe(tap({ finalize: () => customSubscription.unsubscribe() }));
-      }),
-    );
+        defer(() => runSteps(run)),
+        defer(() => {
+          // from here the run commits (processOutputResult, memory's save): an abort no longer
+          // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
+          // stopped because of the abort (an AbortError), else with the commit's error
+          committing = true;
+          return finalize(run);
+        }),
+      ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
+    };
+    // a synchronous set-up (the common case) goes straight into the body: no concatMap hop per chunk
+    const body$ = defer(() => {
+      const created = createEnvironment(config, input, options);
+      return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap(body)) : body(created);
+    });
 
     const runIdNow = (): string => env?.runId ?? runIdHint ?? 'run';
     const endOnError = (error: unknown, runId: string): Observable<ChunkType> => {
@@ -347,13 +358,12 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const chunks$ = body$.pipe(
       endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
       closeBrackets(),
-      tap({
-        finalize: () => {
-          if (env !== undefined) {
-            env.releaseCallerSignal();
-            env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
-          }
-        },
+      // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
+      whenFinalized(() => {
+        if (env !== undefined) {
+          env.releaseCallerSignal();
+          env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
+        }
       }),
     );
     return concat(

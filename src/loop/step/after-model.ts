@@ -10,6 +10,7 @@ import { stepFinishChunk } from './step-chunks.js';
 import { validateStructuredOutput } from './structured-output.js';
 import { continuesAfter, stepResultOf, type Attempt } from './attempt.js';
 import type { StepEnvironment } from './step-environment.js';
+import { hasHook } from '../internal/when-hooked.js';
 
 /**
  * Stores the step's response (built from what passed the output processors), records its
@@ -35,9 +36,14 @@ export function afterModel(env: StepEnvironment, attempt: Attempt): Observable<n
     ctx.steps.push(stepResult);
     const stepInput = attempt.stepInput as StepInput;
     const structured = stepInput.structuredOutput;
+    // a stage no processor hooks passes its value through unchanged: not subscribed at all
+    const llmResponse = hasHook(env.inputProcessors, 'processLLMResponse');
+    const outputStep = hasHook(env.outputProcessors, 'processOutputStep');
+    const validate = structured !== undefined && structured.model === undefined;
+    if (!validate && !llmResponse && !outputStep) return EMPTY;
     return concat(
-      structured === undefined || structured.model !== undefined ? EMPTY : defer(() => toObservable(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))),
-      defer(() =>
+      validate ? defer(() => toObservable(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))) : EMPTY,
+      !llmResponse ? EMPTY : defer(() =>
         of({
           // built only when a processLLMResponse hook reads it
           get chunks() {
@@ -51,7 +57,7 @@ export function afterModel(env: StepEnvironment, attempt: Attempt): Observable<n
           rawResponse: attempt.meta.response,
         }).pipe(processLLMResponse(env.inputProcessors, ctx)),
       ),
-      defer(() =>
+      !outputStep ? EMPTY : defer(() =>
         of({
           stepNumber: attempt.stepNumber,
           finishReason: attempt.facts.finishReason,

@@ -7,11 +7,12 @@
  * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
  * (`runSteps`) recurses on the step's `StepEnd`.
  */
-import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError, type OperatorFunction } from 'rxjs';
+import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { whenHooked } from '../internal/when-hooked.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -91,7 +92,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
     ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
     return of(initialStepInput(env, attempt.stepNumber));
   }).pipe(
-    processInputStep(env.stepProcessors, ctx),
+    whenHooked(env.stepProcessors, 'processInputStep', (processors) => processInputStep(processors, ctx)),
     concatMap((stepInput) => {
       attempt.stepInput = stepInput;
       return prepareRequest(env, stepInput, feedback);
@@ -142,19 +143,16 @@ function closeRejected(env: RunEnvironment, previous: Attempt, error: unknown): 
 }
 
 /**
- * The step operator: each step number in, that step's chunks then its {@link StepEnd} out, with
- * tripwire and API-error retries.
+ * Step `stepNumber` of the run: its chunks, then its {@link StepEnd}, with tripwire and API-error
+ * retries. As an operator it is `concatMap((n) => modelStep(env, n))`; the loop subscribes it
+ * directly (one subscriber hop per chunk less).
  *
  * ```
  * attempt 1:  --S--t--t--#                        (# = TripWire { retry: true } from processOutputStep)
  * result:     --S--t--t--R--S--t--F--(E|)          (R = step-finish 'retry', F = step-finish, E = StepEnd)
  * ```
  */
-export function modelStep(env: RunEnvironment): OperatorFunction<number, ChunkType | StepEnd> {
-  return concatMap((stepNumber) => stepOf(env, stepNumber));
-}
-
-function stepOf(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
+export function modelStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
   let previous: Attempt | undefined;
   let previousError: unknown;
   const attempt$ = defer(() => {
@@ -198,7 +196,7 @@ function stepOf(env: RunEnvironment, stepNumber: number): Observable<ChunkType |
  * the next step.
  *
  * ```
- * step 0:  --S--K--T--F--(E{continues})|        (of(0).pipe(modelStep(env)))
+ * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
  * step 1:                 --S--t--F--(E)|
  * run:     --S--K--T--F-----S--t--F---|
  * ```
@@ -207,8 +205,7 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
   return defer(() => {
     let end: StepEnd | undefined;
     return concat(
-      of(stepNumber).pipe(
-        modelStep(env),
+      defer(() => modelStep(env, stepNumber)).pipe(
         filter((item): item is ChunkType => {
           if (!isStepEnd(item)) return true;
           end = item;

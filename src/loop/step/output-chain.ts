@@ -38,10 +38,11 @@ const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
 
 /** The fenced chain of `processors` for one run. */
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
-  const raw = processOutputStream(processors, ctx);
   if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) {
-    return { chain: raw, rawChain: raw, admit: undefined, requestedToolCalls: undefined };
+    // processOutputStream with no hook passes every chunk through: the identity, which `pipe` skips
+    return { chain: identity, rawChain: identity, admit: undefined, requestedToolCalls: undefined };
   }
+  const raw = processOutputStream(processors, ctx);
   const requested = new Map<string, string>();
   const admit = (chunk: ChunkType): boolean => {
     switch (chunk.type) {
