@@ -12,7 +12,7 @@ import type { Processor } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
-import { assemble, readAll } from './ui-stream-helpers.js';
+import { assemble, readAll, sloppyThenCarefulAgent } from './ui-stream-helpers.js';
 
 /** A two-step tool run: "Let me look that up." + a lookup, then the answer with an address. */
 function toolLoopAgent(outputProcessors: Processor[] = []): Agent {
@@ -100,16 +100,7 @@ describe("toUIMessageStream release: 'accepted'", () => {
   });
 
   it('shows only the accepted retry attempt: the rejected one is dropped while held, no reset-step', async () => {
-    const model = mockModel({
-      parts: ({ callIndex }) => [...textParts(callIndex === 0 ? 'A sloppy answer.' : 'A careful answer.'), finishPart('stop')],
-    });
-    const strict: Processor = {
-      id: 'strict',
-      processOutputStep: ({ text, abort }) => {
-        if (text.includes('sloppy')) abort('Be careful.', { retry: true });
-      },
-    };
-    const agent = new Agent({ id: 'a', model, outputProcessors: [strict], maxProcessorRetries: 2 });
+    const agent = sloppyThenCarefulAgent();
     const { chunks, message } = await assemble(toUIMessageStream(agent.stream$('Answer'), { messageId: 'm', release: 'accepted' }));
 
     expect(types(chunks)).not.toContain('reset-step');

@@ -10,7 +10,7 @@ import type { Processor } from '../../src/contract/processor-types.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, reasoningParts, textParts, toolCallParts } from '../../src/testing/model-parts.js';
-import { assemble, readAll } from './ui-stream-helpers.js';
+import { assemble, readAll, sloppyThenCarefulAgent } from './ui-stream-helpers.js';
 
 const blockWord = (word: string): Processor => ({
   id: 'word-guard',
@@ -91,16 +91,7 @@ describe('toUIMessageStream → readUIMessageStream', () => {
   });
 
   it('invalidates a rejected retry attempt: reset-step, a transient retry notice, one step in the message', async () => {
-    const model = mockModel({
-      parts: ({ callIndex }) => [...textParts(callIndex === 0 ? 'A sloppy answer.' : 'A careful answer.'), finishPart('stop')],
-    });
-    const strict: Processor = {
-      id: 'strict',
-      processOutputStep: ({ text, abort }) => {
-        if (text.includes('sloppy')) abort('Be careful.', { retry: true });
-      },
-    };
-    const agent = new Agent({ id: 'a', model, outputProcessors: [strict], maxProcessorRetries: 2 });
+    const agent = sloppyThenCarefulAgent();
     const { chunks, message } = await assemble(toUIMessageStream(agent.stream$('Answer')));
 
     const resetAt = chunks.findIndex((c) => c.type === 'reset-step');
