@@ -4,7 +4,15 @@
  *
  *   message-list <- contract <- model <- operators <- loop
  *   processors (built-ins), memory, storage <- contract, message-list (+ model for model-backed)
- *   testing, ai-sdk <- public surface of the above
+ *   testing, ai-sdk <- the layers above, through their entry files
+ *
+ * src/processors, src/testing and src/ai-sdk import another layer only through its entry file,
+ * `src/<layer>/index.ts` (rule `upper-layers-through-entry-files`). Some entry files are package
+ * entries (scripts/entries.mjs: operators, message-list, …) and stay as curated as the export
+ * snapshots say; contract, model and loop are internal entry files (src/index.ts picks the public
+ * names from them), so what the upper layers share with the loop goes there, in a section marked
+ * "not re-exported by `rxagent`". The build points those imports back at the declaring modules
+ * (scripts/flatten-entry-imports.mjs) so no package entry's bundle grows.
  */
 const { readdirSync } = require('node:fs');
 const { join } = require('node:path');
@@ -67,6 +75,17 @@ module.exports = {
     forbidImports('memory', ['operators', 'loop', 'processors', 'testing', 'ai-sdk'],
       'memory is processors over a store'),
     ...internalIsPrivate,
+    {
+      name: 'upper-layers-through-entry-files',
+      comment:
+        'src/processors, src/testing and src/ai-sdk import another layer only through its entry file src/<layer>/index.ts ' +
+        '(type-only imports too): import the name from there, and if it is missing, export it from that entry file ' +
+        '(an internal one — contract, model, loop — in its "not re-exported by rxagent" section; never widen a package ' +
+        'entry such as operators or message-list for them)',
+      severity: 'error',
+      from: { path: '^src/(processors|testing|ai-sdk)/' },
+      to: { path: '^src/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
+    },
     {
       name: 'no-rxjs-internal',
       severity: 'error',

@@ -1,5 +1,6 @@
 import { defineConfig } from 'tsup';
 import { entries, outName } from './scripts/entries.mjs';
+import { flattenEntryImportsPlugin } from './scripts/flatten-entry-imports.mjs';
 
 const entryMap = entries as Record<string, string>;
 const toOut = outName as (subpath: string) => string;
@@ -18,5 +19,8 @@ export default defineConfig({
   // bench/README.md). Exported classes keep their names without it (none refers to itself by name
   // in its own body, which is what makes esbuild rename it to `_Name`); `smoke/export-names.mjs`
   // checks every export of both builds.
+  // Imports of another layer's entry file (src/<layer>/index.ts, the lint rule) are pointed at the
+  // declaring modules, so code splitting gives each entry only what it uses: scripts/flatten-entry-imports.mjs.
+  esbuildPlugins: [flattenEntryImportsPlugin()],
   external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
 });

@@ -4,7 +4,7 @@
  */
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { JSONValue } from '@ai-sdk/provider';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { ChunkType } from '../contract/index.js';
 
 function toolInput(args: unknown): string {
   if (typeof args === 'string') return args;

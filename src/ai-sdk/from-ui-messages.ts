@@ -1,7 +1,7 @@
 /** The request side of a chat endpoint: `useChat`'s `UIMessage[]` → what `agent.stream$()` takes. */
 import type { UIMessage } from 'ai';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE } from './ui-data-types.js';
-import { InvalidMessageError } from '../message-list/errors/invalid-message-error.js';
+import { InvalidMessageError } from '../message-list/index.js';
 
 /**
  * Options of {@link fromUIMessages}.

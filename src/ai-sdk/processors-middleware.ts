@@ -1,9 +1,7 @@
 /** rxagent processors as AI SDK language-model middleware (`wrapLanguageModel`). */
 import type { LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { lastValueFrom, toArray } from 'rxjs';
-import type { Processor } from '../contract/processor-types.js';
-import type { RequestContext } from '../contract/request-context.js';
-import type { TracingContext } from '../contract/tracing-context.js';
+import type { Processor, RequestContext, TracingContext } from '../contract/index.js';
 import { foldGenerateResult } from './internal/fold-generate-result.js';
 import { prepareCall, type MiddlewareCall, type MiddlewareCallConfig } from './internal/middleware-call.js';
 import { openModelStream, processedStream } from './internal/middleware-stream.js';

@@ -7,8 +7,7 @@
  */
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'; // internal use only: never in an exported type
 import { defer, finalize, from, switchMap, tap, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import type { ChunkType } from '../contract/chunk-types.js';
-import type { ProcessorHookEvent, TracingContext } from '../contract/tracing-context.js';
+import type { ChunkType, ProcessorHookEvent, TracingContext } from '../contract/index.js';
 import { RunSpans } from './internal/run-spans.js';
 
 type OtelApi = typeof import('@opentelemetry/api');

@@ -1,7 +1,7 @@
 /** An rxagent run as an HTTP `Response` carrying the UI message stream as server-sent events. */
 import { createUIMessageStreamResponse } from 'ai';
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { ChunkType } from '../contract/index.js';
 import { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
 
 /**

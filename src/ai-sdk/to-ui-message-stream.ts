@@ -1,12 +1,11 @@
 /** An rxagent run as an AI SDK 7 UI message stream (what `useChat` reads). */
 import type { UIMessageChunk } from 'ai';
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { ChunkType } from '../contract/index.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
 import { AcceptedRelease, type RunStanding } from './internal/accepted-release.js';
 import { observableToReadable } from './internal/streams.js';
-import { pacedRunOf } from '../loop/run/paced-run.js';
-import { optionError } from '../loop/run/validate-options.js';
+import { optionError, pacedRunOf } from '../loop/index.js';
 
 /**
  * Options of {@link toUIMessageStream}.

@@ -57,3 +57,11 @@ export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';
+
+// Shared with the built-in processors, the testing kit and the AI SDK interop (which import the
+// contract through this file only); not re-exported by `rxagent`.
+export { makeChunk } from './make-chunk.js';
+export { tripwirePayload } from './tripwire-payload.js';
+export { toolDescription } from './tool-description.js';
+export { isObservableResult } from './maybe-async.js';
+export { defaultAbortReason, notifyViolation } from './violation.js';

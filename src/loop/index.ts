@@ -26,3 +26,16 @@ export {
   type InvalidModelResponseErrorOptions,
 } from '../model/index.js';
 export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool-execution-error.js';
+
+// Not re-exported by `rxagent`. The AI SDK interop reuses the loop's own code: run pacing and the
+// option error for `toUIMessageStream`; the step (output chain, `finish` at the end of the output,
+// response into the list, post-model hooks, `step-finish`) for `processorsMiddleware`.
+export { pacedRunOf, type RunDemand } from './run/paced-run.js';
+export { optionError } from './run/validate-options.js';
+export { CustomOutlet } from './run/custom-outlet.js';
+export { closeBrackets } from './output/close-brackets.js';
+export type { StepEnvironment } from './step/step-environment.js';
+export { newAttempt } from './step/attempt.js';
+export { createOutputChain } from './step/output-chain.js';
+export { cachedContent, endOfOutput, stepOutput } from './step/model-output.js';
+export { afterModel, finishStep } from './step/after-model.js';

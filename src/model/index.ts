@@ -27,6 +27,7 @@ export {
 } from './model-part-to-chunk.js';
 export { addUsage, emptyUsage, fromV4Usage } from './usage.js';
 export { providerError } from './provider-error.js';
+export { streamOf } from './checked-stream.js';
 export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './errors/model-call-error.js';
 export {
   InvalidModelResponseError,

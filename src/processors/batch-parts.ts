@@ -1,6 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import type { ChunkType } from '../contract/chunk-types.js';
-import type { ProcessOutputStreamArgs, Processor } from '../contract/processor-types.js';
+import type { ChunkType, Processor, ProcessOutputStreamArgs } from '../contract/index.js';
 import { textDeltaChunk } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { MessageList } from '../message-list/message-list.js';
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation } from '../contract/processor-types.js';
+import type { MastraDBMessage, MessageList } from '../message-list/index.js';
+import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation } from '../contract/index.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/processor-types.js';
+import type { MastraDBMessage } from '../message-list/index.js';
+import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/index.js';
 import { quoted } from './internal/input-messages.js';
 import { messageText } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';

@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import type { MessageList } from '../message-list/message-list.js';
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../contract/chunk-types.js';
-import type { AbortFunction, ProcessInputArgs, ProcessOutputStreamArgs, Processor, ProcessorViolation } from '../contract/processor-types.js';
+import type { MastraDBMessage, MessageList } from '../message-list/index.js';
+import type {
+  AbortFunction,
+  ChunkType,
+  ProcessInputArgs,
+  Processor,
+  ProcessorViolation,
+  ProcessOutputStreamArgs,
+} from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOptions } from './internal/model-backed.js';

@@ -1,17 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { MessageList } from '../message-list/message-list.js';
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type {
   AbortFunction,
+  ChunkType,
   ProcessInputArgs,
+  Processor,
+  ProcessorViolation,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
-  Processor,
-  ProcessorViolation,
-} from '../contract/processor-types.js';
+} from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';

@@ -3,7 +3,7 @@
  * turn ("assistant message prefill"): retries once with a short continuation user turn.
  */
 import { APICallError } from '@ai-sdk/provider';
-import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/processor-types.js';
+import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/index.js';
 
 const PREFILL_REJECTIONS = [
   /does not support assistant message prefill/i,

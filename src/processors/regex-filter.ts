@@ -1,17 +1,17 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { MastraDBMessage, MastraMessagePart } from '../message-list/types.js';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { MastraDBMessage, MastraMessagePart } from '../message-list/index.js';
 import type {
   AbortFunction,
+  ChunkType,
   ProcessInputArgs,
   ProcessLLMRequestArgs,
-  ProcessOutputResultArgs,
-  ProcessOutputStreamArgs,
-  ProcessToolResultArgs,
   Processor,
   ProcessorState,
   ProcessorViolation,
-} from '../contract/processor-types.js';
+  ProcessOutputResultArgs,
+  ProcessOutputStreamArgs,
+  ProcessToolResultArgs,
+} from '../contract/index.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';

@@ -6,7 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { CachedLLMStepResponse, CallSettings, Processor, ProcessLLMRequestArgs, ProcessLLMResponseArgs } from '../contract/processor-types.js';
+import type {
+  CachedLLMStepResponse,
+  CallSettings,
+  ProcessLLMRequestArgs,
+  ProcessLLMResponseArgs,
+  Processor,
+} from '../contract/index.js';
 
 /** Where `ResponseCache` keeps responses. Async or sync. */
 export interface ResponseCacheStore {

@@ -1,6 +1,6 @@
 import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type SchedulerLike } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
-import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/processor-types.js';
+import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/index.js';
 
 /**
  * What a `delayMs` function and a matcher's `onRetry` receive: the `processAPIError` arguments

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import type { ChunkType } from '../contract/chunk-types.js';
-import type { AbortFunction, ProcessOutputResultArgs, ProcessOutputStreamArgs, Processor, ProcessorState } from '../contract/processor-types.js';
+import type {
+  AbortFunction,
+  ChunkType,
+  Processor,
+  ProcessorState,
+  ProcessOutputResultArgs,
+  ProcessOutputStreamArgs,
+} from '../contract/index.js';
 import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { quoted } from './internal/input-messages.js';

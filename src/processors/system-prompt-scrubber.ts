@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import type { MessageList } from '../message-list/message-list.js';
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type {
   AbortFunction,
-  ProcessOutputResultArgs,
-  ProcessOutputStreamArgs,
+  ChunkType,
   Processor,
   ProcessorViolation,
-} from '../contract/processor-types.js';
+  ProcessOutputResultArgs,
+  ProcessOutputStreamArgs,
+} from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { quoted } from './internal/input-messages.js';
 import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';

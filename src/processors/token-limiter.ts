@@ -1,12 +1,12 @@
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ChunkType } from '../contract/chunk-types.js';
+import type { MastraDBMessage } from '../message-list/index.js';
 import type {
+  ChunkType,
   ProcessInputStepArgs,
   ProcessInputStepResult,
-  ProcessOutputStreamArgs,
   Processor,
   ProcessorViolation,
-} from '../contract/processor-types.js';
+  ProcessOutputStreamArgs,
+} from '../contract/index.js';
 import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor, ProcessorState } from '../contract/processor-types.js';
+import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor, ProcessorState } from '../contract/index.js';
 
 /**
  * Options of {@link ToolCallFilter}.

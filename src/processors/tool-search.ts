@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import type { ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/processor-types.js';
-import type { AgentTool, AgentToolSet } from '../contract/tool-types.js';
+import {
+  type AgentTool,
+  type AgentToolSet,
+  type ProcessInputStepArgs,
+  type ProcessInputStepResult,
+  type Processor,
+  type ProcessorState,
+  toolDescription,
+} from '../contract/index.js';
 import { Bm25Index } from './internal/bm25.js';
-import { toolDescription } from '../contract/tool-description.js';
 
 /**
  * Options of {@link ToolSearchProcessor}.

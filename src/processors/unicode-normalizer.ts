@@ -1,5 +1,5 @@
-import type { MastraDBMessage } from '../message-list/types.js';
-import type { ProcessInputArgs, Processor } from '../contract/processor-types.js';
+import type { MastraDBMessage } from '../message-list/index.js';
+import type { ProcessInputArgs, Processor } from '../contract/index.js';
 import { mapMessageText } from './internal/message-text.js';
 
 /**

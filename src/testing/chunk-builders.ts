@@ -4,7 +4,7 @@
  * `from: 'AGENT'`, exactly as an rxagent run emits them.
  */
 import type { LanguageModelUsage } from 'ai';
-import type { AgentChunk, DataChunkType, RxFinishReason, ToolCallInfo } from '../contract/chunk-types.js';
+import type { AgentChunk, DataChunkType, RxFinishReason, ToolCallInfo } from '../contract/index.js';
 
 /**
  * The run id the default `chunk` builders use.

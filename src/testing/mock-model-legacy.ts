@@ -16,7 +16,7 @@ import type {
   LanguageModelV4Usage,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { OBSERVABLE_STREAM, type ObservableStreamFunction } from '../model/observable-stream.js';
+import { OBSERVABLE_STREAM, type ObservableStreamFunction } from '../model/index.js';
 import { foldParts, toReadableStream } from './internal/mock-internals.js';
 import { createMockStream, type MockModelOptions } from './mock-model.js';
 

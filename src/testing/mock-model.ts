@@ -1,6 +1,6 @@
 import { defer, from, isObservable, lastValueFrom, toArray, type Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { OBSERVABLE_STREAM, type ObservableStreamFunction } from '../model/observable-stream.js';
+import { OBSERVABLE_STREAM, type ObservableStreamFunction } from '../model/index.js';
 import { foldParts, toReadableStream } from './internal/mock-internals.js';
 import { finishPart } from './model-parts.js';
 

@@ -4,17 +4,22 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { firstValueFrom, from, type Observable } from 'rxjs';
-import { MessageList } from '../message-list/message-list.js';
-import type { DataChunkType } from '../contract/chunk-types.js';
-import type { ProcessorHookName } from '../contract/errors/processor-error.js';
-import { TripWire, type TripWireOptions } from '../contract/errors/trip-wire.js';
-import { isObservableResult } from '../contract/maybe-async.js';
-import type { Processor, ProcessorState } from '../contract/processor-types.js';
-import { RequestContext } from '../contract/request-context.js';
-import type { ProcessorStreamWriter } from '../contract/stream-writer.js';
-import { assertDataChunk } from '../operators/run-context.js';
+import { MessageList } from '../message-list/index.js';
+import {
+  type DataChunkType,
+  defaultAbortReason,
+  isObservableResult,
+  notifyViolation,
+  type Processor,
+  type ProcessorHookName,
+  type ProcessorState,
+  type ProcessorStreamWriter,
+  RequestContext,
+  TripWire,
+  type TripWireOptions,
+} from '../contract/index.js';
+import { assertDataChunk } from '../operators/index.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
-import { defaultAbortReason, notifyViolation } from '../contract/violation.js';
 
 /**
  * The argument object of `hook`, as the `Processor` interface types it.

@@ -5,7 +5,7 @@
  */
 import { asyncScheduler, concatMap, from, of, timer, map, type SchedulerLike, type Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { OBSERVABLE_STREAM } from '../model/observable-stream.js';
+import { OBSERVABLE_STREAM } from '../model/index.js';
 import { finishPart, textParts, toolCallParts } from './model-parts.js';
 
 /** What a rule sees of the request. */

@@ -11,17 +11,25 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
-import { MessageList } from '../../message-list/message-list.js';
+import { MessageList } from '../../message-list/index.js';
 import { lastValueFrom, of } from 'rxjs';
-import { processInput } from '../../operators/process-input.js';
-import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
-import { processLLMRequest } from '../../operators/process-llm-request.js';
-import { createRunContext, type RunContext } from '../../operators/run-context.js';
-import { TripWire } from '../../contract/errors/trip-wire.js';
-import type { CachedLLMStepResponse, CallSettings, Processor } from '../../contract/processor-types.js';
-import type { RequestContext } from '../../contract/request-context.js';
-import type { AgentToolChoice } from '../../contract/tool-types.js';
-import type { TracingContext } from '../../contract/tracing-context.js';
+import {
+  createRunContext,
+  processInput,
+  processInputStep,
+  processLLMRequest,
+  type RunContext,
+  type StepInput,
+} from '../../operators/index.js';
+import {
+  type AgentToolChoice,
+  type CachedLLMStepResponse,
+  type CallSettings,
+  type Processor,
+  type RequestContext,
+  type TracingContext,
+  TripWire,
+} from '../../contract/index.js';
 
 /** The middleware options a call needs. */
 export interface MiddlewareCallConfig {

@@ -14,20 +14,21 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map, of, switchMap, tap, throwError } from 'rxjs';
-import { modelPartToChunk } from '../../model/model-part-to-chunk.js';
-import { makeChunk } from '../../contract/make-chunk.js';
-import { closeBrackets } from '../../loop/output/close-brackets.js';
-import { createOutputChain } from '../../loop/step/output-chain.js';
-import { CustomOutlet } from '../../loop/run/custom-outlet.js';
-import { afterModel, finishStep } from '../../loop/step/after-model.js';
-import { newAttempt } from '../../loop/step/attempt.js';
-import { cachedContent, endOfOutput, stepOutput } from '../../loop/step/model-output.js';
-import type { StepEnvironment } from '../../loop/step/step-environment.js';
-import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
-import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
-import { TripWire } from '../../contract/errors/trip-wire.js';
-import { ModelCallError } from '../../model/errors/model-call-error.js';
-import { streamOf } from '../../model/checked-stream.js';
+import { ModelCallError, modelPartToChunk, streamOf } from '../../model/index.js';
+import { type AgentChunk, type ChunkType, makeChunk, TripWire } from '../../contract/index.js';
+import {
+  afterModel,
+  cachedContent,
+  closeBrackets,
+  createOutputChain,
+  CustomOutlet,
+  endOfOutput,
+  finishStep,
+  newAttempt,
+  type StepEnvironment,
+  stepOutput,
+} from '../../loop/index.js';
+import { retryOnAPIError } from '../../operators/index.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
 import { readableToObservable } from './streams.js';

@@ -4,8 +4,7 @@
  * performance clock (the clock hook events use).
  */
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
-import type { ProcessorHookEvent } from '../../contract/tracing-context.js';
+import type { AgentChunk, ChunkType, ProcessorHookEvent } from '../../contract/index.js';
 
 type OtelApi = typeof import('@opentelemetry/api');
 

@@ -1,6 +1,6 @@
 /** Web streams ↔ Observables, with cancellation passed through both ways. */
 import { Observable, type Subscription } from 'rxjs';
-import type { RunDemand } from '../../loop/run/paced-run.js';
+import type { RunDemand } from '../../loop/index.js';
 
 /**
  * A `ReadableStream` fed by a subscription made when the stream starts. Cancelling the stream

@@ -4,10 +4,16 @@
  * chunk by chunk and reused by anything that writes a UI message stream.
  */
 import { generateId, type FinishReason, type UIMessageChunk } from 'ai';
-import type { AgentChunk, ChunkType, DataChunkType, RxFinishReason, TripwirePayload } from '../../contract/chunk-types.js';
-import { TripWire } from '../../contract/errors/trip-wire.js';
+import {
+  type AgentChunk,
+  type ChunkType,
+  type DataChunkType,
+  type RxFinishReason,
+  TripWire,
+  type TripwirePayload,
+  tripwirePayload,
+} from '../../contract/index.js';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE, type RetryUIData, type TripwireUIData } from '../ui-data-types.js';
-import { tripwirePayload } from '../../contract/tripwire-payload.js';
 
 /** Options shared by `toUIMessageStream` and `toUIMessageStreamResponse`. */
 export interface UIChunkEncoderOptions {

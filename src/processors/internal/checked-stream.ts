@@ -26,8 +26,7 @@
  * Cost: each character is appended once and judged once; a window scan looks at the held text
  * only, which `'window'` mode bounds by `2 × windowSize`.
  */
-import type { ChunkType } from '../../contract/chunk-types.js';
-import type { ProcessorState } from '../../contract/processor-types.js';
+import type { ChunkType, ProcessorState } from '../../contract/index.js';
 import { emitInOrder } from './emit-in-order.js';
 import { holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
 

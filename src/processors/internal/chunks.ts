@@ -1,6 +1,6 @@
 /** Small chunk builders and readers shared by the stream processors. */
 import type { ProviderMetadata } from 'ai';
-import type { AgentChunk, ChunkFrom, ChunkType } from '../../contract/chunk-types.js';
+import type { AgentChunk, ChunkFrom, ChunkType } from '../../contract/index.js';
 
 /** The `runId` of a chunk (data chunks may lack one). */
 export function runIdOf(chunk: ChunkType): string {

@@ -13,9 +13,7 @@
  * while more chunks follow: the next call emits the leftovers first and queues its own outputs
  * behind them (a one-chunk lag); only chunks still queued when the stream ends would wait.
  */
-import type { ChunkType } from '../../contract/chunk-types.js';
-import type { ProcessorState } from '../../contract/processor-types.js';
-import { FOLLOW_UP_CHUNKS_KEY } from '../../contract/stream-follow-up.js';
+import { type ChunkType, FOLLOW_UP_CHUNKS_KEY, type ProcessorState } from '../../contract/index.js';
 
 export { FOLLOW_UP_CHUNKS_KEY };
 

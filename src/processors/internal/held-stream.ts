@@ -13,7 +13,7 @@
  * Cost: a scan looks at the held text plus a short context, and runs only once `step` new
  * characters arrived, so n streamed characters cost O(n) scanning (the held text is bounded).
  */
-import type { ChunkType } from '../../contract/chunk-types.js';
+import type { ChunkType } from '../../contract/index.js';
 import { chunkLike } from './chunks.js';
 
 /** A held piece of streamed text, re-emitted through `template`'s kind and block id. */

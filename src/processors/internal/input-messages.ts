@@ -1,7 +1,6 @@
 /** Judging the input messages one by one, for the model-backed input processors. */
-import type { MessageList } from '../../message-list/message-list.js';
-import type { MastraDBMessage } from '../../message-list/types.js';
-import type { AbortFunction } from '../../contract/processor-types.js';
+import type { MastraDBMessage, MessageList } from '../../message-list/index.js';
+import type { AbortFunction } from '../../contract/index.js';
 import { messageText } from './message-text.js';
 
 /** What to do with one judged message. */

@@ -1,6 +1,5 @@
 /** Reading and rewriting the text of stored messages without touching their other parts. */
-import { getMessageText } from '../../message-list/get-message-text.js';
-import type { MastraDBMessage, MastraMessagePart } from '../../message-list/types.js';
+import { getMessageText, type MastraDBMessage, type MastraMessagePart } from '../../message-list/index.js';
 
 /** The text of a message (text parts joined, or the legacy `content.content`). */
 export function messageText(message: MastraDBMessage): string {

@@ -4,8 +4,8 @@
  * try/catch of the processor's own (so a fail-open catch can never swallow it).
  */
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { ModelInput, ModelRegistry } from '../../model/resolve-model.js';
-import type { AbortFunction, ProcessorViolation } from '../../contract/processor-types.js';
+import type { ModelInput, ModelRegistry } from '../../model/index.js';
+import type { AbortFunction, ProcessorViolation } from '../../contract/index.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 
 /**

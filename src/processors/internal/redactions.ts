@@ -2,8 +2,8 @@
  * Redactions made in the output stream, remembered in the processor's run `state` so
  * `processOutputResult` can make the stored reply match what was streamed (without a model call).
  */
-import type { MastraDBMessage } from '../../message-list/types.js';
-import type { ProcessorState } from '../../contract/processor-types.js';
+import type { MastraDBMessage } from '../../message-list/index.js';
+import type { ProcessorState } from '../../contract/index.js';
 import { mapMessageText, replaceAllValues } from './message-text.js';
 
 const REDACTIONS_KEY = 'redactions';

@@ -7,8 +7,7 @@
 import { lastValueFrom, map, reduce } from 'rxjs';
 import { z } from 'zod';
 import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { resolveModel, type ModelInput, type ModelRegistry } from '../../model/resolve-model.js';
-import { streamModel } from '../../model/stream-model.js';
+import { type ModelInput, type ModelRegistry, resolveModel, streamModel } from '../../model/index.js';
 
 /** Why a structured call failed: the model call itself, or an answer that is not the expected JSON. */
 export type StructuredCallFailure = 'model' | 'malformed';

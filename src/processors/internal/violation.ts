@@ -1,5 +1,5 @@
 /** Calls a processor's `onViolation` for a non-blocking violation (warn, filter, redact…). */
-import type { Processor } from '../../contract/processor-types.js';
+import type { Processor } from '../../contract/index.js';
 
 /**
  * Calls `processor.onViolation({ processorId, message, detail })`, swallowing whatever it throws or
