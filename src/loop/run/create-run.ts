@@ -166,6 +166,7 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         chain: outputChain.chain,
         rawChain: outputChain.rawChain,
         admit: outputChain.admit,
+        openChain: outputChain.open,
         requestedToolCalls: outputChain.requestedToolCalls,
         outlet,
         generateId,

@@ -20,7 +20,7 @@ import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
-import { modelChunks } from '../../model/model-chunks.js';
+import type { ModelCall } from '../../model/model-chunks.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { providerError } from '../../model/provider-error.js';
 import { newStepFacts, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
@@ -53,20 +53,20 @@ export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
 }
 
 /** The model's content in an attempt: the cached response, or the live call pulled on demand. */
-function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
+function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> | ModelCall {
   if (request.response !== undefined) return cachedContent(env, attempt, request.response);
   const stepInput = attempt.stepInput as StepInput;
-  // one fused hop per part (convert, drop fact-only parts, wrap failures); pulled on demand
-  return modelChunks(
-    stepInput.model,
-    { ...callOptions, prompt: request.prompt },
-    (meta: ModelResponseMeta) => {
+  // the call is made when the step output subscribes it (read, converted and processed in one hop); pulled on demand
+  return {
+    model: stepInput.model,
+    callOptions: { ...callOptions, prompt: request.prompt },
+    onResponse: (meta: ModelResponseMeta) => {
       attempt.meta = meta;
     },
-    env.runId,
-    attempt.facts,
-    demandOf(env.ctx),
-  );
+    runId: env.runId,
+    facts: attempt.facts,
+    demand: demandOf(env.ctx),
+  };
 }
 
 /** The step input the run's defaults give, before `processInputStep`. */
