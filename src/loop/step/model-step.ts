@@ -7,7 +7,7 @@
  * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
  * (`runSteps`) recurses on the step's `StepEnd`.
  */
-import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError } from 'rxjs';
+import { Observable, concat, concatMap, defer, from, of, type Subscriber } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
@@ -83,9 +83,62 @@ function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
   };
 }
 
-function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<ChunkType | StepEnd> {
+/**
+ * Subscribes Observables one after another into one subscriber (what `concat` does), each linked
+ * to `subscriber` before it starts (a consumer leaving during a synchronous source stops it there),
+ * without a subscriber hop per value for the concatenation: the loop's per-chunk path goes through
+ * one observer per level instead of `concat` + `concatMap` + `catchError` (attempt) or `filter` +
+ * nested `concat`s (steps). A source that completes synchronously is followed in a loop, not by
+ * recursion.
+ */
+class Sequence<T> {
+  #active = false;
+  #again = false;
+  readonly #observer: { next: (value: T) => void; error: (error: unknown) => void; complete: () => void };
+
+  constructor(
+    private readonly subscriber: Subscriber<unknown>,
+    /** The next source, or `undefined` when the sequence is over. */
+    private readonly following: () => Observable<T> | undefined,
+    next: (value: T) => void,
+    error: (error: unknown) => void,
+    private readonly done: () => void,
+  ) {
+    this.#observer = { next, error, complete: () => this.advance() };
+  }
+
+  advance(): void {
+    if (this.#active) {
+      this.#again = true; // a synchronous completion inside subscribe: the loop below goes on
+      return;
+    }
+    this.#active = true;
+    do {
+      this.#again = false;
+      if (this.subscriber.closed) break;
+      const source = this.following();
+      if (source === undefined) {
+        this.done();
+        break;
+      }
+      const subscriber = this.subscriber;
+      new Observable<T>((link) => {
+        subscriber.add(link);
+        return source.subscribe(link);
+      }).subscribe(this.#observer);
+    } while (this.#again);
+    this.#active = false;
+  }
+}
+
+/**
+ * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
+ * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
+ * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ */
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
   const { ctx } = env;
-  return defer(() => {
+  const prepared$ = defer(() => {
     ctx.stepNumber = attempt.stepNumber;
     attempt.preModel = true;
     attempt.boundary = ctx.messageList.openStepBoundary();
@@ -97,27 +150,55 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       attempt.stepInput = stepInput;
       return prepareRequest(env, stepInput, feedback);
     }),
-    concatMap(({ request, callOptions }): Observable<ChunkType | StepEnd> => {
-      // past the pre-model hooks: from here a tripwire may ask for a retry
-      attempt.preModel = false;
-      return concat(
-        stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
-        endOfOutput(env, attempt, false),
-        afterModel(env, attempt),
-        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
-        endOfOutput(env, attempt, true),
-        finishStep(env, attempt),
-        defer(() =>
-          of<StepEnd>({
-            [STEP_END]: true,
-            result: attempt.recorded as StepResult,
-            continues: continuesAfter(env, attempt),
-            nextStepNumber: attempt.stepNumber + 1,
-          }),
-        ),
-      );
-    }),
   );
+  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<() => Observable<ChunkType | StepEnd>> => [
+    () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
+    () => endOfOutput(env, attempt, false),
+    () => afterModel(env, attempt),
+    () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
+    () => endOfOutput(env, attempt, true),
+    () => finishStep(env, attempt),
+    () =>
+      of<StepEnd>({
+        [STEP_END]: true,
+        result: attempt.recorded as StepResult,
+        continues: continuesAfter(env, attempt),
+        nextStepNumber: attempt.stepNumber + 1,
+      }),
+  ];
+  return new Observable<ChunkType | StepEnd>((subscriber) => {
+    let pending: Array<() => Observable<ChunkType | StepEnd>> | undefined;
+    let prepared = false;
+    let index = 0;
+    const fail = (error: unknown): void => {
+      onError(error);
+      subscriber.error(error);
+    };
+    const emit = (item: ChunkType | StepEnd): void => subscriber.next(item);
+    new Sequence<ChunkType | StepEnd | { request: LLMRequest; callOptions: LanguageModelV4CallOptions }>(
+      subscriber,
+      () => {
+        if (!prepared) {
+          prepared = true;
+          return prepared$;
+        }
+        const phase = pending?.[index++];
+        return phase?.();
+      },
+      (value) => {
+        if (!prepared || pending !== undefined || index > 0) {
+          emit(value as ChunkType | StepEnd);
+          return;
+        }
+        // the request: past the pre-model hooks, from here a tripwire may ask for a retry
+        const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
+        attempt.preModel = false;
+        pending = phases(request, callOptions);
+      },
+      fail,
+      () => subscriber.complete(),
+    ).advance();
+  });
 }
 
 /** The chunks that close a rejected attempt: its open text/reasoning, a `step-finish` with reason `retry`. */
@@ -169,13 +250,10 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
     }
     const attempt = newAttempt(env, number, env.generateId(), newStepFacts(emptyUsage(), () => toolCallIdsIn(env.ctx.messageList.get.all.db())));
     previous = attempt;
-    const body$ = runAttempt(env, attempt, feedback).pipe(
-      catchError((error: unknown) => {
-        previousError = error;
-        recordRejection(env, attempt, error);
-        return throwError(() => error);
-      }),
-    );
+    const body$ = runAttempt(env, attempt, feedback, (error) => {
+      previousError = error;
+      recordRejection(env, attempt, error);
+    });
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
   });
   return attempt$.pipe(
@@ -193,7 +271,7 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
 
 /**
  * The steps from `stepNumber` on: each step's chunks, then — when its {@link StepEnd} says so —
- * the next step.
+ * the next step (one observer for all of them: no `filter` hop, no `concat` nested per step).
  *
  * ```
  * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
@@ -202,17 +280,26 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
  * ```
  */
 export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
-  return defer(() => {
+  return new Observable<ChunkType>((subscriber) => {
+    let started = false;
     let end: StepEnd | undefined;
-    return concat(
-      defer(() => modelStep(env, stepNumber)).pipe(
-        filter((item): item is ChunkType => {
-          if (!isStepEnd(item)) return true;
-          end = item;
-          return false;
-        }),
-      ),
-      defer(() => (end?.continues === true ? runSteps(env, end.nextStepNumber) : EMPTY)),
-    );
+    new Sequence<ChunkType | StepEnd>(
+      subscriber,
+      () => {
+        if (!started) {
+          started = true;
+          return modelStep(env, stepNumber);
+        }
+        const last = end;
+        end = undefined;
+        return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
+      },
+      (item) => {
+        if (isStepEnd(item)) end = item;
+        else subscriber.next(item);
+      },
+      (error) => subscriber.error(error),
+      () => subscriber.complete(),
+    ).advance();
   });
 }
