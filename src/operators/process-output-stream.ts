@@ -191,6 +191,11 @@ export class OutputStreamPass {
       this.#fail(error);
       return true;
     }
+    if (result === chunk || result === null) {
+      // the common case (every processor passed the chunk on, or one dropped it): no thenable or Observable check
+      if (result !== null) this.#sink.next(result);
+      return true;
+    }
     if (isPromiseLike<ChunkType | null>(result)) {
       this.#busy = true;
       Promise.resolve(result).then(
