@@ -4,8 +4,13 @@
  * `processOutputStream` per chunk → (`finish` at the end of the run's output) →
  * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`, then
  * one {@link StepEnd} value. A rejected attempt (tripwire with retry, or an API error a processor
- * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
- * (`runSteps`) recurses on the step's `StepEnd`.
+ * recovers) is rolled back and the step re-runs, by the rules of `retryOnTripwire` /
+ * `retryOnAPIError`. The loop (`runSteps`) goes on with the next step as the step's `StepEnd`
+ * says.
+ *
+ * The per-chunk path is kept short: an attempt's phases, its retries and the steps are each one
+ * custom subscriber (not `concat`/`concatMap`/`catchError`, two `retry`s, `filter` and a `concat`
+ * nested per step), and the model output of a step is one fused subscriber (`model-output.ts`).
  */
 import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber, type Subscription } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
