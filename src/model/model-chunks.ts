@@ -47,6 +47,16 @@ export function partsToChunks(runId: string, facts: ModelStepFacts): OperatorFun
     );
 }
 
+/** One model call of a step, not yet made: what {@link modelChunks} (or the loop's fused step output) needs. */
+export interface ModelCall {
+  readonly model: LanguageModelV4;
+  readonly callOptions: LanguageModelV4CallOptions;
+  readonly onResponse: (meta: ModelResponseMeta) => void;
+  readonly runId: string;
+  readonly facts: ModelStepFacts;
+  readonly demand?: ModelDemand | undefined;
+}
+
 /**
  * One model call as the step's chunks (see {@link partsToChunks}); `demand` paces the provider.
  *

@@ -133,6 +133,108 @@ function streamObservable(
   });
 }
 
+/**
+ * Where {@link readModelStream} delivers a call's parts: a `Subscriber` is one; the loop's fused
+ * step output is another (it converts each part where it is read, with no subscriber hop between).
+ * `closed` is read after every wait: once it is true, no further part is read.
+ *
+ * @example
+ * ```ts
+ * const sink: PartSink<LanguageModelV4StreamPart> = { closed: false, next: console.log, error: console.error, complete: () => undefined };
+ * ```
+ */
+export interface PartSink<T> {
+  readonly closed: boolean;
+  next(value: T): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/**
+ * The `doStream` path of {@link streamModel} without an Observable around it: calls `doStream`
+ * and reads its `ReadableStream` one part at a time into `sink` (read → `next` → read again, no
+ * read while `demand` is closed or once `sink.closed`). Returns the teardown: before the end it
+ * cancels the reader and aborts the call's signal.
+ *
+ * @example
+ * ```ts
+ * const stop = readModelStream(model, callOptions, undefined, undefined, subscriber);
+ * ```
+ */
+export function readModelStream(
+  model: LanguageModelV4,
+  options: LanguageModelV4CallOptions,
+  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
+  demand: ModelDemand | undefined,
+  sink: PartSink<LanguageModelV4StreamPart>,
+): () => void {
+  const { controller, callOptions } = createCallAbort(options);
+  let finished = false;
+  let reported = onResponse === undefined;
+  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  const fail = (error: unknown): void => {
+    if (sink.closed) return;
+    finished = true;
+    sink.error(error);
+  };
+
+  const pump = async (): Promise<void> => {
+    let result: unknown;
+    try {
+      result = await model.doStream(callOptions);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    // Whatever the provider resolved with is checked before use: a broken result is one clear
+    // error notification, never a TypeError thrown into nowhere.
+    const stream = streamOf<LanguageModelV4StreamPart>(result, model);
+    if (sink.closed) {
+      cancelQuietly(stream);
+      return;
+    }
+    const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
+    const meta: ModelResponseMeta = { request, response };
+    const activeReader = readerOf(stream, model);
+    reader = activeReader;
+    try {
+      while (!sink.closed) {
+        if (demand !== undefined && !demand.open) {
+          await demand.whenOpen();
+          if (sink.closed) return;
+        }
+        const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
+        if (sink.closed) return;
+        if (!reported) {
+          reported = true;
+          onResponse?.(responseReport(meta, next.done ? undefined : next.value));
+        }
+        if (next.done) {
+          finished = true;
+          sink.complete();
+          return;
+        }
+        sink.next(next.value);
+      }
+    } catch (error) {
+      // a read error, a malformed part, or onResponse throwing: either ends this call
+      if (!sink.closed) {
+        fail(error);
+        cancelQuietly(activeReader, error);
+      }
+    }
+  };
+  // Last line of defence: nothing a provider does may become an unhandled rejection.
+  pump().catch(fail);
+
+  return () => {
+    if (finished) return;
+    finished = true;
+    cancelQuietly(reader);
+    controller.abort();
+  };
+}
+
 /** The `doStream` path: a `ReadableStream` read one chunk per delivered part. */
 function streamReadable(
   model: LanguageModelV4,
@@ -140,70 +242,5 @@ function streamReadable(
   onResponse: ((meta: ModelResponseMeta) => void) | undefined,
   demand: ModelDemand | undefined,
 ): Observable<LanguageModelV4StreamPart> {
-  return new Observable<LanguageModelV4StreamPart>((subscriber) => {
-    const { controller, callOptions } = createCallAbort(options);
-    let finished = false;
-    let reported = onResponse === undefined;
-    let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
-    const fail = (error: unknown): void => {
-      if (subscriber.closed) return;
-      finished = true;
-      subscriber.error(error);
-    };
-
-    const pump = async (): Promise<void> => {
-      let result: unknown;
-      try {
-        result = await model.doStream(callOptions);
-      } catch (error) {
-        fail(error);
-        return;
-      }
-      // Whatever the provider resolved with is checked before use: a broken result is one clear
-      // error notification, never a TypeError thrown into nowhere.
-      const stream = streamOf<LanguageModelV4StreamPart>(result, model);
-      if (subscriber.closed) {
-        cancelQuietly(stream);
-        return;
-      }
-      const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
-      const meta: ModelResponseMeta = { request, response };
-      const activeReader = readerOf(stream, model);
-      reader = activeReader;
-      try {
-        while (!subscriber.closed) {
-          if (demand !== undefined && !demand.open) {
-            await demand.whenOpen();
-            if (subscriber.closed) return;
-          }
-          const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
-          if (subscriber.closed) return;
-          if (!reported) {
-            reported = true;
-            onResponse?.(responseReport(meta, next.done ? undefined : next.value));
-          }
-          if (next.done) {
-            finished = true;
-            subscriber.complete();
-            return;
-          }
-          subscriber.next(next.value);
-        }
-      } catch (error) {
-        // a read error, a malformed part, or onResponse throwing: either ends this call
-        if (!subscriber.closed) {
-          fail(error);
-          cancelQuietly(activeReader, error);
-        }
-      }
-    };
-    // Last line of defence: nothing a provider does may become an unhandled rejection.
-    pump().catch(fail);
-
-    return () => {
-      if (finished) return;
-      cancelQuietly(reader);
-      controller.abort();
-    };
-  });
+  return new Observable<LanguageModelV4StreamPart>((subscriber) => readModelStream(model, options, onResponse, demand, subscriber));
 }

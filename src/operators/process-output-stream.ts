@@ -4,7 +4,8 @@ import type { Processor } from '../contract/processor-types.js';
 import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { createStreamChain } from './internal/stream-chain.js';
-import type { InjectedChunk, SharedStreamChain } from './internal/stream-chain-types.js';
+import type { InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
+import type { DemandGate } from './internal/demand-gate.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** Queue lengths at which the run's demand gate is held, and released again. */
@@ -59,146 +60,200 @@ function sharedStreamChain(processors: readonly Processor[], context: RunContext
 export function processOutputStream(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<ChunkType, ChunkType> {
   return (source) =>
     new Observable<ChunkType>((subscriber) => {
-      const context = ctx ?? createRunContext();
-      const injected: InjectedChunk[] = [];
-      const shared = sharedStreamChain(processors, context);
-      if (shared.chain.length === 0) return source.subscribe(subscriber);
-      const chain = shared.chain;
-      shared.inject = (item) => injected.push(item);
-
-      const queue: ChunkType[] = [];
-      const demand = runMachineryOf(context).demand;
-      const holder = {};
-      let holding = false;
-      let busy = false;
-      let sourceDone = false;
-      /** A source error that arrived while chunks before it were still being processed. */
-      let sourceError: { error: unknown } | undefined;
-      let closed = false;
-      /** The chunk in flight through a hook that returned an Observable (unsubscribed on teardown). */
-      let pending: Subscription | undefined;
-
-      const fail = (error: unknown): void => {
-        closed = true;
-        subscriber.error(error);
-      };
-
-      /** Processes one item; returns true when it finished synchronously. */
-      const process = (chunk: ChunkType, from: number): boolean => {
-        let result: ReturnType<typeof chain.run>;
-        try {
-          result = chain.run(chunk, from);
-        } catch (error) {
-          fail(error);
-          return true;
-        }
-        if (isPromiseLike<ChunkType | null>(result)) {
-          busy = true;
-          Promise.resolve(result).then(
-            (resolved) => {
-              busy = false;
-              if (closed) return;
-              if (resolved !== null) subscriber.next(resolved);
-              drain();
-            },
-            (error: unknown) => {
-              busy = false;
-              if (!closed) fail(error);
-            },
-          );
-          return false;
-        }
-        if (isObservable(result)) {
-          // A hook returned an Observable that had not settled (a scheduler-timed delay): its one
-          // value continues like a resolved promise, on the Observable's own (maybe virtual) time.
-          busy = true;
-          let settled = false;
-          const subscription = result.subscribe({
-            next: (resolved) => {
-              settled = true;
-              busy = false;
-              if (closed) return;
-              if (resolved !== null) subscriber.next(resolved);
-              drain();
-            },
-            error: (error: unknown) => {
-              settled = true;
-              busy = false;
-              if (!closed) fail(error);
-            },
-          });
-          if (!settled) pending = subscription;
-          return false;
-        }
-        if (result !== null) subscriber.next(result);
-        return true;
-      };
-
-      const drain = (): void => {
-        while (!busy && !closed) {
-          const item = injected.shift();
-          if (item !== undefined) {
-            process(item.chunk, item.from);
-            continue;
-          }
-          const next = queue.shift();
-          if (holding && queue.length < QUEUE_LOW) {
-            holding = false;
-            demand.release(holder);
-          }
-          if (next === undefined) {
-            if (sourceError !== undefined) {
-              fail(sourceError.error);
-              return;
-            }
-            if (sourceDone) {
-              closed = true;
-              subscriber.complete();
-            }
-            return;
-          }
-          process(next, 0);
-        }
-      };
-
+      const pass = openOutputStream(processors, ctx ?? createRunContext(), subscriber);
+      if (pass === undefined) return source.subscribe(subscriber);
       // Registered before subscribing: a consumer that unsubscribes while a synchronous source is
       // still emitting (take(1), takeUntil…) stops the hooks at once, not after the source ran out.
-      subscriber.add(() => {
-        closed = true;
-      });
+      subscriber.add(() => pass.close());
       const subscription = source.subscribe({
-        next(chunk) {
-          if (closed) return;
-          if (busy || queue.length > 0) {
-            queue.push(chunk);
-            if (!holding && queue.length >= QUEUE_HIGH) {
-              holding = true;
-              demand.hold(holder);
-            }
-            return;
-          }
-          if (process(chunk, 0) && injected.length > 0) drain();
-        },
-        error(error) {
-          if (closed) return;
-          // In order, like `complete`: the verdict on the chunks before the error (an abort, a
-          // processor error) comes first — an async hook's throw is not lost to a later provider error.
-          if (busy || queue.length > 0) sourceError = { error };
-          else fail(error);
-        },
-        complete() {
-          sourceDone = true;
-          if (!busy && queue.length === 0) drain();
-        },
+        next: (chunk) => pass.push(chunk),
+        error: (error: unknown) => pass.error(error),
+        complete: () => pass.complete(),
       });
       return () => {
-        closed = true;
-        pending?.unsubscribe();
-        if (holding) {
-          holding = false;
-          demand.release(holder);
-        }
+        pass.close();
         subscription.unsubscribe();
       };
     });
+}
+
+/** Where an {@link OutputStreamPass} delivers: a `Subscriber`, or the loop's fused step output. */
+export interface OutputSink {
+  next(chunk: ChunkType): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/**
+ * The state of one subscription of {@link processOutputStream} without the Observable around it:
+ * the loop's step output (`model-output.ts`) feeds it chunks straight from the model read, one
+ * function call per chunk instead of a subscriber hop on each side. `undefined` when no processor
+ * has the hook (every chunk passes as it is).
+ *
+ * @example
+ * ```ts
+ * const pass = openOutputStream(processors, ctx, subscriber);
+ * pass?.push(chunk);
+ * ```
+ */
+export function openOutputStream(processors: readonly Processor[], context: RunContext, sink: OutputSink): OutputStreamPass | undefined {
+  const shared = sharedStreamChain(processors, context);
+  if (shared.chain.length === 0) return undefined;
+  return new OutputStreamPass(shared, runMachineryOf(context).demand, sink);
+}
+
+/**
+ * Chunks in order through the chain (see {@link processOutputStream}): synchronous results go out
+ * at once; behind an async hook chunks queue (the run's demand gate held from 16 queued chunks,
+ * released below 8); a source error waits for the chunks before it. A class, not closures made
+ * per subscription (under `keepNames` each closure costs a property dictionary).
+ */
+export class OutputStreamPass {
+  readonly #chain: StreamChain;
+  readonly #sink: OutputSink;
+  readonly #demand: DemandGate;
+  readonly #injected: InjectedChunk[] = [];
+  readonly #queue: ChunkType[] = [];
+  readonly #holder = {};
+  #holding = false;
+  #busy = false;
+  #sourceDone = false;
+  /** A source error that arrived while chunks before it were still being processed. */
+  #sourceError: { error: unknown } | undefined;
+  #closed = false;
+  /** The chunk in flight through a hook that returned an Observable (unsubscribed on teardown). */
+  #pending: Subscription | undefined;
+
+  constructor(shared: SharedStreamChain, demand: DemandGate, sink: OutputSink) {
+    this.#chain = shared.chain;
+    this.#demand = demand;
+    this.#sink = sink;
+    const injected = this.#injected;
+    shared.inject = (item) => injected.push(item);
+  }
+
+  /** A chunk from the source. */
+  push(chunk: ChunkType): void {
+    if (this.#closed) return;
+    if (this.#busy || this.#queue.length > 0) {
+      this.#queue.push(chunk);
+      if (!this.#holding && this.#queue.length >= QUEUE_HIGH) {
+        this.#holding = true;
+        this.#demand.hold(this.#holder);
+      }
+      return;
+    }
+    if (this.#process(chunk, 0) && this.#injected.length > 0) this.#drain();
+  }
+
+  /** The source failed: in order, like `complete` — the verdict on the chunks before it comes first. */
+  error(error: unknown): void {
+    if (this.#closed) return;
+    // an async hook's throw is not lost to a later provider error
+    if (this.#busy || this.#queue.length > 0) this.#sourceError = { error };
+    else this.#fail(error);
+  }
+
+  /** The source completed: the sink completes once the queue is through. */
+  complete(): void {
+    this.#sourceDone = true;
+    if (!this.#busy && this.#queue.length === 0) this.#drain();
+  }
+
+  /** Teardown: no hook runs any more, a pending Observable hook is unsubscribed, the gate released. */
+  close(): void {
+    this.#closed = true;
+    this.#pending?.unsubscribe();
+    if (this.#holding) {
+      this.#holding = false;
+      this.#demand.release(this.#holder);
+    }
+  }
+
+  #fail(error: unknown): void {
+    this.#closed = true;
+    this.#sink.error(error);
+  }
+
+  #settled(resolved: ChunkType | null): void {
+    this.#busy = false;
+    if (this.#closed) return;
+    if (resolved !== null) this.#sink.next(resolved);
+    this.#drain();
+  }
+
+  /** Processes one item; returns true when it finished synchronously. */
+  #process(chunk: ChunkType, from: number): boolean {
+    let result: ReturnType<StreamChain['run']>;
+    try {
+      result = this.#chain.run(chunk, from);
+    } catch (error) {
+      this.#fail(error);
+      return true;
+    }
+    if (result === chunk || result === null) {
+      // the common case (every processor passed the chunk on, or one dropped it): no thenable or Observable check
+      if (result !== null) this.#sink.next(result);
+      return true;
+    }
+    if (isPromiseLike<ChunkType | null>(result)) {
+      this.#busy = true;
+      Promise.resolve(result).then(
+        (resolved) => this.#settled(resolved),
+        (error: unknown) => {
+          this.#busy = false;
+          if (!this.#closed) this.#fail(error);
+        },
+      );
+      return false;
+    }
+    if (isObservable(result)) {
+      // A hook returned an Observable that had not settled (a scheduler-timed delay): its one
+      // value continues like a resolved promise, on the Observable's own (maybe virtual) time.
+      this.#busy = true;
+      let settled = false;
+      const subscription = result.subscribe({
+        next: (resolved) => {
+          settled = true;
+          this.#settled(resolved);
+        },
+        error: (error: unknown) => {
+          settled = true;
+          this.#busy = false;
+          if (!this.#closed) this.#fail(error);
+        },
+      });
+      if (!settled) this.#pending = subscription;
+      return false;
+    }
+    if (result !== null) this.#sink.next(result);
+    return true;
+  }
+
+  #drain(): void {
+    while (!this.#busy && !this.#closed) {
+      const item = this.#injected.shift();
+      if (item !== undefined) {
+        this.#process(item.chunk, item.from);
+        continue;
+      }
+      const next = this.#queue.shift();
+      if (this.#holding && this.#queue.length < QUEUE_LOW) {
+        this.#holding = false;
+        this.#demand.release(this.#holder);
+      }
+      if (next === undefined) {
+        if (this.#sourceError !== undefined) {
+          this.#fail(this.#sourceError.error);
+          return;
+        }
+        if (this.#sourceDone) {
+          this.#closed = true;
+          this.#sink.complete();
+        }
+        return;
+      }
+      this.#process(next, 0);
+    }
+  }
 }

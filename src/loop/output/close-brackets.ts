@@ -8,8 +8,11 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
 
-/** What one subscription has opened and not yet closed. */
-class OpenBrackets {
+/**
+ * What one subscription has opened and not yet closed: the state of {@link closeBrackets}, also
+ * used by `endWithTerminal({ closeBrackets: true })` (both in one subscriber).
+ */
+export class OpenBrackets {
   /** The run id of the chunks that opened something (closers carry it). */
   runId = 'run';
   step: { stepNumber: number; messageId?: string } | undefined;

@@ -9,6 +9,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/provider-error.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { subscribeLinked } from './internal/subscribe-linked.js';
+import { OpenBrackets } from './close-brackets.js';
 
 /** Options of {@link endWithTerminal}. */
 export interface EndWithTerminalOptions {
@@ -24,6 +25,11 @@ export interface EndWithTerminalOptions {
    * {@link terminalChunk}.
    */
   onError?: (error: unknown, runId: string) => ObservableInput<ChunkType>;
+  /**
+   * Also do what `closeBrackets()` after this operator does, in the same subscriber (one hop per
+   * chunk fewer): what comes out is bracketed, and the end closes what is still open.
+   */
+  closeBrackets?: boolean;
 }
 
 /** The terminal chunk for `error`: a `tripwire` chunk for a `TripWire`, else an `error` chunk with the provider's error. */
@@ -76,6 +82,12 @@ export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperat
   const runIdNow = typeof idOf === 'string' ? (): string => idOf : idOf;
   return (source) =>
     new Observable<ChunkType>((subscriber) => {
+      const brackets = options.closeBrackets === true ? new OpenBrackets() : undefined;
+      const emit = brackets === undefined ? (chunk: ChunkType): void => subscriber.next(chunk) : (chunk: ChunkType): void => brackets.pass(chunk, subscriber);
+      const end = (): void => {
+        brackets?.closeAll('other', subscriber);
+        subscriber.complete();
+      };
       let started = false;
       let ended = false;
       let upstream: Subscription | undefined;
@@ -86,12 +98,12 @@ export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperat
         if (chunk.type === 'start') {
           if (started) return;
           started = true;
-          subscriber.next(chunk);
+          emit(chunk);
           return;
         }
         if (!started) {
           started = true;
-          subscriber.next(makeChunk(runIdNow(), 'start', {}));
+          emit(makeChunk(runIdNow(), 'start', {}));
         }
         switch (chunk.type) {
           case 'finish':
@@ -100,11 +112,11 @@ export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperat
           case 'abort':
             ended = true;
             upstream?.unsubscribe();
-            subscriber.next(chunk);
-            subscriber.complete();
+            emit(chunk);
+            end();
             return;
           default:
-            subscriber.next(chunk);
+            emit(chunk);
         }
       };
       const endWith = (chunk: ChunkType): void => {

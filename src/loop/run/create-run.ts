@@ -31,7 +31,6 @@ import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, Dyna
 import { CustomOutlet } from './custom-outlet.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { resolveModel } from '../../model/resolve-model.js';
-import { closeBrackets } from '../output/close-brackets.js';
 import { endWithTerminal, terminalChunk } from '../output/end-with-terminal.js';
 import { createOutputChain } from '../step/output-chain.js';
 import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
@@ -166,6 +165,7 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         chain: outputChain.chain,
         rawChain: outputChain.rawChain,
         admit: outputChain.admit,
+        openChain: outputChain.open,
         requestedToolCalls: outputChain.requestedToolCalls,
         outlet,
         generateId,
@@ -356,8 +356,8 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     };
 
     const chunks$ = body$.pipe(
-      endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
-      closeBrackets(),
+      // endWithTerminal() then closeBrackets(), in one subscriber
+      endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError, closeBrackets: true }),
       // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
       whenFinalized(() => {
         if (env !== undefined) {

@@ -3,12 +3,37 @@
  * fenced `processOutputStream` chain into the step's accumulator, and — at the end of the run's
  * output — `finish` through the same chain, before the step's message is built.
  */
-import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, finalize, from, map, of, tap, throwError, type MonoTypeOperatorFunction } from 'rxjs';
+import {
+  EMPTY,
+  Observable,
+  catchError,
+  concat,
+  concatMap,
+  defer,
+  filter,
+  finalize,
+  from,
+  isObservable,
+  map,
+  of,
+  tap,
+  throwError,
+  type MonoTypeOperatorFunction,
+  type Observer,
+  type Subscriber,
+} from 'rxjs';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { CachedLLMStepResponse } from '../../contract/processor-types.js';
 import { processToolResult } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { addUsage } from '../../model/usage.js';
+import { ModelCallError } from '../../model/errors/model-call-error.js';
+import { modelChunks, type ModelCall } from '../../model/model-chunks.js';
+import { modelPartToChunk } from '../../model/model-part-to-chunk.js';
+import { getObservableStream } from '../../model/observable-stream.js';
+import { readModelStream, type PartSink } from '../../model/stream-model.js';
+import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
 import { recordToolCalls } from './output-chain.js';
 import { stepStartChunk } from './step-chunks.js';
 import { withPartialObjects } from './structured-output.js';
@@ -35,22 +60,180 @@ export function cachedContent(env: StepEnvironment, attempt: Attempt, cached: Ca
 }
 
 /**
- * The step's output: `step-start`, the `writer.custom()` chunks waiting, then `content$` — through
- * `processToolResult` for provider-executed results, the output chain and its fence — into the
- * step's accumulator (and partial objects for structured output). One hop per chunk.
+ * The step's output: `step-start`, the `writer.custom()` chunks waiting, then the content — a
+ * live model call, or chunks (a cached replay) — through `processToolResult` for provider-executed
+ * results, the output chain and its fence, into the step's accumulator (and partial objects for
+ * structured output).
+ *
+ * With the run's chain at hand (`env.openChain`) this is one subscriber: each part the model's
+ * stream yields is converted, recorded, run through the processors, fenced and accumulated in the
+ * read's own frame, with no subscriber hop between (see {@link StepOutput}); a step whose model
+ * call must stay an Observable (virtual-time models, provider-executed results with a
+ * `processToolResult` hook) subscribes it once.
+ *
+ * ```
+ * model:   --a--b--|
+ * output:  S-A--B--|      (S = step-start; A, B = the chunks as the processors returned them)
+ * ```
  */
-export function stepOutput(env: StepEnvironment, attempt: Attempt, content$: Observable<ChunkType>): Observable<ChunkType> {
+export function stepOutput(env: StepEnvironment, attempt: Attempt, content: Observable<ChunkType> | ModelCall): Observable<ChunkType> {
   const structured = attempt.stepInput?.structuredOutput;
   env.requestedToolCalls?.clear();
-  return concat(
-    of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)),
-    defer(() => from(env.outlet.drain())),
-    content$.pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber)),
-  ).pipe(
+  const partial = structured !== undefined && structured.model === undefined ? withPartialObjects(env.runId, attempt.accumulator) : (chunks$: Observable<ChunkType>) => chunks$;
+  const open = env.openChain;
+  const live = open !== undefined && !isObservable(content) && !needsProviderResults(env) && getObservableStream(content.model) === undefined ? content : undefined;
+  if (live !== undefined) {
+    return partial(new Observable<ChunkType>((subscriber) => new StepOutput(env, attempt, subscriber, open as NonNullable<typeof open>).start(live)));
+  }
+  const content$ = (
+    isObservable(content) ? content : modelChunks(content.model, content.callOptions, content.onResponse, content.runId, content.facts, content.demand)
+  ).pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber));
+  if (open !== undefined) return partial(new Observable<ChunkType>((subscriber) => new StepOutput(env, attempt, subscriber, open).start(content$)));
+  // piped: the same steps as operators (an environment without an openable chain)
+  return concat(of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)), defer(() => from(env.outlet.drain())), content$).pipe(
     env.rawChain,
     filter((chunk) => admitToStep(env, attempt, chunk)),
-    structured !== undefined && structured.model === undefined ? withPartialObjects(env.runId, attempt.accumulator) : (chunks$) => chunks$,
+    partial,
   );
+}
+
+/** Whether provider-executed tool results go through `processToolResult` (an Observable step per result). */
+function needsProviderResults(env: StepEnvironment): boolean {
+  return env.outputProcessors.some((processor) => typeof processor.processToolResult === 'function');
+}
+
+/**
+ * One subscription of the fused step output: the sink of the output chain's pass (what comes out
+ * of the processors is fenced, accumulated and emitted) and the entry for the content. The same
+ * order, pacing, errors and teardown as `concat(step-start, outlet, content).pipe(recordToolCalls,
+ * rawChain, filter(admitToStep))`: a source error waits for the chunks before it, an unsubscribe
+ * stops the hooks and cancels the provider's stream at once.
+ */
+class StepOutput implements OutputSink {
+  readonly #pass: OutputStreamPass | undefined;
+  /** The content source ended (completed, failed, or a part failed to convert): no part is read after. */
+  sourceEnded = false;
+  /** Stops the live model read (cancels the reader, aborts the call) before its end. */
+  stopRead: (() => void) | undefined;
+
+  constructor(
+    private readonly env: StepEnvironment,
+    private readonly attempt: Attempt,
+    readonly subscriber: Subscriber<ChunkType>,
+    open: (sink: OutputSink) => OutputStreamPass | undefined,
+  ) {
+    this.#pass = open(this);
+  }
+
+  start(content: ModelCall | Observable<ChunkType>): void {
+    const { env, attempt, subscriber } = this;
+    const pass = this.#pass;
+    // before anything is emitted: a consumer that leaves at the first chunk stops the hooks at once
+    if (pass !== undefined) subscriber.add(() => pass.close());
+    this.push(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId));
+    for (const chunk of env.outlet.drain()) {
+      if (subscriber.closed) return;
+      this.push(chunk);
+    }
+    if (subscriber.closed) return;
+    if (isObservable(content)) {
+      subscribeLinked(content, subscriber, {
+        next: (chunk) => this.push(chunk),
+        error: (error: unknown) => this.contentError(error),
+        complete: () => this.contentDone(),
+      });
+      return;
+    }
+    const reader = new PartReader(this, content.runId, content.facts, env.requestedToolCalls);
+    const stop = readModelStream(content.model, content.callOptions, content.onResponse, content.demand, reader);
+    this.stopRead = stop;
+    subscriber.add(stop);
+  }
+
+  /** A chunk into the chain (or, with no processor hook, straight to the fence). */
+  push(chunk: ChunkType): void {
+    const pass = this.#pass;
+    if (pass !== undefined) pass.push(chunk);
+    else this.next(chunk);
+  }
+
+  contentError(error: unknown): void {
+    this.sourceEnded = true;
+    if (this.#pass !== undefined) this.#pass.error(error);
+    else this.subscriber.error(error);
+  }
+
+  contentDone(): void {
+    this.sourceEnded = true;
+    if (this.#pass !== undefined) this.#pass.complete();
+    else this.subscriber.complete();
+  }
+
+  /** Out of the chain: fenced, accumulated, emitted. */
+  next(chunk: ChunkType): void {
+    if (admitToStep(this.env, this.attempt, chunk)) this.subscriber.next(chunk);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
+}
+
+/**
+ * The live model read's sink: each V4 part converted (`modelPartToChunk`; fact-only parts
+ * dropped), a tool call recorded as requested, then into the step output. A read error or a part
+ * that fails to convert is a `ModelCallError`, as in `partsToChunks`.
+ */
+class PartReader implements PartSink<LanguageModelV4StreamPart> {
+  constructor(
+    private readonly output: StepOutput,
+    private readonly runId: string,
+    private readonly facts: ModelCall['facts'],
+    private readonly requested: Map<string, string> | undefined,
+  ) {}
+
+  get closed(): boolean {
+    return this.output.sourceEnded || this.output.subscriber.closed;
+  }
+
+  next(part: LanguageModelV4StreamPart): void {
+    let chunk: ChunkType | null;
+    try {
+      chunk = modelPartToChunk(part, this.runId, this.facts);
+    } catch (error) {
+      // the part ends the call, as an error notification would: the reader is cancelled now
+      this.output.sourceEnded = true;
+      this.output.stopRead?.();
+      this.output.contentError(new ModelCallError({ cause: error }));
+      return;
+    }
+    if (chunk === null) return;
+    if (this.requested !== undefined && chunk.type === 'tool-call') this.requested.set(chunk.payload.toolCallId, chunk.payload.toolName);
+    this.output.push(chunk);
+  }
+
+  error(error: unknown): void {
+    this.output.contentError(new ModelCallError({ cause: error }));
+  }
+
+  complete(): void {
+    this.output.contentDone();
+  }
+}
+
+/**
+ * `input.subscribe(observer)` with the subscription added to `subscriber` before the source
+ * starts, so a consumer that leaves during a synchronous source's first chunks stops it there.
+ */
+function subscribeLinked<T>(input: Observable<T>, subscriber: Subscriber<unknown>, observer: Partial<Observer<T>>): void {
+  new Observable<T>((link) => {
+    subscriber.add(link);
+    return input.subscribe(link);
+  }).subscribe(observer);
 }
 
 /**

@@ -4,23 +4,28 @@
  * `processOutputStream` per chunk → (`finish` at the end of the run's output) →
  * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`, then
  * one {@link StepEnd} value. A rejected attempt (tripwire with retry, or an API error a processor
- * recovers) is rolled back and the step re-runs: `retryOnTripwire` / `retryOnAPIError`. The loop
- * (`runSteps`) recurses on the step's `StepEnd`.
+ * recovers) is rolled back and the step re-runs, by the rules of `retryOnTripwire` /
+ * `retryOnAPIError`. The loop (`runSteps`) goes on with the next step as the step's `StepEnd`
+ * says.
+ *
+ * The per-chunk path is kept short: an attempt's phases, its retries and the steps are each one
+ * custom subscriber (not `concat`/`concatMap`/`catchError`, two `retry`s, `filter` and a `concat`
+ * nested per step), and the model output of a step is one fused subscriber (`model-output.ts`).
  */
-import { EMPTY, Observable, catchError, concat, concatMap, defer, filter, from, of, throwError } from 'rxjs';
+import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber, type Subscription } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
-import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { apiErrorBudget, askProcessAPIErrorHooks } from '../../operators/retry-on-api-error.js';
+import { isPromiseLike } from '../../contract/maybe-async.js';
 import { whenHooked } from '../internal/when-hooked.js';
-import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import type { ModelResponseMeta } from '../../model/stream-model.js';
-import { modelChunks } from '../../model/model-chunks.js';
+import type { ModelCall } from '../../model/model-chunks.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { providerError } from '../../model/provider-error.js';
 import { newStepFacts, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
@@ -53,20 +58,20 @@ export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
 }
 
 /** The model's content in an attempt: the cached response, or the live call pulled on demand. */
-function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> {
+function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Observable<ChunkType> | ModelCall {
   if (request.response !== undefined) return cachedContent(env, attempt, request.response);
   const stepInput = attempt.stepInput as StepInput;
-  // one fused hop per part (convert, drop fact-only parts, wrap failures); pulled on demand
-  return modelChunks(
-    stepInput.model,
-    { ...callOptions, prompt: request.prompt },
-    (meta: ModelResponseMeta) => {
+  // the call is made when the step output subscribes it (read, converted and processed in one hop); pulled on demand
+  return {
+    model: stepInput.model,
+    callOptions: { ...callOptions, prompt: request.prompt },
+    onResponse: (meta: ModelResponseMeta) => {
       attempt.meta = meta;
     },
-    env.runId,
-    attempt.facts,
-    demandOf(env.ctx),
-  );
+    runId: env.runId,
+    facts: attempt.facts,
+    demand: demandOf(env.ctx),
+  };
 }
 
 /** The step input the run's defaults give, before `processInputStep`. */
@@ -83,9 +88,62 @@ function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
   };
 }
 
-function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<ChunkType | StepEnd> {
+/**
+ * Subscribes Observables one after another into one subscriber (what `concat` does), each linked
+ * to `subscriber` before it starts (a consumer leaving during a synchronous source stops it there),
+ * without a subscriber hop per value for the concatenation: the loop's per-chunk path goes through
+ * one observer per level instead of `concat` + `concatMap` + `catchError` (attempt) or `filter` +
+ * nested `concat`s (steps). A source that completes synchronously is followed in a loop, not by
+ * recursion.
+ */
+class Sequence<T> {
+  #active = false;
+  #again = false;
+  readonly #observer: { next: (value: T) => void; error: (error: unknown) => void; complete: () => void };
+
+  constructor(
+    private readonly subscriber: Subscriber<unknown>,
+    /** The next source, or `undefined` when the sequence is over. */
+    private readonly following: () => Observable<T> | undefined,
+    next: (value: T) => void,
+    error: (error: unknown) => void,
+    private readonly done: () => void,
+  ) {
+    this.#observer = { next, error, complete: () => this.advance() };
+  }
+
+  advance(): void {
+    if (this.#active) {
+      this.#again = true; // a synchronous completion inside subscribe: the loop below goes on
+      return;
+    }
+    this.#active = true;
+    do {
+      this.#again = false;
+      if (this.subscriber.closed) break;
+      const source = this.following();
+      if (source === undefined) {
+        this.done();
+        break;
+      }
+      const subscriber = this.subscriber;
+      new Observable<T>((link) => {
+        subscriber.add(link);
+        return source.subscribe(link);
+      }).subscribe(this.#observer);
+    } while (this.#again);
+    this.#active = false;
+  }
+}
+
+/**
+ * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
+ * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
+ * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ */
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
   const { ctx } = env;
-  return defer(() => {
+  const prepared$ = defer(() => {
     ctx.stepNumber = attempt.stepNumber;
     attempt.preModel = true;
     attempt.boundary = ctx.messageList.openStepBoundary();
@@ -97,27 +155,55 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       attempt.stepInput = stepInput;
       return prepareRequest(env, stepInput, feedback);
     }),
-    concatMap(({ request, callOptions }): Observable<ChunkType | StepEnd> => {
-      // past the pre-model hooks: from here a tripwire may ask for a retry
-      attempt.preModel = false;
-      return concat(
-        stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
-        endOfOutput(env, attempt, false),
-        afterModel(env, attempt),
-        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
-        endOfOutput(env, attempt, true),
-        finishStep(env, attempt),
-        defer(() =>
-          of<StepEnd>({
-            [STEP_END]: true,
-            result: attempt.recorded as StepResult,
-            continues: continuesAfter(env, attempt),
-            nextStepNumber: attempt.stepNumber + 1,
-          }),
-        ),
-      );
-    }),
   );
+  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<() => Observable<ChunkType | StepEnd>> => [
+    () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
+    () => endOfOutput(env, attempt, false),
+    () => afterModel(env, attempt),
+    () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
+    () => endOfOutput(env, attempt, true),
+    () => finishStep(env, attempt),
+    () =>
+      of<StepEnd>({
+        [STEP_END]: true,
+        result: attempt.recorded as StepResult,
+        continues: continuesAfter(env, attempt),
+        nextStepNumber: attempt.stepNumber + 1,
+      }),
+  ];
+  return new Observable<ChunkType | StepEnd>((subscriber) => {
+    let pending: Array<() => Observable<ChunkType | StepEnd>> | undefined;
+    let prepared = false;
+    let index = 0;
+    const fail = (error: unknown): void => {
+      onError(error);
+      subscriber.error(error);
+    };
+    const emit = (item: ChunkType | StepEnd): void => subscriber.next(item);
+    new Sequence<ChunkType | StepEnd | { request: LLMRequest; callOptions: LanguageModelV4CallOptions }>(
+      subscriber,
+      () => {
+        if (!prepared) {
+          prepared = true;
+          return prepared$;
+        }
+        const phase = pending?.[index++];
+        return phase?.();
+      },
+      (value) => {
+        if (!prepared || pending !== undefined || index > 0) {
+          emit(value as ChunkType | StepEnd);
+          return;
+        }
+        // the request: past the pre-model hooks, from here a tripwire may ask for a retry
+        const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
+        attempt.preModel = false;
+        pending = phases(request, callOptions);
+      },
+      fail,
+      () => subscriber.complete(),
+    ).advance();
+  });
 }
 
 /** The chunks that close a rejected attempt: its open text/reasoning, a `step-finish` with reason `retry`. */
@@ -169,31 +255,139 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
     }
     const attempt = newAttempt(env, number, env.generateId(), newStepFacts(emptyUsage(), () => toolCallIdsIn(env.ctx.messageList.get.all.db())));
     previous = attempt;
-    const body$ = runAttempt(env, attempt, feedback).pipe(
-      catchError((error: unknown) => {
-        previousError = error;
-        recordRejection(env, attempt, error);
-        return throwError(() => error);
-      }),
-    );
+    const body$ = runAttempt(env, attempt, feedback, (error) => {
+      previousError = error;
+      recordRejection(env, attempt, error);
+    });
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
   });
-  return attempt$.pipe(
-    retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError: (error) => ModelCallError.isInstance(error),
-      toAPIError: providerError,
-      defaultBudget: env.defaultApiErrorBudget,
-    }),
-    retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
-      // a retry request from a hook before the model is a plain abort; a retry needs a step left
-      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
-    }),
-  );
+  // a retry request from a hook before the model is a plain abort; a retry needs a step left
+  return retryingAttempts(env, attempt$, () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps);
+}
+
+/**
+ * `attempt$.pipe(retryOnAPIError(…), retryOnTripwire(…))` as the loop configures them, in one
+ * subscriber (two hops per chunk fewer): an error that is a `ModelCallError`, within the run's
+ * API-error budget, is offered to the `processAPIError` hooks (synchronous, promise or Observable
+ * answer, as the operator asks them); the first `{ retry: true }` counts `apiErrorRetryCount` and
+ * resubscribes. Anything else — or a refusal, or a hook's throw — goes to the tripwire rule: a
+ * `TripWire` with `retry` within `maxProcessorRetries` (and `shouldRetry`) counts `retryCount`,
+ * sets `retryFeedback` and resubscribes; otherwise it is the error. An answer Observable that
+ * completes empty completes the step, as `retry({ delay })` does.
+ */
+function retryingAttempts(env: RunEnvironment, attempt$: Observable<ChunkType | StepEnd>, shouldRetry: () => boolean): Observable<ChunkType | StepEnd> {
+  return new Observable<ChunkType | StepEnd>((subscriber) => {
+    const context = env.ctx;
+    const budget = apiErrorBudget(env.apiErrorProcessors, context, env.defaultApiErrorBudget);
+    let running = false;
+    let again = false;
+    const tripwire = (error: unknown): void => {
+      const limit = context.maxProcessorRetries;
+      if (
+        !TripWire.isInstance(error) ||
+        !error.retry ||
+        limit === undefined ||
+        context.retryCount >= limit ||
+        !shouldRetry() ||
+        context.abortSignal.aborted
+      ) {
+        subscriber.error(error);
+        return;
+      }
+      context.retryCount++;
+      context.retryFeedback = error.reason;
+      subscribe();
+    };
+    const decide = (error: unknown, retryRequested: boolean): void => {
+      if (!retryRequested) {
+        tripwire(error);
+        return;
+      }
+      context.apiErrorRetryCount++;
+      subscribe();
+    };
+    const apiError = (error: unknown): void => {
+      if (!ModelCallError.isInstance(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
+        tripwire(error);
+        return;
+      }
+      let answer: ReturnType<typeof askProcessAPIErrorHooks>;
+      try {
+        answer = askProcessAPIErrorHooks(env.apiErrorProcessors, context, providerError(error));
+      } catch (thrown) {
+        tripwire(thrown);
+        return;
+      }
+      if (isPromiseLike<boolean>(answer)) {
+        Promise.resolve(answer).then(
+          (retryRequested) => {
+            if (!subscriber.closed) decide(error, retryRequested);
+          },
+          (thrown: unknown) => {
+            if (!subscriber.closed) tripwire(thrown);
+          },
+        );
+        return;
+      }
+      if (isObservable(answer)) {
+        const answer$ = answer;
+        let settled = false;
+        let link: Subscription | undefined;
+        new Observable<boolean>((inner) => {
+          subscriber.add(inner);
+          link = inner;
+          return answer$.subscribe(inner);
+        }).subscribe({
+          next: (retryRequested) => {
+            if (settled) return;
+            settled = true;
+            link?.unsubscribe();
+            decide(error, retryRequested);
+          },
+          error: (thrown: unknown) => {
+            if (settled) return;
+            settled = true;
+            tripwire(thrown);
+          },
+          complete: () => {
+            if (settled) return;
+            settled = true;
+            subscriber.complete();
+          },
+        });
+        return;
+      }
+      decide(error, answer);
+    };
+    const observer = {
+      next: (item: ChunkType | StepEnd) => subscriber.next(item),
+      error: apiError,
+      complete: () => subscriber.complete(),
+    };
+    // a resubscription asked for during a synchronous subscribe waits for it to return (a loop, not recursion)
+    function subscribe(): void {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      do {
+        again = false;
+        if (subscriber.closed) break;
+        new Observable<ChunkType | StepEnd>((link) => {
+          subscriber.add(link);
+          return attempt$.subscribe(link);
+        }).subscribe(observer);
+      } while (again);
+      running = false;
+    }
+    subscribe();
+  });
 }
 
 /**
  * The steps from `stepNumber` on: each step's chunks, then — when its {@link StepEnd} says so —
- * the next step.
+ * the next step (one observer for all of them: no `filter` hop, no `concat` nested per step).
  *
  * ```
  * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
@@ -202,17 +396,26 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
  * ```
  */
 export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
-  return defer(() => {
+  return new Observable<ChunkType>((subscriber) => {
+    let started = false;
     let end: StepEnd | undefined;
-    return concat(
-      defer(() => modelStep(env, stepNumber)).pipe(
-        filter((item): item is ChunkType => {
-          if (!isStepEnd(item)) return true;
-          end = item;
-          return false;
-        }),
-      ),
-      defer(() => (end?.continues === true ? runSteps(env, end.nextStepNumber) : EMPTY)),
-    );
+    new Sequence<ChunkType | StepEnd>(
+      subscriber,
+      () => {
+        if (!started) {
+          started = true;
+          return modelStep(env, stepNumber);
+        }
+        const last = end;
+        end = undefined;
+        return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
+      },
+      (item) => {
+        if (isStepEnd(item)) end = item;
+        else subscriber.next(item);
+      },
+      (error) => subscriber.error(error),
+      () => subscriber.complete(),
+    ).advance();
   });
 }

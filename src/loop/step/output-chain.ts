@@ -14,7 +14,7 @@
  * With no `processOutputStream` hook the chain is the identity and nothing is checked.
  */
 import { filter, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
-import { processOutputStream } from '../../operators/process-output-stream.js';
+import { openOutputStream, processOutputStream, type OutputSink, type OutputStreamPass } from '../../operators/process-output-stream.js';
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { Processor } from '../../contract/processor-types.js';
@@ -32,6 +32,11 @@ export interface OutputChain {
    * chunks. Keyed by `toolCallId`, valued by `toolName`.
    */
   readonly requestedToolCalls: Map<string, string> | undefined;
+  /**
+   * The unfenced chain as a pass fed by function calls (see `openOutputStream`), for the step's
+   * fused output; `undefined` from it when no processor has `processOutputStream`.
+   */
+  readonly open: (sink: OutputSink) => OutputStreamPass | undefined;
 }
 
 const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
@@ -40,7 +45,7 @@ const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
   if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) {
     // processOutputStream with no hook passes every chunk through: the identity, which `pipe` skips
-    return { chain: identity, rawChain: identity, admit: undefined, requestedToolCalls: undefined };
+    return { chain: identity, rawChain: identity, admit: undefined, requestedToolCalls: undefined, open: () => undefined };
   }
   const raw = processOutputStream(processors, ctx);
   const requested = new Map<string, string>();
@@ -63,7 +68,7 @@ export function createOutputChain(processors: readonly Processor[], ctx: RunCont
   };
   const fence = filter(admit);
   const chain: OperatorFunction<ChunkType, ChunkType> = (source) => fence(raw(source));
-  return { chain, rawChain: raw, admit, requestedToolCalls: requested };
+  return { chain, rawChain: raw, admit, requestedToolCalls: requested, open: (sink) => openOutputStream(processors, ctx, sink) };
 }
 
 /** Records a model tool call as requested (a no-op operator when nothing can rewrite chunks). */

@@ -4,6 +4,7 @@
  * per model call — both run the same step code (`model-output.ts`, `after-model.ts`).
  */
 import type { OperatorFunction } from 'rxjs';
+import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { Processor } from '../../contract/processor-types.js';
@@ -22,6 +23,11 @@ export interface StepEnvironment {
   /** The chain without its fence, and the fence (see `output-chain.ts`): the model phase fuses them. */
   readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
   readonly admit: ((chunk: ChunkType) => boolean) | undefined;
+  /**
+   * `rawChain` as a pass fed by function calls (`OutputChain.open`): when set, the step's model
+   * output is one fused subscriber (read, convert, chain, fence, accumulate); unset, it is piped.
+   */
+  readonly openChain?: ((sink: OutputSink) => OutputStreamPass | undefined) | undefined;
   /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */
   readonly requestedToolCalls: Map<string, string> | undefined;
   /** `writer.custom()` chunks written outside `processOutputStream`, drained into the step. */

@@ -97,6 +97,15 @@ export function createStreamChain(
   return new Chain(links, log, context, inject);
 }
 
+/** Where a pass stopped at a hook's promise (see `Chain.continueAsync`). */
+class Suspension {
+  constructor(
+    readonly pending: unknown,
+    readonly checking: ChunkType,
+    readonly index: number,
+  ) {}
+}
+
 /**
  * The chain's passes. A class, not closures made per run: under `keepNames` (tsup's build, tsx)
  * each per-run `const f = () => …` costs an `Object.defineProperty` and a property dictionary.
@@ -166,7 +175,42 @@ class Chain implements StreamChain {
     return null;
   }
 
-  private pass(chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null> {
+  /**
+   * The rest of a pass once a hook returned a promise: one async function awaits it, runs the
+   * processors after it synchronously, and awaits each later async hook in turn — one await per
+   * async processor, as a plain awaited call, instead of a `then` and a promise adopted per hook.
+   */
+  private async continueAsync(pending: unknown, checking: ChunkType, index: number, entered: ChunkType | null): Promise<ChunkType | null> {
+    let awaiting = pending;
+    let current = checking;
+    let at = index;
+    for (;;) {
+      const binding = (this.links[at] as Link).binding;
+      let resolved: unknown;
+      try {
+        resolved = await awaiting;
+      } catch (thrown) {
+        throw streamHookError(binding, thrown);
+      }
+      const settled = settleStreamHook(binding, resolved);
+      this.drainFollowUps(binding.state, at);
+      const next = hookOutcome(settled, current, binding);
+      if (next === null) return this.dropped(at, entered);
+      const rest = this.pass(next, at + 1, entered, true);
+      if (!(rest instanceof Suspension)) {
+        // a later hook's pending Observable is awaited here: this pass left virtual time already
+        return isObservable(rest) ? toMaybePromise(rest) : (rest as ChunkType | null);
+      }
+      awaiting = rest.pending;
+      current = rest.checking;
+      at = rest.index;
+    }
+  }
+
+  private pass(chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null>;
+  private pass(chunk: ChunkType, from: number, entered: ChunkType | null, suspend: true): MaybeAsync<ChunkType | null> | Suspension;
+  /** `suspend`: at a hook's promise, return where the pass stopped (the caller awaits it) instead of a promise. */
+  private pass(chunk: ChunkType, from: number, entered: ChunkType | null, suspend = false): MaybeAsync<ChunkType | null> | Suspension {
     const links = this.links;
     let current = chunk;
     let currentIsData = isData(current);
@@ -182,20 +226,8 @@ class Chain implements StreamChain {
       args.retryCount = this.context.retryCount;
       const result = invokeStreamHook(link.binding, args, this.#tracingContext);
       if (result !== current && isPromiseLike<unknown>(result)) {
-        const checking = current;
-        const binding = link.binding;
-        return Promise.resolve(result).then(
-          (resolved) => {
-            const settled = settleStreamHook(binding, resolved);
-            this.drainFollowUps(binding.state, index);
-            const next = hookOutcome(settled, checking, binding);
-            // a later hook's pending Observable is awaited here: this pass left virtual time already
-            return next === null ? this.dropped(index, entered) : toMaybePromise(this.pass(next, index + 1, entered));
-          },
-          (thrown: unknown) => {
-            throw streamHookError(binding, thrown);
-          },
-        );
+        if (suspend) return new Suspension(result, current, index);
+        return this.continueAsync(result, current, index, entered);
       }
       if (result !== current && isObservable(result)) {
         // an Observable the hook returned, still pending: already settled by invokeStreamHook
