@@ -36,16 +36,8 @@ export function askProcessAPIError(processors: readonly Processor[], context: Ru
   return toMaybePromise(askProcessAPIErrorHooks(processors, context, error));
 }
 
-/**
- * `askProcessAPIError`, an Observable hook result kept an Observable (the operator's path: its
- * scheduler's time is kept; the loop's fused step retries use it too).
- *
- * @example
- * ```ts
- * const answer = askProcessAPIErrorHooks(processors, ctx, error); // boolean, promise or Observable
- * ```
- */
-export function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunContext, error: unknown): MaybeAsync<boolean> {
+/** `askProcessAPIError`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
+function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunContext, error: unknown): MaybeAsync<boolean> {
   const bindings = bindingsWith(processors, context, 'processAPIError');
   const ask = (index: number): MaybeAsync<boolean> => {
     for (let position = index; position < bindings.length; position++) {

@@ -8,16 +8,17 @@
  * `retryOnAPIError`. The loop (`runSteps`) goes on with the next step as the step's `StepEnd`
  * says.
  *
- * The per-chunk path is kept short: an attempt's phases, its retries and the steps are each one
- * custom subscriber (not `concat`/`concatMap`/`catchError`, two `retry`s, `filter` and a `concat`
- * nested per step), and the model output of a step is one fused subscriber (`model-output.ts`).
+ * The per-chunk path is kept short: an attempt's phases and the steps are each one subscriber
+ * (`Sequence`, not `concat`/`concatMap`/`catchError` and a `filter` + `concat` nested per step),
+ * and the model output of a step is one fused subscriber (`model-output.ts`). The retries stay the
+ * two operators: their rules are written once, there.
  */
-import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, concat, concatMap, defer, from, of, type Subscriber } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
-import { apiErrorBudget, askProcessAPIErrorHooks } from '../../operators/retry-on-api-error.js';
-import { isPromiseLike } from '../../contract/maybe-async.js';
+import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { whenHooked } from '../internal/when-hooked.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -261,128 +262,17 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
     });
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
   });
-  // a retry request from a hook before the model is a plain abort; a retry needs a step left
-  return retryingAttempts(env, attempt$, () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps);
-}
-
-/**
- * `attempt$.pipe(retryOnAPIError(…), retryOnTripwire(…))` as the loop configures them, in one
- * subscriber (two hops per chunk fewer): an error that is a `ModelCallError`, within the run's
- * API-error budget, is offered to the `processAPIError` hooks (synchronous, promise or Observable
- * answer, as the operator asks them); the first `{ retry: true }` counts `apiErrorRetryCount` and
- * resubscribes. Anything else — or a refusal, or a hook's throw — goes to the tripwire rule: a
- * `TripWire` with `retry` within `maxProcessorRetries` (and `shouldRetry`) counts `retryCount`,
- * sets `retryFeedback` and resubscribes; otherwise it is the error. An answer Observable that
- * completes empty completes the step, as `retry({ delay })` does.
- */
-function retryingAttempts(env: RunEnvironment, attempt$: Observable<ChunkType | StepEnd>, shouldRetry: () => boolean): Observable<ChunkType | StepEnd> {
-  return new Observable<ChunkType | StepEnd>((subscriber) => {
-    const context = env.ctx;
-    const budget = apiErrorBudget(env.apiErrorProcessors, context, env.defaultApiErrorBudget);
-    let running = false;
-    let again = false;
-    const tripwire = (error: unknown): void => {
-      const limit = context.maxProcessorRetries;
-      if (
-        !TripWire.isInstance(error) ||
-        !error.retry ||
-        limit === undefined ||
-        context.retryCount >= limit ||
-        !shouldRetry() ||
-        context.abortSignal.aborted
-      ) {
-        subscriber.error(error);
-        return;
-      }
-      context.retryCount++;
-      context.retryFeedback = error.reason;
-      subscribe();
-    };
-    const decide = (error: unknown, retryRequested: boolean): void => {
-      if (!retryRequested) {
-        tripwire(error);
-        return;
-      }
-      context.apiErrorRetryCount++;
-      subscribe();
-    };
-    const apiError = (error: unknown): void => {
-      if (!ModelCallError.isInstance(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
-        tripwire(error);
-        return;
-      }
-      let answer: ReturnType<typeof askProcessAPIErrorHooks>;
-      try {
-        answer = askProcessAPIErrorHooks(env.apiErrorProcessors, context, providerError(error));
-      } catch (thrown) {
-        tripwire(thrown);
-        return;
-      }
-      if (isPromiseLike<boolean>(answer)) {
-        Promise.resolve(answer).then(
-          (retryRequested) => {
-            if (!subscriber.closed) decide(error, retryRequested);
-          },
-          (thrown: unknown) => {
-            if (!subscriber.closed) tripwire(thrown);
-          },
-        );
-        return;
-      }
-      if (isObservable(answer)) {
-        const answer$ = answer;
-        let settled = false;
-        let link: Subscription | undefined;
-        new Observable<boolean>((inner) => {
-          subscriber.add(inner);
-          link = inner;
-          return answer$.subscribe(inner);
-        }).subscribe({
-          next: (retryRequested) => {
-            if (settled) return;
-            settled = true;
-            link?.unsubscribe();
-            decide(error, retryRequested);
-          },
-          error: (thrown: unknown) => {
-            if (settled) return;
-            settled = true;
-            tripwire(thrown);
-          },
-          complete: () => {
-            if (settled) return;
-            settled = true;
-            subscriber.complete();
-          },
-        });
-        return;
-      }
-      decide(error, answer);
-    };
-    const observer = {
-      next: (item: ChunkType | StepEnd) => subscriber.next(item),
-      error: apiError,
-      complete: () => subscriber.complete(),
-    };
-    // a resubscription asked for during a synchronous subscribe waits for it to return (a loop, not recursion)
-    function subscribe(): void {
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
-      do {
-        again = false;
-        if (subscriber.closed) break;
-        new Observable<ChunkType | StepEnd>((link) => {
-          subscriber.add(link);
-          return attempt$.subscribe(link);
-        }).subscribe(observer);
-      } while (again);
-      running = false;
-    }
-    subscribe();
-  });
+  return attempt$.pipe(
+    retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
+      isAPIError: (error) => ModelCallError.isInstance(error),
+      toAPIError: providerError,
+      defaultBudget: env.defaultApiErrorBudget,
+    }),
+    retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
+      // a retry request from a hook before the model is a plain abort; a retry needs a step left
+      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
+    }),
+  );
 }
 
 /**
