@@ -18,6 +18,7 @@
  *   npm run bench:compare -- --node 24        the same on Node 24 (installed into bench/node24 on first use)
  */
 import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve, sep } from 'node:path';
 import { measureMemory } from './lib/memory.js';
 import { loadReferenceSubject } from './lib/reference-subject.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
@@ -40,6 +41,13 @@ const baselineEnv = baselineSrc === undefined ? undefined : { RXAGENT_BENCH_SRC:
 const rxagentSrc = argv.includes('--rxagent-src') ? argv[argv.indexOf('--rxagent-src') + 1] : undefined;
 const rxagentEnv = rxagentSrc === undefined ? undefined : { RXAGENT_BENCH_SRC: rxagentSrc };
 const log = (line: string) => process.stderr.write(`bench:compare: ${line}\n`);
+// A copy of src/ outside the repository finds no `rxjs` and loads as CommonJS (no package.json with
+// "type": "module" above it), which runs the same code slower: refuse it rather than measure that.
+for (const dir of [baselineSrc, rxagentSrc]) {
+  if (dir !== undefined && !resolve(dir).startsWith(`${process.cwd()}${sep}`)) {
+    throw new Error(`bench:compare: ${dir} is outside this repository; copy src/ inside it (e.g. .ab/base-src, gitignored) so it loads as ESM with the same node_modules`);
+  }
+}
 
 /** One target row of the issue. */
 interface TargetRow {
