@@ -1,6 +1,7 @@
 /** What `agent.stream()` returns: the run's chunks as web streams, and promises of its result. */
 import type { Observable, Subscription } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
+import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
@@ -76,7 +77,8 @@ export class AgentOutput {
       },
       { highWaterMark: 16 },
     );
-    const chunks: ChunkType[] = [];
+    /** Every chunk of the run, for a late text stream and the folded result (compact: see `chunk-log.ts`). */
+    const chunks = new ChunkLog();
     /** How the run ended, for a text stream opened afterwards. */
     let ended: { error: unknown } | 'complete' | undefined;
     /** Made with the text stream: what of the run's text it presents (see `text-gate.ts`). */
@@ -86,8 +88,9 @@ export class AgentOutput {
         {
           start: (controller) => {
             textGate = new TextGate(budgets, (text) => controller.enqueue(text));
-            for (const chunk of chunks) textGate.observe(chunk);
-            const failure = ended === 'complete' ? textStreamError(chunks[chunks.length - 1]) : undefined;
+            const gate = textGate;
+            chunks.forEach((chunk) => gate.observe(chunk));
+            const failure = ended === 'complete' ? textStreamError(chunks.last()) : undefined;
             if (ended === 'complete' && failure === undefined) controller.close();
             else if (ended !== undefined) controller.error(failure ?? (ended as { error: unknown }).error);
             if (ended !== undefined) textOpen = false;
@@ -123,13 +126,13 @@ export class AgentOutput {
       ended = 'complete';
       if (fullOpen) fullController.close();
       if (textOpen && textController !== undefined) {
-        const failure = textStreamError(chunks[chunks.length - 1]);
+        const failure = textStreamError(chunks.last());
         if (failure === undefined) textController.close();
         else textController.error(failure);
       }
       fullOpen = textOpen = false;
       try {
-        resolveResult(foldResult(chunks, end));
+        resolveResult(foldResult(chunks.toArray(), end));
       } catch (error) {
         rejectResult(error);
       }

@@ -4,13 +4,16 @@
  * returned one, `data-*` chunks only to processors that opted in.
  *
  * `streamParts` (the parts a processor has seen, as they entered it, the current one included)
- * costs one array push per chunk whatever the number of processors: all processors share one log
+ * costs one log append per chunk whatever the number of processors: all processors share one log
  * of the chunks entering the chain for as long as each has seen exactly those chunks (the common
  * case: pass-through processors, no `data-*` chunks). A processor that has seen something else —
  * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
- * gets its own copy from then on (`args.streamParts` is replaced by it).
+ * gets its own copy from then on. The logs are {@link ChunkLog}s: compact (a plain text delta is
+ * kept as its text) until a processor reads `args.streamParts` (an accessor), which makes the real
+ * array once; from then on that array is appended to, as before.
  */
 import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
+import { ChunkLog } from '../../contract/chunk-log.js';
 import { ProcessorError } from '../../contract/errors/processor-error.js';
 import type { Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
 import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-follow-up.js';
@@ -29,10 +32,34 @@ export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 interface Link {
   binding: ProcessorBinding;
   args: ProcessOutputStreamArgs;
+  /** The log of the chunks entering the chain (this processor's `streamParts` while it is in step with it). */
+  readonly shared: ChunkLog;
   /** This processor's own `streamParts`, once it saw something other than the shared log. */
-  own: ChunkType[] | undefined;
+  own: ChunkLog | undefined;
   acceptsData: boolean;
 }
+
+/** Where a hook's args object finds its link (not enumerable: a copy of the args does not carry it). */
+const LINK: unique symbol = Symbol('rxagent.streamLink');
+
+type LinkedArgs = ProcessOutputStreamArgs & { [LINK]: Link };
+
+/**
+ * `args.streamParts`: the link's log as an array, made on first read (see the module comment).
+ * One accessor for every args object (`this` is the args), not a closure per processor per run.
+ */
+const streamPartsProperty: PropertyDescriptor = {
+  get(this: LinkedArgs): ChunkType[] {
+    const link = this[LINK];
+    return (link.own ?? link.shared).toArray();
+  },
+  set(this: LinkedArgs, value: ChunkType[]) {
+    // a hook that assigns its own `streamParts` keeps that value (a plain property, as before)
+    Object.defineProperty(this, 'streamParts', { value, writable: true, enumerable: true, configurable: true });
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /** The stream's own brackets: processors see them and may rewrite them, but not drop them. */
 const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish']);
@@ -75,7 +102,7 @@ export function createStreamChain(
   inject: (injected: InjectedChunk) => void,
 ): StreamChain {
   /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-  const log: ChunkType[] = [];
+  const log = new ChunkLog();
   const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
     const writer = {
       custom(chunk: DataChunkType): Promise<void> {
@@ -84,13 +111,16 @@ export function createStreamChain(
         return Promise.resolve();
       },
     };
+    // `streamParts` is added as a new accessor (redefining a data property would turn the object into a dictionary)
     const args = {
       ...contextArgs(context, binding, 'processOutputStream', writer),
       part: undefined as unknown as ChunkType,
-      streamParts: log,
       messageList: context.messageList,
-    };
-    return { binding, args, own: undefined, acceptsData: binding.processor.processDataParts === true };
+    } as ProcessOutputStreamArgs;
+    Object.defineProperty(args, 'streamParts', streamPartsProperty);
+    const link: Link = { binding, args, shared: log, own: undefined, acceptsData: binding.processor.processDataParts === true };
+    Object.defineProperty(args, LINK, { value: link });
+    return link;
   });
   // no processOutputStream hook (the common run without output processors): none of the machinery below
   if (links.length === 0) return emptyChain;
@@ -108,7 +138,7 @@ class Chain implements StreamChain {
   constructor(
     private readonly links: readonly Link[],
     /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-    private readonly log: ChunkType[],
+    private readonly log: ChunkLog,
     private readonly context: RunContext,
     private readonly inject: (injected: InjectedChunk) => void,
   ) {
@@ -126,11 +156,10 @@ class Chain implements StreamChain {
    * Gives `link` its own `streamParts`: what it has seen so far is the log, minus the chunk now
    * entering (`entered`, already logged) which it does not see as logged.
    */
-  private diverge(link: Link, entered: ChunkType | null): ChunkType[] {
+  private diverge(link: Link, entered: ChunkType | null): ChunkLog {
     const log = this.log;
-    const own = entered === null ? log.slice() : log.slice(0, log.length - 1);
+    const own = entered === null ? log.copy() : log.copy(log.length - 1);
     link.own = own;
-    link.args.streamParts = own;
     return own;
   }
 
