@@ -5,8 +5,8 @@
  * that entered it, never reset) and the output's replay buffer (late readers, the folded result).
  * Most of their entries are plain text deltas, `{ type: 'text-delta', runId, from, payload: { id,
  * text } }`: 96 bytes of objects each. A plain delta is kept here as its text alone (one
- * reference), its `runId`, `from` and `id` once per run of equal values; any other chunk is kept as
- * the object itself. {@link ChunkLog.toArray} makes the real array on first use (equal objects for
+ * reference), its `runId`, `from` and `id` once per run of equal values; any other chunk, and the
+ * latest one, is kept as the object itself. {@link ChunkLog.toArray} makes the real array on first use (equal objects for
  * the compacted deltas, the same objects for everything else) and the log then appends to that very
  * array, so a holder of the array sees it grow as before.
  */
@@ -63,26 +63,38 @@ export class ChunkLog {
     return (this.#array ?? this.#entries).length;
   }
 
-  /** Appends `chunk`. */
+  /**
+   * Appends `chunk`. It is kept as it is until the next append, which compacts it if it is (then
+   * still) a plain text delta: a hook that edits the part it is given in place, during that part's
+   * pass, is seen in the log as before.
+   */
   push(chunk: ChunkType): void {
     const array = this.#array;
     if (array !== undefined) {
       array.push(chunk);
       return;
     }
-    const text = plainDeltaText(chunk);
-    if (text === undefined) {
-      this.#entries.push(chunk);
-      return;
+    const entries = this.#entries;
+    const previous = entries.length - 1;
+    if (previous >= 0) {
+      const prior = entries[previous] as ChunkType | string;
+      if (typeof prior !== 'string') this.#compact(previous, prior);
     }
+    entries.push(chunk);
+  }
+
+  /** Stores entry `index` (`chunk`) as its text when it is a plain text delta. */
+  #compact(index: number, chunk: ChunkType): void {
+    const text = plainDeltaText(chunk);
+    if (text === undefined) return;
     const delta = chunk as TextDelta;
     const id = delta.payload.id;
     const segments = (this.#segments ??= []);
     const last = segments[segments.length - 1];
     if (last === undefined || last.runId !== delta.runId || last.from !== delta.from || last.id !== id) {
-      segments.push({ start: this.#entries.length, runId: delta.runId, from: delta.from, id });
+      segments.push({ start: index, runId: delta.runId, from: delta.from, id });
     }
-    this.#entries.push(text);
+    this.#entries[index] = text;
   }
 
   /** The last chunk logged (an equal object for a compacted delta). */

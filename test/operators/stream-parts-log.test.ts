@@ -76,6 +76,29 @@ describe('streamParts (compact log)', () => {
     expect(first).toStrictEqual(source());
   });
 
+  it('shows an edit a hook makes to its part in place, during that part\'s pass and afterwards', async () => {
+    const shout: Processor = {
+      id: 'shout',
+      processOutputStream: ({ part }) => {
+        if (part.type === 'text-delta') part.payload.text = `${part.payload.text}!`;
+        return part;
+      },
+    };
+    const reads: Array<{ part: ChunkType; parts: ChunkType[] }> = [];
+    const reader: Processor = {
+      id: 'reader',
+      processOutputStream: ({ part, streamParts }) => {
+        reads.push({ part, parts: [...streamParts] });
+        return part;
+      },
+    };
+    await lastValueFrom(from(source()).pipe(processOutputStream([shout, reader], testContext()), toArray()));
+    for (const { part, parts } of reads) {
+      expect(parts[parts.length - 1]).toBe(part);
+      for (const seen of parts) if (seen.type === 'text-delta') expect(seen.payload.text.endsWith('!')).toBe(true);
+    }
+  });
+
   it('keeps a value a hook assigns to args.streamParts', async () => {
     const assigned: ChunkType[] = [];
     let seen: ChunkType[] | undefined;

@@ -24,7 +24,7 @@ function signatureOf(metadata: unknown): string | undefined {
 }
 
 /** Deltas joined into one flat string at a time (see {@link TextPieces}). */
-const BLOCK = 32;
+const BLOCK = 16;
 
 /**
  * Text appended delta by delta. `s += delta` keeps one cons-string node (32 bytes) per delta for as
@@ -44,7 +44,8 @@ class TextPieces {
     const pieces = this.#pieces;
     pieces.push(text);
     if (pieces.length - this.#sealed >= BLOCK) {
-      const block = pieces.splice(this.#sealed).join('');
+      const block = pieces.slice(this.#sealed).join('');
+      pieces.length = this.#sealed;
       pieces.push(block);
       this.#sealed++;
     }
@@ -67,10 +68,14 @@ class TextPieces {
   }
 }
 
-/** A text part of the step's message, and its deltas not yet written into `part.text`. */
+/**
+ * A text part of the step's message and its deltas not yet written into `part.text` — or, for the
+ * step's first text part while it is the only one (`pieces` undefined), none: its text is the
+ * step's text, not kept twice.
+ */
 interface OpenText {
   readonly part: TextPart;
-  readonly pieces: TextPieces;
+  pieces: TextPieces | undefined;
 }
 
 /** One step's content, built from the chunks that passed the output processors. */
@@ -99,14 +104,26 @@ export class StepAccumulator {
 
   /** The message parts of the step so far (text parts with their text so far). */
   get parts(): MastraMessagePart[] {
-    // the text parts' pending deltas into their `text`
-    for (const open of this.#texts.values()) {
-      if (open.pieces.length > 0) {
-        open.part.text += open.pieces.toString();
-        open.pieces.clear();
+    // the text parts' pending deltas into their `text` (after `buildMessage` they are written through)
+    if (!this.#committed) {
+      for (const open of this.#texts.values()) {
+        if (open.pieces === undefined) open.part.text = this.#text.toString();
+        else if (open.pieces.length > 0) {
+          open.part.text += open.pieces.toString();
+          open.pieces.clear();
+        }
       }
     }
     return this.#parts;
+  }
+
+  /** A second text part starts: the first one's text stops being the step's text. */
+  #unshare(): void {
+    for (const open of this.#texts.values()) {
+      if (open.pieces !== undefined) continue;
+      if (!this.#committed) open.part.text = this.#text.toString();
+      open.pieces = new TextPieces();
+    }
   }
 
   /** The step's text so far (every text delta, in order). */
@@ -142,16 +159,19 @@ export class StepAccumulator {
         this.openTextIds.add(chunk.payload.id);
         break;
       case 'text-delta': {
-        this.#text.append(chunk.payload.text);
+        const text = chunk.payload.text;
         let open = this.#texts.get(chunk.payload.id);
         if (open === undefined) {
-          open = { part: { type: 'text', text: '' }, pieces: new TextPieces() };
+          const first = this.#texts.size === 0;
+          if (!first) this.#unshare();
+          open = { part: { type: 'text', text: '' }, pieces: first ? undefined : new TextPieces() };
           this.#texts.set(chunk.payload.id, open);
           this.#parts.push(open.part);
         }
+        this.#text.append(text);
         // once the message is built, its parts are live: write through
-        if (this.#committed) open.part.text += chunk.payload.text;
-        else open.pieces.append(chunk.payload.text);
+        if (this.#committed) open.part.text += text;
+        else open.pieces?.append(text);
         break;
       }
       case 'text-end':
@@ -267,8 +287,9 @@ export class StepAccumulator {
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */
   buildMessage(id: string, createdAt: Date, threadId?: string, resourceId?: string): MastraDBMessage | undefined {
+    const all = this.parts;
     this.#committed = true;
-    const parts = this.parts.filter((part) => part.type !== 'text' || part.text.length > 0);
+    const parts = all.filter((part) => part.type !== 'text' || part.text.length > 0);
     if (parts.length === 0) return undefined;
     return {
       id,
