@@ -89,10 +89,13 @@ export class ChunkLog {
     if (text === undefined) return;
     const delta = chunk as TextDelta;
     const id = delta.payload.id;
-    const segments = (this.#segments ??= []);
-    const last = segments[segments.length - 1];
+    const segments = this.#segments;
+    const last = segments?.[segments.length - 1];
     if (last === undefined || last.runId !== delta.runId || last.from !== delta.from || last.id !== id) {
-      segments.push({ start: index, runId: delta.runId, from: delta.from, id });
+      const segment: Segment = { start: index, runId: delta.runId, from: delta.from, id };
+      // most logs have one segment a step: `[segment]` has room for one, a push onto `[]` for 17
+      if (segments === undefined) this.#segments = [segment];
+      else segments.push(segment);
     }
     this.#entries[index] = text;
   }
