@@ -127,4 +127,29 @@ describe('streamParts (compact log)', () => {
     expect(copied?.streamParts).toStrictEqual(source().slice(0, 3));
     expect(Object.getOwnPropertySymbols(copied ?? {})).toEqual([]);
   });
+
+  it('gives abort and writer made on first read: the same each time, usable destructured, in a copy of the args', async () => {
+    const aborts = new Set<unknown>();
+    const writers = new Set<unknown>();
+    let copied: Record<string, unknown> | undefined;
+    const processor: Processor = {
+      id: 'fields',
+      processDataParts: false,
+      processOutputStream: async (args) => {
+        const { part, abort, writer } = args;
+        aborts.add(abort);
+        writers.add(writer);
+        copied ??= { ...args };
+        if (part.type === 'text-start') await writer.custom({ type: 'data-note', data: 1 });
+        if (part.type === 'text-end') abort('stop here');
+        return part;
+      },
+    };
+    const recording = await lastValueFrom(from(source()).pipe(processOutputStream([processor], testContext()), toArray())).catch((error: unknown) => error);
+    expect((recording as { message?: string }).message ?? String(recording)).toContain('stop here');
+    expect(aborts.size).toBe(1);
+    expect(writers.size).toBe(1);
+    expect(typeof copied?.abort).toBe('function');
+    expect(copied?.writer).toBe([...writers][0]);
+  });
 });

@@ -15,11 +15,12 @@
 import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { ChunkLog } from '../../contract/chunk-log.js';
 import { ProcessorError } from '../../contract/errors/processor-error.js';
-import type { Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
+import type { AbortFunction, Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
+import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
-import { bindingsWith, contextArgs } from './hook-args.js';
+import { bindingsWith, contextFieldsWithoutAbortAndWriter } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
@@ -37,6 +38,11 @@ interface Link {
   /** This processor's own `streamParts`, once it saw something other than the shared log. */
   own: ChunkLog | undefined;
   acceptsData: boolean;
+  /** Where chunks this processor writes with `writer.custom()` re-enter the chain. */
+  readonly inject: (injected: InjectedChunk) => void;
+  readonly from: number;
+  /** `args.writer`, made on first read. */
+  writer: ProcessorStreamWriter | undefined;
 }
 
 /** Where a hook's args object finds its link (not enumerable: a copy of the args does not carry it). */
@@ -44,21 +50,59 @@ const LINK: unique symbol = Symbol('rxagent.streamLink');
 
 type LinkedArgs = ProcessOutputStreamArgs & { [LINK]: Link };
 
+/** A value a hook assigns to one of the accessors below: kept as a plain property from then on. */
+function assign(args: LinkedArgs, key: 'streamParts' | 'abort' | 'writer', value: unknown): void {
+  Object.defineProperty(args, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /**
- * `args.streamParts`: the link's log as an array, made on first read (see the module comment).
- * One accessor for every args object (`this` is the args), not a closure per processor per run.
+ * The args fields made on first read, one accessor each for every args object (`this` is the
+ * args), not closures per processor per run: `streamParts` (the link's log as an array, see the
+ * module comment), `abort` and `writer` (most processors never touch them).
  */
-const streamPartsProperty: PropertyDescriptor = {
-  get(this: LinkedArgs): ChunkType[] {
-    const link = this[LINK];
-    return (link.own ?? link.shared).toArray();
+const linkedProperties: PropertyDescriptorMap = {
+  streamParts: {
+    get(this: LinkedArgs): ChunkType[] {
+      const link = this[LINK];
+      return (link.own ?? link.shared).toArray();
+    },
+    set(this: LinkedArgs, value: ChunkType[]) {
+      assign(this, 'streamParts', value);
+    },
+    enumerable: true,
+    configurable: true,
   },
-  set(this: LinkedArgs, value: ChunkType[]) {
-    // a hook that assigns its own `streamParts` keeps that value (a plain property, as before)
-    Object.defineProperty(this, 'streamParts', { value, writable: true, enumerable: true, configurable: true });
+  abort: {
+    get(this: LinkedArgs): AbortFunction {
+      return this[LINK].binding.abortFor('processOutputStream');
+    },
+    set(this: LinkedArgs, value: AbortFunction) {
+      assign(this, 'abort', value);
+    },
+    enumerable: true,
+    configurable: true,
   },
-  enumerable: true,
-  configurable: true,
+  writer: {
+    get(this: LinkedArgs): ProcessorStreamWriter {
+      const link = this[LINK];
+      if (link.writer === undefined) {
+        const { inject, from } = link;
+        link.writer = {
+          custom(chunk: DataChunkType): Promise<void> {
+            assertDataChunk(chunk);
+            inject({ chunk, from });
+            return Promise.resolve();
+          },
+        };
+      }
+      return link.writer;
+    },
+    set(this: LinkedArgs, value: ProcessorStreamWriter) {
+      assign(this, 'writer', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
 };
 
 /** The stream's own brackets: processors see them and may rewrite them, but not drop them. */
@@ -104,21 +148,24 @@ export function createStreamChain(
   /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
   const log = new ChunkLog();
   const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
-    const writer = {
-      custom(chunk: DataChunkType): Promise<void> {
-        assertDataChunk(chunk);
-        inject({ chunk, from: index + 1 });
-        return Promise.resolve();
-      },
-    };
-    // `streamParts` is added as a new accessor (redefining a data property would turn the object into a dictionary)
+    // `streamParts`, `abort` and `writer` are added as new accessors (redefining a data property
+    // would turn the object into a dictionary)
     const args = {
-      ...contextArgs(context, binding, 'processOutputStream', writer),
+      ...contextFieldsWithoutAbortAndWriter(context, binding),
       part: undefined as unknown as ChunkType,
       messageList: context.messageList,
     } as ProcessOutputStreamArgs;
-    Object.defineProperty(args, 'streamParts', streamPartsProperty);
-    const link: Link = { binding, args, shared: log, own: undefined, acceptsData: binding.processor.processDataParts === true };
+    Object.defineProperties(args, linkedProperties);
+    const link: Link = {
+      binding,
+      args,
+      shared: log,
+      own: undefined,
+      acceptsData: binding.processor.processDataParts === true,
+      inject,
+      from: index + 1,
+      writer: undefined,
+    };
     Object.defineProperty(args, LINK, { value: link });
     return link;
   });
