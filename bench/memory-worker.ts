@@ -13,6 +13,7 @@ import { aiSdkSubject } from './lib/ai-sdk-subject.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
 import { loadReferenceSubject } from './lib/reference-subject.js';
 import { collectGarbage } from './lib/stats.js';
+import { writeHeapSnapshot } from 'node:v8';
 import type { BenchSubject } from './lib/subject.js';
 
 /** What the worker reports. */
@@ -70,6 +71,9 @@ async function main(): Promise<void> {
   await pause(20);
   collectGarbage();
   const baseline = liveBytes();
+  /** `RXAGENT_BENCH_HEAPSNAPSHOT=PREFIX`: heap snapshots at the baseline and with every run in flight (PREFIX-base/-live.heapsnapshot). */
+  const snapshot = process.env.RXAGENT_BENCH_HEAPSNAPSHOT || undefined;
+  if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-base.heapsnapshot`);
   const baselineRss = process.memoryUsage().rss;
   let peakRss = baselineRss;
   const sampler = setInterval(() => {
@@ -100,6 +104,7 @@ async function main(): Promise<void> {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   collectGarbage();
   const live = liveBytes() - baseline;
+  if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-live.heapsnapshot`);
   const buffered = models.reduce((sum, model, index) => sum + model.stats.pulled - (received[index] as number), 0) / streams;
   release();
   await Promise.all(consumers);

@@ -1,6 +1,7 @@
 /** What `agent.stream()` returns: the run's chunks as web streams, and promises of its result. */
 import type { Observable, Subscription } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
+import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
@@ -12,6 +13,121 @@ import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
   return promise;
+}
+
+/**
+ * The run's side of an {@link AgentOutput}: the observer of the run, the underlying source of
+ * `fullStream`, and the buffer for late readers. One object with methods instead of a dozen
+ * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
+ * also costs a property dictionary).
+ */
+class RunSink implements UnderlyingDefaultSource<ChunkType> {
+  fullController!: ReadableStreamDefaultController<ChunkType>;
+  textController: ReadableStreamDefaultController<string> | undefined;
+  fullOpen = true;
+  textOpen = true;
+  /** Every chunk of the run, for a late text stream and the folded result (compact: see `chunk-log.ts`). */
+  readonly chunks = new ChunkLog();
+  /** How the run ended, for a text stream opened afterwards. */
+  ended: { error: unknown } | 'complete' | undefined;
+  /** Made with the text stream: what of the run's text it presents (see `text-gate.ts`). */
+  textGate: TextGate | undefined;
+  /** `output.textStream`, made on first access. */
+  textStream: ReadableStream<string> | undefined;
+  end: RunEnd | undefined;
+  resolveResult!: (result: GenerateResult) => void;
+  rejectResult!: (error: unknown) => void;
+  // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
+  readonly demand: ReaderDemand = new ReaderDemand(
+    () => (this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null),
+    () => (this.textOpen && this.textController !== undefined && this.textStream?.locked === true ? this.textController.desiredSize : null),
+  );
+
+  constructor(
+    readonly output: AgentOutput,
+    readonly budgets: RetryBudgets,
+  ) {}
+
+  // fullStream's underlying source
+  start(controller: ReadableStreamDefaultController<ChunkType>): void {
+    this.fullController = controller;
+  }
+
+  pull(): void {
+    this.demand.pulled();
+  }
+
+  cancel(): void {
+    this.fullOpen = false;
+    this.demand.stop();
+    this.output.cancel();
+  }
+
+  // the run's observer
+  next(item: RunItem): void {
+    if (isRunOpened(item)) return this.demand.attach(item.demand);
+    if (isRunEnd(item)) {
+      this.end = item;
+      return;
+    }
+    const chunk = item;
+    this.chunks.push(chunk);
+    if (this.fullOpen) this.fullController.enqueue(chunk);
+    if (this.textOpen) this.textGate?.observe(chunk);
+    this.demand.enqueued();
+  }
+
+  error(error: unknown): void {
+    this.demand.stop();
+    this.ended = { error };
+    if (this.fullOpen) this.fullController.error(error);
+    if (this.textOpen) this.textController?.error(error);
+    this.fullOpen = this.textOpen = false;
+    this.rejectResult(error);
+  }
+
+  complete(): void {
+    this.demand.stop();
+    this.ended = 'complete';
+    if (this.fullOpen) this.fullController.close();
+    const textController = this.textController;
+    if (this.textOpen && textController !== undefined) {
+      const failure = textStreamError(this.chunks.last());
+      if (failure === undefined) textController.close();
+      else textController.error(failure);
+    }
+    this.fullOpen = this.textOpen = false;
+    try {
+      this.resolveResult(foldResult(this.chunks.toArray(), this.end));
+    } catch (error) {
+      this.rejectResult(error);
+    }
+  }
+
+  /** The text stream: replays the text so far, then follows the run. */
+  openTextStream(): ReadableStream<string> {
+    return new ReadableStream<string>(
+      {
+        start: (controller) => {
+          const gate = new TextGate(this.budgets, (text) => controller.enqueue(text));
+          this.textGate = gate;
+          this.chunks.forEach((chunk) => gate.observe(chunk));
+          const ended = this.ended;
+          const failure = ended === 'complete' ? textStreamError(this.chunks.last()) : undefined;
+          if (ended === 'complete' && failure === undefined) controller.close();
+          else if (ended !== undefined) controller.error(failure ?? (ended as { error: unknown }).error);
+          if (ended !== undefined) this.textOpen = false;
+          this.textController = controller;
+        },
+        pull: () => this.demand.pulled(),
+        cancel: () => {
+          this.textOpen = false;
+          this.demand.pulled();
+        },
+      },
+      { highWaterMark: 16 },
+    );
+  }
 }
 
 /**
@@ -29,134 +145,82 @@ function settled<T>(promise: Promise<T>): Promise<T> {
  */
 export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
+  /** The folded result of the run; rejects when the run ended in `error` or `abort`. */
   readonly result: Promise<GenerateResult>;
-  readonly text: Promise<string>;
-  readonly finishReason: Promise<RxFinishReason>;
-  readonly usage: Promise<LanguageModelUsage>;
-  readonly steps: Promise<StepResult[]>;
-  readonly toolCalls: Promise<ToolCallInfo[]>;
-  readonly toolResults: Promise<ToolResultInfo[]>;
-  readonly tripwire: Promise<TripwirePayload | undefined>;
-  readonly object: Promise<unknown>;
   readonly #subscription: Subscription;
-  readonly #openTextStream: () => ReadableStream<string>;
-  #textStream: ReadableStream<string> | undefined;
+  readonly #sink: RunSink;
+  // the fields of `result`, each made on first access (a run whose result nobody reads pays nothing for them)
+  #text: Promise<string> | undefined;
+  #finishReason: Promise<RxFinishReason> | undefined;
+  #usage: Promise<LanguageModelUsage> | undefined;
+  #steps: Promise<StepResult[]> | undefined;
+  #toolCalls: Promise<ToolCallInfo[]> | undefined;
+  #toolResults: Promise<ToolResultInfo[]> | undefined;
+  #tripwire: Promise<TripwirePayload | undefined> | undefined;
+  #object: Promise<unknown> | undefined;
+
+  /** The run's text (`result.text`). */
+  get text(): Promise<string> {
+    return (this.#text ??= settled(this.result.then((result) => result.text)));
+  }
+
+  /** Why the run finished (`result.finishReason`). */
+  get finishReason(): Promise<RxFinishReason> {
+    return (this.#finishReason ??= settled(this.result.then((result) => result.finishReason)));
+  }
+
+  /** Token usage of the whole run (`result.usage`). */
+  get usage(): Promise<LanguageModelUsage> {
+    return (this.#usage ??= settled(this.result.then((result) => result.usage)));
+  }
+
+  /** The run's steps (`result.steps`). */
+  get steps(): Promise<StepResult[]> {
+    return (this.#steps ??= settled(this.result.then((result) => result.steps)));
+  }
+
+  /** The tool calls of accepted steps (`result.toolCalls`). */
+  get toolCalls(): Promise<ToolCallInfo[]> {
+    return (this.#toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
+  }
+
+  /** The tool results of accepted steps (`result.toolResults`). */
+  get toolResults(): Promise<ToolResultInfo[]> {
+    return (this.#toolResults ??= settled(this.result.then((result) => result.toolResults)));
+  }
+
+  /** The tripwire that ended the run, if any (`result.tripwire`). */
+  get tripwire(): Promise<TripwirePayload | undefined> {
+    return (this.#tripwire ??= settled(this.result.then((result) => result.tripwire)));
+  }
+
+  /** The structured output, if any (`result.object`). */
+  get object(): Promise<unknown> {
+    return (this.#object ??= settled(this.result.then((result) => result.object)));
+  }
 
   /**
    * The text deltas as a stream. Made on first access (so a run nobody reads text from pays
    * nothing per chunk for it); a late reader still gets every delta from the start.
    */
   get textStream(): ReadableStream<string> {
-    this.#textStream ??= this.#openTextStream();
-    return this.#textStream;
+    const sink = this.#sink;
+    sink.textStream ??= sink.openTextStream();
+    return sink.textStream;
   }
 
   /** @internal Made by `agent.stream()`: a run's values and its retry budgets. */
   constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
-    let fullController!: ReadableStreamDefaultController<ChunkType>;
-    let textController: ReadableStreamDefaultController<string> | undefined;
-    let fullOpen = true;
-    let textOpen = true;
-    // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
-    const demand = new ReaderDemand(
-      () => (fullOpen && this.fullStream.locked ? fullController.desiredSize : null),
-      () => (textOpen && textController !== undefined && this.#textStream?.locked === true ? textController.desiredSize : null),
-    );
-    this.fullStream = new ReadableStream<ChunkType>(
-      {
-        start: (controller) => {
-          fullController = controller;
-        },
-        pull: () => demand.pulled(),
-        cancel: () => {
-          fullOpen = false;
-          demand.stop();
-          this.#subscription.unsubscribe();
-        },
-      },
-      { highWaterMark: 16 },
-    );
-    const chunks: ChunkType[] = [];
-    /** How the run ended, for a text stream opened afterwards. */
-    let ended: { error: unknown } | 'complete' | undefined;
-    /** Made with the text stream: what of the run's text it presents (see `text-gate.ts`). */
-    let textGate: TextGate | undefined;
-    this.#openTextStream = () =>
-      new ReadableStream<string>(
-        {
-          start: (controller) => {
-            textGate = new TextGate(budgets, (text) => controller.enqueue(text));
-            for (const chunk of chunks) textGate.observe(chunk);
-            const failure = ended === 'complete' ? textStreamError(chunks[chunks.length - 1]) : undefined;
-            if (ended === 'complete' && failure === undefined) controller.close();
-            else if (ended !== undefined) controller.error(failure ?? (ended as { error: unknown }).error);
-            if (ended !== undefined) textOpen = false;
-            textController = controller;
-          },
-          pull: () => demand.pulled(),
-          cancel: () => {
-            textOpen = false;
-            demand.pulled();
-          },
-        },
-        { highWaterMark: 16 },
-      );
-    let end: RunEnd | undefined;
-    let resolveResult!: (result: GenerateResult) => void;
-    let rejectResult!: (error: unknown) => void;
+    const sink = new RunSink(this, budgets);
+    this.#sink = sink;
+    this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: 16 });
     this.result = settled(
       new Promise<GenerateResult>((resolve, reject) => {
-        resolveResult = resolve;
-        rejectResult = reject;
+        sink.resolveResult = resolve;
+        sink.rejectResult = reject;
       }),
     );
-    this.text = settled(this.result.then((result) => result.text));
-    this.finishReason = settled(this.result.then((result) => result.finishReason));
-    this.usage = settled(this.result.then((result) => result.usage));
-    this.steps = settled(this.result.then((result) => result.steps));
-    this.toolCalls = settled(this.result.then((result) => result.toolCalls));
-    this.toolResults = settled(this.result.then((result) => result.toolResults));
-    this.tripwire = settled(this.result.then((result) => result.tripwire));
-    this.object = settled(this.result.then((result) => result.object));
-    const close = (): void => {
-      demand.stop();
-      ended = 'complete';
-      if (fullOpen) fullController.close();
-      if (textOpen && textController !== undefined) {
-        const failure = textStreamError(chunks[chunks.length - 1]);
-        if (failure === undefined) textController.close();
-        else textController.error(failure);
-      }
-      fullOpen = textOpen = false;
-      try {
-        resolveResult(foldResult(chunks, end));
-      } catch (error) {
-        rejectResult(error);
-      }
-    };
-    this.#subscription = run.subscribe({
-      next: (item) => {
-        if (isRunOpened(item)) return demand.attach(item.demand);
-        if (isRunEnd(item)) {
-          end = item;
-          return;
-        }
-        const chunk = item;
-        chunks.push(chunk);
-        if (fullOpen) fullController.enqueue(chunk);
-        if (textOpen) textGate?.observe(chunk);
-        demand.enqueued();
-      },
-      error: (error: unknown) => {
-        demand.stop();
-        ended = { error };
-        if (fullOpen) fullController.error(error);
-        if (textOpen) textController?.error(error);
-        fullOpen = textOpen = false;
-        rejectResult(error);
-      },
-      complete: close,
-    });
+    this.#subscription = run.subscribe(sink);
   }
 
   /** Stops the run (aborts the provider request and tools). */

@@ -23,21 +23,77 @@ function signatureOf(metadata: unknown): string | undefined {
   return undefined;
 }
 
+/** Deltas joined into one flat string at a time (see {@link TextPieces}). */
+const BLOCK = 16;
+
+/**
+ * Text appended delta by delta. `s += delta` keeps one cons-string node (32 bytes) per delta for as
+ * long as the step lives; here every {@link BLOCK} deltas become one flat string (linear in the
+ * text overall), and the text is joined when read.
+ */
+class TextPieces {
+  #pieces: string[] = [];
+  /** `#pieces[0 .. #sealed)` are joined blocks, the rest single deltas. */
+  #sealed = 0;
+
+  get length(): number {
+    return this.#pieces.length;
+  }
+
+  append(text: string): void {
+    const pieces = this.#pieces;
+    pieces.push(text);
+    if (pieces.length - this.#sealed >= BLOCK) {
+      const block = pieces.slice(this.#sealed).join('');
+      pieces.length = this.#sealed;
+      pieces.push(block);
+      this.#sealed++;
+    }
+  }
+
+  clear(): void {
+    this.#pieces = [];
+    this.#sealed = 0;
+  }
+
+  /** The text so far, flat (joined once per read after new deltas). */
+  toString(): string {
+    const pieces = this.#pieces;
+    if (pieces.length === 0) return '';
+    if (pieces.length === 1) return pieces[0] as string;
+    const joined = pieces.join('');
+    this.#pieces = [joined];
+    this.#sealed = 1;
+    return joined;
+  }
+}
+
+/**
+ * A text part of the step's message and its deltas not yet written into `part.text` — or, for the
+ * step's first text part while it is the only one (`pieces` undefined), none: its text is the
+ * step's text, not kept twice.
+ */
+interface OpenText {
+  readonly part: TextPart;
+  pieces: TextPieces | undefined;
+}
+
 /** One step's content, built from the chunks that passed the output processors. */
 export class StepAccumulator {
-  text = '';
+  readonly #text = new TextPieces();
   reasoningText = '';
   readonly toolCalls: ToolCallInfo[] = [];
   readonly toolResults: ToolResultInfo[] = [];
-  readonly parts: MastraMessagePart[] = [];
+  readonly #parts: MastraMessagePart[] = [];
   /** The step's chunks themselves (a reference each, no copy per chunk); see `compact`. */
   readonly #recorded: ChunkType[] = [];
   /** Whether `compact` will be asked for: otherwise no chunk is kept alive by the accumulator. */
   readonly #keepChunks: boolean;
   #compact: Array<{ type: string; payload?: unknown; data?: unknown }> | undefined;
-  readonly #texts = new Map<string, TextPart>();
-  readonly #reasoning = new Map<string, ReasoningPart>();
-  readonly #invocations = new Map<string, ToolInvocationPart>();
+  readonly #texts = new Map<string, OpenText>();
+  /** Made on the first reasoning / tool-call chunk (most steps have neither). */
+  #reasoning: Map<string, ReasoningPart> | undefined;
+  #invocations: Map<string, ToolInvocationPart> | undefined;
   #committed = false;
   /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
   onLatePart: ((part: DataPart) => void) | undefined;
@@ -45,6 +101,35 @@ export class StepAccumulator {
   /** Text and reasoning parts opened and not yet closed (closed for a rejected attempt). */
   readonly openTextIds = new Set<string>();
   readonly openReasoningIds = new Set<string>();
+
+  /** The message parts of the step so far (text parts with their text so far). */
+  get parts(): MastraMessagePart[] {
+    // the text parts' pending deltas into their `text` (after `buildMessage` they are written through)
+    if (!this.#committed) {
+      for (const open of this.#texts.values()) {
+        if (open.pieces === undefined) open.part.text = this.#text.toString();
+        else if (open.pieces.length > 0) {
+          open.part.text += open.pieces.toString();
+          open.pieces.clear();
+        }
+      }
+    }
+    return this.#parts;
+  }
+
+  /** A second text part starts: the first one's text stops being the step's text. */
+  #unshare(): void {
+    for (const open of this.#texts.values()) {
+      if (open.pieces !== undefined) continue;
+      if (!this.#committed) open.part.text = this.#text.toString();
+      open.pieces = new TextPieces();
+    }
+  }
+
+  /** The step's text so far (every text delta, in order). */
+  get text(): string {
+    return this.#text.toString();
+  }
 
   /** Chunks of the step in compact form, for `processLLMResponse` (built when first asked for). */
   get compact(): Array<{ type: string; payload?: unknown; data?: unknown }> {
@@ -74,31 +159,37 @@ export class StepAccumulator {
         this.openTextIds.add(chunk.payload.id);
         break;
       case 'text-delta': {
-        this.text += chunk.payload.text;
-        let part = this.#texts.get(chunk.payload.id);
-        if (part === undefined) {
-          part = { type: 'text', text: '' };
-          this.#texts.set(chunk.payload.id, part);
-          this.parts.push(part);
+        const text = chunk.payload.text;
+        let open = this.#texts.get(chunk.payload.id);
+        if (open === undefined) {
+          const first = this.#texts.size === 0;
+          if (!first) this.#unshare();
+          open = { part: { type: 'text', text: '' }, pieces: first ? undefined : new TextPieces() };
+          this.#texts.set(chunk.payload.id, open);
+          this.#parts.push(open.part);
         }
-        part.text += chunk.payload.text;
+        this.#text.append(text);
+        // once the message is built, its parts are live: write through
+        if (this.#committed) open.part.text += text;
+        else open.pieces?.append(text);
         break;
       }
       case 'text-end':
         this.openTextIds.delete(chunk.payload.id);
         if (chunk.payload.providerMetadata) {
-          const part = this.#texts.get(chunk.payload.id);
-          if (part) part.providerMetadata = chunk.payload.providerMetadata;
+          const open = this.#texts.get(chunk.payload.id);
+          if (open) open.part.providerMetadata = chunk.payload.providerMetadata;
         }
         break;
       case 'reasoning-start':
       case 'reasoning-delta':
       case 'reasoning-end': {
-        let part = this.#reasoning.get(chunk.payload.id);
+        const reasoning = (this.#reasoning ??= new Map());
+        let part = reasoning.get(chunk.payload.id);
         if (part === undefined) {
           part = { type: 'reasoning', reasoning: '', details: [{ type: 'text', text: '' }] };
-          this.#reasoning.set(chunk.payload.id, part);
-          this.parts.push(part);
+          reasoning.set(chunk.payload.id, part);
+          this.#parts.push(part);
         }
         const detail = part.details[0] as { type: 'text'; text: string; signature?: string };
         if (chunk.type === 'reasoning-delta') {
@@ -130,8 +221,8 @@ export class StepAccumulator {
           ...(call.providerExecuted ? { providerExecuted: true } : {}),
           ...(chunk.payload.providerMetadata ? { providerMetadata: chunk.payload.providerMetadata } : {}),
         };
-        this.#invocations.set(call.toolCallId, part);
-        this.parts.push(part);
+        (this.#invocations ??= new Map()).set(call.toolCallId, part);
+        this.#parts.push(part);
         break;
       }
       case 'tool-result': {
@@ -145,7 +236,7 @@ export class StepAccumulator {
           ...(payload.isError ? { isError: true } : {}),
           ...(payload.providerExecuted ? { providerExecuted: true } : {}),
         });
-        const part = this.#invocations.get(payload.toolCallId);
+        const part = this.#invocations?.get(payload.toolCallId);
         if (part !== undefined && !this.#committed) {
           part.toolInvocation = { ...part.toolInvocation, state: 'result', result: payload.result, ...(payload.isError ? { isError: true } : {}) };
         }
@@ -173,12 +264,12 @@ export class StepAccumulator {
             ...(payload.filename === undefined ? {} : { filename: payload.filename }),
           },
         };
-        this.parts.push(part);
+        this.#parts.push(part);
         break;
       }
       case 'file': {
         const part: FilePart = { type: 'file', mimeType: chunk.payload.mimeType, data: chunk.payload.data };
-        this.parts.push(part);
+        this.#parts.push(part);
         break;
       }
       default:
@@ -187,7 +278,7 @@ export class StepAccumulator {
           if (data.transient !== true) {
             const part: DataPart = { type: data.type, data: data.data, ...(data.id === undefined ? {} : { id: data.id }) };
             if (this.#committed && this.onLatePart !== undefined) this.onLatePart(part);
-            else this.parts.push(part);
+            else this.#parts.push(part);
           }
         }
         return;
@@ -196,8 +287,9 @@ export class StepAccumulator {
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */
   buildMessage(id: string, createdAt: Date, threadId?: string, resourceId?: string): MastraDBMessage | undefined {
+    const all = this.parts;
     this.#committed = true;
-    const parts = this.parts.filter((part) => part.type !== 'text' || part.text.length > 0);
+    const parts = all.filter((part) => part.type !== 'text' || part.text.length > 0);
     if (parts.length === 0) return undefined;
     return {
       id,

@@ -29,6 +29,28 @@ export function contextArgs(
 }
 
 /**
+ * {@link contextArgs} without `abort` and `writer`, for args objects that add those two as
+ * accessors made on first read (the `processOutputStream` chain: see stream-chain.ts). Keep the
+ * two field lists together.
+ */
+export function contextFieldsWithoutAbortAndWriter(
+  context: RunContext,
+  binding: ProcessorBinding,
+  retryCount: number = context.retryCount,
+): Omit<ProcessorContext, 'abort' | 'writer'> {
+  return {
+    retryCount,
+    tracingContext: context.tracingContext,
+    requestContext: context.requestContext,
+    state: binding.state,
+    abortSignal: context.abortSignal,
+    runId: context.runId,
+    processorIndex: binding.index,
+    sendSignal: context.sendSignal,
+  };
+}
+
+/**
  * The processors that implement `hook`, with their run bindings. A processor's index is the one
  * the run registered for it (`assignProcessorIndexes`), else its position in `processors`; it is
  * also written onto the processor when the object allows it (a frozen one still runs).

@@ -61,40 +61,57 @@ function newActiveCalls(): ActiveCalls {
 
 const noLimits: HookLimits = { processorTimeoutMs: undefined, scheduler: undefined };
 
+/** What a processor's `abort` for `hook` does (`this` = the binding). */
+function abortHook(this: Binding, hook: ProcessorHookName, reason?: string, options?: TripWireOptions): never {
+  const processor = this.processor;
+  const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
+  if (this.active[hook] === 0) {
+    // The hook call is over (a timer the processor started, a promise it did not await): there
+    // is nothing left to abort, and a throw here would reach no one — it would take the
+    // process down. Ignored, and reported.
+    const detail: LateAbortDetail = { late: true, hook, reason: tripwire.reason, options: tripwire.options };
+    notifyViolation(processor, `abort() called after ${hook} returned (ignored): ${tripwire.reason}`, detail);
+    return undefined as never;
+  }
+  this.armed ??= tripwire;
+  notifyViolation(processor, tripwire.reason, options?.metadata);
+  throw tripwire;
+}
+
+/** The binding of a processor for a run (see {@link ProcessorBinding}). */
+class Binding implements ProcessorBinding {
+  armed: TripWire | undefined = undefined;
+  readonly active: ActiveCalls = newActiveCalls();
+  streamParts: unknown[] | undefined = undefined;
+  // made on first use: most processors implement one hook, so most runs need one entry or none
+  #aborts: Partial<Record<ProcessorHookName, AbortFunction>> | undefined;
+
+  constructor(
+    readonly processor: Processor,
+    readonly state: ProcessorState,
+    readonly index: number,
+    readonly limits: HookLimits,
+  ) {}
+
+  abortFor(hook: ProcessorHookName): AbortFunction {
+    const aborts = (this.#aborts ??= {});
+    let abort = aborts[hook];
+    if (abort === undefined) {
+      const binding = this;
+      // a method (not `const abort = () => …` nor `bind`): under `keepNames` (tsx, tsup's default)
+      // those get their `name` redefined, which turns the function's properties into a dictionary
+      abort = {
+        abort(reason?: string, options?: TripWireOptions): never {
+          return abortHook.call(binding, hook, reason, options);
+        },
+      }.abort;
+      aborts[hook] = abort;
+    }
+    return abort;
+  }
+}
+
 /** Makes the binding of `processor` for a run, sharing `state`. */
 export function bindProcessor(processor: Processor, state: ProcessorState, index = 0, limits: HookLimits = noLimits): ProcessorBinding {
-  // made on first use: most processors implement one hook, so most runs need one entry or none
-  let aborts: Partial<Record<ProcessorHookName, AbortFunction>> | undefined;
-  const binding: ProcessorBinding = {
-    processor,
-    state,
-    index,
-    limits,
-    armed: undefined,
-    active: newActiveCalls(),
-    streamParts: undefined,
-    abortFor(hook) {
-      aborts ??= {};
-      let abort = aborts[hook];
-      if (abort === undefined) {
-        abort = (reason?: string, options?: TripWireOptions): never => {
-          const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
-          if (binding.active[hook] === 0) {
-            // The hook call is over (a timer the processor started, a promise it did not await): there
-            // is nothing left to abort, and a throw here would reach no one — it would take the
-            // process down. Ignored, and reported.
-            const detail: LateAbortDetail = { late: true, hook, reason: tripwire.reason, options: tripwire.options };
-            notifyViolation(processor, `abort() called after ${hook} returned (ignored): ${tripwire.reason}`, detail);
-            return undefined as never;
-          }
-          binding.armed ??= tripwire;
-          notifyViolation(processor, tripwire.reason, options?.metadata);
-          throw tripwire;
-        };
-        aborts[hook] = abort;
-      }
-      return abort;
-    },
-  };
-  return binding;
+  return new Binding(processor, state, index, limits);
 }

@@ -4,19 +4,23 @@
  * returned one, `data-*` chunks only to processors that opted in.
  *
  * `streamParts` (the parts a processor has seen, as they entered it, the current one included)
- * costs one array push per chunk whatever the number of processors: all processors share one log
+ * costs one log append per chunk whatever the number of processors: all processors share one log
  * of the chunks entering the chain for as long as each has seen exactly those chunks (the common
  * case: pass-through processors, no `data-*` chunks). A processor that has seen something else —
  * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
- * gets its own copy from then on (`args.streamParts` is replaced by it).
+ * gets its own copy from then on. The logs are {@link ChunkLog}s: compact (a plain text delta is
+ * kept as its text) until a processor reads `args.streamParts` (an accessor), which makes the real
+ * array once; from then on that array is appended to, as before.
  */
 import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
+import { ChunkLog } from '../../contract/chunk-log.js';
 import { ProcessorError } from '../../contract/errors/processor-error.js';
-import type { Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
+import type { AbortFunction, Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
+import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
 import { assertDataChunk } from '../run-context.js';
-import { bindingsWith, contextArgs } from './hook-args.js';
+import { bindingsWith, contextFieldsWithoutAbortAndWriter } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
@@ -29,10 +33,77 @@ export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 interface Link {
   binding: ProcessorBinding;
   args: ProcessOutputStreamArgs;
+  /** The log of the chunks entering the chain (this processor's `streamParts` while it is in step with it). */
+  readonly shared: ChunkLog;
   /** This processor's own `streamParts`, once it saw something other than the shared log. */
-  own: ChunkType[] | undefined;
+  own: ChunkLog | undefined;
   acceptsData: boolean;
+  /** Where chunks this processor writes with `writer.custom()` re-enter the chain. */
+  readonly inject: (injected: InjectedChunk) => void;
+  readonly from: number;
+  /** `args.writer`, made on first read. */
+  writer: ProcessorStreamWriter | undefined;
 }
+
+/** Where a hook's args object finds its link (not enumerable: a copy of the args does not carry it). */
+const LINK: unique symbol = Symbol('rxagent.streamLink');
+
+type LinkedArgs = ProcessOutputStreamArgs & { [LINK]: Link };
+
+/** A value a hook assigns to one of the accessors below: kept as a plain property from then on. */
+function assign(args: LinkedArgs, key: 'streamParts' | 'abort' | 'writer', value: unknown): void {
+  Object.defineProperty(args, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * The args fields made on first read, one accessor each for every args object (`this` is the
+ * args), not closures per processor per run: `streamParts` (the link's log as an array, see the
+ * module comment), `abort` and `writer` (most processors never touch them).
+ */
+const linkedProperties: PropertyDescriptorMap = {
+  streamParts: {
+    get(this: LinkedArgs): ChunkType[] {
+      const link = this[LINK];
+      return (link.own ?? link.shared).toArray();
+    },
+    set(this: LinkedArgs, value: ChunkType[]) {
+      assign(this, 'streamParts', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
+  abort: {
+    get(this: LinkedArgs): AbortFunction {
+      return this[LINK].binding.abortFor('processOutputStream');
+    },
+    set(this: LinkedArgs, value: AbortFunction) {
+      assign(this, 'abort', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
+  writer: {
+    get(this: LinkedArgs): ProcessorStreamWriter {
+      const link = this[LINK];
+      if (link.writer === undefined) {
+        const { inject, from } = link;
+        link.writer = {
+          custom(chunk: DataChunkType): Promise<void> {
+            assertDataChunk(chunk);
+            inject({ chunk, from });
+            return Promise.resolve();
+          },
+        };
+      }
+      return link.writer;
+    },
+    set(this: LinkedArgs, value: ProcessorStreamWriter) {
+      assign(this, 'writer', value);
+    },
+    enumerable: true,
+    configurable: true,
+  },
+};
 
 /** The stream's own brackets: processors see them and may rewrite them, but not drop them. */
 const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish']);
@@ -75,22 +146,28 @@ export function createStreamChain(
   inject: (injected: InjectedChunk) => void,
 ): StreamChain {
   /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-  const log: ChunkType[] = [];
+  const log = new ChunkLog();
   const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
-    const writer = {
-      custom(chunk: DataChunkType): Promise<void> {
-        assertDataChunk(chunk);
-        inject({ chunk, from: index + 1 });
-        return Promise.resolve();
-      },
-    };
+    // `streamParts`, `abort` and `writer` are added as new accessors (redefining a data property
+    // would turn the object into a dictionary)
     const args = {
-      ...contextArgs(context, binding, 'processOutputStream', writer),
+      ...contextFieldsWithoutAbortAndWriter(context, binding),
       part: undefined as unknown as ChunkType,
-      streamParts: log,
       messageList: context.messageList,
+    } as ProcessOutputStreamArgs;
+    Object.defineProperties(args, linkedProperties);
+    const link: Link = {
+      binding,
+      args,
+      shared: log,
+      own: undefined,
+      acceptsData: binding.processor.processDataParts === true,
+      inject,
+      from: index + 1,
+      writer: undefined,
     };
-    return { binding, args, own: undefined, acceptsData: binding.processor.processDataParts === true };
+    Object.defineProperty(args, LINK, { value: link });
+    return link;
   });
   // no processOutputStream hook (the common run without output processors): none of the machinery below
   if (links.length === 0) return emptyChain;
@@ -117,7 +194,7 @@ class Chain implements StreamChain {
   constructor(
     private readonly links: readonly Link[],
     /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-    private readonly log: ChunkType[],
+    private readonly log: ChunkLog,
     private readonly context: RunContext,
     private readonly inject: (injected: InjectedChunk) => void,
   ) {
@@ -135,11 +212,10 @@ class Chain implements StreamChain {
    * Gives `link` its own `streamParts`: what it has seen so far is the log, minus the chunk now
    * entering (`entered`, already logged) which it does not see as logged.
    */
-  private diverge(link: Link, entered: ChunkType | null): ChunkType[] {
+  private diverge(link: Link, entered: ChunkType | null): ChunkLog {
     const log = this.log;
-    const own = entered === null ? log.slice() : log.slice(0, log.length - 1);
+    const own = entered === null ? log.copy() : log.copy(log.length - 1);
     link.own = own;
-    link.args.streamParts = own;
     return own;
   }
 
