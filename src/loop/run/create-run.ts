@@ -23,7 +23,7 @@ import { processOutputResult } from '../../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
-import type { ChunkType } from '../../contract/chunk-types.js';
+import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { OutputResult, Processor, StepResult } from '../../contract/processor-types.js';
 import { RequestContext } from '../../contract/request-context.js';
@@ -41,6 +41,7 @@ import { runSteps } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 import { hasHook, whenHooked } from '../internal/when-hooked.js';
+import { sequence } from '../internal/sequence.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -199,60 +200,70 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
   return () => caller.removeEventListener('abort', onAbort);
 }
 
-/** `processOutputResult`, the data chunks it wrote, then `finish`. */
+/** `processOutputResult`, the data chunks it wrote, then `finish` (called when the run commits). */
 function finalize(env: RunEnvironment): Observable<ChunkType> {
-  return defer(() => {
-    const { ctx } = env;
-    const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
-    const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-    const last = ctx.steps[ctx.steps.length - 1];
-    const object = accepted.findLast((step) => step.object !== undefined)?.object;
-    const output: OutputResult = {
-      text: accepted.map((step) => step.text).join(''),
-      usage,
-      finishReason: last?.finishReason ?? 'other',
-      steps: ctx.steps,
-      ...(object === undefined ? {} : { object }),
-    };
-    const written: ChunkType[] = [];
-    const stopListening = env.outlet.listen((chunk) => {
-      written.push(chunk);
-      if (chunk.transient !== true) {
-        ctx.messageList.add(
-          { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
-          'response',
-        );
+  const { ctx } = env;
+  const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
+  const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
+  const last = ctx.steps[ctx.steps.length - 1];
+  const object = accepted.findLast((step) => step.object !== undefined)?.object;
+  const output: OutputResult = {
+    text: accepted.map((step) => step.text).join(''),
+    usage,
+    finishReason: last?.finishReason ?? 'other',
+    steps: ctx.steps,
+    ...(object === undefined ? {} : { object }),
+  };
+  const written: ChunkType[] = [];
+  // a chunk written by writer.custom() since the last phase boundary: streamed and, unless
+  // transient, kept in the reply
+  const record = (chunk: DataChunkType): void => {
+    written.push(chunk);
+    if (chunk.transient !== true) {
+      ctx.messageList.add(
+        { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
+        'response',
+      );
+    }
+  };
+  if (!hasHook(env.outputProcessors, 'processOutputResult') && !hasHook(env.outputProcessors, 'processOutputStream')) {
+    // no hook runs here (the chain is the identity): the chunks waiting, then `finish`, without the stage
+    for (const chunk of env.outlet.drain()) record(chunk);
+    const finish = finishChunk(env, output);
+    return written.length === 0 ? of(finish) : from([...written, finish]);
+  }
+  const stopListening = env.outlet.listen(record);
+  return of(output).pipe(
+    whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
+    tap({ finalize: stopListening }),
+    catchError((error: unknown) => {
+      stopListening();
+      if (TripWire.isInstance(error)) {
+        // The reply is blocked: nothing of it is kept (nor saved), and the text is ''.
+        const responseIds = ctx.messageList.get.response.db().map((message) => message.id);
+        ctx.messageList.removeByIds(responseIds);
       }
-    });
-    return of(output).pipe(
-      whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
-      tap({ finalize: stopListening }),
-      catchError((error: unknown) => {
-        stopListening();
-        if (TripWire.isInstance(error)) {
-          // The reply is blocked: nothing of it is kept (nor saved), and the text is ''.
-          const responseIds = ctx.messageList.get.response.db().map((message) => message.id);
-          ctx.messageList.removeByIds(responseIds);
-        }
-        throw error;
-      }),
-      concatMap((result) => {
-        // the processors saw `finish` at the end of the last step's output (see `step.ts`): it goes
-        // out as they returned it, carrying the run's result
-        const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
-        const payload = seen.payload;
-        const finish: ChunkType = {
-          ...seen,
-          payload: {
-            ...payload,
-            stepResult: { ...payload.stepResult, reason: result.finishReason },
-            output: { ...payload.output, usage: result.usage, text: result.text, ...(result.object === undefined ? {} : { object: result.object }) },
-          },
-        };
-        return concat(from(written).pipe(env.chain), of(finish));
-      }),
-    );
-  });
+      throw error;
+    }),
+    concatMap((result) => concat(from(written).pipe(env.chain), of(finishChunk(env, result)))),
+  );
+}
+
+/**
+ * The run's `finish`: the processors saw it at the end of the last step's output (see `step.ts`);
+ * it goes out as they returned it, carrying the run's result.
+ */
+function finishChunk(env: RunEnvironment, result: OutputResult): ChunkType {
+  const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
+  const payload = seen.payload;
+  return {
+    ...seen,
+    payload: {
+      ...payload,
+      stepResult: { ...payload.stepResult, reason: result.finishReason },
+      output: { ...payload.output, usage: result.usage, text: result.text, ...(result.object === undefined ? {} : { object: result.object }) },
+    },
+  };
 }
 
 /**
@@ -307,30 +318,33 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       const run = created;
       const { ctx } = run;
       const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
-      return concat(
+      const hooked = hasHook(run.inputProcessors, 'processInput');
+      return sequence<ChunkType>([
         of<ChunkType>(makeChunk(run.runId, 'start', {})),
-        hasHook(run.inputProcessors, 'processInput')
-          ? of(ctx.messageList).pipe(
-              processInput(run.inputProcessors, ctx),
-              tap(() => {
-                run.initialSystemMessages = ctx.messageList.getSystemMessages();
-              }),
-              ignoreElements(),
-            )
-          : defer(() => {
-              // no processInput hook: the list stays as it is (one subscription instead of seven)
-              run.initialSystemMessages = ctx.messageList.getSystemMessages();
-              return EMPTY;
-            }),
-        defer(() => runSteps(run)),
-        defer(() => {
+        ...(hooked
+          ? [
+              of(ctx.messageList).pipe(
+                processInput(run.inputProcessors, ctx),
+                tap(() => {
+                  run.initialSystemMessages = ctx.messageList.getSystemMessages();
+                }),
+                ignoreElements(),
+              ),
+            ]
+          : []),
+        () => {
+          // no processInput hook: the list stays as it is (no stage subscribed for it)
+          if (!hooked) run.initialSystemMessages = ctx.messageList.getSystemMessages();
+          return runSteps(run);
+        },
+        () => {
           // from here the run commits (processOutputResult, memory's save): an abort no longer
           // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
           // stopped because of the abort (an AbortError), else with the commit's error
           committing = true;
           return finalize(run);
-        }),
-      ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
+        },
+      ]).pipe(whenFinalized(() => customSubscription.unsubscribe()));
     };
     // a synchronous set-up (the common case) goes straight into the body: no concatMap hop per chunk
     const body$ = defer(() => {
@@ -366,15 +380,15 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
         }
       }),
     );
-    return concat(
+    return sequence<RunItem>([
       // first: the run's demand, for a consumer outside the loop (bound to the run's gate once set up)
       of(runOpened(demand)),
       chunks$,
-      defer(() => {
+      () => {
         const steps = env?.ctx.steps ?? [];
         const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
         return of(runEnd(runIdNow(), steps, usage));
-      }),
-    );
+      },
+    ]);
   });
 }

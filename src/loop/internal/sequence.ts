@@ -1,0 +1,75 @@
+/**
+ * `sequence(parts)`: `concat` of parts made when their turn comes (`concat(defer(a), defer(b), …)`)
+ * in one Observable — no `from(parts)`, `concatAll` or `defer` subscriber per part; a run's
+ * skeleton subscribes it once per run.
+ */
+import { Observable, type Observer, type Subscriber } from 'rxjs';
+
+/** A part of a {@link sequence}: an Observable, or a function making it when its turn comes. */
+export type SequencePart<T> = Observable<T> | (() => Observable<T>);
+
+/**
+ * The values of each part in turn, each part subscribed when the one before completed (a function
+ * part is called then, so it sees what the parts before it did). An error — of a part, or thrown
+ * by a function part — ends the sequence with it. Each part's subscription is linked to the
+ * consumer before the part starts: a consumer that leaves while a synchronous part is still
+ * emitting stops it at once (as `concat` does), and nothing after it starts.
+ *
+ * ```
+ * parts:   a: --1--|   b: (made after a) --2--|
+ * result:  --1----2--|
+ * ```
+ *
+ * @example
+ * ```ts
+ * sequence([of(start), () => runSteps(run), () => finalize(run)]);
+ * ```
+ */
+export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let index = 0;
+    let running = false;
+    let again = false;
+    const observer: Observer<T> = {
+      next: (value) => subscriber.next(value),
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => advance(),
+    };
+    // a part that completes synchronously asks for the next one from inside `advance`: the loop
+    // takes it (no recursion per part)
+    const advance = (): void => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      do {
+        again = false;
+        if (subscriber.closed) break;
+        if (index === parts.length) {
+          subscriber.complete();
+          break;
+        }
+        const part = parts[index++] as SequencePart<T>;
+        let source: Observable<T>;
+        try {
+          source = typeof part === 'function' ? part() : part;
+        } catch (error) {
+          subscriber.error(error);
+          break;
+        }
+        subscribeLinked(source, subscriber, observer);
+      } while (again);
+      running = false;
+    };
+    advance();
+  });
+}
+
+/** `source.subscribe(observer)`, its subscriber added to `consumer` before `source` starts. */
+function subscribeLinked<T>(source: Observable<T>, consumer: Subscriber<T>, observer: Observer<T>): void {
+  new Observable<T>((link) => {
+    consumer.add(link);
+    return source.subscribe(link);
+  }).subscribe(observer);
+}
