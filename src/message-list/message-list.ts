@@ -49,10 +49,7 @@ export class MessageList {
     this.resourceId = options.resourceId;
     this.generateId = options.generateId ?? (() => crypto.randomUUID());
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
-    const store = this.store;
-    const all = view(() => store.all().slice()) as MessageListAllView;
-    all.prompt = () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: store.all() });
-    this.get = { all, input: sourceView(store, 'input'), response: sourceView(store, 'response'), remembered: sourceView(store, 'memory') };
+    this.get = new ListViews(this, this.store);
   }
 
   /**
@@ -324,9 +321,9 @@ export class MessageList {
 }
 
 /*
- * The views are built once per list (every run makes one): plain functions assigned to fields, not
- * `const` arrows, so a `keepNames` build (tsup, tsx) adds no `__name` call and no property
- * dictionary per function.
+ * The views are built once per list, each on first use (a run reads `all` every step, the others
+ * only when a processor asks): plain functions assigned to fields, not `const` arrows, so a
+ * `keepNames` build (tsup, tsx) adds no `__name` call and no property dictionary per function.
  */
 function view(select: () => MastraDBMessage[]): MessageListView {
   const result = { db: select } as MessageListView;
@@ -347,4 +344,55 @@ function newMessageList(options: MessageListOptions): MessageList {
 
 function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {
   return view(() => store.from(source));
+}
+
+/** `messageList.get`: each view made on first access, then the same object every time. */
+class ListViews implements MessageListViews {
+  #all: MessageListAllView | undefined;
+  #input: MessageListView | undefined;
+  #response: MessageListView | undefined;
+  #remembered: MessageListView | undefined;
+
+  constructor(
+    private readonly list: MessageList,
+    private readonly store: ConversationStore,
+  ) {}
+
+  get all(): MessageListAllView {
+    if (this.#all === undefined) {
+      const { list, store } = this;
+      const all = view(() => store.all().slice()) as MessageListAllView;
+      all.prompt = () => toPrompt({ systemMessages: list.getAllSystemMessages(), messages: store.all() });
+      this.#all = all;
+    }
+    return this.#all;
+  }
+
+  set all(value: MessageListAllView) {
+    this.#all = value;
+  }
+
+  get input(): MessageListView {
+    return (this.#input ??= sourceView(this.store, 'input'));
+  }
+
+  set input(value: MessageListView) {
+    this.#input = value;
+  }
+
+  get response(): MessageListView {
+    return (this.#response ??= sourceView(this.store, 'response'));
+  }
+
+  set response(value: MessageListView) {
+    this.#response = value;
+  }
+
+  get remembered(): MessageListView {
+    return (this.#remembered ??= sourceView(this.store, 'memory'));
+  }
+
+  set remembered(value: MessageListView) {
+    this.#remembered = value;
+  }
 }
