@@ -13,6 +13,7 @@ import { processInputStep, type StepInput } from '../../operators/process-input-
 import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { whenHooked } from '../internal/when-hooked.js';
+import { sequence } from '../internal/sequence.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -100,22 +101,21 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
     concatMap(({ request, callOptions }): Observable<ChunkType | StepEnd> => {
       // past the pre-model hooks: from here a tripwire may ask for a retry
       attempt.preModel = false;
-      return concat(
+      return sequence<ChunkType | StepEnd>([
         stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
         endOfOutput(env, attempt, false),
         afterModel(env, attempt),
-        defer(() => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools)),
+        () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
         endOfOutput(env, attempt, true),
         finishStep(env, attempt),
-        defer(() =>
+        () =>
           of<StepEnd>({
             [STEP_END]: true,
             result: attempt.recorded as StepResult,
             continues: continuesAfter(env, attempt),
             nextStepNumber: attempt.stepNumber + 1,
           }),
-        ),
-      );
+      ]);
     }),
   );
 }
@@ -204,15 +204,16 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
 export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
   return defer(() => {
     let end: StepEnd | undefined;
-    return concat(
-      defer(() => modelStep(env, stepNumber)).pipe(
-        filter((item): item is ChunkType => {
-          if (!isStepEnd(item)) return true;
-          end = item;
-          return false;
-        }),
-      ),
-      defer(() => (end?.continues === true ? runSteps(env, end.nextStepNumber) : EMPTY)),
-    );
+    return sequence<ChunkType>([
+      () =>
+        modelStep(env, stepNumber).pipe(
+          filter((item): item is ChunkType => {
+            if (!isStepEnd(item)) return true;
+            end = item;
+            return false;
+          }),
+        ),
+      () => (end?.continues === true ? runSteps(env, end.nextStepNumber) : EMPTY),
+    ]);
   });
 }
