@@ -5,8 +5,11 @@
  */
 import { Observable, type Observer, type Subscriber } from 'rxjs';
 
-/** A part of a {@link sequence}: an Observable, or a function making it when its turn comes. */
-export type SequencePart<T> = Observable<T> | (() => Observable<T>);
+/**
+ * A part of a {@link sequence}: an Observable, or a function making it when its turn comes — or
+ * returning the part's values as an array (emitted at once, nothing subscribed).
+ */
+export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[]);
 
 /**
  * The values of each part in turn, each part subscribed when the one before completed (a function
@@ -16,13 +19,13 @@ export type SequencePart<T> = Observable<T> | (() => Observable<T>);
  * emitting stops it at once (as `concat` does), and nothing after it starts.
  *
  * ```
- * parts:   a: --1--|   b: (made after a) --2--|
- * result:  --1----2--|
+ * parts:   a: --1--|   b: (made after a) --2--|   c: () => [3]
+ * result:  --1----2--3|
  * ```
  *
  * @example
  * ```ts
- * sequence([of(start), () => runSteps(run), () => finalize(run)]);
+ * sequence([() => [start], () => runSteps(run), () => finalize(run)]);
  * ```
  */
 export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
@@ -51,14 +54,22 @@ export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T
           break;
         }
         const part = parts[index++] as SequencePart<T>;
-        let source: Observable<T>;
+        let source: Observable<T> | readonly T[];
         try {
           source = typeof part === 'function' ? part() : part;
         } catch (error) {
           subscriber.error(error);
           break;
         }
-        subscribeLinked(source, subscriber, observer);
+        if (Array.isArray(source)) {
+          for (const value of source as readonly T[]) {
+            if (subscriber.closed) break;
+            subscriber.next(value);
+          }
+          again = true;
+          continue;
+        }
+        subscribeLinked(source as Observable<T>, subscriber, observer);
       } while (again);
       running = false;
     };

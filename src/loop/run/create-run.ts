@@ -200,8 +200,11 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
   return () => caller.removeEventListener('abort', onAbort);
 }
 
-/** `processOutputResult`, the data chunks it wrote, then `finish` (called when the run commits). */
-function finalize(env: RunEnvironment): Observable<ChunkType> {
+/**
+ * `processOutputResult`, the data chunks it wrote, then `finish` (called when the run commits;
+ * without a hook to run, the chunks themselves).
+ */
+function finalize(env: RunEnvironment): Observable<ChunkType> | ChunkType[] {
   const { ctx } = env;
   const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
   const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
@@ -229,8 +232,8 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
   if (!hasHook(env.outputProcessors, 'processOutputResult') && !hasHook(env.outputProcessors, 'processOutputStream')) {
     // no hook runs here (the chain is the identity): the chunks waiting, then `finish`, without the stage
     for (const chunk of env.outlet.drain()) record(chunk);
-    const finish = finishChunk(env, output);
-    return written.length === 0 ? of(finish) : from([...written, finish]);
+    written.push(finishChunk(env, output));
+    return written;
   }
   const stopListening = env.outlet.listen(record);
   return of(output).pipe(
@@ -320,7 +323,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
       const hooked = hasHook(run.inputProcessors, 'processInput');
       return sequence<ChunkType>([
-        of<ChunkType>(makeChunk(run.runId, 'start', {})),
+        () => [makeChunk(run.runId, 'start', {})],
         ...(hooked
           ? [
               of(ctx.messageList).pipe(
@@ -382,12 +385,12 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     );
     return sequence<RunItem>([
       // first: the run's demand, for a consumer outside the loop (bound to the run's gate once set up)
-      of(runOpened(demand)),
+      () => [runOpened(demand)],
       chunks$,
       () => {
         const steps = env?.ctx.steps ?? [];
         const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-        return of(runEnd(runIdNow(), steps, usage));
+        return [runEnd(runIdNow(), steps, usage)];
       },
     ]);
   });

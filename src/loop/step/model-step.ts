@@ -108,13 +108,14 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
         () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
         endOfOutput(env, attempt, true),
         finishStep(env, attempt),
-        () =>
-          of<StepEnd>({
+        (): StepEnd[] => [
+          {
             [STEP_END]: true,
             result: attempt.recorded as StepResult,
             continues: continuesAfter(env, attempt),
             nextStepNumber: attempt.stepNumber + 1,
-          }),
+          },
+        ],
       ]);
     }),
   );
