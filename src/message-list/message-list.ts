@@ -43,6 +43,8 @@ export class MessageList {
   private readonly store: ConversationStore;
   private readonly systemMessages = new SystemMessageBuckets();
   private readonly generateId: () => string;
+  /** How `add` converts inbound messages: the list's ids, and its strictly increasing clock. */
+  private readonly conversion: { generateId: () => string; now: () => Date };
 
   constructor(options: MessageListOptions = {}) {
     this.threadId = options.threadId;
@@ -50,6 +52,14 @@ export class MessageList {
     this.generateId = options.generateId ?? (() => crypto.randomUUID());
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
     this.get = new ListViews(this, this.store);
+    const store = this.store;
+    // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write
+    this.conversion = {
+      generateId: this.generateId,
+      now() {
+        return store.nextTimestamp();
+      },
+    };
   }
 
   /**
@@ -74,8 +84,8 @@ export class MessageList {
     const resolved: MessageSource = source === 'user' ? 'input' : source;
     const list: ReadonlyArray<unknown> = Array.isArray(messages) ? messages : [messages];
     const indexed = Array.isArray(messages);
-    assertValidInbound(list, { indexed, skip: (message) => this.store.isTrusted(message) });
-    const conversion = { generateId: this.generateId, now: () => this.store.nextTimestamp() };
+    assertValidInbound(list, indexed, this.store);
+    const conversion = this.conversion;
     const converted = list.map((message) => inboundToStored(message as InboundMessage, conversion));
     if (resolved === 'system') {
       const misplaced = converted.findIndex((entry) => entry.kind !== 'system');

@@ -29,52 +29,78 @@ export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[
  * ```
  */
 export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    let index = 0;
-    let running = false;
-    let again = false;
-    const observer: Observer<T> = {
-      next: (value) => subscriber.next(value),
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => advance(),
-    };
-    // a part that completes synchronously asks for the next one from inside `advance`: the loop
-    // takes it (no recursion per part)
-    const advance = (): void => {
-      if (running) {
-        again = true;
-        return;
+  return new Observable<T>((subscriber) => new SequenceRun(parts, subscriber).advance());
+}
+
+/**
+ * One subscription of a {@link sequence}, and the observer of its current part: methods, not
+ * closures, so a `keepNames` build (tsup, tsx) names nothing per run.
+ */
+class SequenceRun<T> implements Observer<T> {
+  private index = 0;
+  private running = false;
+  private again = false;
+  /**
+   * This run: `complete` advances it through this field, so the state stays one object even when
+   * rxjs calls the observer on a copy (`config.useDeprecatedNextContext`).
+   */
+  private readonly owner: SequenceRun<T> = this;
+
+  constructor(
+    private readonly parts: ReadonlyArray<SequencePart<T>>,
+    private readonly subscriber: Subscriber<T>,
+  ) {}
+
+  next(value: T): void {
+    this.subscriber.next(value);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.owner.advance();
+  }
+
+  /**
+   * Starts the next part, or completes. A part that completes synchronously asks for the next one
+   * from inside this loop: the loop takes it (no recursion per part).
+   */
+  advance(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    const { parts, subscriber } = this;
+    this.running = true;
+    do {
+      this.again = false;
+      if (subscriber.closed) break;
+      if (this.index === parts.length) {
+        subscriber.complete();
+        break;
       }
-      running = true;
-      do {
-        again = false;
-        if (subscriber.closed) break;
-        if (index === parts.length) {
-          subscriber.complete();
-          break;
+      const part = parts[this.index++] as SequencePart<T>;
+      let source: Observable<T> | readonly T[];
+      try {
+        source = typeof part === 'function' ? part() : part;
+      } catch (error) {
+        subscriber.error(error);
+        break;
+      }
+      if (Array.isArray(source)) {
+        for (const value of source as readonly T[]) {
+          if (subscriber.closed) break;
+          subscriber.next(value);
         }
-        const part = parts[index++] as SequencePart<T>;
-        let source: Observable<T> | readonly T[];
-        try {
-          source = typeof part === 'function' ? part() : part;
-        } catch (error) {
-          subscriber.error(error);
-          break;
-        }
-        if (Array.isArray(source)) {
-          for (const value of source as readonly T[]) {
-            if (subscriber.closed) break;
-            subscriber.next(value);
-          }
-          again = true;
-          continue;
-        }
-        subscribeLinked(source as Observable<T>, subscriber, observer);
-      } while (again);
-      running = false;
-    };
-    advance();
-  });
+        this.again = true;
+        continue;
+      }
+      subscribeLinked(source as Observable<T>, subscriber, this);
+    } while (this.again);
+    this.running = false;
+  }
 }
 
 /** `source.subscribe(observer)`, its subscriber added to `consumer` before `source` starts. */

@@ -58,13 +58,14 @@ export function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {
   return new Promise<GenerateResult>((resolve, reject) => {
     const chunks: ChunkType[] = [];
     let end: RunEnd | undefined;
+    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per call
     run$.subscribe({
-      next: (item) => {
+      next(item) {
         if (isChunk(item)) chunks.push(item);
         else if (isRunEnd(item)) end = item;
       },
       error: reject,
-      complete: () => {
+      complete() {
         try {
           resolve(foldResult(chunks, end));
         } catch (error) {

@@ -128,7 +128,13 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
       const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
       const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
       const errorProcessors = agentError ?? [];
-      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
+      const { providers } = config;
+      // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write per run
+      const { resolve } = {
+        resolve(model: Parameters<typeof resolveModel>[0]) {
+          return resolveModel(model, providers);
+        },
+      };
       const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
       const ctx = createRunContext({
         runId,
@@ -220,14 +226,17 @@ function finalize(env: RunEnvironment): Observable<ChunkType> | ChunkType[] {
   const written: ChunkType[] = [];
   // a chunk written by writer.custom() since the last phase boundary: streamed and, unless
   // transient, kept in the reply
-  const record = (chunk: DataChunkType): void => {
-    written.push(chunk);
-    if (chunk.transient !== true) {
-      ctx.messageList.add(
-        { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
-        'response',
-      );
-    }
+  // (a method, not an arrow: no keepNames property write per run)
+  const { record } = {
+    record(chunk: DataChunkType): void {
+      written.push(chunk);
+      if (chunk.transient !== true) {
+        ctx.messageList.add(
+          { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
+          'response',
+        );
+      }
+    },
   };
   if (!hasHook(env.outputProcessors, 'processOutputResult') && !hasHook(env.outputProcessors, 'processOutputStream')) {
     // no hook runs here (the chain is the identity): the chunks waiting, then `finish`, without the stage
@@ -355,25 +364,34 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap(body)) : body(created);
     });
 
-    const runIdNow = (): string => env?.runId ?? runIdHint ?? 'run';
-    const endOnError = (error: unknown, runId: string): Observable<ChunkType> => {
-      const run = env;
-      if (run === undefined) return of(makeChunk(runId, 'error', { error }));
-      if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
-      if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
-        return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
-      }
-      const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
-      if (save === undefined) return of(terminalChunk(runId, error));
-      // memory decides what a tripwired run keeps; a failing save turns the end into an error
-      return concat(
-        from(save(run.ctx.messageList)).pipe(ignoreElements()),
-        defer(() => of(terminalChunk(runId, error))),
-      );
+    // methods, not arrows: a keepNames build (tsup, tsx) names each arrow with a property write per run
+    const terminal = {
+      abortSignal: userSignal,
+      runId(): string {
+        return env?.runId ?? runIdHint ?? 'run';
+      },
+      holdAbort(): boolean {
+        return committing;
+      },
+      onError(error: unknown, runId: string): Observable<ChunkType> {
+        const run = env;
+        if (run === undefined) return of(makeChunk(runId, 'error', { error }));
+        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+        if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
+          return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
+        }
+        const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
+        if (save === undefined) return of(terminalChunk(runId, error));
+        // memory decides what a tripwired run keeps; a failing save turns the end into an error
+        return concat(
+          from(save(run.ctx.messageList)).pipe(ignoreElements()),
+          defer(() => of(terminalChunk(runId, error))),
+        );
+      },
     };
 
     const chunks$ = body$.pipe(
-      endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError }),
+      endWithTerminal(terminal),
       closeBrackets(),
       // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
       whenFinalized(() => {
@@ -390,7 +408,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       () => {
         const steps = env?.ctx.steps ?? [];
         const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-        return [runEnd(runIdNow(), steps, usage)];
+        return [runEnd(terminal.runId(), steps, usage)];
       },
     ]);
   });
