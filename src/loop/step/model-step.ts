@@ -180,14 +180,19 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
   });
   return attempt$.pipe(
+    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per step
     retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError: (error) => ModelCallError.isInstance(error),
+      isAPIError(error) {
+        return ModelCallError.isInstance(error);
+      },
       toAPIError: providerError,
       defaultBudget: env.defaultApiErrorBudget,
     }),
     retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
       // a retry request from a hook before the model is a plain abort; a retry needs a step left
-      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
+      shouldRetry() {
+        return previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps;
+      },
     }),
   );
 }
