@@ -1,5 +1,5 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
-import { filter, lastValueFrom, type Observable } from 'rxjs';
+import { filter, type Observable } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
 import type { Processor } from '../contract/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
@@ -79,6 +79,6 @@ export class Agent {
 
   /** Runs to the end and folds the run into a result. */
   async generate(input: AgentInput, options?: AgentCallOptions): Promise<GenerateResult> {
-    return lastValueFrom(createRun(this.#config, input, options).pipe(foldRun()));
+    return foldRun(createRun(this.#config, input, options));
   }
 }

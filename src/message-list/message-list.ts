@@ -43,16 +43,23 @@ export class MessageList {
   private readonly store: ConversationStore;
   private readonly systemMessages = new SystemMessageBuckets();
   private readonly generateId: () => string;
+  /** How `add` converts inbound messages: the list's ids, and its strictly increasing clock. */
+  private readonly conversion: { generateId: () => string; now: () => Date };
 
   constructor(options: MessageListOptions = {}) {
     this.threadId = options.threadId;
     this.resourceId = options.resourceId;
     this.generateId = options.generateId ?? (() => crypto.randomUUID());
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
+    this.get = new ListViews(this, this.store);
     const store = this.store;
-    const all = view(() => store.all().slice()) as MessageListAllView;
-    all.prompt = () => toPrompt({ systemMessages: this.getAllSystemMessages(), messages: store.all() });
-    this.get = { all, input: sourceView(store, 'input'), response: sourceView(store, 'response'), remembered: sourceView(store, 'memory') };
+    // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write
+    this.conversion = {
+      generateId: this.generateId,
+      now() {
+        return store.nextTimestamp();
+      },
+    };
   }
 
   /**
@@ -77,8 +84,8 @@ export class MessageList {
     const resolved: MessageSource = source === 'user' ? 'input' : source;
     const list: ReadonlyArray<unknown> = Array.isArray(messages) ? messages : [messages];
     const indexed = Array.isArray(messages);
-    assertValidInbound(list, { indexed, skip: (message) => this.store.isTrusted(message) });
-    const conversion = { generateId: this.generateId, now: () => this.store.nextTimestamp() };
+    assertValidInbound(list, indexed, this.store);
+    const conversion = this.conversion;
     const converted = list.map((message) => inboundToStored(message as InboundMessage, conversion));
     if (resolved === 'system') {
       const misplaced = converted.findIndex((entry) => entry.kind !== 'system');
@@ -324,9 +331,9 @@ export class MessageList {
 }
 
 /*
- * The views are built once per list (every run makes one): plain functions assigned to fields, not
- * `const` arrows, so a `keepNames` build (tsup, tsx) adds no `__name` call and no property
- * dictionary per function.
+ * The views are built once per list, each on first use (a run reads `all` every step, the others
+ * only when a processor asks): plain functions assigned to fields, not `const` arrows, so a
+ * `keepNames` build (tsup, tsx) adds no `__name` call and no property dictionary per function.
  */
 function view(select: () => MastraDBMessage[]): MessageListView {
   const result = { db: select } as MessageListView;
@@ -347,4 +354,55 @@ function newMessageList(options: MessageListOptions): MessageList {
 
 function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {
   return view(() => store.from(source));
+}
+
+/** `messageList.get`: each view made on first access, then the same object every time. */
+class ListViews implements MessageListViews {
+  #all: MessageListAllView | undefined;
+  #input: MessageListView | undefined;
+  #response: MessageListView | undefined;
+  #remembered: MessageListView | undefined;
+
+  constructor(
+    private readonly list: MessageList,
+    private readonly store: ConversationStore,
+  ) {}
+
+  get all(): MessageListAllView {
+    if (this.#all === undefined) {
+      const { list, store } = this;
+      const all = view(() => store.all().slice()) as MessageListAllView;
+      all.prompt = () => toPrompt({ systemMessages: list.getAllSystemMessages(), messages: store.all() });
+      this.#all = all;
+    }
+    return this.#all;
+  }
+
+  set all(value: MessageListAllView) {
+    this.#all = value;
+  }
+
+  get input(): MessageListView {
+    return (this.#input ??= sourceView(this.store, 'input'));
+  }
+
+  set input(value: MessageListView) {
+    this.#input = value;
+  }
+
+  get response(): MessageListView {
+    return (this.#response ??= sourceView(this.store, 'response'));
+  }
+
+  set response(value: MessageListView) {
+    this.#response = value;
+  }
+
+  get remembered(): MessageListView {
+    return (this.#remembered ??= sourceView(this.store, 'memory'));
+  }
+
+  set remembered(value: MessageListView) {
+    this.#remembered = value;
+  }
 }

@@ -7,6 +7,7 @@ import type { CoreSystemMessage, MastraDBMessage } from './types.js';
 import { InvalidMessageError, type MessageIssue } from './errors/invalid-message-error.js';
 import { getMessageText } from './get-message-text.js';
 import { systemModelMessageSchema } from './schemas/model-message-schema.js';
+import { isRecord } from './schemas/schema-helpers.js';
 
 /**
  * What `addSystem` accepts.
@@ -41,6 +42,10 @@ export function toCoreSystemMessages(input: SystemMessageInput): CoreSystemMessa
       else messages.push({ role: 'system', content: entry });
       return;
     }
+    if (isPlainSystemMessage(entry)) {
+      messages.push({ role: 'system', content: entry.content });
+      return;
+    }
     const result = systemModelMessageSchema.safeParse(entry);
     if (!result.success) {
       for (const issue of result.error.issues) issues.push({ path: [...prefix, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))], message: issue.message });
@@ -50,6 +55,18 @@ export function toCoreSystemMessages(input: SystemMessageInput): CoreSystemMessa
   });
   if (issues.length > 0) throw new InvalidMessageError(issues);
   return messages;
+}
+
+/**
+ * True when `entry` is `{ role: 'system', content }` with non-empty string content and no
+ * `providerOptions` or `id`: what `systemModelMessageSchema` accepts, checked without running it
+ * (the loop sets its system messages once per step). False means "run the schema", never
+ * "invalid", so errors stay the schema's.
+ */
+function isPlainSystemMessage(entry: unknown): boolean {
+  if (!isRecord(entry) || entry['role'] !== 'system' || entry['providerOptions'] !== undefined || entry['id'] !== undefined) return false;
+  const content = entry['content'];
+  return typeof content === 'string' && content.length > 0;
 }
 
 /** A system message given as a stored or UI message, as a `CoreSystemMessage` (its text joined). */

@@ -130,9 +130,13 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
  * ```
  */
 export function processInputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepInput, StepInput> {
-  return (source) =>
-    defer(() => {
-      const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((step) => defer(() => toObservable(runProcessInputStepHooks(processors, context, step)))));
-    });
+  // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
+  // its project runs when the value's turn comes, so no inner `defer` either)
+  if (ctx !== undefined) return processInputStepStage(processors, ctx);
+  return (source) => defer(() => source.pipe(processInputStepStage(processors, createRunContext())));
+}
+
+/** The hooks of `processors` on each value, in order, with `context`. */
+function processInputStepStage(processors: readonly Processor[], context: RunContext): OperatorFunction<StepInput, StepInput> {
+  return concatMap((step) => toObservable(runProcessInputStepHooks(processors, context, step)));
 }

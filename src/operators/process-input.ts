@@ -74,9 +74,13 @@ function runProcessInputHooks(
  * ```
  */
 export function processInput(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<MessageList, MessageList> {
-  return (source) =>
-    defer(() => {
-      const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((messageList) => defer(() => toObservable(runProcessInputHooks(processors, context, messageList)))));
-    });
+  // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
+  // its project runs when the value's turn comes, so no inner `defer` either)
+  if (ctx !== undefined) return processInputStage(processors, ctx);
+  return (source) => defer(() => source.pipe(processInputStage(processors, createRunContext())));
+}
+
+/** The hooks of `processors` on each value, in order, with `context`. */
+function processInputStage(processors: readonly Processor[], context: RunContext): OperatorFunction<MessageList, MessageList> {
+  return concatMap((messageList) => toObservable(runProcessInputHooks(processors, context, messageList)));
 }

@@ -73,9 +73,13 @@ function runProcessOutputStepHooks(processors: readonly Processor[], context: Ru
  * ```
  */
 export function processOutputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepOutput, StepOutput> {
-  return (source) =>
-    defer(() => {
-      const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((output) => defer(() => toObservable(runProcessOutputStepHooks(processors, context, output)))));
-    });
+  // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
+  // its project runs when the value's turn comes, so no inner `defer` either)
+  if (ctx !== undefined) return processOutputStepStage(processors, ctx);
+  return (source) => defer(() => source.pipe(processOutputStepStage(processors, createRunContext())));
+}
+
+/** The hooks of `processors` on each value, in order, with `context`. */
+function processOutputStepStage(processors: readonly Processor[], context: RunContext): OperatorFunction<StepOutput, StepOutput> {
+  return concatMap((output) => toObservable(runProcessOutputStepHooks(processors, context, output)));
 }

@@ -6,7 +6,7 @@ import { RunAbortedError } from '../run/run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunEnd, type RunEnd, type RunItem } from '../run/run-events.js';
 import { emptyUsage } from '../../model/usage.js';
-import { defer, map, reduce, type OperatorFunction } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { isOptionError } from '../run/validate-options.js';
 
 /**
@@ -43,35 +43,37 @@ export function foldResult(chunks: readonly ChunkType[], end: RunEnd | undefined
   };
 }
 
-/** A run's values collected for {@link foldResult}. */
-interface Collected {
-  readonly chunks: ChunkType[];
-  end: RunEnd | undefined;
-}
-
 /**
- * `generate()` as a fold of the run's values: the chunks and the `RunEnd` are reduced, then the
- * result is read off them ({@link foldResult}; it throws for a run that ended in `error`/`abort`).
+ * `generate()` as a fold of the run's values: the chunks and the `RunEnd` are collected, then the
+ * result is read off them ({@link foldResult}; the promise rejects for a run that ended in
+ * `error`/`abort`). One subscription per call (no `reduce`/`map`/`lastValueFrom` stages); each call
+ * subscribes `run$` once, with its own accumulator.
  *
  * ```
  * run:     -o-S-a-b-F-E|      (o = RunOpened, F = finish, E = RunEnd)
- * result:  -----------r|      (r = { text, steps, … })
+ * result:  -----------r       (r = { text, steps, … }, the promise's value)
  * ```
  */
-export function foldRun(): OperatorFunction<RunItem, GenerateResult> {
-  // the accumulator is made per subscription (`defer`): a re-subscribed fold starts empty
-  return (items$) =>
-    defer(() => items$.pipe(
-      reduce<RunItem, Collected>(
-        (collected, item) => {
-          if (isChunk(item)) collected.chunks.push(item);
-          else if (isRunEnd(item)) collected.end = item;
-          return collected;
-        },
-        { chunks: [], end: undefined },
-      ),
-      map(({ chunks, end }) => foldResult(chunks, end)),
-    ));
+export function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {
+  return new Promise<GenerateResult>((resolve, reject) => {
+    const chunks: ChunkType[] = [];
+    let end: RunEnd | undefined;
+    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per call
+    run$.subscribe({
+      next(item) {
+        if (isChunk(item)) chunks.push(item);
+        else if (isRunEnd(item)) end = item;
+      },
+      error: reject,
+      complete() {
+        try {
+          resolve(foldResult(chunks, end));
+        } catch (error) {
+          reject(error);
+        }
+      },
+    });
+  });
 }
 
 /** What a blocked reply said: dropped from `generate()`'s chunks. */

@@ -23,7 +23,7 @@ import { processOutputResult } from '../../operators/process-output-result.js';
 import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
-import type { ChunkType } from '../../contract/chunk-types.js';
+import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { OutputResult, Processor, StepResult } from '../../contract/processor-types.js';
 import { RequestContext } from '../../contract/request-context.js';
@@ -40,6 +40,7 @@ import { runSteps } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 import { hasHook, whenHooked } from '../internal/when-hooked.js';
+import { sequence } from '../internal/sequence.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -126,7 +127,13 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
       const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
       const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
       const errorProcessors = agentError ?? [];
-      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, config.providers);
+      const { providers } = config;
+      // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write per run
+      const { resolve } = {
+        resolve(model: Parameters<typeof resolveModel>[0]) {
+          return resolveModel(model, providers);
+        },
+      };
       const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
       const ctx = createRunContext({
         runId,
@@ -199,23 +206,29 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
   return () => caller.removeEventListener('abort', onAbort);
 }
 
-/** `processOutputResult`, the data chunks it wrote, then `finish`. */
-function finalize(env: RunEnvironment): Observable<ChunkType> {
-  return defer(() => {
-    const { ctx } = env;
-    const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
-    const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-    const last = ctx.steps[ctx.steps.length - 1];
-    const object = accepted.findLast((step) => step.object !== undefined)?.object;
-    const output: OutputResult = {
-      text: accepted.map((step) => step.text).join(''),
-      usage,
-      finishReason: last?.finishReason ?? 'other',
-      steps: ctx.steps,
-      ...(object === undefined ? {} : { object }),
-    };
-    const written: ChunkType[] = [];
-    const stopListening = env.outlet.listen((chunk) => {
+/**
+ * `processOutputResult`, the data chunks it wrote, then `finish` (called when the run commits;
+ * without a hook to run, the chunks themselves).
+ */
+function finalize(env: RunEnvironment): Observable<ChunkType> | ChunkType[] {
+  const { ctx } = env;
+  const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
+  const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
+  const last = ctx.steps[ctx.steps.length - 1];
+  const object = accepted.findLast((step) => step.object !== undefined)?.object;
+  const output: OutputResult = {
+    text: accepted.map((step) => step.text).join(''),
+    usage,
+    finishReason: last?.finishReason ?? 'other',
+    steps: ctx.steps,
+    ...(object === undefined ? {} : { object }),
+  };
+  const written: ChunkType[] = [];
+  // a chunk written by writer.custom() since the last phase boundary: streamed and, unless
+  // transient, kept in the reply
+  // (a method, not an arrow: no keepNames property write per run)
+  const { record } = {
+    record(chunk: DataChunkType): void {
       written.push(chunk);
       if (chunk.transient !== true) {
         ctx.messageList.add(
@@ -223,36 +236,46 @@ function finalize(env: RunEnvironment): Observable<ChunkType> {
           'response',
         );
       }
-    });
-    return of(output).pipe(
-      whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
-      tap({ finalize: stopListening }),
-      catchError((error: unknown) => {
-        stopListening();
-        if (TripWire.isInstance(error)) {
-          // The reply is blocked: nothing of it is kept (nor saved), and the text is ''.
-          const responseIds = ctx.messageList.get.response.db().map((message) => message.id);
-          ctx.messageList.removeByIds(responseIds);
-        }
-        throw error;
-      }),
-      concatMap((result) => {
-        // the processors saw `finish` at the end of the last step's output (see `step.ts`): it goes
-        // out as they returned it, carrying the run's result
-        const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
-        const payload = seen.payload;
-        const finish: ChunkType = {
-          ...seen,
-          payload: {
-            ...payload,
-            stepResult: { ...payload.stepResult, reason: result.finishReason },
-            output: { ...payload.output, usage: result.usage, text: result.text, ...(result.object === undefined ? {} : { object: result.object }) },
-          },
-        };
-        return concat(from(written).pipe(env.chain), of(finish));
-      }),
-    );
-  });
+    },
+  };
+  if (!hasHook(env.outputProcessors, 'processOutputResult') && !hasHook(env.outputProcessors, 'processOutputStream')) {
+    // no hook runs here (the chain is the identity): the chunks waiting, then `finish`, without the stage
+    for (const chunk of env.outlet.drain()) record(chunk);
+    written.push(finishChunk(env, output));
+    return written;
+  }
+  const stopListening = env.outlet.listen(record);
+  return of(output).pipe(
+    whenHooked(env.outputProcessors, 'processOutputResult', (processors) => processOutputResult(processors, ctx)),
+    tap({ finalize: stopListening }),
+    catchError((error: unknown) => {
+      stopListening();
+      if (TripWire.isInstance(error)) {
+        // The reply is blocked: nothing of it is kept (nor saved), and the text is ''.
+        const responseIds = ctx.messageList.get.response.db().map((message) => message.id);
+        ctx.messageList.removeByIds(responseIds);
+      }
+      throw error;
+    }),
+    concatMap((result) => concat(from(written).pipe(env.chain), of(finishChunk(env, result)))),
+  );
+}
+
+/**
+ * The run's `finish`: the processors saw it at the end of the last step's output (see `step.ts`);
+ * it goes out as they returned it, carrying the run's result.
+ */
+function finishChunk(env: RunEnvironment, result: OutputResult): ChunkType {
+  const seen = env.finish?.type === 'finish' ? env.finish : makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
+  const payload = seen.payload;
+  return {
+    ...seen,
+    payload: {
+      ...payload,
+      stepResult: { ...payload.stepResult, reason: result.finishReason },
+      output: { ...payload.output, usage: result.usage, text: result.text, ...(result.object === undefined ? {} : { object: result.object }) },
+    },
+  };
 }
 
 /**
@@ -307,30 +330,33 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       const run = created;
       const { ctx } = run;
       const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
-      return concat(
-        of<ChunkType>(makeChunk(run.runId, 'start', {})),
-        hasHook(run.inputProcessors, 'processInput')
-          ? of(ctx.messageList).pipe(
-              processInput(run.inputProcessors, ctx),
-              tap(() => {
-                run.initialSystemMessages = ctx.messageList.getSystemMessages();
-              }),
-              ignoreElements(),
-            )
-          : defer(() => {
-              // no processInput hook: the list stays as it is (one subscription instead of seven)
-              run.initialSystemMessages = ctx.messageList.getSystemMessages();
-              return EMPTY;
-            }),
-        defer(() => runSteps(run)),
-        defer(() => {
+      const hooked = hasHook(run.inputProcessors, 'processInput');
+      return sequence<ChunkType>([
+        () => [makeChunk(run.runId, 'start', {})],
+        ...(hooked
+          ? [
+              of(ctx.messageList).pipe(
+                processInput(run.inputProcessors, ctx),
+                tap(() => {
+                  run.initialSystemMessages = ctx.messageList.getSystemMessages();
+                }),
+                ignoreElements(),
+              ),
+            ]
+          : []),
+        () => {
+          // no processInput hook: the list stays as it is (no stage subscribed for it)
+          if (!hooked) run.initialSystemMessages = ctx.messageList.getSystemMessages();
+          return runSteps(run);
+        },
+        () => {
           // from here the run commits (processOutputResult, memory's save): an abort no longer
           // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
           // stopped because of the abort (an AbortError), else with the commit's error
           committing = true;
           return finalize(run);
-        }),
-      ).pipe(whenFinalized(() => customSubscription.unsubscribe()));
+        },
+      ]).pipe(whenFinalized(() => customSubscription.unsubscribe()));
     };
     // a synchronous set-up (the common case) goes straight into the body: no concatMap hop per chunk
     const body$ = defer(() => {
@@ -338,26 +364,35 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap(body)) : body(created);
     });
 
-    const runIdNow = (): string => env?.runId ?? runIdHint ?? 'run';
-    const endOnError = (error: unknown, runId: string): Observable<ChunkType> => {
-      const run = env;
-      if (run === undefined) return of(makeChunk(runId, 'error', { error }));
-      if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
-      if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
-        return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
-      }
-      const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
-      if (save === undefined) return of(terminalChunk(runId, error));
-      // memory decides what a tripwired run keeps; a failing save turns the end into an error
-      return concat(
-        from(save(run.ctx.messageList)).pipe(ignoreElements()),
-        defer(() => of(terminalChunk(runId, error))),
-      );
+    // methods, not arrows: a keepNames build (tsup, tsx) names each arrow with a property write per run
+    const terminal = {
+      abortSignal: userSignal,
+      closeBrackets: true, // endWithTerminal() then closeBrackets(), in one subscriber
+      runId(): string {
+        return env?.runId ?? runIdHint ?? 'run';
+      },
+      holdAbort(): boolean {
+        return committing;
+      },
+      onError(error: unknown, runId: string): Observable<ChunkType> {
+        const run = env;
+        if (run === undefined) return of(makeChunk(runId, 'error', { error }));
+        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+        if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
+          return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
+        }
+        const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
+        if (save === undefined) return of(terminalChunk(runId, error));
+        // memory decides what a tripwired run keeps; a failing save turns the end into an error
+        return concat(
+          from(save(run.ctx.messageList)).pipe(ignoreElements()),
+          defer(() => of(terminalChunk(runId, error))),
+        );
+      },
     };
 
     const chunks$ = body$.pipe(
-      // endWithTerminal() then closeBrackets(), in one subscriber
-      endWithTerminal({ runId: runIdNow, abortSignal: userSignal, holdAbort: () => committing, onError: endOnError, closeBrackets: true }),
+      endWithTerminal(terminal),
       // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
       whenFinalized(() => {
         if (env !== undefined) {
@@ -366,15 +401,15 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
         }
       }),
     );
-    return concat(
+    return sequence<RunItem>([
       // first: the run's demand, for a consumer outside the loop (bound to the run's gate once set up)
-      of(runOpened(demand)),
+      () => [runOpened(demand)],
       chunks$,
-      defer(() => {
+      () => {
         const steps = env?.ctx.steps ?? [];
         const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-        return of(runEnd(runIdNow(), steps, usage));
-      }),
-    );
+        return [runEnd(terminal.runId(), steps, usage)];
+      },
+    ]);
   });
 }

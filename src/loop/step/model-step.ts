@@ -20,6 +20,7 @@ import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { whenHooked } from '../internal/when-hooked.js';
+import { Sequence, type SequencePart } from '../internal/sequence.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
@@ -90,54 +91,6 @@ function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
 }
 
 /**
- * Subscribes Observables one after another into one subscriber (what `concat` does), each linked
- * to `subscriber` before it starts (a consumer leaving during a synchronous source stops it there),
- * without a subscriber hop per value for the concatenation: the loop's per-chunk path goes through
- * one observer per level instead of `concat` + `concatMap` + `catchError` (attempt) or `filter` +
- * nested `concat`s (steps). A source that completes synchronously is followed in a loop, not by
- * recursion.
- */
-class Sequence<T> {
-  #active = false;
-  #again = false;
-  readonly #observer: { next: (value: T) => void; error: (error: unknown) => void; complete: () => void };
-
-  constructor(
-    private readonly subscriber: Subscriber<unknown>,
-    /** The next source, or `undefined` when the sequence is over. */
-    private readonly following: () => Observable<T> | undefined,
-    next: (value: T) => void,
-    error: (error: unknown) => void,
-    private readonly done: () => void,
-  ) {
-    this.#observer = { next, error, complete: () => this.advance() };
-  }
-
-  advance(): void {
-    if (this.#active) {
-      this.#again = true; // a synchronous completion inside subscribe: the loop below goes on
-      return;
-    }
-    this.#active = true;
-    do {
-      this.#again = false;
-      if (this.subscriber.closed) break;
-      const source = this.following();
-      if (source === undefined) {
-        this.done();
-        break;
-      }
-      const subscriber = this.subscriber;
-      new Observable<T>((link) => {
-        subscriber.add(link);
-        return source.subscribe(link);
-      }).subscribe(this.#observer);
-    } while (this.#again);
-    this.#active = false;
-  }
-}
-
-/**
  * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
  * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
  * is recorded (`onError`: the rejection) before it goes on to the retry operators.
@@ -157,23 +110,24 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       return prepareRequest(env, stepInput, feedback);
     }),
   );
-  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<() => Observable<ChunkType | StepEnd>> => [
+  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> => [
     () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
     () => endOfOutput(env, attempt, false),
     () => afterModel(env, attempt),
     () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
     () => endOfOutput(env, attempt, true),
     () => finishStep(env, attempt),
-    () =>
-      of<StepEnd>({
+    (): StepEnd[] => [
+      {
         [STEP_END]: true,
         result: attempt.recorded as StepResult,
         continues: continuesAfter(env, attempt),
         nextStepNumber: attempt.stepNumber + 1,
-      }),
+      },
+    ],
   ];
   return new Observable<ChunkType | StepEnd>((subscriber) => {
-    let pending: Array<() => Observable<ChunkType | StepEnd>> | undefined;
+    let pending: Array<SequencePart<ChunkType | StepEnd>> | undefined;
     let prepared = false;
     let index = 0;
     const fail = (error: unknown): void => {
@@ -188,21 +142,22 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
           prepared = true;
           return prepared$;
         }
-        const phase = pending?.[index++];
-        return phase?.();
+        return pending?.[index++];
       },
-      (value) => {
-        if (!prepared || pending !== undefined || index > 0) {
-          emit(value as ChunkType | StepEnd);
-          return;
-        }
-        // the request: past the pre-model hooks, from here a tripwire may ask for a retry
-        const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
-        attempt.preModel = false;
-        pending = phases(request, callOptions);
+      {
+        next: (value) => {
+          if (!prepared || pending !== undefined || index > 0) {
+            emit(value as ChunkType | StepEnd);
+            return;
+          }
+          // the request: past the pre-model hooks, from here a tripwire may ask for a retry
+          const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
+          attempt.preModel = false;
+          pending = phases(request, callOptions);
+        },
+        error: fail,
+        complete: () => subscriber.complete(),
       },
-      fail,
-      () => subscriber.complete(),
     ).advance();
   });
 }
@@ -263,14 +218,19 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
   });
   return attempt$.pipe(
+    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per step
     retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError: (error) => ModelCallError.isInstance(error),
+      isAPIError(error) {
+        return ModelCallError.isInstance(error);
+      },
       toAPIError: providerError,
       defaultBudget: env.defaultApiErrorBudget,
     }),
     retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
       // a retry request from a hook before the model is a plain abort; a retry needs a step left
-      shouldRetry: () => previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps,
+      shouldRetry() {
+        return previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps;
+      },
     }),
   );
 }
@@ -300,12 +260,14 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
         end = undefined;
         return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
       },
-      (item) => {
-        if (isStepEnd(item)) end = item;
-        else subscriber.next(item);
+      {
+        next: (item) => {
+          if (isStepEnd(item)) end = item;
+          else subscriber.next(item);
+        },
+        error: (error) => subscriber.error(error),
+        complete: () => subscriber.complete(),
       },
-      (error) => subscriber.error(error),
-      () => subscriber.complete(),
     ).advance();
   });
 }

@@ -5,8 +5,9 @@
 import { Observable, concatMap, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { StepInput } from '../../operators/process-input-step.js';
-import { processLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
-import { thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import { hasHook } from '../internal/when-hooked.js';
 import { toObservable } from '../../contract/to-observable.js';
 import type { RunEnvironment } from '../run/run-environment.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
@@ -38,37 +39,57 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  */
 export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
-  const settings = stepInput.modelSettings ?? {};
-  return toObservable(requestExtras(stepInput)).pipe(
-    concatMap(([tools, responseFormat]) => {
-    const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
-    const callOptions: LanguageModelV4CallOptions = {
-      prompt,
-      ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
-      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-      ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-      ...(settings.topK === undefined ? {} : { topK: settings.topK }),
-      ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
-      ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
-      ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
-      ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-      ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-      ...(tools === undefined ? {} : { tools }),
-      ...(toolChoice === undefined ? {} : { toolChoice }),
-      ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
-      ...responseFormat,
-      abortSignal: env.ctx.abortSignal,
-    };
-    const request: LLMRequest = {
-      prompt,
-      model: stepInput.model,
-      stepNumber: stepInput.stepNumber,
-      ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
-    };
-    return of(request).pipe(
-      processLLMRequest(env.inputProcessors, env.ctx),
-      map((processed) => ({ request: processed, callOptions })),
-    );
+  const extras = requestExtras(stepInput);
+  const hooked = hasHook(env.inputProcessors, 'processLLMRequest');
+  if (!hooked && !isPromiseLike(extras)) {
+    // the common case: nothing async, no hook (the signals hooks sent still reach the request):
+    // one `of` instead of the operator chain
+    const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
+    // with no hook this is synchronous: it only adds the pending signals to the prompt
+    return of({ request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions });
+  }
+  return toObservable(extras).pipe(
+    concatMap((resolved) => {
+      const { request, callOptions } = buildRequest(env, stepInput, prompt, resolved);
+      return of(request).pipe(
+        processLLMRequest(env.inputProcessors, env.ctx),
+        map((processed) => ({ request: processed, callOptions })),
+      );
     }),
   );
+}
+
+/** The request and call options of a step, before `processLLMRequest`. */
+function buildRequest(
+  env: RunEnvironment,
+  stepInput: StepInput,
+  prompt: LanguageModelV4Prompt,
+  [tools, responseFormat]: RequestExtras,
+): { request: LLMRequest; callOptions: LanguageModelV4CallOptions } {
+  const settings = stepInput.modelSettings ?? {};
+  const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+  const callOptions: LanguageModelV4CallOptions = {
+    prompt,
+    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
+    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
+    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+    ...(tools === undefined ? {} : { tools }),
+    ...(toolChoice === undefined ? {} : { toolChoice }),
+    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
+    ...responseFormat,
+    abortSignal: env.ctx.abortSignal,
+  };
+  const request: LLMRequest = {
+    prompt,
+    model: stepInput.model,
+    stepNumber: stepInput.stepNumber,
+    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
+  };
+  return { request, callOptions };
 }

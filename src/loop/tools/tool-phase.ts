@@ -4,7 +4,7 @@
  * it is committed; a failure becomes a `tool-error` chunk and an error result the model sees.
  * `data-*` chunks tools write stream live.
  */
-import { Observable, concatMap, from, map, of, tap } from 'rxjs';
+import { EMPTY, Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { processToolResult } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
@@ -13,6 +13,7 @@ import type { RunEnvironment } from '../run/run-environment.js';
 import type { StepAccumulator } from '../step/step-accumulator.js';
 import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
 import { orderedMergeMap } from './ordered-merge.js';
+import { hasHook } from '../internal/when-hooked.js';
 
 function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
   const { call } = outcome;
@@ -70,7 +71,12 @@ export function toolPhase(
   tools: AgentToolSet | undefined,
 ): Observable<ChunkType> {
   const calls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
-  if (calls.length === 0) return from(env.outlet.drain()).pipe(env.chain, tap((chunk) => accumulator.observe(chunk)));
+  if (calls.length === 0) {
+    const waiting = env.outlet.drain();
+    // nothing written and no processOutputStream hook to run at the boundary: no stage at all
+    if (waiting.length === 0 && !hasHook(env.outputProcessors, 'processOutputStream')) return EMPTY;
+    return from(waiting).pipe(env.chain, tap((chunk) => accumulator.observe(chunk)));
+  }
   const toolEnvironment: ToolEnvironment = {
     abortSignal: env.ctx.abortSignal,
     writer: env.ctx.writer,

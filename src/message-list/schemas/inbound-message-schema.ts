@@ -64,15 +64,14 @@ export const inboundMessageSchema: z.ZodType<InboundMessage> = dispatch<InboundM
 /**
  * Validates inbound messages and throws one `InvalidMessageError` listing every issue found.
  * Paths start with the index in `messages` when `indexed` is true (an array was given);
- * messages for which `skip` returns true are trusted as they are.
+ * messages `trusted.isTrusted` accepts (objects the list holds or made) are taken as they are.
  */
-export function assertValidInbound(messages: ReadonlyArray<unknown>, options: { indexed: boolean; skip?: (message: unknown) => boolean }): void {
-  const { indexed, skip } = options;
+export function assertValidInbound(messages: ReadonlyArray<unknown>, indexed: boolean, trusted?: { isTrusted(message: unknown): boolean }): void {
   const issues: MessageIssue[] = [];
   messages.forEach((message, index) => {
     // a non-empty string is valid as it is (the common `generate('…')` input), and so is a stored
     // message of the common shape (the loop's own, one per step): no schema run for either
-    if (typeof message === 'string' ? message.length > 0 : skip?.(message) === true || isPlainDbMessage(message)) return;
+    if (typeof message === 'string' ? message.length > 0 : trusted?.isTrusted(message) === true || isPlainDbMessage(message)) return;
     let result: ReturnType<typeof inboundMessageSchema.safeParse>;
     try {
       result = inboundMessageSchema.safeParse(message);

@@ -1,0 +1,128 @@
+/**
+ * `concat` of parts made when their turn comes (`concat(defer(a), defer(b), …)`) in one
+ * subscriber: no `from(parts)`, `concatAll` or `defer` hop per part, no hop per value. The run's
+ * skeleton (`sequence`), an attempt's phases and the run's steps (`Sequence`, where the next part
+ * depends on what the parts before it emitted) are built on it.
+ */
+import { Observable, type Observer, type Subscriber } from 'rxjs';
+
+/**
+ * A part of a {@link sequence}: an Observable, or a function making it when its turn comes — or
+ * returning the part's values as an array (emitted at once, nothing subscribed).
+ */
+export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[]);
+
+/**
+ * The values of each part in turn, each part subscribed when the one before completed (a function
+ * part is called then, so it sees what the parts before it did). An error — of a part, or thrown
+ * by a function part — ends the sequence with it. Each part's subscription is linked to the
+ * consumer before the part starts: a consumer that leaves while a synchronous part is still
+ * emitting stops it at once (as `concat` does), and nothing after it starts.
+ *
+ * ```
+ * parts:   a: --1--|   b: (made after a) --2--|   c: () => [3]
+ * result:  --1----2--3|
+ * ```
+ *
+ * @example
+ * ```ts
+ * sequence([() => [start], () => runSteps(run), () => finalize(run)]);
+ * ```
+ */
+export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let index = 0;
+    new Sequence<T>(subscriber, () => parts[index++], subscriber).advance();
+  });
+}
+
+/**
+ * One subscription of a sequence whose parts come from `following` (called when the part before
+ * completed; `undefined`: the sequence is over), each part's values to `sink` — `sink.complete()`
+ * when it is over, `sink.error()` for an error of a part or thrown by `following` or a function
+ * part. `subscriber` is the consumer each part is linked to. Methods, not closures, so a
+ * `keepNames` build (tsup, tsx) names nothing per run.
+ *
+ * @example
+ * ```ts
+ * new Sequence(subscriber, () => (end?.continues ? modelStep(env, end.nextStepNumber) : undefined), {
+ *   next: (item) => (isStepEnd(item) ? (end = item) : subscriber.next(item)),
+ *   error: (error) => subscriber.error(error),
+ *   complete: () => subscriber.complete(),
+ * }).advance();
+ * ```
+ */
+export class Sequence<T> implements Observer<T> {
+  private running = false;
+  private again = false;
+  /**
+   * This run: `complete` advances it through this field, so the state stays one object even when
+   * rxjs calls the observer on a copy (`config.useDeprecatedNextContext`).
+   */
+  private readonly owner: Sequence<T> = this;
+
+  constructor(
+    private readonly subscriber: Subscriber<unknown>,
+    private readonly following: () => SequencePart<T> | undefined,
+    private readonly sink: Observer<T>,
+  ) {}
+
+  next(value: T): void {
+    this.sink.next(value);
+  }
+
+  error(error: unknown): void {
+    this.sink.error(error);
+  }
+
+  complete(): void {
+    this.owner.advance();
+  }
+
+  /**
+   * Starts the next part, or completes. A part that completes synchronously asks for the next one
+   * from inside this loop: the loop takes it (no recursion per part).
+   */
+  advance(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    const { subscriber, sink } = this;
+    this.running = true;
+    do {
+      this.again = false;
+      if (subscriber.closed) break;
+      let source: Observable<T> | readonly T[] | undefined;
+      try {
+        const part = this.following();
+        source = typeof part === 'function' ? part() : part;
+      } catch (error) {
+        sink.error(error);
+        break;
+      }
+      if (source === undefined) {
+        sink.complete();
+        break;
+      }
+      if (Array.isArray(source)) {
+        for (const value of source as readonly T[]) {
+          if (subscriber.closed) break;
+          sink.next(value);
+        }
+        this.again = true;
+        continue;
+      }
+      subscribeLinked(source as Observable<T>, subscriber, this);
+    } while (this.again);
+    this.running = false;
+  }
+}
+
+/** `source.subscribe(observer)`, its subscriber added to `consumer` before `source` starts. */
+function subscribeLinked<T>(source: Observable<T>, consumer: Subscriber<unknown>, observer: Observer<T>): void {
+  new Observable<T>((link) => {
+    consumer.add(link);
+    return source.subscribe(link);
+  }).subscribe(observer);
+}
