@@ -148,6 +148,7 @@ export function processedStream(
       outputProcessors: config.outputProcessors,
       chain: chain.chain,
       rawChain: chain.rawChain,
+      openChain: chain.open,
       admit: chain.admit,
       requestedToolCalls: chain.requestedToolCalls,
       outlet: new CustomOutlet(),

@@ -7,7 +7,6 @@ import {
   EMPTY,
   Observable,
   catchError,
-  concat,
   concatMap,
   defer,
   filter,
@@ -81,20 +80,14 @@ export function stepOutput(env: StepEnvironment, attempt: Attempt, content: Obse
   env.requestedToolCalls?.clear();
   const partial = structured !== undefined && structured.model === undefined ? withPartialObjects(env.runId, attempt.accumulator) : (chunks$: Observable<ChunkType>) => chunks$;
   const open = env.openChain;
-  const live = open !== undefined && !isObservable(content) && !needsProviderResults(env) && getObservableStream(content.model) === undefined ? content : undefined;
-  if (live !== undefined) {
-    return partial(new Observable<ChunkType>((subscriber) => new StepOutput(env, attempt, subscriber, open as NonNullable<typeof open>).start(live)));
-  }
-  const content$ = (
-    isObservable(content) ? content : modelChunks(content.model, content.callOptions, content.onResponse, content.runId, content.facts, content.demand)
-  ).pipe(recordToolCalls(env.requestedToolCalls), providerToolResults(env, attempt.stepNumber));
-  if (open !== undefined) return partial(new Observable<ChunkType>((subscriber) => new StepOutput(env, attempt, subscriber, open).start(content$)));
-  // piped: the same steps as operators (an environment without an openable chain)
-  return concat(of<ChunkType>(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId)), defer(() => from(env.outlet.drain())), content$).pipe(
-    env.rawChain,
-    filter((chunk) => admitToStep(env, attempt, chunk)),
-    partial,
-  );
+  const live = !isObservable(content) && !needsProviderResults(env) && getObservableStream(content.model) === undefined ? content : undefined;
+  const source =
+    live ??
+    (isObservable(content) ? content : modelChunks(content.model, content.callOptions, content.onResponse, content.runId, content.facts, content.demand)).pipe(
+      recordToolCalls(env.requestedToolCalls),
+      providerToolResults(env, attempt.stepNumber),
+    );
+  return partial(new Observable<ChunkType>((subscriber) => new StepOutput(env, attempt, subscriber, open).start(source)));
 }
 
 /** Whether provider-executed tool results go through `processToolResult` (an Observable step per result). */

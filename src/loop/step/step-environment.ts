@@ -24,10 +24,10 @@ export interface StepEnvironment {
   readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
   readonly admit: ((chunk: ChunkType) => boolean) | undefined;
   /**
-   * `rawChain` as a pass fed by function calls (`OutputChain.open`): when set, the step's model
-   * output is one fused subscriber (read, convert, chain, fence, accumulate); unset, it is piped.
+   * `rawChain` as a pass fed by function calls (`OutputChain.open`; undefined: no hook): the step's
+   * model output is one fused subscriber (read, convert, chain, fence, accumulate).
    */
-  readonly openChain?: ((sink: OutputSink) => OutputStreamPass | undefined) | undefined;
+  readonly openChain: (sink: OutputSink) => OutputStreamPass | undefined;
   /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */
   readonly requestedToolCalls: Map<string, string> | undefined;
   /** `writer.custom()` chunks written outside `processOutputStream`, drained into the step. */
