@@ -117,7 +117,6 @@ export class OutputStreamPass {
   readonly #demand: DemandGate;
   readonly #injected: InjectedChunk[] = [];
   readonly #queue: ChunkType[] = [];
-  readonly #holder = {};
   #holding = false;
   #busy = false;
   #sourceDone = false;
@@ -151,7 +150,7 @@ export class OutputStreamPass {
       this.#queue.push(chunk);
       if (!this.#holding && this.#queue.length >= QUEUE_HIGH) {
         this.#holding = true;
-        this.#demand.hold(this.#holder);
+        this.#demand.hold(this);
       }
       return;
     }
@@ -183,7 +182,7 @@ export class OutputStreamPass {
     this.#pending?.unsubscribe();
     if (this.#holding) {
       this.#holding = false;
-      this.#demand.release(this.#holder);
+      this.#demand.release(this);
     }
   }
 
@@ -257,7 +256,7 @@ export class OutputStreamPass {
       const next = this.#queue.shift();
       if (this.#holding && this.#queue.length < QUEUE_LOW) {
         this.#holding = false;
-        this.#demand.release(this.#holder);
+        this.#demand.release(this);
       }
       if (next === undefined) {
         if (this.#sourceError !== undefined) {
