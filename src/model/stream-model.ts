@@ -84,12 +84,28 @@ function createCallAbort(options: LanguageModelV4CallOptions): {
   if (caller !== undefined) {
     if (caller.aborted) controller.abort(caller.reason);
     else {
-      const onAbort = (): void => controller.abort(caller.reason);
-      caller.addEventListener('abort', onAbort, { once: true });
-      controller.signal.addEventListener('abort', () => caller.removeEventListener('abort', onAbort), { once: true });
+      const follower = new CallerFollower(controller, caller);
+      caller.addEventListener('abort', follower, { once: true });
+      controller.signal.addEventListener('abort', follower, { once: true });
     }
   }
   return { controller, callOptions: { ...options, abortSignal: controller.signal } };
+}
+
+/**
+ * The one listener of {@link createCallAbort}, on both signals: the caller's abort aborts the
+ * controller with its reason; the controller's abort drops the listener from the caller's signal.
+ */
+class CallerFollower implements EventListenerObject {
+  constructor(
+    private readonly controller: AbortController,
+    private readonly caller: AbortSignal,
+  ) {}
+
+  handleEvent(event: Event): void {
+    if (event.target === this.caller) this.controller.abort(this.caller.reason);
+    else this.caller.removeEventListener('abort', this);
+  }
 }
 
 /** Builds the `onResponse` report: metadata plus the warnings of a leading `stream-start`. */
@@ -153,12 +169,14 @@ export interface PartSink<T> {
 /**
  * The `doStream` path of {@link streamModel} without an Observable around it: calls `doStream`
  * and reads its `ReadableStream` one part at a time into `sink` (read → `next` → read again, no
- * read while `demand` is closed or once `sink.closed`). Returns the teardown: before the end it
- * cancels the reader and aborts the call's signal.
+ * read while `demand` is closed or once `sink.closed`). Returns the teardown (an `Unsubscribable`,
+ * so a `Subscriber` takes it as it is): before the end it cancels the reader and aborts the
+ * call's signal.
  *
  * @example
  * ```ts
- * const stop = readModelStream(model, callOptions, undefined, undefined, subscriber);
+ * const read = readModelStream(model, callOptions, undefined, undefined, subscriber);
+ * subscriber.add(read);
  * ```
  */
 export function readModelStream(
@@ -167,23 +185,52 @@ export function readModelStream(
   onResponse: ((meta: ModelResponseMeta) => void) | undefined,
   demand: ModelDemand | undefined,
   sink: PartSink<LanguageModelV4StreamPart>,
-): () => void {
-  const { controller, callOptions } = createCallAbort(options);
-  let finished = false;
-  let reported = onResponse === undefined;
-  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
-  const fail = (error: unknown): void => {
-    if (sink.closed) return;
-    finished = true;
-    sink.error(error);
-  };
+): ModelRead {
+  const read = new ModelRead(model, options, onResponse, demand, sink);
+  // Last line of defence: nothing a provider does may become an unhandled rejection.
+  read.pump().catch((error: unknown) => read.fail(error));
+  return read;
+}
 
-  const pump = async (): Promise<void> => {
+/**
+ * One `doStream` call read into its sink (see {@link readModelStream}): the call's state as
+ * fields and its steps as methods, one object per call (no closure per call).
+ */
+export class ModelRead {
+  readonly #controller: AbortController;
+  readonly #callOptions: LanguageModelV4CallOptions;
+  #finished = false;
+  #reported: boolean;
+  #reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+
+  constructor(
+    private readonly model: LanguageModelV4,
+    options: LanguageModelV4CallOptions,
+    private readonly onResponse: ((meta: ModelResponseMeta) => void) | undefined,
+    private readonly demand: ModelDemand | undefined,
+    private readonly sink: PartSink<LanguageModelV4StreamPart>,
+  ) {
+    const { controller, callOptions } = createCallAbort(options);
+    this.#controller = controller;
+    this.#callOptions = callOptions;
+    this.#reported = onResponse === undefined;
+  }
+
+  /** Ends the call with `error` (unless the sink is closed already). */
+  fail(error: unknown): void {
+    if (this.sink.closed) return;
+    this.#finished = true;
+    this.sink.error(error);
+  }
+
+  /** Calls `doStream` and reads its parts into the sink, one at a time. */
+  async pump(): Promise<void> {
+    const { model, sink, demand } = this;
     let result: unknown;
     try {
-      result = await model.doStream(callOptions);
+      result = await model.doStream(this.#callOptions);
     } catch (error) {
-      fail(error);
+      this.fail(error);
       return;
     }
     // Whatever the provider resolved with is checked before use: a broken result is one clear
@@ -196,7 +243,7 @@ export function readModelStream(
     const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
     const meta: ModelResponseMeta = { request, response };
     const activeReader = readerOf(stream, model);
-    reader = activeReader;
+    this.#reader = activeReader;
     try {
       while (!sink.closed) {
         if (demand !== undefined && !demand.open) {
@@ -205,12 +252,12 @@ export function readModelStream(
         }
         const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
         if (sink.closed) return;
-        if (!reported) {
-          reported = true;
-          onResponse?.(responseReport(meta, next.done ? undefined : next.value));
+        if (!this.#reported) {
+          this.#reported = true;
+          this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
         }
         if (next.done) {
-          finished = true;
+          this.#finished = true;
           sink.complete();
           return;
         }
@@ -219,20 +266,19 @@ export function readModelStream(
     } catch (error) {
       // a read error, a malformed part, or onResponse throwing: either ends this call
       if (!sink.closed) {
-        fail(error);
+        this.fail(error);
         cancelQuietly(activeReader, error);
       }
     }
-  };
-  // Last line of defence: nothing a provider does may become an unhandled rejection.
-  pump().catch(fail);
+  }
 
-  return () => {
-    if (finished) return;
-    finished = true;
-    cancelQuietly(reader);
-    controller.abort();
-  };
+  /** The teardown: before the end, cancels the reader and aborts the call's signal. */
+  unsubscribe(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    cancelQuietly(this.#reader);
+    this.#controller.abort();
+  }
 }
 
 /** The `doStream` path: a `ReadableStream` read one chunk per delivered part. */

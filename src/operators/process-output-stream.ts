@@ -4,7 +4,7 @@ import type { Processor } from '../contract/processor-types.js';
 import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { createStreamChain } from './internal/stream-chain.js';
-import type { InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
+import type { ChunkInjector, InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
 import type { DemandGate } from './internal/demand-gate.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -21,14 +21,24 @@ function sharedStreamChain(processors: readonly Processor[], context: RunContext
   const chains = runMachineryOf(context).streamChains;
   let shared = chains.get(processors);
   if (shared === undefined) {
-    const created: SharedStreamChain = {
-      chain: createStreamChain(processors, context, (item) => created.inject(item)),
-      inject: () => undefined,
-    };
-    shared = created;
+    shared = new SharedChain(processors, context);
     chains.set(processors, shared);
   }
   return shared;
+}
+
+/** A run's chain and its injector, which hands injected chunks to the current subscription's pass. */
+class SharedChain implements SharedStreamChain {
+  readonly chain: StreamChain;
+  target: ChunkInjector | undefined;
+
+  constructor(processors: readonly Processor[], context: RunContext) {
+    this.chain = createStreamChain(processors, context, this);
+  }
+
+  inject(item: InjectedChunk): void {
+    this.target?.inject(item);
+  }
 }
 
 /**
@@ -64,16 +74,9 @@ export function processOutputStream(processors: readonly Processor[], ctx?: RunC
       if (pass === undefined) return source.subscribe(subscriber);
       // Registered before subscribing: a consumer that unsubscribes while a synchronous source is
       // still emitting (take(1), takeUntil…) stops the hooks at once, not after the source ran out.
-      subscriber.add(() => pass.close());
-      const subscription = source.subscribe({
-        next: (chunk) => pass.push(chunk),
-        error: (error: unknown) => pass.error(error),
-        complete: () => pass.complete(),
-      });
-      return () => {
-        pass.close();
-        subscription.unsubscribe();
-      };
+      // The pass is the observer of the source and the teardown (its `unsubscribe` is `close`).
+      subscriber.add(pass);
+      return source.subscribe(pass);
     });
 }
 
@@ -114,7 +117,6 @@ export class OutputStreamPass {
   readonly #demand: DemandGate;
   readonly #injected: InjectedChunk[] = [];
   readonly #queue: ChunkType[] = [];
-  readonly #holder = {};
   #holding = false;
   #busy = false;
   #sourceDone = false;
@@ -128,8 +130,17 @@ export class OutputStreamPass {
     this.#chain = shared.chain;
     this.#demand = demand;
     this.#sink = sink;
-    const injected = this.#injected;
-    shared.inject = (item) => injected.push(item);
+    shared.target = this;
+  }
+
+  /** A chunk a processor wrote with `writer.custom()`: it re-enters the chain after the current item. */
+  inject(item: InjectedChunk): void {
+    this.#injected.push(item);
+  }
+
+  /** {@link push}: the pass is an observer of the source as it is. */
+  next(chunk: ChunkType): void {
+    this.push(chunk);
   }
 
   /** A chunk from the source. */
@@ -139,7 +150,7 @@ export class OutputStreamPass {
       this.#queue.push(chunk);
       if (!this.#holding && this.#queue.length >= QUEUE_HIGH) {
         this.#holding = true;
-        this.#demand.hold(this.#holder);
+        this.#demand.hold(this);
       }
       return;
     }
@@ -160,13 +171,18 @@ export class OutputStreamPass {
     if (!this.#busy && this.#queue.length === 0) this.#drain();
   }
 
+  /** {@link close}: the pass is a teardown a `Subscriber` takes as it is. */
+  unsubscribe(): void {
+    this.close();
+  }
+
   /** Teardown: no hook runs any more, a pending Observable hook is unsubscribed, the gate released. */
   close(): void {
     this.#closed = true;
     this.#pending?.unsubscribe();
     if (this.#holding) {
       this.#holding = false;
-      this.#demand.release(this.#holder);
+      this.#demand.release(this);
     }
   }
 
@@ -240,7 +256,7 @@ export class OutputStreamPass {
       const next = this.#queue.shift();
       if (this.#holding && this.#queue.length < QUEUE_LOW) {
         this.#holding = false;
-        this.#demand.release(this.#holder);
+        this.#demand.release(this);
       }
       if (next === undefined) {
         if (this.#sourceError !== undefined) {

@@ -16,9 +16,22 @@ export class OpenBrackets {
   /** The run id of the chunks that opened something (closers carry it). */
   runId = 'run';
   step: { stepNumber: number; messageId?: string } | undefined;
-  readonly texts = new Set<string>();
-  readonly reasoning = new Set<string>();
-  readonly toolInputs = new Set<string>();
+  /** The open text, reasoning and tool-input parts (each made with its first part: most runs have no reasoning nor tool input). */
+  #texts: Set<string> | undefined;
+  #reasoning: Set<string> | undefined;
+  #toolInputs: Set<string> | undefined;
+
+  get texts(): Set<string> {
+    return (this.#texts ??= new Set());
+  }
+
+  get reasoning(): Set<string> {
+    return (this.#reasoning ??= new Set());
+  }
+
+  get toolInputs(): Set<string> {
+    return (this.#toolInputs ??= new Set());
+  }
 
   /** Emits `chunk` to `out`, repairing brackets around it (see {@link closeBrackets}). */
   pass(chunk: ChunkType, out: Subscriber<ChunkType>): void {
@@ -61,7 +74,7 @@ export class OpenBrackets {
         this.runId = chunk.runId;
         break;
       case 'tool-call-input-streaming-end':
-        this.toolInputs.delete(chunk.payload.toolCallId);
+        this.#toolInputs?.delete(chunk.payload.toolCallId);
         break;
       case 'finish':
         this.closeAll('other', out);
@@ -84,12 +97,21 @@ export class OpenBrackets {
   /** Ends the open parts (text, reasoning, tool input), in that order. */
   closeParts(out: Subscriber<ChunkType>): void {
     const { runId } = this;
-    if (this.texts.size > 0) for (const id of this.texts) out.next(makeChunk(runId, 'text-end', { id }));
-    if (this.reasoning.size > 0) for (const id of this.reasoning) out.next(makeChunk(runId, 'reasoning-end', { id }));
-    if (this.toolInputs.size > 0) for (const toolCallId of this.toolInputs) out.next(makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId }));
-    this.texts.clear();
-    this.reasoning.clear();
-    this.toolInputs.clear();
+    const texts = this.#texts;
+    const reasoning = this.#reasoning;
+    const toolInputs = this.#toolInputs;
+    if (texts !== undefined && texts.size > 0) {
+      for (const id of texts) out.next(makeChunk(runId, 'text-end', { id }));
+      texts.clear();
+    }
+    if (reasoning !== undefined && reasoning.size > 0) {
+      for (const id of reasoning) out.next(makeChunk(runId, 'reasoning-end', { id }));
+      reasoning.clear();
+    }
+    if (toolInputs !== undefined && toolInputs.size > 0) {
+      for (const toolCallId of toolInputs) out.next(makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId }));
+      toolInputs.clear();
+    }
   }
 
   /** Ends the open parts, then the open step (`step-finish` with `reason`). */

@@ -2,7 +2,7 @@
  * `endWithTerminal()`: the one place where a run's stream gets its `start` and its one terminal
  * chunk.
  */
-import { Observable, type MonoTypeOperatorFunction, type ObservableInput, type Subscription } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
@@ -77,91 +77,128 @@ export class MissingTerminalError extends Error {
  * ```
  */
 export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperatorFunction<ChunkType> {
-  const { abortSignal, holdAbort, onError } = options;
-  const idOf = options.runId;
-  const runIdNow = typeof idOf === 'string' ? (): string => idOf : idOf;
-  return (source) =>
-    new Observable<ChunkType>((subscriber) => {
-      const brackets = options.closeBrackets === true ? new OpenBrackets() : undefined;
-      const emit = brackets === undefined ? (chunk: ChunkType): void => subscriber.next(chunk) : (chunk: ChunkType): void => brackets.pass(chunk, subscriber);
-      const end = (): void => {
-        brackets?.closeAll('other', subscriber);
-        subscriber.complete();
-      };
-      let started = false;
-      let ended = false;
-      let upstream: Subscription | undefined;
-      let generation = 0;
+  return (source) => new Observable<ChunkType>((subscriber) => new TerminalGuard(options, subscriber).start(source));
+}
 
-      const pass = (chunk: ChunkType): void => {
-        if (ended) return;
-        if (chunk.type === 'start') {
-          if (started) return;
-          started = true;
-          emit(chunk);
-          return;
-        }
-        if (!started) {
-          started = true;
-          emit(makeChunk(runIdNow(), 'start', {}));
-        }
-        switch (chunk.type) {
-          case 'finish':
-          case 'tripwire':
-          case 'error':
-          case 'abort':
-            ended = true;
-            upstream?.unsubscribe();
-            emit(chunk);
-            end();
-            return;
-          default:
-            emit(chunk);
-        }
-      };
-      const endWith = (chunk: ChunkType): void => {
-        upstream?.unsubscribe();
-        pass(chunk);
-      };
-      const completed = (): void => {
-        if (ended) return;
-        endWith(
-          abortSignal?.aborted === true
-            ? makeChunk(runIdNow(), 'abort', { reason: abortSignal.reason as unknown })
-            : makeChunk(runIdNow(), 'error', { error: new MissingTerminalError() }),
-        );
-      };
-      const follow = (input: ObservableInput<ChunkType>, mapErrors: boolean): void => {
-        const mine = ++generation;
-        const subscription = subscribeLinked(input, subscriber, {
-          next: pass,
-          error: (error: unknown) => {
-            if (ended) return;
-            if (mapErrors && onError !== undefined) follow(onError(error, runIdNow()), false);
-            else endWith(terminalChunk(runIdNow(), error));
-          },
-          complete: completed,
-        });
-        if (ended) subscription.unsubscribe();
-        else if (mine === generation) {
-          // (an input that errored synchronously was already followed by onError's)
-          upstream = subscription;
-          subscriber.add(subscription);
-        }
-      };
+/**
+ * One subscription of {@link endWithTerminal}: its state as fields, its steps as methods (one
+ * object per subscription, no closures: under `keepNames` each named per-run closure costs a
+ * property dictionary). It is the observer of what it follows, the abort listener, and the
+ * teardown that removes that listener.
+ */
+class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubscribable {
+  readonly #options: EndWithTerminalOptions;
+  readonly #subscriber: Subscriber<ChunkType>;
+  readonly #brackets: OpenBrackets | undefined;
+  #started = false;
+  #ended = false;
+  /** Whether an error of what is followed goes to `onError` (the source's) or becomes its terminal chunk (`onError`'s). */
+  #mapErrors = true;
+  #upstream: Subscription | undefined;
+  #generation = 0;
 
-      if (abortSignal !== undefined) {
-        const onAbort = (): void => {
-          if (ended || holdAbort?.() === true) return;
-          endWith(makeChunk(runIdNow(), 'abort', { reason: abortSignal.reason as unknown }));
-        };
-        if (abortSignal.aborted && holdAbort?.() !== true) {
-          onAbort();
-          return;
-        }
-        abortSignal.addEventListener('abort', onAbort, { once: true });
-        subscriber.add(() => abortSignal.removeEventListener('abort', onAbort));
+  constructor(options: EndWithTerminalOptions, subscriber: Subscriber<ChunkType>) {
+    this.#options = options;
+    this.#subscriber = subscriber;
+    this.#brackets = options.closeBrackets === true ? new OpenBrackets() : undefined;
+  }
+
+  start(source: Observable<ChunkType>): void {
+    const { abortSignal, holdAbort } = this.#options;
+    if (abortSignal !== undefined) {
+      if (abortSignal.aborted && holdAbort?.() !== true) {
+        this.handleEvent();
+        return;
       }
-      follow(source, true);
-    });
+      abortSignal.addEventListener('abort', this, { once: true });
+      this.#subscriber.add(this);
+    }
+    this.#follow(source);
+  }
+
+  #runId(): string {
+    const idOf = this.#options.runId;
+    return typeof idOf === 'string' ? idOf : idOf();
+  }
+
+  #emit(chunk: ChunkType): void {
+    if (this.#brackets === undefined) this.#subscriber.next(chunk);
+    else this.#brackets.pass(chunk, this.#subscriber);
+  }
+
+  /** A chunk of what is followed (or one the guard made). */
+  next(chunk: ChunkType): void {
+    if (this.#ended) return;
+    if (chunk.type === 'start') {
+      if (this.#started) return;
+      this.#started = true;
+      this.#emit(chunk);
+      return;
+    }
+    if (!this.#started) {
+      this.#started = true;
+      this.#emit(makeChunk(this.#runId(), 'start', {}));
+    }
+    switch (chunk.type) {
+      case 'finish':
+      case 'tripwire':
+      case 'error':
+      case 'abort':
+        this.#ended = true;
+        this.#upstream?.unsubscribe();
+        this.#emit(chunk);
+        this.#brackets?.closeAll('other', this.#subscriber);
+        this.#subscriber.complete();
+        return;
+      default:
+        this.#emit(chunk);
+    }
+  }
+
+  error(error: unknown): void {
+    if (this.#ended) return;
+    const { onError } = this.#options;
+    if (this.#mapErrors && onError !== undefined) {
+      this.#mapErrors = false;
+      this.#follow(onError(error, this.#runId()));
+    } else this.#endWith(terminalChunk(this.#runId(), error));
+  }
+
+  complete(): void {
+    if (this.#ended) return;
+    const { abortSignal } = this.#options;
+    this.#endWith(
+      abortSignal?.aborted === true
+        ? makeChunk(this.#runId(), 'abort', { reason: abortSignal.reason as unknown })
+        : makeChunk(this.#runId(), 'error', { error: new MissingTerminalError() }),
+    );
+  }
+
+  /** The abort of `abortSignal`: ends the run with an `abort` chunk (unless `holdAbort()`). */
+  handleEvent(): void {
+    const { abortSignal, holdAbort } = this.#options;
+    if (this.#ended || holdAbort?.() === true) return;
+    this.#endWith(makeChunk(this.#runId(), 'abort', { reason: abortSignal?.reason as unknown }));
+  }
+
+  /** The teardown of the subscription: the abort listener is removed. */
+  unsubscribe(): void {
+    this.#options.abortSignal?.removeEventListener('abort', this);
+  }
+
+  #endWith(chunk: ChunkType): void {
+    this.#upstream?.unsubscribe();
+    this.next(chunk);
+  }
+
+  #follow(input: ObservableInput<ChunkType>): void {
+    const mine = ++this.#generation;
+    const subscription = subscribeLinked(input, this.#subscriber, this);
+    if (this.#ended) subscription.unsubscribe();
+    else if (mine === this.#generation) {
+      // (an input that errored synchronously was already followed by onError's)
+      this.#upstream = subscription;
+      this.#subscriber.add(subscription);
+    }
+  }
 }

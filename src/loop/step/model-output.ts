@@ -31,7 +31,7 @@ import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { modelChunks, type ModelCall } from '../../model/model-chunks.js';
 import { modelPartToChunk } from '../../model/model-part-to-chunk.js';
 import { getObservableStream } from '../../model/observable-stream.js';
-import { readModelStream, type PartSink } from '../../model/stream-model.js';
+import { readModelStream, type ModelRead, type PartSink } from '../../model/stream-model.js';
 import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
 import { recordToolCalls } from './output-chain.js';
 import { stepStartChunk } from './step-chunks.js';
@@ -107,7 +107,7 @@ class StepOutput implements OutputSink {
   /** The content source ended (completed, failed, or a part failed to convert): no part is read after. */
   sourceEnded = false;
   /** Stops the live model read (cancels the reader, aborts the call) before its end. */
-  stopRead: (() => void) | undefined;
+  stopRead: ModelRead | undefined;
 
   constructor(
     private readonly env: StepEnvironment,
@@ -122,7 +122,7 @@ class StepOutput implements OutputSink {
     const { env, attempt, subscriber } = this;
     const pass = this.#pass;
     // before anything is emitted: a consumer that leaves at the first chunk stops the hooks at once
-    if (pass !== undefined) subscriber.add(() => pass.close());
+    if (pass !== undefined) subscriber.add(pass);
     this.push(stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId));
     for (const chunk of env.outlet.drain()) {
       if (subscriber.closed) return;
@@ -138,9 +138,9 @@ class StepOutput implements OutputSink {
       return;
     }
     const reader = new PartReader(this, content.runId, content.facts, env.requestedToolCalls);
-    const stop = readModelStream(content.model, content.callOptions, content.onResponse, content.demand, reader);
-    this.stopRead = stop;
-    subscriber.add(stop);
+    const read = readModelStream(content.model, content.callOptions, content.onResponse, content.demand, reader);
+    this.stopRead = read;
+    subscriber.add(read);
   }
 
   /** A chunk into the chain (or, with no processor hook, straight to the fence). */
@@ -200,7 +200,7 @@ class PartReader implements PartSink<LanguageModelV4StreamPart> {
     } catch (error) {
       // the part ends the call, as an error notification would: the reader is cancelled now
       this.output.sourceEnded = true;
-      this.output.stopRead?.();
+      this.output.stopRead?.unsubscribe();
       this.output.contentError(new ModelCallError({ cause: error }));
       return;
     }

@@ -13,7 +13,7 @@
  *
  * With no `processOutputStream` hook the chain is the identity and nothing is checked.
  */
-import { filter, type MonoTypeOperatorFunction, type OperatorFunction } from 'rxjs';
+import { filter, type MonoTypeOperatorFunction, type Observable, type OperatorFunction } from 'rxjs';
 import { openOutputStream, processOutputStream, type OutputSink, type OutputStreamPass } from '../../operators/process-output-stream.js';
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -45,31 +45,44 @@ const identity: MonoTypeOperatorFunction<ChunkType> = (source) => source;
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
   if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) {
     // processOutputStream with no hook passes every chunk through: the identity, which `pipe` skips
-    return { chain: identity, rawChain: identity, admit: undefined, requestedToolCalls: undefined, open: () => undefined };
+    return noOutputChain;
   }
   const raw = processOutputStream(processors, ctx);
   const requested = new Map<string, string>();
-  const admit = (chunk: ChunkType): boolean => {
-    switch (chunk.type) {
-      case 'start':
-      case 'finish':
-      case 'tripwire':
-      case 'error':
-      case 'abort':
-        return false;
-      case 'tool-call': {
-        if (requested.get(chunk.payload.toolCallId) !== chunk.payload.toolName) return false;
-        requested.delete(chunk.payload.toolCallId);
-        return true;
+  // method shorthand, not `const f = () => …`: under `keepNames` a named per-run closure costs a
+  // property dictionary; these are handed out detached, so they close over the run's values
+  const chain = {
+    admit(chunk: ChunkType): boolean {
+      switch (chunk.type) {
+        case 'start':
+        case 'finish':
+        case 'tripwire':
+        case 'error':
+        case 'abort':
+          return false;
+        case 'tool-call': {
+          if (requested.get(chunk.payload.toolCallId) !== chunk.payload.toolName) return false;
+          requested.delete(chunk.payload.toolCallId);
+          return true;
+        }
+        default:
+          return true;
       }
-      default:
-        return true;
-    }
+    },
+    chain(source: Observable<ChunkType>): Observable<ChunkType> {
+      return source.pipe(raw, filter(chain.admit));
+    },
+    open(sink: OutputSink): OutputStreamPass | undefined {
+      return openOutputStream(processors, ctx, sink);
+    },
+    rawChain: raw,
+    requestedToolCalls: requested,
   };
-  const fence = filter(admit);
-  const chain: OperatorFunction<ChunkType, ChunkType> = (source) => fence(raw(source));
-  return { chain, rawChain: raw, admit, requestedToolCalls: requested, open: (sink) => openOutputStream(processors, ctx, sink) };
+  return chain;
 }
+
+/** The chain of a run with no `processOutputStream` hook: nothing to fence. */
+const noOutputChain: OutputChain = { chain: identity, rawChain: identity, admit: undefined, requestedToolCalls: undefined, open: () => undefined };
 
 /** Records a model tool call as requested (a no-op operator when nothing can rewrite chunks). */
 export function recordToolCalls(requested: Map<string, string> | undefined): MonoTypeOperatorFunction<ChunkType> {

@@ -19,11 +19,17 @@ export interface StreamChain {
   run(chunk: ChunkType, from?: number): MaybeAsync<ChunkType | null>;
 }
 
+/** Where chunks written with `writer.custom()` inside the chain go (an object, not a closure per run). */
+export interface ChunkInjector {
+  inject(item: InjectedChunk): void;
+}
+
 /**
  * A chain shared by every subscription of `processOutputStream` to the same processor array in one
- * run (the loop subscribes once per step): `inject` is pointed at the current subscription's queue.
+ * run (the loop subscribes once per step): it is the chain's injector, and passes what is injected
+ * to `target`, the current subscription's queue (nothing before the first subscription).
  */
-export interface SharedStreamChain {
+export interface SharedStreamChain extends ChunkInjector {
   readonly chain: StreamChain;
-  inject: (item: InjectedChunk) => void;
+  target: ChunkInjector | undefined;
 }

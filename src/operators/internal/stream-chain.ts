@@ -26,7 +26,7 @@ import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
-import type { InjectedChunk, StreamChain } from './stream-chain-types.js';
+import type { ChunkInjector, StreamChain } from './stream-chain-types.js';
 
 export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 
@@ -39,7 +39,7 @@ interface Link {
   own: ChunkLog | undefined;
   acceptsData: boolean;
   /** Where chunks this processor writes with `writer.custom()` re-enter the chain. */
-  readonly inject: (injected: InjectedChunk) => void;
+  readonly injector: ChunkInjector;
   readonly from: number;
   /** `args.writer`, made on first read. */
   writer: ProcessorStreamWriter | undefined;
@@ -86,11 +86,11 @@ const linkedProperties: PropertyDescriptorMap = {
     get(this: LinkedArgs): ProcessorStreamWriter {
       const link = this[LINK];
       if (link.writer === undefined) {
-        const { inject, from } = link;
+        const { injector, from } = link;
         link.writer = {
           custom(chunk: DataChunkType): Promise<void> {
             assertDataChunk(chunk);
-            inject({ chunk, from });
+            injector.inject({ chunk, from });
             return Promise.resolve();
           },
         };
@@ -137,14 +137,10 @@ function isData(chunk: ChunkType): boolean {
 const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
 
 /**
- * Builds the chain for `processors`. `inject` receives chunks the processors write with
+ * Builds the chain for `processors`. `injector` receives chunks the processors write with
  * `writer.custom()` (each to re-enter the chain after the processor that wrote it).
  */
-export function createStreamChain(
-  processors: readonly Processor[],
-  context: RunContext,
-  inject: (injected: InjectedChunk) => void,
-): StreamChain {
+export function createStreamChain(processors: readonly Processor[], context: RunContext, injector: ChunkInjector): StreamChain {
   /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
   const log = new ChunkLog();
   const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
@@ -162,7 +158,7 @@ export function createStreamChain(
       shared: log,
       own: undefined,
       acceptsData: binding.processor.processDataParts === true,
-      inject,
+      injector,
       from: index + 1,
       writer: undefined,
     };
@@ -171,7 +167,7 @@ export function createStreamChain(
   });
   // no processOutputStream hook (the common run without output processors): none of the machinery below
   if (links.length === 0) return emptyChain;
-  return new Chain(links, log, context, inject);
+  return new Chain(links, log, context, injector);
 }
 
 /** Where a pass stopped at a hook's promise (see `Chain.continueAsync`). */
@@ -196,7 +192,7 @@ class Chain implements StreamChain {
     /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
     private readonly log: ChunkLog,
     private readonly context: RunContext,
-    private readonly inject: (injected: InjectedChunk) => void,
+    private readonly injector: ChunkInjector,
   ) {
     this.length = links.length;
     this.#tracingContext = context.tracingContext;
@@ -236,12 +232,12 @@ class Chain implements StreamChain {
     const followUps = state[FOLLOW_UP_CHUNKS_KEY];
     if (followUps !== undefined && Array.isArray(followUps) && followUps.length > 0) {
       state[FOLLOW_UP_CHUNKS_KEY] = [];
-      for (const followUp of followUps as ChunkType[]) this.inject({ chunk: followUp, from: index + 1 });
+      for (const followUp of followUps as ChunkType[]) this.injector.inject({ chunk: followUp, from: index + 1 });
     }
     const reprocess = state[REPROCESS_PART_KEY];
     if (reprocess !== undefined && reprocess !== null) {
       state[REPROCESS_PART_KEY] = undefined;
-      this.inject({ chunk: reprocess as ChunkType, from: 0 });
+      this.injector.inject({ chunk: reprocess as ChunkType, from: 0 });
     }
   }
 
