@@ -35,8 +35,10 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
   /** `output.textStream`, made on first access. */
   textStream: ReadableStream<string> | undefined;
   end: RunEnd | undefined;
-  resolveResult!: (result: GenerateResult) => void;
-  rejectResult!: (error: unknown) => void;
+  /** `output.result`, made on first access (a run whose result nobody reads is never folded). */
+  result: Promise<GenerateResult> | undefined;
+  resolveResult: ((result: GenerateResult) => void) | undefined;
+  rejectResult: ((error: unknown) => void) | undefined;
   // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
   readonly demand: ReaderDemand = new ReaderDemand(
     () => (this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null),
@@ -83,7 +85,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     if (this.fullOpen) this.fullController.error(error);
     if (this.textOpen) this.textController?.error(error);
     this.fullOpen = this.textOpen = false;
-    this.rejectResult(error);
+    this.rejectResult?.(error);
   }
 
   complete(): void {
@@ -97,11 +99,30 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
       else textController.error(failure);
     }
     this.fullOpen = this.textOpen = false;
+    if (this.resolveResult !== undefined) this.settleResult(this.resolveResult, this.rejectResult as (error: unknown) => void);
+  }
+
+  /** The folded result (once the run ended). */
+  settleResult(resolve: (result: GenerateResult) => void, reject: (error: unknown) => void): void {
     try {
-      this.resolveResult(foldResult(this.chunks.toArray(), this.end));
+      resolve(foldResult(this.chunks.toArray(), this.end));
     } catch (error) {
-      this.rejectResult(error);
+      reject(error);
     }
+  }
+
+  /** `output.result`: settled now if the run has ended, else when it ends. */
+  openResult(): Promise<GenerateResult> {
+    return settled(
+      new Promise<GenerateResult>((resolve, reject) => {
+        const ended = this.ended;
+        if (ended === undefined) {
+          this.resolveResult = resolve;
+          this.rejectResult = reject;
+        } else if (ended === 'complete') this.settleResult(resolve, reject);
+        else reject(ended.error);
+      }),
+    );
   }
 
   /** The text stream: replays the text so far, then follows the run. */
@@ -145,8 +166,6 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
  */
 export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
-  /** The folded result of the run; rejects when the run ended in `error` or `abort`. */
-  readonly result: Promise<GenerateResult>;
   readonly #subscription: Subscription;
   readonly #sink: RunSink;
   // the fields of `result`, each made on first access (a run whose result nobody reads pays nothing for them)
@@ -158,6 +177,15 @@ export class AgentOutput {
   #toolResults: Promise<ToolResultInfo[]> | undefined;
   #tripwire: Promise<TripwirePayload | undefined> | undefined;
   #object: Promise<unknown> | undefined;
+
+  /**
+   * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
+   * access (a run whose result nobody reads is never folded); the same promise on every access.
+   */
+  get result(): Promise<GenerateResult> {
+    const sink = this.#sink;
+    return (sink.result ??= sink.openResult());
+  }
 
   /** The run's text (`result.text`). */
   get text(): Promise<string> {
@@ -214,12 +242,6 @@ export class AgentOutput {
     const sink = new RunSink(this, budgets);
     this.#sink = sink;
     this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: 16 });
-    this.result = settled(
-      new Promise<GenerateResult>((resolve, reject) => {
-        sink.resolveResult = resolve;
-        sink.rejectResult = reject;
-      }),
-    );
     this.#subscription = run.subscribe(sink);
   }
 
