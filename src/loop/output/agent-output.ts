@@ -50,13 +50,35 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     readonly budgets: RetryBudgets,
   ) {}
 
+  /** Settles the promise fullStream's last `pull` returned (see {@link pull}). */
+  wakeFull: (() => void) | undefined;
+
   // fullStream's underlying source
   start(controller: ReadableStreamDefaultController<ChunkType>): void {
     this.fullController = controller;
   }
 
-  pull(): void {
-    this.demand.pulled();
+  /**
+   * A web stream calls `pull` again only once the promise the last call returned has settled; until
+   * then a read just marks it to be called again. Reads matter to the run only while it is held, so
+   * while it is not, the promise stays pending: a chunk read costs no pull call and no promise hop.
+   * When the run is held (`next`), the promise is settled, and the next read calls `pull` (releases).
+   */
+  pull(): Promise<void> | undefined {
+    const demand = this.demand;
+    demand.pulled();
+    if (demand.holding || !this.fullOpen) return undefined;
+    return new Promise<void>((resolve) => {
+      this.wakeFull = resolve;
+    });
+  }
+
+  /** Lets fullStream call `pull` on its next read. */
+  wake(): void {
+    const wake = this.wakeFull;
+    if (wake === undefined) return;
+    this.wakeFull = undefined;
+    wake();
   }
 
   cancel(): void {
@@ -76,11 +98,14 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     this.chunks.push(chunk);
     if (this.fullOpen) this.fullController.enqueue(chunk);
     if (this.textOpen) this.textGate?.observe(chunk);
-    this.demand.enqueued();
+    const demand = this.demand;
+    demand.enqueued();
+    if (demand.holding) this.wake();
   }
 
   error(error: unknown): void {
     this.demand.stop();
+    this.wake();
     this.ended = { error };
     if (this.fullOpen) this.fullController.error(error);
     if (this.textOpen) this.textController?.error(error);
@@ -90,6 +115,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
 
   complete(): void {
     this.demand.stop();
+    this.wake();
     this.ended = 'complete';
     if (this.fullOpen) this.fullController.close();
     const textController = this.textController;
