@@ -5,7 +5,7 @@ import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
+import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
@@ -50,8 +50,9 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     readonly budgets: RetryBudgets,
   ) {}
 
-  /** Settles the promise fullStream's last `pull` returned (see {@link pull}). */
+  /** Settle the promises the streams' last `pull`s returned (see {@link pull}). */
   wakeFull: (() => void) | undefined;
+  wakeText: (() => void) | undefined;
 
   // fullStream's underlying source
   start(controller: ReadableStreamDefaultController<ChunkType>): void {
@@ -73,12 +74,23 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     });
   }
 
-  /** Lets fullStream call `pull` on its next read. */
+  /** The text stream's `pull`: as {@link pull}. */
+  pullText(): Promise<void> | undefined {
+    const demand = this.demand;
+    demand.pulled();
+    if (demand.holding || !this.textOpen) return undefined;
+    return new Promise<void>((resolve) => {
+      this.wakeText = resolve;
+    });
+  }
+
+  /** Lets both streams call `pull` on their next read. */
   wake(): void {
-    const wake = this.wakeFull;
-    if (wake === undefined) return;
-    this.wakeFull = undefined;
-    wake();
+    const full = this.wakeFull;
+    const text = this.wakeText;
+    this.wakeFull = this.wakeText = undefined;
+    full?.();
+    text?.();
   }
 
   cancel(): void {
@@ -89,9 +101,9 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
 
   // the run's observer
   next(item: RunItem): void {
-    if (isRunOpened(item)) return this.demand.attach(item.demand);
-    if (isRunEnd(item)) {
-      this.end = item;
+    if (!isChunk(item)) {
+      if (isRunOpened(item)) this.demand.attach(item.demand);
+      else this.end = item;
       return;
     }
     const chunk = item;
@@ -166,7 +178,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
           if (ended !== undefined) this.textOpen = false;
           this.textController = controller;
         },
-        pull: () => this.demand.pulled(),
+        pull: () => this.pullText(),
         cancel: () => {
           this.textOpen = false;
           this.demand.pulled();
