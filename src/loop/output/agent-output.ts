@@ -5,7 +5,7 @@ import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isRunEnd, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
+import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
 import { ReaderDemand } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
@@ -35,8 +35,10 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
   /** `output.textStream`, made on first access. */
   textStream: ReadableStream<string> | undefined;
   end: RunEnd | undefined;
-  resolveResult!: (result: GenerateResult) => void;
-  rejectResult!: (error: unknown) => void;
+  /** `output.result`, made on first access (a run whose result nobody reads is never folded). */
+  result: Promise<GenerateResult> | undefined;
+  resolveResult: ((result: GenerateResult) => void) | undefined;
+  rejectResult: ((error: unknown) => void) | undefined;
   // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
   readonly demand: ReaderDemand = new ReaderDemand(
     () => (this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null),
@@ -48,13 +50,47 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
     readonly budgets: RetryBudgets,
   ) {}
 
+  /** Settle the promises the streams' last `pull`s returned (see {@link pull}). */
+  wakeFull: (() => void) | undefined;
+  wakeText: (() => void) | undefined;
+
   // fullStream's underlying source
   start(controller: ReadableStreamDefaultController<ChunkType>): void {
     this.fullController = controller;
   }
 
-  pull(): void {
-    this.demand.pulled();
+  /**
+   * A web stream calls `pull` again only once the promise the last call returned has settled; until
+   * then a read just marks it to be called again. Reads matter to the run only while it is held, so
+   * while it is not, the promise stays pending: a chunk read costs no pull call and no promise hop.
+   * When the run is held (`next`), the promise is settled, and the next read calls `pull` (releases).
+   */
+  pull(): Promise<void> | undefined {
+    const demand = this.demand;
+    demand.pulled();
+    if (demand.holding || !this.fullOpen) return undefined;
+    return new Promise<void>((resolve) => {
+      this.wakeFull = resolve;
+    });
+  }
+
+  /** The text stream's `pull`: as {@link pull}. */
+  pullText(): Promise<void> | undefined {
+    const demand = this.demand;
+    demand.pulled();
+    if (demand.holding || !this.textOpen) return undefined;
+    return new Promise<void>((resolve) => {
+      this.wakeText = resolve;
+    });
+  }
+
+  /** Lets both streams call `pull` on their next read. */
+  wake(): void {
+    const full = this.wakeFull;
+    const text = this.wakeText;
+    this.wakeFull = this.wakeText = undefined;
+    full?.();
+    text?.();
   }
 
   cancel(): void {
@@ -65,29 +101,33 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
 
   // the run's observer
   next(item: RunItem): void {
-    if (isRunOpened(item)) return this.demand.attach(item.demand);
-    if (isRunEnd(item)) {
-      this.end = item;
+    if (!isChunk(item)) {
+      if (isRunOpened(item)) this.demand.attach(item.demand);
+      else this.end = item;
       return;
     }
     const chunk = item;
     this.chunks.push(chunk);
     if (this.fullOpen) this.fullController.enqueue(chunk);
     if (this.textOpen) this.textGate?.observe(chunk);
-    this.demand.enqueued();
+    const demand = this.demand;
+    demand.enqueued();
+    if (demand.holding) this.wake();
   }
 
   error(error: unknown): void {
     this.demand.stop();
+    this.wake();
     this.ended = { error };
     if (this.fullOpen) this.fullController.error(error);
     if (this.textOpen) this.textController?.error(error);
     this.fullOpen = this.textOpen = false;
-    this.rejectResult(error);
+    this.rejectResult?.(error);
   }
 
   complete(): void {
     this.demand.stop();
+    this.wake();
     this.ended = 'complete';
     if (this.fullOpen) this.fullController.close();
     const textController = this.textController;
@@ -97,11 +137,30 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
       else textController.error(failure);
     }
     this.fullOpen = this.textOpen = false;
+    if (this.resolveResult !== undefined) this.settleResult(this.resolveResult, this.rejectResult as (error: unknown) => void);
+  }
+
+  /** The folded result (once the run ended). */
+  settleResult(resolve: (result: GenerateResult) => void, reject: (error: unknown) => void): void {
     try {
-      this.resolveResult(foldResult(this.chunks.toArray(), this.end));
+      resolve(foldResult(this.chunks.toArray(), this.end));
     } catch (error) {
-      this.rejectResult(error);
+      reject(error);
     }
+  }
+
+  /** `output.result`: settled now if the run has ended, else when it ends. */
+  openResult(): Promise<GenerateResult> {
+    return settled(
+      new Promise<GenerateResult>((resolve, reject) => {
+        const ended = this.ended;
+        if (ended === undefined) {
+          this.resolveResult = resolve;
+          this.rejectResult = reject;
+        } else if (ended === 'complete') this.settleResult(resolve, reject);
+        else reject(ended.error);
+      }),
+    );
   }
 
   /** The text stream: replays the text so far, then follows the run. */
@@ -119,7 +178,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
           if (ended !== undefined) this.textOpen = false;
           this.textController = controller;
         },
-        pull: () => this.demand.pulled(),
+        pull: () => this.pullText(),
         cancel: () => {
           this.textOpen = false;
           this.demand.pulled();
@@ -145,8 +204,6 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
  */
 export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
-  /** The folded result of the run; rejects when the run ended in `error` or `abort`. */
-  readonly result: Promise<GenerateResult>;
   readonly #subscription: Subscription;
   readonly #sink: RunSink;
   // the fields of `result`, each made on first access (a run whose result nobody reads pays nothing for them)
@@ -158,6 +215,15 @@ export class AgentOutput {
   #toolResults: Promise<ToolResultInfo[]> | undefined;
   #tripwire: Promise<TripwirePayload | undefined> | undefined;
   #object: Promise<unknown> | undefined;
+
+  /**
+   * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
+   * access (a run whose result nobody reads is never folded); the same promise on every access.
+   */
+  get result(): Promise<GenerateResult> {
+    const sink = this.#sink;
+    return (sink.result ??= sink.openResult());
+  }
 
   /** The run's text (`result.text`). */
   get text(): Promise<string> {
@@ -214,12 +280,6 @@ export class AgentOutput {
     const sink = new RunSink(this, budgets);
     this.#sink = sink;
     this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: 16 });
-    this.result = settled(
-      new Promise<GenerateResult>((resolve, reject) => {
-        sink.resolveResult = resolve;
-        sink.rejectResult = reject;
-      }),
-    );
     this.#subscription = run.subscribe(sink);
   }
 

@@ -19,6 +19,11 @@ export class ReaderDemand {
     this.#probes = probes;
   }
 
+  /** Whether the run is held (every read stream is full). */
+  get holding(): boolean {
+    return this.#holding;
+  }
+
   /** The run's gate (known once the run is set up: its `RunOpened` value). */
   attach(gate: RunDemand): void {
     this.#gate = gate;
