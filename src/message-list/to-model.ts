@@ -26,11 +26,19 @@ type UserPart = Exclude<UserContent, string>[number];
  */
 export function toModelMessages(messages: ReadonlyArray<MastraDBMessage>): ModelMessage[] {
   const output: ModelMessage[] = [];
-  for (const message of messages) appendModelMessages(output, message);
+  for (const message of messages) appendModelMessages(output, message, toModelFilePart);
   return output;
 }
 
-function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): void {
+/** Builds the converted form of a stored file part (the model's `FilePart`, or a caller's own form). */
+export type FilePartBuilder = (part: StoredFilePart) => FilePart;
+
+/**
+ * Appends the model messages of one stored message to `output`, file parts built by `filePart`
+ * (`toPrompt` passes a builder of provider prompt file parts: it converts the list in one pass,
+ * every other part having the same shape in both forms).
+ */
+export function appendModelMessages(output: ModelMessage[], message: MastraDBMessage, filePart: FilePartBuilder): void {
   const providerOptions = message.content.providerMetadata;
   const messageOptions = providerOptions ? { providerOptions } : {};
   switch (message.role) {
@@ -43,14 +51,14 @@ function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): 
       const content: UserPart[] = [];
       for (const part of message.content.parts) {
         if (part.type === 'text' && part.text !== '') content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
-        else if (part.type === 'file') content.push(toModelFilePart(part));
+        else if (part.type === 'file') content.push(filePart(part));
       }
       if (content.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
       if (content.length > 0) output.push({ role: 'user', content, ...messageOptions });
       return;
     }
     case 'assistant':
-      appendAssistantSteps(output, message, messageOptions);
+      appendAssistantSteps(output, message, messageOptions, filePart);
       return;
     case 'tool': {
       const results: ToolResultPart[] = [];
@@ -63,7 +71,12 @@ function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): 
   }
 }
 
-function appendAssistantSteps(output: ModelMessage[], message: MastraDBMessage, messageOptions: { providerOptions?: ProviderMetadata }): void {
+function appendAssistantSteps(
+  output: ModelMessage[],
+  message: MastraDBMessage,
+  messageOptions: { providerOptions?: ProviderMetadata },
+  filePart: FilePartBuilder,
+): void {
   let content: AssistantPart[] = [];
   let results: ToolResultPart[] = [];
   let hasCalls = false;
@@ -90,7 +103,7 @@ function appendAssistantSteps(output: ModelMessage[], message: MastraDBMessage, 
         break;
       case 'file':
         if (hasCalls) flush();
-        content.push(toModelFilePart(part));
+        content.push(filePart(part));
         break;
       case 'tool-invocation': {
         const { toolInvocation } = part;
@@ -133,7 +146,8 @@ function toToolResult(part: ToolInvocationPart): ToolResultPart {
   };
 }
 
-function toModelFilePart(part: StoredFilePart): FilePart {
+/** A stored file part as the model's `FilePart` (file data as `toModelFileData` gives it). */
+export function toModelFilePart(part: StoredFilePart): FilePart {
   const data = toModelFileData(part);
   return withOptions(
     {
