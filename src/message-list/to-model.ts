@@ -77,39 +77,31 @@ function appendAssistantSteps(
   messageOptions: { providerOptions?: ProviderMetadata },
   filePart: FilePartBuilder,
 ): void {
-  let content: AssistantPart[] = [];
-  let results: ToolResultPart[] = [];
-  let hasCalls = false;
-  const flush = (): void => {
-    if (content.length > 0) output.push({ role: 'assistant', content, ...messageOptions });
-    if (results.length > 0) output.push({ role: 'tool', content: results });
-    content = [];
-    results = [];
-    hasCalls = false;
-  };
+  // the step being built (a plain object, not closures: no function made per message)
+  const step: AssistantStep = { content: [], results: [], hasCalls: false };
   for (const part of message.content.parts) {
     switch (part.type) {
       case 'step-start':
-        flush();
+        flushStep(output, step, messageOptions);
         break;
       case 'text':
         if (part.text === '') break;
-        if (hasCalls) flush();
-        content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        step.content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
         break;
       case 'reasoning':
-        if (hasCalls) flush();
-        content.push(withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        step.content.push(withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
         break;
       case 'file':
-        if (hasCalls) flush();
-        content.push(filePart(part));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        step.content.push(filePart(part));
         break;
       case 'tool-invocation': {
         const { toolInvocation } = part;
         if (toolInvocation.state === 'partial-call') break;
-        hasCalls = true;
-        content.push(
+        step.hasCalls = true;
+        step.content.push(
           withOptions(
             {
               type: 'tool-call',
@@ -121,7 +113,7 @@ function appendAssistantSteps(
             part.providerMetadata,
           ),
         );
-        if (hasOutcome(part)) (part.providerExecuted ? content : results).push(toToolResult(part));
+        if (hasOutcome(part)) (part.providerExecuted ? step.content : step.results).push(toToolResult(part));
         break;
       }
       default:
@@ -129,8 +121,28 @@ function appendAssistantSteps(
         break;
     }
   }
-  if (message.content.parts.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
-  flush();
+  if (message.content.parts.length === 0 && message.content.content) step.content.push({ type: 'text', text: message.content.content });
+  flushStep(output, step, messageOptions);
+}
+
+/** An assistant step being converted: its content, its client tool results, whether it has calls. */
+interface AssistantStep {
+  content: AssistantPart[];
+  results: ToolResultPart[];
+  hasCalls: boolean;
+}
+
+/** Appends the step's assistant message and its `tool` message (each when not empty), then starts the next step. */
+function flushStep(output: ModelMessage[], step: AssistantStep, messageOptions: { providerOptions?: ProviderMetadata }): void {
+  if (step.content.length > 0) {
+    output.push({ role: 'assistant', content: step.content, ...messageOptions });
+    step.content = [];
+  }
+  if (step.results.length > 0) {
+    output.push({ role: 'tool', content: step.results });
+    step.results = [];
+  }
+  step.hasCalls = false;
 }
 
 function hasOutcome(part: ToolInvocationPart): boolean {
