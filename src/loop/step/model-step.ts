@@ -67,7 +67,8 @@ function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest
   return {
     model: stepInput.model,
     callOptions: { ...callOptions, prompt: request.prompt },
-    onResponse: (meta: ModelResponseMeta) => {
+    // a method, not an arrow: a keepNames build (tsx) names an arrow with a property write per attempt
+    onResponse(meta: ModelResponseMeta) {
       attempt.meta = meta;
     },
     runId: env.runId,
@@ -90,6 +91,26 @@ function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
   };
 }
 
+/** An attempt's phases after its request: model output, end of output, post-model hooks, tools, `step-finish`, {@link StepEnd}. */
+function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> {
+  return [
+    () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
+    () => endOfOutput(env, attempt, false),
+    () => afterModel(env, attempt),
+    () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
+    () => endOfOutput(env, attempt, true),
+    () => finishStep(env, attempt),
+    (): StepEnd[] => [
+      {
+        [STEP_END]: true,
+        result: attempt.recorded as StepResult,
+        continues: continuesAfter(env, attempt),
+        nextStepNumber: attempt.stepNumber + 1,
+      },
+    ],
+  ];
+}
+
 /**
  * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
  * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
@@ -110,31 +131,12 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       return prepareRequest(env, stepInput, feedback);
     }),
   );
-  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> => [
-    () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
-    () => endOfOutput(env, attempt, false),
-    () => afterModel(env, attempt),
-    () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
-    () => endOfOutput(env, attempt, true),
-    () => finishStep(env, attempt),
-    (): StepEnd[] => [
-      {
-        [STEP_END]: true,
-        result: attempt.recorded as StepResult,
-        continues: continuesAfter(env, attempt),
-        nextStepNumber: attempt.stepNumber + 1,
-      },
-    ],
-  ];
   return new Observable<ChunkType | StepEnd>((subscriber) => {
     let pending: Array<SequencePart<ChunkType | StepEnd>> | undefined;
     let prepared = false;
     let index = 0;
-    const fail = (error: unknown): void => {
-      onError(error);
-      subscriber.error(error);
-    };
-    const emit = (item: ChunkType | StepEnd): void => subscriber.next(item);
+    // the observer's callbacks are methods, not arrows: a keepNames build (tsx) names an arrow with a
+    // property write per attempt
     new Sequence<ChunkType | StepEnd | { request: LLMRequest; callOptions: LanguageModelV4CallOptions }>(
       subscriber,
       () => {
@@ -145,18 +147,23 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
         return pending?.[index++];
       },
       {
-        next: (value) => {
+        next(value) {
           if (!prepared || pending !== undefined || index > 0) {
-            emit(value as ChunkType | StepEnd);
+            subscriber.next(value as ChunkType | StepEnd);
             return;
           }
           // the request: past the pre-model hooks, from here a tripwire may ask for a retry
           const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
           attempt.preModel = false;
-          pending = phases(request, callOptions);
+          pending = attemptPhases(env, attempt, request, callOptions);
         },
-        error: fail,
-        complete: () => subscriber.complete(),
+        error(error) {
+          onError(error);
+          subscriber.error(error);
+        },
+        complete() {
+          subscriber.complete();
+        },
       },
     ).advance();
   });
@@ -261,12 +268,17 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
         return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
       },
       {
-        next: (item) => {
+        // methods, not arrows (no keepNames property write per run under tsx)
+        next(item) {
           if (isStepEnd(item)) end = item;
           else subscriber.next(item);
         },
-        error: (error) => subscriber.error(error),
-        complete: () => subscriber.complete(),
+        error(error) {
+          subscriber.error(error);
+        },
+        complete() {
+          subscriber.complete();
+        },
       },
     ).advance();
   });

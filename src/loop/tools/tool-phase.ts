@@ -81,7 +81,10 @@ export function toolPhase(
     abortSignal: env.ctx.abortSignal,
     writer: env.ctx.writer,
     requestContext: env.ctx.requestContext,
-    messages: () => env.ctx.messageList.get.all.model(),
+    // a method, not an arrow (no keepNames property write per step under tsx)
+    messages() {
+      return env.ctx.messageList.get.all.model();
+    },
   };
   const execution$ = from(calls).pipe(
     orderedMergeMap((call) => executeToolCall(call, tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
