@@ -78,7 +78,7 @@ function appendAssistantSteps(
   filePart: FilePartBuilder,
 ): void {
   // the step being built (a plain object, not closures: no function made per message)
-  const step: AssistantStep = { content: [], results: [], hasCalls: false };
+  const step: AssistantStep = { content: undefined, results: undefined, hasCalls: false };
   for (const part of message.content.parts) {
     switch (part.type) {
       case 'step-start':
@@ -87,33 +87,41 @@ function appendAssistantSteps(
       case 'text':
         if (part.text === '') break;
         if (step.hasCalls) flushStep(output, step, messageOptions);
-        step.content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
+        addContent(step, withOptions({ type: 'text', text: part.text }, part.providerMetadata));
         break;
       case 'reasoning':
         if (step.hasCalls) flushStep(output, step, messageOptions);
-        step.content.push(withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
+        addContent(step, withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
         break;
       case 'file':
         if (step.hasCalls) flushStep(output, step, messageOptions);
-        step.content.push(filePart(part));
+        addContent(step, filePart(part));
         break;
       case 'tool-invocation': {
         const { toolInvocation } = part;
         if (toolInvocation.state === 'partial-call') break;
         step.hasCalls = true;
-        step.content.push(
+        addContent(
+          step,
           withOptions(
-            {
-              type: 'tool-call',
-              toolCallId: toolInvocation.toolCallId,
-              toolName: toolInvocation.toolName,
-              input: toolInvocation.args ?? {},
-              ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}),
-            },
+            // two literals, not a spread of `{}`: no throwaway object per call
+            part.providerExecuted !== undefined
+              ? {
+                  type: 'tool-call',
+                  toolCallId: toolInvocation.toolCallId,
+                  toolName: toolInvocation.toolName,
+                  input: toolInvocation.args ?? {},
+                  providerExecuted: part.providerExecuted,
+                }
+              : { type: 'tool-call', toolCallId: toolInvocation.toolCallId, toolName: toolInvocation.toolName, input: toolInvocation.args ?? {} },
             part.providerMetadata,
           ),
         );
-        if (hasOutcome(part)) (part.providerExecuted ? step.content : step.results).push(toToolResult(part));
+        if (hasOutcome(part)) {
+          if (part.providerExecuted) addContent(step, toToolResult(part));
+          else if (step.results === undefined) step.results = [toToolResult(part)];
+          else step.results.push(toToolResult(part));
+        }
         break;
       }
       default:
@@ -121,26 +129,34 @@ function appendAssistantSteps(
         break;
     }
   }
-  if (message.content.parts.length === 0 && message.content.content) step.content.push({ type: 'text', text: message.content.content });
+  if (message.content.parts.length === 0 && message.content.content) addContent(step, { type: 'text', text: message.content.content });
   flushStep(output, step, messageOptions);
 }
 
-/** An assistant step being converted: its content, its client tool results, whether it has calls. */
+/**
+ * An assistant step being converted: its content, its client tool results (each array made with its
+ * first part: a pushed-to empty array would reserve room for 16), whether it has calls.
+ */
 interface AssistantStep {
-  content: AssistantPart[];
-  results: ToolResultPart[];
+  content: AssistantPart[] | undefined;
+  results: ToolResultPart[] | undefined;
   hasCalls: boolean;
+}
+
+function addContent(step: AssistantStep, part: AssistantPart): void {
+  if (step.content === undefined) step.content = [part];
+  else step.content.push(part);
 }
 
 /** Appends the step's assistant message and its `tool` message (each when not empty), then starts the next step. */
 function flushStep(output: ModelMessage[], step: AssistantStep, messageOptions: { providerOptions?: ProviderMetadata }): void {
-  if (step.content.length > 0) {
+  if (step.content !== undefined) {
     output.push({ role: 'assistant', content: step.content, ...messageOptions });
-    step.content = [];
+    step.content = undefined;
   }
-  if (step.results.length > 0) {
+  if (step.results !== undefined) {
     output.push({ role: 'tool', content: step.results });
-    step.results = [];
+    step.results = undefined;
   }
   step.hasCalls = false;
 }

@@ -39,7 +39,11 @@ export interface ToPromptInput {
 export function toPrompt(input: ToPromptInput): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   for (const system of input.systemMessages) {
-    prompt.push({ role: 'system', content: system.content, ...providerOptionsOf(system.providerOptions) });
+    prompt.push(
+      system.providerOptions
+        ? { role: 'system', content: system.content, providerOptions: system.providerOptions as SharedV4ProviderOptions }
+        : { role: 'system', content: system.content },
+    );
   }
   // one pass: the model messages `toModelMessages` builds have the prompt's shape (the same keys,
   // content always an array of text / reasoning / tool-call / tool-result parts) except file parts,
