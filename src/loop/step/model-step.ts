@@ -66,7 +66,8 @@ function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest
   // the call is made when the step output subscribes it (read, converted and processed in one hop); pulled on demand
   return {
     model: stepInput.model,
-    callOptions: { ...callOptions, prompt: request.prompt },
+    // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
+    callOptions: request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },
     // a method, not an arrow: a keepNames build (tsx) names an arrow with a property write per attempt
     onResponse(meta: ModelResponseMeta) {
       attempt.meta = meta;
@@ -79,16 +80,15 @@ function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest
 
 /** The step input the run's defaults give, before `processInputStep`. */
 function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
-  return {
-    stepNumber,
-    model: env.model,
-    ...(env.tools === undefined ? {} : { tools: env.tools }),
-    ...(env.toolChoice === undefined ? {} : { toolChoice: env.toolChoice }),
-    ...(env.activeTools === undefined ? {} : { activeTools: env.activeTools }),
-    ...(env.providerOptions === undefined ? {} : { providerOptions: env.providerOptions }),
-    ...(env.modelSettings === undefined ? {} : { modelSettings: env.modelSettings }),
-    ...(env.structuredOutput === undefined ? {} : { structuredOutput: env.structuredOutput }),
-  };
+  // assigned in the order the spreads gave (no throwaway `{}` per absent default)
+  const input: StepInput = { stepNumber, model: env.model };
+  if (env.tools !== undefined) input.tools = env.tools;
+  if (env.toolChoice !== undefined) input.toolChoice = env.toolChoice;
+  if (env.activeTools !== undefined) input.activeTools = env.activeTools;
+  if (env.providerOptions !== undefined) input.providerOptions = env.providerOptions;
+  if (env.modelSettings !== undefined) input.modelSettings = env.modelSettings;
+  if (env.structuredOutput !== undefined) input.structuredOutput = env.structuredOutput;
+  return input;
 }
 
 /** An attempt's phases after its request: model output, end of output, post-model hooks, tools, `step-finish`, {@link StepEnd}. */

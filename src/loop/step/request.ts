@@ -68,28 +68,25 @@ function buildRequest(
 ): { request: LLMRequest; callOptions: LanguageModelV4CallOptions } {
   const settings = stepInput.modelSettings ?? {};
   const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
-  const callOptions: LanguageModelV4CallOptions = {
-    prompt,
-    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
-    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
-    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
-    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    ...(tools === undefined ? {} : { tools }),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
-    ...responseFormat,
-    abortSignal: env.ctx.abortSignal,
-  };
-  const request: LLMRequest = {
-    prompt,
-    model: stepInput.model,
-    stepNumber: stepInput.stepNumber,
-    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
-  };
+  // assigned one by one in the order the spreads gave (no throwaway `{}` per absent setting)
+  const callOptions: LanguageModelV4CallOptions = { prompt };
+  if (settings.maxOutputTokens !== undefined) callOptions.maxOutputTokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) callOptions.temperature = settings.temperature;
+  if (settings.topP !== undefined) callOptions.topP = settings.topP;
+  if (settings.topK !== undefined) callOptions.topK = settings.topK;
+  if (settings.presencePenalty !== undefined) callOptions.presencePenalty = settings.presencePenalty;
+  if (settings.frequencyPenalty !== undefined) callOptions.frequencyPenalty = settings.frequencyPenalty;
+  if (settings.stopSequences !== undefined) callOptions.stopSequences = settings.stopSequences;
+  if (settings.seed !== undefined) callOptions.seed = settings.seed;
+  if (settings.headers !== undefined) callOptions.headers = settings.headers;
+  if (tools !== undefined) callOptions.tools = tools;
+  if (toolChoice !== undefined) callOptions.toolChoice = toolChoice;
+  if (stepInput.providerOptions !== undefined) callOptions.providerOptions = stepInput.providerOptions;
+  if (responseFormat.responseFormat !== undefined) callOptions.responseFormat = responseFormat.responseFormat;
+  callOptions.abortSignal = env.ctx.abortSignal;
+  const request: LLMRequest =
+    stepInput.modelSettings === undefined
+      ? { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber }
+      : { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber, modelSettings: stepInput.modelSettings };
   return { request, callOptions };
 }
