@@ -13,13 +13,13 @@
  * and the model output of a step is one fused subscriber (`model-output.ts`). The retries stay the
  * two operators: their rules are written once, there.
  */
-import { Observable, concat, concatMap, defer, from, of, type Subscriber } from 'rxjs';
+import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
-import { whenHooked } from '../internal/when-hooked.js';
+import { hasHook } from '../internal/when-hooked.js';
 import { Sequence, type SequencePart } from '../internal/sequence.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -39,7 +39,7 @@ import { afterModel, finishStep } from './after-model.js';
 import { continuesAfter, newAttempt, recordRejection, type Attempt } from './attempt.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { cachedContent, endOfOutput, stepOutput } from './model-output.js';
-import { prepareRequest } from './request.js';
+import { prepareRequest, prepareRequestNow, type PreparedRequest } from './request.js';
 
 /** Marks a step's end value (a symbol: no chunk carries it). */
 const STEP_END: unique symbol = Symbol('rxagent.stepEnd');
@@ -112,25 +112,37 @@ function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMReques
 }
 
 /**
- * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
- * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
- * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ * An attempt's first part: the pre-model set-up and `processInputStep`, then the request — as a
+ * value when nothing is hooked or async (nothing subscribed for it), else an Observable of it.
  */
-function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
+function prepareAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<PreparedRequest> | PreparedRequest[] {
   const { ctx } = env;
-  const prepared$ = defer(() => {
-    ctx.stepNumber = attempt.stepNumber;
-    attempt.preModel = true;
-    attempt.boundary = ctx.messageList.openStepBoundary();
-    ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
-    return of(initialStepInput(env, attempt.stepNumber));
-  }).pipe(
-    whenHooked(env.stepProcessors, 'processInputStep', (processors) => processInputStep(processors, ctx)),
+  ctx.stepNumber = attempt.stepNumber;
+  attempt.preModel = true;
+  attempt.boundary = ctx.messageList.openStepBoundary();
+  ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
+  const initial = initialStepInput(env, attempt.stepNumber);
+  if (!hasHook(env.stepProcessors, 'processInputStep')) {
+    // no processInputStep hook: the request straight away (no defer, of, concatMap per attempt)
+    attempt.stepInput = initial;
+    const request = prepareRequestNow(env, initial, feedback);
+    return isObservable(request) ? request : [request];
+  }
+  return of(initial).pipe(
+    processInputStep(env.stepProcessors, ctx),
     concatMap((stepInput) => {
       attempt.stepInput = stepInput;
       return prepareRequest(env, stepInput, feedback);
     }),
   );
+}
+
+/**
+ * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
+ * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
+ * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ */
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
   return new Observable<ChunkType | StepEnd>((subscriber) => {
     let pending: Array<SequencePart<ChunkType | StepEnd>> | undefined;
     let prepared = false;
@@ -142,7 +154,7 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       () => {
         if (!prepared) {
           prepared = true;
-          return prepared$;
+          return () => prepareAttempt(env, attempt, feedback);
         }
         return pending?.[index++];
       },

@@ -2,7 +2,7 @@
  * A step's request: the prompt from the run's list (plus a rejected attempt's feedback), the call
  * options from the step input, the tools and response format converted, then `processLLMRequest`.
  */
-import { Observable, concatMap, map, of } from 'rxjs';
+import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
@@ -37,7 +37,22 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  * request:  (r|)     (r = { request, callOptions }, in the subscribing frame when nothing is async)
  * ```
  */
-export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
+export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
+  const prepared = prepareRequestNow(env, stepInput, feedback);
+  return isObservable(prepared) ? prepared : of(prepared);
+}
+
+/** A step's request and the call options its model call gets. */
+export interface PreparedRequest {
+  request: LLMRequest;
+  callOptions: LanguageModelV4CallOptions;
+}
+
+/**
+ * {@link prepareRequest}, its value returned as is when nothing is async and no processor hooks
+ * `processLLMRequest` (the common case: no `of` to subscribe), an Observable otherwise.
+ */
+export function prepareRequestNow(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): PreparedRequest | Observable<PreparedRequest> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
   const extras = requestExtras(stepInput);
   const hooked = hasHook(env.inputProcessors, 'processLLMRequest');
@@ -46,7 +61,7 @@ export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedba
     // one `of` instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
     // with no hook this is synchronous: it only adds the pending signals to the prompt
-    return of({ request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions });
+    return { request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions };
   }
   return toObservable(extras).pipe(
     concatMap((resolved) => {
