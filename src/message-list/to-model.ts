@@ -26,11 +26,19 @@ type UserPart = Exclude<UserContent, string>[number];
  */
 export function toModelMessages(messages: ReadonlyArray<MastraDBMessage>): ModelMessage[] {
   const output: ModelMessage[] = [];
-  for (const message of messages) appendModelMessages(output, message);
+  for (const message of messages) appendModelMessages(output, message, toModelFilePart);
   return output;
 }
 
-function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): void {
+/** Builds the converted form of a stored file part (the model's `FilePart`, or a caller's own form). */
+export type FilePartBuilder = (part: StoredFilePart) => FilePart;
+
+/**
+ * Appends the model messages of one stored message to `output`, file parts built by `filePart`
+ * (`toPrompt` passes a builder of provider prompt file parts: it converts the list in one pass,
+ * every other part having the same shape in both forms).
+ */
+export function appendModelMessages(output: ModelMessage[], message: MastraDBMessage, filePart: FilePartBuilder): void {
   const providerOptions = message.content.providerMetadata;
   const messageOptions = providerOptions ? { providerOptions } : {};
   switch (message.role) {
@@ -43,14 +51,14 @@ function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): 
       const content: UserPart[] = [];
       for (const part of message.content.parts) {
         if (part.type === 'text' && part.text !== '') content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
-        else if (part.type === 'file') content.push(toModelFilePart(part));
+        else if (part.type === 'file') content.push(filePart(part));
       }
       if (content.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
       if (content.length > 0) output.push({ role: 'user', content, ...messageOptions });
       return;
     }
     case 'assistant':
-      appendAssistantSteps(output, message, messageOptions);
+      appendAssistantSteps(output, message, messageOptions, filePart);
       return;
     case 'tool': {
       const results: ToolResultPart[] = [];
@@ -63,52 +71,57 @@ function appendModelMessages(output: ModelMessage[], message: MastraDBMessage): 
   }
 }
 
-function appendAssistantSteps(output: ModelMessage[], message: MastraDBMessage, messageOptions: { providerOptions?: ProviderMetadata }): void {
-  let content: AssistantPart[] = [];
-  let results: ToolResultPart[] = [];
-  let hasCalls = false;
-  const flush = (): void => {
-    if (content.length > 0) output.push({ role: 'assistant', content, ...messageOptions });
-    if (results.length > 0) output.push({ role: 'tool', content: results });
-    content = [];
-    results = [];
-    hasCalls = false;
-  };
+function appendAssistantSteps(
+  output: ModelMessage[],
+  message: MastraDBMessage,
+  messageOptions: { providerOptions?: ProviderMetadata },
+  filePart: FilePartBuilder,
+): void {
+  // the step being built (a plain object, not closures: no function made per message)
+  const step: AssistantStep = { content: undefined, results: undefined, hasCalls: false };
   for (const part of message.content.parts) {
     switch (part.type) {
       case 'step-start':
-        flush();
+        flushStep(output, step, messageOptions);
         break;
       case 'text':
         if (part.text === '') break;
-        if (hasCalls) flush();
-        content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        addContent(step, withOptions({ type: 'text', text: part.text }, part.providerMetadata));
         break;
       case 'reasoning':
-        if (hasCalls) flush();
-        content.push(withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        addContent(step, withOptions({ type: 'reasoning', text: reasoningText(part) }, part.providerMetadata));
         break;
       case 'file':
-        if (hasCalls) flush();
-        content.push(toModelFilePart(part));
+        if (step.hasCalls) flushStep(output, step, messageOptions);
+        addContent(step, filePart(part));
         break;
       case 'tool-invocation': {
         const { toolInvocation } = part;
         if (toolInvocation.state === 'partial-call') break;
-        hasCalls = true;
-        content.push(
+        step.hasCalls = true;
+        addContent(
+          step,
           withOptions(
-            {
-              type: 'tool-call',
-              toolCallId: toolInvocation.toolCallId,
-              toolName: toolInvocation.toolName,
-              input: toolInvocation.args ?? {},
-              ...(part.providerExecuted !== undefined ? { providerExecuted: part.providerExecuted } : {}),
-            },
+            // two literals, not a spread of `{}`: no throwaway object per call
+            part.providerExecuted !== undefined
+              ? {
+                  type: 'tool-call',
+                  toolCallId: toolInvocation.toolCallId,
+                  toolName: toolInvocation.toolName,
+                  input: toolInvocation.args ?? {},
+                  providerExecuted: part.providerExecuted,
+                }
+              : { type: 'tool-call', toolCallId: toolInvocation.toolCallId, toolName: toolInvocation.toolName, input: toolInvocation.args ?? {} },
             part.providerMetadata,
           ),
         );
-        if (hasOutcome(part)) (part.providerExecuted ? content : results).push(toToolResult(part));
+        if (hasOutcome(part)) {
+          if (part.providerExecuted) addContent(step, toToolResult(part));
+          else if (step.results === undefined) step.results = [toToolResult(part)];
+          else step.results.push(toToolResult(part));
+        }
         break;
       }
       default:
@@ -116,8 +129,36 @@ function appendAssistantSteps(output: ModelMessage[], message: MastraDBMessage, 
         break;
     }
   }
-  if (message.content.parts.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
-  flush();
+  if (message.content.parts.length === 0 && message.content.content) addContent(step, { type: 'text', text: message.content.content });
+  flushStep(output, step, messageOptions);
+}
+
+/**
+ * An assistant step being converted: its content, its client tool results (each array made with its
+ * first part: a pushed-to empty array would reserve room for 16), whether it has calls.
+ */
+interface AssistantStep {
+  content: AssistantPart[] | undefined;
+  results: ToolResultPart[] | undefined;
+  hasCalls: boolean;
+}
+
+function addContent(step: AssistantStep, part: AssistantPart): void {
+  if (step.content === undefined) step.content = [part];
+  else step.content.push(part);
+}
+
+/** Appends the step's assistant message and its `tool` message (each when not empty), then starts the next step. */
+function flushStep(output: ModelMessage[], step: AssistantStep, messageOptions: { providerOptions?: ProviderMetadata }): void {
+  if (step.content !== undefined) {
+    output.push({ role: 'assistant', content: step.content, ...messageOptions });
+    step.content = undefined;
+  }
+  if (step.results !== undefined) {
+    output.push({ role: 'tool', content: step.results });
+    step.results = undefined;
+  }
+  step.hasCalls = false;
 }
 
 function hasOutcome(part: ToolInvocationPart): boolean {
@@ -133,7 +174,8 @@ function toToolResult(part: ToolInvocationPart): ToolResultPart {
   };
 }
 
-function toModelFilePart(part: StoredFilePart): FilePart {
+/** A stored file part as the model's `FilePart` (file data as `toModelFileData` gives it). */
+export function toModelFilePart(part: StoredFilePart): FilePart {
   const data = toModelFileData(part);
   return withOptions(
     {

@@ -1,7 +1,7 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput, SharedV4FileData, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { ModelMessage } from 'ai';
-import type { CoreSystemMessage, MastraDBMessage } from './types.js';
-import { toModelMessages } from './to-model.js';
+import type { FilePart, ModelMessage } from 'ai';
+import type { CoreSystemMessage, FilePart as StoredFilePart, MastraDBMessage } from './types.js';
+import { appendModelMessages, toModelFilePart } from './to-model.js';
 import { isUrlString, parseDataUrl, toStoredFileData } from './internal/file-data.js';
 import { isRecord } from './schemas/schema-helpers.js';
 
@@ -39,10 +39,23 @@ export interface ToPromptInput {
 export function toPrompt(input: ToPromptInput): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   for (const system of input.systemMessages) {
-    prompt.push({ role: 'system', content: system.content, ...providerOptionsOf(system.providerOptions) });
+    prompt.push(
+      system.providerOptions
+        ? { role: 'system', content: system.content, providerOptions: system.providerOptions as SharedV4ProviderOptions }
+        : { role: 'system', content: system.content },
+    );
   }
-  for (const message of toModelMessages(input.messages)) prompt.push(toPromptMessage(message));
+  // one pass: the model messages `toModelMessages` builds have the prompt's shape (the same keys,
+  // content always an array of text / reasoning / tool-call / tool-result parts) except file parts,
+  // built here directly in their prompt form; `toPromptMessage` would copy every other one as is
+  const conversation = prompt as unknown as ModelMessage[];
+  for (const message of input.messages) appendModelMessages(conversation, message, toPromptFilePart);
   return prompt;
+}
+
+/** A stored file part in its provider prompt form, typed as the model part it stands in for. */
+function toPromptFilePart(part: StoredFilePart): FilePart {
+  return toPromptPart(toModelFilePart(part)) as unknown as FilePart;
 }
 
 /**

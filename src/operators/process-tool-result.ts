@@ -45,7 +45,7 @@ export function runProcessToolResult(processors: readonly Processor[], context: 
 }
 
 /** `runProcessToolResult`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
-function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
+export function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
   const bindings = bindingsWith(processors, context, 'processToolResult');
   const processed = reduceMaybe(bindings, event, (current, binding) => {
     const list = context.messageList;

@@ -69,6 +69,16 @@ function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prep
 
 let runSequence = 0;
 
+/** The default id generator (one function for every run, not a closure per run). */
+function randomId(): string {
+  return crypto.randomUUID();
+}
+
+/** The default clock. */
+function currentDate(): Date {
+  return new Date();
+}
+
 /**
  * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
  * AbortError, so ending a run captures no stack trace (a fresh DOMException per run was ~4 % of
@@ -90,8 +100,8 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
   if (threadId !== undefined) requestContext.set('threadId', threadId);
   if (resourceId !== undefined) requestContext.set('resourceId', resourceId);
 
-  const generateId = config.generateId ?? (() => crypto.randomUUID());
-  const now = config.now ?? (() => new Date());
+  const generateId = config.generateId ?? randomId;
+  const now = config.now ?? currentDate;
   const controller = new AbortController();
   const messageList = new MessageList({
     ...(threadId === undefined ? {} : { threadId }),
@@ -212,12 +222,19 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
  */
 function finalize(env: RunEnvironment): Observable<ChunkType> | ChunkType[] {
   const { ctx } = env;
-  const accepted = ctx.steps.filter((step) => step.tripwire === undefined);
-  const usage = ctx.steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
+  // one pass over the steps: the usage of all, the text and last object of those not tripwired
+  let usage = emptyUsage();
+  let text = '';
+  let object: unknown;
+  for (const step of ctx.steps) {
+    usage = addUsage(usage, step.usage);
+    if (step.tripwire !== undefined) continue;
+    if (step.text != null) text += step.text;
+    if (step.object !== undefined) object = step.object;
+  }
   const last = ctx.steps[ctx.steps.length - 1];
-  const object = accepted.findLast((step) => step.object !== undefined)?.object;
   const output: OutputResult = {
-    text: accepted.map((step) => step.text).join(''),
+    text,
     usage,
     finishReason: last?.finishReason ?? 'other',
     steps: ctx.steps,

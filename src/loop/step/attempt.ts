@@ -113,8 +113,14 @@ export function callsToRun(env: StepEnvironment, attempt: Attempt): boolean {
 /** Whether the step's client tool calls all run here and another step may follow. */
 export function continuesAfter(env: StepEnvironment, attempt: Attempt): boolean {
   if (!env.executesTools) return false;
-  const clientCalls = attempt.accumulator.toolCalls.filter((call) => !call.providerExecuted);
+  // one loop, no filtered copy (a step without calls allocates nothing here)
   const tools = attempt.stepInput?.tools;
-  const executable = clientCalls.every((call) => typeof tools?.[call.toolName]?.execute === 'function' || tools?.[call.toolName] === undefined);
-  return clientCalls.length > 0 && executable && attempt.stepNumber + 1 < env.maxSteps;
+  let clientCalls = 0;
+  for (const call of attempt.accumulator.toolCalls) {
+    if (call.providerExecuted) continue;
+    clientCalls++;
+    const tool = tools?.[call.toolName];
+    if (tool !== undefined && typeof tool?.execute !== 'function') return false;
+  }
+  return clientCalls > 0 && attempt.stepNumber + 1 < env.maxSteps;
 }

@@ -13,13 +13,13 @@
  * and the model output of a step is one fused subscriber (`model-output.ts`). The retries stay the
  * two operators: their rules are written once, there.
  */
-import { Observable, concat, concatMap, defer, from, of, type Subscriber } from 'rxjs';
+import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
 import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
-import { whenHooked } from '../internal/when-hooked.js';
+import { hasHook } from '../internal/when-hooked.js';
 import { Sequence, type SequencePart } from '../internal/sequence.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -39,7 +39,7 @@ import { afterModel, finishStep } from './after-model.js';
 import { continuesAfter, newAttempt, recordRejection, type Attempt } from './attempt.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { cachedContent, endOfOutput, stepOutput } from './model-output.js';
-import { prepareRequest } from './request.js';
+import { prepareRequest, prepareRequestNow, type PreparedRequest } from './request.js';
 
 /** Marks a step's end value (a symbol: no chunk carries it). */
 const STEP_END: unique symbol = Symbol('rxagent.stepEnd');
@@ -66,8 +66,10 @@ function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest
   // the call is made when the step output subscribes it (read, converted and processed in one hop); pulled on demand
   return {
     model: stepInput.model,
-    callOptions: { ...callOptions, prompt: request.prompt },
-    onResponse: (meta: ModelResponseMeta) => {
+    // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
+    callOptions: request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },
+    // a method, not an arrow: a keepNames build (tsx) names an arrow with a property write per attempt
+    onResponse(meta: ModelResponseMeta) {
       attempt.meta = meta;
     },
     runId: env.runId,
@@ -78,39 +80,20 @@ function modelContent(env: RunEnvironment, attempt: Attempt, request: LLMRequest
 
 /** The step input the run's defaults give, before `processInputStep`. */
 function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
-  return {
-    stepNumber,
-    model: env.model,
-    ...(env.tools === undefined ? {} : { tools: env.tools }),
-    ...(env.toolChoice === undefined ? {} : { toolChoice: env.toolChoice }),
-    ...(env.activeTools === undefined ? {} : { activeTools: env.activeTools }),
-    ...(env.providerOptions === undefined ? {} : { providerOptions: env.providerOptions }),
-    ...(env.modelSettings === undefined ? {} : { modelSettings: env.modelSettings }),
-    ...(env.structuredOutput === undefined ? {} : { structuredOutput: env.structuredOutput }),
-  };
+  // assigned in the order the spreads gave (no throwaway `{}` per absent default)
+  const input: StepInput = { stepNumber, model: env.model };
+  if (env.tools !== undefined) input.tools = env.tools;
+  if (env.toolChoice !== undefined) input.toolChoice = env.toolChoice;
+  if (env.activeTools !== undefined) input.activeTools = env.activeTools;
+  if (env.providerOptions !== undefined) input.providerOptions = env.providerOptions;
+  if (env.modelSettings !== undefined) input.modelSettings = env.modelSettings;
+  if (env.structuredOutput !== undefined) input.structuredOutput = env.structuredOutput;
+  return input;
 }
 
-/**
- * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
- * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
- * is recorded (`onError`: the rejection) before it goes on to the retry operators.
- */
-function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
-  const { ctx } = env;
-  const prepared$ = defer(() => {
-    ctx.stepNumber = attempt.stepNumber;
-    attempt.preModel = true;
-    attempt.boundary = ctx.messageList.openStepBoundary();
-    ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
-    return of(initialStepInput(env, attempt.stepNumber));
-  }).pipe(
-    whenHooked(env.stepProcessors, 'processInputStep', (processors) => processInputStep(processors, ctx)),
-    concatMap((stepInput) => {
-      attempt.stepInput = stepInput;
-      return prepareRequest(env, stepInput, feedback);
-    }),
-  );
-  const phases = (request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> => [
+/** An attempt's phases after its request: model output, end of output, post-model hooks, tools, `step-finish`, {@link StepEnd}. */
+function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> {
+  return [
     () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
     () => endOfOutput(env, attempt, false),
     () => afterModel(env, attempt),
@@ -126,37 +109,73 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       },
     ],
   ];
+}
+
+/**
+ * An attempt's first part: the pre-model set-up and `processInputStep`, then the request — as a
+ * value when nothing is hooked or async (nothing subscribed for it), else an Observable of it.
+ */
+function prepareAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined): Observable<PreparedRequest> | PreparedRequest[] {
+  const { ctx } = env;
+  ctx.stepNumber = attempt.stepNumber;
+  attempt.preModel = true;
+  attempt.boundary = ctx.messageList.openStepBoundary();
+  ctx.messageList.replaceAllSystemMessages(env.initialSystemMessages);
+  const initial = initialStepInput(env, attempt.stepNumber);
+  if (!hasHook(env.stepProcessors, 'processInputStep')) {
+    // no processInputStep hook: the request straight away (no defer, of, concatMap per attempt)
+    attempt.stepInput = initial;
+    const request = prepareRequestNow(env, initial, feedback);
+    return isObservable(request) ? request : [request];
+  }
+  return of(initial).pipe(
+    processInputStep(env.stepProcessors, ctx),
+    concatMap((stepInput) => {
+      attempt.stepInput = stepInput;
+      return prepareRequest(env, stepInput, feedback);
+    }),
+  );
+}
+
+/**
+ * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
+ * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
+ * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ */
+function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
   return new Observable<ChunkType | StepEnd>((subscriber) => {
     let pending: Array<SequencePart<ChunkType | StepEnd>> | undefined;
     let prepared = false;
     let index = 0;
-    const fail = (error: unknown): void => {
-      onError(error);
-      subscriber.error(error);
-    };
-    const emit = (item: ChunkType | StepEnd): void => subscriber.next(item);
+    // the observer's callbacks are methods, not arrows: a keepNames build (tsx) names an arrow with a
+    // property write per attempt
     new Sequence<ChunkType | StepEnd | { request: LLMRequest; callOptions: LanguageModelV4CallOptions }>(
       subscriber,
       () => {
         if (!prepared) {
           prepared = true;
-          return prepared$;
+          return () => prepareAttempt(env, attempt, feedback);
         }
         return pending?.[index++];
       },
       {
-        next: (value) => {
+        next(value) {
           if (!prepared || pending !== undefined || index > 0) {
-            emit(value as ChunkType | StepEnd);
+            subscriber.next(value as ChunkType | StepEnd);
             return;
           }
           // the request: past the pre-model hooks, from here a tripwire may ask for a retry
           const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
           attempt.preModel = false;
-          pending = phases(request, callOptions);
+          pending = attemptPhases(env, attempt, request, callOptions);
         },
-        error: fail,
-        complete: () => subscriber.complete(),
+        error(error) {
+          onError(error);
+          subscriber.error(error);
+        },
+        complete() {
+          subscriber.complete();
+        },
       },
     ).advance();
   });
@@ -261,12 +280,17 @@ export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkT
         return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
       },
       {
-        next: (item) => {
+        // methods, not arrows (no keepNames property write per run under tsx)
+        next(item) {
           if (isStepEnd(item)) end = item;
           else subscriber.next(item);
         },
-        error: (error) => subscriber.error(error),
-        complete: () => subscriber.complete(),
+        error(error) {
+          subscriber.error(error);
+        },
+        complete() {
+          subscriber.complete();
+        },
       },
     ).advance();
   });

@@ -2,7 +2,7 @@
  * A step's request: the prompt from the run's list (plus a rejected attempt's feedback), the call
  * options from the step input, the tools and response format converted, then `processLLMRequest`.
  */
-import { Observable, concatMap, map, of } from 'rxjs';
+import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
@@ -37,7 +37,22 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  * request:  (r|)     (r = { request, callOptions }, in the subscribing frame when nothing is async)
  * ```
  */
-export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<{ request: LLMRequest; callOptions: LanguageModelV4CallOptions }> {
+export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
+  const prepared = prepareRequestNow(env, stepInput, feedback);
+  return isObservable(prepared) ? prepared : of(prepared);
+}
+
+/** A step's request and the call options its model call gets. */
+export interface PreparedRequest {
+  request: LLMRequest;
+  callOptions: LanguageModelV4CallOptions;
+}
+
+/**
+ * {@link prepareRequest}, its value returned as is when nothing is async and no processor hooks
+ * `processLLMRequest` (the common case: no `of` to subscribe), an Observable otherwise.
+ */
+export function prepareRequestNow(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): PreparedRequest | Observable<PreparedRequest> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
   const extras = requestExtras(stepInput);
   const hooked = hasHook(env.inputProcessors, 'processLLMRequest');
@@ -46,7 +61,7 @@ export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedba
     // one `of` instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
     // with no hook this is synchronous: it only adds the pending signals to the prompt
-    return of({ request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions });
+    return { request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions };
   }
   return toObservable(extras).pipe(
     concatMap((resolved) => {
@@ -68,28 +83,25 @@ function buildRequest(
 ): { request: LLMRequest; callOptions: LanguageModelV4CallOptions } {
   const settings = stepInput.modelSettings ?? {};
   const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
-  const callOptions: LanguageModelV4CallOptions = {
-    prompt,
-    ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
-    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-    ...(settings.topK === undefined ? {} : { topK: settings.topK }),
-    ...(settings.presencePenalty === undefined ? {} : { presencePenalty: settings.presencePenalty }),
-    ...(settings.frequencyPenalty === undefined ? {} : { frequencyPenalty: settings.frequencyPenalty }),
-    ...(settings.stopSequences === undefined ? {} : { stopSequences: settings.stopSequences }),
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    ...(tools === undefined ? {} : { tools }),
-    ...(toolChoice === undefined ? {} : { toolChoice }),
-    ...(stepInput.providerOptions === undefined ? {} : { providerOptions: stepInput.providerOptions }),
-    ...responseFormat,
-    abortSignal: env.ctx.abortSignal,
-  };
-  const request: LLMRequest = {
-    prompt,
-    model: stepInput.model,
-    stepNumber: stepInput.stepNumber,
-    ...(stepInput.modelSettings === undefined ? {} : { modelSettings: stepInput.modelSettings }),
-  };
+  // assigned one by one in the order the spreads gave (no throwaway `{}` per absent setting)
+  const callOptions: LanguageModelV4CallOptions = { prompt };
+  if (settings.maxOutputTokens !== undefined) callOptions.maxOutputTokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) callOptions.temperature = settings.temperature;
+  if (settings.topP !== undefined) callOptions.topP = settings.topP;
+  if (settings.topK !== undefined) callOptions.topK = settings.topK;
+  if (settings.presencePenalty !== undefined) callOptions.presencePenalty = settings.presencePenalty;
+  if (settings.frequencyPenalty !== undefined) callOptions.frequencyPenalty = settings.frequencyPenalty;
+  if (settings.stopSequences !== undefined) callOptions.stopSequences = settings.stopSequences;
+  if (settings.seed !== undefined) callOptions.seed = settings.seed;
+  if (settings.headers !== undefined) callOptions.headers = settings.headers;
+  if (tools !== undefined) callOptions.tools = tools;
+  if (toolChoice !== undefined) callOptions.toolChoice = toolChoice;
+  if (stepInput.providerOptions !== undefined) callOptions.providerOptions = stepInput.providerOptions;
+  if (responseFormat.responseFormat !== undefined) callOptions.responseFormat = responseFormat.responseFormat;
+  callOptions.abortSignal = env.ctx.abortSignal;
+  const request: LLMRequest =
+    stepInput.modelSettings === undefined
+      ? { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber }
+      : { prompt, model: stepInput.model, stepNumber: stepInput.stepNumber, modelSettings: stepInput.modelSettings };
   return { request, callOptions };
 }

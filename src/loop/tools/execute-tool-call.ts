@@ -2,7 +2,7 @@
  * Runs one client tool call: input validated first, `execute` given its options, outcome captured.
  * Nothing waits on a promise unless the validator or `execute` returned one.
  */
-import { defer, map, catchError, of, type Observable } from 'rxjs';
+import { defer, isObservable, map, catchError, of, type Observable } from 'rxjs';
 import type { ModelMessage } from 'ai';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
@@ -156,15 +156,26 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
     if (typeof tool.execute !== 'function') {
       return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });
     }
-    return defer(() => toObservable(run(call, tool, environment))).pipe(
+    let ran: MaybePromise<unknown>;
+    try {
+      ran = run(call, tool, environment);
+    } catch (error) {
+      return of(failedOutcome(call, error));
+    }
+    // a synchronous tool's outcome is one `of` (no inner defer, map and catchError per call)
+    if (!isPromiseLike(ran) && !isObservable(ran)) return of<ToolOutcome>({ kind: 'result', call, result: ran });
+    return toObservable(ran).pipe(
       map((result): ToolOutcome => ({ kind: 'result', call, result })),
-      catchError((error: unknown) =>
-        of<ToolOutcome>({
-          kind: 'error',
-          call,
-          error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
-        }),
-      ),
+      catchError((error: unknown) => of(failedOutcome(call, error))),
     );
   });
+}
+
+/** The outcome of a call that threw or rejected with `error`. */
+function failedOutcome(call: ToolCallInfo, error: unknown): ToolOutcome {
+  return {
+    kind: 'error',
+    call,
+    error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
+  };
 }

@@ -1,4 +1,4 @@
-import { Observable, Subscription, from, type ObservableInput, type OperatorFunction } from 'rxjs';
+import { Observable, Subscription, from, type ObservableInput, type OperatorFunction, type Subscriber } from 'rxjs';
 
 /**
  * Like `mergeMap(project, concurrency)` for projects that emit (at most) one value, but emits the
@@ -14,61 +14,98 @@ import { Observable, Subscription, from, type ObservableInput, type OperatorFunc
 export function orderedMergeMap<T, R>(project: (value: T, index: number) => ObservableInput<R>, concurrency: number): OperatorFunction<T, R> {
   return (source) =>
     new Observable<R>((subscriber) => {
-      const pending: Array<{ value: T; index: number }> = [];
-      const results = new Map<number, { value: R } | undefined>();
-      const inner = new Subscription();
-      let sourceIndex = 0;
-      let nextToEmit = 0;
-      let active = 0;
-      let sourceDone = false;
-
-      const flush = (): void => {
-        while (results.has(nextToEmit)) {
-          const result = results.get(nextToEmit);
-          results.delete(nextToEmit);
-          nextToEmit++;
-          if (result !== undefined) subscriber.next(result.value);
-        }
-        if (sourceDone && active === 0 && pending.length === 0 && nextToEmit === sourceIndex) subscriber.complete();
-      };
-      const start = (): void => {
-        while (active < concurrency && pending.length > 0 && !subscriber.closed) {
-          const { value, index } = pending.shift() as { value: T; index: number };
-          active++;
-          let last: { value: R } | undefined;
-          const child = new Subscription();
-          inner.add(child);
-          child.add(
-            from(project(value, index)).subscribe({
-              next: (result) => {
-                last = { value: result };
-              },
-              error: (error: unknown) => subscriber.error(error),
-              complete: () => {
-                active--;
-                inner.remove(child);
-                results.set(index, last);
-                flush();
-                start();
-              },
-            }),
-          );
-        }
-      };
-      const outer = source.subscribe({
-        next: (value) => {
-          pending.push({ value, index: sourceIndex++ });
-          start();
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => {
-          sourceDone = true;
-          flush();
-        },
-      });
+      const merge = new OrderedMerge(subscriber, project, concurrency);
+      const outer = source.subscribe(merge);
       return () => {
         outer.unsubscribe();
-        inner.unsubscribe();
+        merge.inner.unsubscribe();
       };
     });
+}
+
+/**
+ * One subscription's state, and the source's observer (methods on the prototype, not closures per
+ * subscription: a keepNames build names each arrow with a property write).
+ */
+class OrderedMerge<T, R> {
+  readonly inner = new Subscription();
+  private readonly pending: Array<{ value: T; index: number }> = [];
+  private readonly results = new Map<number, { value: R } | undefined>();
+  private sourceIndex = 0;
+  private nextToEmit = 0;
+  private active = 0;
+  private sourceDone = false;
+
+  constructor(
+    private readonly subscriber: Subscriber<R>,
+    private readonly project: (value: T, index: number) => ObservableInput<R>,
+    private readonly concurrency: number,
+  ) {}
+
+  next(value: T): void {
+    this.pending.push({ value, index: this.sourceIndex++ });
+    this.start();
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.sourceDone = true;
+    this.flush();
+  }
+
+  private flush(): void {
+    const { results, subscriber } = this;
+    while (results.has(this.nextToEmit)) {
+      const result = results.get(this.nextToEmit);
+      results.delete(this.nextToEmit);
+      this.nextToEmit++;
+      if (result !== undefined) subscriber.next(result.value);
+    }
+    if (this.sourceDone && this.active === 0 && this.pending.length === 0 && this.nextToEmit === this.sourceIndex) subscriber.complete();
+  }
+
+  private start(): void {
+    while (this.active < this.concurrency && this.pending.length > 0 && !this.subscriber.closed) {
+      const { value, index } = this.pending.shift() as { value: T; index: number };
+      this.active++;
+      const child = new Subscription();
+      this.inner.add(child);
+      child.add(from(this.project(value, index)).subscribe(new ProjectObserver(this, child, index)));
+    }
+  }
+
+  /** A project ended with `last` (its one value, or none). */
+  settle(child: Subscription, index: number, last: { value: R } | undefined): void {
+    this.active--;
+    this.inner.remove(child);
+    this.results.set(index, last);
+    this.flush();
+    this.start();
+  }
+}
+
+/** The observer of one project's result. */
+class ProjectObserver<T, R> {
+  private last: { value: R } | undefined;
+
+  constructor(
+    private readonly merge: OrderedMerge<T, R>,
+    private readonly child: Subscription,
+    private readonly index: number,
+  ) {}
+
+  next(result: R): void {
+    this.last = { value: result };
+  }
+
+  error(error: unknown): void {
+    this.merge.error(error);
+  }
+
+  complete(): void {
+    this.merge.settle(this.child, this.index, this.last);
+  }
 }

@@ -4,8 +4,10 @@
  * it is committed; a failure becomes a `tool-error` chunk and an error result the model sees.
  * `data-*` chunks tools write stream live.
  */
-import { EMPTY, Observable, concatMap, from, map, of, tap } from 'rxjs';
-import { processToolResult } from '../../operators/process-tool-result.js';
+import { EMPTY, Observable, concatMap, from, isObservable, map, of, tap } from 'rxjs';
+import { runProcessToolResultHooks, type ToolResultEvent } from '../../operators/process-tool-result.js';
+import { isPromiseLike } from '../../contract/maybe-async.js';
+import { toObservable } from '../../contract/to-observable.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
@@ -27,18 +29,21 @@ function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOu
       makeChunk(env.runId, 'tool-error', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: outcome.error }),
     );
   }
-  return of({
+  // the `processToolResult` operator's work, run here (this runs as the result's turn comes, as the
+  // operator's `defer` would): a synchronous outcome is one `of`, not four operators per result
+  const processed = runProcessToolResultHooks(env.outputProcessors, env.ctx, {
     stepNumber,
     toolName: call.toolName,
     toolCallId: call.toolCallId,
     args: call.args,
     result: outcome.result,
-  }).pipe(
-    processToolResult(env.outputProcessors, env.ctx),
-    map((event): ChunkType =>
-      makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result }),
-    ),
-  );
+  });
+  if (!isObservable(processed) && !isPromiseLike(processed)) return of(toolResultChunk(env, processed));
+  return toObservable(processed).pipe(map((event) => toolResultChunk(env, event)));
+}
+
+function toolResultChunk(env: RunEnvironment, event: ToolResultEvent): ChunkType {
+  return makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result });
 }
 
 /** The error text a failed call carries until its `tool-error` chunk has passed the output processors. */
@@ -81,7 +86,10 @@ export function toolPhase(
     abortSignal: env.ctx.abortSignal,
     writer: env.ctx.writer,
     requestContext: env.ctx.requestContext,
-    messages: () => env.ctx.messageList.get.all.model(),
+    // a method, not an arrow (no keepNames property write per step under tsx)
+    messages() {
+      return env.ctx.messageList.get.all.model();
+    },
   };
   const execution$ = from(calls).pipe(
     orderedMergeMap((call) => executeToolCall(call, tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
