@@ -37,8 +37,10 @@ function runProcessInputHooks(
       systemMessages: list.getSystemMessages(),
       messageList: list,
     };
-    const apply = (result: unknown): MessageList => {
-      applyMessageResult(result, {
+    const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
+    // an inline arrow, not a named const: a keepNames build (tsup, tsx) would name it per call
+    return thenMaybe(result, (settled: unknown): MessageList => {
+      applyMessageResult(settled, {
         processorId: binding.processor.id,
         hook: 'processInput',
         messageList: list,
@@ -46,9 +48,7 @@ function runProcessInputHooks(
         defaultSource: 'input',
       });
       return list;
-    };
-    const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
-    return thenMaybe(result, apply);
+    });
   });
 }
 

@@ -63,6 +63,8 @@ export function reconcileMessages(messages: readonly MastraDBMessage[], scope: R
     if (scope.hook === 'processInput' && scope.before.length > 0) scope.messageList.removeByIds(scope.before.map((message) => message.id));
     return;
   }
+  // the messages it was given, as they were (a pass-through hook): nothing to reconcile
+  if (messages.length === scope.before.length && messages.every((message, index) => message === scope.before[index])) return;
   const { messageList } = scope;
   const returnedIds = new Set<string>();
   for (const message of messages) {
