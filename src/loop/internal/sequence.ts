@@ -5,6 +5,7 @@
  * depends on what the parts before it emitted) are built on it.
  */
 import { Observable, type Observer, type Subscriber } from 'rxjs';
+import { subscribeLinked } from './subscribe-linked.js';
 
 /**
  * A part of a {@link sequence}: an Observable, or a function making it when its turn comes — or
@@ -117,12 +118,4 @@ export class Sequence<T> implements Observer<T> {
     } while (this.again);
     this.running = false;
   }
-}
-
-/** `source.subscribe(observer)`, its subscriber added to `consumer` before `source` starts. */
-function subscribeLinked<T>(source: Observable<T>, consumer: Subscriber<unknown>, observer: Observer<T>): void {
-  new Observable<T>((link) => {
-    consumer.add(link);
-    return source.subscribe(link);
-  }).subscribe(observer);
 }

@@ -6,7 +6,7 @@ import { Observable, type MonoTypeOperatorFunction, type Subscriber } from 'rxjs
 import type { ChunkType, RxFinishReason } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
-import { subscribeLinked } from './internal/subscribe-linked.js';
+import { subscribeLinked } from '../internal/subscribe-linked.js';
 
 /**
  * What one subscription has opened and not yet closed: the state of {@link closeBrackets}, also

@@ -8,7 +8,7 @@ import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/provider-error.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
-import { subscribeLinked } from './internal/subscribe-linked.js';
+import { subscribeLinked } from '../internal/subscribe-linked.js';
 import { OpenBrackets } from './close-brackets.js';
 
 /** Options of {@link endWithTerminal}. */

@@ -18,7 +18,6 @@ import {
   tap,
   throwError,
   type MonoTypeOperatorFunction,
-  type Observer,
   type Subscriber,
 } from 'rxjs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -35,6 +34,7 @@ import { readModelStream, type ModelRead, type PartSink } from '../../model/stre
 import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
 import { recordToolCalls } from './output-chain.js';
 import { stepStartChunk } from './step-chunks.js';
+import { subscribeLinked } from '../internal/subscribe-linked.js';
 import { withPartialObjects } from './structured-output.js';
 import { admitToStep, callsToRun, continuesAfter, type Attempt } from './attempt.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -218,16 +218,6 @@ class PartReader implements PartSink<LanguageModelV4StreamPart> {
   }
 }
 
-/**
- * `input.subscribe(observer)` with the subscription added to `subscriber` before the source
- * starts, so a consumer that leaves during a synchronous source's first chunks stops it there.
- */
-function subscribeLinked<T>(input: Observable<T>, subscriber: Subscriber<unknown>, observer: Partial<Observer<T>>): void {
-  new Observable<T>((link) => {
-    subscriber.add(link);
-    return input.subscribe(link);
-  }).subscribe(observer);
-}
 
 /**
  * The end of the run's output, as the output processors see it: in the last step, once the model
