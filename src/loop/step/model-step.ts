@@ -160,11 +160,12 @@ function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | un
       },
       {
         next(value) {
-          if (!prepared || pending !== undefined || index > 0) {
+          if (pending !== undefined) {
             subscriber.next(value as ChunkType | StepEnd);
             return;
           }
-          // the request: past the pre-model hooks, from here a tripwire may ask for a retry
+          // the first part's one value, the request: past the pre-model hooks, from here a
+          // tripwire may ask for a retry
           const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
           attempt.preModel = false;
           pending = attemptPhases(env, attempt, request, callOptions);
