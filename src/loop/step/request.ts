@@ -58,7 +58,7 @@ export function prepareRequestNow(env: RunEnvironment, stepInput: StepInput, fee
   const hooked = hasHook(env.inputProcessors, 'processLLMRequest');
   if (!hooked && !isPromiseLike(extras)) {
     // the common case: nothing async, no hook (the signals hooks sent still reach the request):
-    // one `of` instead of the operator chain
+    // the value itself instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
     // with no hook this is synchronous: it only adds the pending signals to the prompt
     return { request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions };
