@@ -1,7 +1,5 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
-import type { LanguageModelUsage, ProviderMetadata } from 'ai';
-import type { RxFinishReason, ToolCallInfo } from '../contract/chunk-types.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { ProcessOutputStepArgs, Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -9,15 +7,8 @@ import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
-/** What a finished model step produced, before its tools run. */
-export interface StepOutput {
-  stepNumber: number;
-  finishReason: RxFinishReason;
-  providerMetadata?: ProviderMetadata;
-  toolCalls: ToolCallInfo[];
-  text: string;
-  usage: LanguageModelUsage;
-}
+/** What a finished model step produced, before its tools run (those fields of `processOutputStep`'s arguments). */
+export interface StepOutput extends Pick<ProcessOutputStepArgs, 'stepNumber' | 'finishReason' | 'providerMetadata' | 'toolCalls' | 'text' | 'usage'> {}
 
 /**
  * Runs every processor's `processOutputStep` for one step.

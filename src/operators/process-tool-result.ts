@@ -1,7 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
 import type { ToolInvocationPart } from '../message-list/types.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { ProcessToolResultArgs, Processor } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -9,15 +9,8 @@ import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
-/** A successful tool result on its way into the message list. */
-export interface ToolResultEvent {
-  stepNumber: number;
-  toolName: string;
-  toolCallId: string;
-  args: unknown;
-  result: unknown;
-  providerExecuted?: boolean;
-}
+/** A successful tool result on its way into the message list (those fields of `processToolResult`'s arguments). */
+export interface ToolResultEvent extends Pick<ProcessToolResultArgs, 'stepNumber' | 'toolName' | 'toolCallId' | 'args' | 'result' | 'providerExecuted'> {}
 
 /** The committed result of `toolCallId` in the list, if a processor (or anyone) committed one. */
 export function findCommittedToolResult(messageList: MessageList, toolCallId: string): { found: boolean; result?: unknown } {
