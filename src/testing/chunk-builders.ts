@@ -4,7 +4,7 @@
  * `from: 'AGENT'`, exactly as an rxagent run emits them.
  */
 import type { LanguageModelUsage } from 'ai';
-import type { AgentChunk, DataChunkType, RxFinishReason, ToolCallInfo } from '../contract/index.js';
+import type { AgentChunk, ChunkPayloads, DataChunkType, RxFinishReason, ToolCallInfo } from '../contract/index.js';
 
 /**
  * The run id the default `chunk` builders use.
@@ -105,14 +105,7 @@ export interface StepFinishInit {
  * chunk.toolResult({ toolCallId: 'c1', toolName: 'weather', result: { tempC: 21 } });
  * ```
  */
-export interface ToolResultInit {
-  toolCallId: string;
-  toolName: string;
-  result: unknown;
-  args?: unknown;
-  isError?: boolean;
-  providerExecuted?: boolean;
-}
+export interface ToolResultInit extends Omit<ChunkPayloads['tool-result'], 'providerMetadata'> {}
 
 /**
  * Fields of `chunk.tripwire(...)`.
