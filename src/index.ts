@@ -9,8 +9,11 @@ export {
   InvalidModelResponseError,
   ModelCallError,
   RunAbortedError,
+  StopConditionError,
   ToolExecutionError,
+  hasToolCall,
   resolveModel,
+  stepCountIs,
   type AgentCallOptions,
   type AgentConfig,
   type AgentInput,
@@ -27,6 +30,9 @@ export {
   type PrepareStepFunction,
   type ProviderLike,
   type RunAbortedErrorOptions,
+  type StopCondition,
+  type StopConditionErrorOptions,
+  type StopConditionOptions,
   type ToolExecutionErrorOptions,
 } from './loop/index.js';
 export {

@@ -9,6 +9,7 @@ import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
 import type { PrepareStepFunction } from './run/run-environment.js';
+import type { StopCondition } from './run/stop-condition.js';
 
 /** A value, or a function of the call's `requestContext` returning it (sync or async). */
 export type DynamicArgument<T> = T | ((args: { requestContext: RequestContext }) => T | Promise<T>);
@@ -42,7 +43,14 @@ export interface AgentCallOptions {
   modelSettings?: CallSettings;
   providerOptions?: SharedV4ProviderOptions;
   structuredOutput?: StructuredOutputOptions;
+  /** Most model steps of this call (default: the agent's `maxSteps`, else 5 — or no limit when `stopWhen` is set). */
   maxSteps?: number;
+  /**
+   * When the loop stops going on after a tool step (see {@link StopCondition}): checked after each
+   * step whose tool calls ran, with the run's steps; any condition met ends the loop. Replaces the
+   * default limit of 5 steps — give `maxSteps` too (or `stepCountIs(n)` in the list) for a hard cap.
+   */
+  stopWhen?: StopCondition | readonly StopCondition[];
   prepareStep?: PrepareStepFunction;
   tracingContext?: TracingContext;
   /** The run id (default: generated). */
@@ -69,8 +77,10 @@ export interface AgentConfig {
    * run ends with a `ProcessorError` naming the processor, the hook and the timeout. Default: no limit.
    */
   processorTimeoutMs?: number;
-  /** Most model steps per call (default 5). */
+  /** Most model steps per call (default 5, or no limit when `stopWhen` is set). */
   maxSteps?: number;
+  /** The agent's stop conditions (a call's `stopWhen` replaces them); see {@link AgentCallOptions.stopWhen}. */
+  stopWhen?: StopCondition | readonly StopCondition[];
   /** Most tool calls of one step run at once (default 8). */
   toolConcurrency?: number;
   defaultOptions?: AgentCallOptions;

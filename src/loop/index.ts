@@ -14,6 +14,8 @@ export { AgentOutput } from './output/agent-output.js';
 export { RunAbortedError, type RunAbortedErrorOptions } from './run/run-aborted-error.js';
 export { AgentRunError } from './run/agent-run-error.js';
 export type { PrepareStepFunction } from './run/run-environment.js';
+export { hasToolCall, stepCountIs, type StopCondition, type StopConditionOptions } from './run/stop-condition.js';
+export { StopConditionError, type StopConditionErrorOptions } from './run/stop-condition-error.js';
 export {
   resolveModel,
   type AnyLanguageModel,

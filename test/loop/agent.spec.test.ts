@@ -153,6 +153,21 @@ describe('agent.stream$() on virtual time', () => {
       expect(toolOutputIn(model.calls[1]?.prompt)).toEqual({ type: 'json', value: 3 });
     });
 
+    it('stopWhen met after the tool ran: the step ends as a last step (finish in the same frame), call 2 never subscribed', () => {
+      const inputs: unknown[] = [];
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: addCall, f: finishPart('tool-calls') });
+        const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
+        const expected = '                              (SB)K-(REF|)';
+        const model = mockModel({ stream: ({ callIndex }) => (callIndex === 0 ? call1 : call2) });
+        const agent = new Agent({ id: 'a', model, tools: { add: add(inputs) }, stopWhen: ({ steps }) => steps.length >= 1 });
+        expectObservable(agent.stream$('1 + 2?').pipe(letters)).toBe(expected.trim());
+        expectSubscriptions(call1.subscriptions).toBe('^-----!');
+        expectSubscriptions(call2.subscriptions).toBe([]);
+      });
+      expect(inputs).toEqual([{ a: 1, b: 2 }]);
+    });
+
     it('input the schema rejects: a tool-error in the same frame, execute never runs, call 2 sees the error', () => {
       const inputs: unknown[] = [];
       let model = mockModel({});

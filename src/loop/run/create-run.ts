@@ -41,6 +41,7 @@ import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 import { hasHook, whenHooked } from '../internal/when-hooked.js';
 import { sequence } from '../internal/sequence.js';
+import { stopConditionsOf } from './stop-condition.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
   if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
@@ -144,6 +145,7 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
           return resolveModel(model, providers);
         },
       };
+      const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
       const runId = options.runId ?? `run_${(++runSequence).toString(36)}_${generateId().slice(0, 8)}`;
       const ctx = createRunContext({
         runId,
@@ -177,7 +179,9 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
         providerOptions: options.providerOptions,
         modelSettings: options.modelSettings,
         structuredOutput: options.structuredOutput,
-        maxSteps: options.maxSteps ?? config.maxSteps ?? 5,
+        stopWhen,
+        // `stopWhen` replaces the implicit limit (as in the AI SDK); an explicit maxSteps still caps
+        maxSteps: options.maxSteps ?? config.maxSteps ?? (stopWhen.length > 0 ? Number.POSITIVE_INFINITY : 5),
         toolConcurrency: config.toolConcurrency ?? 8,
         chain: outputChain.chain,
         rawChain: outputChain.rawChain,

@@ -5,6 +5,7 @@ import type { CoreSystemMessage } from '../../message-list/types.js';
 import type { CallSettings, Processor, ProcessInputStepArgs, ProcessInputStepResult, StructuredOutputOptions } from '../../contract/processor-types.js';
 import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
 import type { StepEnvironment } from '../step/step-environment.js';
+import type { StopCondition } from './stop-condition.js';
 
 /** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
 export type PrepareStepFunction = (
@@ -27,6 +28,8 @@ export interface RunEnvironment extends StepEnvironment {
   readonly modelSettings: CallSettings | undefined;
   readonly structuredOutput: StructuredOutputOptions | undefined;
   readonly toolConcurrency: number;
+  /** `stopWhen`, as a list (empty: none; the loop then stops at `maxSteps`). */
+  readonly stopWhen: readonly StopCondition[];
   /** Untagged system messages after `processInput`: every step starts from these. */
   initialSystemMessages: CoreSystemMessage[];
   /** Memory's save for runs that end in a tripwire. */

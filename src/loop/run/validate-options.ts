@@ -56,6 +56,7 @@ const callOptionKeys = Object.keys({
   providerOptions: true,
   structuredOutput: true,
   maxSteps: true,
+  stopWhen: true,
   prepareStep: true,
   tracingContext: true,
   runId: true,
@@ -76,6 +77,7 @@ const agentConfigKeys = Object.keys({
   maxProcessorRetries: true,
   processorTimeoutMs: true,
   maxSteps: true,
+  stopWhen: true,
   toolConcurrency: true,
   defaultOptions: true,
   generateId: true,
@@ -101,6 +103,15 @@ function integerAtLeast(value: unknown, minimum: number, path: string): void {
 
 function optionalFunction(value: unknown, path: string): void {
   if (value !== undefined && typeof value !== 'function') fail(path, 'a function', value);
+}
+
+/** `stopWhen`: a condition function, or a non-empty array of them. */
+function validateStopWhen(value: unknown, path: string): void {
+  if (value === undefined || typeof value === 'function') return;
+  if (!Array.isArray(value) || value.length === 0) fail(path, 'a stop condition (a function of { steps }) or a non-empty array of them', value);
+  value.forEach((condition: unknown, index) => {
+    if (typeof condition !== 'function') fail(`${path}[${index}]`, 'a function', condition);
+  });
 }
 
 /** A processor list: an array of processor objects, each with a non-empty string `id`. */
@@ -141,6 +152,7 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   integerAtLeast(options.maxProcessorRetries, 0, `${path}.maxProcessorRetries`);
   integerAtLeast(options.processorTimeoutMs, 1, `${path}.processorTimeoutMs`);
   integerAtLeast(options.maxSteps, 1, `${path}.maxSteps`);
+  validateStopWhen(options.stopWhen, `${path}.stopWhen`);
   if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal)) fail(`${path}.abortSignal`, 'an AbortSignal', options.abortSignal);
   const context = options.requestContext;
   if (context !== undefined && (!isObject(context) || typeof context.get !== 'function' || typeof context.set !== 'function')) {
@@ -195,6 +207,7 @@ export function validateAgentConfig(config: unknown): asserts config is AgentCon
   integerAtLeast(config.maxProcessorRetries, 0, 'config.maxProcessorRetries');
   integerAtLeast(config.processorTimeoutMs, 1, 'config.processorTimeoutMs');
   integerAtLeast(config.maxSteps, 1, 'config.maxSteps');
+  validateStopWhen(config.stopWhen, 'config.stopWhen');
   integerAtLeast(config.toolConcurrency, 1, 'config.toolConcurrency');
   const memory = config.memory;
   if (memory !== undefined && (!isObject(memory) || typeof memory.processorsFor !== 'function')) fail('config.memory', 'a Memory', memory);

@@ -27,6 +27,8 @@ export interface Attempt {
   meta: ModelResponseMeta;
   /** In the pre-model hooks (`processInputStep`, `processLLMRequest`): a tripwire there cannot retry. */
   preModel: boolean;
+  /** A `stopWhen` condition was met after this step's tools ran: no step follows. */
+  stopped: boolean;
 }
 
 /** A fresh attempt at step `stepNumber`. */
@@ -50,6 +52,7 @@ export function newAttempt(
     fromCache: false,
     meta: {},
     preModel: false,
+    stopped: false,
   };
 }
 
@@ -122,5 +125,5 @@ export function continuesAfter(env: StepEnvironment, attempt: Attempt): boolean 
     const tool = tools?.[call.toolName];
     if (tool !== undefined && typeof tool?.execute !== 'function') return false;
   }
-  return clientCalls > 0 && attempt.stepNumber + 1 < env.maxSteps;
+  return clientCalls > 0 && attempt.stepNumber + 1 < env.maxSteps && !attempt.stopped;
 }

@@ -13,7 +13,7 @@
  * and the model output of a step is one fused subscriber (`model-output.ts`). The retries stay the
  * two operators: their rules are written once, there.
  */
-import { Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber } from 'rxjs';
+import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, type Subscriber } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
@@ -33,6 +33,7 @@ import { providerError } from '../../model/provider-error.js';
 import { newStepFacts, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
 import type { RunEnvironment } from '../run/run-environment.js';
+import { stopConditionMet } from '../run/stop-condition.js';
 import { stepFinishChunk } from './step-chunks.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, finishStep } from './after-model.js';
@@ -98,6 +99,7 @@ function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMReques
     () => endOfOutput(env, attempt, false),
     () => afterModel(env, attempt),
     () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
+    () => checkStopConditions(env, attempt),
     () => endOfOutput(env, attempt, true),
     () => finishStep(env, attempt),
     (): StepEnd[] => [
@@ -109,6 +111,26 @@ function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMReques
       },
     ],
   ];
+}
+
+/**
+ * After the step's tools ran, the `stopWhen` conditions (when the loop would go on): a condition
+ * met marks the attempt `stopped`, so the step ends as a last step does (`finish` at the end of its
+ * output, `step-finish` not continued, no next step). Synchronous conditions cost no subscription.
+ */
+function checkStopConditions(env: RunEnvironment, attempt: Attempt): Observable<never> | readonly never[] {
+  if (env.stopWhen.length === 0 || !continuesAfter(env, attempt)) return [];
+  const met = stopConditionMet(env.stopWhen, env.ctx.steps);
+  if (typeof met === 'boolean') {
+    attempt.stopped = met;
+    return [];
+  }
+  return from(met).pipe(
+    concatMap((answer) => {
+      attempt.stopped = answer;
+      return EMPTY;
+    }),
+  );
 }
 
 /**
