@@ -25,7 +25,7 @@ export interface StopConditionOptions {
 
 /**
  * A rule that ends the agent loop: `true` (or a promise of `true`) stops it after the step just
- * finished; the run then ends as a run without tool calls does. A condition that throws, rejects
+ * finished (its tools have run); the run then ends as at its step limit (finish reason `tool-calls`). A condition that throws, rejects
  * or returns something other than a boolean ends the run with a `StopConditionError`.
  *
  * @example
@@ -38,8 +38,8 @@ export interface StopConditionOptions {
 export type StopCondition = (options: StopConditionOptions) => boolean | PromiseLike<boolean>;
 
 /**
- * Stops the loop once the run has `count` steps (as the AI SDK's `stepCountIs`: rejected attempts
- * count, as they do toward `maxSteps`).
+ * Stops the loop once the run has `count` steps, as the AI SDK's `stepCountIs` does (rejected
+ * attempts count, as they do toward `maxSteps`).
  *
  * @example
  * ```ts
