@@ -7,7 +7,7 @@ import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
-import { ReaderDemand } from './reader-demand.js';
+import { ReaderDemand, type ReaderProbes } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 function settled<T>(promise: Promise<T>): Promise<T> {
@@ -21,7 +21,7 @@ function settled<T>(promise: Promise<T>): Promise<T> {
  * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
  * also costs a property dictionary).
  */
-class RunSink implements UnderlyingDefaultSource<ChunkType> {
+class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   fullController!: ReadableStreamDefaultController<ChunkType>;
   textController: ReadableStreamDefaultController<string> | undefined;
   fullOpen = true;
@@ -40,15 +40,22 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
   resolveResult: ((result: GenerateResult) => void) | undefined;
   rejectResult: ((error: unknown) => void) | undefined;
   // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
-  readonly demand: ReaderDemand = new ReaderDemand(
-    () => (this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null),
-    () => (this.textOpen && this.textController !== undefined && this.textStream?.locked === true ? this.textController.desiredSize : null),
-  );
+  readonly demand: ReaderDemand = new ReaderDemand(this);
 
   constructor(
     readonly output: AgentOutput,
     readonly budgets: RetryBudgets,
   ) {}
+
+  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-demand.ts`). */
+  fullDesiredSize(): number | null {
+    return this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null;
+  }
+
+  /** The text stream's `desiredSize` while it is read and open, else `null`. */
+  textDesiredSize(): number | null {
+    return this.textOpen && this.textController !== undefined && this.textStream?.locked === true ? this.textController.desiredSize : null;
+  }
 
   /** Settle the promises the streams' last `pull`s returned (see {@link pull}). */
   wakeFull: (() => void) | undefined;
