@@ -186,8 +186,7 @@ export function readModelStream(
   sink: PartSink<LanguageModelV4StreamPart>,
 ): ModelRead {
   const read = new ModelRead(model, options, onResponse, demand, sink);
-  // Last line of defence: nothing a provider does may become an unhandled rejection.
-  read.pump().catch((error: unknown) => read.fail(error));
+  void read.pump(); // settles, never rejects (see `pump`)
   return read;
 }
 
@@ -221,50 +220,56 @@ export class ModelRead {
 
   /** Calls `doStream` and reads its parts into the sink, one at a time. */
   async pump(): Promise<void> {
-    const { model, sink, demand } = this;
-    let result: unknown;
+    // Last line of defence, here rather than a `.catch` closure per call: nothing a provider does
+    // may become an unhandled rejection.
     try {
-      result = await model.doStream(this.#abort.callOptions);
+      const { model, sink, demand } = this;
+      let result: unknown;
+      try {
+        result = await model.doStream(this.#abort.callOptions);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      // Whatever the provider resolved with is checked before use: a broken result is one clear
+      // error notification, never a TypeError thrown into nowhere.
+      const stream = streamOf<LanguageModelV4StreamPart>(result, model);
+      if (sink.closed) {
+        cancelQuietly(stream);
+        return;
+      }
+      const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
+      const meta: ModelResponseMeta = { request, response };
+      const activeReader = readerOf(stream, model);
+      this.#reader = activeReader;
+      try {
+        while (!sink.closed) {
+          if (demand !== undefined && !demand.open) {
+            await demand.whenOpen();
+            if (sink.closed) return;
+          }
+          const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
+          if (sink.closed) return;
+          if (!this.#reported) {
+            this.#reported = true;
+            this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
+          }
+          if (next.done) {
+            this.#finished = true;
+            sink.complete();
+            return;
+          }
+          sink.next(next.value);
+        }
+      } catch (error) {
+        // a read error, a malformed part, or onResponse throwing: either ends this call
+        if (!sink.closed) {
+          this.fail(error);
+          cancelQuietly(activeReader, error);
+        }
+      }
     } catch (error) {
       this.fail(error);
-      return;
-    }
-    // Whatever the provider resolved with is checked before use: a broken result is one clear
-    // error notification, never a TypeError thrown into nowhere.
-    const stream = streamOf<LanguageModelV4StreamPart>(result, model);
-    if (sink.closed) {
-      cancelQuietly(stream);
-      return;
-    }
-    const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
-    const meta: ModelResponseMeta = { request, response };
-    const activeReader = readerOf(stream, model);
-    this.#reader = activeReader;
-    try {
-      while (!sink.closed) {
-        if (demand !== undefined && !demand.open) {
-          await demand.whenOpen();
-          if (sink.closed) return;
-        }
-        const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
-        if (sink.closed) return;
-        if (!this.#reported) {
-          this.#reported = true;
-          this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
-        }
-        if (next.done) {
-          this.#finished = true;
-          sink.complete();
-          return;
-        }
-        sink.next(next.value);
-      }
-    } catch (error) {
-      // a read error, a malformed part, or onResponse throwing: either ends this call
-      if (!sink.closed) {
-        this.fail(error);
-        cancelQuietly(activeReader, error);
-      }
     }
   }
 
