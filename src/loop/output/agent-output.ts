@@ -203,6 +203,18 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   }
 }
 
+/** The promises of `result`'s fields an {@link AgentOutput} has handed out. */
+interface ResultFields {
+  text?: Promise<string>;
+  finishReason?: Promise<RxFinishReason>;
+  usage?: Promise<LanguageModelUsage>;
+  steps?: Promise<StepResult[]>;
+  toolCalls?: Promise<ToolCallInfo[]>;
+  toolResults?: Promise<ToolResultInfo[]>;
+  tripwire?: Promise<TripwirePayload | undefined>;
+  object?: Promise<unknown>;
+}
+
 /**
  * A started run (Mastra-style output): `fullStream` and `textStream` as `ReadableStream`s, and
  * promises of the folded result. The run starts at once and buffers for late readers; cancelling
@@ -220,15 +232,11 @@ export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
   readonly #subscription: Subscription;
   readonly #sink: RunSink;
-  // the fields of `result`, each made on first access (a run whose result nobody reads pays nothing for them)
-  #text: Promise<string> | undefined;
-  #finishReason: Promise<RxFinishReason> | undefined;
-  #usage: Promise<LanguageModelUsage> | undefined;
-  #steps: Promise<StepResult[]> | undefined;
-  #toolCalls: Promise<ToolCallInfo[]> | undefined;
-  #toolResults: Promise<ToolResultInfo[]> | undefined;
-  #tripwire: Promise<TripwirePayload | undefined> | undefined;
-  #object: Promise<unknown> | undefined;
+  /**
+   * The fields of `result`, each made on first access, in one object made with the first (a run
+   * whose result nobody reads pays one field for them, not eight).
+   */
+  #fields: ResultFields | undefined;
 
   /**
    * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
@@ -241,42 +249,42 @@ export class AgentOutput {
 
   /** The run's text (`result.text`). */
   get text(): Promise<string> {
-    return (this.#text ??= settled(this.result.then((result) => result.text)));
+    return ((this.#fields ??= {}).text ??= settled(this.result.then((result) => result.text)));
   }
 
   /** Why the run finished (`result.finishReason`). */
   get finishReason(): Promise<RxFinishReason> {
-    return (this.#finishReason ??= settled(this.result.then((result) => result.finishReason)));
+    return ((this.#fields ??= {}).finishReason ??= settled(this.result.then((result) => result.finishReason)));
   }
 
   /** Token usage of the whole run (`result.usage`). */
   get usage(): Promise<LanguageModelUsage> {
-    return (this.#usage ??= settled(this.result.then((result) => result.usage)));
+    return ((this.#fields ??= {}).usage ??= settled(this.result.then((result) => result.usage)));
   }
 
   /** The run's steps (`result.steps`). */
   get steps(): Promise<StepResult[]> {
-    return (this.#steps ??= settled(this.result.then((result) => result.steps)));
+    return ((this.#fields ??= {}).steps ??= settled(this.result.then((result) => result.steps)));
   }
 
   /** The tool calls of accepted steps (`result.toolCalls`). */
   get toolCalls(): Promise<ToolCallInfo[]> {
-    return (this.#toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
+    return ((this.#fields ??= {}).toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
   }
 
   /** The tool results of accepted steps (`result.toolResults`). */
   get toolResults(): Promise<ToolResultInfo[]> {
-    return (this.#toolResults ??= settled(this.result.then((result) => result.toolResults)));
+    return ((this.#fields ??= {}).toolResults ??= settled(this.result.then((result) => result.toolResults)));
   }
 
   /** The tripwire that ended the run, if any (`result.tripwire`). */
   get tripwire(): Promise<TripwirePayload | undefined> {
-    return (this.#tripwire ??= settled(this.result.then((result) => result.tripwire)));
+    return ((this.#fields ??= {}).tripwire ??= settled(this.result.then((result) => result.tripwire)));
   }
 
   /** The structured output, if any (`result.object`). */
   get object(): Promise<unknown> {
-    return (this.#object ??= settled(this.result.then((result) => result.object)));
+    return ((this.#fields ??= {}).object ??= settled(this.result.then((result) => result.object)));
   }
 
   /**
