@@ -9,7 +9,7 @@
  *   node --max-old-space-size=6000 --import tsx bench/heap-diff.ts /tmp/mem-base.heapsnapshot /tmp/mem-live.heapsnapshot 200
  *
  * Under tsx every module is one line (`minifyWhitespace`), so a closure's position is `file:1:column`
- * of that output; `--locate` prints the code there (the module transformed again as tsx does it).
+ * of that output; `--rows=N` lists N rows per table (default 40); `--locate` prints the code there (the module transformed again as tsx does it).
  * A closure listed under "dictionary properties" had its `name` redefined by `keepNames` (tsx, and
  * tsup with `keepNames`): 256 bytes more per closure.
  */
@@ -26,6 +26,8 @@ interface Snapshot {
 
 const argv = process.argv.slice(2);
 const locate = argv.includes('--locate');
+/** `--rows=N`: rows per table (default 40). */
+const rowLimit = Number(argv.find((arg) => arg.startsWith('--rows='))?.slice('--rows='.length) ?? 40);
 const [basePath, livePath, divisorArg = '1'] = argv.filter((arg) => !arg.startsWith('--'));
 if (basePath === undefined || livePath === undefined) throw new Error('usage: heap-diff.ts BASE.heapsnapshot LIVE.heapsnapshot [divisor] [--locate]');
 const divisor = Number(divisorArg);
@@ -158,7 +160,7 @@ const kib = (bytes: number) => (bytes / divisor / 1024).toFixed(2);
 console.log(`new in ${livePath}: ${kib(total)} KiB per unit (÷ ${divisor})`);
 for (const [table, rows] of groups) {
   console.log(`\n== ${table}`);
-  for (const [key, row] of [...rows].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 40)) {
+  for (const [key, row] of [...rows].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, rowLimit)) {
     if (row.bytes / divisor < 24) break;
     console.log(`${(row.bytes / divisor).toFixed(0).padStart(7)} B ${(row.count / divisor).toFixed(1).padStart(6)} #  ${key.replace('\t', '  ')}${codeAt(key)}`);
   }

@@ -50,6 +50,9 @@ function isPlainObjectOrArray(value: unknown): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
+/** What a context without own values (and no parent) iterates: empty, never written. */
+const NO_VALUES = new Map<string, unknown>();
+
 /**
  * Request-scoped values shared by every processor and tool of one call, with `threadId` and
  * `resourceId` when the call uses memory. It has the reference implementation's whole public
@@ -71,14 +74,15 @@ function isPlainObjectOrArray(value: unknown): boolean {
  * ```
  */
 export class RequestContext<TValues extends Record<string, unknown> = Record<string, unknown>> {
-  readonly #values: Map<string, unknown>;
+  /** Own values: made with the first one (most runs' contexts never get one). */
+  #values: Map<string, unknown> | undefined;
   /** The context this one reads through to (a per-run view), if any. */
   #parent: ReadableRequestContext | undefined;
   /** Keys of the parent deleted in this view. */
   #hidden: Set<string> | undefined;
 
   constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]> | ReadableRequestContext) {
-    this.#values = new Map();
+    this.#values = undefined;
     this.#parent = undefined;
     if (initial === undefined || initial === null) return;
     const entries =
@@ -87,7 +91,12 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
         : isReadable(initial)
           ? initial.entries() // another RequestContext (the reference's is not iterable)
           : Object.entries(initial);
-    for (const [key, value] of entries) this.#values.set(key, value);
+    for (const [key, value] of entries) this.#own().set(key, value);
+  }
+
+  /** The own values, made on first write. */
+  #own(): Map<string, unknown> {
+    return (this.#values ??= new Map());
   }
 
   /**
@@ -115,7 +124,8 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   }
 
   #read(key: string): { found: boolean; value: unknown } {
-    if (this.#values.has(key)) return { found: true, value: this.#values.get(key) };
+    const values = this.#values;
+    if (values !== undefined && values.has(key)) return { found: true, value: values.get(key) };
     const parent = this.#parentOf();
     if (parent === undefined || this.#hidden?.has(key) === true || !parent.has(key)) return { found: false, value: undefined };
     return { found: true, value: parent.get(key) };
@@ -124,16 +134,16 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   /** Every entry, own values over the parent's. */
   #all(): Map<string, unknown> {
     const parent = this.#parentOf();
-    if (parent === undefined) return this.#values;
+    if (parent === undefined) return this.#values ?? NO_VALUES;
     const merged = new Map<string, unknown>();
     for (const [key, value] of parent.entries()) if (this.#hidden?.has(key) !== true) merged.set(key, value);
-    for (const [key, value] of this.#values) merged.set(key, value);
+    if (this.#values !== undefined) for (const [key, value] of this.#values) merged.set(key, value);
     return merged;
   }
 
   /** The value stored under `key`, if any. */
   get<K extends string>(key: K): ValueAt<TValues, K> | undefined {
-    if (this.#parentOf() === undefined) return this.#values.get(key) as ValueAt<TValues, K> | undefined;
+    if (this.#parentOf() === undefined) return this.#values?.get(key) as ValueAt<TValues, K> | undefined;
     return this.#read(key).value as ValueAt<TValues, K> | undefined;
   }
 
@@ -144,14 +154,14 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
 
   /** Stores `value` under `key`. */
   set<K extends string>(key: K, value: ValueAt<TValues, K>): this {
-    this.#values.set(key, value);
+    this.#own().set(key, value);
     this.#hidden?.delete(key);
     return this;
   }
 
   /** Stores a value under a key outside the declared values. */
   setRaw(key: string, value: unknown): this {
-    this.#values.set(key, value);
+    this.#own().set(key, value);
     this.#hidden?.delete(key);
     return this;
   }
@@ -169,7 +179,7 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   /** Removes `key` (in a view, the parent keeps it; the view no longer sees it). */
   delete(key: string): boolean {
     const existed = this.has(key);
-    this.#values.delete(key);
+    this.#values?.delete(key);
     const parent = this.#parentOf();
     if (parent !== undefined && parent.has(key)) (this.#hidden ??= new Set()).add(key);
     return existed;
@@ -187,7 +197,7 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
       this.#hidden ??= new Set();
       for (const [key] of parent.entries()) this.#hidden.add(key);
     }
-    this.#values.clear();
+    this.#values?.clear();
   }
 
   /** The keys with values. */

@@ -10,6 +10,7 @@ import { deserializeMessage, serializeMessage, type ConversationSource, type Ser
 import { toUIMessage } from './to-ui.js';
 import { toModelMessages } from './to-model.js';
 import { toPrompt } from './to-prompt.js';
+import { randomMessageId } from './conversion-options.js';
 import type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
 export type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
@@ -49,7 +50,7 @@ export class MessageList {
   constructor(options: MessageListOptions = {}) {
     this.threadId = options.threadId;
     this.resourceId = options.resourceId;
-    this.generateId = options.generateId ?? (() => crypto.randomUUID());
+    this.generateId = options.generateId ?? randomMessageId;
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
     this.get = new ListViews(this, this.store);
     const store = this.store;

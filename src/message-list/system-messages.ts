@@ -84,36 +84,51 @@ export function systemMessageFromUI(message: UIMessage): CoreSystemMessage {
 
 /** Untagged and tagged system messages, de-duplicated by content within each bucket. */
 export class SystemMessageBuckets {
+  /** Replaced, never grown in place: each bucket is an array of exactly its messages (a push onto `[]` makes room for 17). */
   private untagged: CoreSystemMessage[] = [];
-  private readonly tagged = new Map<string, CoreSystemMessage[]>();
+  /** Made with the first tag (most lists have none). */
+  private tagged: Map<string, CoreSystemMessage[]> | undefined;
 
   /** Adds messages to the untagged bucket or to `tag`'s bucket, skipping contents already there. */
   add(messages: ReadonlyArray<CoreSystemMessage>, tag?: string): void {
-    let bucket = tag === undefined ? this.untagged : this.tagged.get(tag);
-    if (!bucket) {
-      bucket = [];
-      this.tagged.set(tag as string, bucket);
+    let bucket: CoreSystemMessage[] | undefined;
+    if (tag === undefined) bucket = this.untagged;
+    else {
+      const tagged = (this.tagged ??= new Map());
+      bucket = tagged.get(tag);
+      if (bucket === undefined) {
+        bucket = [];
+        tagged.set(tag, bucket);
+      }
     }
+    let added: CoreSystemMessage[] | undefined;
     for (const message of messages) {
-      if (!bucket.some((existing) => existing.content === message.content)) bucket.push(message);
+      const content = message.content;
+      if (bucket.some((existing) => existing.content === content) || added?.some((existing) => existing.content === content)) continue;
+      if (added === undefined) added = [message];
+      else added.push(message);
     }
+    if (added === undefined) return;
+    const grown = bucket.length === 0 ? added : bucket.concat(added);
+    if (tag === undefined) this.untagged = grown;
+    else this.tagged?.set(tag, grown);
   }
 
   /** The untagged bucket, or `tag`'s bucket (a copy). */
   get(tag?: string): CoreSystemMessage[] {
-    return [...(tag === undefined ? this.untagged : (this.tagged.get(tag) ?? []))];
+    return [...(tag === undefined ? this.untagged : (this.tagged?.get(tag) ?? []))];
   }
 
   /** Untagged messages, then each tagged bucket in the order tags were first used. */
   all(): CoreSystemMessage[] {
     const all = [...this.untagged];
-    for (const bucket of this.tagged.values()) all.push(...bucket);
+    if (this.tagged !== undefined) for (const bucket of this.tagged.values()) all.push(...bucket);
     return all;
   }
 
   /** Tags in the order they were first used, with their messages. */
   entries(): Array<[tag: string, messages: CoreSystemMessage[]]> {
-    return [...this.tagged].map(([tag, messages]) => [tag, [...messages]]);
+    return this.tagged === undefined ? [] : [...this.tagged].map(([tag, messages]) => [tag, [...messages]]);
   }
 
   /** Replaces the untagged bucket (tagged buckets are kept). */
@@ -125,6 +140,6 @@ export class SystemMessageBuckets {
   /** Empties the untagged bucket, or removes `tag`'s bucket. */
   clear(tag?: string): void {
     if (tag === undefined) this.untagged = [];
-    else this.tagged.delete(tag);
+    else this.tagged?.delete(tag);
   }
 }

@@ -48,13 +48,16 @@ export function appendModelMessages(output: ModelMessage[], message: MastraDBMes
       return;
     }
     case 'user': {
-      const content: UserPart[] = [];
+      // made with its first part, as an assistant step's (a pushed-to empty array reserves room for 16)
+      let content: UserPart[] | undefined;
       for (const part of message.content.parts) {
-        if (part.type === 'text' && part.text !== '') content.push(withOptions({ type: 'text', text: part.text }, part.providerMetadata));
-        else if (part.type === 'file') content.push(filePart(part));
+        const converted = part.type === 'text' && part.text !== '' ? withOptions<UserPart>({ type: 'text', text: part.text }, part.providerMetadata) : part.type === 'file' ? filePart(part) : undefined;
+        if (converted === undefined) continue;
+        if (content === undefined) content = [converted];
+        else content.push(converted);
       }
-      if (content.length === 0 && message.content.content) content.push({ type: 'text', text: message.content.content });
-      if (content.length > 0) output.push({ role: 'user', content, ...messageOptions });
+      if (content === undefined && message.content.content) content = [{ type: 'text', text: message.content.content }];
+      if (content !== undefined) output.push({ role: 'user', content, ...messageOptions });
       return;
     }
     case 'assistant':

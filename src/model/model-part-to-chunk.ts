@@ -38,8 +38,8 @@ export interface ToolCallIds {
   /** Ids already taken in this run (computed on the first tool part of the step). */
   used: Set<string> | undefined;
   readonly usedBefore: () => Iterable<string>;
-  /** Provider id → run id of the call currently using it in this step. */
-  readonly current: Map<string, { id: string; called: boolean }>;
+  /** Provider id → run id of the call currently using it in this step (made with the step's first tool call). */
+  current: Map<string, { id: string; called: boolean }> | undefined;
 }
 
 function freshId(ids: ToolCallIds, providerId: string): string {
@@ -53,24 +53,24 @@ function freshId(ids: ToolCallIds, providerId: string): string {
 /** The run's id for a call starting (`tool-input-start`, or a `tool-call` with no open input). */
 function openCall(ids: ToolCallIds, providerId: string): string {
   const id = freshId(ids, providerId);
-  ids.current.set(providerId, { id, called: false });
+  (ids.current ??= new Map()).set(providerId, { id, called: false });
   return id;
 }
 
 /** The run's id of the call `providerId` currently names (for deltas, results, approvals). */
 export function runToolCallId(ids: ToolCallIds, providerId: string): string {
-  return ids.current.get(providerId)?.id ?? providerId;
+  return ids.current?.get(providerId)?.id ?? providerId;
 }
 
 /** The run's id for a `tool-call` part: its streamed input's id, or a fresh one. */
 function callId(ids: ToolCallIds, providerId: string): string {
-  const open = ids.current.get(providerId);
+  const open = ids.current?.get(providerId);
   if (open !== undefined && !open.called) {
     open.called = true;
     return open.id;
   }
-  const id = openCall(ids, providerId);
-  ids.current.get(providerId)!.called = true;
+  const id = freshId(ids, providerId);
+  (ids.current ??= new Map()).set(providerId, { id, called: true });
   return id;
 }
 
@@ -96,7 +96,7 @@ export function unwrapStreamError(error: unknown): unknown {
 /** Fresh facts for a step; `usedToolCallIds` lists the ids earlier steps and the history already use. */
 export function newStepFacts(usage: LanguageModelUsage, usedToolCallIds: () => Iterable<string> = () => []): ModelStepFacts {
   return {
-    toolCallIds: { used: undefined, usedBefore: usedToolCallIds, current: new Map() },
+    toolCallIds: { used: undefined, usedBefore: usedToolCallIds, current: undefined },
     finishReason: 'other',
     rawFinishReason: undefined,
     usage,

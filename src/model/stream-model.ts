@@ -73,38 +73,37 @@ export interface ModelDemand {
  * `AbortSignal.any`, whose weak references and registry entries were ≈ 5 % of a one-chunk
  * `generate()`). The provider's signal aborts with the caller's reason when the caller's does —
  * also after the call ended, as with `AbortSignal.any` — or when the subscription is cut
- * (`controller.abort()`, which also drops the listener).
+ * ({@link CallAbort.cut}, which also drops the listener). One object, the listener itself, and one
+ * listener (on the caller's signal only).
  */
-function createCallAbort(options: LanguageModelV4CallOptions): {
-  controller: AbortController;
-  callOptions: LanguageModelV4CallOptions;
-} {
-  const controller = new AbortController();
-  const caller = options.abortSignal;
-  if (caller !== undefined) {
-    if (caller.aborted) controller.abort(caller.reason);
-    else {
-      const follower = new CallerFollower(controller, caller);
-      caller.addEventListener('abort', follower, { once: true });
-      controller.signal.addEventListener('abort', follower, { once: true });
+class CallAbort implements EventListenerObject {
+  readonly controller = new AbortController();
+  /** The options the provider gets: the caller's, with this call's signal. */
+  readonly callOptions: LanguageModelV4CallOptions;
+  readonly #caller: AbortSignal | undefined;
+
+  constructor(options: LanguageModelV4CallOptions) {
+    const caller = options.abortSignal;
+    if (caller !== undefined) {
+      if (caller.aborted) this.controller.abort(caller.reason);
+      else {
+        this.#caller = caller;
+        caller.addEventListener('abort', this, { once: true });
+      }
     }
+    this.callOptions = { ...options, abortSignal: this.controller.signal };
   }
-  return { controller, callOptions: { ...options, abortSignal: controller.signal } };
-}
 
-/**
- * The one listener of {@link createCallAbort}, on both signals: the caller's abort aborts the
- * controller with its reason; the controller's abort drops the listener from the caller's signal.
- */
-class CallerFollower implements EventListenerObject {
-  constructor(
-    private readonly controller: AbortController,
-    private readonly caller: AbortSignal,
-  ) {}
+  /** The caller's signal aborted (the listener is gone: `once`). */
+  handleEvent(): void {
+    const caller = this.#caller as AbortSignal;
+    this.controller.abort(caller.reason);
+  }
 
-  handleEvent(event: Event): void {
-    if (event.target === this.caller) this.controller.abort(this.caller.reason);
-    else this.caller.removeEventListener('abort', this);
+  /** The subscription was cut before the end: the listener is dropped and the call's signal aborted. */
+  cut(): void {
+    this.#caller?.removeEventListener('abort', this);
+    this.controller.abort();
   }
 }
 
@@ -123,7 +122,7 @@ function streamObservable(
   onResponse: ((meta: ModelResponseMeta) => void) | undefined,
 ): Observable<LanguageModelV4StreamPart> {
   return defer(() => {
-    const { controller, callOptions } = createCallAbort(options);
+    const abort = new CallAbort(options);
     let finished = false;
     let reported = onResponse === undefined;
     const report = (first: LanguageModelV4StreamPart | undefined): void => {
@@ -131,7 +130,7 @@ function streamObservable(
       reported = true;
       onResponse?.(responseReport({}, first));
     };
-    return observableStream(callOptions).pipe(
+    return observableStream(abort.callOptions).pipe(
       tap({
         next: (part) => report(part),
         complete: () => {
@@ -143,7 +142,7 @@ function streamObservable(
         },
       }),
       finalize(() => {
-        if (!finished) controller.abort();
+        if (!finished) abort.cut();
       }),
     );
   });
@@ -187,8 +186,7 @@ export function readModelStream(
   sink: PartSink<LanguageModelV4StreamPart>,
 ): ModelRead {
   const read = new ModelRead(model, options, onResponse, demand, sink);
-  // Last line of defence: nothing a provider does may become an unhandled rejection.
-  read.pump().catch((error: unknown) => read.fail(error));
+  void read.pump(); // settles, never rejects (see `pump`)
   return read;
 }
 
@@ -197,8 +195,7 @@ export function readModelStream(
  * fields and its steps as methods, one object per call (no closure per call).
  */
 export class ModelRead {
-  readonly #controller: AbortController;
-  readonly #callOptions: LanguageModelV4CallOptions;
+  readonly #abort: CallAbort;
   #finished = false;
   #reported: boolean;
   #reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
@@ -210,9 +207,7 @@ export class ModelRead {
     private readonly demand: ModelDemand | undefined,
     private readonly sink: PartSink<LanguageModelV4StreamPart>,
   ) {
-    const { controller, callOptions } = createCallAbort(options);
-    this.#controller = controller;
-    this.#callOptions = callOptions;
+    this.#abort = new CallAbort(options);
     this.#reported = onResponse === undefined;
   }
 
@@ -225,50 +220,56 @@ export class ModelRead {
 
   /** Calls `doStream` and reads its parts into the sink, one at a time. */
   async pump(): Promise<void> {
-    const { model, sink, demand } = this;
-    let result: unknown;
+    // Last line of defence, here rather than a `.catch` closure per call: nothing a provider does
+    // may become an unhandled rejection.
     try {
-      result = await model.doStream(this.#callOptions);
+      const { model, sink, demand } = this;
+      let result: unknown;
+      try {
+        result = await model.doStream(this.#abort.callOptions);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      // Whatever the provider resolved with is checked before use: a broken result is one clear
+      // error notification, never a TypeError thrown into nowhere.
+      const stream = streamOf<LanguageModelV4StreamPart>(result, model);
+      if (sink.closed) {
+        cancelQuietly(stream);
+        return;
+      }
+      const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
+      const meta: ModelResponseMeta = { request, response };
+      const activeReader = readerOf(stream, model);
+      this.#reader = activeReader;
+      try {
+        while (!sink.closed) {
+          if (demand !== undefined && !demand.open) {
+            await demand.whenOpen();
+            if (sink.closed) return;
+          }
+          const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
+          if (sink.closed) return;
+          if (!this.#reported) {
+            this.#reported = true;
+            this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
+          }
+          if (next.done) {
+            this.#finished = true;
+            sink.complete();
+            return;
+          }
+          sink.next(next.value);
+        }
+      } catch (error) {
+        // a read error, a malformed part, or onResponse throwing: either ends this call
+        if (!sink.closed) {
+          this.fail(error);
+          cancelQuietly(activeReader, error);
+        }
+      }
     } catch (error) {
       this.fail(error);
-      return;
-    }
-    // Whatever the provider resolved with is checked before use: a broken result is one clear
-    // error notification, never a TypeError thrown into nowhere.
-    const stream = streamOf<LanguageModelV4StreamPart>(result, model);
-    if (sink.closed) {
-      cancelQuietly(stream);
-      return;
-    }
-    const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
-    const meta: ModelResponseMeta = { request, response };
-    const activeReader = readerOf(stream, model);
-    this.#reader = activeReader;
-    try {
-      while (!sink.closed) {
-        if (demand !== undefined && !demand.open) {
-          await demand.whenOpen();
-          if (sink.closed) return;
-        }
-        const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
-        if (sink.closed) return;
-        if (!this.#reported) {
-          this.#reported = true;
-          this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
-        }
-        if (next.done) {
-          this.#finished = true;
-          sink.complete();
-          return;
-        }
-        sink.next(next.value);
-      }
-    } catch (error) {
-      // a read error, a malformed part, or onResponse throwing: either ends this call
-      if (!sink.closed) {
-        this.fail(error);
-        cancelQuietly(activeReader, error);
-      }
     }
   }
 
@@ -277,7 +278,7 @@ export class ModelRead {
     if (this.#finished) return;
     this.#finished = true;
     cancelQuietly(this.#reader);
-    this.#controller.abort();
+    this.#abort.cut();
   }
 }
 

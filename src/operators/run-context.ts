@@ -14,7 +14,7 @@ import { RequestContext } from '../contract/request-context.js';
 import type { ProcessorSignal, SendSignalFunction } from '../contract/signal-types.js';
 import type { ProcessorStreamWriter } from '../contract/stream-writer.js';
 import type { TracingContext } from '../contract/tracing-context.js';
-import { bindProcessor, type HookLimits, type ProcessorBinding } from './internal/processor-binding.js';
+import { bindProcessor, type ProcessorBinding } from './internal/processor-binding.js';
 import { setProcessorIndex } from './internal/processor-index.js';
 import { createSignal } from './internal/signals.js';
 import { guardReferenceState } from './internal/reference-state-guard.js';
@@ -136,14 +136,6 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   const states = new Map<string, ProcessorState>();
   const bindings = new Map<Processor, ProcessorBinding>();
   const custom$ = new Subject<DataChunkType>();
-  const limits: HookLimits = {
-    get processorTimeoutMs() {
-      return context.processorTimeoutMs;
-    },
-    get scheduler() {
-      return context.scheduler;
-    },
-  };
   let signalSequence = 0;
   const context: RunContext = {
     runId: init.runId ?? `run-${++runCounter}`,
@@ -186,7 +178,8 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
     bind(processor, index = 0) {
       let binding = bindings.get(processor);
       if (binding === undefined) {
-        binding = bindProcessor(processor, stateIn(states, processor.id), index, limits);
+        // the context is the bindings' `HookLimits`: its `processorTimeoutMs` and `scheduler`, read live
+        binding = bindProcessor(processor, stateIn(states, processor.id), index, context);
         bindings.set(processor, binding);
       }
       return binding;

@@ -7,8 +7,15 @@ import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
-import { ReaderDemand } from './reader-demand.js';
+import { ReaderDemand, type ReaderProbes } from './reader-demand.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
+
+/**
+ * How many unread chunks a stream that has a reader holds before the run stops reading the
+ * provider. Each one read ahead stays alive (chunk, payload, queue entry: ~140 bytes); 16 measured
+ * no faster than 4 on the `stream()` rows of `bench:compare`.
+ */
+const READ_AHEAD = 4;
 
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
@@ -21,7 +28,7 @@ function settled<T>(promise: Promise<T>): Promise<T> {
  * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
  * also costs a property dictionary).
  */
-class RunSink implements UnderlyingDefaultSource<ChunkType> {
+class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   fullController!: ReadableStreamDefaultController<ChunkType>;
   textController: ReadableStreamDefaultController<string> | undefined;
   fullOpen = true;
@@ -39,16 +46,23 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
   result: Promise<GenerateResult> | undefined;
   resolveResult: ((result: GenerateResult) => void) | undefined;
   rejectResult: ((error: unknown) => void) | undefined;
-  // backpressure: while every stream being read is full (16 queued), the run stops reading the provider
-  readonly demand: ReaderDemand = new ReaderDemand(
-    () => (this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null),
-    () => (this.textOpen && this.textController !== undefined && this.textStream?.locked === true ? this.textController.desiredSize : null),
-  );
+  // backpressure: while every stream being read is full (READ_AHEAD queued), the run stops reading the provider
+  readonly demand: ReaderDemand = new ReaderDemand(this);
 
   constructor(
     readonly output: AgentOutput,
     readonly budgets: RetryBudgets,
   ) {}
+
+  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-demand.ts`). */
+  fullDesiredSize(): number | null {
+    return this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null;
+  }
+
+  /** The text stream's `desiredSize` while it is read and open, else `null`. */
+  textDesiredSize(): number | null {
+    return this.textOpen && this.textController !== undefined && this.textStream?.locked === true ? this.textController.desiredSize : null;
+  }
 
   /** Settle the promises the streams' last `pull`s returned (see {@link pull}). */
   wakeFull: (() => void) | undefined;
@@ -184,16 +198,28 @@ class RunSink implements UnderlyingDefaultSource<ChunkType> {
           this.demand.pulled();
         },
       },
-      { highWaterMark: 16 },
+      { highWaterMark: READ_AHEAD },
     );
   }
+}
+
+/** The promises of `result`'s fields an {@link AgentOutput} has handed out. */
+interface ResultFields {
+  text?: Promise<string>;
+  finishReason?: Promise<RxFinishReason>;
+  usage?: Promise<LanguageModelUsage>;
+  steps?: Promise<StepResult[]>;
+  toolCalls?: Promise<ToolCallInfo[]>;
+  toolResults?: Promise<ToolResultInfo[]>;
+  tripwire?: Promise<TripwirePayload | undefined>;
+  object?: Promise<unknown>;
 }
 
 /**
  * A started run (Mastra-style output): `fullStream` and `textStream` as `ReadableStream`s, and
  * promises of the folded result. The run starts at once and buffers for late readers; cancelling
  * `fullStream` cancels the run (provider request and tools). While every stream that has a reader
- * holds 16 unread chunks, the run stops reading the provider (backpressure) until it is read again.
+ * holds 4 unread chunks, the run stops reading the provider (backpressure) until it is read again.
  *
  * @example
  * ```ts
@@ -206,15 +232,11 @@ export class AgentOutput {
   readonly fullStream: ReadableStream<ChunkType>;
   readonly #subscription: Subscription;
   readonly #sink: RunSink;
-  // the fields of `result`, each made on first access (a run whose result nobody reads pays nothing for them)
-  #text: Promise<string> | undefined;
-  #finishReason: Promise<RxFinishReason> | undefined;
-  #usage: Promise<LanguageModelUsage> | undefined;
-  #steps: Promise<StepResult[]> | undefined;
-  #toolCalls: Promise<ToolCallInfo[]> | undefined;
-  #toolResults: Promise<ToolResultInfo[]> | undefined;
-  #tripwire: Promise<TripwirePayload | undefined> | undefined;
-  #object: Promise<unknown> | undefined;
+  /**
+   * The fields of `result`, each made on first access, in one object made with the first (a run
+   * whose result nobody reads pays one field for them, not eight).
+   */
+  #fields: ResultFields | undefined;
 
   /**
    * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
@@ -227,42 +249,42 @@ export class AgentOutput {
 
   /** The run's text (`result.text`). */
   get text(): Promise<string> {
-    return (this.#text ??= settled(this.result.then((result) => result.text)));
+    return ((this.#fields ??= {}).text ??= settled(this.result.then((result) => result.text)));
   }
 
   /** Why the run finished (`result.finishReason`). */
   get finishReason(): Promise<RxFinishReason> {
-    return (this.#finishReason ??= settled(this.result.then((result) => result.finishReason)));
+    return ((this.#fields ??= {}).finishReason ??= settled(this.result.then((result) => result.finishReason)));
   }
 
   /** Token usage of the whole run (`result.usage`). */
   get usage(): Promise<LanguageModelUsage> {
-    return (this.#usage ??= settled(this.result.then((result) => result.usage)));
+    return ((this.#fields ??= {}).usage ??= settled(this.result.then((result) => result.usage)));
   }
 
   /** The run's steps (`result.steps`). */
   get steps(): Promise<StepResult[]> {
-    return (this.#steps ??= settled(this.result.then((result) => result.steps)));
+    return ((this.#fields ??= {}).steps ??= settled(this.result.then((result) => result.steps)));
   }
 
   /** The tool calls of accepted steps (`result.toolCalls`). */
   get toolCalls(): Promise<ToolCallInfo[]> {
-    return (this.#toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
+    return ((this.#fields ??= {}).toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
   }
 
   /** The tool results of accepted steps (`result.toolResults`). */
   get toolResults(): Promise<ToolResultInfo[]> {
-    return (this.#toolResults ??= settled(this.result.then((result) => result.toolResults)));
+    return ((this.#fields ??= {}).toolResults ??= settled(this.result.then((result) => result.toolResults)));
   }
 
   /** The tripwire that ended the run, if any (`result.tripwire`). */
   get tripwire(): Promise<TripwirePayload | undefined> {
-    return (this.#tripwire ??= settled(this.result.then((result) => result.tripwire)));
+    return ((this.#fields ??= {}).tripwire ??= settled(this.result.then((result) => result.tripwire)));
   }
 
   /** The structured output, if any (`result.object`). */
   get object(): Promise<unknown> {
-    return (this.#object ??= settled(this.result.then((result) => result.object)));
+    return ((this.#fields ??= {}).object ??= settled(this.result.then((result) => result.object)));
   }
 
   /**
@@ -279,7 +301,7 @@ export class AgentOutput {
   constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
     const sink = new RunSink(this, budgets);
     this.#sink = sink;
-    this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: 16 });
+    this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
     this.#subscription = run.subscribe(sink);
   }
 

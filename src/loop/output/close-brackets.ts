@@ -8,6 +8,21 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { emptyUsage } from '../../model/usage.js';
 import { subscribeLinked } from '../internal/subscribe-linked.js';
 
+/** `open` with `id` added (an array of one for the first). */
+function opened(open: string[] | undefined, id: string): string[] {
+  if (open === undefined || open.length === 0) return [id];
+  open.push(id);
+  return open;
+}
+
+/** Removes `id` from `open`; false when it was not open. */
+function closed(open: string[] | undefined, id: string): boolean {
+  const index = open === undefined ? -1 : open.indexOf(id);
+  if (index < 0) return false;
+  (open as string[]).splice(index, 1);
+  return true;
+}
+
 /**
  * What one subscription has opened and not yet closed: the state of {@link closeBrackets}, also
  * used by `endWithTerminal({ closeBrackets: true })` (both in one subscriber).
@@ -16,22 +31,13 @@ export class OpenBrackets {
   /** The run id of the chunks that opened something (closers carry it). */
   runId = 'run';
   step: { stepNumber: number; messageId?: string } | undefined;
-  /** The open text, reasoning and tool-input parts (each made with its first part: most runs have no reasoning nor tool input). */
-  #texts: Set<string> | undefined;
-  #reasoning: Set<string> | undefined;
-  #toolInputs: Set<string> | undefined;
-
-  get texts(): Set<string> {
-    return (this.#texts ??= new Set());
-  }
-
-  get reasoning(): Set<string> {
-    return (this.#reasoning ??= new Set());
-  }
-
-  get toolInputs(): Set<string> {
-    return (this.#toolInputs ??= new Set());
-  }
+  /**
+   * The ids of the open text, reasoning and tool-input parts, in the order they opened: arrays made
+   * with their first id (a run has one or two open at a time; a `Set` costs a table for 17).
+   */
+  #texts: string[] | undefined;
+  #reasoning: string[] | undefined;
+  #toolInputs: string[] | undefined;
 
   /** Emits `chunk` to `out`, repairing brackets around it (see {@link closeBrackets}). */
   pass(chunk: ChunkType, out: Subscriber<ChunkType>): void {
@@ -47,34 +53,42 @@ export class OpenBrackets {
         this.step = undefined;
         break;
       case 'text-start':
-      case 'reasoning-start': {
-        const open = chunk.type === 'text-start' ? this.texts : this.reasoning;
-        if (open.has(chunk.payload.id)) return;
-        open.add(chunk.payload.id);
+        if (this.#texts?.includes(chunk.payload.id) === true) return;
+        this.#texts = opened(this.#texts, chunk.payload.id);
         this.runId = chunk.runId;
         break;
-      }
+      case 'reasoning-start':
+        if (this.#reasoning?.includes(chunk.payload.id) === true) return;
+        this.#reasoning = opened(this.#reasoning, chunk.payload.id);
+        this.runId = chunk.runId;
+        break;
       case 'text-delta':
-      case 'reasoning-delta': {
-        const open = chunk.type === 'text-delta' ? this.texts : this.reasoning;
-        if (!open.has(chunk.payload.id)) {
+        if (this.#texts?.includes(chunk.payload.id) !== true) {
           // a provider that skipped the start, or a processor that dropped it
-          open.add(chunk.payload.id);
+          this.#texts = opened(this.#texts, chunk.payload.id);
           this.runId = chunk.runId;
-          out.next(makeChunk(chunk.runId, chunk.type === 'text-delta' ? 'text-start' : 'reasoning-start', { id: chunk.payload.id }));
+          out.next(makeChunk(chunk.runId, 'text-start', { id: chunk.payload.id }));
         }
         break;
-      }
+      case 'reasoning-delta':
+        if (this.#reasoning?.includes(chunk.payload.id) !== true) {
+          this.#reasoning = opened(this.#reasoning, chunk.payload.id);
+          this.runId = chunk.runId;
+          out.next(makeChunk(chunk.runId, 'reasoning-start', { id: chunk.payload.id }));
+        }
+        break;
       case 'text-end':
+        if (!closed(this.#texts, chunk.payload.id)) return;
+        break;
       case 'reasoning-end':
-        if (!(chunk.type === 'text-end' ? this.texts : this.reasoning).delete(chunk.payload.id)) return;
+        if (!closed(this.#reasoning, chunk.payload.id)) return;
         break;
       case 'tool-call-input-streaming-start':
-        this.toolInputs.add(chunk.payload.toolCallId);
+        if (this.#toolInputs?.includes(chunk.payload.toolCallId) !== true) this.#toolInputs = opened(this.#toolInputs, chunk.payload.toolCallId);
         this.runId = chunk.runId;
         break;
       case 'tool-call-input-streaming-end':
-        this.#toolInputs?.delete(chunk.payload.toolCallId);
+        closed(this.#toolInputs, chunk.payload.toolCallId);
         break;
       case 'finish':
         this.closeAll('other', out);
@@ -100,17 +114,17 @@ export class OpenBrackets {
     const texts = this.#texts;
     const reasoning = this.#reasoning;
     const toolInputs = this.#toolInputs;
-    if (texts !== undefined && texts.size > 0) {
+    if (texts !== undefined && texts.length > 0) {
+      this.#texts = undefined;
       for (const id of texts) out.next(makeChunk(runId, 'text-end', { id }));
-      texts.clear();
     }
-    if (reasoning !== undefined && reasoning.size > 0) {
+    if (reasoning !== undefined && reasoning.length > 0) {
+      this.#reasoning = undefined;
       for (const id of reasoning) out.next(makeChunk(runId, 'reasoning-end', { id }));
-      reasoning.clear();
     }
-    if (toolInputs !== undefined && toolInputs.size > 0) {
+    if (toolInputs !== undefined && toolInputs.length > 0) {
+      this.#toolInputs = undefined;
       for (const toolCallId of toolInputs) out.next(makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId }));
-      toolInputs.clear();
     }
   }
 

@@ -6,16 +6,22 @@
  */
 import type { RunDemand } from '../run/paced-run.js';
 
-/** A stream's `desiredSize` while someone reads it and it is open, else `null`. */
-export type ReaderProbe = () => number | null;
+/**
+ * The streams whose readers pace the run: each method is a stream's `desiredSize` while someone
+ * reads it and it is open, else `null` (methods of the output's sink: no closure per run).
+ */
+export interface ReaderProbes {
+  fullDesiredSize(): number | null;
+  textDesiredSize(): number | null;
+}
 
 /** Holds the run's demand gate while all read streams are full. */
 export class ReaderDemand {
   #gate: RunDemand | undefined;
   #holding = false;
-  readonly #probes: ReaderProbe[];
+  readonly #probes: ReaderProbes;
 
-  constructor(...probes: ReaderProbe[]) {
+  constructor(probes: ReaderProbes) {
     this.#probes = probes;
   }
 
@@ -50,13 +56,11 @@ export class ReaderDemand {
   }
 
   #full(): boolean {
-    let readers = 0;
-    for (const probe of this.#probes) {
-      const size = probe();
-      if (size === null) continue;
-      if (size > 0) return false;
-      readers++;
-    }
-    return readers > 0;
+    const probes = this.#probes;
+    const full = probes.fullDesiredSize();
+    if (full !== null && full > 0) return false;
+    const text = probes.textDesiredSize();
+    if (text !== null && text > 0) return false;
+    return full !== null || text !== null;
   }
 }

@@ -35,23 +35,28 @@ export interface RunEnd {
  * before the run's gate exists are applied to it when it is bound.
  */
 export class LateDemand implements RunDemand {
-  readonly #held = new Set<object>();
+  /** The holders, in order (a few at most): an array made with the first, not a `Set` per run. */
+  #held: object[] | undefined;
   #gate: RunDemand | undefined;
 
   hold(holder: object): void {
-    this.#held.add(holder);
+    const held = this.#held;
+    if (held === undefined || held.length === 0) this.#held = [holder];
+    else if (!held.includes(holder)) held.push(holder);
     this.#gate?.hold(holder);
   }
 
   release(holder: object): void {
-    this.#held.delete(holder);
+    const held = this.#held;
+    const index = held === undefined ? -1 : held.indexOf(holder);
+    if (index >= 0) (held as object[]).splice(index, 1);
     this.#gate?.release(holder);
   }
 
   /** The run's gate, once the run is set up. */
   bind(gate: RunDemand): void {
     this.#gate = gate;
-    for (const holder of this.#held) gate.hold(holder);
+    if (this.#held !== undefined) for (const holder of this.#held) gate.hold(holder);
   }
 }
 

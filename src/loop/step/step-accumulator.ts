@@ -74,23 +74,48 @@ class TextPieces {
  * step's text, not kept twice.
  */
 interface OpenText {
+  /** The text part's id (of its chunks). */
+  readonly id: string;
   readonly part: TextPart;
   pieces: TextPieces | undefined;
 }
 
-/** One step's content, built from the chunks that passed the output processors. */
+/** What `openTextIds` / `openReasoningIds` are while nothing is open (shared, never written). */
+const NONE_OPEN: readonly string[] = Object.freeze([]);
+
+/** `list` with `item` added (a new array of one for the first: a push onto `[]` makes room for 17). */
+function withItem<T>(list: T[] | undefined, item: T): T[] {
+  if (list === undefined || list.length === 0) return [item];
+  list.push(item);
+  return list;
+}
+
+/** `list` without `item`'s first occurrence; false when it was not there. */
+function removeItem<T>(list: T[] | undefined, item: T): boolean {
+  const index = list === undefined ? -1 : list.indexOf(item);
+  if (index < 0) return false;
+  (list as T[]).splice(index, 1);
+  return true;
+}
+
+/**
+ * One step's content, built from the chunks that passed the output processors. Its collections are
+ * small arrays made on first use (a step has one text part, or a few): a plain text step keeps no
+ * `Map` nor `Set`.
+ */
 export class StepAccumulator {
   readonly #text = new TextPieces();
   reasoningText = '';
   readonly toolCalls: ToolCallInfo[] = [];
   readonly toolResults: ToolResultInfo[] = [];
-  readonly #parts: MastraMessagePart[] = [];
+  #parts: MastraMessagePart[] = [];
   /** The step's chunks themselves (a reference each, no copy per chunk); see `compact`. */
   readonly #recorded: ChunkType[] = [];
   /** Whether `compact` will be asked for: otherwise no chunk is kept alive by the accumulator. */
   readonly #keepChunks: boolean;
   #compact: Array<{ type: string; payload?: unknown; data?: unknown }> | undefined;
-  readonly #texts = new Map<string, OpenText>();
+  /** The step's text parts, in order of their first delta. */
+  #texts: OpenText[] = [];
   /** Made on the first reasoning / tool-call chunk (most steps have neither). */
   #reasoning: Map<string, ReasoningPart> | undefined;
   #invocations: Map<string, ToolInvocationPart> | undefined;
@@ -98,15 +123,39 @@ export class StepAccumulator {
   /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
   onLatePart: ((part: DataPart) => void) | undefined;
 
-  /** Text and reasoning parts opened and not yet closed (closed for a rejected attempt). */
-  readonly openTextIds = new Set<string>();
-  readonly openReasoningIds = new Set<string>();
+  #openTextIds: string[] | undefined;
+  #openReasoningIds: string[] | undefined;
+
+  /** Ids of the text parts opened and not yet closed, in order (closed for a rejected attempt). */
+  get openTextIds(): readonly string[] {
+    return this.#openTextIds ?? NONE_OPEN;
+  }
+
+  /** Ids of the reasoning parts opened and not yet closed, in order. */
+  get openReasoningIds(): readonly string[] {
+    return this.#openReasoningIds ?? NONE_OPEN;
+  }
+
+  /** Adds a message part of the step. */
+  #addPart(part: MastraMessagePart): void {
+    this.#parts = withItem(this.#parts, part);
+  }
+
+  /** The text part `id`, if the step has it (the last one first: deltas come in runs). */
+  #textOf(id: string): OpenText | undefined {
+    const texts = this.#texts;
+    for (let index = texts.length - 1; index >= 0; index--) {
+      const open = texts[index] as OpenText;
+      if (open.id === id) return open;
+    }
+    return undefined;
+  }
 
   /** The message parts of the step so far (text parts with their text so far). */
   get parts(): MastraMessagePart[] {
     // the text parts' pending deltas into their `text` (after `buildMessage` they are written through)
     if (!this.#committed) {
-      for (const open of this.#texts.values()) {
+      for (const open of this.#texts) {
         if (open.pieces === undefined) open.part.text = this.#text.toString();
         else if (open.pieces.length > 0) {
           open.part.text += open.pieces.toString();
@@ -119,7 +168,7 @@ export class StepAccumulator {
 
   /** A second text part starts: the first one's text stops being the step's text. */
   #unshare(): void {
-    for (const open of this.#texts.values()) {
+    for (const open of this.#texts) {
       if (open.pieces !== undefined) continue;
       if (!this.#committed) open.part.text = this.#text.toString();
       open.pieces = new TextPieces();
@@ -156,17 +205,18 @@ export class StepAccumulator {
     if (this.#keepChunks) this.#recorded.push(chunk);
     switch (chunk.type) {
       case 'text-start':
-        this.openTextIds.add(chunk.payload.id);
+        if (!this.openTextIds.includes(chunk.payload.id)) this.#openTextIds = withItem(this.#openTextIds, chunk.payload.id);
         break;
       case 'text-delta': {
         const text = chunk.payload.text;
-        let open = this.#texts.get(chunk.payload.id);
+        const id = chunk.payload.id;
+        let open = this.#textOf(id);
         if (open === undefined) {
-          const first = this.#texts.size === 0;
+          const first = this.#texts.length === 0;
           if (!first) this.#unshare();
-          open = { part: { type: 'text', text: '' }, pieces: first ? undefined : new TextPieces() };
-          this.#texts.set(chunk.payload.id, open);
-          this.#parts.push(open.part);
+          open = { id, part: { type: 'text', text: '' }, pieces: first ? undefined : new TextPieces() };
+          this.#texts = withItem(this.#texts, open);
+          this.#addPart(open.part);
         }
         this.#text.append(text);
         // once the message is built, its parts are live: write through
@@ -175,9 +225,9 @@ export class StepAccumulator {
         break;
       }
       case 'text-end':
-        this.openTextIds.delete(chunk.payload.id);
+        removeItem(this.#openTextIds, chunk.payload.id);
         if (chunk.payload.providerMetadata) {
-          const open = this.#texts.get(chunk.payload.id);
+          const open = this.#textOf(chunk.payload.id);
           if (open) open.part.providerMetadata = chunk.payload.providerMetadata;
         }
         break;
@@ -189,7 +239,7 @@ export class StepAccumulator {
         if (part === undefined) {
           part = { type: 'reasoning', reasoning: '', details: [{ type: 'text', text: '' }] };
           reasoning.set(chunk.payload.id, part);
-          this.#parts.push(part);
+          this.#addPart(part);
         }
         const detail = part.details[0] as { type: 'text'; text: string; signature?: string };
         if (chunk.type === 'reasoning-delta') {
@@ -197,8 +247,10 @@ export class StepAccumulator {
           detail.text += chunk.payload.text;
           this.reasoningText += chunk.payload.text;
         }
-        if (chunk.type === 'reasoning-start') this.openReasoningIds.add(chunk.payload.id);
-        if (chunk.type === 'reasoning-end') this.openReasoningIds.delete(chunk.payload.id);
+        if (chunk.type === 'reasoning-start' && !this.openReasoningIds.includes(chunk.payload.id)) {
+          this.#openReasoningIds = withItem(this.#openReasoningIds, chunk.payload.id);
+        }
+        if (chunk.type === 'reasoning-end') removeItem(this.#openReasoningIds, chunk.payload.id);
         const metadata = chunk.payload.providerMetadata;
         if (metadata) {
           part.providerMetadata = { ...part.providerMetadata, ...metadata };
@@ -222,7 +274,7 @@ export class StepAccumulator {
           ...(chunk.payload.providerMetadata ? { providerMetadata: chunk.payload.providerMetadata } : {}),
         };
         (this.#invocations ??= new Map()).set(call.toolCallId, part);
-        this.#parts.push(part);
+        this.#addPart(part);
         break;
       }
       case 'tool-result': {
@@ -264,12 +316,12 @@ export class StepAccumulator {
             ...(payload.filename === undefined ? {} : { filename: payload.filename }),
           },
         };
-        this.#parts.push(part);
+        this.#addPart(part);
         break;
       }
       case 'file': {
         const part: FilePart = { type: 'file', mimeType: chunk.payload.mimeType, data: chunk.payload.data };
-        this.#parts.push(part);
+        this.#addPart(part);
         break;
       }
       default:
@@ -278,7 +330,7 @@ export class StepAccumulator {
           if (data.transient !== true) {
             const part: DataPart = { type: data.type, data: data.data, ...(data.id === undefined ? {} : { id: data.id }) };
             if (this.#committed && this.onLatePart !== undefined) this.onLatePart(part);
-            else this.#parts.push(part);
+            else this.#addPart(part);
           }
         }
         return;

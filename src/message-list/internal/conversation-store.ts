@@ -16,6 +16,16 @@ export interface ConversationStamp {
   resourceId: string | undefined;
 }
 
+/** What the store knows of one message it holds. */
+class Entry {
+  constructor(
+    public message: MastraDBMessage,
+    public source: ConversationSource,
+    /** Added or changed since the last drain (see `MessageList.drainUnsavedMessages`). */
+    public unsaved: boolean,
+  ) {}
+}
+
 /**
  * The messages of one `MessageList` and the bookkeeping around them (internal to the folder).
  *
@@ -27,9 +37,8 @@ export interface ConversationStamp {
  */
 export class ConversationStore {
   private messages: MastraDBMessage[] = [];
-  private readonly byId = new Map<string, MastraDBMessage>();
-  private readonly sources = new Map<string, ConversationSource>();
-  private readonly unsaved = new Set<string>();
+  /** Each message by id, with its source and whether it is unsaved (one map, not three). */
+  private readonly entries = new Map<string, Entry>();
   private readonly trusted = new WeakSet<object>();
   private readonly boundaries = new WeakMap<StepBoundary, MessageSnapshot[]>();
   private lastTimestamp = Number.NEGATIVE_INFINITY;
@@ -46,15 +55,15 @@ export class ConversationStore {
 
   /** The messages of one source, in list order. */
   from(source: ConversationSource): MastraDBMessage[] {
-    return this.messages.filter((message) => this.sources.get(message.id) === source);
+    return this.messages.filter((message) => this.entries.get(message.id)?.source === source);
   }
 
   has(id: string): boolean {
-    return this.byId.has(id);
+    return this.entries.has(id);
   }
 
   sourceOf(id: string): ConversationSource | undefined {
-    return this.sources.get(id);
+    return this.entries.get(id)?.source;
   }
 
   /** An object the list holds or created (not validated again when added). */
@@ -70,15 +79,16 @@ export class ConversationStore {
   }
 
   markUnsaved(id: string): void {
-    if (this.byId.has(id)) this.unsaved.add(id);
+    const entry = this.entries.get(id);
+    if (entry !== undefined) entry.unsaved = true;
   }
 
   clearUnsaved(): void {
-    this.unsaved.clear();
+    for (const entry of this.entries.values()) entry.unsaved = false;
   }
 
   unsavedMessages(): MastraDBMessage[] {
-    return this.messages.filter((message) => this.unsaved.has(message.id));
+    return this.messages.filter((message) => this.entries.get(message.id)?.unsaved === true);
   }
 
   /** Places a validated message: replaced by id, folded (tool results), merged or appended. */
@@ -89,13 +99,13 @@ export class ConversationStore {
       if (this.stamp.threadId !== undefined) message.threadId = this.stamp.threadId;
       if (this.stamp.resourceId !== undefined) message.resourceId = this.stamp.resourceId;
     }
-    const existing = this.byId.get(message.id);
+    const existing = this.entries.get(message.id);
     if (existing) {
-      if (source === 'memory' && this.sources.get(message.id) !== 'memory') return;
-      this.messages[this.messages.indexOf(existing)] = message;
-      this.byId.set(message.id, message);
-      this.sources.set(message.id, source);
-      if (source !== 'memory') this.unsaved.add(message.id);
+      if (source === 'memory' && existing.source !== 'memory') return;
+      this.messages[this.messages.indexOf(existing.message)] = message;
+      existing.message = message;
+      existing.source = source;
+      if (source !== 'memory') existing.unsaved = true;
       return;
     }
     if (message.role === 'tool') {
@@ -103,11 +113,12 @@ export class ConversationStore {
       return;
     }
     const last = this.messages.at(-1);
-    if (merge && source !== 'memory' && message.role === 'assistant' && last?.role === 'assistant' && this.sources.get(last.id) === source) {
+    const lastEntry = last === undefined ? undefined : this.entries.get(last.id);
+    if (merge && source !== 'memory' && message.role === 'assistant' && last?.role === 'assistant' && lastEntry?.source === source) {
       last.content.parts.push(...message.content.parts);
       if (message.content.metadata) last.content.metadata = { ...last.content.metadata, ...message.content.metadata };
       syncLegacyContent(last);
-      this.unsaved.add(last.id);
+      lastEntry.unsaved = true;
       return;
     }
     this.append(message, source);
@@ -118,12 +129,18 @@ export class ConversationStore {
     this.trusted.add(message);
     this.lastTimestamp = Math.max(this.lastTimestamp, message.createdAt.getTime());
     // Remembered history always precedes the run's own messages, whenever it is loaded.
-    const firstOwn = source === 'memory' ? this.messages.findIndex((existing) => this.sources.get(existing.id) !== 'memory') : -1;
+    const firstOwn = source === 'memory' ? this.messages.findIndex((existing) => this.entries.get(existing.id)?.source !== 'memory') : -1;
     if (firstOwn >= 0) this.messages.splice(firstOwn, 0, message);
+    // the first message makes an array of one (a push onto `[]` would make room for 17)
+    else if (this.messages.length === 0) this.messages = [message];
     else this.messages.push(message);
-    this.byId.set(message.id, message);
-    this.sources.set(message.id, source);
-    if (source !== 'memory') this.unsaved.add(message.id);
+    const entry = this.entries.get(message.id);
+    if (entry === undefined) this.entries.set(message.id, new Entry(message, source, source !== 'memory'));
+    else {
+      entry.message = message;
+      entry.source = source;
+      if (source !== 'memory') entry.unsaved = true;
+    }
   }
 
   /** Removes messages by id; returns the removed ones in list order. */
@@ -134,11 +151,7 @@ export class ConversationStore {
     for (const message of this.messages) (wanted.has(message.id) ? removed : kept).push(message);
     if (removed.length === 0) return removed;
     this.messages = kept;
-    for (const message of removed) {
-      this.byId.delete(message.id);
-      this.sources.delete(message.id);
-      this.unsaved.delete(message.id);
-    }
+    for (const message of removed) this.entries.delete(message.id);
     return removed;
   }
 
@@ -148,12 +161,12 @@ export class ConversationStore {
     const location =
       findInvocationByCallId(this.messages, toolCallId) ??
       findPendingProviderCall(
-        this.messages.filter((message) => this.sources.get(message.id) !== 'memory'),
+        this.messages.filter((message) => this.entries.get(message.id)?.source !== 'memory'),
         toolName,
       );
     if (!location) return false;
     applyInvocationUpdate(location, part);
-    this.unsaved.add(location.message.id);
+    this.markUnsaved(location.message.id);
     return true;
   }
 
@@ -179,19 +192,20 @@ export class ConversationStore {
     this.remove(this.from('response').filter((message) => !keep.has(message.id)).map((message) => message.id));
     for (const snapshot of snapshots) {
       const { message } = snapshot;
-      const current = this.byId.get(message.id);
-      if (!current) continue;
+      const entry = this.entries.get(message.id);
+      if (!entry) continue;
       let changed = false;
+      const current = entry.message;
       if (current !== message) {
         this.messages[this.messages.indexOf(current)] = message;
-        this.byId.set(message.id, message);
+        entry.message = message;
         changed = true;
       }
-      if (this.sources.get(message.id) !== 'response') {
-        this.sources.set(message.id, 'response');
+      if (entry.source !== 'response') {
+        entry.source = 'response';
         changed = true;
       }
-      if (restoreMessage(snapshot) || changed) this.unsaved.add(message.id);
+      if (restoreMessage(snapshot) || changed) entry.unsaved = true;
     }
     return true;
   }
@@ -203,7 +217,7 @@ export class ConversationStore {
       const location = findInvocationByCallId(this.messages, part.toolInvocation.toolCallId);
       if (!location) return true;
       applyInvocationUpdate(location, { ...part, toolInvocation: { ...part.toolInvocation, args: undefined } });
-      if (source !== 'memory') this.unsaved.add(location.message.id);
+      if (source !== 'memory') this.markUnsaved(location.message.id);
       return false;
     });
     if (unmatched.length > 0) this.insert({ ...message, role: 'assistant', content: { ...message.content, parts: unmatched } }, source, merge);

@@ -9,30 +9,44 @@
 
 /** The demand gate of one run (one per run context: see `run-machinery.ts`). */
 export class DemandGate {
-  readonly #holders = new Set<object>();
-  #waiters: Array<() => void> = [];
+  /**
+   * Who holds the gate (a few at most): an array made with the first holder, of exactly its
+   * size — a `Set`, or a push onto `[]`, would cost every run a table for 17.
+   */
+  #holders: object[] | undefined;
+  #waiters: Array<() => void> | undefined;
 
   /** True while nobody holds the gate. */
   get open(): boolean {
-    return this.#holders.size === 0;
+    return this.#holders === undefined || this.#holders.length === 0;
   }
 
   /** `holder` cannot take more for now (idempotent per holder). */
   hold(holder: object): void {
-    this.#holders.add(holder);
+    const holders = this.#holders;
+    if (holders === undefined || holders.length === 0) this.#holders = [holder];
+    else if (!holders.includes(holder)) holders.push(holder);
   }
 
   /** `holder` can take more again (idempotent); the last release wakes the waiting reader. */
   release(holder: object): void {
-    if (!this.#holders.delete(holder) || this.#holders.size > 0 || this.#waiters.length === 0) return;
+    const holders = this.#holders;
+    const index = holders === undefined ? -1 : holders.indexOf(holder);
+    if (index < 0) return;
+    (holders as object[]).splice(index, 1);
     const waiters = this.#waiters;
-    this.#waiters = [];
+    if ((holders as object[]).length > 0 || waiters === undefined || waiters.length === 0) return;
+    this.#waiters = undefined;
     for (const wake of waiters) wake();
   }
 
   /** Resolves once the gate is open (at once when it is). */
   whenOpen(): Promise<void> {
     if (this.open) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => {
+      const waiters = this.#waiters;
+      if (waiters === undefined) this.#waiters = [resolve];
+      else waiters.push(resolve);
+    });
   }
 }

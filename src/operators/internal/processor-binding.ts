@@ -45,18 +45,25 @@ export interface LateAbortDetail {
   options: TripWireOptions;
 }
 
+/** No call in progress: the prototype of every binding's counters (never written: a count is an own property). */
+const NO_CALLS: ActiveCalls = {
+  processInput: 0,
+  processInputStep: 0,
+  processLLMRequest: 0,
+  processLLMResponse: 0,
+  processAPIError: 0,
+  processOutputStream: 0,
+  processOutputStep: 0,
+  processToolResult: 0,
+  processOutputResult: 0,
+};
+
+/**
+ * Counters reading 0 for every hook, an own property only for the hooks called (most processors
+ * implement one): ~56 bytes per binding instead of ~96 for nine own counters.
+ */
 function newActiveCalls(): ActiveCalls {
-  return {
-    processInput: 0,
-    processInputStep: 0,
-    processLLMRequest: 0,
-    processLLMResponse: 0,
-    processAPIError: 0,
-    processOutputStream: 0,
-    processOutputStep: 0,
-    processToolResult: 0,
-    processOutputResult: 0,
-  };
+  return Object.create(NO_CALLS) as ActiveCalls;
 }
 
 const noLimits: HookLimits = { processorTimeoutMs: undefined, scheduler: undefined };
