@@ -100,6 +100,12 @@ describe('stopWhen', () => {
     expect(calls).toEqual(['first', 'second']);
   });
 
+  it('defaultOptions.stopWhen applies to every call; a call’s maxSteps caps it', async () => {
+    const { agent: subject } = agent({ defaultOptions: { stopWhen: [stepCountIs(3)] as const } });
+    expect((await subject.generate('go')).steps).toHaveLength(3);
+    expect((await subject.generate('go', { maxSteps: 2 })).steps).toHaveLength(2);
+  });
+
   it('async conditions are awaited (a promise, a non-native thenable)', async () => {
     const later: StopCondition = ({ steps }) => new Promise((resolve) => setTimeout(() => resolve(steps.length >= 2), 1));
     const thenable: StopCondition = ({ steps }) => ({ then: (resolve: (value: boolean) => void) => resolve(steps.length >= 3) }) as PromiseLike<boolean>;
