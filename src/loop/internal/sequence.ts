@@ -32,21 +32,58 @@ export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[
  */
 export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
   return new Observable<T>((subscriber) => {
-    let index = 0;
-    new Sequence<T>(subscriber, () => parts[index++], subscriber).advance();
+    new Sequence<T>(subscriber, new PartsPlan(parts, subscriber)).advance();
   });
 }
 
 /**
- * One subscription of a sequence whose parts come from `following` (called when the part before
- * completed; `undefined`: the sequence is over), each part's values to `sink` — `sink.complete()`
- * when it is over, `sink.error()` for an error of a part or thrown by `following` or a function
- * part. `subscriber` is the consumer each part is linked to. Methods, not closures, so a
- * `keepNames` build (tsup, tsx) names nothing per run.
+ * What a {@link Sequence} runs: `following` gives the next part when the one before completed
+ * (`undefined`: the sequence is over; an array: values emitted at once, nothing subscribed), each
+ * part's values go to `next`, `complete` when it is over, `error` for an error of a part or thrown
+ * by `following` or a function part. An object with methods (one per sequence, not a closure each).
+ */
+export interface SequencePlan<T> {
+  following(): SequencePart<T> | readonly T[] | undefined;
+  next(value: T): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/** The plan of {@link sequence}: the parts in turn, their values straight to the consumer. */
+class PartsPlan<T> implements SequencePlan<T> {
+  private index = 0;
+
+  constructor(
+    private readonly parts: ReadonlyArray<SequencePart<T>>,
+    private readonly subscriber: Subscriber<T>,
+  ) {}
+
+  following(): SequencePart<T> | undefined {
+    return this.parts[this.index++];
+  }
+
+  next(value: T): void {
+    this.subscriber.next(value);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
+}
+
+/**
+ * One subscription of a sequence whose parts and sink are `plan` (see {@link SequencePlan}).
+ * `subscriber` is the consumer each part is linked to. Methods, not closures, so a `keepNames`
+ * build (tsup, tsx) names nothing per run.
  *
  * @example
  * ```ts
- * new Sequence(subscriber, () => (end?.continues ? modelStep(env, end.nextStepNumber) : undefined), {
+ * new Sequence(subscriber, {
+ *   following: () => (end?.continues ? modelStep(env, end.nextStepNumber) : undefined),
  *   next: (item) => (isStepEnd(item) ? (end = item) : subscriber.next(item)),
  *   error: (error) => subscriber.error(error),
  *   complete: () => subscriber.complete(),
@@ -64,16 +101,15 @@ export class Sequence<T> implements Observer<T> {
 
   constructor(
     private readonly subscriber: Subscriber<unknown>,
-    private readonly following: () => SequencePart<T> | undefined,
-    private readonly sink: Observer<T>,
+    private readonly plan: SequencePlan<T>,
   ) {}
 
   next(value: T): void {
-    this.sink.next(value);
+    this.plan.next(value);
   }
 
   error(error: unknown): void {
-    this.sink.error(error);
+    this.plan.error(error);
   }
 
   complete(): void {
@@ -89,14 +125,14 @@ export class Sequence<T> implements Observer<T> {
       this.again = true;
       return;
     }
-    const { subscriber, sink } = this;
+    const { subscriber, plan: sink } = this;
     this.running = true;
     do {
       this.again = false;
       if (subscriber.closed) break;
       let source: Observable<T> | readonly T[] | undefined;
       try {
-        const part = this.following();
+        const part = sink.following();
         source = typeof part === 'function' ? part() : part;
       } catch (error) {
         sink.error(error);
