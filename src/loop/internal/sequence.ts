@@ -1,40 +1,22 @@
 /**
  * `concat` of parts made when their turn comes (`concat(defer(a), defer(b), …)`) in one
  * subscriber: no `from(parts)`, `concatAll` or `defer` hop per part, no hop per value. The run's
- * skeleton (`sequence`), an attempt's phases and the run's steps (`Sequence`, where the next part
- * depends on what the parts before it emitted) are built on it.
+ * skeleton, an attempt's phases and the run's steps are built on it, each with a plan object
+ * ({@link SequencePlan}: the next part depends on what the parts before it emitted).
+ *
+ * ```
+ * parts:   a: --1--|   b: (made after a) --2--|   c: [3]
+ * result:  --1----2--3|
+ * ```
  */
 import { Observable, type Observer, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribe-linked.js';
 
 /**
- * A part of a {@link sequence}: an Observable, or a function making it when its turn comes — or
+ * A part of a {@link Sequence}: an Observable, or a function making it when its turn comes — or
  * returning the part's values as an array (emitted at once, nothing subscribed).
  */
 export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[]);
-
-/**
- * The values of each part in turn, each part subscribed when the one before completed (a function
- * part is called then, so it sees what the parts before it did). An error — of a part, or thrown
- * by a function part — ends the sequence with it. Each part's subscription is linked to the
- * consumer before the part starts: a consumer that leaves while a synchronous part is still
- * emitting stops it at once (as `concat` does), and nothing after it starts.
- *
- * ```
- * parts:   a: --1--|   b: (made after a) --2--|   c: () => [3]
- * result:  --1----2--3|
- * ```
- *
- * @example
- * ```ts
- * sequence([() => [start], () => runSteps(run), () => finalize(run)]);
- * ```
- */
-export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    new Sequence<T>(subscriber, new PartsPlan(parts, subscriber)).advance();
-  });
-}
 
 /**
  * What a {@link Sequence} runs: `following` gives the next part when the one before completed
@@ -47,32 +29,6 @@ export interface SequencePlan<T> {
   next(value: T): void;
   error(error: unknown): void;
   complete(): void;
-}
-
-/** The plan of {@link sequence}: the parts in turn, their values straight to the consumer. */
-class PartsPlan<T> implements SequencePlan<T> {
-  private index = 0;
-
-  constructor(
-    private readonly parts: ReadonlyArray<SequencePart<T>>,
-    private readonly subscriber: Subscriber<T>,
-  ) {}
-
-  following(): SequencePart<T> | undefined {
-    return this.parts[this.index++];
-  }
-
-  next(value: T): void {
-    this.subscriber.next(value);
-  }
-
-  error(error: unknown): void {
-    this.subscriber.error(error);
-  }
-
-  complete(): void {
-    this.subscriber.complete();
-  }
 }
 
 /**
