@@ -37,7 +37,7 @@ import { createOutputChain } from '../step/output-chain.js';
 import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
 import { LateDemand, runEnd, runOpened, type RunItem } from './run-events.js';
 import { demandOf } from '../../operators/demand.js';
-import { runSteps } from '../step/model-step.js';
+import { isStepEnd, modelStep, type StepEnd } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 import { hasHook, whenHooked } from '../internal/when-hooked.js';
@@ -443,7 +443,7 @@ class RunState implements SequencePlan<RunItem>, EndWithTerminalOptions {
     this.demand.bind(demandOf(env.ctx));
     return new Observable<ChunkType>((subscriber) => {
       const customSubscription = env.ctx.custom$.subscribe(env.outlet);
-      new Sequence<ChunkType>(subscriber, new BodyPlan(subscriber, env, this)).advance();
+      new Sequence<ChunkType | StepEnd>(subscriber, new BodyPlan(subscriber, env, this)).advance();
       return customSubscription;
     });
   }
@@ -476,27 +476,38 @@ class RunState implements SequencePlan<RunItem>, EndWithTerminalOptions {
   }
 }
 
-/** The parts of a run's body: `start`, `processInput` (when hooked), the steps, the commit. */
-class BodyPlan implements SequencePlan<ChunkType> {
-  private part = 0;
-  private readonly hooked: boolean;
+/**
+ * The parts of a run's body: `start`, `processInput` (when hooked), the steps — each step's
+ * chunks, then the next step when its {@link StepEnd} says so — and the commit (`finalize`). The
+ * steps are parts of this sequence (no sequence of their own, no hop per chunk for them).
+ *
+ * ```
+ * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
+ * step 1:                 --S--t--F--(E)|
+ * body:    --s--S--K--T--F-----S--t--F---f…     (s = start, f = finalize's chunks)
+ * ```
+ */
+class BodyPlan implements SequencePlan<ChunkType | StepEnd> {
+  private part: 'start' | 'input' | 'first step' | 'steps' | 'over' = 'start';
+  /** The {@link StepEnd} of the step that just ran. */
+  private end: StepEnd | undefined;
 
   constructor(
     private readonly subscriber: Subscriber<ChunkType>,
     private readonly env: RunEnvironment,
     private readonly state: RunState,
-  ) {
-    this.hooked = hasHook(env.inputProcessors, 'processInput');
-  }
+  ) {}
 
-  following(): Observable<ChunkType> | readonly ChunkType[] | undefined {
+  following(): Observable<ChunkType | StepEnd> | readonly ChunkType[] | undefined {
     const { env } = this;
     const { ctx } = env;
-    switch (this.part++) {
-      case 0:
+    switch (this.part) {
+      case 'start':
+        this.part = 'input';
         return [makeChunk(env.runId, 'start', {})];
-      case 1:
-        if (!this.hooked) {
+      case 'input':
+        this.part = 'first step';
+        if (!hasHook(env.inputProcessors, 'processInput')) {
           // no processInput hook: the list stays as it is (no stage subscribed for it)
           env.initialSystemMessages = ctx.messageList.getSystemMessages();
           return [];
@@ -508,18 +519,25 @@ class BodyPlan implements SequencePlan<ChunkType> {
           }),
           ignoreElements(),
         );
-      case 2:
-        return runSteps(env);
-      case 3:
+      case 'first step':
+        this.part = 'steps';
+        return modelStep(env, 0);
+      case 'steps': {
+        const end = this.end;
+        this.end = undefined;
+        if (end?.continues === true) return modelStep(env, end.nextStepNumber);
+        this.part = 'over';
         this.state.committing = true;
         return finalize(env);
+      }
       default:
         return undefined;
     }
   }
 
-  next(chunk: ChunkType): void {
-    this.subscriber.next(chunk);
+  next(item: ChunkType | StepEnd): void {
+    if (isStepEnd(item)) this.end = item;
+    else this.subscriber.next(item);
   }
 
   error(error: unknown): void {

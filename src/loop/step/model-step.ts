@@ -5,8 +5,8 @@
  * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`, then
  * one {@link StepEnd} value. A rejected attempt (tripwire with retry, or an API error a processor
  * recovers) is rolled back and the step re-runs, by the rules of `retryOnTripwire` /
- * `retryOnAPIError`. The loop (`runSteps`) goes on with the next step as the step's `StepEnd`
- * says.
+ * `retryOnAPIError`. The run's body (`BodyPlan` in `create-run.ts`) goes on with the next step
+ * as the step's `StepEnd` says.
  *
  * The per-chunk path is kept short: an attempt's phases and the steps are each one subscriber
  * (`Sequence`, not `concat`/`concatMap`/`catchError` and a `filter` + `concat` nested per step),
@@ -312,56 +312,5 @@ class StepRun {
   shouldRetry(): boolean {
     const previous = this.previous;
     return previous !== undefined && !previous.preModel && previous.stepNumber + 1 < this.env.maxSteps;
-  }
-}
-
-/**
- * The steps from `stepNumber` on: each step's chunks, then — when its {@link StepEnd} says so —
- * the next step (one observer for all of them: no `filter` hop, no `concat` nested per step).
- *
- * ```
- * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
- * step 1:                 --S--t--F--(E)|
- * run:     --S--K--T--F-----S--t--F---|
- * ```
- */
-export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
-  return new Observable<ChunkType>((subscriber) => {
-    new Sequence<ChunkType | StepEnd>(subscriber, new StepsPlan(subscriber, env, stepNumber)).advance();
-  });
-}
-
-/** The parts of the run's steps' {@link Sequence}: each step, then the next one its {@link StepEnd} asks for (methods: no closures per run). */
-class StepsPlan implements SequencePlan<ChunkType | StepEnd> {
-  private started = false;
-  private end: StepEnd | undefined;
-
-  constructor(
-    private readonly subscriber: Subscriber<ChunkType>,
-    private readonly env: RunEnvironment,
-    private readonly stepNumber: number,
-  ) {}
-
-  following(): Observable<ChunkType | StepEnd> | undefined {
-    if (!this.started) {
-      this.started = true;
-      return modelStep(this.env, this.stepNumber);
-    }
-    const last = this.end;
-    this.end = undefined;
-    return last?.continues === true ? modelStep(this.env, last.nextStepNumber) : undefined;
-  }
-
-  next(item: ChunkType | StepEnd): void {
-    if (isStepEnd(item)) this.end = item;
-    else this.subscriber.next(item);
-  }
-
-  error(error: unknown): void {
-    this.subscriber.error(error);
-  }
-
-  complete(): void {
-    this.subscriber.complete();
   }
 }
