@@ -17,7 +17,7 @@ import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, ty
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
-import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { apiErrorBudget, retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { hasHook } from '../internal/when-hooked.js';
 import { Sequence, type SequencePlan } from '../internal/sequence.js';
@@ -261,15 +261,22 @@ function closeRejected(env: RunEnvironment, previous: Attempt, error: unknown): 
  */
 export function modelStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
   const step = new StepRun(env, stepNumber);
-  return defer(() => step.nextAttempt()).pipe(
-    retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError: ModelCallError.isInstance,
-      toAPIError: providerError,
-      defaultBudget: env.defaultApiErrorBudget,
-    }),
-    // the step itself holds `shouldRetry` (a method: no closure per step)
-    retryOnTripwire<ChunkType | StepEnd>(env.ctx, step),
-  );
+  let step$ = defer(() => step.nextAttempt());
+  // a retry operator with no budget in this run would only pass every chunk and error through
+  // (a subscriber and a hop per chunk each): it is left out, as `whenHooked` leaves out a hook
+  // nobody implements (the run's budgets are fixed when it is set up)
+  if (apiErrorBudget(env.apiErrorProcessors, env.ctx, env.defaultApiErrorBudget) > 0) {
+    step$ = step$.pipe(
+      retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
+        isAPIError: ModelCallError.isInstance,
+        toAPIError: providerError,
+        defaultBudget: env.defaultApiErrorBudget,
+      }),
+    );
+  }
+  // the step itself holds `shouldRetry` (a method: no closure per step)
+  if ((env.ctx.maxProcessorRetries ?? 0) > 0) step$ = step$.pipe(retryOnTripwire<ChunkType | StepEnd>(env.ctx, step));
+  return step$;
 }
 
 /** A step's state across its attempts: the one before (rolled back when rejected) and its error. */
