@@ -1,52 +1,45 @@
 /**
  * `concat` of parts made when their turn comes (`concat(defer(a), defer(b), …)`) in one
  * subscriber: no `from(parts)`, `concatAll` or `defer` hop per part, no hop per value. The run's
- * skeleton (`sequence`), an attempt's phases and the run's steps (`Sequence`, where the next part
- * depends on what the parts before it emitted) are built on it.
+ * skeleton, an attempt's phases and the run's steps are built on it, each with a plan object
+ * ({@link SequencePlan}: the next part depends on what the parts before it emitted).
+ *
+ * ```
+ * parts:   a: --1--|   b: (made after a) --2--|   c: [3]
+ * result:  --1----2--3|
+ * ```
  */
 import { Observable, type Observer, type Subscriber } from 'rxjs';
 import { subscribeLinked } from './subscribe-linked.js';
 
 /**
- * A part of a {@link sequence}: an Observable, or a function making it when its turn comes — or
+ * A part of a {@link Sequence}: an Observable, or a function making it when its turn comes — or
  * returning the part's values as an array (emitted at once, nothing subscribed).
  */
 export type SequencePart<T> = Observable<T> | (() => Observable<T> | readonly T[]);
 
 /**
- * The values of each part in turn, each part subscribed when the one before completed (a function
- * part is called then, so it sees what the parts before it did). An error — of a part, or thrown
- * by a function part — ends the sequence with it. Each part's subscription is linked to the
- * consumer before the part starts: a consumer that leaves while a synchronous part is still
- * emitting stops it at once (as `concat` does), and nothing after it starts.
- *
- * ```
- * parts:   a: --1--|   b: (made after a) --2--|   c: () => [3]
- * result:  --1----2--3|
- * ```
- *
- * @example
- * ```ts
- * sequence([() => [start], () => runSteps(run), () => finalize(run)]);
- * ```
+ * What a {@link Sequence} runs: `following` gives the next part when the one before completed
+ * (`undefined`: the sequence is over; an array: values emitted at once, nothing subscribed), each
+ * part's values go to `next`, `complete` when it is over, `error` for an error of a part or thrown
+ * by `following` or a function part. An object with methods (one per sequence, not a closure each).
  */
-export function sequence<T>(parts: ReadonlyArray<SequencePart<T>>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    let index = 0;
-    new Sequence<T>(subscriber, () => parts[index++], subscriber).advance();
-  });
+export interface SequencePlan<T> {
+  following(): SequencePart<T> | readonly T[] | undefined;
+  next(value: T): void;
+  error(error: unknown): void;
+  complete(): void;
 }
 
 /**
- * One subscription of a sequence whose parts come from `following` (called when the part before
- * completed; `undefined`: the sequence is over), each part's values to `sink` — `sink.complete()`
- * when it is over, `sink.error()` for an error of a part or thrown by `following` or a function
- * part. `subscriber` is the consumer each part is linked to. Methods, not closures, so a
- * `keepNames` build (tsup, tsx) names nothing per run.
+ * One subscription of a sequence whose parts and sink are `plan` (see {@link SequencePlan}).
+ * `subscriber` is the consumer each part is linked to. Methods, not closures, so a `keepNames`
+ * build (tsup, tsx) names nothing per run.
  *
  * @example
  * ```ts
- * new Sequence(subscriber, () => (end?.continues ? modelStep(env, end.nextStepNumber) : undefined), {
+ * new Sequence(subscriber, {
+ *   following: () => (end?.continues ? modelStep(env, end.nextStepNumber) : undefined),
  *   next: (item) => (isStepEnd(item) ? (end = item) : subscriber.next(item)),
  *   error: (error) => subscriber.error(error),
  *   complete: () => subscriber.complete(),
@@ -64,16 +57,15 @@ export class Sequence<T> implements Observer<T> {
 
   constructor(
     private readonly subscriber: Subscriber<unknown>,
-    private readonly following: () => SequencePart<T> | undefined,
-    private readonly sink: Observer<T>,
+    private readonly plan: SequencePlan<T>,
   ) {}
 
   next(value: T): void {
-    this.sink.next(value);
+    this.plan.next(value);
   }
 
   error(error: unknown): void {
-    this.sink.error(error);
+    this.plan.error(error);
   }
 
   complete(): void {
@@ -89,14 +81,14 @@ export class Sequence<T> implements Observer<T> {
       this.again = true;
       return;
     }
-    const { subscriber, sink } = this;
+    const { subscriber, plan: sink } = this;
     this.running = true;
     do {
       this.again = false;
       if (subscriber.closed) break;
       let source: Observable<T> | readonly T[] | undefined;
       try {
-        const part = this.following();
+        const part = sink.following();
         source = typeof part === 'function' ? part() : part;
       } catch (error) {
         sink.error(error);

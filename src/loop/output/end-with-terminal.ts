@@ -104,9 +104,9 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
   }
 
   start(source: Observable<ChunkType>): void {
-    const { abortSignal, holdAbort } = this.#options;
+    const { abortSignal } = this.#options;
     if (abortSignal !== undefined) {
-      if (abortSignal.aborted && holdAbort?.() !== true) {
+      if (abortSignal.aborted && this.#options.holdAbort?.() !== true) {
         this.handleEvent();
         return;
       }
@@ -117,8 +117,9 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
   }
 
   #runId(): string {
-    const idOf = this.#options.runId;
-    return typeof idOf === 'string' ? idOf : idOf();
+    const options = this.#options;
+    // called on the options (a method of theirs may use `this`)
+    return typeof options.runId === 'string' ? options.runId : options.runId();
   }
 
   #emit(chunk: ChunkType): void {
@@ -157,10 +158,10 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
 
   error(error: unknown): void {
     if (this.#ended) return;
-    const { onError } = this.#options;
-    if (this.#mapErrors && onError !== undefined) {
+    const options = this.#options;
+    if (this.#mapErrors && options.onError !== undefined) {
       this.#mapErrors = false;
-      this.#follow(onError(error, this.#runId()));
+      this.#follow(options.onError(error, this.#runId()));
     } else this.#endWith(terminalChunk(this.#runId(), error));
   }
 
@@ -176,8 +177,8 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
 
   /** The abort of `abortSignal`: ends the run with an `abort` chunk (unless `holdAbort()`). */
   handleEvent(): void {
-    const { abortSignal, holdAbort } = this.#options;
-    if (this.#ended || holdAbort?.() === true) return;
+    const { abortSignal } = this.#options;
+    if (this.#ended || this.#options.holdAbort?.() === true) return;
     this.#endWith(makeChunk(this.#runId(), 'abort', { reason: abortSignal?.reason as unknown }));
   }
 

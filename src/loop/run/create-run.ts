@@ -5,6 +5,7 @@
  */
 import {
   Observable,
+  type Subscriber,
   catchError,
   EMPTY,
   concat,
@@ -31,16 +32,16 @@ import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, Dyna
 import { CustomOutlet } from './custom-outlet.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { resolveModel } from '../../model/resolve-model.js';
-import { endWithTerminal, terminalChunk } from '../output/end-with-terminal.js';
+import { endWithTerminal, terminalChunk, type EndWithTerminalOptions } from '../output/end-with-terminal.js';
 import { createOutputChain } from '../step/output-chain.js';
 import type { PrepareStepFunction, RunEnvironment } from './run-environment.js';
 import { LateDemand, runEnd, runOpened, type RunItem } from './run-events.js';
 import { demandOf } from '../../operators/demand.js';
-import { runSteps } from '../step/model-step.js';
+import { isStepEnd, modelStep, type StepEnd } from '../step/model-step.js';
 import { emptyUsage, addUsage } from '../../model/usage.js';
 import { validateResolved, validateRunArguments } from './validate-options.js';
 import { hasHook, whenHooked } from '../internal/when-hooked.js';
-import { sequence } from '../internal/sequence.js';
+import { Sequence, type SequencePlan } from '../internal/sequence.js';
 import { stopConditionsOf } from './stop-condition.js';
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
@@ -207,16 +208,19 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
   });
 }
 
+/** The release of a run that follows no caller signal (one function for every run). */
+function nothingToRelease(): void {}
+
 /**
  * Makes the run's controller abort when the caller's signal does: a listener, removed when the
  * run ends (the returned function) — not `AbortSignal.any`, which in Node 22 leaks ~200 bytes per
  * call on a long-lived caller signal (a server-wide shutdown signal given to every run).
  */
 function followCallerSignal(controller: AbortController, caller: AbortSignal | undefined): () => void {
-  if (caller === undefined) return () => undefined;
+  if (caller === undefined) return nothingToRelease;
   if (caller.aborted) {
     controller.abort(caller.reason);
-    return () => undefined;
+    return nothingToRelease;
   }
   const onAbort = (): void => controller.abort(caller.reason);
   caller.addEventListener('abort', onAbort, { once: true });
@@ -336,107 +340,211 @@ function blankSteps(steps: StepResult[]): void {
  * `RunEnd` (see `run-events.ts`): results are values of the stream, not side channels.
  */
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}): Observable<RunItem> {
-  return defer(() => {
+  return new Observable<RunItem>((subscriber) => {
     try {
       validateRunArguments(config, input, options);
     } catch (error) {
-      return from<RunItem[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())]);
+      for (const item of [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())] as RunItem[]) {
+        if (subscriber.closed) return;
+        subscriber.next(item);
+      }
+      subscriber.complete();
+      return;
     }
-    const runIdHint = options.runId ?? config.defaultOptions?.runId;
-    const demand = new LateDemand();
-    let env: RunEnvironment | undefined;
-    let committing = false;
-    const userSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
+    new Sequence<RunItem>(subscriber, new RunState(config, input, options, subscriber)).advance();
+  });
+}
 
-    // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write per run
-    const { body } = {
-      body(created: RunEnvironment): Observable<ChunkType> {
-        env = created;
-        demand.bind(demandOf(created.ctx));
-        const run = created;
-        const { ctx } = run;
-        const customSubscription = ctx.custom$.subscribe((chunk) => run.outlet.push(chunk));
-        const hooked = hasHook(run.inputProcessors, 'processInput');
-        return sequence<ChunkType>([
-          () => [makeChunk(run.runId, 'start', {})],
-          ...(hooked
-            ? [
-                of(ctx.messageList).pipe(
-                  processInput(run.inputProcessors, ctx),
-                  tap(() => {
-                    run.initialSystemMessages = ctx.messageList.getSystemMessages();
-                  }),
-                  ignoreElements(),
-                ),
-              ]
-            : []),
-          () => {
-            // no processInput hook: the list stays as it is (no stage subscribed for it)
-            if (!hooked) run.initialSystemMessages = ctx.messageList.getSystemMessages();
-            return runSteps(run);
-          },
-          () => {
-            // from here the run commits (processOutputResult, memory's save): an abort no longer
-            // cuts it; it ends with `finish` if the commit completes, with `abort` if the commit
-            // stopped because of the abort (an AbortError), else with the commit's error
-            committing = true;
-            return finalize(run);
-          },
-        ]).pipe(whenFinalized(() => customSubscription.unsubscribe()));
-      },
-    };
-    // a synchronous set-up (the common case) goes straight into the body: no concatMap hop per chunk
-    const body$ = defer(() => {
-      const created = createEnvironment(config, input, options);
-      return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap(body)) : body(created);
-    });
+/**
+ * One run's state and its parts, one object (methods, not closures: a keepNames build names each
+ * per-run arrow with a property write): the {@link Sequence} of `RunOpened`, the chunks and
+ * `RunEnd`, and the options of the chunks' `endWithTerminal` (`runId`, `holdAbort`, `onError`).
+ */
+class RunState implements SequencePlan<RunItem>, EndWithTerminalOptions {
+  /** The caller's signal: an abort ends the run with an `abort` chunk (unless it is committing). */
+  readonly abortSignal: AbortSignal | undefined;
+  /** `endWithTerminal()` then `closeBrackets()`, in one subscriber. */
+  readonly closeBrackets = true;
+  /** The run's demand, for a consumer outside the loop (bound to the run's gate once set up). */
+  readonly demand = new LateDemand();
+  /** The environment, once set up. */
+  env: RunEnvironment | undefined;
+  /**
+   * From here the run commits (processOutputResult, memory's save): an abort no longer cuts it; it
+   * ends with `finish` if the commit completes, with `abort` if the commit stopped because of the
+   * abort (an AbortError), else with the commit's error.
+   */
+  committing = false;
+  private part = 0;
 
-    // methods, not arrows: a keepNames build (tsup, tsx) names each arrow with a property write per run
-    const terminal = {
-      abortSignal: userSignal,
-      closeBrackets: true, // endWithTerminal() then closeBrackets(), in one subscriber
-      runId(): string {
-        return env?.runId ?? runIdHint ?? 'run';
-      },
-      holdAbort(): boolean {
-        return committing;
-      },
-      onError(error: unknown, runId: string): Observable<ChunkType> {
-        const run = env;
-        if (run === undefined) return of(makeChunk(runId, 'error', { error }));
-        if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
-        if (committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
-          return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
-        }
-        const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
-        if (save === undefined) return of(terminalChunk(runId, error));
-        // memory decides what a tripwired run keeps; a failing save turns the end into an error
-        return concat(
-          from(save(run.ctx.messageList)).pipe(ignoreElements()),
-          defer(() => of(terminalChunk(runId, error))),
-        );
-      },
-    };
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly input: AgentInput,
+    private readonly options: AgentCallOptions,
+    private readonly subscriber: Subscriber<RunItem>,
+  ) {
+    this.abortSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
+  }
 
-    const chunks$ = body$.pipe(
-      endWithTerminal(terminal),
+  /** `RunOpened`, the chunks, `RunEnd`. */
+  following(): Observable<RunItem> | readonly RunItem[] | undefined {
+    switch (this.part++) {
+      case 0:
+        return [runOpened(this.demand)];
+      case 1:
+        return this.chunks();
+      case 2: {
+        const steps = this.env?.ctx.steps ?? [];
+        const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
+        return [runEnd(this.runId(), steps, usage)];
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  next(item: RunItem): void {
+    this.subscriber.next(item);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
+
+  /** The run's chunks: set-up, the body, exactly one terminal chunk; the run's signal aborted at the end. */
+  private chunks(): Observable<ChunkType> {
+    // (deferred: a set-up that throws is an error of the chunks, ended by `endWithTerminal`)
+    return defer(() => this.setUp()).pipe(
+      endWithTerminal(this),
       // `finalize`, not `tap({ finalize })`: the same teardown without a subscriber hop per chunk
       whenFinalized(() => {
+        const { env, abortSignal } = this;
         if (env !== undefined) {
           env.releaseCallerSignal();
-          env.abortController.abort(userSignal?.aborted === true ? userSignal.reason : runOver);
+          env.abortController.abort(abortSignal?.aborted === true ? abortSignal.reason : runOver);
         }
       }),
     );
-    return sequence<RunItem>([
-      // first: the run's demand, for a consumer outside the loop (bound to the run's gate once set up)
-      () => [runOpened(demand)],
-      chunks$,
-      () => {
-        const steps = env?.ctx.steps ?? [];
-        const usage = steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage());
-        return [runEnd(terminal.runId(), steps, usage)];
-      },
-    ]);
-  });
+  }
+
+  /** The environment, then the body: a synchronous set-up (the common case) goes straight into it (no concatMap hop per chunk). */
+  private setUp(): Observable<ChunkType> {
+    const created = createEnvironment(this.config, this.input, this.options);
+    return isPromiseLike<RunEnvironment>(created) ? from(created).pipe(concatMap((env) => this.body(env))) : this.body(created);
+  }
+
+  /** `start`, `processInput`, the steps, the commit (`finalize`), with `writer.custom()` chunks fed to the outlet meanwhile. */
+  private body(env: RunEnvironment): Observable<ChunkType> {
+    this.env = env;
+    this.demand.bind(demandOf(env.ctx));
+    return new Observable<ChunkType>((subscriber) => {
+      const customSubscription = env.ctx.custom$.subscribe(env.outlet);
+      new Sequence<ChunkType | StepEnd>(subscriber, new BodyPlan(subscriber, env, this)).advance();
+      return customSubscription;
+    });
+  }
+
+  /** The run's id, once known (else the caller's, else `'run'`). */
+  runId(): string {
+    return this.env?.runId ?? this.options.runId ?? this.config.defaultOptions?.runId ?? 'run';
+  }
+
+  holdAbort(): boolean {
+    return this.committing;
+  }
+
+  /** The terminal chunk for an error of the run (memory's tripwire save first, when it has one). */
+  onError(error: unknown, runId: string): Observable<ChunkType> {
+    const run = this.env;
+    if (run === undefined) return of(makeChunk(runId, 'error', { error }));
+    if (TripWire.isInstance(error)) blankSteps(run.ctx.steps);
+    const userSignal = this.abortSignal;
+    if (this.committing && userSignal?.aborted === true && causedByAbort(error, userSignal.reason)) {
+      return of(makeChunk(runId, 'abort', { reason: userSignal.reason as unknown }));
+    }
+    const save = TripWire.isInstance(error) ? run.memoryOnTripwire : undefined;
+    if (save === undefined) return of(terminalChunk(runId, error));
+    // memory decides what a tripwired run keeps; a failing save turns the end into an error
+    return concat(
+      from(save(run.ctx.messageList)).pipe(ignoreElements()),
+      defer(() => of(terminalChunk(runId, error))),
+    );
+  }
+}
+
+/**
+ * The parts of a run's body: `start`, `processInput` (when hooked), the steps — each step's
+ * chunks, then the next step when its {@link StepEnd} says so — and the commit (`finalize`). The
+ * steps are parts of this sequence (no sequence of their own, no hop per chunk for them).
+ *
+ * ```
+ * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
+ * step 1:                 --S--t--F--(E)|
+ * body:    --s--S--K--T--F-----S--t--F---f…     (s = start, f = finalize's chunks)
+ * ```
+ */
+class BodyPlan implements SequencePlan<ChunkType | StepEnd> {
+  private part: 'start' | 'input' | 'first step' | 'steps' | 'over' = 'start';
+  /** The {@link StepEnd} of the step that just ran. */
+  private end: StepEnd | undefined;
+
+  constructor(
+    private readonly subscriber: Subscriber<ChunkType>,
+    private readonly env: RunEnvironment,
+    private readonly state: RunState,
+  ) {}
+
+  following(): Observable<ChunkType | StepEnd> | readonly ChunkType[] | undefined {
+    const { env } = this;
+    const { ctx } = env;
+    switch (this.part) {
+      case 'start':
+        this.part = 'input';
+        return [makeChunk(env.runId, 'start', {})];
+      case 'input':
+        this.part = 'first step';
+        if (!hasHook(env.inputProcessors, 'processInput')) {
+          // no processInput hook: the list stays as it is (no stage subscribed for it)
+          env.initialSystemMessages = ctx.messageList.getSystemMessages();
+          return [];
+        }
+        return of(ctx.messageList).pipe(
+          processInput(env.inputProcessors, ctx),
+          tap(() => {
+            env.initialSystemMessages = ctx.messageList.getSystemMessages();
+          }),
+          ignoreElements(),
+        );
+      case 'first step':
+        this.part = 'steps';
+        return modelStep(env, 0);
+      case 'steps': {
+        const end = this.end;
+        this.end = undefined;
+        if (end?.continues === true) return modelStep(env, end.nextStepNumber);
+        this.part = 'over';
+        this.state.committing = true;
+        return finalize(env);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  next(item: ChunkType | StepEnd): void {
+    if (isStepEnd(item)) this.end = item;
+    else this.subscriber.next(item);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
 }

@@ -5,8 +5,8 @@
  * `processLLMResponse` → `processOutputStep` → tools (+ `processToolResult`) → `step-finish`, then
  * one {@link StepEnd} value. A rejected attempt (tripwire with retry, or an API error a processor
  * recovers) is rolled back and the step re-runs, by the rules of `retryOnTripwire` /
- * `retryOnAPIError`. The loop (`runSteps`) goes on with the next step as the step's `StepEnd`
- * says.
+ * `retryOnAPIError`. The run's body (`BodyPlan` in `create-run.ts`) goes on with the next step
+ * as the step's `StepEnd` says.
  *
  * The per-chunk path is kept short: an attempt's phases and the steps are each one subscriber
  * (`Sequence`, not `concat`/`concatMap`/`catchError` and a `filter` + `concat` nested per step),
@@ -17,10 +17,10 @@ import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, ty
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
-import { retryOnAPIError } from '../../operators/retry-on-api-error.js';
+import { apiErrorBudget, retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import { hasHook } from '../internal/when-hooked.js';
-import { Sequence, type SequencePart } from '../internal/sequence.js';
+import { Sequence, type SequencePlan } from '../internal/sequence.js';
 import { demandOf } from '../../operators/demand.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
@@ -92,27 +92,6 @@ function initialStepInput(env: RunEnvironment, stepNumber: number): StepInput {
   return input;
 }
 
-/** An attempt's phases after its request: model output, end of output, post-model hooks, tools, `step-finish`, {@link StepEnd}. */
-function attemptPhases(env: RunEnvironment, attempt: Attempt, request: LLMRequest, callOptions: LanguageModelV4CallOptions): Array<SequencePart<ChunkType | StepEnd>> {
-  return [
-    () => stepOutput(env, attempt, modelContent(env, attempt, request, callOptions)),
-    () => endOfOutput(env, attempt, false),
-    () => afterModel(env, attempt),
-    () => toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools),
-    () => checkStopConditions(env, attempt),
-    () => endOfOutput(env, attempt, true),
-    () => finishStep(env, attempt),
-    (): StepEnd[] => [
-      {
-        [STEP_END]: true,
-        result: attempt.recorded as StepResult,
-        continues: continuesAfter(env, attempt),
-        nextStepNumber: attempt.stepNumber + 1,
-      },
-    ],
-  ];
-}
-
 /**
  * After the step's tools ran, the `stopWhen` conditions (when the loop would go on): a condition
  * met marks the attempt `stopped`, so the step ends as a last step does (`finish` at the end of its
@@ -162,46 +141,90 @@ function prepareAttempt(env: RunEnvironment, attempt: Attempt, feedback: string 
 /**
  * One attempt: the pre-model hooks and the request, then the model output, the end of output, the
  * post-model hooks, the tools, `step-finish` and the {@link StepEnd} — one after another. An error
- * is recorded (`onError`: the rejection) before it goes on to the retry operators.
+ * is recorded (`step.rejected`) before it goes on to the retry operators.
  */
-function runAttempt(env: RunEnvironment, attempt: Attempt, feedback: string | undefined, onError: (error: unknown) => void): Observable<ChunkType | StepEnd> {
+function runAttempt(step: StepRun, attempt: Attempt, feedback: string | undefined): Observable<ChunkType | StepEnd> {
   return new Observable<ChunkType | StepEnd>((subscriber) => {
-    let pending: Array<SequencePart<ChunkType | StepEnd>> | undefined;
-    let prepared = false;
-    let index = 0;
-    // the observer's callbacks are methods, not arrows: a keepNames build (tsx) names an arrow with a
-    // property write per attempt
-    new Sequence<ChunkType | StepEnd | { request: LLMRequest; callOptions: LanguageModelV4CallOptions }>(
-      subscriber,
-      () => {
-        if (!prepared) {
-          prepared = true;
-          return () => prepareAttempt(env, attempt, feedback);
-        }
-        return pending?.[index++];
-      },
-      {
-        next(value) {
-          if (pending !== undefined) {
-            subscriber.next(value as ChunkType | StepEnd);
-            return;
-          }
-          // the first part's one value, the request: past the pre-model hooks, from here a
-          // tripwire may ask for a retry
-          const { request, callOptions } = value as { request: LLMRequest; callOptions: LanguageModelV4CallOptions };
-          attempt.preModel = false;
-          pending = attemptPhases(env, attempt, request, callOptions);
-        },
-        error(error) {
-          onError(error);
-          subscriber.error(error);
-        },
-        complete() {
-          subscriber.complete();
-        },
-      },
-    ).advance();
+    new Sequence<ChunkType | StepEnd | PreparedRequest>(subscriber, new AttemptPlan(subscriber, step, attempt, feedback)).advance();
   });
+}
+
+/**
+ * The parts of one attempt's {@link Sequence}: first the request (`prepareAttempt`), then the
+ * phases after it, made one at a time when their turn comes — model output, end of output,
+ * post-model hooks, tools, stop conditions, end of output (last step), `step-finish`,
+ * {@link StepEnd}. One object per attempt (no array of phase closures, no observer literal).
+ */
+class AttemptPlan implements SequencePlan<ChunkType | StepEnd | PreparedRequest> {
+  /** The next phase after the request; -1 before the request was asked for. */
+  private phase = -1;
+  /** The request, once the first part gave it. */
+  private prepared: PreparedRequest | undefined;
+
+  constructor(
+    private readonly subscriber: Subscriber<ChunkType | StepEnd>,
+    private readonly step: StepRun,
+    private readonly attempt: Attempt,
+    private readonly feedback: string | undefined,
+  ) {}
+
+  following(): Observable<ChunkType | StepEnd | PreparedRequest> | ReadonlyArray<ChunkType | StepEnd | PreparedRequest> | undefined {
+    const { step, attempt } = this;
+    const env = step.env;
+    if (this.phase < 0) {
+      this.phase = 0;
+      return prepareAttempt(env, attempt, this.feedback);
+    }
+    const prepared = this.prepared;
+    if (prepared === undefined) return undefined;
+    switch (this.phase++) {
+      case 0:
+        return stepOutput(env, attempt, modelContent(env, attempt, prepared.request, prepared.callOptions));
+      case 1:
+        return endOfOutput(env, attempt, false);
+      case 2:
+        return afterModel(env, attempt);
+      case 3:
+        return toolPhase(env, attempt.stepNumber, attempt.accumulator, attempt.stepInput?.tools);
+      case 4:
+        return checkStopConditions(env, attempt);
+      case 5:
+        return endOfOutput(env, attempt, true);
+      case 6:
+        return finishStep(env, attempt);
+      case 7: {
+        const end: StepEnd = {
+          [STEP_END]: true,
+          result: attempt.recorded as StepResult,
+          continues: continuesAfter(env, attempt),
+          nextStepNumber: attempt.stepNumber + 1,
+        };
+        return [end];
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  next(value: ChunkType | StepEnd | PreparedRequest): void {
+    if (this.prepared !== undefined) {
+      this.subscriber.next(value as ChunkType | StepEnd);
+      return;
+    }
+    // the first part's one value, the request: past the pre-model hooks, from here a tripwire may
+    // ask for a retry
+    this.prepared = value as PreparedRequest;
+    this.attempt.preModel = false;
+  }
+
+  error(error: unknown): void {
+    this.step.rejected(this.attempt, error);
+    this.subscriber.error(error);
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
 }
 
 /** The chunks that close a rejected attempt: its open text/reasoning, a `step-finish` with reason `retry`. */
@@ -237,14 +260,43 @@ function closeRejected(env: RunEnvironment, previous: Attempt, error: unknown): 
  * ```
  */
 export function modelStep(env: RunEnvironment, stepNumber: number): Observable<ChunkType | StepEnd> {
-  let previous: Attempt | undefined;
-  let previousError: unknown;
-  const attempt$ = defer(() => {
+  const step = new StepRun(env, stepNumber);
+  let step$ = defer(() => step.nextAttempt());
+  // a retry operator with no budget in this run would only pass every chunk and error through
+  // (a subscriber and a hop per chunk each): it is left out, as `whenHooked` leaves out a hook
+  // nobody implements (the run's budgets are fixed when it is set up)
+  if (apiErrorBudget(env.apiErrorProcessors, env.ctx, env.defaultApiErrorBudget) > 0) {
+    step$ = step$.pipe(
+      retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
+        isAPIError: ModelCallError.isInstance,
+        toAPIError: providerError,
+        defaultBudget: env.defaultApiErrorBudget,
+      }),
+    );
+  }
+  // the step itself holds `shouldRetry` (a method: no closure per step)
+  if ((env.ctx.maxProcessorRetries ?? 0) > 0) step$ = step$.pipe(retryOnTripwire<ChunkType | StepEnd>(env.ctx, step));
+  return step$;
+}
+
+/** A step's state across its attempts: the one before (rolled back when rejected) and its error. */
+class StepRun {
+  private previous: Attempt | undefined;
+  private previousError: unknown;
+
+  constructor(
+    readonly env: RunEnvironment,
+    private readonly stepNumber: number,
+  ) {}
+
+  /** The next attempt (the first, or a retry after the rejected one): the rejected one's closing chunks, then the attempt. */
+  nextAttempt(): Observable<ChunkType | StepEnd> {
+    const { env, previous, previousError } = this;
     let lead: ChunkType[] = [];
     let feedback: string | undefined;
     // a tripwire retry is a step of its own (the next number, counted by maxSteps); an API-error
     // retry repeats the attempt's number (the failed attempt is not a step)
-    const number = previous === undefined ? stepNumber : TripWire.isInstance(previousError) ? previous.stepNumber + 1 : previous.stepNumber;
+    const number = previous === undefined ? this.stepNumber : TripWire.isInstance(previousError) ? previous.stepNumber + 1 : previous.stepNumber;
     if (previous !== undefined) {
       if (previous.boundary !== undefined) env.ctx.messageList.rollbackToStepBoundary(previous.boundary);
       lead = closeRejected(env, previous, previousError);
@@ -252,69 +304,20 @@ export function modelStep(env: RunEnvironment, stepNumber: number): Observable<C
       env.finish = undefined; // a rejected attempt's end of output is not the run's
     }
     const attempt = newAttempt(env, number, env.generateId(), newStepFacts(emptyUsage(), () => toolCallIdsIn(env.ctx.messageList.get.all.db())));
-    previous = attempt;
-    const body$ = runAttempt(env, attempt, feedback, (error) => {
-      previousError = error;
-      recordRejection(env, attempt, error);
-    });
+    this.previous = attempt;
+    const body$ = runAttempt(this, attempt, feedback);
     return lead.length === 0 ? body$ : concat(from(lead).pipe(env.chain), body$);
-  });
-  return attempt$.pipe(
-    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per step
-    retryOnAPIError<ChunkType | StepEnd>(env.apiErrorProcessors, env.ctx, {
-      isAPIError(error) {
-        return ModelCallError.isInstance(error);
-      },
-      toAPIError: providerError,
-      defaultBudget: env.defaultApiErrorBudget,
-    }),
-    retryOnTripwire<ChunkType | StepEnd>(env.ctx, {
-      // a retry request from a hook before the model is a plain abort; a retry needs a step left
-      shouldRetry() {
-        return previous !== undefined && !previous.preModel && previous.stepNumber + 1 < env.maxSteps;
-      },
-    }),
-  );
-}
+  }
 
-/**
- * The steps from `stepNumber` on: each step's chunks, then — when its {@link StepEnd} says so —
- * the next step (one observer for all of them: no `filter` hop, no `concat` nested per step).
- *
- * ```
- * step 0:  --S--K--T--F--(E{continues})|        (modelStep(env, 0))
- * step 1:                 --S--t--F--(E)|
- * run:     --S--K--T--F-----S--t--F---|
- * ```
- */
-export function runSteps(env: RunEnvironment, stepNumber = 0): Observable<ChunkType> {
-  return new Observable<ChunkType>((subscriber) => {
-    let started = false;
-    let end: StepEnd | undefined;
-    new Sequence<ChunkType | StepEnd>(
-      subscriber,
-      () => {
-        if (!started) {
-          started = true;
-          return modelStep(env, stepNumber);
-        }
-        const last = end;
-        end = undefined;
-        return last?.continues === true ? modelStep(env, last.nextStepNumber) : undefined;
-      },
-      {
-        // methods, not arrows (no keepNames property write per run under tsx)
-        next(item) {
-          if (isStepEnd(item)) end = item;
-          else subscriber.next(item);
-        },
-        error(error) {
-          subscriber.error(error);
-        },
-        complete() {
-          subscriber.complete();
-        },
-      },
-    ).advance();
-  });
+  /** Records `attempt`'s rejection (`error`) before it goes on to the retry operators. */
+  rejected(attempt: Attempt, error: unknown): void {
+    this.previousError = error;
+    recordRejection(this.env, attempt, error);
+  }
+
+  /** A retry request from a hook before the model is a plain abort; a retry needs a step left. */
+  shouldRetry(): boolean {
+    const previous = this.previous;
+    return previous !== undefined && !previous.preModel && previous.stepNumber + 1 < this.env.maxSteps;
+  }
 }
