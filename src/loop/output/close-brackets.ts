@@ -39,6 +39,15 @@ export class OpenBrackets {
   #reasoning: string[] | undefined;
   #toolInputs: string[] | undefined;
 
+  /** Opens `id` among the open texts (`text`) or reasoning parts; false when it was open already. */
+  #open(text: boolean, id: string): boolean {
+    const open = text ? this.#texts : this.#reasoning;
+    if (open?.includes(id) === true) return false;
+    if (text) this.#texts = opened(open, id);
+    else this.#reasoning = opened(open, id);
+    return true;
+  }
+
   /** Emits `chunk` to `out`, repairing brackets around it (see {@link closeBrackets}). */
   pass(chunk: ChunkType, out: Subscriber<ChunkType>): void {
     switch (chunk.type) {
@@ -53,35 +62,23 @@ export class OpenBrackets {
         this.step = undefined;
         break;
       case 'text-start':
-        if (this.#texts?.includes(chunk.payload.id) === true) return;
-        this.#texts = opened(this.#texts, chunk.payload.id);
-        this.runId = chunk.runId;
-        break;
       case 'reasoning-start':
-        if (this.#reasoning?.includes(chunk.payload.id) === true) return;
-        this.#reasoning = opened(this.#reasoning, chunk.payload.id);
+        if (!this.#open(chunk.type === 'text-start', chunk.payload.id)) return;
         this.runId = chunk.runId;
         break;
       case 'text-delta':
-        if (this.#texts?.includes(chunk.payload.id) !== true) {
+      case 'reasoning-delta': {
+        const text = chunk.type === 'text-delta';
+        if (this.#open(text, chunk.payload.id)) {
           // a provider that skipped the start, or a processor that dropped it
-          this.#texts = opened(this.#texts, chunk.payload.id);
           this.runId = chunk.runId;
-          out.next(makeChunk(chunk.runId, 'text-start', { id: chunk.payload.id }));
+          out.next(makeChunk(chunk.runId, text ? 'text-start' : 'reasoning-start', { id: chunk.payload.id }));
         }
         break;
-      case 'reasoning-delta':
-        if (this.#reasoning?.includes(chunk.payload.id) !== true) {
-          this.#reasoning = opened(this.#reasoning, chunk.payload.id);
-          this.runId = chunk.runId;
-          out.next(makeChunk(chunk.runId, 'reasoning-start', { id: chunk.payload.id }));
-        }
-        break;
+      }
       case 'text-end':
-        if (!closed(this.#texts, chunk.payload.id)) return;
-        break;
       case 'reasoning-end':
-        if (!closed(this.#reasoning, chunk.payload.id)) return;
+        if (!closed(chunk.type === 'text-end' ? this.#texts : this.#reasoning, chunk.payload.id)) return;
         break;
       case 'tool-call-input-streaming-start':
         if (this.#toolInputs?.includes(chunk.payload.toolCallId) !== true) this.#toolInputs = opened(this.#toolInputs, chunk.payload.toolCallId);
