@@ -18,6 +18,7 @@ import {
   tap,
 } from 'rxjs';
 import { MessageList } from '../../message-list/message-list.js';
+import { randomMessageId } from '../../message-list/conversion-options.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
 import { processInput } from '../../operators/process-input.js';
 import { processOutputResult } from '../../operators/process-output-result.js';
@@ -71,14 +72,6 @@ function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prep
 
 let runSequence = 0;
 
-/**
- * The default id generator (one function for every run, not a closure per run). Node builds a
- * UUID as a tree of ~15 cons strings (~480 bytes kept per id); `normalize()` flattens it (~90).
- */
-function randomId(): string {
-  return crypto.randomUUID().normalize();
-}
-
 /** The default clock. */
 function currentDate(): Date {
   return new Date();
@@ -105,7 +98,8 @@ function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: 
   if (threadId !== undefined) requestContext.set('threadId', threadId);
   if (resourceId !== undefined) requestContext.set('resourceId', resourceId);
 
-  const generateId = config.generateId ?? randomId;
+  // the message list's default (a flat UUID): one function for every run, not a closure per run
+  const generateId = config.generateId ?? randomMessageId;
   const now = config.now ?? currentDate;
   const controller = new AbortController();
   const messageList = new MessageList({
