@@ -2,7 +2,7 @@
  * The dependency direction of DESIGN.md §1, enforced: lower layers never import upper ones,
  * a folder's `internal/` is private to that folder, and there are no cycles.
  *
- *   message-list <- contract <- model <- operators <- loop
+ *   errors (the root error class) <- message-list <- contract <- model <- operators <- loop
  *   processors (built-ins), memory, storage <- contract, message-list (+ model for model-backed)
  *   testing, ai-sdk <- the layers above, through their entry files
  *
@@ -58,6 +58,8 @@ const forbidImports = (from, targets, comment) => ({
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    forbidImports('errors', ['message-list', 'contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'durable'],
+      'the root error class (RxAgentError) depends on nothing'),
     forbidImports('message-list', ['contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'message-list is the bottom layer'),
     forbidImports('contract', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk'],
@@ -68,7 +70,7 @@ module.exports = {
       'operators depend on model, contract and message-list only'),
     forbidImports('loop', ['processors', 'memory', 'storage', 'testing', 'ai-sdk'],
       'the loop composes operators; it never reaches up'),
-    forbidImports('processors', ['operators', 'memory', 'storage', 'testing', 'ai-sdk'],
+    forbidImports('processors', ['operators', 'loop', 'memory', 'storage', 'testing', 'ai-sdk'],
       'built-in processors are plain processors'),
     forbidImports('storage', ['operators', 'loop', 'processors', 'memory', 'testing', 'ai-sdk'],
       'stores know messages only'),

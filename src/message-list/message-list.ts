@@ -1,6 +1,6 @@
 import type { CoreSystemMessage, InboundMessage, MastraDBMessage, MessageSource, ToolInvocationPart } from './types.js';
 import { InvalidMessageError } from './errors/invalid-message-error.js';
-import { RxAgentError } from './errors/rxagent-error.js';
+import { RxAgentError } from '../errors/rxagent-error.js';
 import { assertValidInbound } from './schemas/inbound-message-schema.js';
 import { inboundToStored } from './internal/inbound-to-stored.js';
 import { ConversationStore } from './internal/conversation-store.js';

@@ -1,5 +1,5 @@
 /** Folds a finished run (its values: chunks, then `RunEnd`) into `generate()`'s result. */
-import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
 import type { ChunkType, RxFinishReason } from '../../contract/chunk-types.js';
 import { AgentRunError } from '../run/agent-run-error.js';
 import { RunAbortedError } from '../run/run-aborted-error.js';

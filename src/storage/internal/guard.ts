@@ -1,4 +1,4 @@
-import { RxAgentError } from '../../message-list/errors/rxagent-error.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 
 /**
