@@ -37,6 +37,12 @@ export {
 } from './loop/index.js';
 export {
   FOLLOW_UP_CHUNKS_KEY,
+  JsonEncodingError,
+  encodeJson,
+  findNonJson,
+  toJsonValue,
+  type JsonValue,
+  type NonJsonAt,
   ModelResolutionError,
   ProcessorError,
   REPROCESS_PART_KEY,

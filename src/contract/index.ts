@@ -51,6 +51,8 @@ export * from './chunk-guards.js';
 export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
+export { JsonEncodingError } from './errors/json-encoding-error.js';
+export { encodeJson, findNonJson, toJsonValue, type JsonValue, type NonJsonAt } from './json-codec.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
 export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
