@@ -5,7 +5,7 @@ import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { createStreamChain } from './internal/stream-chain.js';
 import type { ChunkInjector, InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
-import type { DemandGate } from './internal/demand-gate.js';
+import type { DemandGate } from '../contract/demand-gate.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** Queue lengths at which the run's demand gate is held, and released again. */
