@@ -41,3 +41,7 @@ export { createRunState, type RunState } from './run/run-state.js';
 export type { StepEnvironment } from './step/step-environment.js';
 export { isStepEnd, runAttempt } from './step/attempt.js';
 export { createOutputChain } from './step/output-chain.js';
+export { createRun, type RunCommitPoint, type RunDurability } from './run/create-run.js';
+export { snapshotRun, restoreRun, reviveChunk, RUN_SNAPSHOT_FORMAT, type RunSnapshot, type RunPosition } from './run/run-snapshot.js';
+export { DurableStateError } from './run/durable-state-error.js';
+export { RunSnapshotError } from './run/run-snapshot-error.js';

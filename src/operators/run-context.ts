@@ -259,3 +259,16 @@ export function assignProcessorIndexes(context: RunContext, lists: readonly (rea
     });
   }
 }
+
+/**
+ * Gives a fresh run the processor states of a snapshot: `stateFor(id)` (and every hook of the
+ * processor with that id) gets them. Call it before the run binds its processors.
+ *
+ * @example
+ * ```ts
+ * adoptProcessorStates(ctx, JSON.parse(saved).processorStates);
+ * ```
+ */
+export function adoptProcessorStates(context: RunContext, states: Record<string, ProcessorState>): void {
+  for (const [processorId, state] of Object.entries(states)) context.processorStates[processorId] = guardReferenceState(processorId, state);
+}

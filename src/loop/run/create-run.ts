@@ -18,7 +18,7 @@
  * steps$ = stepNumbers.pipe(concatMap((n) => modelStep(n)))  fed by each StepEnd while the loop goes on
  * ```
  */
-import { BehaviorSubject, EMPTY, NEVER, type Observable, concat, concatMap, defer, filter, finalize, from, fromEvent, ignoreElements, of, take, takeUntil, tap } from 'rxjs';
+import { BehaviorSubject, EMPTY, NEVER, type Observable, concat, concatMap, defer, filter, finalize, from, fromEvent, ignoreElements, map, of, take, takeUntil, tap } from 'rxjs';
 import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -34,8 +34,36 @@ import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
 import { runEnd, runOpened, type RunItem } from './run-events.js';
+import { restoreRun, snapshotRun, type RunSnapshot } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
 import { validateRunArguments } from './validate-options.js';
+
+/** A point where a durable run commits: after `processInput`, after each step. */
+export interface RunCommitPoint {
+  readonly kind: 'input' | 'step';
+  readonly runId: string;
+  /** The run's state as JSON at this point (taken when called). */
+  snapshot(): RunSnapshot;
+}
+
+/**
+ * What durable execution plugs into a run (`src/durable`): a checkpoint awaited at each commit
+ * point before the run goes on, and a snapshot the run goes on from (no `processInput` again).
+ */
+export interface RunDurability {
+  readonly checkpoint?: (point: RunCommitPoint) => void | PromiseLike<void>;
+  readonly restore?: RunSnapshot;
+}
+
+/** The run waits for its checkpoint at a commit point (nothing without one). */
+function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: RunCommitPoint['kind']): Observable<never> {
+  const commitPoint = durability?.checkpoint;
+  if (commitPoint === undefined) return EMPTY;
+  return defer(() => {
+    const done = commitPoint({ kind, runId: run.state.runId, snapshot: () => snapshotRun(run) });
+    return done === undefined ? EMPTY : from(done).pipe(ignoreElements());
+  });
+}
 
 /**
  * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
@@ -53,6 +81,7 @@ function aborted(signal: AbortSignal | undefined): Observable<unknown> {
 function input(env: RunEnvironment, state: RunState): Observable<never> {
   const capture = (): void => {
     state.initialSystemMessages = state.messageList.getSystemMessages();
+    state.next = 'step';
   };
   if (!hasHook(env.inputProcessors, 'processInput')) {
     capture();
@@ -72,11 +101,12 @@ function input(env: RunEnvironment, state: RunState): Observable<never> {
  * result:   --S-K-R-F------S-t-F---|
  * ```
  */
-function steps(env: RunEnvironment, state: RunState): Observable<ChunkType> {
+function steps(run: RunSetUp, durability: RunDurability | undefined): Observable<ChunkType> {
+  const { env, state } = run;
   return defer(() => {
     const stepNumbers = new BehaviorSubject(state.nextStep);
     return stepNumbers.pipe(
-      concatMap((stepNumber) => modelStep(env, state, stepNumber)),
+      concatMap((stepNumber) => concat(modelStep(env, state, stepNumber), checkpoint(run, durability, 'step'))),
       filter((item): item is ChunkType => {
         if (!isStepEnd(item)) return true;
         advance(state, item, stepNumbers);
@@ -89,17 +119,24 @@ function steps(env: RunEnvironment, state: RunState): Observable<ChunkType> {
 /** A step ended: the run's next step is the one it names, if the loop goes on. */
 function advance(state: RunState, end: StepEnd, stepNumbers: BehaviorSubject<number>): void {
   state.nextStep = end.nextStepNumber;
+  state.next = end.continues ? 'step' : 'commit';
   if (end.continues) stepNumbers.next(end.nextStepNumber);
   else stepNumbers.complete();
 }
 
-/** `start`, `processInput`, the steps (the caller's abort cuts them), then the commit. */
-function body({ env, state }: RunSetUp): Observable<ChunkType> {
+/**
+ * `start`, `processInput` (a restored run has run it), the steps from where the run stands (the
+ * caller's abort cuts these), then the commit.
+ */
+function body(run: RunSetUp, durability: RunDurability | undefined): Observable<ChunkType> {
+  const { env, state } = run;
   return defer(() => {
     // `writer.custom()` outside processOutputStream: into the outlet, drained at the next phase
     const listening = env.ctx.custom$.subscribe((chunk) => env.outlet.push(chunk));
+    const input$ = state.next === 'input' ? concat(input(env, state), checkpoint(run, durability, 'input')) : EMPTY;
+    const steps$ = defer(() => (state.next === 'step' ? steps(run, durability) : EMPTY));
     return concat(
-      concat(of(makeChunk(env.runId, 'start', {})), input(env, state), steps(env, state)).pipe(takeUntil(aborted(env.callerSignal))),
+      concat(of(makeChunk(env.runId, 'start', {})), input$, steps$).pipe(takeUntil(aborted(env.callerSignal))),
       defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
     ).pipe(finalize(() => listening.unsubscribe()));
   });
@@ -119,7 +156,7 @@ function endRun(env: RunEnvironment | undefined): void {
  * `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of the
  * stream, not side channels.
  */
-export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}): Observable<RunItem> {
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, durability?: RunDurability): Observable<RunItem> {
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
@@ -131,13 +168,17 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     let run: RunSetUp | undefined;
     const setUp = (): Observable<RunSetUp> => {
       const made = createEnvironment(config, input, options, demand);
-      return isPromiseLike(made) ? from(made) : of(made);
+      const restored = (setUpRun: RunSetUp): RunSetUp => {
+        if (durability?.restore !== undefined) restoreRun(setUpRun, durability.restore);
+        return setUpRun;
+      };
+      return isPromiseLike(made) ? from(made).pipe(map(restored)) : of(restored(made));
     };
     const chunks$ = defer(setUp).pipe(
       takeUntil(aborted(callerSignal)),
       concatMap((setUpRun) => {
         run = setUpRun;
-        return body(setUpRun);
+        return body(setUpRun, durability);
       }),
       endWithTerminal({
         runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',

@@ -21,6 +21,8 @@ export interface RejectedAttempt {
 /** The run's state (see the module comment). */
 export interface RunState extends RunContextState {
   readonly runId: string;
+  /** What the run does next: `processInput`, a step (`nextStep`), or its commit. */
+  next: 'input' | 'step' | 'commit';
   /** The number of the next step. */
   nextStep: number;
   /** Untagged system messages after `processInput`: every step starts from these. */
@@ -45,6 +47,7 @@ export function createRunState(runId: string, messageList: MessageList): RunStat
     stepNumber: 0,
     pendingSignals: [],
     processorStates: {},
+    next: 'input',
     nextStep: 0,
     initialSystemMessages: [],
     finish: undefined,
