@@ -89,6 +89,7 @@ export {
   type ErrorProcessor,
   type InputProcessor,
   type HookReturn,
+  type JudgeCallEvent,
   type ModelCallOptions,
   type ModelInput,
   type OutputProcessor,

@@ -52,7 +52,7 @@ export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from '.
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
-export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
+export type { TracingContext, ProcessorHookEvent, JudgeCallEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
