@@ -26,6 +26,8 @@ export interface InspectOptions extends InspectorOptions {
   host?: string;
   /** Options given to every run the page starts (the inspector sets `tracingContext` and `runId`). */
   callOptions?: Omit<AgentCallOptions, 'tracingContext' | 'runId'>;
+  /** Prompts the page offers as one-click chips. */
+  suggestions?: readonly string[];
   /** Record into this inspector (e.g. one that also traces your app's runs); default: a new one. */
   inspector?: Inspector;
 }
@@ -94,7 +96,7 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
   if (!isAgentLike(agent)) {
     throw new InspectorError('not-an-agent', `inspect(agent): expected an rxagent Agent (new Agent({ … })), got ${describe(agent)}.`);
   }
-  const { port = 3211, host = '127.0.0.1', callOptions = {}, inspector: given, ...caps } = options;
+  const { port = 3211, host = '127.0.0.1', callOptions = {}, inspector: given, suggestions = [], ...caps } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new InspectorError('invalid-option', `inspect(): options.port must be an integer from 0 to 65535 (got ${String(port)}).`);
   }
@@ -107,6 +109,7 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
     inspector,
     assets: await loadPageAssets(),
     callOptions,
+    suggestions: suggestions.map(String),
     hosts: new Set(['127.0.0.1', 'localhost', '::1', host]),
   };
   const server: Server = createServer((request, response) => {

@@ -11,12 +11,14 @@ export interface PageAsset {
   type: string;
 }
 
-/** The page's files by URL path (`/index.html`, `/inspector.js`, `/inspector.css`). */
+/** The page's files by URL path (`/index.html`, `/inspector.js`, …). */
 export type PageAssets = ReadonlyMap<string, PageAsset>;
 
 const FILES: ReadonlyArray<[name: string, type: string]> = [
   ['index.html', 'text/html; charset=utf-8'],
   ['inspector.js', 'text/javascript; charset=utf-8'],
+  ['timeline.js', 'text/javascript; charset=utf-8'],
+  ['chat.js', 'text/javascript; charset=utf-8'],
   ['inspector.css', 'text/css; charset=utf-8'],
 ];
 

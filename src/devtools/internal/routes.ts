@@ -20,6 +20,7 @@ export interface InspectorRoutesContext {
   inspector: Inspector;
   assets: PageAssets;
   callOptions: Omit<AgentCallOptions, 'tracingContext' | 'runId'>;
+  suggestions: readonly string[];
   /** Host names the server answers to (loopback names and the one it listens on). */
   hosts: ReadonlySet<string>;
 }
@@ -125,7 +126,7 @@ export async function handleRequest(context: InspectorRoutesContext, request: In
   if (request.method === 'GET') {
     const asset = context.assets.get(path === '/' ? '/index.html' : path);
     if (asset !== undefined) return send(response, 200, asset.body, asset.type);
-    if (path === '/api/info') return sendJson(response, 200, { agentId: context.agent.id, agentName: context.agent.name ?? context.agent.id });
+    if (path === '/api/info') return sendJson(response, 200, { agentId: context.agent.id, agentName: context.agent.name ?? context.agent.id, suggestions: context.suggestions });
     if (path === '/api/runs') return sendJson(response, 200, context.inspector.runs());
     if (path === '/api/events') return events(context, response);
     const match = /^\/api\/runs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
