@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
-import { Agent, TripWire, type ChunkType, type JudgeCallEvent, type Processor, type ProcessorHookEvent, type TracingContext } from 'rxagent';
+import { Agent, TripWire, type AgentChunk, type ChunkType, type JudgeCallEvent, type Processor, type ProcessorHookEvent, type TracingContext } from 'rxagent';
 import { ModerationProcessor } from 'rxagent/processors';
 import { scriptedModel } from 'rxagent/testing';
 
@@ -65,8 +65,8 @@ describe('tracingContext.includePayloads', () => {
     const shouted = events.filter((event) => event.processorId === 'shout' && (event.input as ChunkType).type === 'text-delta');
     expect(shouted.length).toBeGreaterThan(0);
     for (const event of shouted) {
-      const input = event.input as ChunkType<'text-delta'>;
-      const output = event.output as ChunkType<'text-delta'>;
+      const input = event.input as AgentChunk<'text-delta'>;
+      const output = event.output as AgentChunk<'text-delta'>;
       expect(output).not.toBe(input);
       expect(output.payload.text).toBe(input.payload.text.toUpperCase());
       // what the run emitted is the object the last processor returned
