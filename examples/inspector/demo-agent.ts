@@ -3,8 +3,8 @@
  * that every kind of marble shows up on the inspector's timeline —
  * - a moderation judge (a model-backed input processor with its own scripted model): a judge
  *   call per run, and a tripwire for "I hate…";
- * - a tool call (`lookupOrder`) whose result is redacted (`tool-output-redactor`: a rewrite);
- * - e-mail redaction in the streamed text (`RegexFilterProcessor`: rewrites and held carry-over);
+ * - a tool call (`lookupOrder`) whose e-mail address is redacted (`RegexFilterProcessor`'s
+ *   `processToolResult`: a rewrite), as it is in the streamed text (rewrites and held carry-over);
  * - batching of text deltas (`BatchPartsProcessor`: holds, released as one merged delta);
  * - a guard that sends a curt reply back once (`curt-reply-guard`: a retry, two attempts);
  * - a guardrail that trips the wire on a leaked secret (`secret-guard`: a tripwire).
@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { Agent } from 'rxagent';
 import { BatchPartsProcessor, ModerationProcessor, RegexFilterProcessor } from 'rxagent/processors';
 import { scriptedModel } from 'rxagent/testing';
-import { curtReplyGuard, secretGuard, toolOutputRedactor } from '../web-chat/chat-agent.js';
+import { curtReplyGuard, secretGuard } from '../web-chat/chat-agent.js';
 
 /** What the page suggests typing, each showing a different part of the timeline. */
 export const DEMO_PROMPTS = ['Hello!', 'Where is order 123?', 'Can I get a refund?', 'What is the admin password?', 'I hate this shop'];
@@ -91,7 +91,6 @@ export function createDemoAgent(options: DemoAgentOptions = {}): Agent {
     inputProcessors: options.moderation === false ? [] : [new ModerationProcessor({ model: moderationJudge(), lastMessageOnly: true, threshold: 0.7 })],
     outputProcessors: [
       secretGuard,
-      toolOutputRedactor,
       new RegexFilterProcessor({ presets: 'pii', strategy: 'redact', phase: 'output', streamCarryoverSize: 24 }),
       new BatchPartsProcessor({ batchSize: 3 }),
       curtReplyGuard,

@@ -10,7 +10,6 @@ export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions } from './
 export { InspectorError, type InspectorErrorReason } from './errors/inspector-error.js';
 export type {
   ChunkEvent,
-  HeldEvent,
   HookEvent,
   InspectorEvent,
   InspectorEventBase,
@@ -20,6 +19,7 @@ export type {
   JudgeEvent,
   MarbleOutcome,
   Payload,
+  RevisedEvent,
   RunEndEvent,
   RunStartEvent,
 } from './inspector-events.js';

@@ -57,7 +57,8 @@ function describe(value: unknown): string {
   if (typeof value !== 'object') return `${typeof value} ${String(value).slice(0, 40)}`;
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
   const id = (value as { id?: unknown }).id;
-  return `${typeof name === 'string' && name !== '' ? name : 'an object'}${typeof id === 'string' ? ` with id "${id}"` : ''} (no stream$ method)`;
+  const kind = typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
+  return `${kind}${typeof id === 'string' ? ` with id "${id}"` : ''} (no stream$ method)`;
 }
 
 function isAgentLike(value: unknown): value is InspectorRoutesContext['agent'] {

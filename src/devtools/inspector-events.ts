@@ -32,7 +32,8 @@ export type InspectorRunStatus = 'running' | 'finish' | 'tripwire' | 'error' | '
 /**
  * What a processor hook did with what it got, as drawn on its lane:
  * - `pass` — returned what it got (or, outside `processOutputStream`, returned nothing: no change);
- * - `rewrite` — returned something else (a changed chunk, new messages…);
+ * - `rewrite` — returned something else (a changed chunk, new messages…), or, for
+ *   `processToolResult`, changed the result it passed on (through the message list);
  * - `drop` — a `processOutputStream` hook returned `null`/`undefined`;
  * - `hold` — a drop that was released later: the same processor emitted, in the same step, a chunk
  *   of the same kind that it had not been given (a batch, a redacted carry-over). A heuristic: a
@@ -156,18 +157,22 @@ export interface ChunkEvent extends InspectorEventBase {
 }
 
 /**
- * Earlier `drop`s turned out to be holds: `seqs` are now `hold`, released by `releasedBy`.
+ * Earlier hook events, seen in a new light: `drop`s that were holds (`outcome: 'hold'`, released
+ * by the hook event `releasedBy`), or `processToolResult` calls that changed the result through the
+ * message list (`outcome: 'rewrite'`, `output`: the result they passed on).
  *
  * @example
  * ```ts
- * import type { HeldEvent } from 'rxagent/devtools';
- * const count = (event: HeldEvent) => event.seqs.length;
+ * import type { RevisedEvent } from 'rxagent/devtools';
+ * const count = (event: RevisedEvent) => event.seqs.length;
  * ```
  */
-export interface HeldEvent extends InspectorEventBase {
-  type: 'held';
+export interface RevisedEvent extends InspectorEventBase {
+  type: 'revised';
   seqs: number[];
-  releasedBy: number;
+  outcome: MarbleOutcome;
+  releasedBy?: number;
+  output?: Payload;
 }
 
 /**
@@ -196,7 +201,7 @@ export interface RunEndEvent extends InspectorEventBase {
  * const hooks = (events: InspectorEvent[]) => events.filter((event) => event.type === 'hook');
  * ```
  */
-export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | HeldEvent | RunEndEvent;
+export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent;
 
 /**
  * A run as listed by the inspector.

@@ -48,8 +48,12 @@ function addRun(summary, events) {
 
 function applyEvent(run, event) {
   run.events.push(event);
-  if (event.type === 'held') {
-    for (const held of run.events) if (event.seqs.includes(held.seq)) Object.assign(held, { outcome: 'hold', releasedBy: event.releasedBy });
+  if (event.type === 'revised') {
+    // earlier hook events, seen in a new light: a drop that was a hold, a tool result changed through the message list
+    const changes = { outcome: event.outcome };
+    if (event.releasedBy !== undefined) changes.releasedBy = event.releasedBy;
+    if (event.output !== undefined) changes.output = event.output;
+    for (const revised of run.events) if (event.seqs.includes(revised.seq)) Object.assign(revised, changes);
   }
 }
 

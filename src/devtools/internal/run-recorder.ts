@@ -5,7 +5,6 @@
 import type { ChunkType, JudgeCallEvent, ProcessorHookEvent } from '../../contract/index.js';
 import type {
   ChunkEvent,
-  HeldEvent,
   HookEvent,
   InspectorEvent,
   InspectorRunRecord,
@@ -13,6 +12,8 @@ import type {
   InspectorRunSummary,
   JudgeEvent,
   MarbleOutcome,
+  Payload,
+  RevisedEvent,
   RunEndEvent,
   RunStartEvent,
 } from '../inspector-events.js';
@@ -59,7 +60,7 @@ export class RunRecorder {
   readonly chunks: ChunkType[] = [];
   readonly groups: number[] = [];
   status: InspectorRunStatus = 'running';
-  /** The run's Observable completed (a diagram ends with `|`). */
+  /** The run's Observable completed, or emitted its terminal chunk (after which it completes): a diagram ends with `|`. */
   completed = false;
   endedAt: number | undefined;
   droppedEvents = 0;
@@ -75,6 +76,8 @@ export class RunRecorder {
   #lastPhase: { hook: string; column: number } | undefined;
   /** Per processor: drops not released yet in this step (seq, channel). */
   readonly #pendingDrops = new Map<string, Array<{ event: HookEvent; channel: string | undefined }>>();
+  /** Per tool call: its `processToolResult` events and the result each was given, until its chunk comes. */
+  readonly #toolResultCalls = new Map<string, Array<{ event: HookEvent; result: string }>>();
   #burst = 0;
   #burstOpen = false;
 
@@ -138,11 +141,42 @@ export class RunRecorder {
       duration: Math.round((report.endTime - report.startTime) * 100) / 100,
       column,
       ...(report.input === undefined && !stream ? {} : { input: stream ? toPayload(report.input) : hookArgsPayload(report.input) }),
-      ...('output' in report ? { output: toPayload(report.output) } : {}),
+      ...('output' in report && (stream || report.output !== undefined) ? { output: toPayload(report.output) } : {}),
       ...(report.error === undefined ? {} : { error: toPayload(report.error) }),
     };
     const event = this.#push<HookEvent>(init, Math.round((report.startTime - this.#origin) * 10) / 10);
     if (event !== undefined && stream) this.#trackHolds(event, report);
+    if (event !== undefined && report.hook === 'processToolResult') this.#trackToolResult(event, report.input);
+  }
+
+  #trackToolResult(event: HookEvent, input: unknown): void {
+    const { toolCallId, result } = (input ?? {}) as { toolCallId?: unknown; result?: unknown };
+    if (typeof toolCallId !== 'string') return;
+    const calls = this.#toolResultCalls.get(toolCallId) ?? [];
+    calls.push({ event, result: JSON.stringify(toPayload(result)) });
+    this.#toolResultCalls.set(toolCallId, calls);
+  }
+
+  /**
+   * `processToolResult` changes a result through the message list, not by returning it: each
+   * call's effect is the difference between what it was given and what the next one (or the
+   * `tool-result` chunk) got.
+   */
+  #reviseToolResults(chunk: ChunkType): void {
+    const { toolCallId, result } = (chunk as { payload?: { toolCallId?: unknown; result?: unknown } }).payload ?? {};
+    if (typeof toolCallId !== 'string') return;
+    const calls = this.#toolResultCalls.get(toolCallId);
+    if (calls === undefined) return;
+    this.#toolResultCalls.delete(toolCallId);
+    const final = toPayload(result);
+    calls.forEach(({ event }, index) => {
+      const next = calls[index + 1];
+      const passedOn = next === undefined ? JSON.stringify(final) : next.result;
+      if (event.outcome !== 'pass' || passedOn === (calls[index] as { result: string }).result) return;
+      event.outcome = 'rewrite';
+      event.output = next === undefined ? final : (JSON.parse(next.result) as Payload);
+      this.#push<RevisedEvent>({ type: 'revised', outcome: 'rewrite', seqs: [event.seq], output: event.output, column: event.column });
+    });
   }
 
   #outcome(report: ProcessorHookEvent, stream: boolean): MarbleOutcome {
@@ -176,7 +210,7 @@ export class RunRecorder {
       drop.event.outcome = 'hold';
       drop.event.releasedBy = event.seq;
     }
-    this.#push<HeldEvent>({ type: 'held', seqs: released.map((drop) => drop.event.seq), releasedBy: event.seq, column: event.column });
+    this.#push<RevisedEvent>({ type: 'revised', outcome: 'hold', seqs: released.map((drop) => drop.event.seq), releasedBy: event.seq, column: event.column });
   }
 
   /** A model call of a model-backed processor (`tracingContext.onJudge`). */
@@ -220,6 +254,7 @@ export class RunRecorder {
     } else {
       this.droppedChunks += 1;
     }
+    if (chunk.type === 'tool-result') this.#reviseToolResults(chunk);
     if (chunk.type === 'step-start') this.#step = (chunk.payload as { stepNumber?: number }).stepNumber;
     const known = this.#columnOf.get(chunk);
     this.#lastPhase = undefined;
@@ -238,7 +273,10 @@ export class RunRecorder {
       const reason = (chunk.payload as { stepResult?: { reason?: unknown } }).stepResult?.reason;
       if (reason === 'retry') this.#attempt += 1;
     }
-    if (TERMINAL.has(chunk.type)) this.end(chunk.type as 'finish' | 'tripwire' | 'error' | 'abort');
+    if (TERMINAL.has(chunk.type)) {
+      this.completed = true;
+      this.end(chunk.type as 'finish' | 'tripwire' | 'error' | 'abort');
+    }
   }
 
   /** The run ended (its terminal chunk, an error notification, or an unsubscription). */
