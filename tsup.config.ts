@@ -23,8 +23,6 @@ export default defineConfig({
   // Imports of another layer's entry file (src/<layer>/index.ts, the lint rule) are pointed at the
   // declaring modules, so code splitting gives each entry only what it uses: scripts/flatten-entry-imports.mjs.
   esbuildPlugins: [flattenEntryImportsPlugin()],
-  // `import.meta.url` in the CJS build (only rxagent/devtools uses it, to find its page's files)
-  shims: true,
   // the inspector page's static files (plain HTML/JS/CSS) beside the built entries: dist/inspector-page/
   onSuccess: async () => {
     cpSync('src/devtools/inspector-page', 'dist/inspector-page', { recursive: true });

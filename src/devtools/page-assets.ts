@@ -24,6 +24,7 @@ const FILES: ReadonlyArray<[name: string, type: string]> = [
 
 /** Reads the page's files. */
 export async function loadPageAssets(): Promise<PageAssets> {
+  // the CJS build gets `import.meta.url` from tsup (its file URL, from __filename)
   const folder = new URL('./inspector-page/', import.meta.url);
   const entries = await Promise.all(
     FILES.map(async ([name, type]): Promise<[string, PageAsset]> => [`/${name}`, { body: await readFile(new URL(name, folder), 'utf8'), type }]),
