@@ -123,10 +123,19 @@ export class Inspector {
         emit: (event) => this.#emit(event),
       });
       this.#keep(recorder);
+      // the run reports through tracing, which swallows what a report throws; the chunks pass through
+      // `observe`, which does the same: recording never breaks a run
       const tracingContext: TracingContext = {
         includePayloads: true,
         onHook: (event) => recorder.hook(event),
         onJudge: (event) => recorder.judge(event),
+      };
+      const observe = (record: () => void): void => {
+        try {
+          record();
+        } catch {
+          // a chunk the recorder could not read is left out of the record, never out of the run
+        }
       };
       let run$: Observable<ChunkType>;
       try {
@@ -136,8 +145,12 @@ export class Inspector {
         throw error;
       }
       return run$.pipe(
-        tap({ next: (chunk) => recorder.chunk(chunk), error: () => recorder.end('error'), complete: () => (recorder.completed = true) }),
-        finalize(() => recorder.end('cancelled')),
+        tap({
+          next: (chunk) => observe(() => recorder.chunk(chunk)),
+          error: () => observe(() => recorder.end('error')),
+          complete: () => (recorder.completed = true),
+        }),
+        finalize(() => observe(() => recorder.end('cancelled'))),
       );
     });
   }

@@ -162,7 +162,13 @@ const usageOverride: LiteralOverride = (value) => {
 
 /** Source text rebuilding `chunk`: a builder call when one rebuilds it exactly, else an object literal. */
 function chunkSource(chunk: ChunkType, builders: ChunkBuilders): { code: string; exact: boolean; usesUsage: boolean } {
-  for (const call of candidates(chunk)) {
+  let calls: Call[];
+  try {
+    calls = candidates(chunk);
+  } catch {
+    calls = []; // a chunk whose fields cannot be read: written as far as the literal can
+  }
+  for (const call of calls) {
     let built: unknown;
     try {
       built = (builders[call.builder] as (...args: unknown[]) => unknown)(...call.args);

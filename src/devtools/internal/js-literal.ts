@@ -22,7 +22,21 @@ export function quote(text: string): string {
 }
 
 function propertyKey(key: string): string {
+  // `__proto__: x` (quoted or not) would set the prototype in a literal: a computed key makes a property
+  if (key === '__proto__') return `[${quote(key)}]`;
   return IDENTIFIER.test(key) ? key : quote(key);
+}
+
+/** Own enumerable entries; a getter that throws makes its property `undefined` and the literal inexact. */
+function entriesOf(object: object, state: { exact: boolean }): Array<[string, unknown]> {
+  return Object.keys(object).map((key): [string, unknown] => {
+    try {
+      return [key, (object as Record<string, unknown>)[key]];
+    } catch {
+      state.exact = false;
+      return [key, undefined];
+    }
+  });
 }
 
 function isPlain(value: object): boolean {
@@ -63,12 +77,12 @@ function write(value: unknown, override: LiteralOverride | undefined, state: { e
     if (Array.isArray(object)) return `[${object.map((item) => write(item, override, state)).join(', ')}]`;
     if (object instanceof Error) {
       // rebuilt as an Error with the same name, message and fields: what createTestScheduler compares
-      const fields = Object.entries({ ...object, name: object.name }).filter(([, item]) => item !== undefined);
+      const fields = [...entriesOf(object, state).filter(([key]) => key !== 'name'), ['name', object.name] as [string, unknown]].filter(([, item]) => item !== undefined);
       const extra = fields.map(([key, item]) => `${propertyKey(key)}: ${write(item, override, state)}`).join(', ');
       return `Object.assign(new Error(${quote(object.message)}), { ${extra} })`;
     }
     if (!isPlain(object)) state.exact = false; // a class instance: written as a plain object of its own fields
-    const entries = Object.entries(object).filter(([, item]) => item !== undefined);
+    const entries = entriesOf(object, state).filter(([, item]) => item !== undefined);
     if (entries.length === 0) return '{}';
     return `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${write(item, override, state)}`).join(', ')} }`;
   } finally {
@@ -95,6 +109,14 @@ export function jsLiteral(value: unknown, override?: LiteralOverride): Literal {
  * compared by name, message and `processorId`, dates by time, typed arrays by content.
  */
 export function sameValue(left: unknown, right: unknown): boolean {
+  try {
+    return equal(left, right);
+  } catch {
+    return false; // a getter that throws: not provably the same
+  }
+}
+
+function equal(left: unknown, right: unknown): boolean {
   if (Object.is(left, right)) return true;
   if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
   if (left instanceof Error || right instanceof Error) {
@@ -114,10 +136,10 @@ export function sameValue(left: unknown, right: unknown): boolean {
   }
   if (Array.isArray(left) !== Array.isArray(right)) return false;
   if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((item, index) => sameValue(item, right[index]));
+    return left.length === right.length && left.every((item, index) => equal(item, right[index]));
   }
   const leftKeys = Object.keys(left).filter((key) => (left as Record<string, unknown>)[key] !== undefined);
   const rightKeys = Object.keys(right).filter((key) => (right as Record<string, unknown>)[key] !== undefined);
   if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) => sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  return leftKeys.every((key) => equal((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
 }

@@ -44,6 +44,20 @@ function messageListMessages(value: object): unknown[] | undefined {
   }
 }
 
+/** Sets an own property (a `__proto__` key stays a key). */
+function define(copy: Record<string, Payload>, key: string, value: Payload): void {
+  Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A property read that a throwing getter cannot break. */
+function read(value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch (error) {
+    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+  }
+}
+
 function copyObject(value: object, depth: number, limits: PayloadLimits, seen: Set<object>, leaveOut?: ReadonlySet<string>): Payload {
   const copy: Record<string, Payload> = {};
   const prototype: unknown = Object.getPrototypeOf(value);
@@ -53,13 +67,14 @@ function copyObject(value: object, depth: number, limits: PayloadLimits, seen: S
   }
   let count = 0;
   for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
-    if (typeof item === 'function' || item === undefined || leaveOut?.has(key)) continue;
+    if (leaveOut?.has(key)) continue;
+    const item = read(value, key);
+    if (typeof item === 'function' || item === undefined) continue;
     if (count++ >= limits.maxItems) {
-      copy['…'] = 'more keys left out';
+      define(copy, '…', 'more keys left out');
       break;
     }
-    copy[key] = copyValue(item, depth + 1, limits, seen);
+    define(copy, key, copyValue(item, depth + 1, limits, seen));
   }
   return copy;
 }
@@ -122,7 +137,12 @@ function copyValue(value: unknown, depth: number, limits: PayloadLimits, seen: S
  * ```
  */
 export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): Payload {
-  return copyValue(value, 0, limits, new Set());
+  try {
+    return copyValue(value, 0, limits, new Set());
+  } catch (error) {
+    // a Proxy or exotic object that throws on inspection: the inspector still records the event
+    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+  }
 }
 
 /**
