@@ -95,6 +95,7 @@ export {
   type ErrorProcessor,
   type InputProcessor,
   type HookReturn,
+  type JudgeCallEvent,
   type ModelCallOptions,
   type ModelInput,
   type OutputProcessor,

@@ -54,7 +54,7 @@ export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { JsonEncodingError } from './errors/json-encoding-error.js';
 export { encodeJson, findNonJson, toJsonValue, type JsonValue, type NonJsonAt } from './json-codec.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
-export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
+export type { TracingContext, ProcessorHookEvent, JudgeCallEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
