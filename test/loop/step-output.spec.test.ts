@@ -247,7 +247,7 @@ describe('stepOutput(): the live path (the provider web stream read behind callM
     const model = liveModel();
     expect(liveReadOf(callModel(model, { prompt: [] }))).toBeTypeOf('function');
     const liveChunks = await lastValueFrom(callModel(model, { prompt: [] }).pipe(live.kernel(), toArray()));
-    const observableChunks = await lastValueFrom(of<ModelEvent>({ type: 'call-info' }, ...parts).pipe(viaObservable.kernel(), toArray()));
+    const observableChunks = await lastValueFrom(of<ModelEvent[]>({ type: 'call-info' }, ...parts).pipe(viaObservable.kernel(), toArray()));
     expect(liveChunks).toEqual(observableChunks);
     expect(live.attempt.facts.finishReason).toBe('stop');
   });

@@ -12,8 +12,7 @@ import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 /**
  * How many unread chunks a stream that has a reader holds before the run stops reading the
- * provider. Each one read ahead stays alive (chunk, payload, queue entry: ~140 bytes); 16 measured
- * no faster than 4 on the `stream()` rows of `bench:compare`.
+ * provider (bench/README.md, "performance house rules": more read-ahead was no faster).
  */
 const READ_AHEAD = 4;
 
@@ -24,9 +23,7 @@ function settled<T>(promise: Promise<T>): Promise<T> {
 
 /**
  * The run's side of an {@link AgentOutput}: the observer of the run, the underlying source of
- * `fullStream`, and the buffer for late readers. One object with methods instead of a dozen
- * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
- * also costs a property dictionary).
+ * `fullStream`, and the buffer for late readers.
  */
 class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   fullController!: ReadableStreamDefaultController<ChunkType>;

@@ -58,7 +58,6 @@ export function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {
   return new Promise<GenerateResult>((resolve, reject) => {
     const chunks: ChunkType[] = [];
     let end: RunEnd | undefined;
-    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per call
     run$.subscribe({
       next(item) {
         if (isChunk(item)) chunks.push(item);

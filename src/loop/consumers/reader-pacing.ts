@@ -8,7 +8,7 @@ import type { DemandGate } from '../../contract/demand-gate.js';
 
 /**
  * The streams whose readers pace the run: each method is a stream's `desiredSize` while someone
- * reads it and it is open, else `null` (methods of the output's sink: no closure per run).
+ * reads it and it is open, else `null` (methods of the output's sink).
  */
 export interface ReaderProbes {
   fullDesiredSize(): number | null;

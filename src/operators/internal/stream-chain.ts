@@ -195,10 +195,7 @@ class Suspension {
   ) {}
 }
 
-/**
- * The chain's passes. A class, not closures made per run: under `keepNames` (tsup's build, tsx)
- * each per-run `const f = () => …` costs an `Object.defineProperty` and a property dictionary.
- */
+/** The chain's passes. */
 class Chain implements StreamChain {
   readonly length: number;
   readonly #tracingContext: RunContext['tracingContext'];
