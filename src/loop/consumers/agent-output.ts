@@ -5,7 +5,8 @@ import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
+import { isChunk, type RunEnd, type RunItem } from '../run/run-events.js';
+import type { DemandGate } from '../../contract/demand-gate.js';
 import { foldResult } from './fold-result.js';
 import { ReaderPacing, type ReaderProbes } from './reader-pacing.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
@@ -113,8 +114,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   // the run's observer
   next(item: RunItem): void {
     if (!isChunk(item)) {
-      if (isRunOpened(item)) this.demand.attach(item.demand);
-      else this.end = item;
+      this.end = item;
       return;
     }
     const chunk = item;
@@ -294,9 +294,10 @@ export class AgentOutput {
     return sink.textStream;
   }
 
-  /** @internal Made by `agent.stream()`: a run's values and its retry budgets. */
-  constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
+  /** @internal Made by `agent.stream()`: a run's values, its retry budgets and the demand gate the run was given. */
+  constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }, demand?: DemandGate) {
     const sink = new RunSink(this, budgets);
+    if (demand !== undefined) sink.demand.attach(demand);
     this.#sink = sink;
     this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
     this.#subscription = run.subscribe(sink);

@@ -49,8 +49,8 @@ export function foldResult(chunks: readonly ChunkType[], end: RunEnd | undefined
  * `error`/`abort`). Each call subscribes `run$` once.
  *
  * ```
- * run:     -o-S-a-b-F-E|      (o = RunOpened, F = finish, E = RunEnd)
- * result:  -----------r       (r = { text, steps, … }, the promise's value)
+ * run:     -S-a-b-F-E|        (F = finish, E = RunEnd)
+ * result:  ---------r         (r = { text, steps, … }, the promise's value)
  * ```
  */
 export async function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {

@@ -30,7 +30,7 @@ export class ReaderPacing {
     return this.#holding;
   }
 
-  /** The run's gate (known once the run is set up: its `RunOpened` value). */
+  /** The run's gate (the one `agent.stream()` gave the run). */
   attach(gate: DemandGate): void {
     this.#gate = gate;
   }
