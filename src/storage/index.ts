@@ -14,12 +14,13 @@ export type {
   GetMessagesOptions,
   ListThreadsOptions,
   MemoryStorage,
+  SaveFence,
   SaveMessagesOptions,
   SaveResourceInput,
   StorageResource,
   StorageThread,
 } from './types.js';
-export { InMemoryStorage, type InMemoryStorageOptions } from './in-memory-storage.js';
+export { InMemoryStorage, type FenceChecker, type InMemoryStorageOptions } from './in-memory-storage.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { ThreadNotFoundError } from './errors/thread-not-found-error.js';
 export { ThreadOwnershipError } from './errors/thread-ownership-error.js';

@@ -300,6 +300,17 @@ export class InMemoryRunJournal implements RunJournal {
     });
   }
 
+  /**
+   * Throws unless `epoch` still owns the open run (`FencedError`, or `RunNotFoundError`): how an
+   * `InMemoryStorage` built with `{ runJournal }` fences a durable run's memory save.
+   */
+  checkFence(runId: string, epoch: number): void {
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    const owner = stored.record.owner ?? '';
+    this.#fenced({ runId, epoch, owner }, 'memory save');
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -16,7 +16,6 @@ import {
   conflictingField,
   encodeChunks,
   isOpen,
-  statusOf,
 } from '../internal/journal-rules.js';
 import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import { FencedError } from '../journal/errors/fenced-error.js';
@@ -40,13 +39,13 @@ import type {
 } from '../journal/types.js';
 import { GuardedPool, positiveMs } from './guarded-pool.js';
 import { JOURNAL_CHANNEL, JournalListener } from './journal-listener.js';
-import { epochMs } from './memory-rows.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
 import { openPool, type PostgresStorageOptions } from './postgres-storage.js';
 import type { Query } from './query.js';
 import {
   commitColumns,
   commitFromRow,
+  readSignals,
   runColumns,
   runFromRow,
   toolCallColumns,
@@ -55,6 +54,7 @@ import {
   type RunRow,
   type ToolCallRow,
 } from './run-journal-rows.js';
+import { flushStatement } from './run-journal-flush.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
 /**
@@ -210,36 +210,8 @@ export class PostgresRunJournal implements RunJournal {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     return this.#run('append', async () => {
-      const values: unknown[] = [lease.runId, lease.epoch, lease.owner, chunks.length, this.#now()];
-      const param = (value: unknown): string => `$${values.push(value)}`;
-      const set = ['last_seq = last_seq + $4', 'updated_at = $5'];
-      if (commit !== undefined) set.push('last_commit = last_commit + 1');
-      if (checked.terminal !== undefined) {
-        set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = $5');
-      }
-      const parts = [
-        `f AS (UPDATE ${this.#schema}.runs SET ${set.join(', ')}
-           WHERE id = $1 AND epoch = $2 AND owner = $3 AND status = 'running' RETURNING id, last_seq, last_commit)`,
-        `c AS (INSERT INTO ${this.#schema}.run_chunks (run_id, seq, epoch, type, chunk)
-           SELECT f.id, f.last_seq - $4 + u.o, $2, u.t, u.c FROM f,
-             unnest(${param(chunks.map((chunk) => chunk.type))}::text[], ${param(chunks.map((chunk) => chunk.json))}::text[]) WITH ORDINALITY AS u(t, c, o))`,
-      ];
-      if (commit !== undefined) {
-        parts.push(`k AS (INSERT INTO ${this.#schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
-           SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, $5 FROM f)`);
-      }
-      const pins = commit?.toolCalls ?? [];
-      if (pins.length > 0) {
-        parts.push(`p AS (INSERT INTO ${this.#schema}.run_tool_calls (run_id, tool_call_id, tool_name, args, status, epoch, updated_at)
-           SELECT f.id, u.i, u.n, u.a::json, 'pending', $2, $5 FROM f,
-             unnest(${param(pins.map((pin) => pin.toolCallId))}::text[], ${param(pins.map((pin) => pin.toolName))}::text[], ${param(checked.toolCalls)}::text[])
-             WITH ORDINALITY AS u(i, n, a, o) ORDER BY u.o ON CONFLICT (run_id, tool_call_id) DO NOTHING)`);
-      }
-      const notify =
-        this.#notify && (chunks.length > 0 || checked.terminal !== undefined)
-          ? `, pg_notify('${JOURNAL_CHANNEL}', ${param(`${this.#schemaName}/`)} || f.id || '/' || f.last_seq)`
-          : '';
-      const result = await this.#db.query<{ last_seq: number }>(`WITH ${parts.join(',\n')} SELECT f.last_seq::float8 AS last_seq${notify} FROM f`, values);
+      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify, now: this.#now() }, lease, chunks, commit, checked);
+      const result = await this.#db.query<{ last_seq: number }>(statement.text, statement.values);
       const row = result.rows[0];
       if (row === undefined) await this.#refused(lease, 'append');
       if (chunks.length > 0 || checked.terminal !== undefined) this.#local.next(lease.runId);
@@ -313,21 +285,16 @@ export class PostgresRunJournal implements RunJournal {
         let after = 0;
         let reading: Promise<void> | undefined;
         const read = async (): Promise<void> => {
-          const rows = await this.#db.query<{ id: string; kind: 'stop'; reason: string | null; created_ms: number }>(
-            `SELECT id::text AS id, kind, reason::text AS reason, ${epochMs('created_at')} AS created_ms
-             FROM ${this.#schema}.run_signals WHERE run_id = $1 AND id > $2 ORDER BY id`,
-            [runId, after],
-          );
-          for (const row of rows.rows) {
-            after = Number(row.id);
-            subscriber.next({ id: after, kind: row.kind, ...(row.reason === null ? {} : { reason: JSON.parse(row.reason) }), createdAt: new Date(Math.round(row.created_ms)) });
+          for (const signal of await readSignals(this.#db, this.#schema, runId, after)) {
+            after = signal.id;
+            subscriber.next(signal);
           }
           const run = await this.#getRun(runId);
           if (run === null || !isOpen(run.status)) subscriber.complete();
         };
         const wake = (): void => {
           reading ??= read()
-            .catch((error: unknown) => subscriber.error(guardError('read', error)))
+            .catch((error: unknown) => subscriber.error(RxAgentError.isInstance(error) ? error : new StorageError({ operation: 'read', cause: error })))
             .finally(() => (reading = undefined));
         };
         const subscription = this.#wake$(runId).subscribe({ next: wake, error: (error: unknown) => subscriber.error(error) });
@@ -427,8 +394,4 @@ export class PostgresRunJournal implements RunJournal {
       });
     return this.#migrating;
   }
-}
-
-function guardError(operation: StorageOperation, error: unknown): unknown {
-  return RxAgentError.isInstance(error) ? error : new StorageError({ operation, cause: error });
 }

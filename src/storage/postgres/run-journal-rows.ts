@@ -1,6 +1,7 @@
 /** Rows of the run journal's tables and their conversion to the contract's records. */
 import type { JsonValue } from '../../contract/json-codec.js';
-import type { RunCommitKind, RunCommitRecord, RunRecord, RunStatus, RunTerminal, ToolCallRecord, ToolCallStatus } from '../journal/types.js';
+import type { RunCommitKind, RunCommitRecord, RunRecord, RunSignalRecord, RunStatus, RunTerminal, ToolCallRecord, ToolCallStatus } from '../journal/types.js';
+import type { GuardedPool } from './guarded-pool.js';
 import { epochMs } from './memory-rows.js';
 
 export interface RunRow {
@@ -85,4 +86,19 @@ export function toolCallFromRow(row: ToolCallRow): ToolCallRecord {
     ...(row.output === null ? {} : { output: parse(row.output) }),
     ...(row.error === null ? {} : { error: parse(row.error) }),
   };
+}
+
+/** The run's signals after signal id `after`, oldest first. */
+export async function readSignals(db: GuardedPool, schema: string, runId: string, after: number): Promise<RunSignalRecord[]> {
+  const result = await db.query<{ id: string; kind: 'stop'; reason: string | null; created_ms: number }>(
+    `SELECT id::text AS id, kind, reason::text AS reason, ${epochMs('created_at')} AS created_ms
+     FROM ${schema}.run_signals WHERE run_id = $1 AND id > $2 ORDER BY id`,
+    [runId, after],
+  );
+  return result.rows.map((row) => ({
+    id: Number(row.id),
+    kind: row.kind,
+    ...(row.reason === null ? {} : { reason: parse(row.reason) }),
+    createdAt: new Date(Math.round(Number(row.created_ms))),
+  }));
 }
