@@ -22,5 +22,5 @@ export default defineConfig({
   // Imports of another layer's entry file (src/<layer>/index.ts, the lint rule) are pointed at the
   // declaring modules, so code splitting gives each entry only what it uses: scripts/flatten-entry-imports.mjs.
   esbuildPlugins: [flattenEntryImportsPlugin()],
-  external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
+  external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', 'pg-boss', '@opentelemetry/api'],
 });
