@@ -459,6 +459,20 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
       });
     });
 
+    describe('findLastSeq', () => {
+      it('finds the last chunk of a type at or before a seq (0: none), for an unknown run RunNotFoundError', async () => {
+        const lease = await claimed();
+        const stepStart = (stepNumber: number): ChunkType => ({ type: 'step-start', runId, from: 'AGENT', payload: { stepNumber } });
+        await journal.append(lease, [start(runId), stepStart(0), delta(runId, 'a'), stepStart(1), delta(runId, 'b')]);
+        expect(await journal.findLastSeq(runId, 'step-start', 5)).toBe(4);
+        expect(await journal.findLastSeq(runId, 'step-start', 3)).toBe(2);
+        expect(await journal.findLastSeq(runId, 'step-start', 1)).toBe(0);
+        expect(await journal.findLastSeq(runId, 'step-start', 99)).toBe(4);
+        expect(await journal.findLastSeq(runId, 'finish', 5)).toBe(0);
+        expect(RunNotFoundError.isInstance(await rejection(journal.findLastSeq(`${runId}-x`, 'start', 1)))).toBe(true);
+      });
+    });
+
     describe('signals', () => {
       it('records stop signals for the owner and ends the stream when the run ends', async () => {
         const lease = await claimed();

@@ -216,6 +216,7 @@ export class UIChunkEncoder {
           this.#closeParts(out);
           const data: RetryUIData = {
             stepNumber: chunk.payload.stepNumber,
+            cause: stepResult.takeover !== undefined ? 'takeover' : stepResult.tripwire !== undefined ? 'tripwire' : 'api-error',
             reason: stepResult.tripwire?.reason ?? null,
             processorId: stepResult.tripwire?.processorId ?? null,
             discardedPartIds: this.#stepPartIds,

@@ -300,6 +300,17 @@ export class InMemoryRunJournal implements RunJournal {
     });
   }
 
+  async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
+    assertJournalId('findLastSeq', 'runId', runId);
+    this.#assertOpen('read');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    for (let index = Math.min(atOrBefore, stored.chunks.length) - 1; index >= 0; index--) {
+      if (stored.chunks[index]?.type === type) return index + 1;
+    }
+    return 0;
+  }
+
   /**
    * Throws unless `epoch` still owns the open run (`FencedError`, or `RunNotFoundError`): how an
    * `InMemoryStorage` built with `{ runJournal }` fences a durable run's memory save.

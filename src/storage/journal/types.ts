@@ -222,6 +222,11 @@ export interface RunJournal {
   signals$(runId: string): Observable<RunSignalRecord>;
   /** The run's entries after `after`, in order; live by default (completes after the terminal entry). */
   read$(runId: string, options?: JournalReadOptions): Observable<JournalEntry>;
+  /**
+   * The seq of the last chunk of `type` at or before `atOrBefore` (0 when there is none): how a
+   * UI-stream reader finds the step a cursor falls in without reading the run from the start.
+   */
+  findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number>;
   /** Releases connections and ends live readers. Idempotent. */
   close(): Promise<void>;
 }

@@ -328,6 +328,18 @@ export class PostgresRunJournal implements RunJournal {
     });
   }
 
+  async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
+    assertJournalId('findLastSeq', 'runId', runId);
+    return this.#run('read', async () => {
+      if ((await this.#getRun(runId)) === null) throw new RunNotFoundError({ runId });
+      const result = await this.#db.query<{ seq: number }>(
+        `SELECT seq::float8 AS seq FROM ${this.#schema}.run_chunks WHERE run_id = $1 AND seq <= $2 AND type = $3 ORDER BY seq DESC LIMIT 1`,
+        [runId, Math.max(0, Math.floor(atOrBefore)), type],
+      );
+      return Number(result.rows[0]?.seq ?? 0);
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
