@@ -8,6 +8,7 @@ import type { UIMessageChunk } from 'ai';
 import { from } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { runChunks } from './durable-run-fixture.js';
 import { resumeUIMessageStream } from '../../src/ai-sdk/resume-ui-message-stream.js';
 import { resumeUIMessageStreamResponse } from '../../src/ai-sdk/resume-ui-message-stream-response.js';
 import { toUIMessageStream } from '../../src/ai-sdk/to-ui-message-stream.js';
@@ -16,41 +17,6 @@ import type { RunLease } from '../../src/storage/journal/types.js';
 import { commit } from '../storage/journal-suite.js';
 
 const runId = 'run-1';
-const chunk = (type: string, payload: unknown): ChunkType => ({ type, runId, from: 'AGENT', payload }) as ChunkType;
-const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-const stepFinish = (stepNumber: number, reason: string, extra: Record<string, unknown> = {}) =>
-  chunk('step-finish', { stepNumber, stepResult: { reason, isContinued: reason !== 'stop', ...extra }, output: { text: '', toolCalls: [], usage } });
-
-/** A run: step 0 with reasoning, text and a tool; step 1 rejected once (tripwire), taken over once, then accepted. */
-export const runChunks: ChunkType[] = [
-  chunk('start', { messageId: 'msg-1' }),
-  chunk('step-start', { stepNumber: 0 }),
-  chunk('reasoning-start', { id: 'r1' }),
-  chunk('reasoning-delta', { id: 'r1', text: 'thinking' }),
-  chunk('reasoning-end', { id: 'r1' }),
-  chunk('text-start', { id: 't1' }),
-  chunk('text-delta', { id: 't1', text: 'Let me ' }),
-  chunk('text-delta', { id: 't1', text: 'check.' }),
-  chunk('text-end', { id: 't1' }),
-  chunk('tool-call', { toolCallId: 'c1', toolName: 'lookup', args: { order: 123 } }),
-  chunk('tool-result', { toolCallId: 'c1', toolName: 'lookup', result: { status: 'shipped' } }),
-  stepFinish(0, 'tool-calls'),
-  chunk('step-start', { stepNumber: 1 }),
-  chunk('text-delta', { id: 't2', text: 'Nope' }),
-  stepFinish(1, 'retry', { tripwire: { reason: 'Be nice.', processorId: 'tone' } }),
-  chunk('step-start', { stepNumber: 1 }),
-  chunk('text-delta', { id: 't3', text: 'Half an ans' }),
-  chunk('text-end', { id: 't3' }),
-  stepFinish(1, 'retry', { takeover: { epoch: 2 } }),
-  chunk('step-start', { stepNumber: 1 }),
-  { type: 'data-progress', data: { done: 1 }, id: 'p1' },
-  chunk('text-start', { id: 't4' }),
-  chunk('text-delta', { id: 't4', text: 'It shipped' }),
-  chunk('text-delta', { id: 't4', text: ' today.' }),
-  chunk('text-end', { id: 't4' }),
-  stepFinish(1, 'stop'),
-  chunk('finish', { stepResult: { reason: 'stop' }, output: { usage, text: 'It shipped today.' } }),
-];
 
 async function journalWith(chunks: ChunkType[], options: { ended?: boolean; batch?: number } = {}) {
   const journal = new InMemoryRunJournal({ pageSize: 5 });
@@ -85,8 +51,8 @@ describe('resumeUIMessageStream', () => {
     const original = await readAll(toUIMessageStream(from(runChunks)));
     expect(replayed).toEqual(original);
     expect(replayed[0]).toEqual({ type: 'start', messageId: 'msg-1' });
-    const retries = replayed.filter((ui): ui is Extract<UIMessageChunk, { type: 'data-rxagent-retry' }> => ui.type === 'data-rxagent-retry');
-    expect(retries.map((ui) => (ui.data as { cause: string }).cause)).toEqual(['tripwire', 'takeover']);
+    const retries = replayed.filter((ui) => ui.type === 'data-rxagent-retry') as Array<UIMessageChunk & { data: { cause: string } }>;
+    expect(retries.map((ui) => ui.data.cause)).toEqual(['tripwire', 'takeover']);
   });
 
   it('with a cursor, yields exactly the rest; errors error the stream', async () => {
