@@ -60,7 +60,7 @@ export async function resumeUIMessageStreamResponse(
     async () => plan,
     (resolved, ready) => journalUIEvents(journal, runId, resolved, encoderOptions, ready),
     (events) => [encoder.encode(events.map((event) => `id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`).join(''))],
-    { onComplete: () => [encoder.encode('data: [DONE]\n\n')], onError: () => 'close' },
+    { onComplete: () => [encoder.encode('data: [DONE]\n\n')], onError: () => 'close', size: (piece) => piece.byteLength },
   );
   const headers = new Headers(extra);
   headers.set('content-type', 'text/event-stream');

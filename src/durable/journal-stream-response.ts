@@ -60,7 +60,6 @@ function seqCursor(runId: string, after: string | number | null, lastSeq: number
  * ```
  */
 export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions = {}): Promise<Response> {
-  const encoder = new TextEncoder();
   let after: number;
   try {
     const run = await journal.getRun(runId);
@@ -70,20 +69,24 @@ export async function journalStreamResponse(journal: RunJournal, runId: string, 
   } catch (error) {
     return errorResponse(error);
   }
-  const stream = entryStream(journal, runId, after, (entry) => encoder.encode(`id: ${entry.seq}\ndata: ${entry.json}\n\n`), options.keepAliveMs);
+  const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${entry.json}\n\n`, options.keepAliveMs);
   return new Response(stream, { status: 200, headers: sseHeaders(runId, options.headers) });
 }
 
+/** How many bytes may wait unread in a response before the next journal page waits. */
+const BUFFERED_BYTES = 256 * 1024;
+
 /**
  * A byte stream of `read$` entries with backpressure: the next page is asked for only when the
- * client has taken what was sent. An error after the first byte ends the stream with an SSE
- * `event: error` carrying `{ error: { name, message } }`.
+ * client has taken what was sent. The entries of one page go out as one piece (framed text,
+ * encoded once). An error after the first byte ends the stream with an SSE `event: error`
+ * carrying `{ error: { name, message } }`.
  */
 export function entryStream(
   journal: RunJournal,
   runId: string,
   after: number,
-  frame: (entry: JournalEntry) => Uint8Array,
+  frame: (entry: JournalEntry) => string,
   keepAliveMs?: number,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -102,8 +105,16 @@ export function entryStream(
         const ready = (): Promise<void> | undefined =>
           (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
         let closed = false;
+        // Entries of one page arrive in one synchronous burst: framed into one text, sent once.
+        let pending = '';
+        const send = (): void => {
+          if (pending === '' || closed) return;
+          controller.enqueue(encoder.encode(pending));
+          pending = '';
+        };
         const close = (): void => {
           if (closed) return;
+          send();
           closed = true;
           clearInterval(keepAlive);
           controller.close();
@@ -111,11 +122,12 @@ export function entryStream(
         subscription = journal.read$(runId, { after, ready }).subscribe({
           next: (entry) => {
             lastWrite = Date.now();
-            controller.enqueue(frame(entry));
+            if (pending === '') queueMicrotask(send);
+            pending += frame(entry);
           },
           error: (error: unknown) => {
             const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-            controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: { name, message } })}\n\n`));
+            pending += `event: error\ndata: ${JSON.stringify({ error: { name, message } })}\n\n`;
             close();
           },
           complete: close,
@@ -134,6 +146,6 @@ export function entryStream(
       },
       cancel: stop,
     },
-    { highWaterMark: 64 },
+    { highWaterMark: BUFFERED_BYTES, size: (piece) => piece.byteLength },
   );
 }

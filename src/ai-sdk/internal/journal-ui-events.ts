@@ -94,7 +94,7 @@ export function uiEventStream<T>(
   plan: () => Promise<ResumePlan>,
   events: (plan: ResumePlan, ready: () => Promise<void> | void) => Observable<UIEvent[]>,
   frame: (events: UIEvent[]) => readonly T[],
-  finish: { onComplete?: () => readonly T[]; onError?: (error: unknown) => 'close' | 'error' } = {},
+  finish: { onComplete?: () => readonly T[]; onError?: (error: unknown) => 'close' | 'error'; size?: (piece: T) => number } = {},
 ): ReadableStream<T> {
   let subscription: Subscription | undefined;
   let waiting: (() => void) | undefined;
@@ -137,6 +137,6 @@ export function uiEventStream<T>(
         waiting?.();
       },
     },
-    { highWaterMark: 64 },
+    finish.size === undefined ? { highWaterMark: 64 } : { highWaterMark: 256 * 1024, size: finish.size },
   );
 }

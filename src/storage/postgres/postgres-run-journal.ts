@@ -279,8 +279,7 @@ export class PostgresRunJournal implements RunJournal {
   }
 
   signals$(runId: string): Observable<RunSignalRecord> {
-    return this.#opened('read', runId, async () => {
-      if ((await this.#getRun(runId)) === null) throw new RunNotFoundError({ runId });
+    return this.#opened('read', runId, () => {
       return new Observable<RunSignalRecord>((subscriber) => {
         let after = 0;
         let reading: Promise<void> | undefined;
@@ -305,9 +304,7 @@ export class PostgresRunJournal implements RunJournal {
   }
 
   read$(runId: string, options: JournalReadOptions = {}): Observable<JournalEntry> {
-    return this.#opened('read', runId, async () => {
-      const run = await this.#getRun(runId);
-      if (run === null) throw new RunNotFoundError({ runId });
+    return this.#opened('read', runId, (run) => {
       if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
       const after = checkCursor(runId, options.after, run.lastSeq);
       const end = options.live === false || !isOpen(run.status) ? run.lastSeq : undefined;
@@ -359,15 +356,24 @@ export class PostgresRunJournal implements RunJournal {
     );
   }
 
-  /** A cold read: checks and LISTEN (when notifying) before `open` builds the stream. */
-  #opened<T>(operation: StorageOperation, runId: string, open: () => Promise<Observable<T>>): Observable<T> {
+  /**
+   * A cold read: `open` builds the stream once the checks passed. A run still open is LISTENed
+   * for first (when notifying), so no row written between its pages and its wait is missed; an
+   * ended run's rows are all there.
+   */
+  #opened<T>(operation: StorageOperation, runId: string, open: (run: RunRecord) => Promise<Observable<T>> | Observable<T>): Observable<T> {
     return defer(() => {
       assertJournalId(operation === 'read' ? 'read$' : operation, 'runId', runId);
       if (this.#closed) throw closedError(operation);
       return from(
         this.#run(operation, async () => {
-          if (this.#notify) await this.#listener.ready();
-          return open();
+          let run = await this.#getRun(runId);
+          if (run === null) throw new RunNotFoundError({ runId });
+          if (this.#notify && isOpen(run.status)) {
+            await this.#listener.ready();
+            run = (await this.#getRun(runId)) ?? run;
+          }
+          return open(run);
         }),
       ).pipe(switchMap((stream) => stream));
     });
