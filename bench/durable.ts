@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { resumeUIMessageStreamResponse } from '../src/ai-sdk/resume-ui-message-stream-response.js';
 import type { ChunkType } from '../src/contract/chunk-types.js';
+import { encodeJson } from '../src/contract/json-codec.js';
 import { JournalWriter } from '../src/durable/internal/journal-writer.js';
 import { journalStreamResponse } from '../src/durable/journal-stream-response.js';
 import { InMemoryRunJournal } from '../src/storage/journal/in-memory-run-journal.js';
@@ -74,21 +75,35 @@ async function catchUp(a: PostgresRunJournal, b: PostgresRunJournal) {
     if (writer.isFull) await writer.whenReady();
   }
   await writer.commit(final, [finish(runId)]);
-  gc();
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 5);
-  const requestedAt = performance.now();
-  const response = await journalStreamResponse(b, runId);
-  let entries = 0;
-  const { firstByteAt } = await readBody(response.body!, (piece) => {
-    entries += piece.split('\n\n').length - 1;
-    return false;
-  });
-  const doneAt = performance.now();
-  clearInterval(sampler);
-  rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-  return { firstByteMs: firstByteAt - requestedAt, totalMs: doneAt - requestedAt, rssGrowthMb: (rssPeak - rssBefore) / 2 ** 20, entries };
+  await b.getRun(runId); // a serving instance has a warm pool
+  const reads: Array<{ respondMs: number; firstByteMs: number; totalMs: number; rssGrowthMb: number; entries: number }> = [];
+  for (let round = 0; round < 5; round++) {
+    gc();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 5);
+    const requestedAt = performance.now();
+    const response = await journalStreamResponse(b, runId);
+    const respondedAt = performance.now();
+    let entries = 0;
+    const { firstByteAt } = await readBody(response.body!, (piece) => {
+      entries += piece.split('\n\n').length - 1;
+      return false;
+    });
+    const doneAt = performance.now();
+    clearInterval(sampler);
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    reads.push({ respondMs: respondedAt - requestedAt, firstByteMs: firstByteAt - requestedAt, totalMs: doneAt - requestedAt, rssGrowthMb: (rssPeak - rssBefore) / 2 ** 20, entries });
+  }
+  const median = (pick: (read: (typeof reads)[number]) => number) => percentile(reads.map(pick), 50);
+  return {
+    respondMs: median((read) => read.respondMs),
+    firstByteMs: median((read) => read.firstByteMs),
+    firstByteMaxMs: Math.max(...reads.map((read) => read.firstByteMs)),
+    totalMs: median((read) => read.totalMs),
+    rssGrowthMb: Math.max(...reads.map((read) => read.rssGrowthMb)),
+    entries: reads[0]?.entries ?? 0,
+  };
 }
 
 async function liveTail(a: PostgresRunJournal, b: PostgresRunJournal) {
@@ -157,6 +172,16 @@ async function writerCpu(a: PostgresRunJournal) {
     const used = process.cpuUsage(before);
     if (round === 1) {
       const writerUs = (used.user + used.system) / count;
+      gc();
+      const codecBefore = process.cpuUsage();
+      for (const chunk of chunks) encodeJson(chunk, 'chunk text-delta');
+      const codecUsed = process.cpuUsage(codecBefore);
+      const codecUs = (codecUsed.user + codecUsed.system) / count;
+      gc();
+      const plainBefore = process.cpuUsage();
+      for (const chunk of chunks) JSON.stringify(chunk);
+      const plainUsed = process.cpuUsage(plainBefore);
+      const stringifyUs = (plainUsed.user + plainUsed.system) / count;
       const runId = `cpu-${randomUUID()}`;
       const pgLease = await newRun(a, runId);
       const pgChunks = Array.from({ length: 20_000 }, (_, index) => delta(runId, index));
@@ -169,7 +194,7 @@ async function writerCpu(a: PostgresRunJournal) {
       }
       await pgWriter.commit(final, [finish(runId)]);
       const pgUsed = process.cpuUsage(pgBefore);
-      return { writerUs, ownerUs: (pgUsed.user + pgUsed.system) / 20_000 };
+      return { writerUs, codecUs, stringifyUs, ownerUs: (pgUsed.user + pgUsed.system) / 20_000 };
     }
   }
   throw new Error('unreachable');
@@ -186,12 +211,14 @@ try {
   const resumed = await resume(a, b);
   const cpu = await writerCpu(a);
   const rows: Array<[string, string, string, boolean]> = [
-    ['20,000-chunk catch-up: request → first byte', `${catchUpRow.firstByteMs.toFixed(1)} ms`, '≤ 250 ms', catchUpRow.firstByteMs <= 250],
-    ['20,000-chunk catch-up: RSS growth while reading', `${catchUpRow.rssGrowthMb.toFixed(1)} MB`, '≤ 20 MB', catchUpRow.rssGrowthMb <= 20],
-    ['20,000-chunk catch-up: whole read', `${catchUpRow.totalMs.toFixed(0)} ms (${catchUpRow.entries} events)`, 'report', true],
+    ['20,000-chunk catch-up: request → first byte, median / max of 5', `${catchUpRow.firstByteMs.toFixed(1)} / ${catchUpRow.firstByteMaxMs.toFixed(1)} ms`, '≤ 250 ms', catchUpRow.firstByteMs <= 250],
+    ['  of which request → response headers', `${catchUpRow.respondMs.toFixed(1)} ms`, 'report', true],
+    ['20,000-chunk catch-up: RSS growth while reading (max of 5)', `${catchUpRow.rssGrowthMb.toFixed(1)} MB`, '≤ 20 MB', catchUpRow.rssGrowthMb <= 20],
+    ['20,000-chunk catch-up: whole read (median)', `${catchUpRow.totalMs.toFixed(0)} ms (${catchUpRow.entries} events)`, 'report', true],
     ['live tail: append on A → SSE on B, p50 / p95', `${tail.p50.toFixed(1)} / ${tail.p95.toFixed(1)} ms`, 'p95 ≤ 50 ms', tail.p95 <= 50],
     ['resume on B: request → first resumed chunk, p50 / p95', `${resumed.p50.toFixed(1)} / ${resumed.p95.toFixed(1)} ms`, 'p95 ≤ 100 ms', resumed.p95 <= 100],
     ['writer CPU per chunk (encode + batch)', `${cpu.writerUs.toFixed(2)} µs`, 'part of ≤ 3 µs', cpu.writerUs <= 3],
+    ['  of which the codec (encodeJson) / plain JSON.stringify', `${cpu.codecUs.toFixed(2)} / ${cpu.stringifyUs.toFixed(2)} µs`, 'report', true],
     ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
   ];
   const width = Math.max(...rows.map((row) => row[0].length));

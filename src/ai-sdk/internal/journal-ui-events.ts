@@ -5,8 +5,8 @@
  * k + 1 UI chunks are dropped, and the rest goes out as it did the first time.
  */
 import type { UIMessageChunk } from 'ai';
-import { Observable, firstValueFrom, type Subscription } from 'rxjs';
-import { JournalCursorError, JournalSchemaError, RunNotFoundError, type JournalEntry, type RunJournal } from '../../storage/index.js';
+import { Observable, type Subscription } from 'rxjs';
+import { JournalCursorError, JournalSchemaError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './ui-chunk-encoder.js';
 
 /** One UI chunk and its SSE id. */
@@ -19,8 +19,6 @@ export interface UIEvent {
 export interface ResumePlan {
   /** Read entries after this seq. */
   readAfter: number;
-  /** The `start` entry, fed silently first when reading starts past it. */
-  start?: JournalEntry;
   /** Entries up to `seq` are encoded silently; entry `seq`'s first `skip` UI chunks too. */
   cursor?: { seq: number; skip: number };
 }
@@ -43,14 +41,7 @@ export async function planResume(journal: RunJournal, runId: string, after: stri
   }
   const cursor = { seq, skip: k === undefined ? Number.POSITIVE_INFINITY : k + 1 };
   const stepStart = await journal.findLastSeq(runId, 'step-start', seq);
-  const readAfter = stepStart > 0 ? stepStart - 1 : 0;
-  if (readAfter === 0) return { readAfter, cursor };
-  const start = await firstEntry(journal, runId);
-  return { readAfter, cursor, ...(start === undefined ? {} : { start }) };
-}
-
-function firstEntry(journal: RunJournal, runId: string): Promise<JournalEntry | undefined> {
-  return firstValueFrom(journal.read$(runId, { after: 0, live: false }), { defaultValue: undefined });
+  return { readAfter: stepStart > 0 ? stepStart - 1 : 0, cursor };
 }
 
 /**
@@ -66,7 +57,8 @@ export function journalUIEvents(
 ): Observable<UIEvent[]> {
   return new Observable<UIEvent[]>((subscriber) => {
     const encoder = new UIChunkEncoder(options);
-    if (plan.start !== undefined) encoder.encode(plan.start.chunk);
+    // Reading from a step boundary past the run's first chunk: `start` went out long ago.
+    if (plan.readAfter > 0) encoder.markStarted();
     const cursor = plan.cursor;
     return journal
       .read$(runId, { after: plan.readAfter, ...(ready === undefined ? {} : { ready }) })

@@ -95,6 +95,15 @@ export class UIChunkEncoder {
     this.#onError = options.onError ?? defaultOnError;
   }
 
+  /**
+   * Continues a run whose `start` was already sent (a resumed stream fed from a step boundary):
+   * no `start` chunk is made again. Encoding stays deterministic: the chunks after are those the
+   * first encoding made.
+   */
+  markStarted(): void {
+    this.#started = true;
+  }
+
   /** True once a terminal chunk (finish, tripwire, error, abort) was encoded. */
   get ended(): boolean {
     return this.#ended;

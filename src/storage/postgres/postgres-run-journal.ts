@@ -312,7 +312,7 @@ export class PostgresRunJournal implements RunJournal {
         const result = await guard('read', () =>
           this.#db.query<{ seq: number; epoch: number; type: string; chunk: string }>(
             `SELECT seq::float8 AS seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
-             WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
+             WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4`,
             [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit],
           ),
         );
@@ -328,12 +328,16 @@ export class PostgresRunJournal implements RunJournal {
   async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
     assertJournalId('findLastSeq', 'runId', runId);
     return this.#run('read', async () => {
-      if ((await this.#getRun(runId)) === null) throw new RunNotFoundError({ runId });
-      const result = await this.#db.query<{ seq: number }>(
-        `SELECT seq::float8 AS seq FROM ${this.#schema}.run_chunks WHERE run_id = $1 AND seq <= $2 AND type = $3 ORDER BY seq DESC LIMIT 1`,
+      // One round trip: the run's existence and the seq.
+      const result = await this.#db.query<{ seq: number | null }>(
+        `SELECT (SELECT c.seq::float8 FROM ${this.#schema}.run_chunks c WHERE c.run_id = r.id AND c.seq <= $2 AND c.type = $3
+                 ORDER BY c.seq DESC LIMIT 1) AS seq
+         FROM ${this.#schema}.runs r WHERE r.id = $1`,
         [runId, Math.max(0, Math.floor(atOrBefore)), type],
       );
-      return Number(result.rows[0]?.seq ?? 0);
+      const row = result.rows[0];
+      if (row === undefined) throw new RunNotFoundError({ runId });
+      return Number(row.seq ?? 0);
     });
   }
 
@@ -367,12 +371,10 @@ export class PostgresRunJournal implements RunJournal {
       if (this.#closed) throw closedError(operation);
       return from(
         this.#run(operation, async () => {
-          let run = await this.#getRun(runId);
+          const run = await this.#getRun(runId);
           if (run === null) throw new RunNotFoundError({ runId });
-          if (this.#notify && isOpen(run.status)) {
-            await this.#listener.ready();
-            run = (await this.#getRun(runId)) ?? run;
-          }
+          // Pages are read after this: rows written meanwhile are in them (lastSeq only grows).
+          if (this.#notify && isOpen(run.status)) await this.#listener.ready();
           return open(run);
         }),
       ).pipe(switchMap((stream) => stream));

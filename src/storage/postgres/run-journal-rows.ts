@@ -92,7 +92,7 @@ export function toolCallFromRow(row: ToolCallRow): ToolCallRecord {
 export async function readSignals(db: GuardedPool, schema: string, runId: string, after: number): Promise<RunSignalRecord[]> {
   const result = await db.query<{ id: string; kind: 'stop'; reason: string | null; created_ms: number }>(
     `SELECT id::text AS id, kind, reason::text AS reason, ${epochMs('created_at')} AS created_ms
-     FROM ${schema}.run_signals WHERE run_id = $1 AND id > $2 ORDER BY id`,
+     FROM ${schema}.run_signals WHERE run_id = $1 AND id > $2 ORDER BY run_signals.id`,
     [runId, after],
   );
   return result.rows.map((row) => ({
