@@ -148,6 +148,8 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
               controller.close();
               await reader.cancel().catch(() => undefined);
             }
+            // Progress: the next drop gets its full count of tries again.
+            if (complete.events !== '') tries = 0;
             if (complete.events !== '' || done) return;
             continue;
           }
@@ -167,7 +169,6 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
           }
           if (next instanceof ReadableStream) {
             reader = next.getReader();
-            tries = 0;
           } else if ((next as { fatal?: boolean }).fatal === true) {
             controller.error(next);
             return;

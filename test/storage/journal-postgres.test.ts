@@ -71,10 +71,10 @@ describeRunJournal('PostgresRunJournal', () => journalOn(), {
 describeRunJournal('PostgresRunJournal (notify: false, polling only)', () => journalOn({ notify: false, pollIntervalMs: 20 }), { pageSize: 50 });
 
 describe('PostgresRunJournal across instances', () => {
-  it('two journals on one database: a reader on B follows what A writes, live, to the end', async () => {
+  it('two journals on one database: a reader on B follows what A writes, live, to the end (woken by NOTIFY alone)', async () => {
     const a = journalOn();
     const b = journalOn({ pollIntervalMs: 60_000 }); // only NOTIFY can wake B in time
-    const runId = `run-${randomUUID()}`;
+    const runId = `tenant/a/run-${randomUUID()}`; // a '/' in the id: the payload is split at its last '/'
     await a.createRun({ runId, agentId: 'support', input: 'hi' });
     const { lease } = await a.claim(runId, 'instance-a');
     await a.append(lease, [start(runId)], commit('input'));
