@@ -95,11 +95,7 @@ export class UIChunkEncoder {
     this.#onError = options.onError ?? defaultOnError;
   }
 
-  /**
-   * Continues a run whose `start` was already sent (a resumed stream fed from a step boundary):
-   * no `start` chunk is made again. Encoding stays deterministic: the chunks after are those the
-   * first encoding made.
-   */
+  /** A resumed stream fed from a step boundary: `start` went out already, none is made again. */
   markStarted(): void {
     this.#started = true;
   }

@@ -8,7 +8,6 @@ import {
   RUN_FORMAT,
   assertJournalId,
   assertLease,
-  assertTransition,
   checkAppend,
   checkCursor,
   checkNewRun,
@@ -55,6 +54,7 @@ import {
   type ToolCallRow,
 } from './run-journal-rows.js';
 import { flushStatement } from './run-journal-flush.js';
+import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
 /**
@@ -225,35 +225,7 @@ export class PostgresRunJournal implements RunJournal {
     const outcome = await this.#run('toolCall', () =>
       this.#db.transaction(async (query): Promise<ToolCallRecord | { refused: unknown }> => {
         await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner);
-        const key = [lease.runId, transition.toolCallId];
-        const existing = await query<ToolCallRow>(
-          `SELECT ${toolCallColumns} FROM ${this.#schema}.run_tool_calls WHERE run_id = $1 AND tool_call_id = $2 FOR UPDATE`,
-          key,
-        );
-        const row = existing.rows[0];
-        const stored = row === undefined ? undefined : { status: row.status as ToolCallRecord['status'], epoch: Number(row.epoch), toolName: row.tool_name };
-        try {
-          assertTransition(stored, transition, lease.epoch);
-        } catch (refused) {
-          // The caller's TypeError, returned past `guard` (which wraps foreign errors); nothing was written.
-          return { refused };
-        }
-        if (transition.status === 'pending') {
-          if (row !== undefined) return toolCallFromRow(row);
-          const inserted = await query<ToolCallRow>(
-            `INSERT INTO ${this.#schema}.run_tool_calls (run_id, tool_call_id, tool_name, args, status, epoch, updated_at)
-             VALUES ($1, $2, $3, $4::json, 'pending', $5, $6) RETURNING ${toolCallColumns}`,
-            [...key, transition.toolName, payload, lease.epoch, this.#now()],
-          );
-          return toolCallFromRow(inserted.rows[0] as ToolCallRow);
-        }
-        const column = transition.status === 'completed' ? ', output = $6::json' : transition.status === 'failed' ? ', error = $6::json' : '';
-        const updated = await query<ToolCallRow>(
-          `UPDATE ${this.#schema}.run_tool_calls SET status = $3, epoch = $4, updated_at = $5${column}
-           WHERE run_id = $1 AND tool_call_id = $2 RETURNING ${toolCallColumns}`,
-          [...key, transition.status, lease.epoch, this.#now(), ...(column === '' ? [] : [payload])],
-        );
-        return toolCallFromRow(updated.rows[0] as ToolCallRow);
+        return transitionToolCall(query, this.#schema, lease, transition, payload, this.#now());
       }, fenceSettings(this.#fenceTimeoutMs)),
     );
     if ('refused' in outcome) throw outcome.refused;
