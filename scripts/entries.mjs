@@ -21,6 +21,7 @@ export const entries = {
   './memory': 'src/memory/index.ts',
   './storage/libsql': 'src/storage/libsql/index.ts',
   './storage/postgres': 'src/storage/postgres/index.ts',
+  './durable': 'src/durable/index.ts',
 };
 
 /** The dist base name of an entry (`.` → `index`, `./storage/libsql` → `storage/libsql`). */

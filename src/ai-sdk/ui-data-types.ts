@@ -37,6 +37,11 @@ export interface TripwireUIData {
 export interface RetryUIData {
   /** The step that is re-run (0-based). */
   stepNumber: number;
+  /**
+   * Why the attempt was dropped: a processor's tripwire, an API error a processor retries, or a
+   * durable run's takeover (its owner died mid-attempt; another instance runs the step again).
+   */
+  cause: 'tripwire' | 'api-error' | 'takeover';
   /** The processor's reason (also given to the model as feedback). */
   reason: string | null;
   processorId: string | null;

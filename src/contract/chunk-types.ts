@@ -103,6 +103,8 @@ export interface ChunkPayloads {
       warnings?: unknown[];
       /** Set on a step rejected by a processor (`reason: 'retry'` or `'tripwire'`). */
       tripwire?: TripwirePayload;
+      /** Set on the marker a durable run's new owner writes (`reason: 'retry'`): the attempt died with its owner. */
+      takeover?: { epoch: number };
     };
     output: { text: string; toolCalls: ToolCallInfo[]; usage: LanguageModelUsage };
     providerMetadata?: ProviderMetadata;

@@ -2,7 +2,7 @@
 export { Memory, type MemoryOptions } from './memory.js';
 export { MessageHistory, type MessageHistoryOptions } from './message-history.js';
 export { MessageHistorySaver, saveUnsaved } from './message-history-saver.js';
-export { InMemoryStorage, type InMemoryStorageOptions } from '../storage/in-memory-storage.js';
+export { InMemoryStorage, type FenceChecker, type InMemoryStorageOptions } from '../storage/in-memory-storage.js';
 export { StorageError, type StorageOperation } from '../storage/errors/storage-error.js';
 export { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
 export { ThreadOwnershipError } from '../storage/errors/thread-ownership-error.js';
@@ -14,6 +14,7 @@ export type {
   CreateThreadInput,
   GetMessagesOptions,
   ListThreadsOptions,
+  SaveFence,
   SaveMessagesOptions,
   SaveResourceInput,
 } from '../storage/types.js';

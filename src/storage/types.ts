@@ -111,6 +111,31 @@ export interface SaveMessagesOptions {
    * is stored. Once `COMMIT` is sent the signal is ignored and the save completes.
    */
   abortSignal?: AbortSignal;
+  /**
+   * Save only while a durable run's owner still holds it: the store checks, inside the save's
+   * transaction, that the run's epoch is still `epoch` (`PostgresStorage`: the `runs` row read
+   * `FOR SHARE` in the same schema, so a takeover waits for the save or the save sees the new
+   * epoch). A stale epoch rejects with `FencedError` and stores nothing. `beforeCommit` is awaited
+   * inside the transaction, right before `COMMIT`. Stores that cannot check a fence against the
+   * journal (libSQL, in-memory) reject a save that carries one with a `TypeError`.
+   */
+  fence?: SaveFence;
+}
+
+/**
+ * The fence of a durable run's memory save: the run and the epoch of the owner saving.
+ *
+ * @example
+ * ```ts
+ * import type { SaveFence } from 'rxagent/memory';
+ * const fence: SaveFence = { runId: lease.runId, epoch: lease.epoch };
+ * ```
+ */
+export interface SaveFence {
+  runId: string;
+  epoch: number;
+  /** Awaited inside the save's transaction, before `COMMIT` (a fault point for tests). */
+  beforeCommit?: () => Promise<void>;
 }
 
 /**
