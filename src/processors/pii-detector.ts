@@ -14,7 +14,7 @@ import type {
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';
-import { mapStrings } from './internal/deep-strings.js';
+import { collectStrings, mapStrings } from './internal/deep-strings.js';
 import { applyRememberedRedactions, rememberedRedactions, rememberRedactions } from './internal/redactions.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -265,12 +265,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * see it: blocks, reports, or redacts the detected values in every string of the result.
    */
   async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal }: ProcessToolResultArgs): Promise<undefined> {
-    const strings: string[] = [];
-    mapStrings(result, (text) => {
-      strings.push(text);
-      return text;
-    });
-    const text = strings.join('\n');
+    const text = collectStrings(result).join('\n');
     if (text.trim() === '') return undefined;
     const detections = await this.detect(text, abort, abortSignal);
     if (detections === undefined || detections.length === 0) return undefined;

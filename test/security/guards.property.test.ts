@@ -18,56 +18,7 @@ import { chunk } from '../../src/testing/chunk-builders.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { checkProperty, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
 import { flattenChunks, LEAK_CHANNELS, leaks, observeRun, type LeakChannel } from './support/leak-harness.js';
-
-const alnum = (min: number, max: number, chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789') =>
-  fc.array(fc.constantFrom(...chars), { minLength: min, maxLength: max }).map((items) => items.join(''));
-const upperDigits = (length: number) => alnum(length, length, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
-const lowerDigits = (min: number, max: number) => alnum(min, max, 'abcdefghijklmnopqrstuvwxyz0123456789');
-const octet = fc.integer({ min: 0, max: 255 });
-
-/** A secret of one preset rule: `prefix` (where homoglyphs may go) and the rest. */
-const presetSecret: fc.Arbitrary<{ prefix: string; rest: string }> = fc.oneof(
-  fc.tuple(fc.constantFrom('AKIA', 'ASIA'), upperDigits(16)).map(([prefix, rest]) => ({ prefix, rest })),
-  alnum(20, 40).map((rest) => ({ prefix: 'sk-', rest })),
-  alnum(36, 36).map((rest) => ({ prefix: 'ghp_', rest })),
-  alnum(35, 35, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_').map((rest) => ({ prefix: 'AIza', rest })),
-  alnum(10, 30).map((rest) => ({ prefix: 'xoxb-', rest })),
-  fc.tuple(alnum(10, 30), alnum(10, 30), alnum(10, 30)).map(([a, b, c]) => ({ prefix: 'eyJ', rest: `${a}.${b}.${c}` })),
-  fc.tuple(lowerDigits(1, 20), lowerDigits(1, 15), fc.constantFrom('com', 'org', 'io', 'de', 'example')).map(([local, host, tld]) => ({
-    prefix: '',
-    rest: `${local}@${host}.${tld}`,
-  })),
-  fc.tuple(octet, octet, octet, octet).map((parts) => ({ prefix: '', rest: parts.join('.') })),
-  fc.tuple(fc.integer({ min: 100, max: 999 }), fc.integer({ min: 10, max: 99 }), fc.integer({ min: 1000, max: 9999 })).map(([a, b, c]) => ({
-    prefix: '',
-    rest: `${a}-${b}-${c}`,
-  })),
-  fc.constantFrom('4111111111111111', '5500005555555559', '4012 8888 8888 1881', '378282246310005').map((rest) => ({ prefix: '', rest })),
-  fc.tuple(lowerDigits(1, 12), lowerDigits(0, 20)).map(([host, path]) => ({ prefix: 'https://', rest: `${host}.example.com/${path}x` })),
-);
-
-const HOMOGLYPHS: Record<string, string> = { A: 'А', K: 'К', S: 'Ѕ', I: 'І', x: 'х', o: 'о', e: 'е' };
-const INVISIBLE = ['\u200b', '\u00ad', '\u2060', '\ufeff', '\u200d', '\ufe0f'];
-const fullWidth = (char: string) => (/[0-9A-Za-z@]/.test(char) ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char);
-
-/** A secret as a person reads it, and how it is written. */
-const secretArbitrary = fc
-  .record({
-    secret: presetSecret,
-    homoglyphs: fc.boolean(),
-    invisible: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...INVISIBLE)), { maxLength: 3 }),
-    fullWidth: fc.array(fc.nat(), { maxLength: 4 }),
-  })
-  .map(({ secret, homoglyphs, invisible, fullWidth: widened }) => {
-    const prefix = homoglyphs ? [...secret.prefix].map((char) => HOMOGLYPHS[char] ?? char).join('') : secret.prefix;
-    const chars = [...prefix, ...secret.rest];
-    for (const index of widened) {
-      const at = index % chars.length;
-      chars[at] = fullWidth(chars[at] as string);
-    }
-    for (const [index, char] of invisible) chars.splice(1 + (index % (chars.length - 1)), 0, char);
-    return chars.join('');
-  });
+import { secretArbitrary } from './support/secrets.js';
 
 /** Cut points of a text into deltas. */
 const splitArbitrary = fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 });
