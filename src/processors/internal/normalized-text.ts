@@ -3,9 +3,9 @@
  *
  * Guards match their patterns on this view and redact the *original* span: the view keeps, for
  * each of its characters, where it came from in the original text. The view:
- * - drops invisible characters: format characters (`\p{Cf}`: zero-width space/joiners, soft
- *   hyphen, bidi controls, tags, word joiner, BOM…), variation selectors, the combining grapheme
- *   joiner, Hangul fillers and the combining keycap mark;
+ * - drops invisible characters by Unicode property: every default-ignorable code point
+ *   (zero-width space/joiners, soft hyphen, bidi controls, tags, variation selectors, the combining
+ *   grapheme joiner, Hangul fillers…), format characters and enclosing marks (the keycap mark);
  * - applies NFKC per code point (full-width `ＡＫＩＡ１２３`, full-width `＠`, mathematical digits,
  *   ligatures and other compatibility forms become their plain forms);
  * - maps decimal digits of every script (`٣`, `३`, `３`) to ASCII `0-9`;
@@ -38,21 +38,15 @@ const HOMOGLYPHS: Readonly<Record<string, string>> = {
   ο: 'o', ν: 'v', ι: 'i', κ: 'k', τ: 't', υ: 'u',
 };
 
-/** Invisible characters that are not `\p{Cf}`: variation selectors, CGJ, Hangul fillers, keycap mark. */
-function isInvisibleExtra(codePoint: number): boolean {
-  return (
-    (codePoint >= 0xfe00 && codePoint <= 0xfe0f) ||
-    (codePoint >= 0xe0100 && codePoint <= 0xe01ef) ||
-    codePoint === 0x034f ||
-    codePoint === 0x115f ||
-    codePoint === 0x1160 ||
-    codePoint === 0x3164 ||
-    codePoint === 0xffa0 ||
-    codePoint === 0x20e3
-  );
-}
-
-const formatChar = /^\p{Cf}$/u;
+/**
+ * Dropped from the view, by Unicode property (no hand-made list): default-ignorable code points
+ * (`\p{Default_Ignorable_Code_Point}`: what Unicode says shows nothing when not supported —
+ * zero-width characters, joiners, bidi controls, variation selectors, tags, Hangul fillers, the
+ * reserved ranges kept for more of them), format characters (`\p{Cf}`, which adds the few visible
+ * prepended marks such as U+0600) and enclosing marks (`\p{Me}`: a keycap, circle or square drawn
+ * around the character before it, which still reads as that character).
+ */
+const invisibleChar = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Me}]$/u;
 const decimalDigit = /^\p{Nd}$/u;
 const letterOrDigit = /[\p{L}\p{N}]/u;
 const asciiOnly = /^[\x00-\x7f]*$/;
@@ -61,7 +55,7 @@ const utf16 = new TextDecoder('utf-16le');
 
 /** Whether the code point is dropped from the view. */
 export function isInvisible(codePoint: number): boolean {
-  return isInvisibleExtra(codePoint) || formatChar.test(String.fromCodePoint(codePoint));
+  return invisibleChar.test(String.fromCodePoint(codePoint));
 }
 
 /** The ASCII digit of a decimal digit of any script, or `undefined`. */
