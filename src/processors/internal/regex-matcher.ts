@@ -7,7 +7,8 @@
 import type { AbortFunction, Processor } from '../../contract/index.js';
 import type { RegexFilterStrategy, RegexMatch, RegexRedaction } from '../regex-filter-types.js';
 import { mapStrings } from './deep-strings.js';
-import { normalizeForMatching } from './normalized-text.js';
+import { decodeForReading } from './decoded-text.js';
+import { normalizeForMatching, type NormalizedText } from './normalized-text.js';
 import { PRESET_FINDERS, type RegexRule } from './regex-presets.js';
 import { mergeRegions, scanMatches, type ScanRegion, type ScanRule } from './text-scan.js';
 import { reportViolation } from './violation.js';
@@ -75,10 +76,19 @@ export class RegexMatcher {
     this.normalize = options.normalize;
   }
 
-  /** The merged match regions of `text` (original offsets), matched on its normalised view. */
-  regionsOf(text: string, from: number): ScanRegion[] {
+  /**
+   * The view `text` is matched on: the normalised view (`normalize`), or the text itself; JSON text
+   * (`json`: streamed tool-call arguments) always has its string escapes undone, as the client and
+   * the tool read it.
+   */
+  viewOf(text: string, json = false): NormalizedText {
+    if (this.normalize) return normalizeForMatching(text, { json });
+    return (json ? decodeForReading(text, { json: true, markup: false }) : undefined) ?? { text, starts: undefined, ends: undefined };
+  }
+
+  /** The merged match regions of `text` (original offsets), matched on `view`. */
+  regionsOf(text: string, from: number, view: NormalizedText = this.viewOf(text)): ScanRegion[] {
     if (text === '') return [];
-    const view = this.normalize ? normalizeForMatching(text) : { text, starts: undefined, ends: undefined };
     return mergeRegions(scanMatches(text, this.rules, from, view));
   }
 

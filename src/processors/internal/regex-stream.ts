@@ -6,6 +6,7 @@
 import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
 import type { RegexFilterChannel } from '../regex-filter-types.js';
 import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
+import type { NormalizedText } from './normalized-text.js';
 import type { RegexMatcher } from './regex-matcher.js';
 
 /** A matcher and how its stream is held. */
@@ -26,6 +27,25 @@ const CONTEXT_KEY = 'regexFilterContext';
 export const FRAGMENTS_KEY = 'regexFilterFragments';
 /** Characters of already released text kept as look-behind context for the next scan. */
 const CONTEXT_SIZE = 32;
+/**
+ * Most original characters one character of the view may come from (`&#x10FFFF;`, `\uD83D\uDE00`,
+ * `%F0%9F%98%80`): the hold keeps `carryover` characters *of the view*, up to this many times as
+ * many original ones.
+ */
+const MAX_EXPANSION = 12;
+
+/**
+ * Where to cut the held text (of length `textLength`, after `contextLength` characters of
+ * context) so that `carryover` characters of the view stay held: encoded text reads shorter than
+ * it is written, so a secret written as `\u0073\u006b…` is held as long as `sk…` would be.
+ */
+function holdCut(view: NormalizedText, contextLength: number, textLength: number, carryover: number): number {
+  const plain = Math.max(0, textLength - carryover);
+  if (view.starts === undefined) return plain;
+  const at = view.text.length - carryover;
+  const viewCut = at <= 0 ? 0 : (view.starts[at] as number) - contextLength;
+  return Math.max(0, textLength - carryover * MAX_EXPANSION, Math.min(plain, viewCut));
+}
 
 /** The chunks to emit for `part` (held text released before it, in order). */
 export function streamOutputs(filter: StreamFilter, part: ChunkType, state: ProcessorState, abort: AbortFunction): ChunkType[] {
@@ -66,10 +86,13 @@ function releaseReady(filter: StreamFilter, held: HeldChannel, state: ProcessorS
   const context = contexts[held.channel] ?? '';
   const text = heldText(held);
   const logical = context + text;
+  // Tool-call input is JSON text: matched as the client's parse and the tool read it.
+  const json = held.channel.startsWith('tool-input:');
+  const view = filter.matcher.viewOf(logical, json);
   // Scan from the context's start: a match begun in text already released (the previous block,
   // or a cut forced through a long match) has its continuation here redacted.
-  const found = filter.matcher.regionsOf(logical, 0).filter((region) => region.end > context.length);
-  let cut = flushing ? text.length : Math.max(0, text.length - filter.carryover);
+  const found = filter.matcher.regionsOf(logical, 0, view).filter((region) => region.end > context.length);
+  let cut = flushing ? text.length : holdCut(view, context.length, text.length, filter.carryover);
   if (!flushing) {
     for (const region of found) {
       const start = region.start - context.length;
@@ -91,7 +114,9 @@ function releaseReady(filter: StreamFilter, held: HeldChannel, state: ProcessorS
       fragments.push(logical.slice(region.start, context.length));
       state[FRAGMENTS_KEY] = fragments;
     }
-    regions.push({ start: Math.max(0, region.start - context.length), end: Math.min(cut, region.end - context.length), replacement });
+    // in JSON text the replacement is written as the inside of a JSON string
+    const written = json ? JSON.stringify(replacement).slice(1, -1) : replacement;
+    regions.push({ start: Math.max(0, region.start - context.length), end: Math.min(cut, region.end - context.length), replacement: written });
   }
   const outputs = cut > 0 || flushing ? releaseHeld(held, cut, regions, !flushing) : [];
   contexts[held.channel] = logical.slice(Math.max(0, context.length + cut - CONTEXT_SIZE), context.length + cut);

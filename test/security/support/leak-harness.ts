@@ -174,10 +174,11 @@ export async function observeRun(scenario: LeakScenario, guards: () => Processor
 /** The consumers that saw the secret (compared on the normalised view, so obfuscations count). */
 export function leaks(observations: readonly LeakObservation[], secret: string): string[] {
   const needle = normalizeForMatching(secret).text;
+  // `seen` holds JSON (chunks, tool input): compared as a reader decodes it
   const jsonNeedle = JSON.stringify(needle).slice(1, -1);
   return observations
     .filter(({ seen }) => {
-      const view = normalizeForMatching(seen).text;
+      const view = normalizeForMatching(seen, { json: true }).text;
       return view.includes(needle) || view.includes(jsonNeedle);
     })
     .map(({ consumer }) => consumer);
