@@ -14,7 +14,7 @@ import { emitInOrder } from './internal/emit-in-order.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { RegexMatcher, STRICTNESS } from './internal/regex-matcher.js';
 import { filterMessages, filterPrompt, withoutFragments } from './internal/regex-messages.js';
-import { FRAGMENTS_KEY, streamOutputs, type StreamFilter } from './internal/regex-stream.js';
+import { streamFragments, streamOutputs, type StreamFilter } from './internal/regex-stream.js';
 import type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexMatch } from './regex-filter-types.js';
 
 export { REGEX_PRESETS, type RegexPreset, type RegexRule };
@@ -117,10 +117,10 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return filtered === messages ? undefined : filtered;
   }
 
-  processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {
+  processOutputStream({ part, state, abort, retryCount }: ProcessOutputStreamArgs): ChunkType | null {
     if (this.phase === 'input') return part;
     state.streamed = true;
-    return emitInOrder(state, streamOutputs(this.filter, part, state, abort));
+    return emitInOrder(state, streamOutputs(this.filter, part, state, abort, retryCount ?? 0));
   }
 
   processToolResult({ result, toolCallId, toolName, args, messageList, abort }: ProcessToolResultArgs): undefined {
@@ -153,8 +153,8 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     } finally {
       this.matcher.quietWarnings = false;
     }
-    const fragments = state[FRAGMENTS_KEY] as string[] | undefined;
-    if (fragments !== undefined) filtered = withoutFragments(filtered, fragments);
+    const fragments = streamFragments(state);
+    if (fragments.length > 0) filtered = withoutFragments(filtered, fragments);
     return filtered === messages ? undefined : filtered;
   }
 }

@@ -8,6 +8,7 @@ import type { AbortFunction } from '../../contract/index.js';
 import type { RegexFilterChannel } from '../regex-filter-types.js';
 import type { HeldRegion } from './held-stream.js';
 import type { RegexMatcher, Where } from './regex-matcher.js';
+import type { ScanRegion } from './text-scan.js';
 
 /** A matcher and the output channels it checks. */
 export interface MessageFilter {
@@ -44,7 +45,13 @@ export function filterMessages(filter: MessageFilter, messages: MastraDBMessage[
   return changed ? result : messages;
 }
 
-/** The new text of each text part (key `message:part`) whose text changed, matched as one joined text. */
+/**
+ * The new text of each text part (key `message:part`) whose text changed. Each part is matched on
+ * its own, and the parts in order as one joined text for matches split across parts (or steps, or
+ * messages): a match crossing from one part into the next is kept only if it overlaps no match of
+ * either part alone, as in the stream (`regex-segments.ts`) — `ada@example.com` ending one part and
+ * `Done!` starting the next stay an address and a word.
+ */
 function filterJoinedTexts(filter: MessageFilter, messages: readonly MastraDBMessage[], where: Where, abort: AbortFunction, location: string): Map<string, string> {
   const pieces: Array<{ key: string; start: number; text: string }> = [];
   let joined = '';
@@ -63,7 +70,7 @@ function filterJoinedTexts(filter: MessageFilter, messages: readonly MastraDBMes
     }
   });
   const changedTexts = new Map<string, string>();
-  const regions = filter.matcher.regionsOf(joined, 0);
+  const regions = partRegions(filter.matcher, joined, pieces);
   if (regions.length === 0) return changedTexts;
   const replacements = filter.matcher.enforce(joined, regions, where, abort, location);
   const heldRegions: HeldRegion[] = [];
@@ -76,6 +83,23 @@ function filterJoinedTexts(filter: MessageFilter, messages: readonly MastraDBMes
     if (text !== piece.text) changedTexts.set(piece.key, text);
   }
   return changedTexts;
+}
+
+/** The regions of `joined` (the parts' texts in order): each part's own, and those crossing parts that overlap none of them. */
+function partRegions(matcher: RegexMatcher, joined: string, pieces: ReadonlyArray<{ start: number; text: string }>): ScanRegion[] {
+  if (pieces.length <= 1) return matcher.regionsOf(joined, 0);
+  const local: ScanRegion[] = [];
+  for (const piece of pieces) {
+    for (const region of matcher.regionsOf(piece.text, 0)) {
+      local.push({ ...region, start: piece.start + region.start, end: piece.start + region.end, owner: { ...region.owner, start: piece.start + region.owner.start, end: piece.start + region.owner.end } });
+    }
+  }
+  const boundaries = pieces.slice(1).map((piece) => piece.start);
+  const crossing = matcher
+    .regionsOf(joined, 0)
+    .filter((region) => boundaries.some((boundary) => region.start < boundary && boundary < region.end))
+    .filter((region) => !local.some((own) => own.start < region.end && region.start < own.end));
+  return [...local, ...crossing].sort((a, b) => a.start - b.start);
 }
 
 function filterPart(filter: MessageFilter, part: MastraMessagePart, newText: string | undefined, where: Where, abort: AbortFunction): MastraMessagePart {

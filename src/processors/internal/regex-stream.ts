@@ -5,9 +5,10 @@
  */
 import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
 import type { RegexFilterChannel } from '../regex-filter-types.js';
-import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
+import { channelOf, heldRuns, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
 import type { NormalizedText } from './normalized-text.js';
 import type { RegexMatcher } from './regex-matcher.js';
+import { createSegmentState, endSegment, endStep, findCandidates, recordReleased, rejectAttempt, segmentFor, type Candidate, type SegmentState } from './regex-segments.js';
 
 /** A matcher and how its stream is held. */
 export interface StreamFilter {
@@ -21,18 +22,41 @@ export interface StreamFilter {
   readonly scanStep: number;
 }
 
-const HELD_KEY = 'regexFilterHeld';
-const CONTEXT_KEY = 'regexFilterContext';
-/** Starts of matches the stream released before their continuation arrived (state key). */
-export const FRAGMENTS_KEY = 'regexFilterFragments';
-/** Characters of already released text kept as look-behind context for the next scan. */
-const CONTEXT_SIZE = 32;
+const STREAM_KEY = 'regexFilterStream';
 /**
  * Most original characters one character of the view may come from (`&#x10FFFF;`, `\uD83D\uDE00`,
  * `%F0%9F%98%80`): the hold keeps `carryover` characters *of the view*, up to this many times as
  * many original ones.
  */
 const MAX_EXPANSION = 12;
+
+/** The stream's state in one run (under the processor's `state`). */
+interface StreamState {
+  /** The channel held now (one at a time; another channel's chunk releases it first). */
+  hold: HeldChannel | undefined;
+  segments: SegmentState;
+  /** Starts of matches released before their continuation arrived, per attempt (step). */
+  fragments: Array<{ text: string; attempt: number }>;
+  attempt: number;
+  retryCount: number;
+}
+
+function streamState(state: ProcessorState, retryCount: number): StreamState {
+  let stream = state[STREAM_KEY] as StreamState | undefined;
+  if (stream === undefined) {
+    stream = { hold: undefined, segments: createSegmentState(), fragments: [], attempt: 0, retryCount };
+    state[STREAM_KEY] = stream;
+  }
+  return stream;
+}
+
+/**
+ * The starts of matches that continued past a step boundary (released before the continuation
+ * arrived), for the stored reply to drop; rejected attempts' are gone.
+ */
+export function streamFragments(state: ProcessorState): string[] {
+  return ((state[STREAM_KEY] as StreamState | undefined)?.fragments ?? []).map((fragment) => fragment.text);
+}
 
 /**
  * Where to cut the held text (of length `textLength`, after `contextLength` characters of
@@ -47,82 +71,135 @@ function holdCut(view: NormalizedText, contextLength: number, textLength: number
   return Math.max(0, textLength - carryover * MAX_EXPANSION, Math.min(plain, viewCut));
 }
 
+/** The rejected attempt leaves nothing behind: no context, no fragments. */
+function forgetAttempt(stream: StreamState): void {
+  rejectAttempt(stream.segments);
+  stream.fragments = stream.fragments.filter((fragment) => fragment.attempt !== stream.attempt);
+}
+
 /** The chunks to emit for `part` (held text released before it, in order). */
-export function streamOutputs(filter: StreamFilter, part: ChunkType, state: ProcessorState, abort: AbortFunction): ChunkType[] {
+export function streamOutputs(filter: StreamFilter, part: ChunkType, state: ProcessorState, abort: AbortFunction, retryCount: number): ChunkType[] {
+  const stream = streamState(state, retryCount);
   const outputs: ChunkType[] = [];
-  let held = state[HELD_KEY] as HeldChannel | undefined;
+  if (part.type === 'step-finish' && part.payload.stepResult.reason === 'retry') {
+    // The rejected attempt's held text goes out before its end marker (it belongs to that attempt).
+    if (stream.hold !== undefined) outputs.push(...releaseReady(filter, stream, stream.hold, abort, true));
+    stream.hold = undefined;
+    forgetAttempt(stream);
+    stream.retryCount = retryCount;
+    outputs.push(part);
+    return outputs;
+  }
+  if (retryCount !== stream.retryCount) {
+    // A new attempt with no retry marker seen: what is held is a rejected draft, dropped unshown.
+    stream.hold = undefined;
+    forgetAttempt(stream);
+    stream.retryCount = retryCount;
+  }
+  let held = stream.hold;
   const channel = channelOf(part);
   const checked = channel !== undefined && filter.channels.has(channel.channel.startsWith('tool-input:') ? 'tool-input' : (channel.channel as RegexFilterChannel));
   if (held !== undefined && (!checked || held.channel !== channel?.channel)) {
-    outputs.push(...releaseReady(filter, held, state, abort, true));
+    outputs.push(...releaseReady(filter, stream, held, abort, true));
     held = undefined;
-    state[HELD_KEY] = undefined;
+    stream.hold = undefined;
   }
   if (channel === undefined || !checked) {
+    if (part.type === 'step-start' || part.type === 'step-finish') {
+      endStep(stream.segments);
+      if (part.type === 'step-start') stream.attempt++;
+    }
     outputs.push(filterChunk(filter, part, abort));
     return outputs;
   }
+  const toolInput = channel.channel.startsWith('tool-input:');
   if (channel.text === undefined) {
-    // A block boundary (`text-end`, the next `text-start`) is held with the text before it, so a
-    // match continuing in the next block of the channel is replaced whole. The hold is released
-    // by any other chunk: a tool call, the step's end, or the `finish` the runtime sends through
-    // the processors at the end of the last step's output, before the step's message is built.
+    if (part.type.endsWith('-end')) endSegment(stream.segments, channel.channel, channel.id);
+    else segmentFor(stream.segments, channel.channel, channel.id, true, !toolInput);
+    // A block boundary is held behind the text before it, so the order of chunks is kept.
     if (held !== undefined && held.items.length > 0) holdChunk(held, part);
     else outputs.push(part);
     return outputs;
   }
+  const segment = segmentFor(stream.segments, channel.channel, channel.id, false, !toolInput);
   if (held === undefined) {
     held = openChannel(channel.channel);
-    state[HELD_KEY] = held;
+    stream.hold = held;
   }
-  holdText(held, channel.id, channel.text, part);
-  if (held.length >= held.nextScanAt) outputs.push(...releaseReady(filter, held, state, abort, false));
+  holdText(held, channel.id, channel.text, part, segment);
+  if (held.length >= held.nextScanAt) outputs.push(...releaseReady(filter, stream, held, abort, false));
   return outputs;
 }
 
 /** Scans the held text and releases what can no longer be part of a match (all of it when `flushing`). */
-function releaseReady(filter: StreamFilter, held: HeldChannel, state: ProcessorState, abort: AbortFunction, flushing: boolean): ChunkType[] {
-  const contexts = (state[CONTEXT_KEY] as Record<string, string> | undefined) ?? {};
-  const context = contexts[held.channel] ?? '';
+function releaseReady(filter: StreamFilter, stream: StreamState, held: HeldChannel, abort: AbortFunction, flushing: boolean): ChunkType[] {
   const text = heldText(held);
-  const logical = context + text;
+  const pieces = heldRuns(held);
   // Tool-call input is JSON text: matched as the client's parse and the tool read it.
   const json = held.channel.startsWith('tool-input:');
-  const view = filter.matcher.viewOf(logical, json);
-  // Scan from the context's start: a match begun in text already released (the previous block,
-  // or a cut forced through a long match) has its continuation here redacted.
-  const found = filter.matcher.regionsOf(logical, 0, view).filter((region) => region.end > context.length);
-  let cut = flushing ? text.length : holdCut(view, context.length, text.length, filter.carryover);
+  const candidates = findCandidates(filter.matcher, text, pieces, json);
+  let cut = flushing ? text.length : holdCut(filter.matcher.viewOf(text, json), 0, text.length, filter.carryover);
   if (!flushing) {
-    for (const region of found) {
-      const start = region.start - context.length;
-      if (start < cut && region.end - context.length > cut) cut = Math.max(0, start);
+    // Hold every match reaching past the cut (holding one may make another straddle the new cut).
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const found of candidates) {
+        if (found.firstHeld < cut && found.endHeld > cut) {
+          cut = found.firstHeld;
+          moved = true;
+        }
+      }
     }
     // A match may hold the text back only up to `maxHold`; past that, the cut goes through it.
-    if (text.length - cut > filter.maxHold) cut = text.length - filter.carryover;
+    if (text.length - cut > filter.maxHold) cut = Math.max(0, text.length - filter.carryover);
   }
-  const released = found.filter((region) => region.start - context.length < cut);
-  const replacements = filter.matcher.enforce(logical, released, 'output', abort, 'streaming content');
-  const regions: HeldRegion[] = [];
-  for (const region of released) {
-    const replacement = replacements.get(region);
-    if (replacement === undefined) continue;
-    if (region.start < context.length && held.channel === 'text' && replacement !== logical.slice(region.start, region.end)) {
-      // A match begun in text released before a tool call (the next step continues it): that
-      // part has streamed; the stored reply loses it (see processOutputResult).
-      const fragments = (state[FRAGMENTS_KEY] as string[] | undefined) ?? [];
-      fragments.push(logical.slice(region.start, context.length));
-      state[FRAGMENTS_KEY] = fragments;
-    }
-    // in JSON text the replacement is written as the inside of a JSON string
-    const written = json ? JSON.stringify(replacement).slice(1, -1) : replacement;
-    regions.push({ start: Math.max(0, region.start - context.length), end: Math.min(cut, region.end - context.length), replacement: written });
-  }
+  const regions = heldRegionsOf(filter, stream, candidates.filter((found) => found.firstHeld < cut), cut, held.channel, abort);
   const outputs = cut > 0 || flushing ? releaseHeld(held, cut, regions, !flushing) : [];
-  contexts[held.channel] = logical.slice(Math.max(0, context.length + cut - CONTEXT_SIZE), context.length + cut);
-  state[CONTEXT_KEY] = contexts;
+  recordReleased(pieces, text, cut);
   held.nextScanAt = held.length + filter.scanStep;
   return outputs;
+}
+
+/**
+ * Enforces the released matches (per assembled text) and turns their replacements into regions of
+ * the held text: the replacement where the match's first held character is, its other held
+ * characters removed (an interleaved block's pieces, or the next block's start).
+ */
+function heldRegionsOf(filter: StreamFilter, stream: StreamState, released: readonly Candidate[], cut: number, channel: string, abort: AbortFunction): HeldRegion[] {
+  const bySource = new Map<Candidate['source'], Candidate[]>();
+  for (const found of released) bySource.set(found.source, [...(bySource.get(found.source) ?? []), found]);
+  const json = channel.startsWith('tool-input:');
+  const regions: HeldRegion[] = [];
+  for (const [source, found] of bySource) {
+    const replacements = filter.matcher.enforce(source.text, found.map((item) => item.region), 'output', abort, 'streaming content');
+    for (const { region, startsReleased } of found) {
+      const replacement = replacements.get(region);
+      if (replacement === undefined) continue;
+      let firstHeldIndex = region.start;
+      while ((source.held[firstHeldIndex] as number) === -1) firstHeldIndex++;
+      if (startsReleased && channel === 'text' && replacement !== source.text.slice(region.start, region.end)) {
+        // A match begun in text released before a tool call (the next step continues it): that
+        // part has streamed; the stored reply loses it (see processOutputResult).
+        stream.fragments.push({ text: source.text.slice(region.start, firstHeldIndex), attempt: stream.attempt });
+      }
+      // in JSON text the replacement is written as the inside of a JSON string
+      let pending: string | undefined = json ? JSON.stringify(replacement).slice(1, -1) : replacement;
+      for (let index = firstHeldIndex; index < region.end; ) {
+        const start = source.held[index] as number;
+        let end = start;
+        while (index < region.end && (source.held[index] as number) === end && end < cut) {
+          index++;
+          end++;
+        }
+        if (end > start) {
+          regions.push({ start, end, replacement: pending ?? '' });
+          pending = undefined;
+        }
+        while (index < region.end && ((source.held[index] as number) === -1 || (source.held[index] as number) >= cut)) index++;
+      }
+    }
+  }
+  return regions.sort((a, b) => a.start - b.start);
 }
 
 /** A chunk that is not held: its text-bearing fields go through the strategies. */

@@ -1,0 +1,241 @@
+/**
+ * Boundaries are boundaries: which streamed texts a match of `RegexFilterProcessor` may join.
+ *
+ * A *segment* is one text block as the client shows it: a `text-*` or `reasoning-*` block between
+ * its start and end (within one step), or one tool call's input. Matches are found in each segment
+ * on its own — the last characters it released (its context) plus what it holds, the pieces of an
+ * interleaved block put back together. A segment that opened while no other block of its channel
+ * was open follows the one that ended last (its *predecessor*, across a step boundary too): a match
+ * crossing from one to the next is kept only if it overlaps no match found in either alone. So a
+ * secret split across blocks or steps is still caught whole (neither half matches alone), while
+ * an address that ends one block is not extended into the next block's first word
+ * (`ada@example.com` + `Done!` is an address and a word, not `ada@example.comDone`). A rejected
+ * attempt's segments are forgotten: the retried attempt follows what the last accepted step ended
+ * with.
+ */
+import type { HeldPiece } from './held-stream.js';
+import type { NormalizedText } from './normalized-text.js';
+import type { RegexMatcher } from './regex-matcher.js';
+import type { ScanRegion } from './text-scan.js';
+
+/** Characters of released text a segment keeps as context for later scans. */
+export const CONTEXT_SIZE = 32;
+
+/** One block as the client shows it. */
+export interface Segment {
+  readonly blockId: string;
+  /** The block that ended just before this one opened, while it can still be joined. */
+  predecessor: Segment | undefined;
+  /** The last `CONTEXT_SIZE` characters released (original text). */
+  context: string;
+  /** Characters released so far. */
+  released: number;
+}
+
+interface ChannelSegments {
+  open: Map<string, Segment>;
+  lastEnded: Segment | undefined;
+}
+
+/** The segments of a run's stream (kept in the processor's run state). */
+export interface SegmentState {
+  channels: Map<string, ChannelSegments>;
+  /** Each channel's last ended segment when the current attempt began (restored if it is rejected). */
+  attemptBase: Map<string, Segment | undefined>;
+}
+
+export function createSegmentState(): SegmentState {
+  return { channels: new Map(), attemptBase: new Map() };
+}
+
+function channelOf(state: SegmentState, channel: string): ChannelSegments {
+  let segments = state.channels.get(channel);
+  if (segments === undefined) {
+    segments = { open: new Map(), lastEnded: undefined };
+    state.channels.set(channel, segments);
+  }
+  return segments;
+}
+
+/**
+ * The segment of block `blockId`: the open one, or a new one (`opening`: a `*-start` always opens
+ * a new one). Tool-call input (`chains: false`) never follows another segment.
+ */
+export function segmentFor(state: SegmentState, channel: string, blockId: string, opening: boolean, chains = true): Segment {
+  const segments = channelOf(state, channel);
+  const open = segments.open.get(blockId);
+  if (open !== undefined && !opening) return open;
+  if (open !== undefined) endSegment(state, channel, blockId);
+  const predecessor = chains && segments.open.size === 0 ? segments.lastEnded : undefined;
+  const segment: Segment = { blockId, predecessor, context: '', released: 0 };
+  segments.open.set(blockId, segment);
+  return segment;
+}
+
+/** Block `blockId` ended (`*-end`). */
+export function endSegment(state: SegmentState, channel: string, blockId: string): void {
+  const segments = channelOf(state, channel);
+  const segment = segments.open.get(blockId);
+  if (segment === undefined) return;
+  segments.open.delete(blockId);
+  segments.lastEnded = segment;
+}
+
+/** A step boundary (`step-start`, `step-finish`): every open block ends; a new attempt begins. */
+export function endStep(state: SegmentState): void {
+  for (const [channel, segments] of state.channels) {
+    for (const blockId of [...segments.open.keys()]) endSegment(state, channel, blockId);
+    state.attemptBase.set(channel, segments.lastEnded);
+  }
+}
+
+/** The current attempt was rejected (a retry): its blocks leave no context. */
+export function rejectAttempt(state: SegmentState): void {
+  for (const [channel, segments] of state.channels) {
+    segments.open.clear();
+    segments.lastEnded = state.attemptBase.get(channel);
+  }
+}
+
+/** A text assembled for a scan: each character's held-text offset, or -1 when already released. */
+export interface Assembled {
+  text: string;
+  held: Int32Array;
+}
+
+/** A match to enforce: its region in an assembled text (the text is what `enforce` reports on). */
+export interface Candidate {
+  source: Assembled;
+  region: ScanRegion;
+  /** First and last-plus-one held offsets the region covers. */
+  firstHeld: number;
+  endHeld: number;
+  /** Whether it begins in already released text. */
+  startsReleased: boolean;
+}
+
+function assemble(segment: Segment, pieces: readonly HeldPiece[], heldText: string): Assembled {
+  let text = segment.context;
+  let length = segment.context.length;
+  for (const piece of pieces) length += piece.end - piece.start;
+  const held = new Int32Array(length).fill(-1);
+  let at = segment.context.length;
+  for (const piece of pieces) {
+    text += heldText.slice(piece.start, piece.end);
+    for (let offset = piece.start; offset < piece.end; offset++) held[at++] = offset;
+  }
+  return { text, held };
+}
+
+function concat(parts: readonly Assembled[]): Assembled {
+  const length = parts.reduce((sum, part) => sum + part.text.length, 0);
+  const held = new Int32Array(length);
+  let at = 0;
+  for (const part of parts) {
+    held.set(part.held, at);
+    at += part.text.length;
+  }
+  return { text: parts.map((part) => part.text).join(''), held };
+}
+
+function candidate(source: Assembled, region: ScanRegion): Candidate | undefined {
+  let firstHeld = -1;
+  let endHeld = -1;
+  for (let index = region.start; index < region.end; index++) {
+    const offset = source.held[index] as number;
+    if (offset === -1) continue;
+    if (firstHeld === -1 || offset < firstHeld) firstHeld = offset;
+    if (offset + 1 > endHeld) endHeld = offset + 1;
+  }
+  if (firstHeld === -1) return undefined; // all of it released: handled when it was
+  return { source, region, firstHeld, endHeld, startsReleased: source.held[region.start] === -1 };
+}
+
+/** Whether the segment's released text is all in its context (so it joins its predecessor seamlessly). */
+const joinable = (segment: Segment) => segment.predecessor !== undefined && segment.released <= segment.context.length;
+
+/**
+ * Every match to consider in the held text: each segment's own matches, and the matches crossing
+ * from a segment into its successor that overlap no match of either alone.
+ */
+export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: readonly HeldPiece[], json: boolean): Candidate[] {
+  const bySegment = new Map<Segment, HeldPiece[]>();
+  for (const piece of pieces) {
+    const segment = piece.segment as Segment;
+    const list = bySegment.get(segment);
+    if (list === undefined) bySegment.set(segment, [piece]);
+    else list.push(piece);
+  }
+  const scanned = new Map<Segment, { source: Assembled; regions: ScanRegion[] }>();
+  const scan = (segment: Segment) => {
+    let result = scanned.get(segment);
+    if (result === undefined) {
+      const source = assemble(segment, bySegment.get(segment) ?? [], heldText);
+      result = { source, regions: matcher.regionsOf(source.text, 0, view(matcher, source.text, json)) };
+      scanned.set(segment, result);
+    }
+    return result;
+  };
+  const candidates: Candidate[] = [];
+  for (const segment of bySegment.keys()) {
+    const { source, regions } = scan(segment);
+    for (const region of regions) {
+      const found = candidate(source, region);
+      if (found !== undefined) candidates.push(found);
+    }
+  }
+  // Chains: a held segment back through its joinable predecessors (those still held, then at most
+  // CONTEXT_SIZE characters of released ones), each chain once, from its last held segment.
+  const predecessors = new Set<Segment>();
+  for (const segment of bySegment.keys()) if (joinable(segment)) predecessors.add(segment.predecessor as Segment);
+  for (const last of bySegment.keys()) {
+    if (predecessors.has(last) || !joinable(last)) continue;
+    const chain: Segment[] = [last];
+    let releasedContext = 0;
+    for (let current = last; joinable(current) && releasedContext < CONTEXT_SIZE; ) {
+      current = current.predecessor as Segment;
+      chain.unshift(current);
+      if (!bySegment.has(current)) releasedContext += current.context.length;
+    }
+    candidates.push(...crossingCandidates(matcher, chain.map(scan), json));
+  }
+  return candidates;
+}
+
+/** Matches of a chain's joined text that cross a boundary and overlap no match of one segment alone. */
+function crossingCandidates(matcher: RegexMatcher, members: ReadonlyArray<{ source: Assembled; regions: ScanRegion[] }>, json: boolean): Candidate[] {
+  const joined = concat(members.map((member) => member.source));
+  const boundaries: number[] = [];
+  const local: Array<[number, number]> = [];
+  let offset = 0;
+  for (const member of members) {
+    if (offset > 0) boundaries.push(offset);
+    for (const region of member.regions) local.push([offset + region.start, offset + region.end]);
+    offset += member.source.text.length;
+  }
+  const found: Candidate[] = [];
+  for (const region of matcher.regionsOf(joined.text, 0, view(matcher, joined.text, json))) {
+    if (!boundaries.some((boundary) => region.start < boundary && boundary < region.end)) continue;
+    if (local.some(([start, end]) => start < region.end && region.start < end)) continue;
+    const crossing = candidate(joined, region);
+    if (crossing !== undefined) found.push(crossing);
+  }
+  return found;
+}
+
+function view(matcher: RegexMatcher, text: string, json: boolean): NormalizedText {
+  return matcher.viewOf(text, json);
+}
+
+/** Appends the released characters `[0, cut)` of the held text to each segment's context. */
+export function recordReleased(pieces: readonly HeldPiece[], heldText: string, cut: number): void {
+  for (const piece of pieces) {
+    if (piece.start >= cut) break;
+    const segment = piece.segment as Segment;
+    const released = heldText.slice(piece.start, Math.min(piece.end, cut));
+    segment.context = (segment.context + released).slice(-CONTEXT_SIZE);
+    segment.released += released.length;
+    // Past its context, a segment no longer joins its predecessor seamlessly: let it go.
+    if (segment.released > segment.context.length) segment.predecessor = undefined;
+  }
+}
