@@ -11,6 +11,13 @@ const upperDigits = (length: number) => alnum(length, length, 'ABCDEFGHIJKLMNOPQ
 const lowerDigits = (min: number, max: number) => alnum(min, max, 'abcdefghijklmnopqrstuvwxyz0123456789');
 const octet = fc.integer({ min: 0, max: 255 });
 
+/** An IBAN of `country` with BBAN `bban` and the check digits ISO 7064 mod 97-10 gives (test-side, with BigInt). */
+export function ibanOf(country: string, bban: string): string {
+  const numeric = (text: string) => [...text].map((char) => (/[A-Z]/.test(char) ? String(char.charCodeAt(0) - 55) : char)).join('');
+  const check = 98n - (BigInt(numeric(`${bban}${country}00`)) % 97n);
+  return `${country}${String(check).padStart(2, '0')}${bban}`;
+}
+
 /** A secret of one preset rule: `prefix` (where homoglyphs may go) and the rest. */
 export const presetSecret: fc.Arbitrary<{ prefix: string; rest: string }> = fc.oneof(
   fc.tuple(fc.constantFrom('AKIA', 'ASIA'), upperDigits(16)).map(([prefix, rest]) => ({ prefix, rest })),
@@ -24,10 +31,20 @@ export const presetSecret: fc.Arbitrary<{ prefix: string; rest: string }> = fc.o
     rest: `${local}@${host}.${tld}`,
   })),
   fc.tuple(octet, octet, octet, octet).map((parts) => ({ prefix: '', rest: parts.join('.') })),
-  fc.tuple(fc.integer({ min: 100, max: 999 }), fc.integer({ min: 10, max: 99 }), fc.integer({ min: 1000, max: 9999 })).map(([a, b, c]) => ({
+  // a social security number the SSA can issue (area 001–899 but 666, group 01–99, serial 0001–9999)
+  fc.tuple(fc.integer({ min: 100, max: 899 }).filter((area) => area !== 666), fc.integer({ min: 10, max: 99 }), fc.integer({ min: 1000, max: 9999 })).map(([a, b, c]) => ({
     prefix: '',
     rest: `${a}-${b}-${c}`,
   })),
+  // E.164 phone numbers, written plain or grouped
+  fc.tuple(fc.constantFrom('1', '44', '49', '33', '81', '61', '353'), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 10 }), fc.boolean()).map(([country, digits, grouped]) => {
+    const national = `${1 + ((digits[0] as number) % 9)}${digits.slice(1).join('')}`;
+    return { prefix: '', rest: grouped ? `+${country} ${national.slice(0, 3)} ${national.slice(3, 6)} ${national.slice(6)}` : `+${country}${national}` };
+  }),
+  // IBANs with valid check digits
+  fc.tuple(fc.constantFrom<[string, number]>(['DE', 18], ['GB', 18], ['FR', 23], ['NL', 14], ['ES', 20], ['NO', 11], ['CH', 17]), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 23, maxLength: 23 })).map(
+    ([[country, bbanLength], digits]) => ({ prefix: '', rest: ibanOf(country, digits.slice(0, bbanLength).join('')) }),
+  ),
   fc.constantFrom('4111111111111111', '5500005555555559', '4012 8888 8888 1881', '378282246310005').map((rest) => ({ prefix: '', rest })),
   fc.tuple(lowerDigits(1, 12), lowerDigits(0, 20)).map(([host, path]) => ({ prefix: 'https://', rest: `${host}.example.com/${path}x` })),
 );
