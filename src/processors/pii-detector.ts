@@ -13,7 +13,7 @@ import type {
 } from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
-import { mapMessageText, replaceAllValues } from './internal/message-text.js';
+import { mapJudgedText, mapMessageText, replaceAllValues } from './internal/message-text.js';
 import { collectStrings, mapStrings } from './internal/deep-strings.js';
 import { applyRememberedRedactions, rememberedRedactions, rememberRedactions } from './internal/redactions.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
@@ -243,7 +243,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
         const replacements = this.enforce('input', detections, abort);
         if (replacements === 'keep') return { action: 'keep' };
         if (replacements === 'drop') return { action: 'drop' };
-        return { action: 'replace', message: mapMessageText(message, (partText) => replaceAllValues(partText, replacements)) };
+        return { action: 'replace', message: mapJudgedText(message, (partText) => replaceAllValues(partText, replacements)) };
       },
     });
   }

@@ -31,14 +31,16 @@ export type RegexFilterPhase = 'input' | 'output' | 'all';
  * - `tool-result`: `processToolResult` and `tool-result` chunks; `tool-error`: `tool-error` chunks
  *   and stored error texts;
  * - `data`: `data-*` chunks (from tools or processors) and stored data parts;
- * - `object`: structured-output `object` / `object-result` chunks.
+ * - `object`: structured-output `object` / `object-result` chunks;
+ * - `file`: files the model generates (`file` chunks) and file parts of the stored reply — their
+ *   names, and their content when they are text files (input attachments are always checked).
  *
  * @example
  * ```ts
  * const channels: RegexFilterChannel[] = ['text', 'reasoning'];
  * ```
  */
-export type RegexFilterChannel = 'text' | 'reasoning' | 'tool-input' | 'tool-result' | 'tool-error' | 'data' | 'object';
+export type RegexFilterChannel = 'text' | 'reasoning' | 'tool-input' | 'tool-result' | 'tool-error' | 'data' | 'object' | 'file';
 
 /**
  * Options of {@link RegexFilterProcessor}: the reference's options (`rules`, `presets`,

@@ -20,7 +20,7 @@ import type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexMat
 export { REGEX_PRESETS, type RegexPreset, type RegexRule };
 export type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexFilterStrategy, RegexMatch, RegexRedaction } from './regex-filter-types.js';
 
-const ALL_CHANNELS: readonly RegexFilterChannel[] = ['text', 'reasoning', 'tool-input', 'tool-result', 'tool-error', 'data', 'object'];
+const ALL_CHANNELS: readonly RegexFilterChannel[] = ['text', 'reasoning', 'tool-input', 'tool-result', 'tool-error', 'data', 'object', 'file'];
 const DEFAULT_CARRYOVER = 128;
 /** Most text a straddling match may keep held (beyond the carry-over). */
 const MAX_HOLD = 8192;

@@ -3,12 +3,13 @@
  * outputs of each prompt, part by part.
  */
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { MastraDBMessage, MastraMessagePart } from '../../message-list/index.js';
+import type { FilePart, MastraDBMessage, MastraMessagePart } from '../../message-list/index.js';
 import type { AbortFunction } from '../../contract/index.js';
 import type { RegexFilterChannel } from '../regex-filter-types.js';
 import type { HeldRegion } from './held-stream.js';
 import type { RegexMatcher, Where } from './regex-matcher.js';
 import type { ScanRegion } from './text-scan.js';
+import { textAttachment } from './text-attachments.js';
 
 /** A matcher and the output channels it checks. */
 export interface MessageFilter {
@@ -127,6 +128,10 @@ function filterPart(filter: MessageFilter, part: MastraMessagePart, newText: str
         toolInvocation: { ...invocation, args, ...(resultChanged ? { result } : {}), ...(errorText === undefined ? {} : { errorText }) } as typeof part.toolInvocation,
       };
     }
+    case 'file': {
+      if (where === 'output' && !channels.has('file')) return part;
+      return filterFile(filter, part, where, abort, where === 'input' ? 'an attached file' : location);
+    }
     default:
       if (part.type.startsWith('data-') && (where === 'input' || channels.has('data'))) {
         const data = (part as { data?: unknown }).data;
@@ -135,6 +140,19 @@ function filterPart(filter: MessageFilter, part: MastraMessagePart, newText: str
       }
       return part;
   }
+}
+
+/**
+ * A file part: its name, and its content when it is a text file (see `text-attachments.ts`),
+ * through the strategies; the content is written back in the form it came in.
+ */
+export function filterFile<T extends FilePart>(filter: MessageFilter, part: T, where: Where, abort: AbortFunction, location: string): T {
+  const filename = part.filename === undefined ? undefined : filter.matcher.filterText(part.filename, where, abort, location);
+  const named = filename === part.filename ? part : { ...part, filename };
+  const attachment = textAttachment(named);
+  if (attachment === undefined) return named;
+  const text = filter.matcher.filterText(attachment.text, where, abort, location);
+  return text === attachment.text ? named : ({ ...named, ...attachment.withText(text) } as T);
 }
 
 /** The piece of a joined text starting at `offset`, with the regions (offsets into the joined text) replaced. */

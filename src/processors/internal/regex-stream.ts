@@ -8,6 +8,7 @@ import type { RegexFilterChannel } from '../regex-filter-types.js';
 import { channelOf, heldRuns, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
 import type { NormalizedText } from './normalized-text.js';
 import type { RegexMatcher } from './regex-matcher.js';
+import { filterFile } from './regex-messages.js';
 import { createSegmentState, endSegment, endStep, findCandidates, recordReleased, rejectAttempt, segmentFor, type Candidate, type SegmentState } from './regex-segments.js';
 
 /** A matcher and how its stream is held. */
@@ -229,6 +230,13 @@ function filterChunk(filter: StreamFilter, part: ChunkType, abort: AbortFunction
       if (!channels.has('object')) return part;
       const object = matcher.filterValue(part.payload.object, 'output', abort, location);
       return object === part.payload.object ? part : ({ ...part, payload: { ...part.payload, object } } as ChunkType);
+    }
+    case 'file': {
+      if (!channels.has('file')) return part;
+      const { data, mimeType, filename } = part.payload;
+      const file = filterFile(filter, { type: 'file', data, mimeType, ...(filename === undefined ? {} : { filename }) }, 'output', abort, location);
+      if (file.data === data && file.mimeType === mimeType && file.filename === filename) return part;
+      return { ...part, payload: { ...part.payload, data: file.data, mimeType: file.mimeType, ...(file.filename === undefined ? {} : { filename: file.filename }) } };
     }
     default:
       if (part.type.startsWith('data-') && channels.has('data')) {
