@@ -151,6 +151,12 @@ function candidate(source: Assembled, region: ScanRegion): Candidate | undefined
   return { source, region, firstHeld, endHeld, startsReleased: source.held[region.start] === -1 };
 }
 
+/** The matches to consider, and the one held segment's text and view when the hold has only one. */
+export interface SegmentScan {
+  candidates: Candidate[];
+  single: { source: Assembled; view: NormalizedText } | undefined;
+}
+
 /** Whether the segment's released text is all in its context (so it joins its predecessor seamlessly). */
 const joinable = (segment: Segment) => segment.predecessor !== undefined && segment.released <= segment.context.length;
 
@@ -158,7 +164,7 @@ const joinable = (segment: Segment) => segment.predecessor !== undefined && segm
  * Every match to consider in the held text: each segment's own matches, and the matches crossing
  * from a segment into its successor that overlap no match of either alone.
  */
-export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: readonly HeldPiece[], json: boolean): Candidate[] {
+export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: readonly HeldPiece[], json: boolean): SegmentScan {
   const bySegment = new Map<Segment, HeldPiece[]>();
   for (const piece of pieces) {
     const segment = piece.segment as Segment;
@@ -166,12 +172,13 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
     if (list === undefined) bySegment.set(segment, [piece]);
     else list.push(piece);
   }
-  const scanned = new Map<Segment, { source: Assembled; regions: ScanRegion[] }>();
+  const scanned = new Map<Segment, { source: Assembled; view: NormalizedText; regions: ScanRegion[] }>();
   const scan = (segment: Segment) => {
     let result = scanned.get(segment);
     if (result === undefined) {
       const source = assemble(segment, bySegment.get(segment) ?? [], heldText);
-      result = { source, regions: matcher.regionsOf(source.text, 0, view(matcher, source.text, json)) };
+      const segmentView = matcher.viewOf(source.text, json);
+      result = { source, view: segmentView, regions: matcher.regionsOf(source.text, 0, segmentView) };
       scanned.set(segment, result);
     }
     return result;
@@ -199,7 +206,8 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
     }
     candidates.push(...crossingCandidates(matcher, chain.map(scan), json));
   }
-  return candidates;
+  const only = bySegment.size === 1 ? scanned.get(bySegment.keys().next().value as Segment) : undefined;
+  return { candidates, single: only === undefined ? undefined : { source: only.source, view: only.view } };
 }
 
 /** Matches of a chain's joined text that cross a boundary and overlap no match of one segment alone. */
@@ -214,17 +222,13 @@ function crossingCandidates(matcher: RegexMatcher, members: ReadonlyArray<{ sour
     offset += member.source.text.length;
   }
   const found: Candidate[] = [];
-  for (const region of matcher.regionsOf(joined.text, 0, view(matcher, joined.text, json))) {
+  for (const region of matcher.regionsOf(joined.text, 0, matcher.viewOf(joined.text, json))) {
     if (!boundaries.some((boundary) => region.start < boundary && boundary < region.end)) continue;
     if (local.some(([start, end]) => start < region.end && region.start < end)) continue;
     const crossing = candidate(joined, region);
     if (crossing !== undefined) found.push(crossing);
   }
   return found;
-}
-
-function view(matcher: RegexMatcher, text: string, json: boolean): NormalizedText {
-  return matcher.viewOf(text, json);
 }
 
 /** Appends the released characters `[0, cut)` of the held text to each segment's context. */

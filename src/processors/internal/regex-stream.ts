@@ -9,7 +9,7 @@ import { channelOf, heldRuns, heldText, holdChunk, holdText, openChannel, releas
 import type { NormalizedText } from './normalized-text.js';
 import type { RegexMatcher } from './regex-matcher.js';
 import { filterFile } from './regex-messages.js';
-import { createSegmentState, endSegment, endStep, findCandidates, recordReleased, rejectAttempt, segmentFor, type Candidate, type SegmentState } from './regex-segments.js';
+import { createSegmentState, endSegment, endStep, findCandidates, recordReleased, rejectAttempt, segmentFor, type Assembled, type Candidate, type SegmentScan, type SegmentState } from './regex-segments.js';
 
 /** A matcher and how its stream is held. */
 export interface StreamFilter {
@@ -60,16 +60,27 @@ export function streamFragments(state: ProcessorState): string[] {
 }
 
 /**
- * Where to cut the held text (of length `textLength`, after `contextLength` characters of
- * context) so that `carryover` characters of the view stay held: encoded text reads shorter than
- * it is written, so a secret written as `\u0073\u006b…` is held as long as `sk…` would be.
+ * Where to cut the held text (of length `textLength`) so that `carryover` characters of the view
+ * stay held: encoded text reads shorter than it is written, so a secret written as
+ * `\u0073\u006b…` is held as long as `sk…` would be. The view is the one held segment's (its
+ * context first); with several segments, the held text's own.
  */
-function holdCut(view: NormalizedText, contextLength: number, textLength: number, carryover: number): number {
-  const plain = Math.max(0, textLength - carryover);
-  if (view.starts === undefined) return plain;
+function holdCut(filter: StreamFilter, text: string, json: boolean, single: SegmentScan['single']): number {
+  const { carryover } = filter;
+  const plain = Math.max(0, text.length - carryover);
+  const { source, view } = single ?? { source: undefined, view: filter.matcher.viewOf(text, json) };
+  if (view.starts === undefined) return source === undefined ? plain : Math.min(plain, Math.max(0, heldOffset(source, view.text.length - carryover)));
   const at = view.text.length - carryover;
-  const viewCut = at <= 0 ? 0 : (view.starts[at] as number) - contextLength;
-  return Math.max(0, textLength - carryover * MAX_EXPANSION, Math.min(plain, viewCut));
+  const original = at <= 0 ? 0 : (view.starts[at] as number);
+  const viewCut = source === undefined ? original : Math.max(0, heldOffset(source, original));
+  return Math.max(0, text.length - carryover * MAX_EXPANSION, Math.min(plain, viewCut));
+}
+
+/** The held offset of an assembled text's index (0 when it is in the released context). */
+function heldOffset(source: Assembled, index: number): number {
+  if (index <= 0) return 0;
+  const offset = index < source.held.length ? (source.held[index] as number) : (source.held[source.held.length - 1] as number) + 1;
+  return offset === -1 ? 0 : offset;
 }
 
 /** The rejected attempt leaves nothing behind: no context, no fragments. */
@@ -138,8 +149,8 @@ function releaseReady(filter: StreamFilter, stream: StreamState, held: HeldChann
   const pieces = heldRuns(held);
   // Tool-call input is JSON text: matched as the client's parse and the tool read it.
   const json = held.channel.startsWith('tool-input:');
-  const candidates = findCandidates(filter.matcher, text, pieces, json);
-  let cut = flushing ? text.length : holdCut(filter.matcher.viewOf(text, json), 0, text.length, filter.carryover);
+  const { candidates, single } = findCandidates(filter.matcher, text, pieces, json);
+  let cut = flushing ? text.length : holdCut(filter, text, json, single);
   if (!flushing) {
     // Hold every match reaching past the cut (holding one may make another straddle the new cut).
     for (let moved = true; moved; ) {
@@ -157,7 +168,9 @@ function releaseReady(filter: StreamFilter, stream: StreamState, held: HeldChann
   const regions = heldRegionsOf(filter, stream, candidates.filter((found) => found.firstHeld < cut), cut, held.channel, abort);
   const outputs = cut > 0 || flushing ? releaseHeld(held, cut, regions, !flushing) : [];
   recordReleased(pieces, text, cut);
-  held.nextScanAt = held.length + filter.scanStep;
+  // The next scan once `scanStep` new characters arrived, or half as many as stay held (encoded
+  // text holds more): each character is scanned a bounded number of times.
+  held.nextScanAt = held.length + Math.max(filter.scanStep, held.length >> 1);
   return outputs;
 }
 
