@@ -30,6 +30,8 @@ export interface Segment {
   context: string;
   /** Characters released so far. */
   released: number;
+  /** The matches of the context alone, while the context is this text (a released block is scanned once). */
+  contextScan?: { context: string; json: boolean; view: NormalizedText; regions: ScanRegion[] } | undefined;
 }
 
 interface ChannelSegments {
@@ -176,9 +178,12 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
   const scan = (segment: Segment) => {
     let result = scanned.get(segment);
     if (result === undefined) {
-      const source = assemble(segment, bySegment.get(segment) ?? [], heldText);
-      const segmentView = matcher.viewOf(source.text, json);
-      result = { source, view: segmentView, regions: matcher.regionsOf(source.text, 0, segmentView) };
+      const pieces = bySegment.get(segment) ?? [];
+      const source = assemble(segment, pieces, heldText);
+      const cached = pieces.length === 0 && segment.contextScan?.context === segment.context && segment.contextScan.json === json ? segment.contextScan : undefined;
+      const segmentView = cached?.view ?? matcher.viewOf(source.text, json);
+      result = { source, view: segmentView, regions: cached?.regions ?? matcher.regionsOf(source.text, 0, segmentView) };
+      if (pieces.length === 0) segment.contextScan = { context: segment.context, json, view: segmentView, regions: result.regions };
       scanned.set(segment, result);
     }
     return result;
@@ -199,11 +204,14 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
     if (predecessors.has(last) || !joinable(last)) continue;
     const chain: Segment[] = [last];
     let releasedContext = 0;
-    for (let current = last; joinable(current) && releasedContext < CONTEXT_SIZE; ) {
+    let current = last;
+    while (joinable(current) && releasedContext < CONTEXT_SIZE) {
       current = current.predecessor as Segment;
       chain.unshift(current);
       if (!bySegment.has(current)) releasedContext += current.context.length;
     }
+    // What lies further back is out of reach of this and every later chain: let it go.
+    if (releasedContext >= CONTEXT_SIZE) current.predecessor = undefined;
     candidates.push(...crossingCandidates(matcher, chain.map(scan), json));
   }
   const only = bySegment.size === 1 ? scanned.get(bySegment.keys().next().value as Segment) : undefined;
