@@ -40,6 +40,13 @@ describe('JSON escapes in streamed tool-call arguments', () => {
     }
   }
 
+  it('JSON escapes in tool input are decoded even with normalize: false (they are what the arguments mean)', async () => {
+    const raw = () => [new RegexFilterProcessor({ presets: ['pii'], strategy: 'redact', normalize: false })];
+    const shown = await shownToolInput('processOutputStream', pieces('{"query":"mail ada\\u0040example.com now"}', [5]), raw);
+    expect(shown.filter((text) => text.includes('ada@example.com'))).toEqual([]);
+    expect(raw()[0]!.redactText('mail ada&#64;example.com')).toBe('mail ada&#64;example.com'); // no markup decoding without normalize
+  });
+
   it('the redaction is written as JSON: a replacement with quotes and backslashes keeps the arguments parseable', async () => {
     const filter = new RegexFilterProcessor({ rules: [{ name: 'id', pattern: /ID-\d+/, replacement: '"[id]" \\ ' }], strategy: 'redact' });
     const streamed = pieces('{"query":"ID-\\u00312345 ok"}', [4]).map((argsTextDelta) => chunk.toolCallDeltaLike(argsTextDelta));
