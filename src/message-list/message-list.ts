@@ -54,12 +54,9 @@ export class MessageList {
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
     this.get = new ListViews(this, this.store);
     const store = this.store;
-    // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write
     this.conversion = {
       generateId: this.generateId,
-      now() {
-        return store.nextTimestamp();
-      },
+      now: () => store.nextTimestamp(),
     };
   }
 
@@ -333,8 +330,7 @@ export class MessageList {
 
 /*
  * The views are built once per list, each on first use (a run reads `all` every step, the others
- * only when a processor asks): plain functions assigned to fields, not `const` arrows, so a
- * `keepNames` build (tsup, tsx) adds no `__name` call and no property dictionary per function.
+ * only when a processor asks).
  */
 function view(select: () => MastraDBMessage[]): MessageListView {
   const result = { db: select } as MessageListView;

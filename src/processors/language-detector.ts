@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation } from '../contract/index.js';
+import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
@@ -166,20 +166,20 @@ export class LanguageDetector implements Processor<'language-detector'> {
     return this.targets.some((target) => normalizeLanguage(target) === normalized);
   }
 
-  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal),
+      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal, tracingContext),
     });
   }
 
-  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal): Promise<MessageVerdict> {
+  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal, tracingContext: TracingContext): Promise<MessageVerdict> {
     if (text.trim().length < this.minTextLength) return { action: 'keep' };
-    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, responseSchema: referenceLanguageAnswer, abortSignal });
+    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, responseSchema: referenceLanguageAnswer, abortSignal, tracing: { processorId: this.id, tracingContext } });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
       return { action: 'keep' };

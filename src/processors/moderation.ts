@@ -7,6 +7,7 @@ import type {
   Processor,
   ProcessorViolation,
   ProcessOutputStreamArgs,
+  TracingContext,
 } from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
@@ -180,13 +181,14 @@ export class ModerationProcessor implements Processor<'moderation'> {
   }
 
   /** Scores `text` (one model call). Resolves to the flagged categories, or `undefined` when the check failed open. */
-  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal): Promise<{ flagged: string[]; answer: ModerationAnswer } | undefined> {
+  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<{ flagged: string[]; answer: ModerationAnswer } | undefined> {
     const outcome = await this.judge.ask({
       system: this.system,
       prompt: quoted('Text to moderate', text),
       schema: moderationAnswer,
       responseSchema: referenceModerationAnswer,
       ...(abortSignal === undefined ? {} : { abortSignal }),
+      tracing: { processorId: this.id, tracingContext },
     });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
@@ -195,7 +197,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     return { flagged: flaggedCategories(outcome.value.categories, this.threshold, this.categories), answer: outcome.value };
   }
 
-  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -203,16 +205,16 @@ export class ModerationProcessor implements Processor<'moderation'> {
       abort,
       lastMessageOnly: this.lastMessageOnly,
       judge: async (_message, text): Promise<MessageVerdict> => {
-        const verdict = await this.moderate(text, abort, abortSignal);
+        const verdict = await this.moderate(text, abort, abortSignal, tracingContext);
         if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
         return this.enforce('input', verdict.flagged, verdict.answer, abort) === 'keep' ? { action: 'keep' } : { action: 'drop' };
       },
     });
   }
 
-  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+  processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const verdict = await this.moderate(span, abort, abortSignal);
+      const verdict = await this.moderate(span, abort, abortSignal, tracingContext);
       if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
       return { action: this.enforce('output', verdict.flagged, verdict.answer, abort) };
     });

@@ -10,6 +10,7 @@ import type {
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
+  TracingContext,
 } from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
@@ -213,12 +214,13 @@ export class PIIDetector implements Processor<'pii-detector'> {
   }
 
   /** Finds PII in `text` (one model call); `undefined` when the check failed open. */
-  async detect(text: string, abort: AbortFunction, abortSignal?: AbortSignal): Promise<PIIDetection[] | undefined> {
+  async detect(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<PIIDetection[] | undefined> {
     const outcome = await this.judge.ask({
       system: this.system,
       prompt: quoted('Text to inspect', text),
       schema: piiAnswer,
       ...(abortSignal === undefined ? {} : { abortSignal }),
+      tracing: { processorId: this.id, tracingContext },
     });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
@@ -230,7 +232,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     );
   }
 
-  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -238,7 +240,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
       abort,
       lastMessageOnly: this.lastMessageOnly,
       judge: async (message, text): Promise<MessageVerdict> => {
-        const detections = await this.detect(text, abort, abortSignal);
+        const detections = await this.detect(text, abort, abortSignal, tracingContext);
         if (detections === undefined || detections.length === 0) return { action: 'keep' };
         const replacements = this.enforce('input', detections, abort);
         if (replacements === 'keep') return { action: 'keep' };
@@ -248,9 +250,9 @@ export class PIIDetector implements Processor<'pii-detector'> {
     });
   }
 
-  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+  processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const detections = await this.detect(span, abort, abortSignal);
+      const detections = await this.detect(span, abort, abortSignal, tracingContext);
       if (detections === undefined || detections.length === 0) return { action: 'keep' };
       const replacements = this.enforce('output', detections, abort);
       if (replacements === 'keep') return { action: 'keep' };
@@ -264,10 +266,10 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * Judges each tool result (its strings, one model call) before the stream, the model and memory
    * see it: blocks, reports, or redacts the detected values in every string of the result.
    */
-  async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal }: ProcessToolResultArgs): Promise<undefined> {
+  async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal, tracingContext }: ProcessToolResultArgs): Promise<undefined> {
     const text = collectStrings(result).join('\n');
     if (text.trim() === '') return undefined;
-    const detections = await this.detect(text, abort, abortSignal);
+    const detections = await this.detect(text, abort, abortSignal, tracingContext);
     if (detections === undefined || detections.length === 0) return undefined;
     const replacements = this.enforce('output', detections, abort);
     if (replacements === 'keep') return undefined;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation } from '../contract/index.js';
+import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
 import { flaggedCategories, ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
@@ -187,14 +187,14 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       .join('\n');
   }
 
-  processInput({ messages, messageList, abort, abortSignal }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal),
+      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal, tracingContext),
     });
   }
 
@@ -208,8 +208,8 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     }
   }
 
-  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal): Promise<MessageVerdict> {
-    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User message', text), schema: injectionAnswer, responseSchema: referenceInjectionAnswer, abortSignal });
+  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal, tracingContext: TracingContext): Promise<MessageVerdict> {
+    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User message', text), schema: injectionAnswer, responseSchema: referenceInjectionAnswer, abortSignal, tracing: { processorId: this.id, tracingContext } });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
       return { action: 'keep' };

@@ -7,6 +7,7 @@ import type {
   ProcessorViolation,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
+  TracingContext,
 } from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { quoted } from './internal/input-messages.js';
@@ -167,7 +168,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
   }
 
   /** Finds leaks of `systemPrompt` in `text`: pattern matches plus the judge's findings (one call). */
-  async findLeaks(text: string, systemPrompt: string, abort: AbortFunction, abortSignal?: AbortSignal): Promise<SystemPromptLeak[]> {
+  async findLeaks(text: string, systemPrompt: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<SystemPromptLeak[]> {
     const leaks: SystemPromptLeak[] = [];
     for (const pattern of this.patterns) {
       pattern.lastIndex = 0;
@@ -179,6 +180,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       prompt: `${quoted('System prompt', systemPrompt)}\n\n${quoted('Response passage', text)}`,
       schema: leakAnswer,
       ...(abortSignal === undefined ? {} : { abortSignal }),
+      tracing: { processorId: this.id, tracingContext },
     });
     if (!outcome.ok) {
       this.judge.failed(this.id, outcome.error, abort);
@@ -192,9 +194,9 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     return leaks;
   }
 
-  processOutputStream({ part, state, abort, abortSignal, messageList }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+  processOutputStream({ part, state, abort, abortSignal, messageList, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const leaks = await this.findLeaks(span, systemPromptOf(messageList), abort, abortSignal);
+      const leaks = await this.findLeaks(span, systemPromptOf(messageList), abort, abortSignal, tracingContext);
       if (leaks.length === 0) return { action: 'keep' };
       const detail = {
         count: leaks.length,

@@ -27,9 +27,8 @@ function signatureOf(metadata: unknown): string | undefined {
 const BLOCK = 16;
 
 /**
- * Text appended delta by delta. `s += delta` keeps one cons-string node (32 bytes) per delta for as
- * long as the step lives; here every {@link BLOCK} deltas become one flat string (linear in the
- * text overall), and the text is joined when read.
+ * Text appended delta by delta: every {@link BLOCK} deltas become one flat string (linear in the
+ * text overall, no string node kept per delta for as long as the step lives), joined when read.
  */
 class TextPieces {
   #pieces: string[] = [];
@@ -83,7 +82,7 @@ interface OpenText {
 /** What `openTextIds` / `openReasoningIds` are while nothing is open (shared, never written). */
 const NONE_OPEN: readonly string[] = Object.freeze([]);
 
-/** `list` with `item` added (a new array of one for the first: a push onto `[]` makes room for 17). */
+/** `list` with `item` added (an array of one for the first). */
 function withItem<T>(list: T[] | undefined, item: T): T[] {
   if (list === undefined || list.length === 0) return [item];
   list.push(item);
@@ -120,8 +119,6 @@ export class StepAccumulator {
   #reasoning: Map<string, ReasoningPart> | undefined;
   #invocations: Map<string, ToolInvocationPart> | undefined;
   #committed = false;
-  /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
-  onLatePart: ((part: DataPart) => void) | undefined;
 
   #openTextIds: string[] | undefined;
   #openReasoningIds: string[] | undefined;
@@ -192,7 +189,6 @@ export class StepAccumulator {
     return this.#compact;
   }
 
-  /** Records a processed chunk of the step. */
   /**
    * `keepChunks: false` when nobody will read `compact` (no `processLLMResponse` hook): chunks are
    * then not retained for the whole step, so the young ones die young (cheaper GC).
@@ -201,7 +197,11 @@ export class StepAccumulator {
     this.#keepChunks = options.keepChunks ?? true;
   }
 
-  observe(chunk: ChunkType): void {
+  /**
+   * Records a processed chunk of the step. A non-transient `data-*` chunk that arrives after the
+   * step's message was built (a tool's) is returned as a part of its own, for the caller to store.
+   */
+  observe(chunk: ChunkType): DataPart | undefined {
     if (this.#keepChunks) this.#recorded.push(chunk);
     switch (chunk.type) {
       case 'text-start':
@@ -329,12 +329,13 @@ export class StepAccumulator {
           const data = chunk as DataChunkType;
           if (data.transient !== true) {
             const part: DataPart = { type: data.type, data: data.data, ...(data.id === undefined ? {} : { id: data.id }) };
-            if (this.#committed && this.onLatePart !== undefined) this.onLatePart(part);
-            else this.#addPart(part);
+            if (this.#committed) return part;
+            this.#addPart(part);
           }
         }
-        return;
+        return undefined;
     }
+    return undefined;
   }
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */

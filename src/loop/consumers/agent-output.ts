@@ -7,13 +7,12 @@ import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
-import { ReaderDemand, type ReaderProbes } from './reader-demand.js';
+import { ReaderPacing, type ReaderProbes } from './reader-pacing.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 /**
  * How many unread chunks a stream that has a reader holds before the run stops reading the
- * provider. Each one read ahead stays alive (chunk, payload, queue entry: ~140 bytes); 16 measured
- * no faster than 4 on the `stream()` rows of `bench:compare`.
+ * provider (bench/README.md, "performance house rules": more read-ahead was no faster).
  */
 const READ_AHEAD = 4;
 
@@ -24,9 +23,7 @@ function settled<T>(promise: Promise<T>): Promise<T> {
 
 /**
  * The run's side of an {@link AgentOutput}: the observer of the run, the underlying source of
- * `fullStream`, and the buffer for late readers. One object with methods instead of a dozen
- * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
- * also costs a property dictionary).
+ * `fullStream`, and the buffer for late readers.
  */
 class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   fullController!: ReadableStreamDefaultController<ChunkType>;
@@ -47,14 +44,14 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   resolveResult: ((result: GenerateResult) => void) | undefined;
   rejectResult: ((error: unknown) => void) | undefined;
   // backpressure: while every stream being read is full (READ_AHEAD queued), the run stops reading the provider
-  readonly demand: ReaderDemand = new ReaderDemand(this);
+  readonly demand: ReaderPacing = new ReaderPacing(this);
 
   constructor(
     readonly output: AgentOutput,
     readonly budgets: RetryBudgets,
   ) {}
 
-  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-demand.ts`). */
+  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-pacing.ts`). */
   fullDesiredSize(): number | null {
     return this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null;
   }
