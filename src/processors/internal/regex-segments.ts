@@ -31,30 +31,34 @@ export interface Segment {
   /** Characters released so far. */
   released: number;
   /** The matches of the context alone, while the context is this text (a released block is scanned once). */
-  contextScan?: { context: string; json: boolean; view: NormalizedText; regions: ScanRegion[] } | undefined;
+  contextScan?: { context: string; json: boolean; regions: ScanRegion[] } | undefined;
 }
 
 interface ChannelSegments {
-  open: Map<string, Segment>;
-  lastEnded: Segment | undefined;
+  /** The open segments by block id. */
+  open: Record<string, Segment>;
+  lastEnded?: Segment | undefined;
 }
 
-/** The segments of a run's stream (kept in the processor's run state). */
+/**
+ * The segments of a run's stream, kept in the processor's run state: plain data (JSON, so a durable
+ * run can snapshot it at a step boundary and go on from the copy).
+ */
 export interface SegmentState {
-  channels: Map<string, ChannelSegments>;
+  channels: Record<string, ChannelSegments>;
   /** Each channel's last ended segment when the current attempt began (restored if it is rejected). */
-  attemptBase: Map<string, Segment | undefined>;
+  attemptBase: Record<string, Segment | null>;
 }
 
 export function createSegmentState(): SegmentState {
-  return { channels: new Map(), attemptBase: new Map() };
+  return { channels: {}, attemptBase: {} };
 }
 
 function channelOf(state: SegmentState, channel: string): ChannelSegments {
-  let segments = state.channels.get(channel);
+  let segments = state.channels[channel];
   if (segments === undefined) {
-    segments = { open: new Map(), lastEnded: undefined };
-    state.channels.set(channel, segments);
+    segments = { open: {} };
+    state.channels[channel] = segments;
   }
   return segments;
 }
@@ -65,37 +69,42 @@ function channelOf(state: SegmentState, channel: string): ChannelSegments {
  */
 export function segmentFor(state: SegmentState, channel: string, blockId: string, opening: boolean, chains = true): Segment {
   const segments = channelOf(state, channel);
-  const open = segments.open.get(blockId);
+  const open = Object.hasOwn(segments.open, blockId) ? segments.open[blockId] : undefined;
   if (open !== undefined && !opening) return open;
   if (open !== undefined) endSegment(state, channel, blockId);
-  const predecessor = chains && segments.open.size === 0 ? segments.lastEnded : undefined;
+  const predecessor = chains && Object.keys(segments.open).length === 0 ? segments.lastEnded : undefined;
   const segment: Segment = { blockId, predecessor, context: '', released: 0 };
-  segments.open.set(blockId, segment);
+  defineEntry(segments.open, blockId, segment);
   return segment;
 }
 
 /** Block `blockId` ended (`*-end`). */
 export function endSegment(state: SegmentState, channel: string, blockId: string): void {
   const segments = channelOf(state, channel);
-  const segment = segments.open.get(blockId);
-  if (segment === undefined) return;
-  segments.open.delete(blockId);
+  if (!Object.hasOwn(segments.open, blockId)) return;
+  const segment = segments.open[blockId];
+  delete segments.open[blockId];
   segments.lastEnded = segment;
+}
+
+/** Sets `record[key]` as an own property (a block id `__proto__` stays a key). */
+function defineEntry<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A step boundary (`step-start`, `step-finish`): every open block ends; a new attempt begins. */
 export function endStep(state: SegmentState): void {
-  for (const [channel, segments] of state.channels) {
-    for (const blockId of [...segments.open.keys()]) endSegment(state, channel, blockId);
-    state.attemptBase.set(channel, segments.lastEnded);
+  for (const [channel, segments] of Object.entries(state.channels)) {
+    for (const blockId of Object.keys(segments.open)) endSegment(state, channel, blockId);
+    state.attemptBase[channel] = segments.lastEnded ?? null;
   }
 }
 
 /** The current attempt was rejected (a retry): its blocks leave no context. */
 export function rejectAttempt(state: SegmentState): void {
-  for (const [channel, segments] of state.channels) {
-    segments.open.clear();
-    segments.lastEnded = state.attemptBase.get(channel);
+  for (const [channel, segments] of Object.entries(state.channels)) {
+    segments.open = {};
+    segments.lastEnded = state.attemptBase[channel] ?? undefined;
   }
 }
 
@@ -174,16 +183,19 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
     if (list === undefined) bySegment.set(segment, [piece]);
     else list.push(piece);
   }
-  const scanned = new Map<Segment, { source: Assembled; view: NormalizedText; regions: ScanRegion[] }>();
+  const scanned = new Map<Segment, { source: Assembled; view: NormalizedText | undefined; regions: ScanRegion[] }>();
   const scan = (segment: Segment) => {
     let result = scanned.get(segment);
     if (result === undefined) {
       const pieces = bySegment.get(segment) ?? [];
       const source = assemble(segment, pieces, heldText);
       const cached = pieces.length === 0 && segment.contextScan?.context === segment.context && segment.contextScan.json === json ? segment.contextScan : undefined;
-      const segmentView = cached?.view ?? matcher.viewOf(source.text, json);
-      result = { source, view: segmentView, regions: cached?.regions ?? matcher.regionsOf(source.text, 0, segmentView) };
-      if (pieces.length === 0) segment.contextScan = { context: segment.context, json, view: segmentView, regions: result.regions };
+      if (cached !== undefined) result = { source, view: undefined, regions: cached.regions };
+      else {
+        const segmentView = matcher.viewOf(source.text, json);
+        result = { source, view: segmentView, regions: matcher.regionsOf(source.text, 0, segmentView) };
+        if (pieces.length === 0) segment.contextScan = { context: segment.context, json, regions: result.regions };
+      }
       scanned.set(segment, result);
     }
     return result;
@@ -215,7 +227,7 @@ export function findCandidates(matcher: RegexMatcher, heldText: string, pieces: 
     candidates.push(...crossingCandidates(matcher, chain.map(scan), json));
   }
   const only = bySegment.size === 1 ? scanned.get(bySegment.keys().next().value as Segment) : undefined;
-  return { candidates, single: only === undefined ? undefined : { source: only.source, view: only.view } };
+  return { candidates, single: only?.view === undefined ? undefined : { source: only.source, view: only.view } };
 }
 
 /** Matches of a chain's joined text that cross a boundary and overlap no match of one segment alone. */
