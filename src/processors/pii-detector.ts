@@ -14,8 +14,8 @@ import type {
 } from '../contract/index.js';
 import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
 import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
-import { mapMessageText, replaceAllValues } from './internal/message-text.js';
-import { mapStrings } from './internal/deep-strings.js';
+import { mapJudgedText, mapMessageText, replaceAllValues } from './internal/message-text.js';
+import { collectStrings, mapStrings } from './internal/deep-strings.js';
 import { applyRememberedRedactions, rememberedRedactions, rememberRedactions } from './internal/redactions.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -245,7 +245,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
         const replacements = this.enforce('input', detections, abort);
         if (replacements === 'keep') return { action: 'keep' };
         if (replacements === 'drop') return { action: 'drop' };
-        return { action: 'replace', message: mapMessageText(message, (partText) => replaceAllValues(partText, replacements)) };
+        return { action: 'replace', message: mapJudgedText(message, (partText) => replaceAllValues(partText, replacements)) };
       },
     });
   }
@@ -267,12 +267,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * see it: blocks, reports, or redacts the detected values in every string of the result.
    */
   async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal, tracingContext }: ProcessToolResultArgs): Promise<undefined> {
-    const strings: string[] = [];
-    mapStrings(result, (text) => {
-      strings.push(text);
-      return text;
-    });
-    const text = strings.join('\n');
+    const text = collectStrings(result).join('\n');
     if (text.trim() === '') return undefined;
     const detections = await this.detect(text, abort, abortSignal, tracingContext);
     if (detections === undefined || detections.length === 0) return undefined;

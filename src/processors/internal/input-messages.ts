@@ -1,19 +1,23 @@
 /** Judging the input messages one by one, for the model-backed input processors. */
 import type { MastraDBMessage, MessageList } from '../../message-list/index.js';
 import type { AbortFunction } from '../../contract/index.js';
-import { messageText } from './message-text.js';
+import { judgedText } from './message-text.js';
 
 /** What to do with one judged message. */
 export type MessageVerdict = { action: 'keep' } | { action: 'drop' } | { action: 'replace'; message: MastraDBMessage };
 
-/** Which input messages a processor judges: user messages with text (only the last one with `lastMessageOnly`). */
+/**
+ * Which input messages a processor judges: user messages with text or attached text files (only the
+ * last one with `lastMessageOnly`).
+ */
 export function messagesToJudge(messages: readonly MastraDBMessage[], lastMessageOnly: boolean): Set<MastraDBMessage> {
-  const candidates = messages.filter((message) => message.role === 'user' && messageText(message).trim() !== '');
+  const candidates = messages.filter((message) => message.role === 'user' && judgedText(message).trim() !== '');
   return new Set(lastMessageOnly ? candidates.slice(-1) : candidates);
 }
 
 /**
- * Judges the selected messages in order (one model call each) and applies the verdicts: dropped
+ * Judges the selected messages in order (one model call each) — the text and the attached text
+ * files of each (`judgedText`) — and applies the verdicts: dropped
  * messages leave the list, replaced ones are returned in place. Dropping every input message
  * aborts the run (there would be nothing left to answer).
  */
@@ -33,7 +37,7 @@ export async function judgeInputMessages(options: {
       kept.push(message);
       continue;
     }
-    const verdict = await options.judge(message, messageText(message));
+    const verdict = await options.judge(message, judgedText(message));
     if (verdict.action === 'drop') dropped.push(message.id);
     else kept.push(verdict.action === 'replace' ? verdict.message : message);
   }
