@@ -22,5 +22,6 @@ export type {
 export { InMemoryStorage, type InMemoryStorageOptions } from './in-memory-storage.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { ThreadNotFoundError } from './errors/thread-not-found-error.js';
+export { MissingDriverError } from './errors/missing-driver-error.js';
 export { ThreadOwnershipError } from './errors/thread-ownership-error.js';
 export { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdField, type InvalidIdReason } from './errors/invalid-id-error.js';

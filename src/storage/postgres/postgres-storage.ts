@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { pg } from '../internal/load-driver.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
