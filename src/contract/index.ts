@@ -55,7 +55,17 @@ export { RequestContext, type ReadableRequestContext } from './request-context.j
 export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
-export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
+export type {
+  AgentFunctionTool,
+  AgentProviderTool,
+  AgentTool,
+  AgentToolChoice,
+  AgentToolExecutionOptions,
+  AgentToolSet,
+  MastraCompatibleTool,
+  ToolExecute,
+  ToolObserve,
+} from './tool-types.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';
 
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the
@@ -65,3 +75,5 @@ export { tripwirePayload } from './tripwire-payload.js';
 export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
+export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
+export { warnOnce } from './warn-once.js';

@@ -339,8 +339,11 @@ export interface Processor<TId extends string = string, TTripwireMetadata = unkn
   processorIndex?: number;
   /** When true, `processOutputStream` also receives `data-*` chunks. Default false. */
   processDataParts?: boolean;
-  /** Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed. */
-  onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
+  /**
+   * Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed.
+   * `undefined` is accepted (a class may declare the field and leave it unset).
+   */
+  onViolation?: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
 
   processInput?(args: ProcessInputArgs<TTripwireMetadata>): HookReturn<ProcessInputResult | undefined | void>;
   processInputStep?(
