@@ -20,6 +20,7 @@ import {
 } from '../contract/index.js';
 import { assertDataChunk } from '../operators/index.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
+import { checkRunProcessorCall } from './internal/run-processor-checks.js';
 
 /**
  * The argument object of `hook`, as the `Processor` interface types it.
@@ -179,10 +180,8 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
   hook: H,
   ...[args]: [RequiredHookArgs[H]] extends [never] ? [args?: RunProcessorArgs<H>] : [args: RunProcessorArgs<H>]
 ): Promise<RunProcessorResult<HookResult<P, H>>> {
+  checkRunProcessorCall(processor, hook, args);
   const method = (processor as unknown as Record<string, unknown>)[hook];
-  if (typeof method !== 'function') {
-    throw new TypeError(`runProcessor: processor "${processor.id}" has no ${hook} hook.`);
-  }
   const given = { ...(args ?? {}) } as Record<string, unknown>;
   const messageList = (given.messageList as MessageList | undefined) ?? new MessageList();
   const state = (given.state as ProcessorState | undefined) ?? {};
