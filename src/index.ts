@@ -77,6 +77,7 @@ export {
   type AgentFunctionTool,
   type AgentProviderTool,
   type AgentTool,
+  type LanguageModelV1,
   type AgentToolChoice,
   type AgentToolExecutionOptions,
   type AgentToolSet,

@@ -66,6 +66,7 @@ export type {
   ToolExecute,
   ToolObserve,
 } from './tool-types.js';
+export type { LanguageModelV1 } from './language-model-v1.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';
 
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the

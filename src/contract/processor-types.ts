@@ -17,6 +17,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { MessageList } from '../message-list/message-list.js';
+import type { LanguageModelV1 } from './language-model-v1.js';
 import type { CoreSystemMessage, MastraDBMessage } from '../message-list/types.js';
 import type { CachedLLMStepChunk, ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from './chunk-types.js';
 import type { TripWireOptions } from './errors/trip-wire.js';
@@ -42,8 +43,8 @@ export interface ProcessorViolation {
   detail?: unknown;
 }
 
-/** Any model rxagent accepts: an AI SDK `LanguageModelV2`/`V3`/`V4` object or a `'provider/model'` id. */
-export type ModelInput = LanguageModelV2 | LanguageModelV3 | LanguageModelV4 | string;
+/** Any model rxagent accepts: an AI SDK `LanguageModelV1`/`V2`/`V3`/`V4` object or a `'provider/model'` id. */
+export type ModelInput = LanguageModelV1 | LanguageModelV2 | LanguageModelV3 | LanguageModelV4 | string;
 
 /** Call settings (temperature, maxOutputTokens, …) as the AI SDK names them. */
 export interface CallSettings {

@@ -4,6 +4,7 @@
  * operators' own per-run machinery (the demand gate, the `processOutputStream` chains) is attached
  * by `createRunContext` off the public type (`internal/run-machinery.ts`).
  */
+import { signalDataChunk } from './internal/signal-chunk.js';
 import { Subject, type SchedulerLike } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../message-list/message-list.js';
@@ -168,6 +169,7 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
     sendSignal(input) {
       const signal = createSignal(input, () => `${context.runId}-signal-${++signalSequence}`);
       context.pendingSignals.push(signal);
+      void context.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
       return Promise.resolve(signal);
     },
     // methods, not `const` arrows: a keepNames build (tsup, tsx) names arrows with a property

@@ -14,6 +14,7 @@ import type {
 } from '../contract/index.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { emitInOrder } from './internal/emit-in-order.js';
+import { storedShape } from './internal/message-text.js';
 import { channelOf, heldText, holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './internal/held-stream.js';
 import { normalizeForMatching } from './internal/normalized-text.js';
 import { PRESET_FINDERS, REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
@@ -265,10 +266,12 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return result + text.slice(cursor);
   }
 
-  processInput({ messages, abort }: ProcessInputArgs): MastraDBMessage[] | undefined {
-    if (this.phase === 'output') return undefined;
-    const filtered = this.filterMessages(messages, 'input', abort);
-    return filtered === messages ? undefined : filtered;
+  /** The input with matches handled; the same array when nothing matched (as the reference returns it). */
+  processInput({ messages, abort }: ProcessInputArgs): MastraDBMessage[] {
+    if (this.phase === 'output') return messages;
+    const stored = messages.map(storedShape);
+    const filtered = this.filterMessages(stored, 'input', abort);
+    return filtered === stored ? messages : filtered;
   }
 
   processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {

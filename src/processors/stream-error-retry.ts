@@ -258,7 +258,7 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   processAPIError(args: ProcessAPIErrorArgs): undefined | Promise<ProcessAPIErrorResult | undefined> {
     const { error, state, abortSignal } = args;
     const used = (state.retries as number | undefined) ?? 0;
-    if (abortSignal.aborted) return undefined;
+    if (abortSignal?.aborted === true) return undefined;
     const policy = this.policyFor(error);
     if (policy === undefined || used >= Math.max(0, policy.maxRetries ?? this.maxRetries)) return undefined;
     const attempt = used + 1;
@@ -285,12 +285,11 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
       // a failing callback does not cancel the retry
     }
     const wait = (): Promise<ProcessAPIErrorResult | undefined> => {
-      if (abortSignal.aborted) return Promise.resolve(undefined);
-      const waited = race(
-        timer(delay, this.scheduler).pipe(map(() => true)),
-        fromEvent(abortSignal, 'abort').pipe(map(() => false)),
-      );
-      return firstValueFrom(waited).then((completed) => (completed && !abortSignal.aborted ? { retry: true } : undefined));
+      if (abortSignal?.aborted === true) return Promise.resolve(undefined);
+      // called directly (a unit test, as the reference's own tests do) there may be no abortSignal
+      const elapsed = timer(delay, this.scheduler).pipe(map(() => true));
+      const waited = abortSignal === undefined ? elapsed : race(elapsed, fromEvent(abortSignal, 'abort').pipe(map(() => false)));
+      return firstValueFrom(waited).then((completed) => (completed && abortSignal?.aborted !== true ? { retry: true } : undefined));
     };
     const notified = policy.onRetry?.({ ...args, delayMs: delay });
     return isPromiseLike(notified) ? Promise.resolve(notified).then(wait) : wait();

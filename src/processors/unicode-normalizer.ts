@@ -79,8 +79,10 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
     return result;
   }
 
+  /** The input, normalised; the same array when no text changed. */
   processInput({ messages }: ProcessInputArgs): MastraDBMessage[] {
-    return messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    const normalized = messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    return normalized.every((message, index) => message === messages[index]) ? messages : normalized;
   }
 }
 
