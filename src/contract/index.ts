@@ -48,7 +48,7 @@ export type {
   TripwirePayload,
 } from './chunk-types.js';
 export * from './chunk-guards.js';
-export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
+export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
@@ -66,7 +66,23 @@ export type {
   ToolExecute,
   ToolObserve,
 } from './tool-types.js';
-export type { LanguageModelV1 } from './language-model-v1.js';
+export type {
+  LanguageModelV1,
+  LanguageModelV1CallOptions,
+  LanguageModelV1GenerateResult,
+  LanguageModelV1Message,
+  LanguageModelV1FunctionTool,
+  LanguageModelV1MessagePart,
+  LanguageModelV1Mode,
+  LanguageModelV1RawResponse,
+  LanguageModelV1Request,
+  LanguageModelV1ResponseFormat,
+  LanguageModelV1ResponseMetadata,
+  LanguageModelV1StreamPart,
+  LanguageModelV1StreamResult,
+  LanguageModelV1ToolCall,
+  LanguageModelV1Usage,
+} from './language-model-v1.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';
 
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the

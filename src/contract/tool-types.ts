@@ -50,7 +50,10 @@ export interface ToolObserve {
  * const run: ToolExecute<AgentToolExecutionOptions> = async (input: { city: string }, { toolCallId }) => ({ ...input, toolCallId });
  * ```
  */
-export type ToolExecute<TOptions> = { execute(input: never, options: TOptions): unknown }['execute'];
+export type ToolExecute<TOptions> = {
+  /** Runs the tool with its validated input and the options. */
+  execute(input: never, options: TOptions): unknown;
+}['execute'];
 
 /**
  * A tool written for rxagent or the AI SDK: an AI SDK `tool({ description, inputSchema, execute })`
@@ -177,7 +180,12 @@ export type AgentTool = AgentFunctionTool | AgentProviderTool | MastraCompatible
 export type AgentToolSet = Record<string, AgentTool>;
 
 /** How the model may use tools: AI SDK's `'auto' | 'none' | 'required' | { type: 'tool', toolName }`. */
-export type AgentToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
+export type AgentToolChoice = 'auto' | 'none' | 'required' | {
+  /** What kind of value this is. */
+  type: 'tool';
+  /** The name of the tool. */
+  toolName: string;
+};
 
 /**
  * The no-op {@link ToolObserve} rxagent hands to tools.

@@ -20,9 +20,14 @@ export interface TracingContext {
 
 /** What happened in one processor hook run (for tracing). */
 export interface ProcessorHookEvent {
+  /** The id of the processor concerned. */
   processorId: string;
+  /** The hook's name. */
   hook: string;
+  /** How the hook call ended. */
   outcome: 'pass' | 'drop' | 'abort' | 'retry' | 'error';
+  /** When the hook call started (ms since the epoch). */
   startTime: number;
+  /** When it ended (ms since the epoch). */
   endTime: number;
 }

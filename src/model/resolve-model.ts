@@ -40,7 +40,10 @@ export type ModelInput = AnyLanguageModel | string;
  */
 export type ProviderLike =
   | ((modelId: string) => AnyLanguageModel)
-  | { languageModel(modelId: string): AnyLanguageModel };
+  | {
+    /** The model for an id. */
+    languageModel(modelId: string): AnyLanguageModel;
+  };
 
 /**
  * Where `'provider/model'` ids are looked up: an AI SDK `createProviderRegistry(...)` result
@@ -54,7 +57,10 @@ export type ProviderLike =
  * ```
  */
 export type ModelRegistry =
-  | { languageModel(id: string): AnyLanguageModel }
+  | {
+    /** The model for an id. */
+    languageModel(id: string): AnyLanguageModel;
+  }
   | Readonly<Record<string, ProviderLike>>;
 
 const adaptedModels = new WeakMap<object, LanguageModelV4>();

@@ -23,9 +23,13 @@ import { attachRunMachinery } from './internal/run-machinery.js';
 
 /** The context one run's operators share. */
 export interface RunContext {
+  /** The id of the run this belongs to. */
   readonly runId: string;
+  /** The run's `MessageList`. */
   messageList: MessageList;
+  /** The run's `RequestContext`. */
   requestContext: RequestContext;
+  /** Tracing of the run (spans of processor hooks). */
   tracingContext: TracingContext;
   /** Fires when the run is cancelled; hooks and tools receive it. */
   abortSignal: AbortSignal;

@@ -47,9 +47,12 @@ const CONTINUE_SIGNAL = {
  * ```
  */
 export class PrefillErrorHandler implements Processor<'prefill-error-handler'> {
+  /** The processor's id. */
   readonly id = 'prefill-error-handler' as const;
+  /** A human-readable name. */
   readonly name = 'Prefill Error Handler';
 
+  /** The `processAPIError` hook (see `Processor.processAPIError` for when it runs and what it may return). */
   processAPIError({ error, retryCount, messageList, sendSignal }: ProcessAPIErrorArgs): ProcessAPIErrorResult | undefined {
     if (retryCount > 0 || !isPrefillRejection(error)) return undefined;
     if (typeof sendSignal === 'function') {

@@ -74,6 +74,7 @@ const ALL_CHANNELS: readonly RegexFilterChannel[] = ['text', 'reasoning', 'tool-
  * ```
  */
 export interface RegexFilterOptions {
+  /** The rules: regular expressions with their replacement or strategy. */
   rules?: RegexRule[];
   /** One preset or a list. */
   presets?: RegexPreset | RegexPreset[];
@@ -97,6 +98,7 @@ export interface RegexFilterOptions {
    * script, Cyrillic/Greek homoglyphs in Latin words) and redact the original span. Default `true`.
    */
   normalize?: boolean;
+  /** Called on every violation (abort or warning); its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
 
@@ -111,12 +113,19 @@ export interface RegexFilterOptions {
  * ```
  */
 export interface RegexMatch {
+  /** The rule that matched. */
   rule: string;
+  /** The matched text. */
   match: string;
+  /** Its position. */
   index: number;
+  /** What the rule does with a match: `block`, `redact` or `warn`. */
   strategy: RegexFilterStrategy;
+  /** Where the match starts (offset in the text). */
   start: number;
+  /** Where the match ends (exclusive). */
   end: number;
+  /** The matched value. */
   value: string;
 }
 
@@ -129,11 +138,17 @@ export interface RegexMatch {
  * ```
  */
 export interface RegexRedaction {
+  /** The rule that matched. */
   rule: string;
+  /** Its position. */
   index: number;
+  /** The length of the matched text. */
   length: number;
+  /** What replaced it. */
   replacement: string;
+  /** Other rules that matched the same span. */
   overlappingRules?: string[];
+  /** The matched value. */
   value?: string;
 }
 
@@ -207,8 +222,11 @@ function compileRule(rule: RegexRule, defaultStrategy: RegexFilterStrategy): Com
  * ```
  */
 export class RegexFilterProcessor implements Processor<'regex-filter'> {
+  /** The processor's id. */
   readonly id = 'regex-filter';
+  /** A human-readable name. */
   readonly name = 'Regex Filter';
+  /** What the processor does. */
   readonly description = 'Blocks, redacts or reports text matching regular expressions.';
   /** Data chunks are checked (channel `data`) and release the held text first, so they never overtake it. */
   readonly processDataParts = true;
@@ -274,12 +292,14 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return filtered === stored ? messages : filtered;
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort }: ProcessOutputStreamArgs): ChunkType | null {
     if (this.phase === 'input') return part;
     state.streamed = true;
     return emitInOrder(state, this.streamOutputs(part, state, abort));
   }
 
+  /** The `processToolResult` hook (see `Processor.processToolResult` for when it runs and what it may return). */
   processToolResult({ result, toolCallId, toolName, args, messageList, abort }: ProcessToolResultArgs): undefined {
     if (this.phase === 'input' || !this.channels.has('tool-result')) return undefined;
     const filtered = this.filterValue(result, 'output', abort);
@@ -294,7 +314,10 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
    * a tool error — stored by the runtime before any output hook runs — never reaches the model
    * unfiltered. Runs when the filter is also one of the agent's `inputProcessors`.
    */
-  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): { prompt: LanguageModelV4Prompt } | undefined {
+  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): {
+    /** The prompt sent to the model. */
+    prompt: LanguageModelV4Prompt;
+  } | undefined {
     if (this.phase === 'input') return undefined;
     let changed = false;
     const filtered = prompt.map((message) => {
@@ -311,6 +334,7 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return changed ? { prompt: filtered } : undefined;
   }
 
+  /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
   processOutputResult({ messages, state, abort }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
     if (this.phase === 'input') return undefined;
     // Warnings about text the stream hook already saw were reported there.

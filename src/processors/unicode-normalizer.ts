@@ -56,8 +56,11 @@ const keptControls = new Set(['\n', '\t']);
  * ```
  */
 export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
+  /** The processor's id. */
   readonly id = 'unicode-normalizer';
+  /** A human-readable name. */
   readonly name = 'Unicode Normalizer';
+  /** What the processor does. */
   readonly description = 'Normalises input text (NFKC, control characters, whitespace).';
   private readonly options: Required<UnicodeNormalizerOptions>;
 

@@ -43,14 +43,23 @@ export type HookArgs<H extends ProcessorHookName> = Parameters<NonNullable<Proce
  * ```
  */
 export interface RequiredHookArgs {
+  /** Nothing: every argument has a default. */
   processInput: never;
+  /** Nothing: every argument has a default. */
   processInputStep: never;
+  /** The prompt. */
   processLLMRequest: 'prompt';
+  /** Nothing: every argument has a default. */
   processLLMResponse: never;
+  /** The error. */
   processAPIError: 'error';
+  /** The chunk (`part`). */
   processOutputStream: 'part';
+  /** Nothing: every argument has a default. */
   processOutputStep: never;
+  /** The tool's name, the call's id and the result. */
   processToolResult: 'toolName' | 'toolCallId' | 'result';
+  /** Nothing: every argument has a default. */
   processOutputResult: never;
 }
 

@@ -28,7 +28,14 @@ export class MissingDriverError extends RxAgentError {
   /** The rxagent entry point that needs it, e.g. `'rxagent/storage/libsql'`. */
   readonly entry: string;
 
-  constructor(options: { packageName: string; entry: string; cause?: unknown }) {
+  constructor(options: {
+    /** The npm package to install. */
+    packageName: string;
+    /** The rxagent entry point that needs it. */
+    entry: string;
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     const { packageName, entry, cause } = options;
     const notInstalled = isNotFound(cause, packageName);
     super(

@@ -51,12 +51,21 @@ interface PostgresStorageCommonOptions {
  */
 export type PostgresStorageOptions =
   | (PostgresStorageCommonOptions & {
+      /** A `postgres://` connection string. */
       connectionString: string;
       /** Extra `pg` pool settings (`max`, `ssl`, …). `connectionTimeoutMillis` defaults to 10 s. */
       poolConfig?: Omit<PoolConfig, 'connectionString'>;
+      /** A `pg` `Pool` you own (`close()` leaves it open). */
       pool?: never;
     })
-  | (PostgresStorageCommonOptions & { pool: Pool; connectionString?: never; poolConfig?: never });
+  | (PostgresStorageCommonOptions & {
+    /** A `pg` `Pool` you own (`close()` leaves it open). */
+    pool: Pool;
+    /** A `postgres://` connection string. */
+    connectionString?: never;
+    /** Extra `pg` pool settings (`max`, `ssl`, …). */
+    poolConfig?: never;
+  });
 
 interface ThreadRow {
   id: string;
