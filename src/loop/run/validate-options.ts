@@ -122,7 +122,8 @@ export function validateProcessors(list: unknown, path: string): void {
   list.forEach((processor: unknown, index) => {
     if (!isObject(processor)) fail(`${path}[${index}]`, 'a processor object', processor);
     if (typeof processor.id !== 'string' || processor.id.length === 0) fail(`${path}[${index}].id`, 'a non-empty string', processor.id);
-  });  checkProcessorList(list, path, optionError); // misspelt hooks, a processor in a list that runs none of its hooks
+  });
+  checkProcessorList(list, path, optionError); // misspelt hooks, a processor in a list that runs none of its hooks
 }
 
 function validateInstructions(value: unknown, path: string): void {
