@@ -48,7 +48,9 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
  * ```
  */
 export class Agent {
+  /** The id. */
   readonly id: string;
+  /** A human-readable name. */
   readonly name: string;
   readonly #config: AgentConfig;
 

@@ -8,14 +8,19 @@ import type { MemoryStorage } from '../storage/types.js';
 
 /** What `MessageHistory` needs for one call. */
 export interface MessageHistoryOptions {
+  /** The store the threads live in. */
   storage: MemoryStorage;
+  /** The id of the conversation thread. */
   threadId: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
   /** How many of the thread's last messages to load (0: none). */
   lastMessages: number;
   /** Load only; an unknown thread is a `ThreadNotFoundError`. */
   readOnly: boolean;
+  /** The title. */
   title?: string;
+  /** Free-form metadata. */
   metadata?: Record<string, unknown>;
 }
 
@@ -29,7 +34,9 @@ export interface MessageHistoryOptions {
  * ```
  */
 export class MessageHistory implements Processor<'message-history'> {
+  /** The id. */
   readonly id = 'message-history' as const;
+  /** A human-readable name. */
   readonly name = 'Message history';
   readonly #options: MessageHistoryOptions;
 
@@ -37,6 +44,7 @@ export class MessageHistory implements Processor<'message-history'> {
     this.#options = options;
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   async processInput({ messageList }: ProcessInputArgs): Promise<undefined> {
     const { storage, threadId, resourceId, lastMessages, readOnly } = this.#options;
     const thread = await storage.getThread(threadId);

@@ -4,6 +4,7 @@
  * operators' own per-run machinery (the demand gate, the `processOutputStream` chains) is attached
  * by `createRunContext` off the public type (`internal/run-machinery.ts`).
  */
+import { signalDataChunk } from './internal/signal-chunk.js';
 import { Subject, type SchedulerLike } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../message-list/message-list.js';
@@ -49,6 +50,7 @@ export interface RunContextState {
 export interface RunContext extends RunContextState {
   readonly runId: string;
   requestContext: RequestContext;
+  /** Tracing of the run (spans of processor hooks). */
   tracingContext: TracingContext;
   /** Fires when the run is cancelled; hooks and tools receive it. */
   abortSignal: AbortSignal;
@@ -219,6 +221,7 @@ class Context implements RunContext {
     this.sendSignal = (input) => {
       const signal = createSignal(input, generateId);
       state.pendingSignals.push(signal);
+      void this.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
       return Promise.resolve(signal);
     };
     this.stateFor = (processorId) => stateIn(state.processorStates, processorId);

@@ -116,6 +116,7 @@ const moderationAnswer = z.union([referenceModerationAnswer, recordModerationAns
 export interface ModerationAnswer {
   /** Score (0..1) per category. */
   categories: CategoryScores;
+  /** Why (a human-readable reason). */
   reason?: string;
 }
 
@@ -147,8 +148,11 @@ export interface ModerationAnswer {
  * ```
  */
 export class ModerationProcessor implements Processor<'moderation'> {
+  /** The processor's id. */
   readonly id = 'moderation';
+  /** A human-readable name. */
   readonly name = 'Moderation';
+  /** What the processor does. */
   readonly description = 'Moderates input and output with a model.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
@@ -181,7 +185,12 @@ export class ModerationProcessor implements Processor<'moderation'> {
   }
 
   /** Scores `text` (one model call). Resolves to the flagged categories, or `undefined` when the check failed open. */
-  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<{ flagged: string[]; answer: ModerationAnswer } | undefined> {
+  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<{
+    /** The categories at or above the threshold. */
+    flagged: string[];
+    /** The judge's answer. */
+    answer: ModerationAnswer;
+  } | undefined> {
     const outcome = await this.judge.ask({
       system: this.system,
       prompt: quoted('Text to moderate', text),
@@ -197,6 +206,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     return { flagged: flaggedCategories(outcome.value.categories, this.threshold, this.categories), answer: outcome.value };
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
@@ -212,6 +222,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     });
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
       const verdict = await this.moderate(span, abort, abortSignal, tracingContext);

@@ -111,8 +111,11 @@ export const DEFAULT_PII_TYPES = [
 const piiAnswer = z.object({
   detections: z.array(
     z.object({
+      /** What kind of value this is. */
       type: z.string(),
+      /** The matched value. */
       value: z.string(),
+      /** How sure the model is (0..1). */
       confidence: z.number().min(0).max(1).optional(),
     }),
   ),
@@ -160,8 +163,11 @@ export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
  * ```
  */
 export class PIIDetector implements Processor<'pii-detector'> {
+  /** The processor's id. */
   readonly id = 'pii-detector';
+  /** A human-readable name. */
   readonly name = 'PII Detector';
+  /** What the processor does. */
   readonly description = 'Detects and redacts personal data with a model.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
@@ -232,6 +238,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     );
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
@@ -250,6 +257,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     });
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
       const detections = await this.detect(span, abort, abortSignal, tracingContext);

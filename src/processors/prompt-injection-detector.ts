@@ -96,11 +96,13 @@ const injectionAnswer = z.union([referenceInjectionAnswer, recordInjectionAnswer
  * ```
  */
 export interface PromptInjectionDetectionEvent {
+  /** What the judge found. */
   detectionResult: PromptInjectionAnswer;
   /** The text judged. */
   input: string;
   /** Whether a type scored at or above the threshold. */
   flagged: boolean;
+  /** The strategy that was applied. */
   strategyApplied: PromptInjectionStrategy | 'none';
 }
 
@@ -117,6 +119,7 @@ export interface PromptInjectionDetectionEvent {
 export interface PromptInjectionAnswer {
   /** Score (0..1) per attack type. */
   categories: Record<string, number>;
+  /** Why (a human-readable reason). */
   reason?: string;
   /** The message without the attack (`rewrite`). */
   rewritten?: string;
@@ -144,8 +147,11 @@ export interface PromptInjectionAnswer {
  * ```
  */
 export class PromptInjectionDetector implements Processor<'prompt-injection-detector'> {
+  /** The processor's id. */
   readonly id = 'prompt-injection-detector';
+  /** A human-readable name. */
   readonly name = 'Prompt Injection Detector';
+  /** What the processor does. */
   readonly description = 'Detects prompt injection and jailbreak attempts in the input with a model.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
   private readonly judge: ModelJudge;
@@ -187,6 +193,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       .join('\n');
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,

@@ -11,6 +11,7 @@ import type {
   ProcessToolResultArgs,
 } from '../contract/index.js';
 import { emitInOrder } from './internal/emit-in-order.js';
+import { storedShape } from './internal/message-text.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { RegexMatcher, STRICTNESS } from './internal/regex-matcher.js';
 import { filterMessages, filterPrompt, withoutFragments } from './internal/regex-messages.js';
@@ -54,8 +55,11 @@ const MAX_HOLD = 8192;
  * ```
  */
 export class RegexFilterProcessor implements Processor<'regex-filter'> {
+  /** The processor's id. */
   readonly id = 'regex-filter';
+  /** A human-readable name. */
   readonly name = 'Regex Filter';
+  /** What the processor does. */
   readonly description = 'Blocks, redacts or reports text matching regular expressions.';
   /** Data chunks are checked (channel `data`) and release the held text first, so they never overtake it. */
   readonly processDataParts = true;
@@ -111,10 +115,13 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return result + text.slice(cursor);
   }
 
-  processInput({ messages, abort }: ProcessInputArgs): MastraDBMessage[] | undefined {
-    if (this.phase === 'output') return undefined;
-    const filtered = filterMessages(this.filter, messages, 'input', abort);
-    return filtered === messages ? undefined : filtered;
+  /** The `processInput` hook: the input messages filtered (the same array when nothing matched, as the reference returns it). */
+  processInput({ messages, abort }: ProcessInputArgs): MastraDBMessage[] {
+    if (this.phase === 'output') return messages;
+    // called directly (as the reference's own tests do), a message may have string content
+    const stored = messages.map(storedShape);
+    const filtered = filterMessages(this.filter, stored, 'input', abort);
+    return filtered === stored ? messages : filtered;
   }
 
   processOutputStream({ part, state, abort, retryCount }: ProcessOutputStreamArgs): ChunkType | null {
@@ -123,6 +130,7 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     return emitInOrder(state, streamOutputs(this.filter, part, state, abort, retryCount ?? 0));
   }
 
+  /** The `processToolResult` hook (see `Processor.processToolResult` for when it runs and what it may return). */
   processToolResult({ result, toolCallId, toolName, args, messageList, abort }: ProcessToolResultArgs): undefined {
     if (this.phase === 'input' || !this.channels.has('tool-result')) return undefined;
     const filtered = this.matcher.filterValue(result, 'output', abort);
@@ -137,12 +145,16 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
    * a tool error — stored by the runtime before any output hook runs — never reaches the model
    * unfiltered. Runs when the filter is also one of the agent's `inputProcessors`.
    */
-  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): { prompt: LanguageModelV4Prompt } | undefined {
+  processLLMRequest({ prompt, abort }: ProcessLLMRequestArgs): {
+    /** The prompt sent to the model. */
+    prompt: LanguageModelV4Prompt;
+  } | undefined {
     if (this.phase === 'input') return undefined;
     const filtered = filterPrompt(this.matcher, prompt, abort);
     return filtered === undefined ? undefined : { prompt: filtered };
   }
 
+  /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
   processOutputResult({ messages, state, abort }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
     if (this.phase === 'input') return undefined;
     // Warnings about text the stream hook already saw were reported there.

@@ -56,8 +56,11 @@ const keptControls = new Set(['\n', '\t']);
  * ```
  */
 export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
+  /** The processor's id. */
   readonly id = 'unicode-normalizer';
+  /** A human-readable name. */
   readonly name = 'Unicode Normalizer';
+  /** What the processor does. */
   readonly description = 'Normalises input text (NFKC, control characters, whitespace).';
   private readonly options: Required<UnicodeNormalizerOptions>;
 
@@ -79,8 +82,10 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
     return result;
   }
 
+  /** The input, normalised; the same array when no text changed. */
   processInput({ messages }: ProcessInputArgs): MastraDBMessage[] {
-    return messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    const normalized = messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    return normalized.every((message, index) => message === messages[index]) ? messages : normalized;
   }
 }
 

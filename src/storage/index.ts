@@ -23,6 +23,7 @@ export type {
 export { InMemoryStorage, type FenceChecker, type InMemoryStorageOptions } from './in-memory-storage.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { ThreadNotFoundError } from './errors/thread-not-found-error.js';
+export { MissingDriverError } from './errors/missing-driver-error.js';
 export { ThreadOwnershipError } from './errors/thread-ownership-error.js';
 export { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdField, type InvalidIdReason } from './errors/invalid-id-error.js';
 // The run journal (durable runs): public through `rxagent/durable`.

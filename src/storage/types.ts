@@ -16,11 +16,17 @@ import type { MastraDBMessage } from '../message-list/types.js';
  * ```
  */
 export interface StorageThread {
+  /** The id. */
   id: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The title. */
   title?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt: Date;
+  /** When it was last changed. */
   updatedAt: Date;
 }
 
@@ -34,11 +40,17 @@ export interface StorageThread {
  * ```
  */
 export interface CreateThreadInput {
+  /** The id. */
   id: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The title. */
   title?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt?: Date;
+  /** When it was last changed. */
   updatedAt?: Date;
 }
 
@@ -52,6 +64,7 @@ export interface CreateThreadInput {
  * ```
  */
 export interface ListThreadsOptions {
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
   /** At most this many threads (a non-negative integer). Default: all. */
   limit?: number;
@@ -76,13 +89,19 @@ export interface ListThreadsOptions {
  * ```
  */
 export interface GetMessagesOptions {
+  /** The id of the conversation thread. */
   threadId: string;
   /** When given, reading a thread of another resource is a `ThreadOwnershipError`. */
   resourceId?: string;
+  /** At most this many messages: the latest ones. */
   last?: number;
+  /** Only messages created after this time. */
   after?: Date;
+  /** Only messages created before this time. */
   before?: Date;
+  /** At most this many. */
   limit?: number;
+  /** Skip this many first. */
   offset?: number;
 }
 
@@ -96,8 +115,11 @@ export interface GetMessagesOptions {
  * ```
  */
 export interface SaveMessagesOptions {
+  /** The id of the conversation thread. */
   threadId: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The messages to save (stored shape). */
   messages: ReadonlyArray<MastraDBMessage>;
   /**
    * Create the thread (owned by `resourceId`) in the same transaction when it does not exist.
@@ -148,10 +170,15 @@ export interface SaveFence {
  * ```
  */
 export interface StorageResource {
+  /** The id. */
   id: string;
+  /** Working memory text kept for the resource. */
   workingMemory?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt: Date;
+  /** When it was last changed. */
   updatedAt: Date;
 }
 
@@ -166,8 +193,11 @@ export interface StorageResource {
  * ```
  */
 export interface SaveResourceInput {
+  /** The id. */
   id: string;
+  /** Working memory text kept for the resource. */
   workingMemory?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
 }
 

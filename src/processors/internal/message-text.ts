@@ -2,16 +2,34 @@
 import { getMessageText, type MastraDBMessage, type MastraMessagePart } from '../../message-list/index.js';
 import { textAttachment } from './text-attachments.js';
 
-/** The text of a message (text parts joined, or the legacy `content.content`). */
+/**
+ * `message` in the stored shape (`content: { format: 2, parts }`). Built-ins' hooks get stored
+ * messages from a run; called directly — as the reference's own unit tests call them — they may get
+ * `content` as a plain string (the v1 message shape) or without `parts`: read as one text part.
+ */
+export function storedShape(message: MastraDBMessage): MastraDBMessage {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return { ...message, content: { format: 2, parts: [{ type: 'text', text: content }], content } };
+  if (typeof content !== 'object' || content === null) return { ...message, content: { format: 2, parts: [] } };
+  if (!Array.isArray((content as { parts?: unknown }).parts)) return { ...message, content: { ...(content as MastraDBMessage['content']), parts: [] } };
+  return message;
+}
+
+/** The text of a message (text parts joined, or the legacy `content.content`; a string `content` as it is). */
 export function messageText(message: MastraDBMessage): string {
-  return getMessageText(message);
+  return getMessageText(storedShape(message));
 }
 
 /**
  * A copy of `message` whose text parts went through `transform` (the legacy `content.content`
  * mirror follows). Returns the same object when no text changed.
  */
-export function mapMessageText(message: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+export function mapMessageText(given: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+  const message = storedShape(given);
+  if (message !== given) {
+    const mapped = mapMessageText(message, transform);
+    return mapped === message ? given : mapped;
+  }
   let changed = false;
   const parts = message.content.parts.map((part): MastraMessagePart => {
     if (part.type !== 'text') return part;

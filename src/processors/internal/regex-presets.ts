@@ -98,6 +98,7 @@ const EMAIL_RULE: RegexRule = {
 /** Built-in rules whose matches a finder computes faster than the regex (static data). */
 export const PRESET_FINDERS: ReadonlyMap<RegexRule, RuleFinder> = new Map([[EMAIL_RULE, findEmails]]);
 
+/** The preset names: `pii`, `secrets`, `urls`. */
 export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
   pii: [
     EMAIL_RULE,

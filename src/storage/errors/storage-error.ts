@@ -49,7 +49,14 @@ export class StorageError extends RxAgentError {
   /** What the store was doing when it failed. */
   readonly operation: StorageOperation;
 
-  constructor(options: { operation: StorageOperation; message?: string; cause?: unknown }) {
+  constructor(options: {
+    /** What the store was doing. */
+    operation: StorageOperation;
+    /** The error message. */
+    message?: string;
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     const reason = options.message ?? describeCause(options.cause);
     super('StorageError', `Storage ${options.operation} failed: ${reason}`, { cause: options.cause });
     this.operation = options.operation;

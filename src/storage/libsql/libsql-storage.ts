@@ -1,7 +1,8 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import type { Client, InStatement, Row } from '@libsql/client';
+import { createClient } from '../internal/load-driver.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Pool, PoolConfig, QueryResult, QueryResultRow } from 'pg';
+import { pg } from '../internal/load-driver.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
@@ -70,12 +70,21 @@ interface PostgresStorageCommonOptions {
  */
 export type PostgresStorageOptions =
   | (PostgresStorageCommonOptions & {
+      /** A `postgres://` connection string. */
       connectionString: string;
       /** Extra `pg` pool settings (`max`, `ssl`, …). `connectionTimeoutMillis` defaults to 10 s. */
       poolConfig?: Omit<PoolConfig, 'connectionString'>;
+      /** A `pg` `Pool` you own (`close()` leaves it open). */
       pool?: never;
     })
-  | (PostgresStorageCommonOptions & { pool: Pool; connectionString?: never; poolConfig?: never });
+  | (PostgresStorageCommonOptions & {
+    /** A `pg` `Pool` you own (`close()` leaves it open). */
+    pool: Pool;
+    /** A `postgres://` connection string. */
+    connectionString?: never;
+    /** Extra `pg` pool settings (`max`, `ssl`, …). */
+    poolConfig?: never;
+  });
 
 /**
  * A `MemoryStorage` on PostgreSQL (`pg`), for many agent processes sharing one database.
