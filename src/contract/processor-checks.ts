@@ -5,6 +5,7 @@
  * run (an output-only processor in `inputProcessors`) is a one-time warning ({@link warnOnce}); a
  * chunk shaped like an AI SDK stream part gets a message saying what an rxagent chunk looks like.
  */
+import { editDistance } from './closest-key.js';
 import type { Processor } from './processor-types.js';
 import { warnOnce } from './warn-once.js';
 
@@ -28,30 +29,6 @@ export const HOOKS_BY_LIST = {
   errorProcessors: ['processAPIError'],
 } as const;
 
-/** Case-insensitive optimal-string-alignment distance between `a` and `b`, or `limit + 1` once it exceeds `limit`. */
-function distanceWithin(a: string, b: string, limit: number): number {
-  const left = a.toLowerCase();
-  const right = b.toLowerCase();
-  if (Math.abs(left.length - right.length) > limit) return limit + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: right.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= left.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= right.length; j++) {
-      const cost = left[i - 1] === right[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && left[i - 1] === right[j - 2] && left[i - 2] === right[j - 1]) best = Math.min(best, before[j - 2]! + 1);
-      current[j] = best;
-      rowMin = Math.min(rowMin, best);
-    }
-    if (rowMin > limit) return limit + 1;
-    before = previous;
-    previous = current;
-  }
-  return previous[right.length]!;
-}
-
 /** The processor's method and property names (own and inherited, not `Object.prototype`'s). */
 function memberNames(processor: object): string[] {
   const names = new Set<string>();
@@ -68,7 +45,7 @@ function memberNames(processor: object): string[] {
 function misspellingOf(processor: object, hook: string): string | undefined {
   if (typeof (processor as Record<string, unknown>)[hook] === 'function') return undefined;
   return memberNames(processor).find(
-    (name) => name !== hook && /^process/i.test(name) && typeof (processor as Record<string, unknown>)[name] === 'function' && distanceWithin(name, hook, 2) <= 2,
+    (name) => name !== hook && /^process/i.test(name) && typeof (processor as Record<string, unknown>)[name] === 'function' && editDistance(name, hook) <= 2,
   );
 }
 

@@ -7,9 +7,7 @@ import { ConversationStore } from './internal/conversation-store.js';
 import { SystemMessageBuckets, toCoreSystemMessages, type SystemMessageInput } from './system-messages.js';
 import type { StepBoundary } from './step-boundary.js';
 import { deserializeMessage, serializeMessage, type ConversationSource, type SerializedMessageList } from './serialized-message-list.js';
-import { toUIMessage } from './to-ui.js';
-import { toModelMessages } from './to-model.js';
-import { toPrompt } from './to-prompt.js';
+import { ListViews } from './message-list-views.js';
 import { randomMessageId } from './conversion-options.js';
 import type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
@@ -328,18 +326,6 @@ export class MessageList {
 
 }
 
-/*
- * The views are built once per list, each on first use (a run reads `all` every step, the others
- * only when a processor asks).
- */
-function view(select: () => MastraDBMessage[]): MessageListView {
-  const result = { db: select } as MessageListView;
-  result.ui = () => select().map(toUIMessage);
-  result.model = () => toModelMessages(select());
-  result.core = result.model;
-  return result;
-}
-
 /**
  * `new MessageList(options)` from outside the class body: a class that names itself inside its own
  * body is emitted as `var MessageList = class _MessageList` by esbuild, so the built class would be
@@ -347,59 +333,4 @@ function view(select: () => MastraDBMessage[]): MessageListView {
  */
 function newMessageList(options: MessageListOptions): MessageList {
   return new MessageList(options);
-}
-
-function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {
-  return view(() => store.from(source));
-}
-
-/** `messageList.get`: each view made on first access, then the same object every time. */
-class ListViews implements MessageListViews {
-  #all: MessageListAllView | undefined;
-  #input: MessageListView | undefined;
-  #response: MessageListView | undefined;
-  #remembered: MessageListView | undefined;
-
-  constructor(
-    private readonly list: MessageList,
-    private readonly store: ConversationStore,
-  ) {}
-
-  get all(): MessageListAllView {
-    if (this.#all === undefined) {
-      const { list, store } = this;
-      const all = view(() => store.all().slice()) as MessageListAllView;
-      all.prompt = () => toPrompt({ systemMessages: list.getAllSystemMessages(), messages: store.all() });
-      this.#all = all;
-    }
-    return this.#all;
-  }
-
-  set all(value: MessageListAllView) {
-    this.#all = value;
-  }
-
-  get input(): MessageListView {
-    return (this.#input ??= sourceView(this.store, 'input'));
-  }
-
-  set input(value: MessageListView) {
-    this.#input = value;
-  }
-
-  get response(): MessageListView {
-    return (this.#response ??= sourceView(this.store, 'response'));
-  }
-
-  set response(value: MessageListView) {
-    this.#response = value;
-  }
-
-  get remembered(): MessageListView {
-    return (this.#remembered ??= sourceView(this.store, 'memory'));
-  }
-
-  set remembered(value: MessageListView) {
-    this.#remembered = value;
-  }
 }

@@ -8,7 +8,7 @@
 import { checkProcessorList } from '../../contract/processor-checks.js';
 import { InvalidMessageError } from '../../message-list/errors/invalid-message-error.js';
 import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
-import { closestKey } from '../internal/closest-key.js';
+import { closestKey } from '../../contract/closest-key.js';
 
 const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
 
