@@ -9,7 +9,8 @@ import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { chunksOf } from './run/run-events.js';
 import { DemandGate } from '../contract/demand-gate.js';
-import { createRun } from './run/create-run.js';
+import { createRun, type RunWiring } from './run/create-run.js';
+import type { RunItem } from './run/run-events.js';
 import { withPacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
@@ -29,6 +30,9 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
     apiError: !recoverable ? 0 : (maxProcessorRetries ?? (errorProcessors === undefined ? 0 : DEFAULT_API_ERROR_RETRIES)),
   };
 }
+
+/** Reads an agent's configuration (set once, by the class's static block: `#config` stays private). */
+let configOf: (agent: Agent) => AgentConfig;
 
 /**
  * An LLM agent whose every run is an RxJS pipeline of processor hooks.
@@ -53,6 +57,10 @@ export class Agent {
   /** A human-readable name. */
   readonly name: string;
   readonly #config: AgentConfig;
+
+  static {
+    configOf = (agent) => agent.#config;
+  }
 
   constructor(config: AgentConfig) {
     validateAgentConfig(config); // a TypeError naming the first wrong option
@@ -81,4 +89,19 @@ export class Agent {
   async generate(input: AgentInput, options?: AgentCallOptions): Promise<GenerateResult> {
     return foldRun(createRun(this.#config, input, options));
   }
+}
+
+/**
+ * One run of `agent` with a consumer's wiring — its events, not only its chunks. Internal to the
+ * package: `rxagent/durable`'s worker runs an agent with checkpoints, a tool ledger, a memory fence
+ * and a snapshot to go on from.
+ *
+ * @example
+ * ```ts
+ * // internal: the durable worker
+ * runAgent(agent, input, options, { checkpoint, tools, restore }).subscribe(journalWriter);
+ * ```
+ */
+export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<RunItem> {
+  return createRun(configOf(agent), input, options, wiring);
 }

@@ -3,7 +3,7 @@
  * history is loaded before the user's input processors and the run is saved after the user's
  * output processors, so only what the list holds after every processor is stored.
  */
-import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../contract/memory-types.js';
+import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors, MemoryFence } from '../contract/memory-types.js';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { RequestContext } from '../contract/request-context.js';
@@ -68,6 +68,8 @@ export class Memory implements AgentMemory {
     readOnly: boolean;
     /** The run's `RequestContext`. */
     requestContext: RequestContext;
+    /** A durable run's fence: the saves carry it. */
+    fence?: MemoryFence | undefined;
   }): AgentMemoryProcessors {
     const { threadId, resourceId, readOnly } = call;
     const thread = typeof call.thread === 'string' ? undefined : call.thread;
@@ -85,12 +87,12 @@ export class Memory implements AgentMemory {
     if (readOnly) return { input, output: [] };
     return {
       input,
-      output: [new MessageHistorySaver({ storage: this.storage, threadId, resourceId })],
+      output: [new MessageHistorySaver({ storage: this.storage, threadId, resourceId, fence: call.fence })],
       onTripwire: async (messageList: MessageList) => {
         if (this.saveOnTripwire !== 'input') return;
         const responseIds = messageList.get.response.db().map((message) => message.id);
         messageList.removeByIds(responseIds);
-        await saveUnsaved(this.storage, threadId, resourceId, messageList);
+        await saveUnsaved(this.storage, threadId, resourceId, messageList, undefined, call.fence);
       },
     };
   }
