@@ -60,7 +60,7 @@ const providers: Record<string, (fetch: typeof globalThis.fetch) => LanguageMode
 async function requestBody(provider: string, prompt: LanguageModelV4Prompt): Promise<unknown> {
   const replay = replayFetch(['{"error": {"message": "stop here"}}'], { status: 400 });
   const model = providers[provider]!(replay as unknown as typeof globalThis.fetch);
-  await model.doStream({ prompt, tools: [{ type: 'function', name: 'echo', inputSchema: { type: 'object' } }] }).catch(() => undefined);
+  await Promise.resolve(model.doStream({ prompt, tools: [{ type: 'function', name: 'echo', inputSchema: { type: 'object' } }] })).catch(() => undefined);
   expect(replay.requests).toHaveLength(1);
   return replay.requests[0]!.body;
 }
