@@ -21,6 +21,15 @@ export interface MemoryOptions {
    * trace in the thread) or `'input'` (the user's message is saved, the blocked reply never is).
    */
   saveOnTripwire?: 'nothing' | 'input';
+  /**
+   * Store assistant messages and tool calls/results that arrive in a call's input as the agent's
+   * own turns. Default `false`: with memory, input may only add user turns — a client that posts an
+   * `assistant` message or a tool part with a made-up `output` gets an `InvalidMessageError`
+   * naming this option (the run ends with an `error` chunk before any model call), so a request
+   * body can never write the agent's history. Set it only when your own trusted code supplies the
+   * history (e.g. importing a conversation). Read-only calls store nothing and are not checked.
+   */
+  allowAssistantInput?: boolean;
 }
 
 /**
@@ -40,6 +49,7 @@ export class Memory implements AgentMemory {
   readonly storage: MemoryStorage;
   readonly lastMessages: number;
   readonly saveOnTripwire: 'nothing' | 'input';
+  readonly allowAssistantInput: boolean;
 
   constructor(options: MemoryOptions) {
     if (options?.storage === undefined) throw new TypeError('new Memory(options): options.storage is required.');
@@ -50,6 +60,7 @@ export class Memory implements AgentMemory {
     this.storage = options.storage;
     this.lastMessages = lastMessages;
     this.saveOnTripwire = options.saveOnTripwire ?? 'nothing';
+    this.allowAssistantInput = options.allowAssistantInput === true;
   }
 
   /** The memory processors of one call (the Agent calls this). */
@@ -69,6 +80,7 @@ export class Memory implements AgentMemory {
         resourceId,
         lastMessages: this.lastMessages,
         readOnly,
+        allowAssistantInput: this.allowAssistantInput,
         ...(thread?.title === undefined ? {} : { title: thread.title }),
         ...(thread?.metadata === undefined ? {} : { metadata: thread.metadata }),
       }),
