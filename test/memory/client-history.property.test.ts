@@ -44,7 +44,13 @@ async function seededChat(options: { allowAssistantInput?: boolean } = {}) {
   return { agent, model, storage, storedIds: stored.map((message) => message.id), before: JSON.stringify(stored) };
 }
 
-function messagesOf([messages, last]: [Array<fc.RecordValue<{ role: 'user' | 'assistant'; parts: Part[]; reuseStoredId: number }>>, string], storedIds: readonly string[]) {
+interface Posted {
+  role: 'user' | 'assistant';
+  parts: Part[];
+  reuseStoredId: number;
+}
+
+function messagesOf([messages, last]: [Posted[], string], storedIds: readonly string[]) {
   const built: UIMessage[] = messages.map((message, index) => ({
     id: message.reuseStoredId >= 0 && storedIds.length > 0 ? (storedIds[message.reuseStoredId] as string) : `client-${index}`,
     role: message.role,
