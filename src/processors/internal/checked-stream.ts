@@ -28,11 +28,12 @@
  * after the verdict arrived, before anything after the flagged content is released).
  */
 import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
-import { chunkLike } from './chunks.js';
 import { emitInOrder } from './emit-in-order.js';
-import type { HeldRegion } from './held-stream.js';
-import { valueRegions, windowCut, windowSizeAt, DEFAULT_WINDOW_SCHEDULE, type Verdict } from './judged-spans.js';
-import { applyToWhole, judgedText, type WholeChannel } from './whole-chunks.js';
+import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
+import { windowCut, windowSizeAt, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
+
+export type { GuardChannel, JudgedChannel };
+import { applyToWhole, judgedText } from './whole-chunks.js';
 
 /**
  * How a model-backed processor checks streamed output: per window of text, or once per stream.
@@ -43,21 +44,6 @@ import { applyToWhole, judgedText, type WholeChannel } from './whole-chunks.js';
  * ```
  */
 export type StreamMode = 'final' | 'window';
-
-/**
- * An output channel a model-backed guard can judge: streamed `text` and `reasoning`, a tool call's
- * input (`tool-input`: its streamed `tool-call-delta`s and the final `tool-call`'s arguments),
- * `data-*` chunks, `tool-error` chunks.
- *
- * @example
- * ```ts
- * new PIIDetector({ model, channels: ['text', 'reasoning'] satisfies GuardChannel[] });
- * ```
- */
-export type GuardChannel = 'text' | 'reasoning' | 'tool-input' | 'data' | 'tool-error';
-
-/** A channel as the gate judges it (a `tool-call` is judged whole when its input was not streamed). */
-export type JudgedChannel = 'text' | 'reasoning' | 'tool-input' | WholeChannel;
 
 /**
  * The fixed window of `windowSize` before window schedules existed: about two sentences.
@@ -80,34 +66,6 @@ export type SpanJudge = (request: JudgeRequest) => Promise<Verdict>;
 
 /** At most this many windows of one run are judged at once (more wait for the next chunk). */
 const MAX_IN_FLIGHT = 4;
-
-interface Judgment {
-  verdict: Verdict | undefined;
-  readonly done: Promise<void>;
-}
-
-interface Span {
-  readonly start: number;
-  readonly end: number;
-  text: string | undefined;
-  readonly judgment: Judgment;
-  regions: HeldRegion[] | undefined;
-}
-
-interface JudgedStream {
-  readonly channel: 'text' | 'reasoning' | 'tool-input';
-  readonly key: string;
-  pending: string;
-  pendingStart: number;
-  spans: Span[];
-  windows: number;
-  readonly open: Set<string>;
-  closed: boolean;
-}
-
-type Entry =
-  | { kind: 'delta'; stream: JudgedStream; start: number; text: string; chunk: ChunkType }
-  | { kind: 'chunk'; chunk: ChunkType; judgment: Judgment | undefined; channel: JudgedChannel | undefined; span: Span | undefined };
 
 interface GateState {
   queue: Entry[];
@@ -421,97 +379,8 @@ function hasOpenBlock(gate: GateState, channel: string): boolean {
   return false;
 }
 
-function newStream(channel: JudgedStream['channel'], key: string): JudgedStream {
-  return { channel, key, pending: '', pendingStart: 0, spans: [], windows: 0, open: new Set(), closed: false };
-}
-
 function pendingJudgments(gate: GateState): Judgment[] {
   const pending: Judgment[] = [];
   for (const judgment of gate.judgments) if (judgment.verdict === undefined) pending.push(judgment);
   return pending;
-}
-
-/** The regions of a settled span (absolute offsets into its stream). */
-function regionsOf(span: Span, json: boolean): HeldRegion[] {
-  if (span.regions !== undefined) return span.regions;
-  const verdict = span.judgment.verdict as Verdict;
-  const text = span.text ?? '';
-  let regions: HeldRegion[] = [];
-  if (verdict.action === 'drop') regions = [{ start: 0, end: text.length, replacement: '' }];
-  else if (verdict.action === 'replace') regions = valueRegions(text, verdict.replacements, json);
-  span.regions = regions.map((region) => ({ ...region, start: region.start + span.start, end: region.end + span.start }));
-  return span.regions;
-}
-
-/**
- * Releases the judged prefix of a delta entry into `released`; true when all of it was released.
- * Spans are judged in order, so the prefix ends where the first unjudged span starts.
- */
-function releaseDelta(entry: Extract<Entry, { kind: 'delta' }>, released: ChunkType[]): boolean {
-  const stream = entry.stream;
-  const end = entry.start + entry.text.length;
-  let judgedTo = entry.start;
-  const regions: HeldRegion[] = [];
-  for (const span of stream.spans) {
-    if (span.end <= entry.start) continue;
-    if (span.start >= end || span.judgment.verdict === undefined) break;
-    regions.push(...regionsOf(span, stream.channel === 'tool-input'));
-    judgedTo = Math.min(end, span.end);
-  }
-  if (judgedTo === entry.start) return false;
-  const text = replaceRegions(entry.text, entry.start, judgedTo, regions);
-  if (text !== '') released.push(deltaLike(entry.chunk, text));
-  // spans wholly before what is left of this stream are no longer needed
-  while (stream.spans.length > 1 && (stream.spans[0] as Span).end <= judgedTo) stream.spans.shift();
-  if (judgedTo === end) return true;
-  entry.text = entry.text.slice(judgedTo - entry.start);
-  entry.start = judgedTo;
-  return false;
-}
-
-/** `text` (stream offsets `[start, start + text.length)`) up to offset `upTo`, with `regions` applied. */
-function replaceRegions(text: string, start: number, upTo: number, regions: readonly HeldRegion[]): string {
-  let out = '';
-  let cursor = start;
-  for (const region of regions) {
-    if (region.end <= cursor || region.start >= upTo) continue;
-    if (region.start >= cursor) {
-      out += text.slice(cursor - start, region.start - start) + region.replacement;
-    }
-    cursor = Math.min(region.end, upTo);
-  }
-  return out + text.slice(cursor - start, upTo - start);
-}
-
-function deltaLike(template: ChunkType, text: string): ChunkType {
-  switch (template.type) {
-    case 'reasoning-delta':
-      return chunkLike(template, 'reasoning-delta', { ...template.payload, text });
-    case 'tool-call-delta':
-      return chunkLike(template, 'tool-call-delta', { ...template.payload, argsTextDelta: text });
-    case 'text-delta':
-      return chunkLike(template, 'text-delta', { ...template.payload, text });
-    default:
-      return template;
-  }
-}
-
-/** Consecutive deltas of one block (or one tool call's input) merged into one. */
-function merged(chunks: readonly ChunkType[]): ChunkType[] {
-  const out: ChunkType[] = [];
-  for (const chunk of chunks) {
-    const last = out[out.length - 1];
-    if (last !== undefined && last.type === chunk.type) {
-      if ((chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') && (last as typeof chunk).payload.id === chunk.payload.id) {
-        out[out.length - 1] = deltaLike(last, (last as typeof chunk).payload.text + chunk.payload.text);
-        continue;
-      }
-      if (chunk.type === 'tool-call-delta' && (last as typeof chunk).payload.toolCallId === chunk.payload.toolCallId) {
-        out[out.length - 1] = deltaLike(last, (last as typeof chunk).payload.argsTextDelta + chunk.payload.argsTextDelta);
-        continue;
-      }
-    }
-    out.push(chunk);
-  }
-  return out;
 }

@@ -32,6 +32,31 @@ export const DEFAULT_JUDGE_INPUT_CHARS = 8_000;
 /** Characters two consecutive budget pieces share, so a value up to this long cut by a piece boundary is whole in one piece. */
 export const PIECE_OVERLAP = 200;
 
+/**
+ * An output channel a model-backed guard can judge: streamed `text` and `reasoning`, a tool call's
+ * input (`tool-input`: its streamed `tool-call-delta`s and the final `tool-call`'s arguments),
+ * `data-*` chunks, `tool-error` chunks.
+ *
+ * @example
+ * ```ts
+ * new PIIDetector({ model, channels: ['text', 'reasoning'] satisfies GuardChannel[] });
+ * ```
+ */
+export type GuardChannel = 'text' | 'reasoning' | 'tool-input' | 'data' | 'tool-error';
+
+/** A channel as the gate judges it (a `tool-call` is judged whole when its input was not streamed). */
+export type JudgedChannel = 'text' | 'reasoning' | 'tool-input' | WholeChannel;
+
+/**
+ * A channel judged one chunk at a time.
+ *
+ * @example
+ * ```ts
+ * const channel: WholeChannel = 'data';
+ * ```
+ */
+export type WholeChannel = 'tool-call' | 'data' | 'tool-error';
+
 /** What a judge decided about one judged text. */
 export type Verdict =
   | { action: 'keep' }

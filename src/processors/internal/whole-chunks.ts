@@ -5,18 +5,10 @@
  */
 import type { ChunkType } from '../../contract/index.js';
 import { mapStrings } from './deep-strings.js';
-import type { Verdict } from './judged-spans.js';
-import { replaceAllValues } from './message-text.js';
+import type { Verdict, WholeChannel } from './judged-spans.js';
 
-/**
- * A channel judged one chunk at a time.
- *
- * @example
- * ```ts
- * const channel: WholeChannel = 'data';
- * ```
- */
-export type WholeChannel = 'tool-call' | 'data' | 'tool-error';
+export type { WholeChannel };
+import { replaceAllValues } from './message-text.js';
 
 /** The strings of `value` (at any depth), one per line. */
 export function stringsOf(value: unknown): string {
