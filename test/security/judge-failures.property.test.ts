@@ -224,7 +224,9 @@ describe('judge calls are bounded per run (property-based)', () => {
     const judge = judgeModel(() => '{"categories": {}}');
     const model = mockModel({ parts: [...textParts('ok'), finishPart()] });
     const agent = new Agent({ id: 'a', model, inputProcessors: [new ModerationProcessor({ model: judge })] });
-    const history = Array.from({ length: 2_000 }, (_, index) => ({ role: index % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `Turn ${index}: a short line of chat.` }));
+    const history = Array.from({ length: 2_000 }, (_, index) =>
+      index % 2 === 0 ? { role: 'user' as const, content: `Turn ${index}: a short line of chat.` } : { role: 'assistant' as const, content: `Turn ${index}: a short reply.` },
+    );
     const result = await agent.generate(history);
     expect(result.text).toBe('ok');
     expect(judge.calls.length).toBeLessThanOrEqual(6);
