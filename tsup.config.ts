@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { entries, outName } from './scripts/entries.mjs';
 import { flattenEntryImportsPlugin } from './scripts/flatten-entry-imports.mjs';
@@ -22,5 +23,9 @@ export default defineConfig({
   // Imports of another layer's entry file (src/<layer>/index.ts, the lint rule) are pointed at the
   // declaring modules, so code splitting gives each entry only what it uses: scripts/flatten-entry-imports.mjs.
   esbuildPlugins: [flattenEntryImportsPlugin()],
+  // the inspector page's static files (plain HTML/JS/CSS) beside the built entries: dist/inspector-page/
+  onSuccess: async () => {
+    cpSync('src/devtools/inspector-page', 'dist/inspector-page', { recursive: true });
+  },
   external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
 });

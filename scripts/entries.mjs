@@ -17,6 +17,7 @@ export const entries = {
   './testing': 'src/testing/index.ts',
   './processors': 'src/processors/index.ts',
   './ai-sdk': 'src/ai-sdk/index.ts',
+  './devtools': 'src/devtools/index.ts',
   './memory': 'src/memory/index.ts',
   './storage/libsql': 'src/storage/libsql/index.ts',
   './storage/postgres': 'src/storage/postgres/index.ts',

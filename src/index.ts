@@ -37,6 +37,12 @@ export {
 } from './loop/index.js';
 export {
   FOLLOW_UP_CHUNKS_KEY,
+  JsonEncodingError,
+  encodeJson,
+  findNonJson,
+  toJsonValue,
+  type JsonValue,
+  type NonJsonAt,
   ModelResolutionError,
   ProcessorError,
   REPROCESS_PART_KEY,
@@ -89,6 +95,7 @@ export {
   type ErrorProcessor,
   type InputProcessor,
   type HookReturn,
+  type JudgeCallEvent,
   type ModelCallOptions,
   type ModelInput,
   type OutputProcessor,

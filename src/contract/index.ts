@@ -51,8 +51,10 @@ export * from './chunk-guards.js';
 export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
+export { JsonEncodingError } from './errors/json-encoding-error.js';
+export { encodeJson, findNonJson, toJsonValue, type JsonValue, type NonJsonAt } from './json-codec.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
-export type { TracingContext, ProcessorHookEvent } from './tracing-context.js';
+export type { TracingContext, ProcessorHookEvent, JudgeCallEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
 export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
@@ -61,6 +63,7 @@ export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js'
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the
 // contract through this file only); not re-exported by `rxagent`.
 export { makeChunk } from './make-chunk.js';
+export { DemandGate } from './demand-gate.js';
 export { tripwirePayload } from './tripwire-payload.js';
 export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';

@@ -119,6 +119,22 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     return view;
   }
 
+  /**
+   * The values `context` holds itself and the keys it hides from its parent: for a per-run view
+   * (`readThrough`), the run's own writes and deletes — what a run snapshot keeps.
+   *
+   * @example
+   * ```ts
+   * import { RequestContext } from 'rxagent';
+   * const run = RequestContext.readThrough(new RequestContext([['tenant', 'acme']]));
+   * run.set('step', 2);
+   * RequestContext.ownEntriesOf(run); // { values: [['step', 2]], deleted: [] }
+   * ```
+   */
+  static ownEntriesOf(context: RequestContext): { values: Array<[string, unknown]>; deleted: string[] } {
+    return { values: [...(context.#values ?? NO_VALUES)], deleted: [...(context.#hidden ?? [])] };
+  }
+
   #parentOf(): ReadableRequestContext | undefined {
     return this.#parent;
   }

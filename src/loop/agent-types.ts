@@ -3,13 +3,17 @@ import type { LanguageModelUsage } from 'ai';
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { InboundMessage, CoreSystemMessage } from '../message-list/types.js';
 import type { RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload, ChunkType } from '../contract/chunk-types.js';
-import type { CallSettings, ModelInput, Processor, StepResult, StructuredOutputOptions } from '../contract/processor-types.js';
+import type { CallSettings, ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, StepResult, StructuredOutputOptions } from '../contract/processor-types.js';
 import type { RequestContext } from '../contract/request-context.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
-import type { PrepareStepFunction } from './run/run-environment.js';
 import type { StopCondition } from './run/stop-condition.js';
+
+/** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
+export type PrepareStepFunction = (
+  args: ProcessInputStepArgs,
+) => ProcessInputStepResult | undefined | void | Promise<ProcessInputStepResult | undefined | void>;
 
 /** A value, or a function of the call's `requestContext` returning it (sync or async). */
 export type DynamicArgument<T> = T | ((args: { requestContext: RequestContext }) => T | Promise<T>);

@@ -3,13 +3,13 @@ import { filter, type Observable } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
 import type { Processor } from '../contract/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
-import { AgentOutput } from './output/agent-output.js';
-import { foldRun } from './output/fold-result.js';
-import type { RetryBudgets } from './output/text-gate.js';
+import { AgentOutput } from './consumers/agent-output.js';
+import { foldRun } from './consumers/fold-result.js';
+import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { chunksOf, isChunk, isRunOpened } from './run/run-events.js';
 import { createRun } from './run/create-run.js';
-import { withPacedRun } from './run/paced-run.js';
+import { withPacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */

@@ -9,11 +9,11 @@ export type {
   AgentMemoryCall,
   DynamicArgument,
   GenerateResult,
+  PrepareStepFunction,
 } from './agent-types.js';
-export { AgentOutput } from './output/agent-output.js';
+export { AgentOutput } from './consumers/agent-output.js';
 export { RunAbortedError, type RunAbortedErrorOptions } from './run/run-aborted-error.js';
 export { AgentRunError } from './run/agent-run-error.js';
-export type { PrepareStepFunction } from './run/run-environment.js';
 export { hasToolCall, stepCountIs, type StopCondition, type StopConditionOptions } from './run/stop-condition.js';
 export { StopConditionError, type StopConditionErrorOptions } from './run/stop-condition-error.js';
 export {
@@ -30,14 +30,18 @@ export {
 export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool-execution-error.js';
 
 // Not re-exported by `rxagent`. The AI SDK interop reuses the loop's own code: run pacing and the
-// option error for `toUIMessageStream`; the step (output chain, `finish` at the end of the output,
-// response into the list, post-model hooks, `step-finish`) for `processorsMiddleware`.
-export { pacedRunOf, type RunDemand } from './run/paced-run.js';
+// option error for `toUIMessageStream`; the attempt (the step-output kernel, the output chain,
+// `finish` at the end of the output, the response into the list, post-model hooks, `step-finish`)
+// for `processorsMiddleware`.
+export { pacedRunOf } from './consumers/paced-run.js';
 export { optionError } from './run/validate-options.js';
 export { CustomOutlet } from './run/custom-outlet.js';
-export { closeBrackets } from './output/close-brackets.js';
+export { closeBrackets } from './run/close-brackets.js';
+export { createRunState, type RunState } from './run/run-state.js';
 export type { StepEnvironment } from './step/step-environment.js';
-export { newAttempt } from './step/attempt.js';
+export { isStepEnd, runAttempt } from './step/attempt.js';
 export { createOutputChain } from './step/output-chain.js';
-export { cachedContent, endOfOutput, stepOutput } from './step/model-output.js';
-export { afterModel, finishStep } from './step/after-model.js';
+export { createRun, type RunCommitPoint, type RunDurability } from './run/create-run.js';
+export { snapshotRun, restoreRun, reviveChunk, RUN_SNAPSHOT_FORMAT, type RunSnapshot, type RunPosition } from './run/run-snapshot.js';
+export { DurableStateError } from './run/durable-state-error.js';
+export { RunSnapshotError } from './run/run-snapshot-error.js';

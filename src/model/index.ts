@@ -14,15 +14,18 @@ export {
 export { adaptV2 } from './from-v2.js';
 export { adaptV3 } from './from-v3.js';
 export { OBSERVABLE_STREAM, getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
-export { streamModel, type ModelDemand, type ModelResponseMeta } from './stream-model.js';
-export { modelChunks, partsToChunks } from './model-chunks.js';
+export { callModel, liveReadOf, streamModel, ModelRead, type LiveRead, type ModelResponseMeta, type PartSink } from './stream-model.js';
+export { replayCall } from './replay-call.js';
+export type { CallInfo, ModelEvent, ReplayedChunk } from './model-events.js';
 export {
   modelPartToChunk,
   newStepFacts,
+  newToolCallIds,
   runToolCallId,
   toolCallIdsIn,
   unwrapStreamError,
-  type ModelStepFacts,
+  withFact,
+  type StepFacts,
   type ToolCallIds,
 } from './model-part-to-chunk.js';
 export { addUsage, emptyUsage, fromV4Usage } from './usage.js';

@@ -1,29 +1,94 @@
 /**
- * Converts the provider's V4 stream parts into rxagent chunks. Parts that carry step facts rather
- * than content (`stream-start`, `response-metadata`, `finish`) update `facts` (response metadata is
- * also passed on); an `error` part becomes an error notification (so no raw per-attempt error chunk
- * reaches processors or clients before `processAPIError` was asked).
+ * A model call's events into rxagent chunks and step facts: `modelPartToChunk` converts content
+ * (the one part → chunk conversion of rxagent), `withFact` folds what a step reports besides
+ * content (`call-info`, `stream-start`, `response-metadata`, `finish`). An `error` part is an
+ * error notification, so no raw per-attempt error chunk reaches processors or clients before
+ * `processAPIError` was asked.
  */
 import type { LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
-import type { ChunkType, RxFinishReason } from '../contract/chunk-types.js';
+import type { CachedLLMStepChunk, ChunkType, RxFinishReason } from '../contract/chunk-types.js';
 import type { LanguageModelUsage } from 'ai';
 import type { MastraDBMessage } from '../message-list/types.js';
 import { makeChunk } from '../contract/make-chunk.js';
 import { ModelCallError } from './errors/model-call-error.js';
-import { fromV4Usage } from './usage.js';
+import { emptyUsage, fromV4Usage } from './usage.js';
+import type { ModelEvent } from './model-events.js';
 
-/** What a step's model stream reported besides content. */
-export interface ModelStepFacts {
-  finishReason: RxFinishReason;
-  rawFinishReason: string | undefined;
-  usage: LanguageModelUsage;
-  warnings: unknown[];
-  providerMetadata: SharedV4ProviderMetadata | undefined;
-  response: { id?: string; modelId?: string; timestamp?: Date };
-  /** Whether the model's `finish` part arrived. */
-  finished: boolean;
-  /** Tool call ids of this step (see {@link runToolCallId}). */
-  toolCallIds: ToolCallIds;
+/**
+ * What a step's model call reported besides content: the finish reason and usage of its `finish`
+ * part, the warnings of `stream-start`, the response metadata, and the call's request/response
+ * (`call-info`). The step-output kernel folds them with {@link withFact}.
+ */
+export interface StepFacts {
+  readonly finishReason: RxFinishReason;
+  readonly rawFinishReason: string | undefined;
+  readonly usage: LanguageModelUsage;
+  readonly warnings: unknown[];
+  readonly providerMetadata: SharedV4ProviderMetadata | undefined;
+  readonly response: { id?: string; modelId?: string; timestamp?: Date };
+  /** Whether the call's `finish` arrived. */
+  readonly finished: boolean;
+  /** The request `doStream` reported (`call-info`). */
+  readonly request: { url?: string; body?: unknown } | undefined;
+  /** The raw response `doStream` reported (`call-info`: headers). */
+  readonly rawResponse: { headers?: Record<string, string> } | undefined;
+}
+
+/** The facts of a step before its model call reported any. */
+export function newStepFacts(usage: LanguageModelUsage = emptyUsage()): StepFacts {
+  return {
+    finishReason: 'other',
+    rawFinishReason: undefined,
+    usage,
+    warnings: [],
+    providerMetadata: undefined,
+    response: {},
+    finished: false,
+    request: undefined,
+    rawResponse: undefined,
+  };
+}
+
+/** The response metadata of a `response-metadata` part (its defined fields only). */
+function responseOf(part: Extract<LanguageModelV4StreamPart, { type: 'response-metadata' }>): StepFacts['response'] {
+  return {
+    ...(part.id === undefined ? {} : { id: part.id }),
+    ...(part.modelId === undefined ? {} : { modelId: part.modelId }),
+    ...(part.timestamp === undefined ? {} : { timestamp: part.timestamp }),
+  };
+}
+
+/**
+ * `facts` after `event`: a new object for the events that carry facts (`call-info`,
+ * `stream-start`, `response-metadata`, `finish`, a replayed `finish` or `tool-call`), `facts`
+ * itself for every other event.
+ */
+export function withFact(facts: StepFacts, event: ModelEvent): StepFacts {
+  switch (event.type) {
+    case 'call-info':
+      return { ...facts, request: event.request, rawResponse: event.response };
+    case 'stream-start':
+      return { ...facts, warnings: event.warnings };
+    case 'response-metadata':
+      return { ...facts, response: responseOf(event) };
+    case 'finish':
+      return {
+        ...facts,
+        finished: true,
+        finishReason: event.finishReason.unified === 'interrupted' ? 'other' : event.finishReason.unified,
+        rawFinishReason: event.finishReason.raw,
+        usage: fromV4Usage(event.usage),
+        providerMetadata: event.providerMetadata,
+      };
+    case 'replayed-chunk': {
+      const { chunk } = event;
+      if (chunk.type !== 'finish') return facts;
+      const payload = (chunk.payload ?? {}) as { stepResult?: { reason?: RxFinishReason }; output?: { usage?: LanguageModelUsage } };
+      return { ...facts, finished: true, finishReason: payload.stepResult?.reason ?? facts.finishReason, usage: payload.output?.usage ?? facts.usage };
+    }
+    default:
+      return facts;
+  }
 }
 
 /**
@@ -94,18 +159,9 @@ export function unwrapStreamError(error: unknown): unknown {
   return ModelCallError.unwrap(error);
 }
 
-/** Fresh facts for a step; `usedToolCallIds` lists the ids earlier steps and the history already use. */
-export function newStepFacts(usage: LanguageModelUsage, usedToolCallIds: () => Iterable<string> = () => []): ModelStepFacts {
-  return {
-    toolCallIds: { used: undefined, usedBefore: usedToolCallIds, current: undefined },
-    finishReason: 'other',
-    rawFinishReason: undefined,
-    usage,
-    warnings: [],
-    providerMetadata: undefined,
-    response: {},
-    finished: false,
-  };
+/** Fresh tool call ids for a step; `usedBefore` lists the ids earlier steps and the history already use. */
+export function newToolCallIds(usedBefore: () => Iterable<string> = () => []): ToolCallIds {
+  return { used: undefined, usedBefore, current: undefined };
 }
 
 function parseToolInput(input: string): unknown {
@@ -123,8 +179,23 @@ function fileData(part: Extract<LanguageModelV4StreamPart, { type: 'file' }>): s
   return typeof data.data === 'string' ? data.data : Buffer.from(data.data).toString('base64');
 }
 
-/** Converts one V4 part; `null` for parts that only update `facts`. Throws on an `error` part. */
-export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string, facts: ModelStepFacts): ChunkType | null {
+/** Run-level and lifecycle chunk types a replayed response may hold but the step makes itself. */
+const NOT_REPLAYED = new Set(['start', 'step-start', 'step-finish', 'finish', 'tripwire', 'error', 'abort']);
+
+/** A chunk of a cached response as the step's own chunk (`null` for what the step makes itself). */
+function replayedChunk(chunk: CachedLLMStepChunk, runId: string): ChunkType | null {
+  if (NOT_REPLAYED.has(chunk.type)) return null;
+  if (chunk.type.startsWith('data-')) return { type: chunk.type as `data-${string}`, data: chunk.data } as ChunkType;
+  return { type: chunk.type, runId, from: 'AGENT', payload: chunk.payload } as ChunkType;
+}
+
+/**
+ * The run's chunk for one model event: the one place where the provider's V4 parts (and a cached
+ * response's chunks) become rxagent chunks. `null` for events that carry facts only (see
+ * {@link withFact}) and parts rxagent does not surface; `ids` keeps tool call ids unique in the run.
+ * Throws a `ModelCallError` on an `error` part.
+ */
+export function modelPartToChunk(part: ModelEvent, runId: string, ids: ToolCallIds): ChunkType | null {
   switch (part.type) {
     // The per-token cases build each payload directly: one object, no spread of a temporary.
     case 'text-delta': {
@@ -145,18 +216,18 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
       return makeChunk(runId, 'reasoning-end', part.providerMetadata ? { id: part.id, providerMetadata: part.providerMetadata } : { id: part.id });
     case 'tool-input-start':
       return makeChunk(runId, 'tool-call-input-streaming-start', {
-        toolCallId: openCall(facts.toolCallIds, part.id),
+        toolCallId: openCall(ids, part.id),
         toolName: part.toolName,
         ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
         ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
       });
     case 'tool-input-delta':
-      return makeChunk(runId, 'tool-call-delta', { toolCallId: runToolCallId(facts.toolCallIds, part.id), argsTextDelta: part.delta });
+      return makeChunk(runId, 'tool-call-delta', { toolCallId: runToolCallId(ids, part.id), argsTextDelta: part.delta });
     case 'tool-input-end':
-      return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: runToolCallId(facts.toolCallIds, part.id) });
+      return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: runToolCallId(ids, part.id) });
     case 'tool-call':
       return makeChunk(runId, 'tool-call', {
-        toolCallId: callId(facts.toolCallIds, part.toolCallId),
+        toolCallId: callId(ids, part.toolCallId),
         toolName: part.toolName,
         args: parseToolInput(part.input),
         ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
@@ -165,7 +236,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
       });
     case 'tool-result':
       return makeChunk(runId, 'tool-result', {
-        toolCallId: runToolCallId(facts.toolCallIds, part.toolCallId),
+        toolCallId: runToolCallId(ids, part.toolCallId),
         toolName: part.toolName,
         result: part.result,
         providerExecuted: true,
@@ -173,7 +244,7 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
         ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
       });
     case 'tool-approval-request':
-      return makeChunk(runId, 'tool-call-approval', { toolCallId: runToolCallId(facts.toolCallIds, part.toolCallId), toolName: '', approvalId: part.approvalId });
+      return makeChunk(runId, 'tool-call-approval', { toolCallId: runToolCallId(ids, part.toolCallId), toolName: '', approvalId: part.approvalId });
     case 'source':
       return part.sourceType === 'url'
         ? makeChunk(runId, 'source', { id: part.id, sourceType: 'url', url: part.url, ...(part.title === undefined ? {} : { title: part.title }) })
@@ -187,22 +258,9 @@ export function modelPartToChunk(part: LanguageModelV4StreamPart, runId: string,
     case 'file':
       return makeChunk(runId, 'file', { data: fileData(part), mimeType: part.mediaType });
     case 'response-metadata':
-      facts.response = {
-        ...(part.id === undefined ? {} : { id: part.id }),
-        ...(part.modelId === undefined ? {} : { modelId: part.modelId }),
-        ...(part.timestamp === undefined ? {} : { timestamp: part.timestamp }),
-      };
-      return makeChunk(runId, 'response-metadata', facts.response);
-    case 'stream-start':
-      facts.warnings = part.warnings;
-      return null;
-    case 'finish':
-      facts.finished = true;
-      facts.finishReason = part.finishReason.unified === 'interrupted' ? 'other' : part.finishReason.unified;
-      facts.rawFinishReason = part.finishReason.raw;
-      facts.usage = fromV4Usage(part.usage);
-      facts.providerMetadata = part.providerMetadata;
-      return null;
+      return makeChunk(runId, 'response-metadata', responseOf(part));
+    case 'replayed-chunk':
+      return replayedChunk(part.chunk, runId);
     case 'raw':
       return makeChunk(runId, 'raw', { rawValue: part.rawValue });
     case 'error':

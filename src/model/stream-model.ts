@@ -1,7 +1,15 @@
-import { defer, finalize, Observable, tap } from 'rxjs';
+/**
+ * A model call as a cold Observable: `callModel` calls the V4 model's `doStream` on subscribe and
+ * emits the call's events (`call-info`, then the provider's parts); `streamModel` is the same call
+ * as plain V4 parts. Behind the Observable of the web-stream path sits the read itself
+ * (`liveReadOf`): the step-output kernel reads the provider's stream straight into its own sink.
+ */
+import { defer, filter, finalize, Observable, tap } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { DemandGate } from '../contract/demand-gate.js';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
 import { cancelQuietly, checkedRead, readerOf, streamOf } from './checked-stream.js';
+import type { CallInfo, ModelEvent } from './model-events.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the
@@ -19,62 +27,34 @@ export interface ModelResponseMeta {
 }
 
 /**
- * Calls a V4 model's `doStream` as a cold Observable of its stream parts.
- *
- * Per subscription: the call starts on subscribe; an `AbortController` is created whose signal
- * (combined with `options.abortSignal`) is what the provider sees; the `ReadableStream` is read
- * one chunk at a time (read → `next` → read again, so a synchronous consumer paces the reads, and
- * while `demand` is closed no read happens at all);
- * unsubscribing before the end aborts the signal and cancels the reader. A thrown `doStream`
- * error or a stream read error is the error notification, unchanged (e.g. the provider's
- * `APICallError`). A model with an `OBSERVABLE_STREAM` function is streamed through it
- * instead, so marble tests run on virtual time.
- *
- * ```
- * provider:  --a--b--c--|        subscriber: ^-----!
- * result:    --a--b--c--|        result:     --a--b (signal aborted, reader cancelled)
- * ```
+ * Where a model call's events go: a `Subscriber` is one; the step-output kernel's part sink is
+ * another. `closed` is read after every wait: once it is true, no further part is read.
  *
  * @example
  * ```ts
- * import { streamModel } from './stream-model.js';
- * streamModel(model, { prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] })
- *   .subscribe((part) => console.log(part.type));
+ * const sink: PartSink<ModelEvent> = { closed: false, next: console.log, error: console.error, complete: () => undefined };
  * ```
  */
-export function streamModel(
-  model: LanguageModelV4,
-  options: LanguageModelV4CallOptions,
-  onResponse?: (meta: ModelResponseMeta) => void,
-  demand?: ModelDemand,
-): Observable<LanguageModelV4StreamPart> {
-  const observableStream = getObservableStream(model);
-  return observableStream
-    ? streamObservable(observableStream, options, onResponse)
-    : streamReadable(model, options, onResponse, demand);
+export interface PartSink<T> {
+  readonly closed: boolean;
+  next(value: T): void;
+  error(error: unknown): void;
+  complete(): void;
 }
 
-/**
- * Demand from downstream: while `open` is false the `doStream` reader waits (`whenOpen()`) before
- * reading the next part, so the provider is pulled only as fast as the consumer takes chunks.
- *
- * @example
- * ```ts
- * const demand: ModelDemand = { open: true, whenOpen: () => Promise.resolve() };
- * ```
- */
-export interface ModelDemand {
-  readonly open: boolean;
-  whenOpen(): Promise<void>;
-}
+/** Starts the web-stream read of a call into `sink`; the result is the read's teardown. */
+export type LiveRead = (sink: PartSink<ModelEvent>) => ModelRead;
+
+/** Property key of the read behind a {@link callModel} Observable (see {@link liveReadOf}). */
+const LIVE_READ: unique symbol = Symbol('rxagent.model.liveRead');
+
+/** A model call Observable whose web-stream read can also be started without a subscriber. */
+type LiveCall = Observable<ModelEvent> & { readonly [LIVE_READ]: LiveRead };
 
 /**
- * A per-subscription controller that follows the caller's signal: a listener on it (not
- * `AbortSignal.any`, whose weak references and registry entries were ≈ 5 % of a one-chunk
- * `generate()`). The provider's signal aborts with the caller's reason when the caller's does —
- * also after the call ended, as with `AbortSignal.any` — or when the subscription is cut
- * ({@link CallAbort.cut}, which also drops the listener). One object, the listener itself, and one
- * listener (on the caller's signal only).
+ * A per-call controller that follows the caller's signal with one listener (not `AbortSignal.any`):
+ * the provider's signal aborts with the caller's reason when the caller's does, or when the call
+ * is cut ({@link CallAbort.cut}, which also drops the listener).
  */
 class CallAbort implements EventListenerObject {
   readonly controller = new AbortController();
@@ -96,181 +76,91 @@ class CallAbort implements EventListenerObject {
 
   /** The caller's signal aborted (the listener is gone: `once`). */
   handleEvent(): void {
-    const caller = this.#caller as AbortSignal;
-    this.controller.abort(caller.reason);
+    this.controller.abort((this.#caller as AbortSignal).reason);
   }
 
-  /** The subscription was cut before the end: the listener is dropped and the call's signal aborted. */
+  /** The call was cut before its end: the listener is dropped and the call's signal aborted. */
   cut(): void {
     this.#caller?.removeEventListener('abort', this);
     this.controller.abort();
   }
 }
 
-/** Builds the `onResponse` report: metadata plus the warnings of a leading `stream-start`. */
-function responseReport(
-  meta: ModelResponseMeta,
-  first: LanguageModelV4StreamPart | undefined,
-): ModelResponseMeta {
-  return first?.type === 'stream-start' ? { ...meta, warnings: first.warnings } : meta;
-}
-
-/** The virtual-time fast path: the model's own Observable, composed so teardown stays synchronous. */
-function streamObservable(
-  observableStream: ObservableStreamFunction,
-  options: LanguageModelV4CallOptions,
-  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
-): Observable<LanguageModelV4StreamPart> {
-  return defer(() => {
-    const abort = new CallAbort(options);
-    let finished = false;
-    let reported = onResponse === undefined;
-    const report = (first: LanguageModelV4StreamPart | undefined): void => {
-      if (reported) return;
-      reported = true;
-      onResponse?.(responseReport({}, first));
-    };
-    return observableStream(abort.callOptions).pipe(
-      tap({
-        next: (part) => report(part),
-        complete: () => {
-          finished = true;
-          report(undefined);
-        },
-        error: () => {
-          finished = true;
-        },
-      }),
-      finalize(() => {
-        if (!finished) abort.cut();
-      }),
-    );
-  });
-}
-
 /**
- * Where {@link readModelStream} delivers a call's parts: a `Subscriber` is one; the loop's fused
- * step output is another (it converts each part where it is read, with no subscriber hop between).
- * `closed` is read after every wait: once it is true, no further part is read.
- *
- * @example
- * ```ts
- * const sink: PartSink<LanguageModelV4StreamPart> = { closed: false, next: console.log, error: console.error, complete: () => undefined };
- * ```
- */
-export interface PartSink<T> {
-  readonly closed: boolean;
-  next(value: T): void;
-  error(error: unknown): void;
-  complete(): void;
-}
-
-/**
- * The `doStream` path of {@link streamModel} without an Observable around it: calls `doStream`
- * and reads its `ReadableStream` one part at a time into `sink` (read → `next` → read again, no
- * read while `demand` is closed or once `sink.closed`). Returns the teardown (an `Unsubscribable`,
- * so a `Subscriber` takes it as it is): before the end it cancels the reader and aborts the
- * call's signal.
- *
- * @example
- * ```ts
- * const read = readModelStream(model, callOptions, undefined, undefined, subscriber);
- * subscriber.add(read);
- * ```
- */
-export function readModelStream(
-  model: LanguageModelV4,
-  options: LanguageModelV4CallOptions,
-  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
-  demand: ModelDemand | undefined,
-  sink: PartSink<LanguageModelV4StreamPart>,
-): ModelRead {
-  const read = new ModelRead(model, options, onResponse, demand, sink);
-  void read.pump(); // settles, never rejects (see `pump`)
-  return read;
-}
-
-/**
- * One `doStream` call read into its sink (see {@link readModelStream}): the call's state as
- * fields and its steps as methods, one object per call (no closure per call).
+ * One `doStream` call read into its sink, one part at a time: read → `next` → read again, no read
+ * while `demand` is closed or once `sink.closed`. `unsubscribe` (the teardown) cancels the reader
+ * and aborts the call's signal before the end. Nothing a provider does becomes an unhandled
+ * rejection: a thrown `doStream`, a broken result, a read error or a malformed part is the sink's
+ * `error`.
  */
 export class ModelRead {
   readonly #abort: CallAbort;
   #finished = false;
-  #reported: boolean;
   #reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
 
   constructor(
     private readonly model: LanguageModelV4,
     options: LanguageModelV4CallOptions,
-    private readonly onResponse: ((meta: ModelResponseMeta) => void) | undefined,
-    private readonly demand: ModelDemand | undefined,
-    private readonly sink: PartSink<LanguageModelV4StreamPart>,
+    private readonly demand: DemandGate | undefined,
+    private readonly sink: PartSink<ModelEvent>,
   ) {
     this.#abort = new CallAbort(options);
-    this.#reported = onResponse === undefined;
   }
 
-  /** Ends the call with `error` (unless the sink is closed already). */
-  fail(error: unknown): void {
-    if (this.sink.closed) return;
-    this.#finished = true;
-    this.sink.error(error);
-  }
-
-  /** Calls `doStream` and reads its parts into the sink, one at a time. */
+  /** Calls `doStream` and reads its parts into the sink. Settles, never rejects. */
   async pump(): Promise<void> {
-    // Last line of defence, here rather than a `.catch` closure per call: nothing a provider does
-    // may become an unhandled rejection.
+    const { model, sink, demand } = this;
+    let result: unknown;
     try {
-      const { model, sink, demand } = this;
-      let result: unknown;
-      try {
-        result = await model.doStream(this.#abort.callOptions);
-      } catch (error) {
-        this.fail(error);
-        return;
-      }
-      // Whatever the provider resolved with is checked before use: a broken result is one clear
-      // error notification, never a TypeError thrown into nowhere.
+      result = await model.doStream(this.#abort.callOptions);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
+    try {
       const stream = streamOf<LanguageModelV4StreamPart>(result, model);
       if (sink.closed) {
         cancelQuietly(stream);
         return;
       }
-      const { request, response } = result as Partial<Pick<ModelResponseMeta, 'request' | 'response'>>;
-      const meta: ModelResponseMeta = { request, response };
-      const activeReader = readerOf(stream, model);
-      this.#reader = activeReader;
-      try {
-        while (!sink.closed) {
-          if (demand !== undefined && !demand.open) {
-            await demand.whenOpen();
-            if (sink.closed) return;
-          }
-          const next = checkedRead<LanguageModelV4StreamPart>(await activeReader.read(), model);
+      reader = readerOf(stream, model);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#reader = reader;
+    const { request, response } = result as Partial<Pick<CallInfo, 'request' | 'response'>>;
+    const info: CallInfo = { type: 'call-info', request, response };
+    try {
+      sink.next(info);
+      while (!sink.closed) {
+        if (demand !== undefined && !demand.open) {
+          await demand.whenOpen();
           if (sink.closed) return;
-          if (!this.#reported) {
-            this.#reported = true;
-            this.onResponse?.(responseReport(meta, next.done ? undefined : next.value));
-          }
-          if (next.done) {
-            this.#finished = true;
-            sink.complete();
-            return;
-          }
-          sink.next(next.value);
         }
-      } catch (error) {
-        // a read error, a malformed part, or onResponse throwing: either ends this call
-        if (!sink.closed) {
-          this.fail(error);
-          cancelQuietly(activeReader, error);
+        const next = checkedRead<LanguageModelV4StreamPart>(await reader.read(), model);
+        if (sink.closed) return;
+        if (next.done) {
+          this.#finished = true;
+          sink.complete();
+          return;
         }
+        sink.next(next.value);
       }
     } catch (error) {
-      this.fail(error);
+      // a read error or a malformed part ends this call
+      if (!sink.closed) {
+        this.#fail(error);
+        cancelQuietly(reader, error);
+      }
     }
+  }
+
+  #fail(error: unknown): void {
+    if (this.sink.closed) return;
+    this.#finished = true;
+    this.sink.error(error);
   }
 
   /** The teardown: before the end, cancels the reader and aborts the call's signal. */
@@ -282,12 +172,103 @@ export class ModelRead {
   }
 }
 
-/** The `doStream` path: a `ReadableStream` read one chunk per delivered part. */
-function streamReadable(
+/** Starts reading one `doStream` call into `sink`; returns its teardown. */
+function readModelStream(model: LanguageModelV4, options: LanguageModelV4CallOptions, demand: DemandGate | undefined, sink: PartSink<ModelEvent>): ModelRead {
+  const read = new ModelRead(model, options, demand, sink);
+  void read.pump();
+  return read;
+}
+
+/** A virtual-time model's own Observable, its teardown aborting the call's signal when cut short. */
+function observableCall(stream: ObservableStreamFunction, options: LanguageModelV4CallOptions): Observable<ModelEvent> {
+  return defer(() => {
+    const abort = new CallAbort(options);
+    let finished = false;
+    return stream(abort.callOptions).pipe(
+      tap({ complete: () => (finished = true), error: () => (finished = true) }),
+      finalize(() => {
+        if (!finished) abort.cut();
+      }),
+    );
+  });
+}
+
+/**
+ * One model call as a cold Observable of its events: on subscribe the call starts; `call-info`
+ * (the metadata `doStream` resolved with), then the provider's V4 parts, read one at a time while
+ * `demand` is open; unsubscribing before the end aborts the call's signal and cancels the reader.
+ * A thrown `doStream`, a read error or a malformed part is the error notification, unchanged (e.g.
+ * the provider's `APICallError`). A model with an `OBSERVABLE_STREAM` function is streamed through
+ * it instead (virtual time in marble tests).
+ *
+ * ```
+ * provider:  --a--b--|
+ * result:    i-a--b--|        (i = call-info)
+ * ```
+ *
+ * @example
+ * ```ts
+ * callModel(model, { prompt }).subscribe((event) => console.log(event.type));
+ * ```
+ */
+export function callModel(model: LanguageModelV4, options: LanguageModelV4CallOptions, demand?: DemandGate): Observable<ModelEvent> {
+  const observable = getObservableStream(model);
+  if (observable !== undefined) return observableCall(observable, options);
+  const read: LiveRead = (sink) => readModelStream(model, options, demand, sink);
+  const call$ = new Observable<ModelEvent>((subscriber) => read(subscriber));
+  return Object.assign(call$, { [LIVE_READ]: read }) as LiveCall;
+}
+
+/**
+ * The web-stream read behind a {@link callModel} Observable (undefined for any other Observable):
+ * the step-output kernel starts it with its own sink instead of subscribing, one hop per part less.
+ * Same events, same teardown.
+ */
+export function liveReadOf(events$: Observable<ModelEvent>): LiveRead | undefined {
+  return (events$ as Partial<LiveCall>)[LIVE_READ];
+}
+
+/**
+ * A V4 model's `doStream` as a cold Observable of its stream parts (see {@link callModel}); the
+ * call's metadata and the warnings of a leading `stream-start` go to `onResponse`, once, before the
+ * first part.
+ *
+ * ```
+ * provider:  --a--b--c--|        subscriber: ^-----!
+ * result:    --a--b--c--|        result:     --a--b (signal aborted, reader cancelled)
+ * ```
+ *
+ * @example
+ * ```ts
+ * streamModel(model, { prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] })
+ *   .subscribe((part) => console.log(part.type));
+ * ```
+ */
+export function streamModel(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
-  onResponse: ((meta: ModelResponseMeta) => void) | undefined,
-  demand: ModelDemand | undefined,
+  onResponse?: (meta: ModelResponseMeta) => void,
+  demand?: DemandGate,
 ): Observable<LanguageModelV4StreamPart> {
-  return new Observable<LanguageModelV4StreamPart>((subscriber) => readModelStream(model, options, onResponse, demand, subscriber));
+  return defer(() => {
+    let meta: ModelResponseMeta | undefined = onResponse === undefined ? undefined : {};
+    const report = (first: LanguageModelV4StreamPart | undefined): void => {
+      if (meta === undefined) return;
+      const reported = first?.type === 'stream-start' ? { ...meta, warnings: first.warnings } : meta;
+      meta = undefined;
+      onResponse?.(reported);
+    };
+    return callModel(model, options, demand).pipe(
+      filter((event): event is LanguageModelV4StreamPart => {
+        if (event.type === 'call-info') {
+          if (meta !== undefined) meta = { request: event.request, response: event.response };
+          return false;
+        }
+        if (event.type === 'replayed-chunk') return false;
+        report(event);
+        return true;
+      }),
+      tap({ complete: () => report(undefined) }),
+    );
+  });
 }

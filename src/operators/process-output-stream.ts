@@ -3,43 +3,14 @@ import type { ChunkType } from '../contract/chunk-types.js';
 import type { Processor } from '../contract/processor-types.js';
 import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
-import { createStreamChain } from './internal/stream-chain.js';
-import type { ChunkInjector, InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
-import type { DemandGate } from './internal/demand-gate.js';
+import { sharedStreamChain } from './internal/shared-stream-chain.js';
+import type { InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
+import type { DemandGate } from '../contract/demand-gate.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** Queue lengths at which the run's demand gate is held, and released again. */
 const QUEUE_HIGH = 16;
 const QUEUE_LOW = 8;
-
-/**
- * One chain per run context and processor array — kept by the context — so `state` args,
- * `streamParts` and the reusable args objects live for the whole run even when the loop subscribes
- * once per step, and two runs never share one.
- */
-function sharedStreamChain(processors: readonly Processor[], context: RunContext): SharedStreamChain {
-  const chains = runMachineryOf(context).streamChains;
-  let shared = chains.get(processors);
-  if (shared === undefined) {
-    shared = new SharedChain(processors, context);
-    chains.set(processors, shared);
-  }
-  return shared;
-}
-
-/** A run's chain and its injector, which hands injected chunks to the current subscription's pass. */
-class SharedChain implements SharedStreamChain {
-  readonly chain: StreamChain;
-  target: ChunkInjector | undefined;
-
-  constructor(processors: readonly Processor[], context: RunContext) {
-    this.chain = createStreamChain(processors, context, this);
-  }
-
-  inject(item: InjectedChunk): void {
-    this.target?.inject(item);
-  }
-}
 
 /**
  * Runs every chunk through the processors' `processOutputStream` hooks, in order, one chunk at a

@@ -19,27 +19,41 @@ import { setProcessorIndex } from './internal/processor-index.js';
 import { createSignal } from './internal/signals.js';
 import { guardReferenceState } from './internal/reference-state-guard.js';
 import { attachRunMachinery } from './internal/run-machinery.js';
+import { DemandGate } from '../contract/demand-gate.js';
+import { randomMessageId } from '../message-list/conversion-options.js';
 
-/** The context one run's operators share. */
-export interface RunContext {
-  readonly runId: string;
+/**
+ * The run's state the operators read and write: plain data, one value per run. The agent loop's
+ * `RunState` extends it (and snapshots it between steps); `createRunContext` makes a fresh one when
+ * none is given. The context's fields of the same names read and write this value.
+ */
+export interface RunContextState {
   messageList: MessageList;
+  /** Processor-triggered (tripwire) retries so far: the `retryCount` hooks see. */
+  retryCount: number;
+  /** `processAPIError` retries so far: the `retryCount` `processAPIError` sees. */
+  apiErrorRetryCount: number;
+  /** The reason of the attempt a tripwire retry rejected: the next attempt's prompt ends with it. */
+  retryFeedback: string | undefined;
+  /** Completed steps (rejected attempts included, with their `tripwire`). */
+  steps: StepResult[];
+  /** The current step number (0-based). */
+  stepNumber: number;
+  /** Signals sent by hooks, waiting for the run's next model request (`processLLMRequest` takes them). */
+  pendingSignals: ProcessorSignal[];
+  /** Each processor's `state`, by processor id (one object per id per run). */
+  processorStates: Record<string, ProcessorState>;
+}
+
+/** The context one run's operators share: its state ({@link RunContextState}) and its services. */
+export interface RunContext extends RunContextState {
+  readonly runId: string;
   requestContext: RequestContext;
   tracingContext: TracingContext;
   /** Fires when the run is cancelled; hooks and tools receive it. */
   abortSignal: AbortSignal;
   /** Processor retry budget (`undefined`: a retry request is a plain abort). */
   maxProcessorRetries: number | undefined;
-  /** Processor-triggered (tripwire) retries so far: the `retryCount` hooks see. */
-  retryCount: number;
-  /** `processAPIError` retries so far: the `retryCount` `processAPIError` sees. */
-  apiErrorRetryCount: number;
-  /** Completed steps (rejected attempts included, with their `tripwire`). */
-  steps: StepResult[];
-  /** The current step number (0-based). */
-  stepNumber: number;
-  /** Feedback for the next attempt after a tripwire retry (set by `retryOnTripwire`). */
-  retryFeedback: string | undefined;
   /** Resolves a model returned by `processInputStep` (the loop passes its registry-aware resolver). */
   resolveModel: (model: ModelInput) => LanguageModelV4;
   /** Where `writer.custom()` chunks go outside `processOutputStream` (the loop merges it into the stream). */
@@ -58,8 +72,6 @@ export interface RunContext {
    * when composing `processInputStep` without `processLLMRequest`.
    */
   llmRequestStage: boolean;
-  /** Signals sent by hooks, waiting for the run's next model request (`processLLMRequest` takes them). */
-  pendingSignals: ProcessorSignal[];
   /** The `sendSignal` hooks receive (queues a signal for the next model request of this run). */
   readonly sendSignal: SendSignalFunction;
   /** This run's state object for a processor id (one per id per run). */
@@ -86,7 +98,14 @@ export type RunContextInit = Partial<
     | 'scheduler'
     | 'llmRequestStage'
   >
->;
+> & {
+  /** The run's state to read and write (the agent loop's `RunState`); default: a fresh one from the fields above. */
+  state?: RunContextState;
+  /** The run's demand gate (the loop makes it first, to hand it to consumers); default: a fresh one. */
+  demand?: DemandGate;
+  /** Id source of the run (its default `runId`, signal ids); default: a flat random UUID. */
+  generateId?: () => string;
+};
 
 /**
  * Throws a clear error unless `chunk` is a custom data chunk (`type` starting with `data-`).
@@ -110,20 +129,46 @@ function defaultResolveModel(model: ModelInput): LanguageModelV4 {
   );
 }
 
-let runCounter = 0;
-
 /** The state object of `processorId` in a run's `states` (made on first use). */
-function stateIn(states: Map<string, ProcessorState>, processorId: string): ProcessorState {
-  let state = states.get(processorId);
+function stateIn(states: Record<string, ProcessorState>, processorId: string): ProcessorState {
+  let state = states[processorId];
   if (state === undefined) {
     state = guardReferenceState(processorId, {});
-    states.set(processorId, state);
+    states[processorId] = state;
   }
   return state;
 }
 
+/** The fields of {@link RunContextState}: on a context, each reads and writes the run's state. */
+const STATE_FIELDS = [
+  'messageList',
+  'retryCount',
+  'apiErrorRetryCount',
+  'retryFeedback',
+  'steps',
+  'stepNumber',
+  'pendingSignals',
+  'processorStates',
+] as const satisfies ReadonlyArray<keyof RunContextState>;
+
+/** A fresh run state from `init`'s fields. */
+function initialState(init: RunContextInit): RunContextState {
+  return {
+    messageList: init.messageList ?? new MessageList(),
+    retryCount: init.retryCount ?? 0,
+    apiErrorRetryCount: 0,
+    retryFeedback: undefined,
+    steps: init.steps ?? [],
+    stepNumber: init.stepNumber ?? 0,
+    pendingSignals: [],
+    processorStates: {},
+  };
+}
+
 /**
- * Makes a fresh run context (for using the operators standalone, or in tests).
+ * Makes a fresh run context (for using the operators standalone, or in tests). Its state fields
+ * (`retryCount`, `steps`, `messageList`, …) read and write `init.state` when given — the agent
+ * loop's `RunState` — else a fresh state.
  *
  * @example
  * ```ts
@@ -133,26 +178,20 @@ function stateIn(states: Map<string, ProcessorState>, processorId: string): Proc
  * ```
  */
 export function createRunContext(init: RunContextInit = {}): RunContext {
-  const states = new Map<string, ProcessorState>();
+  const state = init.state ?? initialState(init);
   const bindings = new Map<Processor, ProcessorBinding>();
   const custom$ = new Subject<DataChunkType>();
-  let signalSequence = 0;
-  const context: RunContext = {
-    runId: init.runId ?? `run-${++runCounter}`,
-    messageList: init.messageList ?? new MessageList(),
+  const generateId = init.generateId ?? randomMessageId;
+  const services = {
+    runId: init.runId ?? `run-${generateId()}`,
     requestContext: init.requestContext ?? new RequestContext(),
     tracingContext: init.tracingContext ?? {},
     abortSignal: init.abortSignal ?? new AbortController().signal,
     maxProcessorRetries: init.maxProcessorRetries,
-    retryCount: init.retryCount ?? 0,
-    apiErrorRetryCount: 0,
-    steps: init.steps ?? [],
-    stepNumber: init.stepNumber ?? 0,
-    retryFeedback: undefined,
     resolveModel: init.resolveModel ?? defaultResolveModel,
     custom$,
     writer: {
-      custom(chunk) {
+      custom(chunk: DataChunkType): Promise<void> {
         assertDataChunk(chunk);
         // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
         // is dropped, never thrown into a caller that is gone.
@@ -160,32 +199,41 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
         return Promise.resolve();
       },
     },
-    processorIndexes: new Map(),
+    processorIndexes: new Map<Processor, number>(),
     processorTimeoutMs: init.processorTimeoutMs,
     scheduler: init.scheduler,
     llmRequestStage: init.llmRequestStage ?? true,
-    pendingSignals: [],
-    sendSignal(input) {
-      const signal = createSignal(input, () => `${context.runId}-signal-${++signalSequence}`);
-      context.pendingSignals.push(signal);
+    sendSignal(input: Parameters<SendSignalFunction>[0]) {
+      const signal = createSignal(input, generateId);
+      state.pendingSignals.push(signal);
       return Promise.resolve(signal);
     },
-    // methods, not `const` arrows: a keepNames build (tsup, tsx) names arrows with a property
-    // write per run; these read no `this`, so `const { stateFor } = ctx` still works
-    stateFor(processorId) {
-      return stateIn(states, processorId);
+    // these read no `this`: `const { stateFor } = ctx` works
+    stateFor(processorId: string): ProcessorState {
+      return stateIn(state.processorStates, processorId);
     },
-    bind(processor, index = 0) {
+    bind(processor: Processor, index = 0): ProcessorBinding {
       let binding = bindings.get(processor);
       if (binding === undefined) {
         // the context is the bindings' `HookLimits`: its `processorTimeoutMs` and `scheduler`, read live
-        binding = bindProcessor(processor, stateIn(states, processor.id), index, context);
+        binding = bindProcessor(processor, stateIn(state.processorStates, processor.id), index, context);
         bindings.set(processor, binding);
       }
       return binding;
     },
   };
-  attachRunMachinery(context);
+  const context = services as unknown as RunContext;
+  for (const field of STATE_FIELDS) {
+    Object.defineProperty(context, field, {
+      get: () => state[field],
+      set: (value: never) => {
+        state[field] = value;
+      },
+      enumerable: true,
+      configurable: false,
+    });
+  }
+  attachRunMachinery(context, init.demand ?? new DemandGate());
   return context;
 }
 
@@ -210,4 +258,17 @@ export function assignProcessorIndexes(context: RunContext, lists: readonly (rea
       setProcessorIndex(processor, index);
     });
   }
+}
+
+/**
+ * Gives a fresh run the processor states of a snapshot: `stateFor(id)` (and every hook of the
+ * processor with that id) gets them. Call it before the run binds its processors.
+ *
+ * @example
+ * ```ts
+ * adoptProcessorStates(ctx, JSON.parse(saved).processorStates);
+ * ```
+ */
+export function adoptProcessorStates(context: RunContext, states: Record<string, ProcessorState>): void {
+  for (const [processorId, state] of Object.entries(states)) context.processorStates[processorId] = guardReferenceState(processorId, state);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation } from '../contract/index.js';
+import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
@@ -171,7 +171,7 @@ export class LanguageDetector implements Processor<'language-detector'> {
     return this.targets.some((target) => normalizeLanguage(target) === normalized);
   }
 
-  processInput({ messages, messageList, abort, abortSignal, state }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -179,18 +179,18 @@ export class LanguageDetector implements Processor<'language-detector'> {
       abort,
       lastMessageOnly: this.lastMessageOnly,
       batchChars: 0,
-      judge: (batch, text) => this.judgeMessage(batch[0] as MastraDBMessage, text, state, abortSignal),
+      judge: (batch, text) => this.judgeMessage(batch[0] as MastraDBMessage, text, state, { abortSignal, tracingContext }),
     });
   }
 
-  private async judgeMessage(message: MastraDBMessage, text: string, state: ProcessorState, abortSignal: AbortSignal): Promise<BatchVerdict> {
+  private async judgeMessage(message: MastraDBMessage, text: string, state: ProcessorState, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<BatchVerdict> {
     if (text.trim().length < this.minTextLength) return { action: 'keep' };
     // the language shows in the first piece: a long message is judged on its first budget's worth
     const outcome = await this.judge.judge(
       state,
       text.slice(0, this.judge.maxInputChars),
       (piece) => ({ system: this.system, prompt: quoted('Text', piece), schema: languageAnswer, responseSchema: referenceLanguageAnswer }),
-      abortSignal,
+      call,
     );
     if (!outcome.ok) return this.judge.failureVerdict(outcome.failure, this.violations) ?? { action: 'keep' };
     const answer = outcome.values[0] ?? null;

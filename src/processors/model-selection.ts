@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage } from '../message-list/index.js';
-import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState } from '../contract/index.js';
+import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState, TracingContext } from '../contract/index.js';
 import { quoted } from './internal/input-messages.js';
 import { messageText } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
@@ -123,9 +123,9 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
     ].join('\n');
   }
 
-  async processInputStep({ messages, stepNumber, state, abort, abortSignal }: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
+  async processInputStep({ messages, stepNumber, state, abort, abortSignal, tracingContext }: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
     if (this.scope === 'first-step' && stepNumber > 0) return undefined;
-    const decision = (state.decision as ModelSelectionDecision | undefined) ?? (await this.decide(messages, state, abort, abortSignal));
+    const decision = (state.decision as ModelSelectionDecision | undefined) ?? (await this.decide(messages, state, abort, abortSignal, tracingContext));
     const choice = decision.choice === undefined ? undefined : this.choices.get(decision.choice);
     return choice === undefined ? undefined : { model: choice.model };
   }
@@ -135,6 +135,7 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
     state: ProcessorState,
     abort: ProcessInputStepArgs['abort'],
     abortSignal: AbortSignal,
+    tracingContext: TracingContext,
   ): Promise<ModelSelectionDecision> {
     const latest = [...messages].reverse().find((message) => message.role === 'user');
     const text = latest === undefined ? '' : messageText(latest);
@@ -142,7 +143,7 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
     if (text.trim() === '') {
       decision = { choice: this.defaultChoice, fallback: true, reason: 'no user message to classify' };
     } else {
-      const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User request', text), schema: selectionAnswer, abortSignal });
+      const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User request', text), schema: selectionAnswer, abortSignal, tracing: { processorId: this.id, tracingContext } });
       const answer = outcome.ok ? outcome.value : undefined;
       if (!outcome.ok || !this.choices.has(outcome.value.choice)) {
         const error = outcome.ok ? new StructuredCallError('malformed', `the classifier picked an unknown choice "${outcome.value.choice}"`) : outcome.error;

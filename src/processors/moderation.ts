@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
+import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
@@ -89,6 +89,9 @@ export const DEFAULT_MODERATION_CATEGORIES = [
   'violence',
   'violence/graphic',
 ] as const;
+
+/** The hook call a judgment is made for: its signal, and the tracing context judge calls are reported to. */
+type JudgeCall = { abortSignal?: AbortSignal; tracingContext?: TracingContext };
 
 /** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
 const referenceModerationAnswer = z.object({
@@ -200,12 +203,12 @@ export class ModerationProcessor implements Processor<'moderation'> {
    * Scores `text` (one call per `maxJudgeInputChars` piece; a category's score is its highest in
    * any piece). Resolves to the flagged categories and the merged answer, or the failure.
    */
-  async moderate(state: ProcessorState, text: string, abortSignal?: AbortSignal): Promise<{ flagged: string[]; answer: ModerationAnswer } | JudgeFailure> {
+  async moderate(state: ProcessorState, text: string, call: JudgeCall = {}): Promise<{ flagged: string[]; answer: ModerationAnswer } | JudgeFailure> {
     const outcome = await this.judge.judge(
       state,
       text,
       (piece) => ({ system: this.system, prompt: quoted('Text to moderate', piece), schema: moderationAnswer, responseSchema: referenceModerationAnswer }),
-      abortSignal,
+      call,
     );
     if (!outcome.ok) return outcome.failure;
     const categories: CategoryScores = {};
@@ -218,7 +221,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     return { flagged: flaggedCategories(categories, this.threshold, this.categories), answer };
   }
 
-  processInput({ messages, messageList, abort, abortSignal, state }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -227,7 +230,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
       lastMessageOnly: this.lastMessageOnly,
       batchChars: this.judge.maxInputChars,
       judge: async (batch, text): Promise<BatchVerdict> => {
-        const verdict = await this.verdictFor('input', state, text, abortSignal);
+        const verdict = await this.verdictFor('input', state, text, { abortSignal, tracingContext });
         if (verdict.action === 'block') return verdict;
         if (verdict.action === 'keep') return { action: 'keep' };
         return batch.length === 1 ? { action: 'each', verdict: () => ({ action: 'drop' }) } : { action: 'split' };
@@ -235,13 +238,13 @@ export class ModerationProcessor implements Processor<'moderation'> {
     });
   }
 
-  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, abort, (request) => this.verdictFor('output', state, request.text, abortSignal));
+  processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    return this.stream.process(part, state, abort, (request) => this.verdictFor('output', state, request.text, { abortSignal, tracingContext }));
   }
 
   /** Judges `text` and decides: block (reported with the judge's reason), keep (warn), drop (filter). */
-  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, abortSignal: AbortSignal | undefined): Promise<Verdict> {
-    const result = await this.moderate(state, text, abortSignal);
+  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
+    const result = await this.moderate(state, text, call);
     if ('kind' in result) return this.judge.failureVerdict(result, this.violations) ?? { action: 'keep' };
     const { flagged, answer } = result;
     if (flagged.length === 0) return { action: 'keep' };

@@ -10,7 +10,11 @@ import type {
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
+  TracingContext,
 } from '../contract/index.js';
+
+/** The hook call a judgment is made for: its signal, and the tracing context judge calls are reported to. */
+type JudgeCall = { abortSignal?: AbortSignal; tracingContext?: TracingContext };
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
@@ -227,12 +231,12 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * Finds PII in `text` (one call per `maxJudgeInputChars` piece): the detections whose value
    * occurs in the text (as written, or JSON-escaped), or the failure.
    */
-  async detect(state: ProcessorState, text: string, abortSignal?: AbortSignal): Promise<PIIDetection[] | JudgeFailure> {
+  async detect(state: ProcessorState, text: string, call: JudgeCall = {}): Promise<PIIDetection[] | JudgeFailure> {
     const outcome = await this.judge.judge(
       state,
       text,
       (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: piiAnswer }),
-      abortSignal,
+      call,
     );
     if (!outcome.ok) return outcome.failure;
     const types = new Set(this.detectionTypes);
@@ -247,7 +251,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
       );
   }
 
-  processInput({ messages, messageList, abort, abortSignal, state }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -256,7 +260,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
       lastMessageOnly: this.lastMessageOnly,
       batchChars: this.judge.maxInputChars,
       judge: async (batch, text): Promise<BatchVerdict> => {
-        const verdict = await this.verdictFor('input', state, text, abortSignal);
+        const verdict = await this.verdictFor('input', state, text, { abortSignal, tracingContext });
         if (verdict.action === 'block') return verdict;
         if (verdict.action === 'keep') return { action: 'keep' };
         if (verdict.action === 'drop') return batch.length === 1 ? { action: 'each', verdict: () => ({ action: 'drop' }) } : { action: 'split' };
@@ -272,9 +276,9 @@ export class PIIDetector implements Processor<'pii-detector'> {
     });
   }
 
-  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+  processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, abort, async (request) => {
-      const verdict = await this.verdictFor('output', state, request.text, abortSignal);
+      const verdict = await this.verdictFor('output', state, request.text, { abortSignal, tracingContext });
       if (verdict.action === 'replace') rememberRedactions(state, verdict.replacements);
       return verdict;
     });
@@ -284,10 +288,10 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * Judges each tool result (its strings, one call per budget piece) before the stream, the model
    * and memory see it: blocks, reports, or redacts the detected values in every string of the result.
    */
-  async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal }: ProcessToolResultArgs): Promise<undefined> {
+  async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal, tracingContext }: ProcessToolResultArgs): Promise<undefined> {
     const text = stringsOf(result);
     if (text.trim() === '') return undefined;
-    const verdict = await this.verdictFor('output', state, text, abortSignal);
+    const verdict = await this.verdictFor('output', state, text, { abortSignal, tracingContext });
     if (verdict.action === 'block') return abort(verdict.reason, { metadata: verdict.metadata });
     if (verdict.action === 'keep') return undefined;
     let redacted: unknown = '[filtered by pii-detector]';
@@ -308,8 +312,8 @@ export class PIIDetector implements Processor<'pii-detector'> {
   }
 
   /** Judges `text` and decides: block, keep (warn), drop (filter) or the value → replacement map (redact). */
-  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, abortSignal: AbortSignal | undefined): Promise<Verdict> {
-    const detections = await this.detect(state, text, abortSignal);
+  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
+    const detections = await this.detect(state, text, call);
     if (!Array.isArray(detections)) return this.judge.failureVerdict(detections, this.violations) ?? { action: 'keep' };
     if (detections.length === 0) return { action: 'keep' };
     const types = [...new Set(detections.map((detection) => detection.type))];

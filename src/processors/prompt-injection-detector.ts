@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation } from '../contract/index.js';
+import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
@@ -202,7 +202,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       .join('\n');
   }
 
-  processInput({ messages, messageList, abort, abortSignal, state }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
@@ -210,7 +210,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       abort,
       lastMessageOnly: this.lastMessageOnly,
       batchChars: this.judge.maxInputChars,
-      judge: (batch, text) => this.judgeBatch(batch, text, state, abortSignal),
+      judge: (batch, text) => this.judgeBatch(batch, text, state, { abortSignal, tracingContext }),
     });
   }
 
@@ -225,12 +225,12 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   }
 
   /** Scores `text` (one call per budget piece: a type's highest score, the reasons joined; a rewrite only from a single piece). */
-  private async score(state: ProcessorState, text: string, abortSignal: AbortSignal): Promise<PromptInjectionAnswer | Parameters<GuardJudge['failureVerdict']>[0]> {
+  private async score(state: ProcessorState, text: string, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<PromptInjectionAnswer | Parameters<GuardJudge['failureVerdict']>[0]> {
     const outcome = await this.judge.judge(
       state,
       text,
       (piece) => ({ system: this.system, prompt: quoted('User message', piece), schema: injectionAnswer, responseSchema: referenceInjectionAnswer }),
-      abortSignal,
+      call,
     );
     if (!outcome.ok) return outcome.failure;
     const categories: Record<string, number> = {};
@@ -243,8 +243,8 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     return { categories, ...(reasons.length === 0 ? {} : { reason: reasons.join(' ') }), ...(rewritten === undefined ? {} : { rewritten }) };
   }
 
-  private async judgeBatch(batch: readonly MastraDBMessage[], text: string, state: ProcessorState, abortSignal: AbortSignal): Promise<BatchVerdict> {
-    const answer = await this.score(state, text, abortSignal);
+  private async judgeBatch(batch: readonly MastraDBMessage[], text: string, state: ProcessorState, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<BatchVerdict> {
+    const answer = await this.score(state, text, call);
     if ('kind' in answer) return this.judge.failureVerdict(answer, this.violations) ?? { action: 'keep' };
     const detected = flaggedCategories(answer.categories, this.threshold, this.detectionTypes);
     await this.notifyDetection({ detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });

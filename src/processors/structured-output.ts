@@ -6,6 +6,7 @@ import type {
   ProcessorState,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
+  TracingContext,
 } from '../contract/index.js';
 import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
@@ -115,7 +116,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     ].join('\n');
   }
 
-  processOutputStream({ part, state, abort, abortSignal }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+  processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     const structuring = structuringState<T>(state);
     switch (part.type) {
       case 'text-delta':
@@ -128,7 +129,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
         return emitInOrder(state, [part]);
       }
       case 'finish':
-        return this.structureOnce(structuring.runText + structuring.stepText, state, abort, abortSignal).then((object) =>
+        return this.structureOnce(structuring.runText + structuring.stepText, state, abort, abortSignal, tracingContext).then((object) =>
           emitInOrder(state, object === undefined ? [part] : [chunkLike(part, 'object', { object }), part]),
         );
       default:
@@ -136,20 +137,20 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     }
   }
 
-  async processOutputResult({ result, state, abort, abortSignal }: ProcessOutputResultArgs): Promise<undefined> {
-    const object = await this.structureOnce(result.text, state, abort, abortSignal);
+  async processOutputResult({ result, state, abort, abortSignal, tracingContext }: ProcessOutputResultArgs): Promise<undefined> {
+    const object = await this.structureOnce(result.text, state, abort, abortSignal, tracingContext);
     if (object !== undefined) result.object = object;
     return undefined;
   }
 
   /** Structures `text` once per run (later calls reuse the outcome); applies the error strategy. */
-  private async structureOnce(text: string, state: ProcessorState, abort: AbortFunction, abortSignal: AbortSignal): Promise<T | undefined> {
+  private async structureOnce(text: string, state: ProcessorState, abort: AbortFunction, abortSignal: AbortSignal, tracingContext: TracingContext): Promise<T | undefined> {
     const structuring = structuringState<T>(state);
     if (structuring.outcome === undefined) {
       const outcome =
         text.trim() === ''
           ? { ok: false as const, error: new StructuredCallError('malformed', 'there is no text to structure') }
-          : await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: this.schema, abortSignal });
+          : await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: this.schema, abortSignal, tracing: { processorId: this.id, tracingContext } });
       structuring.outcome = outcome.ok ? { ok: true, object: outcome.value } : { ok: false, error: outcome.error };
       if (!outcome.ok) this.judge.failed(this.id, outcome.error, abort);
     }

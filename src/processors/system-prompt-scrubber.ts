@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs } from '../contract/index.js';
+import type { ChunkType, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
 import { CheckedStream, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
@@ -185,7 +185,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
    * system prompt and the passage share the input budget: a system prompt over half of it is
    * compared in pieces (one call per pair of pieces).
    */
-  async findLeaks(state: ProcessorState, text: string, systemPrompt: string, abortSignal?: AbortSignal): Promise<SystemPromptLeak[] | JudgeFailure> {
+  async findLeaks(state: ProcessorState, text: string, systemPrompt: string, call: { abortSignal?: AbortSignal; tracingContext?: TracingContext } = {}): Promise<SystemPromptLeak[] | JudgeFailure> {
     const leaks: SystemPromptLeak[] = [];
     for (const pattern of this.patterns) {
       pattern.lastIndex = 0;
@@ -200,7 +200,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
         state,
         text,
         (piece) => ({ system: this.system, prompt: `${quoted('System prompt', systemPiece)}\n\n${quoted('Response passage', piece)}`, schema: leakAnswer }),
-        abortSignal,
+        call,
         passageBudget,
       );
       if (!outcome.ok) return outcome.failure;
@@ -212,8 +212,8 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     return leaks;
   }
 
-  processOutputStream({ part, state, abort, abortSignal, messageList }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, abort, (request) => this.verdictFor(request, state, systemPromptOf(messageList), abortSignal));
+  processOutputStream({ part, state, abort, abortSignal, messageList, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
+    return this.stream.process(part, state, abort, (request) => this.verdictFor(request, state, systemPromptOf(messageList), { abortSignal, tracingContext }));
   }
 
   /** Applies the stream's redactions to every part of the stored reply (no model call). */
@@ -221,8 +221,8 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     return applyRedactionsToReply(messages, state);
   }
 
-  private async verdictFor(request: JudgeRequest, state: ProcessorState, systemPrompt: string, abortSignal: AbortSignal): Promise<Verdict> {
-    const leaks = await this.findLeaks(state, request.text, systemPrompt, abortSignal);
+  private async verdictFor(request: JudgeRequest, state: ProcessorState, systemPrompt: string, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<Verdict> {
+    const leaks = await this.findLeaks(state, request.text, systemPrompt, call);
     if (!Array.isArray(leaks)) return this.judge.failureVerdict(leaks, this.violations) ?? { action: 'keep' };
     if (leaks.length === 0) return { action: 'keep' };
     const client = { count: leaks.length, sources: [...new Set(leaks.map((leak) => leak.source))] };

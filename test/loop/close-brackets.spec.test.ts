@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
-import { closeBrackets } from '../../src/loop/output/close-brackets.js';
+import { closeBrackets } from '../../src/loop/run/close-brackets.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
-import { closeBrackets } from '../../src/loop/output/close-brackets.js';
-import { endWithTerminal } from '../../src/loop/output/end-with-terminal.js';
+import { closeBrackets } from '../../src/loop/run/close-brackets.js';
+import { endWithTerminal } from '../../src/loop/run/end-with-terminal.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 

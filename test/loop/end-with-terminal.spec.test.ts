@@ -4,12 +4,12 @@
  * one terminal chunk last, errors and aborts turned into their terminal chunks.
  */
 import { describe, expect, it } from 'vitest';
-import { of, throwError } from 'rxjs';
+import { fromEvent, of, takeUntil, throwError } from 'rxjs';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
 import { ModelCallError } from '../../src/model/errors/model-call-error.js';
-import { endWithTerminal, MissingTerminalError, terminalChunk } from '../../src/loop/output/end-with-terminal.js';
+import { endWithTerminal, MissingTerminalError, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
@@ -152,42 +152,38 @@ describe('endWithTerminal(): onError', () => {
   });
 });
 
-describe('endWithTerminal(): abort', () => {
-  it('an abort unsubscribes the source and ends with an abort chunk carrying the reason', () => {
+describe('endWithTerminal(): abort (the source cut by takeUntil, as the run does)', () => {
+  it('a source cut by the abort (takeUntil) ends with an abort chunk carrying the reason', () => {
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const controller = new AbortController();
       const source = cold('-S-a-b-(F|)', v);
-      expectObservable(source.pipe(endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('-S-a(A|)', v);
+      const aborted$ = fromEvent(controller.signal, 'abort');
+      expectObservable(source.pipe(takeUntil(aborted$), endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('-S-a(A|)', v);
       expectSubscriptions(source.subscriptions).toBe('^---!');
       cold('----x').subscribe(() => controller.abort('stop'));
     });
   });
 
-  it('a signal aborted before subscription ends at once without subscribing to the source', () => {
-    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const controller = new AbortController();
-      controller.abort('stop');
-      const source = cold('-S-(F|)', v);
-      expectObservable(source.pipe(endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('(SA|)', v);
-      expectSubscriptions(source.subscriptions).toBe([]);
-    });
-  });
-
-  it('while holdAbort() is true the abort is left to the source', () => {
+  it('the abort alone does not cut the source: what is not under takeUntil runs to its terminal', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const controller = new AbortController();
-      const options = { runId: R, abortSignal: controller.signal, holdAbort: () => true };
-      expectObservable(cold('-S-a-b-(F|)', v).pipe(endWithTerminal(options))).toBe('-S-a-b-(F|)', v);
+      expectObservable(cold('-S-a-b-(F|)', v).pipe(endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('-S-a-b-(F|)', v);
       cold('---x').subscribe(() => controller.abort('stop'));
     });
   });
 
-  it('a source that completes without a terminal after a held abort ends with abort', () => {
+  it('a source that completes without a terminal after an abort ends with abort', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const controller = new AbortController();
-      const options = { runId: R, abortSignal: controller.signal, holdAbort: () => true };
-      expectObservable(cold('-S-a-|', v).pipe(endWithTerminal(options))).toBe('-S-a-(A|)', v);
+      expectObservable(cold('-S-a-|', v).pipe(endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('-S-a-(A|)', v);
       cold('---x').subscribe(() => controller.abort('stop'));
+    });
+  });
+
+  it('a source that completes without a terminal and no abort is the missing-terminal error', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const controller = new AbortController();
+      expectObservable(cold('-S-a-|', v).pipe(endWithTerminal({ runId: R, abortSignal: controller.signal }))).toBe('-S-a-(M|)', v);
     });
   });
 

@@ -30,6 +30,7 @@ import {
   type TracingContext,
   TripWire,
 } from '../../contract/index.js';
+import { createRunState, type RunState } from '../../loop/index.js';
 
 /** The middleware options a call needs. */
 export interface MiddlewareCallConfig {
@@ -45,6 +46,8 @@ export interface MiddlewareCallConfig {
 /** What `transformParams` prepared for `wrapStream` / `wrapGenerate`. */
 export interface MiddlewareCall {
   ctx: RunContext;
+  /** The call's state (the loop's `RunState`: the attempt runs on it). */
+  state: RunState;
   /** The call options after the input hooks (the object handed to the model). */
   params: LanguageModelV4CallOptions;
   /** A cached response from `processLLMRequest`: replaces the model call. */
@@ -149,15 +152,18 @@ export async function prepareCall(
   model: LanguageModelV4,
 ): Promise<MiddlewareCall> {
   const messageList = promptToMessageList(params.prompt, config.generateId);
+  const runId = `mw_${config.generateId()}`;
+  const state = createRunState(runId, messageList);
   const ctx = createRunContext({
-    runId: `mw_${config.generateId()}`,
-    messageList,
+    runId,
+    state,
+    generateId: config.generateId,
     ...(config.requestContext === undefined ? {} : { requestContext: config.requestContext() }),
     ...(config.tracingContext === undefined ? {} : { tracingContext: config.tracingContext }),
     abortSignal: params.abortSignal ?? new AbortController().signal,
     maxProcessorRetries: config.maxProcessorRetries,
   });
-  const call: MiddlewareCall = { ctx, params, cached: undefined, tripwire: undefined, listSnapshot: '' };
+  const call: MiddlewareCall = { ctx, state, params, cached: undefined, tripwire: undefined, listSnapshot: '' };
   const inputs = config.inputProcessors;
   try {
     let next = params;

@@ -1,10 +1,12 @@
 /**
- * The output side of `processorsMiddleware`: the model's V4 parts → rxagent chunks → the loop's
- * own step code (`src/loop/step/`: the fenced `processOutputStream` chain, `finish` at the end of
- * the output, the response into the list, `processLLMResponse`, `processOutputStep`,
- * `step-finish`) → V4 parts again. API errors before any content go to `processAPIError` through
- * `retryOnAPIError` (which may re-call the model); a `TripWire` ends the stream with an `error`
- * part carrying it and an `other` finish.
+ * The output side of `processorsMiddleware`: the model call the AI SDK opened runs through the
+ * loop's own attempt (`runAttempt` in `src/loop/step/`: the step-output kernel and the fenced
+ * `processOutputStream` chain, `finish` at the end of the output, the response into the list,
+ * `processLLMResponse`, `processOutputStep`, `step-finish`) → V4 parts again. What is the
+ * middleware's own is what the AI SDK forces: the call already prepared in `transformParams`,
+ * API errors before any content retried by re-calling the model (`retryOnAPIError`), and the V4
+ * stream around the chunks. A `TripWire` ends the stream with an `error` part carrying it and an
+ * `other` finish.
  */
 import type {
   LanguageModelV4,
@@ -14,21 +16,10 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map, of, switchMap, tap, throwError } from 'rxjs';
-import { ModelCallError, modelPartToChunk, streamOf } from '../../model/index.js';
+import { ModelCallError, replayCall, streamOf, type ModelEvent } from '../../model/index.js';
 import { type AgentChunk, type ChunkType, makeChunk, TripWire } from '../../contract/index.js';
-import {
-  afterModel,
-  cachedContent,
-  closeBrackets,
-  createOutputChain,
-  CustomOutlet,
-  endOfOutput,
-  finishStep,
-  newAttempt,
-  type StepEnvironment,
-  stepOutput,
-} from '../../loop/index.js';
-import { retryOnAPIError } from '../../operators/index.js';
+import { closeBrackets, createOutputChain, CustomOutlet, isStepEnd, runAttempt, type StepEnvironment } from '../../loop/index.js';
+import { retryOnAPIError, type LLMRequest } from '../../operators/index.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
 import { readableToObservable } from './streams.js';
@@ -127,10 +118,47 @@ function leadWithStreamStart(source: Observable<LanguageModelV4StreamPart>, warn
   });
 }
 
+/** The step environment of one middleware call: the loop's, with the model reached through the AI SDK. */
+function stepEnvironment(config: MiddlewareCallConfig, call: MiddlewareCall, model: LanguageModelV4, events: () => Observable<ModelEvent>): StepEnvironment {
+  const { ctx } = call;
+  return {
+    ctx,
+    runId: ctx.runId,
+    inputProcessors: config.inputProcessors,
+    outputProcessors: config.outputProcessors,
+    stepProcessors: config.inputProcessors,
+    apiErrorProcessors: [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors],
+    defaultApiErrorBudget: 0,
+    chain: createOutputChain(config.outputProcessors, ctx),
+    outlet: new CustomOutlet(),
+    stepDefaults: { model },
+    model: {
+      // the request was prepared in transformParams (processInput, processInputStep, processLLMRequest)
+      prepare: (attempt) => {
+        if (call.tripwire !== undefined) return throwError(() => call.tripwire);
+        attempt.stepInput = { stepNumber: 0, model };
+        const request: LLMRequest = { prompt: call.params.prompt, model, stepNumber: 0, ...(call.cached === undefined ? {} : { response: call.cached }) };
+        return { request, callOptions: call.params };
+      },
+      call: (_attempt, { request }) => (request.response !== undefined ? replayCall(request.response) : events()),
+    },
+    generateId: config.generateId,
+    now: () => new Date(),
+    threadId: undefined,
+    resourceId: undefined,
+    maxSteps: 1,
+    stopWhen: [],
+    executesTools: false, // the AI SDK runs the tools
+    toolConcurrency: 1,
+  };
+}
+
 /**
- * The processed stream of one call. `opened` is the first model response (already asked for,
- * so its request/response metadata could be returned); `undefined` for a cached response or a
- * call an input hook aborted.
+ * The processed stream of one call: the loop's own attempt (`runAttempt`: the model output through
+ * `processOutputStream`, `finish` at the end of the output, the response into the list,
+ * `processLLMResponse`, `processOutputStep`, `step-finish`) as V4 parts again. `opened` is the first
+ * model response (already asked for, so its request/response metadata could be returned);
+ * `undefined` for a cached response or a call an input hook aborted.
  */
 export function processedStream(
   config: MiddlewareCallConfig,
@@ -140,59 +168,27 @@ export function processedStream(
 ): Observable<LanguageModelV4StreamPart> {
   return defer(() => {
     const { ctx } = call;
-    const chain = createOutputChain(config.outputProcessors, ctx);
-    const env: StepEnvironment = {
-      ctx,
-      runId: ctx.runId,
-      inputProcessors: config.inputProcessors,
-      outputProcessors: config.outputProcessors,
-      chain: chain.chain,
-      rawChain: chain.rawChain,
-      openChain: chain.open,
-      admit: chain.admit,
-      requestedToolCalls: chain.requestedToolCalls,
-      outlet: new CustomOutlet(),
-      generateId: config.generateId,
-      now: () => new Date(),
-      threadId: undefined,
-      resourceId: undefined,
-      maxSteps: 1,
-      executesTools: false, // the AI SDK runs the tools
-      finish: undefined,
-    };
-    const attempt = newAttempt(env, 0, `${ctx.runId}-response`);
-    attempt.stepInput = { stepNumber: 0, model };
-    const { facts } = attempt;
     let finishPart: Extract<LanguageModelV4StreamPart, { type: 'finish' }> | undefined;
-
+    const env = stepEnvironment(config, call, model, () =>
+      modelParts(config, call, model, opened, (part) => {
+        finishPart = part;
+      }),
+    );
+    const state = call.state;
     const finishWith = (reason: LanguageModelV4FinishReason): LanguageModelV4StreamPart => ({
       type: 'finish',
       usage: finishPart?.usage ?? emptyV4Usage(),
       finishReason: reason,
       ...(finishPart?.providerMetadata ? { providerMetadata: finishPart.providerMetadata } : {}),
     });
-
-    const content$: Observable<ChunkType> =
-      call.tripwire !== undefined
-        ? throwError(() => call.tripwire)
-        : call.cached !== undefined
-          ? cachedContent(env, attempt, call.cached)
-          : modelParts(config, call, model, opened, (part) => {
-              finishPart = part;
-            }).pipe(
-              map((part) => modelPartToChunk(part, ctx.runId, facts)),
-              filter((chunk): chunk is ChunkType => chunk !== null),
-            );
-
-    // the loop's step: output through the processors, `finish` at its end, the response into the
-    // list, processLLMResponse, processOutputStep, step-finish
-    const step$ = concat(stepOutput(env, attempt, content$), endOfOutput(env, attempt, false), afterModel(env, attempt), finishStep(env, attempt));
-
-    const tail$ = defer(() =>
-      of<LanguageModelV4StreamPart>(
-        finishPart ?? finishWith({ unified: attempt.fromCache ? (attempt.accumulator.toolCalls.length > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined }),
-      ),
-    );
+    const step$ = runAttempt(env, state, 0).pipe(filter((item): item is ChunkType => !isStepEnd(item)));
+    const tail$ = defer(() => {
+      const attempt = state.attempt;
+      const cached = call.cached !== undefined;
+      return of<LanguageModelV4StreamPart>(
+        finishPart ?? finishWith({ unified: cached ? ((attempt?.accumulator.toolCalls.length ?? 0) > 0 ? 'tool-calls' : 'stop') : 'other', raw: undefined }),
+      );
+    });
 
     // An error ends the chunks with an `error` chunk, so closeBrackets() ends the parts still open
     // before it (the loop's one bracket implementation); it becomes an `error` part and a finish.
@@ -214,7 +210,6 @@ export function processedStream(
         finishWith({ unified: TripWire.isInstance(cause) ? 'other' : 'error', raw: TripWire.isInstance(cause) ? 'tripwire' : undefined }),
       );
     });
-    const out$ = concat(chunkParts$, end$);
-    return leadWithStreamStart(out$, () => facts.warnings);
+    return leadWithStreamStart(concat(chunkParts$, end$), () => state.attempt?.facts.warnings ?? []);
   });
 }

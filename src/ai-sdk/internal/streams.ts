@@ -1,13 +1,13 @@
 /** Web streams ↔ Observables, with cancellation passed through both ways. */
 import { Observable, type Subscription } from 'rxjs';
-import type { RunDemand } from '../../loop/index.js';
+import type { DemandGate } from '../../contract/index.js';
 
 /**
  * A `ReadableStream` fed by a subscription made when the stream starts. Cancelling the stream
  * (or its reader) unsubscribes; the source's completion closes it. `encode` maps each value to
  * zero or more outputs; `onError`/`onComplete` may add final outputs before the stream closes.
  *
- * With `paced` (a run's paced variant, see `PACED_RUN`), the stream holds the run's demand gate
+ * With `paced` (a run's paced variant, see `PacedRun`), the stream holds the run's demand gate
  * while its queue is full (`highWaterMark` outputs, default 16) and releases it when the reader
  * pulls: the run reads its provider only as fast as this stream is read.
  */
@@ -20,14 +20,14 @@ export function observableToReadable<T, R>(
     /** True once nothing more may be written (the stream closes after the current outputs). */
     done?: () => boolean;
     /** Subscribes the same source with demand: `attach` receives the run's gate. */
-    paced?: (attach: (demand: RunDemand) => void) => Observable<T>;
+    paced?: (attach: (demand: DemandGate) => void) => Observable<T>;
     /** Queue size at which the demand gate is held. Default 16. */
     highWaterMark?: number;
   },
 ): ReadableStream<R> {
   let subscription: Subscription | undefined;
   let closed = false;
-  let demand: RunDemand | undefined;
+  let demand: DemandGate | undefined;
   let holding = false;
   const holder = {};
   const release = (): void => {

@@ -14,11 +14,6 @@ export class CustomOutlet {
     else this.#buffer.push(chunk);
   }
 
-  /** {@link push}, as the observer of the run's `writer.custom()` chunks. */
-  next(chunk: DataChunkType): void {
-    this.push(chunk);
-  }
-
   /** The buffered chunks, removed from the buffer. */
   drain(): DataChunkType[] {
     if (this.#buffer.length === 0) return [];

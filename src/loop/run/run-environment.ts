@@ -1,41 +1,218 @@
-/** Everything one run's steps share: the run context, the processors, the step defaults. */
-import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { MessageList } from '../../message-list/message-list.js';
+/**
+ * A run's environment: the agent's configuration and the call's options resolved once, at the
+ * start of the run — model, tools, processors (function forms get the request context), memory's
+ * processors, the message list with the input, the run context — and the run's state made around
+ * them. Synchronous unless a dynamic argument or memory returns a promise, so a run on a marble
+ * model stays on virtual time.
+ */
+import { MessageList } from '../../message-list/message-list.js';
+import { randomMessageId } from '../../message-list/conversion-options.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
-import type { CallSettings, Processor, ProcessInputStepArgs, ProcessInputStepResult, StructuredOutputOptions } from '../../contract/processor-types.js';
-import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
+import { assignProcessorIndexes, createRunContext } from '../../operators/run-context.js';
+import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js';
+import { demandOf } from '../../operators/demand.js';
+import type { DemandGate } from '../../contract/demand-gate.js';
+import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import type { Processor } from '../../contract/processor-types.js';
+import { RequestContext } from '../../contract/request-context.js';
+import { callModel } from '../../model/stream-model.js';
+import { replayCall } from '../../model/replay-call.js';
+import { resolveModel } from '../../model/resolve-model.js';
+import type { MessageList as MessageListType } from '../../message-list/message-list.js';
+import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, DynamicArgument, PrepareStepFunction } from '../agent-types.js';
+import { createOutputChain } from '../step/output-chain.js';
+import { prepareAttempt } from '../step/request.js';
 import type { StepEnvironment } from '../step/step-environment.js';
-import type { StopCondition } from './stop-condition.js';
+import { CustomOutlet } from './custom-outlet.js';
+import { createRunState, type RunState } from './run-state.js';
+import { stopConditionsOf } from './stop-condition.js';
+import { validateResolved } from './validate-options.js';
 
-/** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
-export type PrepareStepFunction = (
-  args: ProcessInputStepArgs,
-) => ProcessInputStepResult | undefined | void | Promise<ProcessInputStepResult | undefined | void>;
-
-/** A run's shared state: what its steps need (`StepEnvironment`) and the run's defaults. */
+/** A run's environment: what its steps need (`StepEnvironment`) and the run's own services. */
 export interface RunEnvironment extends StepEnvironment {
-  /** `processInputStep` chain: input processors then `prepareStep`. */
-  readonly stepProcessors: readonly Processor[];
-  /** `processAPIError` chain: input, output, error processors in that order. */
-  readonly apiErrorProcessors: readonly Processor[];
-  /** API-error retry budget when `maxProcessorRetries` is unset: 10 with error processors, else 0. */
-  readonly defaultApiErrorBudget: number;
-  readonly model: LanguageModelV4;
-  readonly tools: AgentToolSet | undefined;
-  readonly toolChoice: AgentToolChoice | undefined;
-  readonly activeTools: string[] | undefined;
-  readonly providerOptions: SharedV4ProviderOptions | undefined;
-  readonly modelSettings: CallSettings | undefined;
-  readonly structuredOutput: StructuredOutputOptions | undefined;
-  readonly toolConcurrency: number;
-  /** `stopWhen`, as a list (empty: none; the loop then stops at `maxSteps`). */
-  readonly stopWhen: readonly StopCondition[];
-  /** Untagged system messages after `processInput`: every step starts from these. */
-  initialSystemMessages: CoreSystemMessage[];
-  /** Memory's save for runs that end in a tripwire. */
-  readonly memoryOnTripwire: ((messageList: MessageList) => Promise<void>) | undefined;
+  /** The caller's `abortSignal`: its abort ends the run with an `abort` chunk (unless the run is committing). */
+  readonly callerSignal: AbortSignal | undefined;
   /** Aborted when the run ends (unsubscribe, abort, end): the signal hooks and tools receive. */
   readonly abortController: AbortController;
   /** Stops following the caller's `abortSignal` (called when the run ends). */
   readonly releaseCallerSignal: () => void;
+  /** Memory's save for runs that end in a tripwire. */
+  readonly memoryOnTripwire: ((messageList: MessageListType) => Promise<void>) | undefined;
+}
+
+/** A run, set up: its environment and its state. */
+export interface RunSetUp {
+  readonly env: RunEnvironment;
+  readonly state: RunState;
+}
+
+function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
+  if (typeof value === 'function') return (value as (args: { requestContext: RequestContext }) => T | Promise<T>)({ requestContext });
+  return value;
+}
+
+/** `Promise.all` that stays synchronous when no value is a promise. */
+function allMaybe<T extends readonly unknown[]>(values: T): MaybePromise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  if (values.some((value) => isPromiseLike(value))) return Promise.all(values) as Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }>;
+  return values as unknown as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+const noMemoryProcessors = { input: [], output: [] };
+
+function toSystemMessages(instructions: AgentInstructions | undefined): CoreSystemMessage[] {
+  if (instructions === undefined) return [];
+  const list = Array.isArray(instructions) ? instructions : [instructions];
+  return (list as Array<string | CoreSystemMessage>)
+    .map((item): CoreSystemMessage => (typeof item === 'string' ? { role: 'system', content: item } : item))
+    .filter((message) => message.content.length > 0);
+}
+
+function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prepare-step'> {
+  return { id: 'prepare-step', processInputStep: (args) => prepareStep(args) };
+}
+
+/** The default clock. */
+function currentDate(): Date {
+  return new Date();
+}
+
+/** The release of a run that follows no caller signal. */
+function nothingToRelease(): void {}
+
+/**
+ * Makes the run's controller abort when the caller's signal does: a listener, removed when the
+ * run ends (the returned function) — not `AbortSignal.any`, which in Node 22 leaks on a
+ * long-lived caller signal (a server-wide shutdown signal given to every run).
+ */
+function followCallerSignal(controller: AbortController, caller: AbortSignal | undefined): () => void {
+  if (caller === undefined) return nothingToRelease;
+  if (caller.aborted) {
+    controller.abort(caller.reason);
+    return nothingToRelease;
+  }
+  const onAbort = (): void => controller.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
+  return () => caller.removeEventListener('abort', onAbort);
+}
+
+/**
+ * Sets up a run of `config` on `input` with `options` (the agent's defaults under them): its
+ * environment and its state. `demand` is the run's demand gate (made before, to hand to consumers).
+ */
+export function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions, demand: DemandGate): MaybePromise<RunSetUp> {
+  const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
+  // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
+  const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
+  const memoryCall = options.memory;
+  const threadId = memoryCall === undefined ? undefined : typeof memoryCall.thread === 'string' ? memoryCall.thread : memoryCall.thread.id;
+  const resourceId = memoryCall?.resource;
+  if (threadId !== undefined) requestContext.set('threadId', threadId);
+  if (resourceId !== undefined) requestContext.set('resourceId', resourceId);
+
+  const generateId = config.generateId ?? randomMessageId;
+  const now = config.now ?? currentDate;
+  const messageList = new MessageList({
+    ...(threadId === undefined ? {} : { threadId }),
+    ...(resourceId === undefined ? {} : { resourceId }),
+    generateId,
+    now,
+  });
+  const dynamic = allMaybe([
+    resolveDynamic(config.model, requestContext),
+    resolveDynamic(config.tools, requestContext),
+    resolveDynamic(config.instructions, requestContext),
+    options.inputProcessors ?? resolveDynamic(config.inputProcessors, requestContext),
+    options.outputProcessors ?? resolveDynamic(config.outputProcessors, requestContext),
+    options.errorProcessors ?? resolveDynamic(config.errorProcessors, requestContext),
+  ] as const);
+  return thenMaybe(dynamic, ([modelInput, tools, agentInstructions, agentInput, agentOutput, agentError]) => {
+    validateResolved({
+      tools,
+      instructions: options.instructions ?? agentInstructions,
+      processors: [
+        ['inputProcessors', agentInput],
+        ['outputProcessors', agentOutput],
+        ['errorProcessors', agentError],
+      ],
+    });
+    const memory =
+      config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
+        ? config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
+        : noMemoryProcessors;
+    return thenMaybe(memory, (memoryProcessors): RunSetUp => {
+      const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
+      const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
+      const errorProcessors = agentError ?? [];
+      const { providers } = config;
+      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
+      const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
+      const runId = options.runId ?? generateId();
+      const state = createRunState(runId, messageList);
+      const controller = new AbortController();
+      const ctx = createRunContext({
+        runId,
+        state,
+        demand,
+        generateId,
+        requestContext,
+        ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
+        abortSignal: controller.signal,
+        maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
+        processorTimeoutMs: options.processorTimeoutMs ?? config.processorTimeoutMs,
+        resolveModel: resolve,
+      });
+      assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
+      const callerSignal = options.abortSignal;
+      const releaseCallerSignal = followCallerSignal(controller, callerSignal);
+
+      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+      const env: RunEnvironment = {
+        ctx,
+        runId,
+        inputProcessors,
+        outputProcessors,
+        stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
+        apiErrorProcessors: inputProcessors.concat(outputProcessors, errorProcessors),
+        defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
+        chain: createOutputChain(outputProcessors, ctx),
+        outlet: new CustomOutlet(),
+        stepDefaults: {
+          model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
+          ...(tools === undefined ? {} : { tools }),
+          ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
+          ...(options.activeTools === undefined ? {} : { activeTools: options.activeTools }),
+          ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+          ...(options.modelSettings === undefined ? {} : { modelSettings: options.modelSettings }),
+          ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
+        },
+        model: {
+          prepare: (attempt) => prepareAttempt(env, attempt, attempt.feedback),
+          call: (attempt, { request, callOptions }) =>
+            request.response !== undefined
+              ? replayCall(request.response)
+              : callModel(
+                  (attempt.stepInput ?? env.stepDefaults).model,
+                  // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
+                  request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },
+                  demandOf(ctx),
+                ),
+        },
+        generateId,
+        now,
+        threadId,
+        resourceId,
+        stopWhen,
+        // `stopWhen` replaces the implicit limit (as in the AI SDK); an explicit maxSteps still caps
+        maxSteps: options.maxSteps ?? config.maxSteps ?? (stopWhen.length > 0 ? Number.POSITIVE_INFINITY : 5),
+        toolConcurrency: config.toolConcurrency ?? 8,
+        executesTools: true,
+        callerSignal,
+        abortController: controller,
+        releaseCallerSignal,
+        memoryOnTripwire: 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined,
+      };
+      return { env, state };
+    });
+  });
 }

@@ -9,7 +9,7 @@ import { filter, type OperatorFunction } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
-import type { RunDemand } from './paced-run.js';
+import type { DemandGate } from '../../contract/demand-gate.js';
 
 /** Marks the run's own values (a symbol: no chunk, whatever a processor made, carries it). */
 const RUN_EVENT: unique symbol = Symbol('rxagent.runEvent');
@@ -17,7 +17,7 @@ const RUN_EVENT: unique symbol = Symbol('rxagent.runEvent');
 /** The run is set up: a consumer outside the loop may hold its demand gate from here. */
 export interface RunOpened {
   readonly [RUN_EVENT]: 'opened';
-  readonly demand: RunDemand;
+  readonly demand: DemandGate;
 }
 
 /** The run is over (after its terminal chunk): what `generate()` folds besides the chunks. */
@@ -30,41 +30,11 @@ export interface RunEnd {
   readonly usage: LanguageModelUsage;
 }
 
-/**
- * The run's demand as `RunOpened` hands it out before the run is set up: holds and releases made
- * before the run's gate exists are applied to it when it is bound.
- */
-export class LateDemand implements RunDemand {
-  /** The holders, in order (a few at most): an array made with the first, not a `Set` per run. */
-  #held: object[] | undefined;
-  #gate: RunDemand | undefined;
-
-  hold(holder: object): void {
-    const held = this.#held;
-    if (held === undefined || held.length === 0) this.#held = [holder];
-    else if (!held.includes(holder)) held.push(holder);
-    this.#gate?.hold(holder);
-  }
-
-  release(holder: object): void {
-    const held = this.#held;
-    const index = held === undefined ? -1 : held.indexOf(holder);
-    if (index >= 0) (held as object[]).splice(index, 1);
-    this.#gate?.release(holder);
-  }
-
-  /** The run's gate, once the run is set up. */
-  bind(gate: RunDemand): void {
-    this.#gate = gate;
-    if (this.#held !== undefined) for (const holder of this.#held) gate.hold(holder);
-  }
-}
-
 /** One value of a run. */
 export type RunItem = ChunkType | RunOpened | RunEnd;
 
 /** A `RunOpened` value. */
-export function runOpened(demand: RunDemand): RunOpened {
+export function runOpened(demand: DemandGate): RunOpened {
   return { [RUN_EVENT]: 'opened', demand };
 }
 

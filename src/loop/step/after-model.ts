@@ -1,16 +1,82 @@
-/** After a step's model output: the response into the list, the post-model hooks, `step-finish`. */
-import { EMPTY, Observable, concat, defer, from, ignoreElements, of } from 'rxjs';
+/**
+ * The phases of an attempt after its model output: the end of the run's output (`finish` through
+ * the chain), the response into the list with the post-model hooks, whether the loop goes on, and
+ * `step-finish`. Each takes the step's environment, the run's state and the attempt.
+ */
+import { EMPTY, Observable, concat, defer, filter, from, ignoreElements, of, tap } from 'rxjs';
+import type { DataPart } from '../../message-list/types.js';
 import { processLLMResponse } from '../../operators/process-llm-response.js';
 import { processOutputStep } from '../../operators/process-output-step.js';
 import type { StepInput } from '../../operators/process-input-step.js';
-import type { ChunkType } from '../../contract/chunk-types.js';
+import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
+import { isPromiseLike } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
-import { stepFinishChunk } from './step-chunks.js';
-import { validateStructuredOutput } from './structured-output.js';
-import { continuesAfter, stepResultOf, type Attempt } from './attempt.js';
-import type { StepEnvironment } from './step-environment.js';
+import { addUsage } from '../../model/usage.js';
 import { hasHook } from '../internal/when-hooked.js';
+import type { RunState } from '../run/run-state.js';
+import { stopConditionMet } from '../run/stop-condition.js';
+import { clientToolCalls, fromCache, mayContinue, stepResultOf, type AttemptState } from './attempt-state.js';
+import { admit } from './output-chain.js';
+import { stepFinishChunk } from './step-chunks.js';
+import type { StepEnvironment } from './step-environment.js';
+import { validateStructuredOutput } from './structured-output.js';
+
+/**
+ * Records a chunk of the attempt that passed the chain after its message was built (the tool
+ * phase, the end of the output): a late data part is stored as a message of its own.
+ */
+export function recordAfterMessage(env: StepEnvironment, attempt: AttemptState, chunk: ChunkType): void {
+  const late: DataPart | undefined = attempt.accumulator.observe(chunk);
+  if (late !== undefined) {
+    env.ctx.messageList.add({ id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [late] } }, 'response');
+  }
+}
+
+/**
+ * The end of the run's output, as the output processors see it: in the last step, once the model
+ * output (and the tools it ran) passed them, the `finish` chunk goes through the chain — before
+ * the step's message is built when no tool runs — so a processor that holds text back until
+ * `finish` releases it into the stored reply, `processLLMResponse`, `processOutputStep` and
+ * `steps`. What the chain returns for it is emitted now; the `finish` it returns is kept
+ * (`state.finish`) and goes out last, after `processOutputResult`, carrying the run's result. A
+ * step that continues sends nothing.
+ *
+ * ```
+ * output:  --S--t--e--|                 (S = step-start, t = text-delta, e = text-end)
+ * guard:   --S--------(te)|             (holds t and e until finish)
+ * end:                    (f→ t' e)|    (finish releases them; f is kept for the run's end)
+ * ```
+ */
+export function endOfOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, afterTools: boolean): Observable<ChunkType> {
+  const calls = clientToolCalls(attempt, env.executesTools);
+  const last = afterTools ? calls && attempt.continues === false : !calls && !mayContinue(attempt, env.executesTools, env.maxSteps);
+  if (!last) return EMPTY;
+  const accepted = state.steps.filter((step) => step.tripwire === undefined);
+  const provisional = makeChunk(env.runId, 'finish', {
+    stepResult: { reason: attempt.facts.finishReason },
+    output: {
+      usage: accepted.reduce((total, step) => addUsage(total, step.usage), attempt.facts.usage),
+      text: accepted.map((step) => step.text).join('') + attempt.accumulator.text,
+    },
+  });
+  state.finish = undefined;
+  const messageBuilt = afterTools;
+  return of<ChunkType>(provisional).pipe(
+    env.chain.raw,
+    filter((chunk) => {
+      if (chunk.type === 'finish') {
+        state.finish ??= chunk;
+        return false;
+      }
+      if (env.chain.hooked && !admit(chunk, attempt.requestedToolCalls)) return false;
+      if (messageBuilt) recordAfterMessage(env, attempt, chunk);
+      else attempt.accumulator.observe(chunk);
+      return true;
+    }),
+    tap({ complete: () => (state.finish ??= provisional as AgentChunk<'finish'>) }),
+  );
+}
 
 /**
  * Stores the step's response (built from what passed the output processors), records its
@@ -21,74 +87,93 @@ import { hasHook } from '../internal/when-hooked.js';
  * abort:  ---#           (# = TripWire from either hook: the attempt is rejected)
  * ```
  */
-export function afterModel(env: StepEnvironment, attempt: Attempt): Observable<never> {
-  return defer(() => {
-    const { ctx } = env;
-    const message = attempt.accumulator.buildMessage(attempt.messageId, env.now(), env.threadId, env.resourceId);
-    if (message !== undefined) ctx.messageList.add(message, 'response');
-    attempt.accumulator.onLatePart = (part) =>
-      ctx.messageList.add(
-        { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [part] } },
-        'response',
-      );
-    const stepResult = stepResultOf(attempt);
-    attempt.recorded = stepResult;
-    ctx.steps.push(stepResult);
-    const stepInput = attempt.stepInput as StepInput;
-    const structured = stepInput.structuredOutput;
-    // a stage no processor hooks passes its value through unchanged: not subscribed at all
-    const llmResponse = hasHook(env.inputProcessors, 'processLLMResponse');
-    const outputStep = hasHook(env.outputProcessors, 'processOutputStep');
-    const validate = structured !== undefined && structured.model === undefined;
-    if (!validate && !llmResponse && !outputStep) return EMPTY;
-    return concat(
-      validate ? defer(() => toObservable(validateStructuredOutput(stepInput, attempt.accumulator, stepResult))) : EMPTY,
-      !llmResponse ? EMPTY : defer(() =>
-        of({
-          // built only when a processLLMResponse hook reads it
-          get chunks() {
-            return [...attempt.accumulator.compact];
-          },
-          model: stepInput.model,
-          stepNumber: attempt.stepNumber,
-          fromCache: attempt.fromCache,
-          warnings: attempt.facts.warnings,
-          request: attempt.meta.request,
-          rawResponse: attempt.meta.response,
-        }).pipe(processLLMResponse(env.inputProcessors, ctx)),
-      ),
-      !outputStep ? EMPTY : defer(() =>
-        of({
-          stepNumber: attempt.stepNumber,
-          finishReason: attempt.facts.finishReason,
-          ...(attempt.facts.providerMetadata ? { providerMetadata: attempt.facts.providerMetadata } : {}),
-          toolCalls: attempt.accumulator.toolCalls,
-          text: attempt.accumulator.text,
-          usage: attempt.facts.usage,
-        }).pipe(processOutputStep(env.outputProcessors, ctx)),
-      ),
-    ).pipe(ignoreElements());
-  });
+export function afterModel(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+  const { ctx } = env;
+  attempt.phase = 'post-model';
+  const message = attempt.accumulator.buildMessage(attempt.messageId, env.now(), env.threadId, env.resourceId);
+  if (message !== undefined) ctx.messageList.add(message, 'response');
+  const stepResult = stepResultOf(attempt);
+  attempt.recorded = stepResult;
+  state.steps.push(stepResult);
+  const stepInput = attempt.stepInput as StepInput;
+  const structured = stepInput.structuredOutput;
+  // a stage no processor hooks passes its value through unchanged: not subscribed at all
+  const llmResponse = hasHook(env.inputProcessors, 'processLLMResponse');
+  const outputStep = hasHook(env.outputProcessors, 'processOutputStep');
+  const validate = structured !== undefined && structured.model === undefined;
+  if (!validate && !llmResponse && !outputStep) return EMPTY;
+  const { facts, accumulator } = attempt;
+  return concat(
+    validate ? defer(() => toObservable(validateStructuredOutput(stepInput, accumulator, stepResult))) : EMPTY,
+    !llmResponse
+      ? EMPTY
+      : defer(() =>
+          of({
+            // built only when a processLLMResponse hook reads it
+            get chunks() {
+              return [...accumulator.compact];
+            },
+            model: stepInput.model,
+            stepNumber: attempt.stepNumber,
+            fromCache: fromCache(attempt),
+            warnings: facts.warnings,
+            request: facts.request,
+            rawResponse: facts.rawResponse,
+          }).pipe(processLLMResponse(env.inputProcessors, ctx)),
+        ),
+    !outputStep
+      ? EMPTY
+      : defer(() =>
+          of({
+            stepNumber: attempt.stepNumber,
+            finishReason: facts.finishReason,
+            ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
+            toolCalls: accumulator.toolCalls,
+            text: accumulator.text,
+            usage: facts.usage,
+          }).pipe(processOutputStep(env.outputProcessors, ctx)),
+        ),
+  ).pipe(ignoreElements());
+}
+
+/**
+ * Whether another step follows the attempt, decided once its tools ran: its client calls all ran
+ * here, a step is left, and no `stopWhen` condition is met (asked with the run's steps). Emits
+ * nothing; synchronous conditions cost no subscription.
+ */
+export function decideContinuation(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+  const may = mayContinue(attempt, env.executesTools, env.maxSteps);
+  if (!may || env.stopWhen.length === 0) {
+    attempt.continues = may;
+    return EMPTY;
+  }
+  const met = stopConditionMet(env.stopWhen, state.steps);
+  if (!isPromiseLike(met)) {
+    attempt.continues = !met;
+    return EMPTY;
+  }
+  return from(met).pipe(
+    tap((stop) => (attempt.continues = !stop)),
+    ignoreElements(),
+  );
 }
 
 /** The step's `object-result` (structured output) and `step-finish`, through the output chain. */
-export function finishStep(env: StepEnvironment, attempt: Attempt): Observable<ChunkType> {
-  return defer(() => {
-    const accumulator = attempt.accumulator;
-    const chunk = stepFinishChunk(env.runId, {
-      stepNumber: attempt.stepNumber,
-      messageId: attempt.messageId,
-      reason: attempt.facts.finishReason,
-      rawReason: attempt.facts.rawFinishReason,
-      isContinued: continuesAfter(env, attempt),
-      text: accumulator.text,
-      toolCalls: accumulator.toolCalls,
-      usage: attempt.facts.usage,
-      warnings: attempt.facts.warnings,
-      response: attempt.facts.response,
-    });
-    const objectResult: ChunkType[] =
-      attempt.recorded?.object === undefined ? [] : [makeChunk(env.runId, 'object-result', { object: attempt.recorded.object })];
-    return from<ChunkType[]>([...objectResult, chunk]).pipe(env.chain);
+export function finishStep(env: StepEnvironment, attempt: AttemptState): Observable<ChunkType> {
+  const { accumulator, facts } = attempt;
+  const chunk = stepFinishChunk(env.runId, {
+    stepNumber: attempt.stepNumber,
+    messageId: attempt.messageId,
+    reason: facts.finishReason,
+    rawReason: facts.rawFinishReason,
+    isContinued: attempt.continues === true,
+    text: accumulator.text,
+    toolCalls: accumulator.toolCalls,
+    usage: facts.usage,
+    warnings: facts.warnings,
+    response: facts.response,
   });
+  const object = attempt.recorded?.object;
+  const chunks: ChunkType[] = object === undefined ? [chunk] : [makeChunk(env.runId, 'object-result', { object }), chunk];
+  return from(chunks).pipe(env.chain.through(attempt.requestedToolCalls));
 }

@@ -1,129 +1,137 @@
-/** One attempt at a step: what it accumulated, its facts, and how a rejected one is recorded. */
-import type { StepBoundary } from '../../message-list/step-boundary.js';
-import type { StepInput } from '../../operators/process-input-step.js';
-import type { ChunkType, TripwirePayload } from '../../contract/chunk-types.js';
-import { TripWire } from '../../contract/errors/trip-wire.js';
-import { tripwirePayload } from '../../contract/tripwire-payload.js';
-import type { StepResult } from '../../contract/processor-types.js';
-import type { ModelResponseMeta } from '../../model/stream-model.js';
-import { newStepFacts, type ModelStepFacts } from '../../model/model-part-to-chunk.js';
-import { emptyUsage } from '../../model/usage.js';
-import { StepAccumulator } from './step-accumulator.js';
+/**
+ * One attempt at a step: the order of its phases, written once — used by the agent loop and by
+ * `processorsMiddleware` (which differ only in how they reach the model: `StepEnvironment.model`).
+ */
+import { EMPTY, Observable, concat, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
+import type { RunState } from '../run/run-state.js';
+import { toolPhase } from '../tools/tool-phase.js';
+import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
+import { newAttempt, type AttemptState, type PreparedRequest } from './attempt-state.js';
+import { providerToolResults } from './provider-tool-results.js';
+import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
+import { stepOutput } from './step-output.js';
 
-/** One attempt at a step. */
-export interface Attempt {
-  readonly stepNumber: number;
-  readonly messageId: string;
-  readonly accumulator: StepAccumulator;
-  readonly facts: ModelStepFacts;
-  boundary: StepBoundary | undefined;
-  /** The `step-start` chunk went out. */
-  opened: boolean;
-  /** The StepResult pushed to `ctx.steps`. */
-  recorded: StepResult | undefined;
-  stepInput: StepInput | undefined;
-  fromCache: boolean;
-  meta: ModelResponseMeta;
-  /** In the pre-model hooks (`processInputStep`, `processLLMRequest`): a tripwire there cannot retry. */
-  preModel: boolean;
-  /** A `stopWhen` condition was met after this step's tools ran: no step follows. */
-  stopped: boolean;
+/** The last value of a step: its accepted result and whether the loop goes on. */
+export interface StepEnd {
+  readonly kind: 'step-end';
+  readonly attempt: AttemptState;
+  /** Another step follows (the step's client tool calls ran, a step is left, no stop condition met). */
+  readonly continues: boolean;
+  /** The number the next step takes. */
+  readonly nextStepNumber: number;
 }
 
-/** A fresh attempt at step `stepNumber`. */
-export function newAttempt(
-  env: StepEnvironment,
-  stepNumber: number,
-  messageId: string,
-  facts: ModelStepFacts = newStepFacts(emptyUsage()),
-): Attempt {
-  return {
-    stepNumber,
-    messageId,
-    accumulator: new StepAccumulator({
-      keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
-    }),
-    facts,
-    boundary: undefined,
-    opened: false,
-    recorded: undefined,
-    stepInput: undefined,
-    fromCache: false,
-    meta: {},
-    preModel: false,
-    stopped: false,
-  };
-}
-
-/** The step result of an attempt (with `tripwire` when a processor rejected it). */
-export function stepResultOf(attempt: Attempt, tripwire?: TripwirePayload): StepResult {
-  const { accumulator, facts } = attempt;
-  return {
-    stepNumber: attempt.stepNumber,
-    text: accumulator.text,
-    ...(accumulator.reasoningText ? { reasoningText: accumulator.reasoningText } : {}),
-    toolCalls: accumulator.toolCalls,
-    toolResults: accumulator.toolResults,
-    finishReason: tripwire ? 'other' : facts.finishReason,
-    usage: facts.usage,
-    warnings: facts.warnings,
-    ...(facts.providerMetadata ? { providerMetadata: facts.providerMetadata } : {}),
-    ...(tripwire ? { tripwire } : {}),
-    response: { ...facts.response, messageId: attempt.messageId },
-  };
+/** Whether `item` is a step's {@link StepEnd} (chunks have no `kind`). */
+export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
+  return (item as Partial<StepEnd>).kind === 'step-end';
 }
 
 /**
- * Records a rejected attempt in `steps` with its tripwire and none of its content: a blocked
- * attempt's text, reasoning and tool calls are reported nowhere.
+ * Begins an attempt at step `stepNumber`: the response's boundary opened (a rejected attempt is
+ * rolled back to it), the system messages reset to the run's initial ones, the feedback of a
+ * rejected attempt taken, and the attempt made the run's current one.
  */
-export function recordRejection(env: StepEnvironment, attempt: Attempt, error: unknown): void {
-  if (!TripWire.isInstance(error)) return;
-  const payload = tripwirePayload(error);
-  if (attempt.recorded === undefined) {
-    if (!attempt.opened) return;
-    attempt.recorded = stepResultOf(attempt, payload);
-    env.ctx.steps.push(attempt.recorded);
+function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number): AttemptState {
+  const { messageList } = state;
+  state.stepNumber = stepNumber;
+  const feedback = state.retryFeedback;
+  state.retryFeedback = undefined;
+  const attempt = newAttempt({
+    stepNumber,
+    messageId: env.generateId(),
+    boundary: messageList.openStepBoundary(),
+    feedback,
+    keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
+  });
+  messageList.replaceAllSystemMessages(state.initialSystemMessages);
+  state.attempt = attempt;
+  return attempt;
+}
+
+/** The closing chunks of the attempt a retry rejected (its open parts, `step-finish` reason `retry`), through the chain. */
+function closeRejected(env: StepEnvironment, state: RunState): Observable<ChunkType> {
+  const rejected = state.rejected;
+  state.rejected = undefined;
+  if (rejected === undefined || rejected.closers.length === 0) return EMPTY;
+  return from(rejected.closers).pipe(env.chain.through());
+}
+
+/** The request of the attempt (`attempt.request`): nothing is emitted; a value costs no subscription. */
+function request(env: StepEnvironment, attempt: AttemptState): Observable<never> {
+  attempt.phase = 'pre-model';
+  const prepared = env.model.prepare(attempt);
+  const take = (value: PreparedRequest): void => {
+    attempt.request = value;
+    attempt.phase = 'model';
+  };
+  if (!isObservable(prepared)) {
+    take(prepared);
+    return EMPTY;
   }
-  blankStep(attempt.recorded, payload);
+  return prepared.pipe(tap(take), ignoreElements());
 }
 
-/** Clears what a blocked step said (in place: processors hold `steps`), keeping its usage and facts. */
-export function blankStep(step: StepResult, tripwire: TripwirePayload): void {
-  step.tripwire = tripwire;
-  step.text = '';
-  delete step.reasoningText;
-  step.toolCalls = [];
-  step.toolResults = [];
-  delete step.object;
-  step.finishReason = 'other';
+/** The model's output: the call's events through the step-output kernel, after `step-start` and the custom chunks waiting. */
+function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType> {
+  const prepared = attempt.request as PreparedRequest;
+  const structured = attempt.stepInput?.structuredOutput;
+  const toolCallIds = newToolCallIds(() => toolCallIdsIn(state.messageList.get.all.db()));
+  return env.model.call(attempt, prepared).pipe(
+    providerToolResults(env, attempt, toolCallIds),
+    stepOutput({
+      runId: env.runId,
+      attempt,
+      chain: env.chain,
+      toolCallIds,
+      lead: () => [stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId), ...env.outlet.drain()],
+      partialObjects: structured !== undefined && structured.model === undefined,
+    }),
+  );
 }
 
-/** The fence (what processors may not invent) and the step's accumulation of what passed. */
-export function admitToStep(env: StepEnvironment, attempt: Attempt, chunk: ChunkType): boolean {
-  if (env.admit !== undefined && !env.admit(chunk)) return false;
-  if (chunk.type === 'step-start') attempt.opened = true;
-  else attempt.accumulator.observe(chunk);
-  return true;
+/**
+ * One attempt at step `stepNumber` (or, re-run after a rejection, the number the rejection gave
+ * it), its phases one after another: the closers of the attempt a
+ * retry rejected, the request (`processInputStep`, the prompt, `processLLMRequest`), the model
+ * output (every chunk through `processOutputStream`), the end of the output (last step, no tools),
+ * the response into the list (`processLLMResponse`, `processOutputStep`), the tools
+ * (`processToolResult`), whether the loop goes on (`stopWhen`), the end of the output (last step,
+ * after its tools), `step-finish`, and the {@link StepEnd}.
+ *
+ * ```
+ * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
+ * ```
+ *
+ * @example
+ * ```ts
+ * // internal: the agent's step (model-step.ts) and processorsMiddleware
+ * runAttempt(env, state, 0).subscribe((item) => isStepEnd(item) || send(item));
+ * ```
+ */
+export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: number): Observable<ChunkType | StepEnd> {
+  return defer(() => {
+    // a retry of a rejected attempt takes the number the rejection gave it
+    const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
+    return concat(
+      closeRejected(env, state),
+      defer(() => request(env, attempt)),
+      defer(() => modelOutput(env, state, attempt)),
+      defer(() => endOfOutput(env, state, attempt, false)),
+      defer(() => afterModel(env, state, attempt)),
+      defer(() => toolPhase(env, attempt)),
+      defer(() => decideContinuation(env, state, attempt)),
+      defer(() => endOfOutput(env, state, attempt, true)),
+      defer(() => finishStep(env, attempt)),
+      defer(() => of(stepEnd(attempt))),
+    );
+  });
 }
 
-/** The client tool calls the step runs itself (none where the caller runs them: the middleware). */
-export function callsToRun(env: StepEnvironment, attempt: Attempt): boolean {
-  return env.executesTools && attempt.accumulator.toolCalls.some((call) => !call.providerExecuted);
-}
-
-/** Whether the step's client tool calls all run here and another step may follow. */
-export function continuesAfter(env: StepEnvironment, attempt: Attempt): boolean {
-  if (!env.executesTools) return false;
-  // one loop, no filtered copy (a step without calls allocates nothing here)
-  const tools = attempt.stepInput?.tools;
-  let clientCalls = 0;
-  for (const call of attempt.accumulator.toolCalls) {
-    if (call.providerExecuted) continue;
-    clientCalls++;
-    const tool = tools?.[call.toolName];
-    if (tool !== undefined && typeof tool?.execute !== 'function') return false;
-  }
-  return clientCalls > 0 && attempt.stepNumber + 1 < env.maxSteps && !attempt.stopped;
+/** The {@link StepEnd} of a finished attempt. */
+function stepEnd(attempt: AttemptState): StepEnd {
+  attempt.phase = 'done';
+  return { kind: 'step-end', attempt, continues: attempt.continues === true, nextStepNumber: attempt.stepNumber + 1 };
 }

@@ -1,17 +1,43 @@
 /**
- * A step's request: the prompt from the run's list (plus a rejected attempt's feedback), the call
- * options from the step input, the tools and response format converted, then `processLLMRequest`.
+ * An attempt's request: `processInputStep` (+ `prepareStep`) on the step's defaults, the prompt
+ * from the run's list (plus a rejected attempt's feedback), the call options from the step input,
+ * the tools and response format converted, then `processLLMRequest`.
  */
 import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { StepInput } from '../../operators/process-input-step.js';
+import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { hasHook } from '../internal/when-hooked.js';
 import { toObservable } from '../../contract/to-observable.js';
-import type { RunEnvironment } from '../run/run-environment.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
+import type { AttemptState, PreparedRequest } from './attempt-state.js';
+import type { StepEnvironment } from './step-environment.js';
 import { structuredResponseFormat } from './structured-output.js';
+
+/**
+ * The agent's request for `attempt`: `processInputStep` on the step's defaults (recorded as
+ * `attempt.stepInput`), then {@link prepareRequestNow}. A value when nothing is hooked or async
+ * (nothing subscribed for it), else an Observable of it.
+ *
+ * ```
+ * request:  (r|)     (in the subscribing frame when nothing is async)
+ * ```
+ */
+export function prepareAttempt(env: StepEnvironment, attempt: AttemptState, feedback: string | undefined): Observable<PreparedRequest> | PreparedRequest {
+  const initial: StepInput = { stepNumber: attempt.stepNumber, ...env.stepDefaults };
+  if (!hasHook(env.stepProcessors, 'processInputStep')) {
+    attempt.stepInput = initial;
+    return prepareRequestNow(env, initial, feedback);
+  }
+  return of(initial).pipe(
+    processInputStep(env.stepProcessors, env.ctx),
+    concatMap((stepInput) => {
+      attempt.stepInput = stepInput;
+      return prepareRequest(env, stepInput, feedback);
+    }),
+  );
+}
 
 function retryFeedbackPrompt(prompt: LanguageModelV4Prompt, feedback: string | undefined): LanguageModelV4Prompt {
   if (feedback === undefined) return prompt;
@@ -37,22 +63,17 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  * request:  (r|)     (r = { request, callOptions }, in the subscribing frame when nothing is async)
  * ```
  */
-export function prepareRequest(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
+export function prepareRequest(env: StepEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
   const prepared = prepareRequestNow(env, stepInput, feedback);
   return isObservable(prepared) ? prepared : of(prepared);
 }
 
-/** A step's request and the call options its model call gets. */
-export interface PreparedRequest {
-  request: LLMRequest;
-  callOptions: LanguageModelV4CallOptions;
-}
 
 /**
  * {@link prepareRequest}, its value returned as is when nothing is async and no processor hooks
  * `processLLMRequest` (the common case: no `of` to subscribe), an Observable otherwise.
  */
-export function prepareRequestNow(env: RunEnvironment, stepInput: StepInput, feedback: string | undefined): PreparedRequest | Observable<PreparedRequest> {
+export function prepareRequestNow(env: StepEnvironment, stepInput: StepInput, feedback: string | undefined): PreparedRequest | Observable<PreparedRequest> {
   const prompt = retryFeedbackPrompt(env.ctx.messageList.get.all.prompt(), feedback);
   const extras = requestExtras(stepInput);
   const hooked = hasHook(env.inputProcessors, 'processLLMRequest');
@@ -76,7 +97,7 @@ export function prepareRequestNow(env: RunEnvironment, stepInput: StepInput, fee
 
 /** The request and call options of a step, before `processLLMRequest`. */
 function buildRequest(
-  env: RunEnvironment,
+  env: StepEnvironment,
   stepInput: StepInput,
   prompt: LanguageModelV4Prompt,
   [tools, responseFormat]: RequestExtras,

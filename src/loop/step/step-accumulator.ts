@@ -120,8 +120,6 @@ export class StepAccumulator {
   #reasoning: Map<string, ReasoningPart> | undefined;
   #invocations: Map<string, ToolInvocationPart> | undefined;
   #committed = false;
-  /** Where data parts go once the step's message is in the list (tool-phase `data-*` chunks). */
-  onLatePart: ((part: DataPart) => void) | undefined;
 
   #openTextIds: string[] | undefined;
   #openReasoningIds: string[] | undefined;
@@ -192,7 +190,6 @@ export class StepAccumulator {
     return this.#compact;
   }
 
-  /** Records a processed chunk of the step. */
   /**
    * `keepChunks: false` when nobody will read `compact` (no `processLLMResponse` hook): chunks are
    * then not retained for the whole step, so the young ones die young (cheaper GC).
@@ -201,7 +198,11 @@ export class StepAccumulator {
     this.#keepChunks = options.keepChunks ?? true;
   }
 
-  observe(chunk: ChunkType): void {
+  /**
+   * Records a processed chunk of the step. A non-transient `data-*` chunk that arrives after the
+   * step's message was built (a tool's) is returned as a part of its own, for the caller to store.
+   */
+  observe(chunk: ChunkType): DataPart | undefined {
     if (this.#keepChunks) this.#recorded.push(chunk);
     switch (chunk.type) {
       case 'text-start':
@@ -329,12 +330,13 @@ export class StepAccumulator {
           const data = chunk as DataChunkType;
           if (data.transient !== true) {
             const part: DataPart = { type: data.type, data: data.data, ...(data.id === undefined ? {} : { id: data.id }) };
-            if (this.#committed && this.onLatePart !== undefined) this.onLatePart(part);
-            else this.#addPart(part);
+            if (this.#committed) return part;
+            this.#addPart(part);
           }
         }
-        return;
+        return undefined;
     }
+    return undefined;
   }
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */

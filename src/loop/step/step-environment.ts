@@ -1,14 +1,30 @@
 /**
- * What one step needs of its run: the run context, the processors, the fenced output chain, the
- * id and clock sources. The agent's `RunEnvironment` is one; `processorsMiddleware` builds one
- * per model call — both run the same step code (`model-output.ts`, `after-model.ts`).
+ * What one step needs of its run besides the run's state: the operators' context, the processors,
+ * the fenced output chain, the step's defaults, the id and clock sources. The agent's
+ * `RunEnvironment` is one; `processorsMiddleware` builds one per model call — both run the same
+ * attempt (`attempt.ts`).
  */
-import type { OperatorFunction } from 'rxjs';
-import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
+import type { Observable } from 'rxjs';
+import type { ModelEvent } from '../../model/model-events.js';
+import type { StepInput } from '../../operators/process-input-step.js';
 import type { RunContext } from '../../operators/run-context.js';
-import type { ChunkType } from '../../contract/chunk-types.js';
 import type { Processor } from '../../contract/processor-types.js';
 import type { CustomOutlet } from '../run/custom-outlet.js';
+import type { StopCondition } from '../run/stop-condition.js';
+import type { AttemptState, PreparedRequest } from './attempt-state.js';
+import type { OutputChain } from './output-chain.js';
+
+/**
+ * How an attempt reaches its model: the agent prepares each attempt's request and calls the
+ * step's model; the AI SDK middleware prepared the request in `transformParams` and streams the
+ * call the AI SDK opened.
+ */
+export interface ModelAccess {
+  /** The request of `attempt` (the agent: `processInputStep`, the prompt, `processLLMRequest`): one value. */
+  prepare(attempt: AttemptState): Observable<PreparedRequest> | PreparedRequest;
+  /** The model call of a prepared request, as its events (a live call, or a cached response replayed). */
+  call(attempt: AttemptState, prepared: PreparedRequest): Observable<ModelEvent>;
+}
 
 /** A step's view of its run. */
 export interface StepEnvironment {
@@ -18,30 +34,28 @@ export interface StepEnvironment {
   readonly inputProcessors: readonly Processor[];
   /** `processOutputStream`, `processOutputStep`, `processToolResult`. */
   readonly outputProcessors: readonly Processor[];
-  /** The output-processor chain of a step's chunks (fenced: see `output-chain.ts`). */
-  readonly chain: OperatorFunction<ChunkType, ChunkType>;
-  /** The chain without its fence, and the fence (see `output-chain.ts`): the model phase fuses them. */
-  readonly rawChain: OperatorFunction<ChunkType, ChunkType>;
-  readonly admit: ((chunk: ChunkType) => boolean) | undefined;
-  /**
-   * `rawChain` as a pass fed by function calls (`OutputChain.open`; undefined: no hook): the step's
-   * model output is one fused subscriber (read, convert, chain, fence, accumulate).
-   */
-  readonly openChain: (sink: OutputSink) => OutputStreamPass | undefined;
-  /** Tool calls the model emitted in the current step (undefined when no hook can rewrite chunks). */
-  readonly requestedToolCalls: Map<string, string> | undefined;
+  /** `processInputStep`: the input processors, then `prepareStep`. */
+  readonly stepProcessors: readonly Processor[];
+  /** `processAPIError`: input, output and error processors, in that order. */
+  readonly apiErrorProcessors: readonly Processor[];
+  /** API-error retry budget when `maxProcessorRetries` is unset: 10 with error processors, else 0. */
+  readonly defaultApiErrorBudget: number;
+  /** The run's fenced `processOutputStream` chain (see `output-chain.ts`). */
+  readonly chain: OutputChain;
   /** `writer.custom()` chunks written outside `processOutputStream`, drained into the step. */
   readonly outlet: CustomOutlet;
+  /** What a step asks the model with before `processInputStep` (the run's defaults). */
+  readonly stepDefaults: Omit<StepInput, 'stepNumber'>;
+  readonly model: ModelAccess;
   readonly generateId: () => string;
   readonly now: () => Date;
   readonly threadId: string | undefined;
   readonly resourceId: string | undefined;
   readonly maxSteps: number;
+  /** `stopWhen`, as a list (empty: none; the loop then stops at `maxSteps`). */
+  readonly stopWhen: readonly StopCondition[];
   /** Whether client tool calls run in the step (the agent) or are left to the caller (the middleware). */
   readonly executesTools: boolean;
-  /**
-   * The `finish` chunk as the output processors returned it at the end of the last step's output
-   * (see `endOfOutput`); it goes out last, carrying the run's result. Unset until then.
-   */
-  finish: ChunkType | undefined;
+  /** Most tool calls of one step run at once. */
+  readonly toolConcurrency: number;
 }

@@ -11,13 +11,13 @@ import { toObservable } from '../../contract/to-observable.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
-import type { RunEnvironment } from '../run/run-environment.js';
-import type { StepAccumulator } from '../step/step-accumulator.js';
+import type { StepEnvironment } from '../step/step-environment.js';
+import type { AttemptState } from '../step/attempt-state.js';
+import { recordAfterMessage } from '../step/after-model.js';
 import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
 import { orderedMergeMap } from './ordered-merge.js';
-import { hasHook } from '../internal/when-hooked.js';
 
-function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
+function outcomeToChunk(env: StepEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
   const { call } = outcome;
   if (outcome.kind === 'error') {
     // The call gets its error result at once (a prompt never carries a call without its result),
@@ -42,14 +42,14 @@ function outcomeToChunk(env: RunEnvironment, stepNumber: number, outcome: ToolOu
   return toObservable(processed).pipe(map((event) => toolResultChunk(env, event)));
 }
 
-function toolResultChunk(env: RunEnvironment, event: ToolResultEvent): ChunkType {
+function toolResultChunk(env: StepEnvironment, event: ToolResultEvent): ChunkType {
   return makeChunk(env.runId, 'tool-result', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, result: event.result });
 }
 
 /** The error text a failed call carries until its `tool-error` chunk has passed the output processors. */
 const TOOL_FAILED = 'The tool failed.';
 
-function recordToolError(env: RunEnvironment, toolCallId: string, toolName: string, args: unknown, errorText: string): void {
+function recordToolError(env: StepEnvironment, toolCallId: string, toolName: string, args: unknown, errorText: string): void {
   env.ctx.messageList.updateToolInvocation({
     type: 'tool-invocation',
     toolInvocation: { state: 'output-error', toolCallId, toolName, args, errorText, isError: true },
@@ -63,30 +63,27 @@ function errorTextOf(error: unknown): string {
 }
 
 /** Records what passed the output processors: for a `tool-error`, its (possibly redacted) text. */
-function observeToolChunk(env: RunEnvironment, accumulator: StepAccumulator, chunk: ChunkType): void {
-  accumulator.observe(chunk);
+function observeToolChunk(env: StepEnvironment, attempt: AttemptState, chunk: ChunkType): void {
+  recordAfterMessage(env, attempt, chunk);
   if (chunk.type === 'tool-error') recordToolError(env, chunk.payload.toolCallId, chunk.payload.toolName, chunk.payload.args, errorTextOf(chunk.payload.error));
 }
 
 /** The tool phase's chunks (already through the output processors and recorded by `accumulator`). */
-export function toolPhase(
-  env: RunEnvironment,
-  stepNumber: number,
-  accumulator: StepAccumulator,
-  tools: AgentToolSet | undefined,
-): Observable<ChunkType> {
-  const calls = accumulator.toolCalls.filter((call) => !call.providerExecuted);
+export function toolPhase(env: StepEnvironment, attempt: AttemptState): Observable<ChunkType> {
+  const { stepNumber, accumulator } = attempt;
+  const tools: AgentToolSet | undefined = attempt.stepInput?.tools;
+  const through = env.chain.through(attempt.requestedToolCalls);
+  const calls = env.executesTools ? accumulator.toolCalls.filter((call) => !call.providerExecuted) : [];
   if (calls.length === 0) {
     const waiting = env.outlet.drain();
     // nothing written and no processOutputStream hook to run at the boundary: no stage at all
-    if (waiting.length === 0 && !hasHook(env.outputProcessors, 'processOutputStream')) return EMPTY;
-    return from(waiting).pipe(env.chain, tap((chunk) => accumulator.observe(chunk)));
+    if (waiting.length === 0 && !env.chain.hooked) return EMPTY;
+    return from(waiting).pipe(through, tap((chunk) => recordAfterMessage(env, attempt, chunk)));
   }
   const toolEnvironment: ToolEnvironment = {
     abortSignal: env.ctx.abortSignal,
     writer: env.ctx.writer,
     requestContext: env.ctx.requestContext,
-    // a method, not an arrow (no keepNames property write per step under tsx)
     messages() {
       return env.ctx.messageList.get.all.model();
     },
@@ -104,7 +101,7 @@ export function toolPhase(
     };
   });
   return withLiveData$.pipe(
-    env.chain,
-    tap((chunk) => observeToolChunk(env, accumulator, chunk)),
+    through,
+    tap((chunk) => observeToolChunk(env, attempt, chunk)),
   );
 }

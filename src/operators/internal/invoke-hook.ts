@@ -14,7 +14,7 @@
 import { AsyncSubject, asyncScheduler, from, isObservable, Observable, tap, type InteropObservable, type Subscription } from 'rxjs';
 import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
 import { TripWire, toTripWire } from '../../contract/errors/trip-wire.js';
-import type { TracingContext } from '../../contract/tracing-context.js';
+import type { ProcessorHookEvent, TracingContext } from '../../contract/tracing-context.js';
 import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../contract/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 
@@ -261,7 +261,7 @@ function outcomeOf(error: unknown, result: unknown, hook: ProcessorHookName): 'p
   return 'pass';
 }
 
-/** One `onHook` report; tracing never breaks a run. */
+/** One `onHook` report (with the payloads when `input` was taken); tracing never breaks a run. */
 function reportHook(
   onHook: NonNullable<TracingContext['onHook']>,
   binding: ProcessorBinding,
@@ -269,9 +269,12 @@ function reportHook(
   startTime: number,
   error: unknown,
   result: unknown,
+  input?: { value: unknown },
 ): void {
   try {
-    onHook({ processorId: binding.processor.id, hook, outcome: outcomeOf(error, result, hook), startTime, endTime: performance.now() });
+    const event: ProcessorHookEvent = { processorId: binding.processor.id, hook, outcome: outcomeOf(error, result, hook), startTime, endTime: performance.now() };
+    if (input !== undefined) Object.assign(event, { input: input.value }, error === undefined ? { output: result } : { error });
+    onHook(event);
   } catch {
     // tracing never breaks a run
   }
@@ -284,23 +287,25 @@ function invokeTraced<R>(
   tracingContext: TracingContext,
 ): MaybeAsync<R> {
   const onHook = tracingContext.onHook as NonNullable<TracingContext['onHook']>;
+  // what the hook got, taken before it runs (the stream chain reuses its args object)
+  const input = tracingContext.includePayloads === true ? { value: hook === 'processOutputStream' ? (args as { part: unknown }).part : { ...args } } : undefined;
   const startTime = performance.now();
   // no closure per hook call (under keepNames each would also cost a `__name` property write)
   let result: MaybeAsync<R>;
   try {
     result = invokeHook<R>(binding, hook, args);
   } catch (error) {
-    reportHook(onHook, binding, hook, startTime, error, undefined);
+    reportHook(onHook, binding, hook, startTime, error, undefined, input);
     throw error;
   }
   if (isPromiseLike<R>(result)) {
     return Promise.resolve(result).then(
       (resolved) => {
-        reportHook(onHook, binding, hook, startTime, undefined, resolved);
+        reportHook(onHook, binding, hook, startTime, undefined, resolved, input);
         return resolved;
       },
       (error: unknown) => {
-        reportHook(onHook, binding, hook, startTime, error, undefined);
+        reportHook(onHook, binding, hook, startTime, error, undefined, input);
         throw error;
       },
     );
@@ -309,14 +314,14 @@ function invokeTraced<R>(
     return result.pipe(
       tap({
         next(resolved) {
-          reportHook(onHook, binding, hook, startTime, undefined, resolved);
+          reportHook(onHook, binding, hook, startTime, undefined, resolved, input);
         },
         error(error: unknown) {
-          reportHook(onHook, binding, hook, startTime, error, undefined);
+          reportHook(onHook, binding, hook, startTime, error, undefined, input);
         },
       }),
     );
   }
-  reportHook(onHook, binding, hook, startTime, undefined, result);
+  reportHook(onHook, binding, hook, startTime, undefined, result, input);
   return result;
 }

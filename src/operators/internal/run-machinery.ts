@@ -4,13 +4,13 @@
  * non-enumerable property, so it stays off the public `RunContext` type and out of spreads and
  * `JSON.stringify`; it lives and dies with the context (no module-level registry).
  */
+import type { DemandGate } from '../../contract/demand-gate.js';
 import type { Processor } from '../../contract/processor-types.js';
-import { DemandGate } from './demand-gate.js';
 import type { SharedStreamChain } from './stream-chain-types.js';
 
 /** What one run keeps for its operators. */
 export interface RunMachinery {
-  /** The run's demand gate (see `demand-gate.ts`). */
+  /** The run's demand gate (see `contract/demand-gate.ts`). */
   readonly demand: DemandGate;
   /** The run's `processOutputStream` chains, one per processor array (processor `state` and `streamParts` live across steps). */
   readonly streamChains: WeakMap<readonly Processor[], SharedStreamChain>;
@@ -18,9 +18,9 @@ export interface RunMachinery {
 
 const MACHINERY = Symbol('rxagent.runMachinery');
 
-/** Gives `context` (a run context being made) its own machinery. */
-export function attachRunMachinery(context: object): void {
-  const machinery: RunMachinery = { demand: new DemandGate(), streamChains: new WeakMap() };
+/** Gives `context` (a run context being made) its own machinery around `demand`. */
+export function attachRunMachinery(context: object, demand: DemandGate): void {
+  const machinery: RunMachinery = { demand, streamChains: new WeakMap() };
   Object.defineProperty(context, MACHINERY, { value: machinery, enumerable: false, writable: false, configurable: false });
 }
 

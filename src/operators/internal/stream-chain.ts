@@ -26,7 +26,7 @@ import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
-import type { ChunkInjector, StreamChain } from './stream-chain-types.js';
+import type { ChunkInjector, StreamChain, StreamPartsLogs } from './stream-chain-types.js';
 
 export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 
@@ -133,8 +133,24 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
+const NO_LOGS: StreamPartsLogs = { processors: [], entered: [], own: [] };
+
 /** The chain of a run whose processors have no `processOutputStream`: every chunk goes on as it is. */
-const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
+const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk, exportLogs: () => NO_LOGS, importLogs: () => undefined };
+
+/** A log's chunks as an array, without turning the log into one. */
+function chunksOf(log: ChunkLog): ChunkType[] {
+  const chunks: ChunkType[] = [];
+  log.forEach((chunk) => chunks.push(chunk));
+  return chunks;
+}
+
+/** A log holding `chunks`. */
+function logOf(chunks: readonly ChunkType[]): ChunkLog {
+  const log = new ChunkLog();
+  for (const chunk of chunks) log.push(chunk);
+  return log;
+}
 
 /**
  * Builds the chain for `processors`. `injector` receives chunks the processors write with
@@ -196,6 +212,27 @@ class Chain implements StreamChain {
   ) {
     this.length = links.length;
     this.#tracingContext = context.tracingContext;
+  }
+
+  exportLogs(): StreamPartsLogs {
+    return {
+      processors: this.links.map((link) => link.binding.processor.id),
+      entered: chunksOf(this.log),
+      own: this.links.map((link) => (link.own === undefined ? null : chunksOf(link.own))),
+    };
+  }
+
+  importLogs(logs: StreamPartsLogs): void {
+    const ids = this.links.map((link) => link.binding.processor.id);
+    if (ids.length !== logs.processors.length || ids.some((id, index) => id !== logs.processors[index])) {
+      throw new TypeError(`streamParts of processors [${logs.processors.join(', ')}] cannot be restored into a chain of [${ids.join(', ')}].`);
+    }
+    if (this.log.length > 0) throw new TypeError('streamParts can only be restored into a chain nothing has entered yet.');
+    for (const chunk of logs.entered) this.log.push(chunk);
+    this.links.forEach((link, index) => {
+      const own = logs.own[index];
+      link.own = own === null || own === undefined ? undefined : logOf(own);
+    });
   }
 
   run(chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> {

@@ -14,6 +14,7 @@
  */
 import { APICallError } from '@ai-sdk/provider';
 import type { ProcessorState } from '../../contract/index.js';
+import type { TracingContext } from '../../contract/index.js';
 import { ModelJudge, type ErrorStrategy, type ModelBackedOptions } from './model-backed.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import type { PrivateViolations } from './private-violation.js';
@@ -112,7 +113,7 @@ export function classifyFailure(error: StructuredCallError): JudgeFailure {
  * @example
  * ```ts
  * const judge = new GuardJudge('moderation', options);
- * const outcome = await judge.judge(state, text, (piece) => ({ system, prompt: piece, schema }), abortSignal);
+ * const outcome = await judge.judge(state, text, (piece) => ({ system, prompt: piece, schema }), { abortSignal, tracingContext });
  * ```
  */
 export class GuardJudge {
@@ -141,14 +142,15 @@ export class GuardJudge {
   }
 
   /**
-   * Judges `text`: one call per budget piece (in parallel), each built by `request`. Fails with
-   * kind `'budget'` without calling when the run's bound would be passed.
+   * Judges `text`: one call per budget piece (in parallel), each built by `request` and reported
+   * to `tracingContext.onJudge`. Fails with kind `'budget'` without calling when the run's bound
+   * would be passed.
    */
   async judge<T>(
     state: ProcessorState,
     text: string,
     request: (piece: string) => Omit<StructuredCallRequest<T>, 'model' | 'providerOptions' | 'abortSignal'>,
-    abortSignal: AbortSignal | undefined,
+    call: { abortSignal?: AbortSignal | undefined; tracingContext?: TracingContext | undefined },
     budget = this.maxInputChars,
   ): Promise<GuardOutcome<T>> {
     const pieces = budgetPieces(text, budget);
@@ -161,7 +163,9 @@ export class GuardJudge {
       };
     }
     state[CALLS_KEY] = used + pieces.length;
-    const outcomes = await Promise.all(pieces.map((piece) => this.model.ask({ ...request(piece), ...(abortSignal === undefined ? {} : { abortSignal }) })));
+    const tracing = { processorId: this.processorId, tracingContext: call.tracingContext };
+    const abortSignal = call.abortSignal;
+    const outcomes = await Promise.all(pieces.map((piece) => this.model.ask({ ...request(piece), tracing, ...(abortSignal === undefined ? {} : { abortSignal }) })));
     const values: T[] = [];
     for (const outcome of outcomes) {
       if (!outcome.ok) return { ok: false, failure: classifyFailure(outcome.error) };

@@ -6,6 +6,7 @@
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
 import type { AbortFunction, ProcessorViolation } from '../../contract/index.js';
+import { judgeReporter, type JudgeTracing } from './judge-report.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 
 /**
@@ -84,7 +85,8 @@ export class ModelJudge {
   }
 
   /** Makes one structured call; never throws (the failure is in the outcome). */
-  async ask<T>(request: Omit<StructuredCallRequest<T>, 'model' | 'providerOptions'>): Promise<CallOutcome<T>> {
+  async ask<T>(request: Omit<StructuredCallRequest<T>, 'model' | 'providerOptions'> & { tracing?: JudgeTracing }): Promise<CallOutcome<T>> {
+    const report = judgeReporter(request, this.model); // `tracing`: reported to `tracingContext.onJudge`
     try {
       const value = await structuredCall({
         ...request,
@@ -92,11 +94,11 @@ export class ModelJudge {
         ...(this.jsonPromptInjection ? { jsonPromptInjection: true } : {}),
         ...(this.providerOptions === undefined ? {} : { providerOptions: this.providerOptions }),
       });
-      return { ok: true, value };
+      return report({ ok: true, value });
     } catch (error) {
       const failure =
         error instanceof StructuredCallError ? error : new StructuredCallError('model', String(error), { cause: error });
-      return { ok: false, error: failure };
+      return report({ ok: false, error: failure });
     }
   }
 

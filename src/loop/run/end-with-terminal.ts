@@ -2,7 +2,7 @@
  * `endWithTerminal()`: the one place where a run's stream gets its `start` and its one terminal
  * chunk.
  */
-import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type Subscriber, type Subscription } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
@@ -15,10 +15,11 @@ import { OpenBrackets } from './close-brackets.js';
 export interface EndWithTerminalOptions {
   /** The run id of the chunks the operator makes (a function is asked each time one is made). */
   runId: string | (() => string);
-  /** Its abort ends the run: the source is unsubscribed and an `abort` chunk is the terminal. */
+  /**
+   * The caller's signal: a source that completes without a terminal chunk after it aborted (the
+   * abort cut it, `takeUntil` upstream) ends with an `abort` chunk carrying its reason.
+   */
   abortSignal?: AbortSignal | undefined;
-  /** While this returns `true`, an abort is left to the source (it is committing its result). */
-  holdAbort?: () => boolean;
   /**
    * The chunks that end the run after the source errored with `error` (default: one
    * {@link terminalChunk}). They pass the same rules; an error of this input becomes its
@@ -26,8 +27,8 @@ export interface EndWithTerminalOptions {
    */
   onError?: (error: unknown, runId: string) => ObservableInput<ChunkType>;
   /**
-   * Also do what `closeBrackets()` after this operator does, in the same subscriber (one hop per
-   * chunk fewer): what comes out is bracketed, and the end closes what is still open.
+   * Also do what `closeBrackets()` after this operator does, in the same subscriber: what comes
+   * out is bracketed, and the end closes what is still open.
    */
   closeBrackets?: boolean;
 }
@@ -53,10 +54,8 @@ export class MissingTerminalError extends Error {
  * - the first terminal chunk is emitted, the source is unsubscribed and the result completes;
  * - an error notification becomes `onError`'s chunks (default: a `tripwire` chunk for a
  *   `TripWire`, else an `error` chunk carrying the provider's error);
- * - the abort of `abortSignal` (already aborted at subscription, or later, unless `holdAbort()`)
- *   unsubscribes the source and ends with an `abort` chunk carrying the signal's reason;
- * - a source that completes without a terminal ends with `abort` if the signal is aborted, else
- *   with an `error` chunk ({@link MissingTerminalError}).
+ * - a source that completes without a terminal ends with `abort` if `abortSignal` is aborted (the
+ *   caller's abort cut it), else with an `error` chunk ({@link MissingTerminalError}).
  *
  * Per chunk it costs one `switch`; it allocates nothing for chunks that pass.
  *
@@ -66,14 +65,17 @@ export class MissingTerminalError extends Error {
  *
  * source:  --S--a--#           (# = TripWire)
  * result:  --S--a--(t|)        (t = tripwire chunk)
+ *
+ * source:  --S--a--|           (completed by takeUntil(abort) upstream)
+ * result:  --S--a--(A|)        (A = abort chunk with the signal's reason)
  * ```
  *
  * @example
  * ```ts
  * // internal to the loop (not a public entry)
- * import { endWithTerminal } from '../loop/output/end-with-terminal.js';
+ * import { endWithTerminal } from '../loop/run/end-with-terminal.js';
  *
- * const run$ = body$.pipe(endWithTerminal({ runId: 'run-1', abortSignal: controller.signal }));
+ * const run$ = body$.pipe(takeUntil(aborted$), endWithTerminal({ runId: 'run-1', abortSignal: signal }));
  * ```
  */
 export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperatorFunction<ChunkType> {
@@ -81,12 +83,10 @@ export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperat
 }
 
 /**
- * One subscription of {@link endWithTerminal}: its state as fields, its steps as methods (one
- * object per subscription, no closures: under `keepNames` each named per-run closure costs a
- * property dictionary). It is the observer of what it follows, the abort listener, and the
- * teardown that removes that listener.
+ * One subscription of {@link endWithTerminal}: its state as fields, its steps as methods. It is
+ * the observer of what it follows (the source, then `onError`'s chunks).
  */
-class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubscribable {
+class TerminalGuard implements Observer<ChunkType> {
   readonly #options: EndWithTerminalOptions;
   readonly #subscriber: Subscriber<ChunkType>;
   readonly #brackets: OpenBrackets | undefined;
@@ -104,15 +104,6 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
   }
 
   start(source: Observable<ChunkType>): void {
-    const { abortSignal } = this.#options;
-    if (abortSignal !== undefined) {
-      if (abortSignal.aborted && this.#options.holdAbort?.() !== true) {
-        this.handleEvent();
-        return;
-      }
-      abortSignal.addEventListener('abort', this, { once: true });
-      this.#subscriber.add(this);
-    }
     this.#follow(source);
   }
 
@@ -173,18 +164,6 @@ class TerminalGuard implements Observer<ChunkType>, EventListenerObject, Unsubsc
         ? makeChunk(this.#runId(), 'abort', { reason: abortSignal.reason as unknown })
         : makeChunk(this.#runId(), 'error', { error: new MissingTerminalError() }),
     );
-  }
-
-  /** The abort of `abortSignal`: ends the run with an `abort` chunk (unless `holdAbort()`). */
-  handleEvent(): void {
-    const { abortSignal } = this.#options;
-    if (this.#ended || this.#options.holdAbort?.() === true) return;
-    this.#endWith(makeChunk(this.#runId(), 'abort', { reason: abortSignal?.reason as unknown }));
-  }
-
-  /** The teardown of the subscription: the abort listener is removed. */
-  unsubscribe(): void {
-    this.#options.abortSignal?.removeEventListener('abort', this);
   }
 
   #endWith(chunk: ChunkType): void {

@@ -4,7 +4,7 @@
  * provider until the consumer reads again. Streams nobody reads keep buffering for a late reader
  * and never hold the run (`await output.text` alone runs at full speed).
  */
-import type { RunDemand } from '../run/paced-run.js';
+import type { DemandGate } from '../../contract/demand-gate.js';
 
 /**
  * The streams whose readers pace the run: each method is a stream's `desiredSize` while someone
@@ -16,8 +16,8 @@ export interface ReaderProbes {
 }
 
 /** Holds the run's demand gate while all read streams are full. */
-export class ReaderDemand {
-  #gate: RunDemand | undefined;
+export class ReaderPacing {
+  #gate: DemandGate | undefined;
   #holding = false;
   readonly #probes: ReaderProbes;
 
@@ -31,7 +31,7 @@ export class ReaderDemand {
   }
 
   /** The run's gate (known once the run is set up: its `RunOpened` value). */
-  attach(gate: RunDemand): void {
+  attach(gate: DemandGate): void {
     this.#gate = gate;
   }
 

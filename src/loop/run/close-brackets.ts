@@ -165,7 +165,7 @@ export class OpenBrackets {
  * @example
  * ```ts
  * // internal to the loop and the AI SDK adapter (not a public entry)
- * import { closeBrackets } from '../loop/output/close-brackets.js';
+ * import { closeBrackets } from '../loop/run/close-brackets.js';
  *
  * const balanced$ = chunks$.pipe(closeBrackets());
  * ```

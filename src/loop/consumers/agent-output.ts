@@ -7,7 +7,7 @@ import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
 import { foldResult } from './fold-result.js';
-import { ReaderDemand, type ReaderProbes } from './reader-demand.js';
+import { ReaderPacing, type ReaderProbes } from './reader-pacing.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 /**
@@ -47,14 +47,14 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   resolveResult: ((result: GenerateResult) => void) | undefined;
   rejectResult: ((error: unknown) => void) | undefined;
   // backpressure: while every stream being read is full (READ_AHEAD queued), the run stops reading the provider
-  readonly demand: ReaderDemand = new ReaderDemand(this);
+  readonly demand: ReaderPacing = new ReaderPacing(this);
 
   constructor(
     readonly output: AgentOutput,
     readonly budgets: RetryBudgets,
   ) {}
 
-  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-demand.ts`). */
+  /** `fullStream`'s `desiredSize` while it is read and open, else `null` (see `reader-pacing.ts`). */
   fullDesiredSize(): number | null {
     return this.fullOpen && this.output.fullStream.locked ? this.fullController.desiredSize : null;
   }

@@ -1,0 +1,56 @@
+/**
+ * A run's demand gate: the one backpressure type of rxagent. Whoever cannot take more chunks right
+ * now — the `processOutputStream` queue behind an async hook, a web-stream or UI-stream reader that
+ * stopped reading — holds the gate; the model call reads its next part only while nobody holds it.
+ * A slow consumer paces the provider instead of making the run buffer the whole reply.
+ *
+ * Checking the gate is one property read per part; a promise exists only while it is held.
+ */
+
+/**
+ * The demand gate of one run (made with the run, handed to its consumers in `RunOpened`).
+ *
+ * @example
+ * ```ts
+ * const gate = new DemandGate();
+ * const reader = {};
+ * gate.hold(reader);      // the reader is full: the model is not read
+ * gate.release(reader);   // reading resumes
+ * ```
+ */
+export class DemandGate {
+  #holders: object[] | undefined;
+  #waiters: Array<() => void> | undefined;
+
+  /** True while nobody holds the gate. */
+  get open(): boolean {
+    return this.#holders === undefined || this.#holders.length === 0;
+  }
+
+  /** `holder` cannot take more for now (idempotent per holder). */
+  hold(holder: object): void {
+    const holders = this.#holders;
+    if (holders === undefined) this.#holders = [holder];
+    else if (!holders.includes(holder)) holders.push(holder);
+  }
+
+  /** `holder` can take more again (idempotent); the last release wakes whoever waits. */
+  release(holder: object): void {
+    const holders = this.#holders;
+    const index = holders === undefined ? -1 : holders.indexOf(holder);
+    if (index < 0) return;
+    (holders as object[]).splice(index, 1);
+    const waiters = this.#waiters;
+    if ((holders as object[]).length > 0 || waiters === undefined) return;
+    this.#waiters = undefined;
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves once the gate is open (at once when it is). */
+  whenOpen(): Promise<void> {
+    if (this.open) return Promise.resolve();
+    return new Promise((resolve) => {
+      (this.#waiters ??= []).push(resolve);
+    });
+  }
+}

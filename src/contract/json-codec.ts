@@ -1,0 +1,185 @@
+/**
+ * The one JSON codec of rxagent: how chunks, run snapshots and journal entries become JSON text.
+ *
+ * - `encodeJson` / `toJsonValue` (lenient, for chunks and snapshots): what `JSON.stringify` does —
+ *   `toJSON` honoured, so a `Date` becomes its ISO string; `undefined` object fields dropped — plus
+ *   an `Error` as `{ name, message, …its own fields, cause? }` and a `Uint8Array` as its base64
+ *   text. What would be lost silently is an error instead: a `BigInt`, a function or symbol value,
+ *   a `Map`/`Set`, a non-finite number, a cycle (`JsonEncodingError` naming path and type).
+ * - `findNonJson` (strict, for processor `state`): only values that read back as themselves —
+ *   plain objects, arrays, finite numbers, strings, booleans, `null` (and `undefined` object
+ *   fields, which read back as absent). A `Date`, `Map`, `Set`, `Error` or class instance is
+ *   reported, with its path.
+ */
+import { JsonEncodingError } from './errors/json-encoding-error.js';
+
+/** A JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Where a value stops being JSON: a JSONPath (`$.a[2].b`) and what was found there. */
+export interface NonJsonAt {
+  path: string;
+  type: string;
+}
+
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return identifier.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
+  if (typeof value !== 'object') return typeof value;
+  const constructorName = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return constructorName === undefined || constructorName === '' ? 'object' : constructorName;
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/** An `Error` as plain data: `name`, `message`, its own enumerable fields, and `cause`. */
+function errorFields(error: Error): Record<string, unknown> {
+  const fields: Record<string, unknown> = { name: error.name, message: error.message };
+  for (const key of Object.keys(error)) if (!(key in fields)) fields[key] = (error as unknown as Record<string, unknown>)[key];
+  if (error.cause !== undefined && !('cause' in fields)) fields['cause'] = error.cause;
+  return fields;
+}
+
+/**
+ * `value` as a JSON value (see the module's rules); throws `JsonEncodingError` naming the first
+ * path that cannot be written. `what` names the value in the message (`'chunk text-delta'`).
+ *
+ * @example
+ * ```ts
+ * import { toJsonValue } from 'rxagent';
+ * toJsonValue({ at: new Date(0), error: new TypeError('bad') });
+ * // { at: '1970-01-01T00:00:00.000Z', error: { name: 'TypeError', message: 'bad' } }
+ * ```
+ */
+export function toJsonValue(value: unknown, what?: string): JsonValue {
+  const ancestors: object[] = [];
+  const fail = (path: string, type: string): never => {
+    throw new JsonEncodingError(what === undefined ? { path, type } : { path, type, what });
+  };
+  const walk = (item: unknown, path: string, key: string): JsonValue | undefined => {
+    let current = item;
+    if (current !== null && typeof current === 'object' && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
+      current = (current as { toJSON(key: string): unknown }).toJSON(key);
+    }
+    switch (typeof current) {
+      case 'string':
+      case 'boolean':
+        return current;
+      case 'number':
+        return Number.isFinite(current) ? current : fail(path, typeName(current));
+      case 'undefined':
+        return undefined;
+      case 'bigint':
+      case 'function':
+      case 'symbol':
+        return fail(path, typeof current);
+    }
+    if (current === null) return null;
+    const object = current as object;
+    if (ancestors.includes(object)) return fail(path, 'cycle');
+    if (object instanceof Map || object instanceof Set || object instanceof WeakMap || object instanceof WeakSet || object instanceof Promise) {
+      return fail(path, typeName(object));
+    }
+    if (object instanceof Uint8Array) return base64(object);
+    ancestors.push(object);
+    try {
+      if (Array.isArray(object)) {
+        return object.map((element, index) => walk(element, childPath(path, index), String(index)) ?? null);
+      }
+      const source = object instanceof Error ? errorFields(object) : (object as Record<string, unknown>);
+      const result: { [key: string]: JsonValue } = {};
+      for (const field of Object.keys(source)) {
+        const encoded = walk(source[field], childPath(path, field), field);
+        if (encoded !== undefined) result[field] = encoded;
+      }
+      return result;
+    } finally {
+      ancestors.pop();
+    }
+  };
+  return walk(value, '$', '') ?? null;
+}
+
+/**
+ * `value` as JSON text (see the module's rules); throws `JsonEncodingError` naming the first path
+ * that cannot be written. The text is what every reader of a journal or snapshot gets.
+ *
+ * @example
+ * ```ts
+ * import { encodeJson } from 'rxagent';
+ * encodeJson({ type: 'text-delta', payload: { id: '1', text: 'hi' } }); // '{"type":"text-delta",…}'
+ * ```
+ */
+export function encodeJson(value: unknown, what?: string): string {
+  return JSON.stringify(toJsonValue(value, what));
+}
+
+/**
+ * The first place where `value` is not strictly JSON (it would not read back as itself), or
+ * `undefined` when it is. Iterative: any depth, cycles reported.
+ *
+ * @example
+ * ```ts
+ * import { findNonJson } from 'rxagent';
+ * findNonJson({ seen: new Set(['a']) }); // { path: '$.seen', type: 'Set' }
+ * findNonJson({ seen: ['a'] });          // undefined
+ * ```
+ */
+export function findNonJson(value: unknown): NonJsonAt | undefined {
+  const onPath = new Set<object>();
+  // Depth-first with an explicit stack; an `exit` entry takes an object off the current path.
+  const stack: Array<{ item: unknown; path: string; inArray: boolean } | { exit: object }> = [{ item: value, path: '$', inArray: false }];
+  while (stack.length > 0) {
+    const entry = stack.pop() as { item: unknown; path: string; inArray: boolean } | { exit: object };
+    if ('exit' in entry) {
+      onPath.delete(entry.exit);
+      continue;
+    }
+    const { item, path, inArray } = entry;
+    switch (typeof item) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (Number.isFinite(item)) continue;
+        return { path, type: typeName(item) };
+      case 'undefined':
+        if (inArray) return { path, type: 'undefined' };
+        continue;
+      case 'bigint':
+      case 'function':
+      case 'symbol':
+        return { path, type: typeof item };
+    }
+    if (item === null) continue;
+    const object = item as object;
+    if (onPath.has(object)) return { path, type: 'cycle' };
+    if (!Array.isArray(object) && !isPlainObject(object)) return { path, type: typeName(object) };
+    onPath.add(object);
+    stack.push({ exit: object });
+    if (Array.isArray(object)) {
+      for (let index = object.length - 1; index >= 0; index--) stack.push({ item: object[index], path: childPath(path, index), inArray: true });
+    } else {
+      const keys = Object.keys(object);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index] as string;
+        stack.push({ item: (object as Record<string, unknown>)[key], path: childPath(path, key), inArray: false });
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,240 @@
+/**
+ * What the inspector records of a run, as plain JSON: the events the page draws as marbles (sent
+ * live over `/api/events`, and whole from `/api/runs/:id`). Payloads are JSON-safe copies made
+ * when the event happened (see {@link Payload}).
+ */
+
+/**
+ * A JSON-safe copy of a value (a chunk, a hook's arguments or result): functions are left out,
+ * errors become `{ $type, name, message, … }`, long strings, arrays and deep objects are cut
+ * (with a `…` marker saying how much), cycles become `'[circular]'`.
+ *
+ * @example
+ * ```ts
+ * import type { Payload } from 'rxagent/devtools';
+ * const payload: Payload = { type: 'text-delta', payload: { id: 't0', text: 'Hello' } };
+ * ```
+ */
+export type Payload = null | boolean | number | string | Payload[] | { [key: string]: Payload };
+
+/**
+ * How a run ended: its terminal chunk, `cancelled` when it was unsubscribed before one, or
+ * `running`.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorRunStatus } from 'rxagent/devtools';
+ * const done = (status: InspectorRunStatus) => status !== 'running';
+ * ```
+ */
+export type InspectorRunStatus = 'running' | 'finish' | 'tripwire' | 'error' | 'abort' | 'cancelled';
+
+/**
+ * What a processor hook did with what it got, as drawn on its lane:
+ * - `pass` — returned what it got (or, outside `processOutputStream`, returned nothing: no change);
+ * - `rewrite` — returned something else (a changed chunk, new messages…), or, for
+ *   `processToolResult`, changed the result it passed on (through the message list);
+ * - `drop` — a `processOutputStream` hook returned `null`/`undefined`;
+ * - `hold` — a drop that was released later: the same processor emitted, in the same step, a chunk
+ *   of the same kind that it had not been given (a batch, a redacted carry-over). A heuristic: a
+ *   processor that drops some deltas and rewrites a later one shows holds too;
+ * - `abort` / `retry` — it called `abort()` (with `retry: true`: the step runs again);
+ * - `error` — it threw (the run fails closed).
+ *
+ * @example
+ * ```ts
+ * import type { MarbleOutcome } from 'rxagent/devtools';
+ * const changed = (outcome: MarbleOutcome) => outcome === 'rewrite' || outcome === 'drop' || outcome === 'hold';
+ * ```
+ */
+export type MarbleOutcome = 'pass' | 'rewrite' | 'drop' | 'hold' | 'abort' | 'retry' | 'error';
+
+/**
+ * Fields every inspector event has.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorEventBase } from 'rxagent/devtools';
+ * const late = (event: InspectorEventBase) => event.t > 1000;
+ * ```
+ */
+export interface InspectorEventBase {
+  /** The inspector's id of the run (also the `runId` given to the run when the caller passed it on). */
+  runId: string;
+  /** 0, 1, 2… per run, in the order the events happened. */
+  seq: number;
+  /** Milliseconds since the run started (`performance.now()` based). */
+  t: number;
+  /** The timeline column: the chunks of one pass through the processors share one. */
+  column: number;
+  /** 1 for the first attempt of the run's steps; +1 after each retried attempt. */
+  attempt: number;
+}
+
+/**
+ * The run started.
+ *
+ * @example
+ * ```ts
+ * import type { RunStartEvent } from 'rxagent/devtools';
+ * const label = (event: RunStartEvent) => `${event.agentId}: ${event.title}`;
+ * ```
+ */
+export interface RunStartEvent extends InspectorEventBase {
+  type: 'run-start';
+  agentId: string;
+  /** What the run was asked (the last user message's text, cut to 200 characters). */
+  title: string;
+  /** Wall-clock start (`Date.now()`). */
+  startedAt: number;
+}
+
+/**
+ * One processor hook call.
+ *
+ * @example
+ * ```ts
+ * import type { HookEvent } from 'rxagent/devtools';
+ * const lane = (event: HookEvent) => `${event.processorId} · ${event.hook}`;
+ * ```
+ */
+export interface HookEvent extends InspectorEventBase {
+  type: 'hook';
+  processorId: string;
+  hook: string;
+  outcome: MarbleOutcome;
+  /** How long the hook took, ms (an async hook: until its result settled). */
+  duration: number;
+  /** What the hook got: the chunk for `processOutputStream`, its arguments otherwise. */
+  input?: Payload;
+  /** What it returned. */
+  output?: Payload;
+  /** The `TripWire` or error it ended with. */
+  error?: Payload;
+  /** For a `hold`: the `seq` of the hook event that released it. */
+  releasedBy?: number;
+}
+
+/**
+ * One model call of a model-backed processor (a judge).
+ *
+ * @example
+ * ```ts
+ * import type { JudgeEvent } from 'rxagent/devtools';
+ * const model = (event: JudgeEvent) => `${event.provider}/${event.modelId}`;
+ * ```
+ */
+export interface JudgeEvent extends InspectorEventBase {
+  type: 'judge';
+  processorId: string;
+  provider: string;
+  modelId: string;
+  outcome: 'ok' | 'error';
+  duration: number;
+  input?: Payload;
+  output?: Payload;
+}
+
+/**
+ * A chunk the run emitted (what its subscriber got).
+ *
+ * @example
+ * ```ts
+ * import type { ChunkEvent } from 'rxagent/devtools';
+ * const isText = (event: ChunkEvent) => event.chunkType === 'text-delta';
+ * ```
+ */
+export interface ChunkEvent extends InspectorEventBase {
+  type: 'chunk';
+  chunkType: string;
+  /** Position among the run's chunks (0 = `start`). */
+  index: number;
+  /** A few characters for the marble (a delta's text, a tool's name…). */
+  label: string;
+  chunk: Payload;
+  /** Step number of the chunk (from the last `step-start`), when inside a step. */
+  step?: number;
+}
+
+/**
+ * Earlier hook events, seen in a new light: `drop`s that were holds (`outcome: 'hold'`, released
+ * by the hook event `releasedBy`), or `processToolResult` calls that changed the result through the
+ * message list (`outcome: 'rewrite'`, `output`: the result they passed on).
+ *
+ * @example
+ * ```ts
+ * import type { RevisedEvent } from 'rxagent/devtools';
+ * const count = (event: RevisedEvent) => event.seqs.length;
+ * ```
+ */
+export interface RevisedEvent extends InspectorEventBase {
+  type: 'revised';
+  seqs: number[];
+  outcome: MarbleOutcome;
+  releasedBy?: number;
+  output?: Payload;
+}
+
+/**
+ * The run ended.
+ *
+ * @example
+ * ```ts
+ * import type { RunEndEvent } from 'rxagent/devtools';
+ * const failed = (event: RunEndEvent) => event.status === 'error';
+ * ```
+ */
+export interface RunEndEvent extends InspectorEventBase {
+  type: 'run-end';
+  status: Exclude<InspectorRunStatus, 'running'>;
+  /** Events and chunks past the run's caps (not kept, not sent). */
+  droppedEvents: number;
+  droppedChunks: number;
+}
+
+/**
+ * Any event of a run's record.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorEvent } from 'rxagent/devtools';
+ * const hooks = (events: InspectorEvent[]) => events.filter((event) => event.type === 'hook');
+ * ```
+ */
+export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent;
+
+/**
+ * A run as listed by the inspector.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorRunSummary } from 'rxagent/devtools';
+ * const line = (run: InspectorRunSummary) => `${run.title} — ${run.status} in ${run.durationMs ?? '…'} ms`;
+ * ```
+ */
+export interface InspectorRunSummary {
+  runId: string;
+  agentId: string;
+  title: string;
+  startedAt: number;
+  status: InspectorRunStatus;
+  /** Set when the run ended. */
+  durationMs?: number;
+  chunkCount: number;
+  eventCount: number;
+  /** Some events or chunks were past the caps: the record (and a marble export) is incomplete. */
+  truncated: boolean;
+}
+
+/**
+ * A run's whole record: its summary and its events, in order.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorRunRecord } from 'rxagent/devtools';
+ * const lanes = (record: InspectorRunRecord) => new Set(record.events.flatMap((event) => (event.type === 'hook' ? [event.processorId] : [])));
+ * ```
+ */
+export interface InspectorRunRecord extends InspectorRunSummary {
+  events: InspectorEvent[];
+}

@@ -1,0 +1,259 @@
+// The inspector page: a chat with the agent (an AI SDK UI message stream from POST /api/chat), the
+// runs it recorded, and the selected run as a marble timeline, live from GET /api/events.
+import { buildTimeline, renderTimeline, COLUMN_WIDTH } from './timeline.js';
+import { startChat } from './chat.js';
+
+const PART_TYPE = 'data-rxagent-inspector';
+const $ = (id) => document.getElementById(id);
+
+/** runId → { summary, events (null until loaded), pending (live events that came before the load) } */
+const runs = new Map();
+let selectedRunId;
+let selected; // { seq, lane }
+let follow = true;
+let renderQueued = false;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function json(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+function queueRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
+}
+
+// ---- the live feed ----------------------------------------------------------------------------
+
+function addRun(summary, events) {
+  const known = runs.get(summary.runId);
+  if (known) {
+    Object.assign(known.summary, summary);
+    return known;
+  }
+  const run = { summary: { ...summary }, events: events ?? null, pending: [] };
+  runs.set(summary.runId, run);
+  return run;
+}
+
+function applyEvent(run, event) {
+  run.events.push(event);
+  if (event.type === 'revised') {
+    // earlier hook events, seen in a new light: a drop that was a hold, a tool result changed through the message list
+    const changes = { outcome: event.outcome };
+    if (event.releasedBy !== undefined) changes.releasedBy = event.releasedBy;
+    if (event.output !== undefined) changes.output = event.output;
+    for (const revised of run.events) if (event.seqs.includes(revised.seq)) Object.assign(revised, changes);
+  }
+}
+
+function onEvent(event) {
+  if (event.type === 'run-start') {
+    const run = addRun({ runId: event.runId, agentId: event.agentId, title: event.title, startedAt: event.startedAt, status: 'running', chunkCount: 0, eventCount: 0, truncated: false }, []);
+    applyEvent(run, event);
+    if (follow) select(event.runId);
+  } else {
+    const run = runs.get(event.runId);
+    if (!run) return;
+    if (run.events === null) run.pending.push(event);
+    else applyEvent(run, event);
+    if (event.type === 'chunk') run.summary.chunkCount = event.index + 1;
+    if (event.type === 'run-end') {
+      run.summary.status = event.status;
+      run.summary.durationMs = Math.round(event.t);
+      run.summary.truncated = event.droppedEvents > 0 || event.droppedChunks > 0;
+    }
+  }
+  queueRender();
+}
+
+function connectFeed() {
+  const feed = new EventSource('/api/events');
+  feed.onopen = () => {
+    $('feed-status').textContent = 'live';
+    $('feed-status').className = 'feed live';
+  };
+  feed.onerror = () => {
+    $('feed-status').textContent = 'reconnecting…';
+    $('feed-status').className = 'feed';
+  };
+  feed.onmessage = (message) => {
+    const chunk = JSON.parse(message.data);
+    if (chunk.type !== PART_TYPE) return;
+    if (chunk.data.type === 'hello') {
+      for (const summary of chunk.data.runs) addRun(summary);
+      if (selectedRunId === undefined && chunk.data.runs.length > 0) select(chunk.data.runs[chunk.data.runs.length - 1].runId);
+      queueRender();
+    } else onEvent(chunk.data);
+  };
+}
+
+async function load(run) {
+  const response = await fetch('/api/runs/' + encodeURIComponent(run.summary.runId));
+  if (!response.ok) return;
+  const record = await response.json();
+  const last = record.events.length === 0 ? -1 : record.events[record.events.length - 1].seq;
+  run.events = [];
+  for (const event of record.events) applyEvent(run, event);
+  for (const event of run.pending) if (event.seq > last) applyEvent(run, event);
+  run.pending = [];
+  Object.assign(run.summary, { status: record.status, durationMs: record.durationMs, chunkCount: record.chunkCount, truncated: record.truncated });
+  queueRender();
+}
+
+function select(runId) {
+  if (selectedRunId !== runId) selected = undefined;
+  selectedRunId = runId;
+  const run = runs.get(runId);
+  if (run && run.events === null) load(run);
+  queueRender();
+}
+
+// ---- rendering ----------------------------------------------------------------------------------
+
+function renderRunList() {
+  const list = $('run-list');
+  list.replaceChildren(
+    ...[...runs.values()].reverse().map(({ summary }) => {
+      const item = el('li');
+      const button = el('button', 'run-item' + (summary.runId === selectedRunId ? ' selected' : ''));
+      button.type = 'button';
+      Object.assign(button.dataset, { testid: 'run-item', runId: summary.runId, status: summary.status });
+      button.append(el('span', 'run-title', summary.title || '(no text)'), el('span', 'badge ' + summary.status, summary.status));
+      button.addEventListener('click', () => {
+        follow = summary.runId === [...runs.keys()].at(-1);
+        select(summary.runId);
+      });
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+function renderHeader(run) {
+  const header = $('run-header');
+  if (!run) return;
+  const { summary } = run;
+  const title = el('div', 'run-heading');
+  title.append(el('h2', '', summary.title || '(no text)'), el('span', 'badge ' + summary.status, summary.status));
+  title.lastChild.dataset.testid = 'run-status';
+  const facts = [`${summary.agentId}`, `${summary.chunkCount} chunks`];
+  if (summary.durationMs !== undefined) facts.push(`${summary.durationMs} ms`);
+  if (summary.truncated) facts.push('truncated (past the caps)');
+  const meta = el('p', 'run-meta', facts.join(' · '));
+  const exportButton = el('button', 'export-button', 'Export marbles');
+  exportButton.type = 'button';
+  exportButton.dataset.testid = 'export-marbles';
+  exportButton.disabled = summary.status === 'running' || summary.truncated;
+  exportButton.addEventListener('click', () => exportMarbles(summary.runId));
+  header.replaceChildren(title, meta, exportButton);
+}
+
+function block(label, value) {
+  const section = el('div', 'payload');
+  section.append(el('h4', '', label));
+  const pre = el('pre', '', json(value));
+  pre.dataset.testid = 'payload-' + label;
+  section.append(pre);
+  return section;
+}
+
+function renderDetails(run) {
+  const details = $('details');
+  const event = run && selected ? run.events.find((candidate) => candidate.seq === selected.seq) : undefined;
+  if (!event) {
+    details.replaceChildren(el('p', 'empty', 'Click a marble to see its payload.'));
+    return;
+  }
+  const head = el('div', 'details-head');
+  const facts = [`t = ${event.t} ms`, `column ${event.column}`, `attempt ${event.attempt}`];
+  const blocks = [];
+  if (event.type === 'hook' && selected.lane === 'model') {
+    head.append(el('h3', '', 'model stream → ' + event.processorId));
+    blocks.push(block('chunk', event.input));
+  } else if (event.type === 'hook') {
+    head.append(el('h3', '', `${event.processorId} · ${event.hook}`), el('span', 'badge ' + event.outcome, event.outcome));
+    facts.push(`took ${event.duration} ms`);
+    if (event.releasedBy !== undefined) facts.push(`released by #${event.releasedBy}`);
+    if (event.input !== undefined) blocks.push(block('in', event.input));
+    if (event.output !== undefined) blocks.push(block('out', event.output));
+    if (event.error !== undefined) blocks.push(block('error', event.error));
+  } else if (event.type === 'judge') {
+    head.append(el('h3', '', `${event.processorId} · judge call`), el('span', 'badge ' + (event.outcome === 'ok' ? 'pass' : 'error'), event.outcome));
+    facts.push(`${event.provider}/${event.modelId}`, `took ${event.duration} ms`);
+    if (event.input !== undefined) blocks.push(block('in', event.input));
+    if (event.output !== undefined) blocks.push(block('out', event.output));
+  } else if (event.type === 'chunk') {
+    head.append(el('h3', '', `#${event.index} ${event.chunkType}`));
+    if (event.step !== undefined) facts.push(`step ${event.step}`);
+    blocks.push(block('chunk', event.chunk));
+  }
+  head.firstChild.dataset.testid = 'details-title';
+  head.append(el('span', 'details-meta', facts.join(' · ')));
+  const body = el('div', 'details-body');
+  body.append(...blocks);
+  details.replaceChildren(head, body);
+}
+
+function render() {
+  renderRunList();
+  const run = runs.get(selectedRunId);
+  renderHeader(run);
+  const container = $('timeline');
+  if (run && run.events) {
+    const live = run.summary.status === 'running';
+    const atEnd = container.scrollLeft + container.clientWidth >= container.scrollWidth - COLUMN_WIDTH.max * 2;
+    renderTimeline(container, buildTimeline(run.events), {
+      selectedSeq: selected?.seq,
+      selectedLane: selected?.lane,
+      onSelect: (marble) => {
+        selected = { seq: marble.event.seq, lane: marble.lane };
+        queueRender();
+      },
+    });
+    if (live && atEnd) container.scrollLeft = container.scrollWidth;
+  }
+  renderDetails(run);
+}
+
+// ---- export -------------------------------------------------------------------------------------
+
+async function exportMarbles(runId) {
+  const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/marbles');
+  const body = await response.json();
+  $('export-code').textContent = response.ok ? body.code : body.message;
+  $('export-dialog').showModal();
+}
+
+$('close-export').addEventListener('click', () => $('export-dialog').close());
+$('copy-export').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText($('export-code').textContent);
+    $('copy-export').textContent = 'Copied';
+  } catch {
+    $('copy-export').textContent = 'Select and copy';
+  }
+  setTimeout(() => ($('copy-export').textContent = 'Copy'), 1500);
+});
+
+// ---- start --------------------------------------------------------------------------------------
+
+fetch('/api/info')
+  .then((response) => response.json())
+  .then((info) => {
+    $('agent-name').textContent = info.agentName;
+    const chips = info.suggestions ?? [];
+    $('suggestions').replaceChildren(...chips.map((text) => el('button', 'chip', text)));
+    startChat({ onSend: () => (follow = true) });
+  });
+connectFeed();

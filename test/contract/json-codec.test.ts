@@ -1,0 +1,90 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonEncodingError, encodeJson, findNonJson, toJsonValue } from '../../src/index.js';
+
+describe('toJsonValue / encodeJson (chunks and snapshots)', () => {
+  it('writes what JSON.stringify writes for JSON data', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(encodeJson(value)).toBe(JSON.stringify(value));
+      }),
+    );
+  });
+
+  it('writes a Date as its ISO string, an Error as plain fields, bytes as base64', () => {
+    const cause = new RangeError('inner');
+    const error = Object.assign(new TypeError('bad', { cause }), { statusCode: 429 });
+    expect(toJsonValue({ at: new Date(0), error, bytes: new Uint8Array([104, 105]), skip: undefined, list: [undefined] })).toEqual({
+      at: '1970-01-01T00:00:00.000Z',
+      error: { name: 'TypeError', message: 'bad', statusCode: 429, cause: { name: 'RangeError', message: 'inner' } },
+      bytes: 'aGk=',
+      list: [null],
+    });
+  });
+
+  it('keeps a repeated (acyclic) reference', () => {
+    const shared = { a: 1 };
+    expect(toJsonValue({ x: shared, y: [shared] })).toEqual({ x: { a: 1 }, y: [{ a: 1 }] });
+  });
+
+  it.each([
+    ['a BigInt', { payload: { n: 1n } }, '$.payload.n', 'bigint'],
+    ['a function', { payload: [() => 1] }, '$.payload[0]', 'function'],
+    ['a Map', { state: new Map() }, '$.state', 'Map'],
+    ['a Set', { 'odd key': new Set() }, '$["odd key"]', 'Set'],
+    ['NaN', { score: Number.NaN }, '$.score', 'NaN'],
+    ['Infinity', [Number.POSITIVE_INFINITY], '$[0]', 'Infinity'],
+  ])('refuses %s, naming path and type', (_name, value, path, type) => {
+    const thrown = (() => {
+      try {
+        encodeJson(value, 'chunk tool-result');
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(JsonEncodingError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ name: 'JsonEncodingError', path, type });
+    expect((thrown as Error).message).toContain('chunk tool-result');
+  });
+
+  it('refuses a cycle', () => {
+    const value: Record<string, unknown> = { a: { b: {} } };
+    (value['a'] as Record<string, Record<string, unknown>>)['b']!['back'] = value;
+    expect(() => toJsonValue(value)).toThrow(expect.objectContaining({ path: '$.a.b.back', type: 'cycle' }));
+  });
+});
+
+describe('findNonJson (processor state)', () => {
+  it('accepts any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(findNonJson(value)).toBeUndefined();
+      }),
+    );
+  });
+
+  it.each([
+    [{ seen: new Set(['a']) }, '$.seen', 'Set'],
+    [{ at: new Date(0) }, '$.at', 'Date'],
+    [{ outcome: { error: new Error('x') } }, '$.outcome.error', 'Error'],
+    [{ list: [1, undefined] }, '$.list[1]', 'undefined'],
+    [{ n: 2n }, '$.n', 'bigint'],
+    [{ inst: new (class Counter {})() }, '$.inst', 'Counter'],
+  ])('reports %o at its path', (value, path, type) => {
+    expect(findNonJson(value)).toEqual({ path, type });
+  });
+
+  it('accepts undefined object fields and null-prototype objects', () => {
+    expect(findNonJson({ a: undefined, b: Object.assign(Object.create(null) as object, { c: 1 }) })).toBeUndefined();
+  });
+
+  it('reports a cycle and walks any depth without recursion', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    expect(findNonJson(cyclic)).toEqual({ path: '$.self', type: 'cycle' });
+    let deep: unknown = 'leaf';
+    for (let depth = 0; depth < 100_000; depth++) deep = [deep];
+    expect(findNonJson(deep)).toBeUndefined();
+  });
+});
