@@ -94,7 +94,7 @@ const leakAnswer = z.object({
  *
  * @example
  * ```ts
- * const leaks: SystemPromptLeak[] = await scrubber.findLeaks(text, systemPrompt, abort);
+ * const leaks = await scrubber.findLeaks({}, text, systemPrompt); // SystemPromptLeak[], or the judge's failure
  * ```
  */
 export interface SystemPromptLeak {
