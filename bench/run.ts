@@ -10,8 +10,10 @@
  *   npm run bench -- --hostile  only the hostile-input rows, every built-in (`--src DIR`: another copy of src/;
  *                               `--only-guards`: only the text-scanning guards)
  *   npm run bench -- --guards   only the windowed model-backed guard rows (bench/guards.ts; `--real`: also on real timers)
+ *   npm run bench -- --tokenizer  event-loop stall while the default tokenizer loads (bench/tokenizer-load.ts)
  */
 import { guardsReport } from './guards.js';
+import { tokenizerLoadReport } from './tokenizer-load.js';
 import { HOSTILE_STALL_LIMIT_MS, hostileReport } from './lib/hostile-report.js';
 import { measureMemory } from './lib/memory.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
@@ -31,6 +33,10 @@ if (args.has('--guards')) {
   process.stdout.write(`${report.table}\n`);
   if (report.failures.length > 0) process.stderr.write(`bench: guard targets missed:\n${report.failures.join('\n')}\n`);
   process.exit(report.failures.length > 0 ? 1 : 0);
+}
+if (args.has('--tokenizer')) {
+  process.stdout.write(`${tokenizerLoadReport(5).table}\n`);
+  process.exit(0);
 }
 const profile: SuiteProfile = args.has('--check') ? profiles.check : args.has('--quick') ? profiles.quick : profiles.full;
 const metric = args.has('--cpu') ? 'cpu' : 'wall';
