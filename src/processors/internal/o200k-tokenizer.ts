@@ -59,10 +59,54 @@ async function compileSplit(): Promise<RegExp[]> {
   return parts;
 }
 
-/** Bytes as a string of char codes 0–255 (a rank-table key, cheap to slice and compare). */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Bytes as a string of char codes 0–255 (a rank-table key, cheap to slice and compare); ASCII is its own bytes. */
 function bytesOf(text: string): string {
-  return Buffer.from(text, 'utf8').toString('latin1');
+  return ASCII.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
 }
+
+/**
+ * Which of the pre-tokenizer's alternatives (indexes into `SPLIT_PARTS`, in order) can match at a
+ * position, by the class of the character there: a letter starts only the letter alternatives, a
+ * digit only the number one, a line break only the line-break ones; whitespace and other characters
+ * can also be the one-character prefix of a word. Trying only these keeps the first match of the
+ * alternation (the order is kept) and saves most regular-expression runs.
+ */
+const CANDIDATES = {
+  letter: [0, 1],
+  digit: [2],
+  lineBreak: [4, 5, 6],
+  space: [0, 1, 3, 4, 5, 6],
+  other: [0, 1, 3],
+} as const;
+/** Letter, number or whitespace, by capture group (one run of a small expression classifies a character). */
+const CLASS = /(\p{L})|(\p{N})|(\s)/uy;
+/** Classes of the non-ASCII characters seen (text repeats its characters; cleared when full). */
+const classes = new Map<number, readonly number[]>();
+
+function candidatesAt(text: string, at: number): readonly number[] {
+  const code = text.charCodeAt(at);
+  if (code < 0x80) {
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)) return CANDIDATES.letter;
+    if (code >= 0x30 && code <= 0x39) return CANDIDATES.digit;
+    if (code === 0x0a || code === 0x0d) return CANDIDATES.lineBreak;
+    if (code === 0x20 || (code >= 0x09 && code <= 0x0c)) return CANDIDATES.space;
+    return CANDIDATES.other;
+  }
+  const point = text.codePointAt(at) as number;
+  const known = classes.get(point);
+  if (known !== undefined) return known;
+  CLASS.lastIndex = at;
+  const match = CLASS.exec(text);
+  const found = match === null ? CANDIDATES.other : match[1] !== undefined ? CANDIDATES.letter : match[2] !== undefined ? CANDIDATES.digit : CANDIDATES.space;
+  if (classes.size >= 4_096) classes.clear();
+  classes.set(point, found);
+  return found;
+}
+
+/** Pieces encoded recently (a word, a space and a word…): their ranks, reused. Cleared when full. */
+const PIECE_CACHE_SIZE = 8_192;
 
 /** A binary min-heap of candidate merges: [rank, position of the left part, left node, end of the right part]. */
 class MergeHeap {
@@ -110,6 +154,8 @@ function less(a: readonly number[], b: readonly number[]): boolean {
 
 /** Byte-pair encoding over loaded ranks. */
 class O200k implements Tokenizer {
+  private readonly cache = new Map<string, number[]>();
+
   constructor(
     private readonly ranks: RankTable,
     private readonly split: readonly RegExp[],
@@ -159,12 +205,13 @@ class O200k implements Tokenizer {
     const out: number[] = [];
     for (let at = 0; at < text.length; ) {
       let length = 0;
-      for (const part of this.split) {
+      for (const index of candidatesAt(text, at)) {
+        const part = this.split[index] as RegExp;
         part.lastIndex = at;
         const match = part.exec(text);
         if (match !== null && match[0].length > 0) {
           length = match[0].length;
-          this.merge(bytesOf(match[0]), out);
+          this.piece(match[0], out);
           break;
         }
       }
@@ -172,6 +219,20 @@ class O200k implements Tokenizer {
       at += length === 0 ? 1 : length;
     }
     return out;
+  }
+
+  /** The ranks of one pre-token, from the cache or merged. */
+  private piece(text: string, out: number[]): void {
+    const cached = this.cache.get(text);
+    if (cached !== undefined) {
+      for (const rank of cached) out.push(rank);
+      return;
+    }
+    const ranks: number[] = [];
+    this.merge(bytesOf(text), ranks);
+    if (this.cache.size >= PIECE_CACHE_SIZE) this.cache.clear();
+    this.cache.set(text, ranks);
+    for (const rank of ranks) out.push(rank);
   }
 
   countTokens(text: string): number {
