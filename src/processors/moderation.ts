@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
+import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
-import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
+import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
 import { flaggedCategories, type CategoryScores } from './internal/model-backed.js';
@@ -90,8 +90,6 @@ export const DEFAULT_MODERATION_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
-/** The hook call a judgment is made for: its signal, and the tracing context judge calls are reported to. */
-type JudgeCall = { abortSignal?: AbortSignal; tracingContext?: TracingContext };
 
 /** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
 const referenceModerationAnswer = z.object({

@@ -10,13 +10,10 @@ import type {
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
-  TracingContext,
 } from '../contract/index.js';
 
-/** The hook call a judgment is made for: its signal, and the tracing context judge calls are reported to. */
-type JudgeCall = { abortSignal?: AbortSignal; tracingContext?: TracingContext };
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
-import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
+import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { jsonEscaped, type Verdict } from './internal/judged-spans.js';
 import { mapMessageText, replaceAllValues } from './internal/message-text.js';

@@ -60,15 +60,45 @@ export interface GuardJudgeOptions extends ModelBackedOptions {
   maxJudgeCalls?: number;
 }
 
-/** Why a judge call failed, as the error strategies see it. */
+/**
+ * Why a judge call failed, as the error strategies see it: the judged content can cause it
+ * (`contentErrorStrategy`), the infrastructure (`errorStrategy`), or the run's `maxJudgeCalls`.
+ *
+ * @example
+ * ```ts
+ * const kind: JudgeFailureKind = 'content';
+ * ```
+ */
 export type JudgeFailureKind = 'content' | 'infrastructure' | 'budget';
 
-/** A judge failure: its kind, a client-safe description, and the error. */
+/**
+ * A judge failure: its kind, a client-safe description, and the error.
+ *
+ * @example
+ * ```ts
+ * const verdict = await moderation.moderate(state, text);
+ * if ('kind' in verdict) console.warn(verdict.kind, verdict.summary);
+ * ```
+ */
 export interface JudgeFailure {
   kind: JudgeFailureKind;
   /** What happened, without the content or the judge's words (safe for the client). */
   summary: string;
   error: unknown;
+}
+
+/**
+ * The hook call a judgment is made for: its abort signal, and the tracing context its judge calls
+ * are reported to (`tracingContext.onJudge`).
+ *
+ * @example
+ * ```ts
+ * const call: JudgeCall = { abortSignal, tracingContext };
+ * ```
+ */
+export interface JudgeCall {
+  abortSignal?: AbortSignal | undefined;
+  tracingContext?: TracingContext | undefined;
 }
 
 /** The outcome of judging one text (all its pieces). */
@@ -150,7 +180,7 @@ export class GuardJudge {
     state: ProcessorState,
     text: string,
     request: (piece: string) => Omit<StructuredCallRequest<T>, 'model' | 'providerOptions' | 'abortSignal'>,
-    call: { abortSignal?: AbortSignal | undefined; tracingContext?: TracingContext | undefined },
+    call: JudgeCall,
     budget = this.maxInputChars,
   ): Promise<GuardOutcome<T>> {
     const pieces = budgetPieces(text, budget);

@@ -20,7 +20,7 @@ export const DEFAULT_WINDOW_SCHEDULE: readonly number[] = Object.freeze([50, 200
 /**
  * The default input budget of one judge call, in characters of judged content (the instructions
  * are not counted): 8,000 characters ≈ 2,000 tokens, within any judge model's context. Longer
- * content is judged in pieces (see {@link budgetPieces}).
+ * content is judged in overlapping pieces, one call each.
  *
  * @example
  * ```ts
