@@ -127,3 +127,52 @@ describe('the gate itself', () => {
     expect(() => new ModerationProcessor({ model: judgeModel(() => '{}'), windowSchedule: [50, Number.POSITIVE_INFINITY] })).toThrow(/moderation: windowSchedule/);
   });
 });
+
+describe('attempts', () => {
+  it('content held from an attempt that ended without reaching the gate is dropped at the next step-start, never shown', async () => {
+    const gate = new CheckedStream({ stateKey: 'held', processorId: 'gate', streamMode: 'final' });
+    const state: Record<string, unknown> = {};
+    const judge = () => Promise.resolve({ action: 'keep' as const });
+    const abort = (): never => {
+      throw new Error('unexpected abort');
+    };
+    const released: string[] = [];
+    const feed = async (part: ChunkType) => {
+      const first = await gate.process(part, state, abort, judge);
+      for (const out of [first, ...((state['rxagent.followUpChunks'] as ChunkType[] | undefined) ?? [])]) if (out?.type === 'text-delta') released.push(out.payload.text);
+      state['rxagent.followUpChunks'] = [];
+    };
+    await feed(chunk.stepStart());
+    await feed(chunk.textStart('t'));
+    await feed(chunk.textDelta('a rejected draft', 't'));
+    // the attempt was rejected downstream: its end never passed this gate; the retry starts
+    await feed(chunk.stepStart());
+    await feed(chunk.textStart('t'));
+    await feed(chunk.textDelta('the accepted answer', 't'));
+    await feed(chunk.textEnd('t'));
+    await feed(chunk.finish());
+    expect(released).toEqual(['the accepted answer']);
+  });
+
+  it('a processor after the guard rejecting an attempt: the retried attempt streams only its own text', async () => {
+    const { Agent } = await import('../../src/loop/agent.js');
+    const { mockModel } = await import('../../src/testing/mock-model.js');
+    const { finishPart, textParts } = await import('../../src/testing/model-parts.js');
+    const { lastValueFrom, toArray } = await import('rxjs');
+    const tripper = {
+      id: 'tripper',
+      processOutputStream: ({ part, abort, retryCount }: { part: ChunkType; abort: (reason: string, options: { retry: boolean }) => never; retryCount: number }) =>
+        part.type === 'text-delta' && part.payload.text.includes('BA') && retryCount === 0 ? abort('again', { retry: true }) : part,
+    };
+    const model = mockModel({
+      parts: ({ callIndex }) =>
+        callIndex === 0 ? [...textParts('Draft words. Here then BAD more words. And more text after it.', { chunkSize: 4 }), finishPart()] : [...textParts('Clean answer.', { chunkSize: 4 }), finishPart()],
+    });
+    const guard = new ModerationProcessor({ model: judgeModel(() => '{"categories": {}}'), windowSchedule: [10] });
+    const agent = new Agent({ id: 'a', model, maxProcessorRetries: 1, outputProcessors: [guard, tripper] });
+    const chunks = await lastValueFrom(agent.stream$('hi').pipe(toArray()));
+    const retried = chunks.slice(chunks.findLastIndex((part) => part.type === 'step-start'));
+    expect(retried.map((part) => (part.type === 'text-delta' ? part.payload.text : '')).join('')).toBe('Clean answer.');
+    expect(JSON.stringify(retried)).not.toMatch(/Draft|BAD|more text/);
+  });
+});

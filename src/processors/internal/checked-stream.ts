@@ -129,6 +129,9 @@ export class CheckedStream {
    * verdicts (the stream's end never races ahead of its content).
    */
   process(part: ChunkType, state: ProcessorState, abort: AbortFunction, judge: SpanJudge): ChunkType | null | Promise<ChunkType | null> {
+    // A step (or a retried attempt) starts with nothing held; content still held here belongs to an
+    // attempt that ended without passing its end through this gate (rejected): it is dropped, never shown.
+    if (part.type === 'step-start') state[this.stateKey] = undefined;
     const gate = ((state[this.stateKey] as GateState | undefined) ??= { queue: [], streams: new Map(), ended: new Map(), inFlight: 0, judgments: [], toolInputs: new Map() });
     const wait = this.ingest(gate, part, judge);
     const released = this.drain(gate, abort);
