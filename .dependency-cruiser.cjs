@@ -6,8 +6,9 @@
  *   processors (built-ins), memory, storage <- contract, message-list (+ model for model-backed)
  *   testing, ai-sdk <- the layers above, through their entry files
  *   devtools (the run inspector) <- the layers above, testing and ai-sdk, through their entry files
+ *   durable (run journal readers, workers) <- loop, storage, contract, through their entry files
  *
- * src/processors, src/testing, src/ai-sdk and src/devtools import another layer only through its entry file,
+ * src/processors, src/testing, src/ai-sdk, src/devtools and src/durable import another layer only through its entry file,
  * `src/<layer>/index.ts` (rule `upper-layers-through-entry-files`). Some entry files are package
  * entries (scripts/entries.mjs: operators, message-list, …) and stay as curated as the export
  * snapshots say; contract, model and loop are internal entry files (src/index.ts picks the public
@@ -61,22 +62,24 @@ module.exports = {
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     forbidImports('errors', ['message-list', 'contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'the root error class (RxAgentError) depends on nothing'),
-    forbidImports('message-list', ['contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('message-list', ['contract', 'model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'message-list is the bottom layer'),
-    forbidImports('contract', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('contract', ['model', 'operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'the processor contract (types, TripWire, chunks) depends on message-list only'),
-    forbidImports('model', ['operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('model', ['operators', 'loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'the provider seam depends on the contract and message-list only'),
-    forbidImports('operators', ['loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('operators', ['loop', 'processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'operators depend on model, contract and message-list only'),
-    forbidImports('loop', ['processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('loop', ['processors', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'the loop composes operators; it never reaches up'),
-    forbidImports('processors', ['operators', 'loop', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('processors', ['operators', 'loop', 'memory', 'storage', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'built-in processors are plain processors'),
-    forbidImports('storage', ['operators', 'loop', 'processors', 'memory', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('storage', ['operators', 'loop', 'processors', 'memory', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'stores know messages only'),
-    forbidImports('memory', ['operators', 'loop', 'processors', 'testing', 'ai-sdk', 'devtools'],
+    forbidImports('memory', ['operators', 'loop', 'processors', 'testing', 'ai-sdk', 'devtools', 'durable'],
       'memory is processors over a store'),
+    forbidImports('durable', ['operators', 'model', 'processors', 'memory', 'testing', 'ai-sdk', 'devtools'],
+      'durable runs sit on the loop, the storage and the contract'),
     {
       name: 'devtools-is-the-top-layer',
       comment: 'src/devtools (the run inspector, node:http) sits above every other layer: nothing imports it',
@@ -88,12 +91,12 @@ module.exports = {
     {
       name: 'upper-layers-through-entry-files',
       comment:
-        'src/processors, src/testing, src/ai-sdk and src/devtools import another layer only through its entry file src/<layer>/index.ts ' +
+        'src/processors, src/testing, src/ai-sdk, src/devtools and src/durable import another layer only through its entry file src/<layer>/index.ts ' +
         '(type-only imports too): import the name from there, and if it is missing, export it from that entry file ' +
         '(an internal one — contract, model, loop — in its "not re-exported by rxagent" section; never widen a package ' +
         'entry such as operators or message-list for them)',
       severity: 'error',
-      from: { path: '^src/(processors|testing|ai-sdk|devtools)/' },
+      from: { path: '^src/(processors|testing|ai-sdk|devtools|durable)/' },
       to: { path: '^src/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
     },
     {

@@ -27,5 +27,5 @@ export default defineConfig({
   onSuccess: async () => {
     cpSync('src/devtools/inspector-page', 'dist/inspector-page', { recursive: true });
   },
-  external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', '@opentelemetry/api'],
+  external: ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@libsql/client', 'pg', 'pg-boss', '@opentelemetry/api'],
 });

@@ -21,6 +21,7 @@ export const entries = {
   './memory': 'src/memory/index.ts',
   './storage/libsql': 'src/storage/libsql/index.ts',
   './storage/postgres': 'src/storage/postgres/index.ts',
+  './durable': 'src/durable/index.ts',
 };
 
 /** The dist base name of an entry (`.` → `index`, `./storage/libsql` → `storage/libsql`). */
@@ -46,6 +47,20 @@ export function packageExports() {
   ]);
 }
 
+/**
+ * package.json `typesVersions`: each subpath → its declarations, for TypeScript's legacy
+ * `"moduleResolution": "node"` (node10), which ignores `exports` (older NestJS templates use it).
+ */
+export function packageTypesVersions() {
+  return {
+    '*': Object.fromEntries(
+      Object.keys(entries)
+        .filter((subpath) => subpath !== '.')
+        .map((subpath) => [outName(subpath), [`./dist/${outName(subpath)}.d.ts`]]),
+    ),
+  };
+}
+
 /** tsconfig.json `compilerOptions.paths`: each `rxagent/…` name → its source file. */
 export function tsconfigPaths() {
   return Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [specifier(subpath), [`./${source}`]]));
@@ -66,6 +81,7 @@ export function entryDrift() {
   const tsconfig = JSON.parse(readFileSync(new URL('../tsconfig.json', import.meta.url), 'utf8'));
   const drift = [];
   if (JSON.stringify(pkg.exports) !== JSON.stringify(packageExports())) drift.push('package.json exports');
+  if (JSON.stringify(pkg.typesVersions) !== JSON.stringify(packageTypesVersions())) drift.push('package.json typesVersions');
   if (JSON.stringify(tsconfig.compilerOptions?.paths) !== JSON.stringify(tsconfigPaths())) drift.push('tsconfig.json paths');
   return drift;
 }
@@ -75,6 +91,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const pkgPath = new URL('../package.json', import.meta.url);
     const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
     pkg.exports = packageExports();
+    pkg.typesVersions = packageTypesVersions();
     writeFileSync(pkgPath, JSON.stringify(pkg, null, 2) + '\n');
     const tsconfigPath = new URL('../tsconfig.json', import.meta.url);
     const tsconfig = JSON.parse(readFileSync(tsconfigPath, 'utf8'));
@@ -82,13 +99,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     // arrays of strings on one line, as the file is written by hand
     const text = JSON.stringify(tsconfig, null, 2).replace(/\[\s*("[^"\n]*"(?:,\s*"[^"\n]*")*)\s*\]/g, (_, items) => `[${items.split(/,\s*/).join(', ')}]`);
     writeFileSync(tsconfigPath, text + '\n');
-    console.log(`exports and paths: ${Object.keys(entries).join(', ')}`);
+    console.log(`exports, typesVersions and paths: ${Object.keys(entries).join(', ')}`);
   } else if (process.argv.includes('--check')) {
     const drift = entryDrift();
     if (drift.length > 0) {
-      console.error(`entries: ${drift.join(' and ')} out of date: run \`node scripts/entries.mjs --write\``);
+      console.error(`entries: ${drift.join(', ')} out of date: run \`node scripts/entries.mjs --write\``);
       process.exit(1);
     }
-    console.log('entries: package.json exports and tsconfig.json paths match scripts/entries.mjs');
+    console.log('entries: package.json exports, typesVersions and tsconfig.json paths match scripts/entries.mjs');
   }
 }

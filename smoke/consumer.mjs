@@ -2,7 +2,9 @@
 // required peers installed: no `@opentelemetry/api`, no `gpt-tokenizer` (both optional peers).
 // - types: a consumer file importing every entry point type-checks with `skipLibCheck: false`;
 // - runtime: `rxagent/processors` and `rxagent/ai-sdk` load; the token limiter with its default
-//   counter fails with a clear error naming the missing peer, and works with a `tokenCounter`.
+//   counter fails with a clear error naming the missing peer, and works with a `tokenCounter`;
+//   the store entries load without their drivers, and using a store fails with a
+//   MissingDriverError naming the package and the entry point.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,7 +15,7 @@ import { entries, specifier } from '../scripts/entries.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const peers = ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@types/node'];
-const absent = ['@opentelemetry/api', 'gpt-tokenizer'];
+const absent = ['@opentelemetry/api', 'gpt-tokenizer', '@libsql/client', 'pg'];
 const dir = mkdtempSync(join(tmpdir(), 'rxagent-consumer-'));
 try {
   const modules = join(dir, 'node_modules');
@@ -91,12 +93,24 @@ if (!(error instanceof Error) || !/optional peer dependency "gpt-tokenizer".*npm
 }
 const counted = await new TokenLimiterProcessor({ limit: 10, tokenCounter: (text) => text.length }).ready();
 if (counted.countMessage({ id: 'm', role: 'user', createdAt: new Date(), content: { format: 2, parts: [{ type: 'text', text: 'abc' }] } }) !== 7) throw new Error('custom counter not used');
+const { LibSQLStorage } = await import('rxagent/storage/libsql');
+const { PostgresStorage } = await import('rxagent/storage/postgres');
+const { MissingDriverError } = await import('rxagent/memory');
+const libsqlError = await new LibSQLStorage({ url: ':memory:' }).getThread('t').then(() => undefined, (caught) => caught);
+if (!MissingDriverError.isInstance(libsqlError?.cause) || !libsqlError.message.includes('rxagent/storage/libsql needs the package "@libsql/client"') || !libsqlError.message.includes('npm install @libsql/client')) {
+  throw new Error('expected a MissingDriverError for @libsql/client, got ' + String(libsqlError) + ' / ' + String(libsqlError?.cause));
+}
+let pgError;
+try { new PostgresStorage({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }); } catch (caught) { pgError = caught; }
+if (!MissingDriverError.isInstance(pgError) || pgError.packageName !== 'pg' || pgError.entry !== 'rxagent/storage/postgres') {
+  throw new Error('expected a MissingDriverError for pg, got ' + String(pgError));
+}
 console.log('ok');
 `,
   );
   const out = execFileSync(process.execPath, [join(dir, 'consumer.mjs')], { cwd: dir, encoding: 'utf8' });
   if (out.trim() !== 'ok') throw new Error(`smoke consumer: runtime check printed ${out}`);
-  console.log(`smoke consumer: ok (declarations type-check and entries load without ${absent.join(', ')}; clear error for the missing tokenizer)`);
+  console.log(`smoke consumer: ok (declarations type-check and entries load without ${absent.join(', ')}; clear errors for the missing tokenizer and store drivers)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

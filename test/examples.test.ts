@@ -89,3 +89,16 @@ describe('the demo (examples/support-agent.ts)', () => {
     }
   }, 90_000);
 });
+
+describe('examples/README.md indexes the examples', () => {
+  it('every example file or folder is linked from it, and every link exists', () => {
+    const index = readFileSync('examples/README.md', 'utf8');
+    const links = [...index.matchAll(/\]\(([^)#]+)\)/g)].map((match) => match[1]!).filter((link) => !link.startsWith('../'));
+    for (const link of links) expect(statSync(join('examples', link)).isFile() || statSync(join('examples', link)).isDirectory(), link).toBe(true);
+    for (const name of readdirSync('examples')) {
+      if (name === 'README.md') continue;
+      const linked = links.some((link) => link === name || link.startsWith(`${name}/`));
+      expect(linked, `examples/${name} is not in examples/README.md`).toBe(true);
+    }
+  });
+});

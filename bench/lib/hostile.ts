@@ -38,6 +38,10 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: "'sk-' repeated", text: fill('sk-') },
   { name: 'homoglyphs АKIA…', text: fill('АКIA') },
   { name: 'zero-width between letters', text: fill('a\u200b') },
+  // encodings the guards decode before matching (issue 24 §1)
+  { name: "'&#x200b;a' repeated", text: fill('&#x200b;a') },
+  { name: "'%E2%80%8Ba' repeated", text: fill('%E2%80%8Ba') },
+  { name: "'\\-a&amp' repeated", text: fill('\\-a&amp') },
 ];
 
 /** A measured row. */

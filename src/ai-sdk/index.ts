@@ -6,6 +6,9 @@
 export { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
 export { toUIMessageStreamResponse, type UIMessageStreamResponseOptions } from './to-ui-message-stream-response.js';
 export { fromUIMessages, type FromUIMessagesOptions } from './from-ui-messages.js';
+export { resumeUIMessageStream, type ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js';
+export { resumeUIMessageStreamResponse, type ResumeUIMessageStreamResponseOptions } from './resume-ui-message-stream-response.js';
+export { DurableChatTransport, type DurableChatTransportOptions } from './durable-chat-transport.js';
 export {
   RETRY_PART_TYPE,
   TRIPWIRE_PART_TYPE,

@@ -66,8 +66,11 @@ export interface TelemetryAttributes {
  * ```
  */
 export interface TelemetryContext {
+  /** The value stored under `key`. */
   getValue(key: symbol): unknown;
+  /** A context with `key` set to `value`. */
   setValue(key: symbol, value: unknown): TelemetryContext;
+  /** A context without `key`. */
   deleteValue(key: symbol): TelemetryContext;
 }
 
@@ -82,6 +85,7 @@ export interface TelemetryContext {
  * ```
  */
 export interface TelemetryTracer {
+  /** Starts a span (OpenTelemetry `Tracer.startSpan`). */
   startSpan(name: string, options?: object, context?: TelemetryContext): object;
 }
 

@@ -14,11 +14,13 @@ import type { UIMessage } from 'ai';
  * ```
  */
 export interface TripwireUIData {
+  /** Why (a human-readable reason). */
   reason: string;
   /** Whether the processor asked for a retry (the run still ended: no retry budget left). */
   retry: boolean;
   /** What the processor passed to `abort(reason, { metadata })`; `null` when nothing. */
   metadata: unknown;
+  /** The `processorId` hook (see `Processor.processorId` for when it runs and what it may return). */
   processorId: string;
 }
 
@@ -37,8 +39,14 @@ export interface TripwireUIData {
 export interface RetryUIData {
   /** The step that is re-run (0-based). */
   stepNumber: number;
+  /**
+   * Why the attempt was dropped: a processor's tripwire, an API error a processor retries, or a
+   * durable run's takeover (its owner died mid-attempt; another instance runs the step again).
+   */
+  cause: 'tripwire' | 'api-error' | 'takeover';
   /** The processor's reason (also given to the model as feedback). */
   reason: string | null;
+  /** The `processorId` hook (see `Processor.processorId` for when it runs and what it may return). */
   processorId: string | null;
   /** Ids of the text, reasoning and tool parts of the discarded attempt, in stream order. */
   discardedPartIds: string[];
@@ -54,7 +62,9 @@ export interface RetryUIData {
  * ```
  */
 export type RxAgentUIDataTypes = {
+  /** The `data-tripwire` part: a processor blocked the reply. */
   tripwire: TripwireUIData;
+  /** The transient `data-rxagent-retry` part: a rejected attempt was removed, a retry follows. */
   'rxagent-retry': RetryUIData;
 };
 

@@ -93,7 +93,6 @@ export class ChunkLog {
     const last = segments?.[segments.length - 1];
     if (last === undefined || last.runId !== delta.runId || last.from !== delta.from || last.id !== id) {
       const segment: Segment = { start: index, runId: delta.runId, from: delta.from, id };
-      // most logs have one segment a step: `[segment]` has room for one, a push onto `[]` for 17
       if (segments === undefined) this.#segments = [segment];
       else segments.push(segment);
     }

@@ -8,7 +8,7 @@
  */
 
 /**
- * The demand gate of one run (made with the run, handed to its consumers in `RunOpened`).
+ * The demand gate of one run (made by the consumer that paces it, and given to the run).
  *
  * @example
  * ```ts

@@ -48,7 +48,7 @@ export type {
   TripwirePayload,
 } from './chunk-types.js';
 export * from './chunk-guards.js';
-export { TripWire, isForeignTripWire, toTripWire, type TripWireOptions } from './errors/trip-wire.js';
+export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { JsonEncodingError } from './errors/json-encoding-error.js';
@@ -57,7 +57,34 @@ export { RequestContext, type ReadableRequestContext } from './request-context.j
 export type { TracingContext, ProcessorHookEvent, JudgeCallEvent } from './tracing-context.js';
 export type { ProcessorStreamWriter } from './stream-writer.js';
 export type { ProcessorSignal, ProcessorSignalInput, SendSignalFunction, SignalTextPart } from './signal-types.js';
-export type { AgentTool, AgentToolChoice, AgentToolExecutionOptions, AgentToolSet } from './tool-types.js';
+export type {
+  AgentFunctionTool,
+  AgentProviderTool,
+  AgentTool,
+  AgentToolChoice,
+  AgentToolExecutionOptions,
+  AgentToolSet,
+  MastraCompatibleTool,
+  ToolExecute,
+  ToolObserve,
+} from './tool-types.js';
+export type {
+  LanguageModelV1,
+  LanguageModelV1CallOptions,
+  LanguageModelV1GenerateResult,
+  LanguageModelV1Message,
+  LanguageModelV1FunctionTool,
+  LanguageModelV1MessagePart,
+  LanguageModelV1Mode,
+  LanguageModelV1RawResponse,
+  LanguageModelV1Request,
+  LanguageModelV1ResponseFormat,
+  LanguageModelV1ResponseMetadata,
+  LanguageModelV1StreamPart,
+  LanguageModelV1StreamResult,
+  LanguageModelV1ToolCall,
+  LanguageModelV1Usage,
+} from './language-model-v1.js';
 export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js';
 
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the
@@ -68,3 +95,5 @@ export { tripwirePayload } from './tripwire-payload.js';
 export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
+export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
+export { warnOnce } from './warn-once.js';

@@ -5,7 +5,16 @@ import type { RequestContext } from './request-context.js';
 
 /** Memory thread and resource of a call. */
 export interface AgentMemoryCall {
-  thread: string | { id: string; title?: string; metadata?: Record<string, unknown> };
+  /** The thread: its id, or `{ id, title?, metadata? }`. */
+  thread: string | {
+    /** The id. */
+    id: string;
+    /** The title. */
+    title?: string;
+    /** Free-form metadata. */
+    metadata?: Record<string, unknown>;
+  };
+  /** The resource (user) the thread belongs to. */
   resource: string;
   /** Load history but save nothing. */
   readOnly?: boolean;
@@ -26,11 +35,17 @@ export interface AgentMemoryProcessors {
 
 /** What an agent's memory gives a call: processors run before (input) and after (output) the user's. */
 export interface AgentMemory {
+  /** The memory processors of one run (history loaded before the user's input processors, saved after the output processors). */
   processorsFor(call: {
+    /** The id of the conversation thread. */
     threadId: string;
+    /** The id of the resource (user, tenant) that owns the thread. */
     resourceId: string;
+    /** The thread: its id, or `{ id, title?, metadata? }`. */
     thread: AgentMemoryCall['thread'];
+    /** Load history, save nothing. */
     readOnly: boolean;
+    /** The run's `RequestContext`. */
     requestContext: RequestContext;
   }): AgentMemoryProcessors | Promise<AgentMemoryProcessors>;
 }

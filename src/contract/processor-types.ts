@@ -7,293 +7,16 @@
  * of them undefined in some hooks; rxagent never does).
  */
 import type { Observable } from 'rxjs';
-import type { LanguageModelUsage, ProviderMetadata } from 'ai';
-import type {
-  LanguageModelV2,
-  LanguageModelV3,
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Prompt,
-  SharedV4ProviderOptions,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { MessageList } from '../message-list/message-list.js';
-import type { CoreSystemMessage, MastraDBMessage } from '../message-list/types.js';
-import type { CachedLLMStepChunk, ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from './chunk-types.js';
-import type { TripWireOptions } from './errors/trip-wire.js';
-import type { RequestContext } from './request-context.js';
-import type { SendSignalFunction } from './signal-types.js';
-import type { ProcessorStreamWriter } from './stream-writer.js';
-import type { AgentToolChoice, AgentToolSet } from './tool-types.js';
-import type { TracingContext } from './tracing-context.js';
+import type { MastraDBMessage } from '../message-list/types.js';
+import type { ChunkType } from './chunk-types.js';
 
-/** `abort(reason?, { retry?, metadata? })`: throws a `TripWire`; never returns. */
-export type AbortFunction<TTripwireMetadata = unknown> = (
-  reason?: string,
-  options?: TripWireOptions<TTripwireMetadata>,
-) => never;
+import type { AbortFunction, ProcessorState, ProcessorViolation, ModelInput, CallSettings, StructuredOutputOptions, StepResult, OutputResult, CachedLLMStepResponse, ProcessorContext } from './processor-context.js';
+import type { ProcessInputArgs, ProcessInputResult, ProcessInputStepArgs, ProcessInputStepResult, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs, ProcessLLMResponseResult, ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessOutputStreamArgs, ProcessOutputStepArgs, ProcessToolResultArgs, ProcessOutputResultArgs, ProcessorMessageResult } from './hook-types.js';
 
-/** Per-processor, per-run mutable state shared by all hooks of one processor in one run. */
-export type ProcessorState = Record<string, unknown>;
-
-/** What `onViolation` receives. */
-export interface ProcessorViolation {
-  processorId: string;
-  message: string;
-  detail?: unknown;
-}
-
-/** Any model rxagent accepts: an AI SDK `LanguageModelV2`/`V3`/`V4` object or a `'provider/model'` id. */
-export type ModelInput = LanguageModelV2 | LanguageModelV3 | LanguageModelV4 | string;
-
-/** Call settings (temperature, maxOutputTokens, …) as the AI SDK names them. */
-export interface CallSettings {
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  stopSequences?: string[];
-  seed?: number;
-  /** Transport retries for a failed call are not made by rxagent; use `processAPIError`. */
-  maxRetries?: number;
-  headers?: Record<string, string | undefined>;
-}
-
-/** Structured output configuration: a zod (or AI SDK) schema for the final object. */
-export interface StructuredOutputOptions<TSchema = unknown> {
-  schema: TSchema;
-  /** A second model that turns the text into the object (used by `StructuredOutputProcessor`). */
-  model?: ModelInput;
-  instructions?: string;
-}
-
-/** The result of one model step. */
-export interface StepResult {
-  stepNumber: number;
-  text: string;
-  reasoningText?: string;
-  toolCalls: ToolCallInfo[];
-  toolResults: ToolResultInfo[];
-  finishReason: RxFinishReason;
-  usage: LanguageModelUsage;
-  warnings: unknown[];
-  providerMetadata?: ProviderMetadata;
-  /** Set when a processor rejected this step (its text then counts as `''`). */
-  tripwire?: TripwirePayload;
-  /** The validated structured output of this step (with `structuredOutput`). */
-  object?: unknown;
-  response?: { id?: string; modelId?: string; timestamp?: Date; messageId?: string };
-}
-
-/** What `processOutputResult` receives as `result`. */
-export interface OutputResult {
-  text: string;
-  usage: LanguageModelUsage;
-  finishReason: RxFinishReason;
-  steps: StepResult[];
-  object?: unknown;
-}
-
-/** A cached model response that replaces the model call (from `processLLMRequest`). */
-export interface CachedLLMStepResponse {
-  chunks: CachedLLMStepChunk[];
-  warnings?: unknown[];
-  request?: unknown;
-  rawResponse?: unknown;
-}
-
-/** Fields every hook receives. */
-export interface ProcessorContext<TTripwireMetadata = unknown> {
-  abort: AbortFunction<TTripwireMetadata>;
-  /** Processor-triggered retries so far in this run (0 first). */
-  retryCount: number;
-  tracingContext: TracingContext;
-  requestContext: RequestContext;
-  /** This processor's state for this run (rxagent passes it to every hook). */
-  state: ProcessorState;
-  /** Fires when the run is cancelled. */
-  abortSignal: AbortSignal;
-  /** Writes `data-*` chunks into the stream. */
-  writer: ProcessorStreamWriter;
-  runId: string;
-  /**
-   * This processor's position in this run's list (input, output and error lists are numbered on
-   * their own). Exact per run, even when one processor instance is shared by agents at different
-   * positions (`this.processorIndex` is only the last value written).
-   */
-  processorIndex: number;
-  /**
-   * Sends a signal to the run's next model request: a user turn after the history (e.g.
-   * `<system-reminder>continue</system-reminder>`), for that request only, never stored in memory.
-   */
-  sendSignal: SendSignalFunction;
-}
-
-/** Arguments of `processInput`. */
-export interface ProcessInputArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The run's new input messages (no system messages). */
-  messages: MastraDBMessage[];
-  /** The untagged system messages (agent instructions, user-provided ones). */
-  systemMessages: CoreSystemMessage[];
-  messageList: MessageList;
-}
-
-/** What `processInput` may return. */
-export type ProcessInputResult =
-  | MessageList
-  | MastraDBMessage[]
-  | { messages: MastraDBMessage[]; systemMessages: CoreSystemMessage[] };
-
-/** Arguments of `processInputStep`. */
-export interface ProcessInputStepArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** All messages, including earlier steps' tool calls and results (a snapshot). */
-  messages: MastraDBMessage[];
-  messageList: MessageList;
-  stepNumber: number;
-  steps: StepResult[];
-  /** The untagged system messages (a snapshot; return `systemMessages` to replace them for this step). */
-  systemMessages: CoreSystemMessage[];
-  model: LanguageModelV4;
-  toolChoice?: AgentToolChoice;
-  activeTools?: string[];
-  tools?: AgentToolSet;
-  providerOptions?: SharedV4ProviderOptions;
-  modelSettings?: CallSettings;
-  structuredOutput?: StructuredOutputOptions;
-  /**
-   * `true` when this processor's `processLLMRequest` will run on this step's request: a processor
-   * that trims the prompt can then leave the run's messages (and memory) alone here and trim only
-   * the outgoing prompt there. `undefined` otherwise.
-   */
-  llmRequestStage?: true;
-}
-
-/** The object form of a `processInputStep` result: any of these replaces the step's value. */
-export interface ProcessInputStepResult {
-  model?: ModelInput;
-  toolChoice?: AgentToolChoice;
-  activeTools?: string[];
-  tools?: AgentToolSet;
-  messages?: MastraDBMessage[];
-  messageList?: MessageList;
-  systemMessages?: CoreSystemMessage[];
-  providerOptions?: SharedV4ProviderOptions;
-  modelSettings?: CallSettings;
-  structuredOutput?: StructuredOutputOptions;
-  /** Accepted for compatibility with the reference implementation; rxagent ignores it. */
-  messageId?: string;
-  /** Accepted for compatibility with the reference implementation; rxagent ignores it. */
-  retryCount?: number;
-}
-
-/** Arguments of `processLLMRequest`. */
-export interface ProcessLLMRequestArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The prompt about to be sent (rewrites apply to this call only). */
-  prompt: LanguageModelV4Prompt;
-  model: LanguageModelV4;
-  stepNumber: number;
-  steps: StepResult[];
-  /** Read-only here: prompt rewrites never reach the list or storage. */
-  messageList: MessageList;
-  /** The step's model settings (rxagent addition, e.g. for cache keys). */
-  modelSettings: CallSettings;
-}
-
-/** What `processLLMRequest` may return. */
-export type ProcessLLMRequestResult = { prompt?: LanguageModelV4Prompt; response?: CachedLLMStepResponse } | undefined | void;
-
-/** Arguments of `processLLMResponse`. */
-export interface ProcessLLMResponseArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The step's chunks, compact (`{ type, payload }`). */
-  chunks: CachedLLMStepChunk[];
-  model: LanguageModelV4;
-  stepNumber: number;
-  /** All steps so far, including this one. */
-  steps: StepResult[];
-  /** True when the response was replayed from a `processLLMRequest` cache hit. */
-  fromCache: boolean;
-  warnings?: unknown[];
-  request?: unknown;
-  rawResponse?: unknown;
-}
-
-/** What `processLLMResponse` returns (reserved). */
-export type ProcessLLMResponseResult = undefined | void;
-
-/** Arguments of `processAPIError`. */
-export interface ProcessAPIErrorArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The provider error (e.g. `APICallError`), as thrown or as the stream's `error` part carried it. */
-  error: unknown;
-  messages: MastraDBMessage[];
-  messageList: MessageList;
-  stepNumber: number;
-  steps: StepResult[];
-}
-
-/** What `processAPIError` may return: `{ retry: true }` re-calls the model. */
-export interface ProcessAPIErrorResult {
-  retry: boolean;
-}
-
-/** Arguments of `processOutputStream`. */
-export interface ProcessOutputStreamArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The chunk being processed. */
-  part: ChunkType;
-  /** The chunks this processor has seen so far in the run, including `part`. */
-  streamParts: ChunkType[];
-  messageList: MessageList;
-}
-
-/** Arguments of `processOutputStep`. */
-export interface ProcessOutputStepArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** All messages, including the latest response. */
-  messages: MastraDBMessage[];
-  messageList: MessageList;
-  stepNumber: number;
-  finishReason: RxFinishReason;
-  providerMetadata?: ProviderMetadata;
-  toolCalls: ToolCallInfo[];
-  text: string;
-  usage: LanguageModelUsage;
-  systemMessages: CoreSystemMessage[];
-  /** All steps so far, including this one. */
-  steps: StepResult[];
-}
-
-/** Arguments of `processToolResult`. */
-export interface ProcessToolResultArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  messages: MastraDBMessage[];
-  messageList: MessageList;
-  stepNumber: number;
-  toolName: string;
-  toolCallId: string;
-  args: unknown;
-  result: unknown;
-  providerExecuted?: boolean;
-  systemMessages: CoreSystemMessage[];
-  steps: StepResult[];
-}
-
-/** Arguments of `processOutputResult`. */
-export interface ProcessOutputResultArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
-  /** The run's response messages. */
-  messages: MastraDBMessage[];
-  messageList: MessageList;
-  result: OutputResult;
-}
-
-/**
- * What the message-phase hooks may return (sync or async): a promise, or an Observable whose first
- * value is the result (see {@link Processor}).
- */
-export type ProcessorMessageResult =
-  | Promise<MessageList | MastraDBMessage[] | undefined | void>
-  | Observable<MessageList | MastraDBMessage[] | undefined | void>
-  | MessageList
-  | MastraDBMessage[]
-  | undefined
-  | void;
+export type { AbortFunction, ProcessorState, ProcessorViolation, ModelInput, CallSettings, StructuredOutputOptions, StepResult, OutputResult, CachedLLMStepResponse, ProcessorContext } from './processor-context.js';
+export type { ProcessInputArgs, ProcessInputResult, ProcessInputStepArgs, ProcessInputStepResult, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs, ProcessLLMResponseResult, ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessOutputStreamArgs, ProcessOutputStepArgs, ProcessToolResultArgs, ProcessOutputResultArgs, ProcessorMessageResult } from './hook-types.js';
 
 /**
  * A hook result: now, as a promise, or as an Observable whose first value it is (an Observable that
@@ -332,26 +55,41 @@ export type HookReturn<T> = T | Promise<T> | Observable<T>;
  * ```
  */
 export interface Processor<TId extends string = string, TTripwireMetadata = unknown> {
+  /** The processor's id: names it in tripwires, errors and state. */
   readonly id: TId;
+  /** A human-readable name. */
   readonly name?: string;
+  /** What the processor does. */
   readonly description?: string;
   /** Position in the merged processor list of the run (set by rxagent). */
   processorIndex?: number;
   /** When true, `processOutputStream` also receives `data-*` chunks. Default false. */
   processDataParts?: boolean;
-  /** Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed. */
-  onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
+  /**
+   * Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed.
+   * `undefined` is accepted (a class may declare the field and leave it unset).
+   */
+  onViolation?: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
 
+  /** Once per run, before the first step: sees the new input (`messages`), the system messages and the list. Return the list, the messages to keep, `{ messages, systemMessages }` or nothing. `abort({ retry })` is a plain abort here. */
   processInput?(args: ProcessInputArgs<TTripwireMetadata>): HookReturn<ProcessInputResult | undefined | void>;
+  /** Before every model attempt of every step: may change the step's model, tools, tool choice, messages, system messages, settings (return the fields to change). `abort({ retry })` is a plain abort here. */
   processInputStep?(
     args: ProcessInputStepArgs<TTripwireMetadata>,
   ): HookReturn<ProcessInputStepResult | MessageList | MastraDBMessage[] | undefined | void>;
+  /** After the prompt is built, before the provider call: return `{ prompt }` to rewrite it for this call only, or `{ response }` to answer from a cache. `abort({ retry })` is a plain abort here. */
   processLLMRequest?(args: ProcessLLMRequestArgs<TTripwireMetadata>): HookReturn<ProcessLLMRequestResult>;
+  /** After a step's stream ended and its message was built (`fromCache` for a cached answer). Returns nothing; `abort(…, { retry: true })` re-runs the step. */
   processLLMResponse?(args: ProcessLLMResponseArgs<TTripwireMetadata>): HookReturn<ProcessLLMResponseResult>;
+  /** When the model call fails (thrown, or an `error` stream part): return `{ retry: true }` to call the model again (the first processor asking wins). */
   processAPIError?(args: ProcessAPIErrorArgs<TTripwireMetadata>): HookReturn<ProcessAPIErrorResult | undefined | void>;
+  /** Each chunk of the model's stream, in order: return it, a rewritten chunk, or `null`/`undefined` to drop it (lifecycle chunks cannot be dropped). `abort(…, { retry: true })` re-runs the step. */
   processOutputStream?(args: ProcessOutputStreamArgs<TTripwireMetadata>): HookReturn<ChunkType | null | undefined>;
+  /** After each step, before its tools run: sees the step's text, tool calls and finish reason. Return the list, messages or nothing (`[]` = no change); `abort(…, { retry: true })` re-runs the step. */
   processOutputStep?(args: ProcessOutputStepArgs<TTripwireMetadata>): ProcessorMessageResult;
+  /** After each tool that succeeded, before its result is committed; change the result with `messageList.updateToolInvocation`. `abort(…, { retry: true })` re-runs the step. */
   processToolResult?(args: ProcessToolResultArgs<TTripwireMetadata>): ProcessorMessageResult;
+  /** Once, when the run finished, before its `finish` chunk: sees the reply and the run's result. An abort here removes the reply (`text: ''`, nothing saved). */
   processOutputResult?(args: ProcessOutputResultArgs<TTripwireMetadata>): ProcessorMessageResult;
 }
 

@@ -13,8 +13,11 @@ export type ValueAt<TValues, K extends string> = TValues extends { [P in K]: inf
  * ```
  */
 export interface ReadableRequestContext {
+  /** The value of `key` (`undefined` when unset). */
   get(key: string): unknown;
+  /** Whether `key` has a value. */
   has(key: string): boolean;
+  /** Every key with its value. */
   entries(): Iterable<readonly [string, unknown]>;
 }
 
@@ -243,6 +246,8 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   }
 
   /** Every value as a plain object. */
+  /** Every value, as an object. */
+  /** Every value, as an object. */
   get all(): Partial<TValues> & Record<string, unknown> {
     return Object.fromEntries(this.#all()) as Partial<TValues> & Record<string, unknown>;
   }
@@ -270,12 +275,16 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   }
 
   /** The memory thread of this call (set by the agent, in the run's view, when the call uses memory). */
+  /** The thread of the run's memory (`memory: { thread }`), if any. */
+  /** The thread of the run's memory (`memory: { thread }`), if any. */
   get threadId(): string | undefined {
     const value = this.get('threadId');
     return typeof value === 'string' ? value : undefined;
   }
 
   /** The memory resource (user, tenant…) of this call. */
+  /** The resource of the run's memory (`memory: { resource }`), if any. */
+  /** The resource of the run's memory (`memory: { resource }`), if any. */
   get resourceId(): string | undefined {
     const value = this.get('resourceId');
     return typeof value === 'string' ? value : undefined;

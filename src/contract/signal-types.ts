@@ -3,8 +3,11 @@ import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 
 /** A text part of a signal's contents. */
 export interface SignalTextPart {
+  /** What kind of value this is. */
   type: 'text';
+  /** The text. */
   text: string;
+  /** Provider-specific options (by provider name). */
   providerOptions?: SharedV4ProviderOptions;
 }
 
@@ -14,12 +17,19 @@ export interface SignalTextPart {
  * (a plain user turn), `'notification'`, `'state'`; `tagName` overrides the XML tag.
  */
 export interface ProcessorSignalInput {
+  /** What kind of value this is. */
   type: 'reactive' | 'system-reminder' | 'user' | 'user-message' | 'notification' | 'state';
+  /** The signal's text, or text parts. */
   contents: string | SignalTextPart[];
+  /** The XML tag of the signal's turn. */
   tagName?: string;
+  /** Attributes of the signal's tag. */
   attributes?: Record<string, string | number | boolean | null | undefined>;
+  /** Free-form metadata. */
   metadata?: Record<string, unknown>;
+  /** Provider-specific options (by provider name). */
   providerOptions?: SharedV4ProviderOptions;
+  /** The id. */
   id?: string;
   /** Accepted for compatibility: rxagent's signals are always for this run only. */
   transient?: boolean;
@@ -27,13 +37,21 @@ export interface ProcessorSignalInput {
 
 /** A signal as accepted: normalised type and tag, its id and time. */
 export interface ProcessorSignal {
+  /** The id. */
   id: string;
+  /** What kind of value this is. */
   type: 'reactive' | 'user' | 'notification' | 'state';
+  /** The XML tag of the signal's turn. */
   tagName: string;
+  /** The signal's text, or text parts. */
   contents: string;
+  /** Attributes of the signal's tag. */
   attributes?: Record<string, string | number | boolean | null | undefined>;
+  /** Free-form metadata. */
   metadata?: Record<string, unknown>;
+  /** Provider-specific options (by provider name). */
   providerOptions?: SharedV4ProviderOptions;
+  /** When it was created. */
   createdAt: Date;
 }
 

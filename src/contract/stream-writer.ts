@@ -11,5 +11,9 @@ import type { DataChunkType } from './chunk-types.js';
  * ```
  */
 export interface ProcessorStreamWriter {
-  custom(chunk: DataChunkType, options?: { messageId?: string }): Promise<void>;
+  /** Writes a `data-*` chunk into the run's stream (stored with the reply unless `transient`). */
+  custom(chunk: DataChunkType, options?: {
+    /** The id of the assistant message this belongs to. */
+    messageId?: string;
+  }): Promise<void>;
 }

@@ -41,7 +41,9 @@ export interface TracingContext {
  * ```
  */
 export interface ProcessorHookEvent {
+  /** The id of the processor concerned. */
   processorId: string;
+  /** The hook's name. */
   hook: string;
   /** `drop`: a `processOutputStream` hook returned `null`/`undefined`; `retry`: an abort with `retry: true` (or `processAPIError` asking for one). */
   outcome: 'pass' | 'drop' | 'abort' | 'retry' | 'error';
@@ -81,6 +83,7 @@ export interface JudgeCallEvent {
   outcome: 'ok' | 'error';
   /** `performance.now()` when the call started and when it settled. */
   startTime: number;
+  /** When it ended (ms since the epoch). */
   endTime: number;
   /** With `includePayloads`: the system text and the prompt sent. */
   input?: { system: string; prompt: string };

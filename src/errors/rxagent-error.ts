@@ -16,7 +16,10 @@ const baseMarker = Symbol.for('rxagent.error');
 export class RxAgentError extends Error {
   private readonly [baseMarker] = true;
 
-  constructor(name: string, message: string, options?: { cause?: unknown }) {
+  constructor(name: string, message: string, options?: {
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = name;
   }

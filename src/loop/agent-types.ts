@@ -29,23 +29,36 @@ import type { AgentMemory, AgentMemoryCall } from '../contract/memory-types.js';
 
 /** Options of one `stream$()` / `stream()` / `generate()` call. Processor arrays replace the agent's. */
 export interface AgentCallOptions {
+  /** System instructions for this call: replace the agent's. */
   instructions?: AgentInstructions;
+  /** Input processors for this call: replace the agent's (memory's stay). */
   inputProcessors?: Processor[];
+  /** Output processors for this call: replace the agent's (memory's stay). */
   outputProcessors?: Processor[];
+  /** Error processors (`processAPIError`) for this call: replace the agent's. */
   errorProcessors?: Processor[];
+  /** How many times processors may reject a step with `abort(…, { retry: true })` (and API errors be retried) in one run. */
   maxProcessorRetries?: number;
   /**
    * A processor hook (async) that has not settled after this many milliseconds fails closed: the
    * run ends with a `ProcessorError` naming the processor, the hook and the timeout. Default: no limit.
    */
   processorTimeoutMs?: number;
+  /** Values for processors and tools (`threadId`, `resourceId`, your own); the run reads through it and never writes into it. */
   requestContext?: RequestContext;
+  /** The memory thread of this call: `{ thread, resource }` (the agent needs `memory`). */
   memory?: AgentMemoryCall;
+  /** Cancels the run: the provider request, tools and hooks get it; the run ends with an `abort` chunk. */
   abortSignal?: AbortSignal;
+  /** How the model may use tools. */
   toolChoice?: AgentToolChoice;
+  /** The names of the tools the model may call (all when unset). */
   activeTools?: string[];
+  /** Call settings (temperature, maxOutputTokens, …). */
   modelSettings?: CallSettings;
+  /** Provider-specific options (by provider name). */
   providerOptions?: SharedV4ProviderOptions;
+  /** Structured output: the zod schema of the object to produce. */
   structuredOutput?: StructuredOutputOptions;
   /** Most model steps of this call (default: the agent's `maxSteps`, else 5 — or no limit when `stopWhen` is set). */
   maxSteps?: number;
@@ -55,7 +68,9 @@ export interface AgentCallOptions {
    * default limit of 5 steps — give `maxSteps` too (or `stepCountIs(n)` in the list) for a hard cap.
    */
   stopWhen?: StopCondition | readonly StopCondition[];
+  /** Called before each step (after the input processors' `processInputStep`) with the step's input; returns changes to it. */
   prepareStep?: PrepareStepFunction;
+  /** Tracing of the run (spans of processor hooks). */
   tracingContext?: TracingContext;
   /** The run id (default: generated). */
   runId?: string;
@@ -63,18 +78,29 @@ export interface AgentCallOptions {
 
 /** An Agent's configuration. */
 export interface AgentConfig {
+  /** The agent's id (in chunks, memory and telemetry). */
   id: string;
+  /** A human-readable name. */
   name?: string;
+  /** What the agent is for. */
   description?: string;
+  /** System instructions: a string, system messages, or a function of `{ requestContext }` returning them. */
   instructions?: DynamicArgument<AgentInstructions>;
+  /** The model: a `LanguageModelV1`–`V4` object, a `'provider/model'` id (with `providers`), or a function of `{ requestContext }` returning one. */
   model: DynamicArgument<ModelInput>;
   /** Resolves `'provider/model'` ids: an AI SDK provider registry or a record of providers. */
   providers?: ModelRegistry;
+  /** Tools by name (an object, or a function of `{ requestContext }` returning one). */
   tools?: DynamicArgument<AgentToolSet>;
+  /** Memory threads (`new Memory({ storage })`); calls then pass `memory: { thread, resource }`. */
   memory?: AgentMemory;
+  /** Input processors: an array, or a function of `{ requestContext }` returning one. */
   inputProcessors?: DynamicArgument<Processor[]>;
+  /** Output processors: an array, or a function of `{ requestContext }` returning one. */
   outputProcessors?: DynamicArgument<Processor[]>;
+  /** Error processors (`processAPIError`): an array, or a function of `{ requestContext }` returning one. */
   errorProcessors?: DynamicArgument<Processor[]>;
+  /** How many times processors may reject a step with `abort(…, { retry: true })` (and API errors be retried) in one run. */
   maxProcessorRetries?: number;
   /**
    * A processor hook (async) that has not settled after this many milliseconds fails closed: the
@@ -87,6 +113,7 @@ export interface AgentConfig {
   stopWhen?: StopCondition | readonly StopCondition[];
   /** Most tool calls of one step run at once (default 8). */
   toolConcurrency?: number;
+  /** Call options every call starts from (a call's own options win). */
   defaultOptions?: AgentCallOptions;
   /** Id and clock sources (inject for deterministic tests). */
   generateId?: () => string;
@@ -96,15 +123,23 @@ export interface AgentConfig {
 
 /** What `generate()` resolves with. */
 export interface GenerateResult {
+  /** The run's id. */
   runId: string;
+  /** The accepted text of every step (`''` after a tripwire). */
   text: string;
+  /** Why the run ended (`'other'` after a tripwire). */
   finishReason: RxFinishReason;
+  /** Token usage of every model call of the run. */
   usage: LanguageModelUsage;
+  /** Each step's result (a rejected retry attempt is a step of its own). */
   steps: StepResult[];
+  /** The tool calls of every accepted step. */
   toolCalls: ToolCallInfo[];
+  /** The tool results of every accepted step. */
   toolResults: ToolResultInfo[];
   /** Set when a processor aborted the run. */
   tripwire?: TripwirePayload;
+  /** The structured output object (with `structuredOutput`). */
   object?: unknown;
   /** The run's chunks, in order. */
   chunks: ChunkType[];

@@ -1,5 +1,5 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
-import { filter, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
 import type { Processor } from '../contract/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
@@ -7,7 +7,8 @@ import { AgentOutput } from './consumers/agent-output.js';
 import { foldRun } from './consumers/fold-result.js';
 import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import { chunksOf, isChunk, isRunOpened } from './run/run-events.js';
+import { chunksOf } from './run/run-events.js';
+import { DemandGate } from '../contract/demand-gate.js';
 import { createRun } from './run/create-run.js';
 import { withPacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
@@ -47,7 +48,9 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
  * ```
  */
 export class Agent {
+  /** The id. */
   readonly id: string;
+  /** A human-readable name. */
   readonly name: string;
   readonly #config: AgentConfig;
 
@@ -60,21 +63,18 @@ export class Agent {
 
   /** One run as a cold Observable of chunks (subscribe to start it). */
   stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> {
-    const run$ = createRun(this.#config, input, options);
-    // the paced variant lets toUIMessageStream hold the run's demand gate (read only as fast as its reader)
-    return withPacedRun(run$.pipe(chunksOf), (attach) =>
-      run$.pipe(
-        filter((item) => {
-          if (isRunOpened(item)) attach(item.demand);
-          return isChunk(item);
-        }),
-      ),
-    );
+    // the paced variant hands a consumer (toUIMessageStream) the gate it holds while its reader is full
+    return withPacedRun(createRun(this.#config, input, options).pipe(chunksOf), (attach) => {
+      const demand = new DemandGate();
+      attach(demand);
+      return createRun(this.#config, input, options, { demand }).pipe(chunksOf);
+    });
   }
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */
   async stream(input: AgentInput, options?: AgentCallOptions): Promise<AgentOutput> {
-    return new AgentOutput(createRun(this.#config, input, options), retryBudgets(this.#config, options));
+    const demand = new DemandGate();
+    return new AgentOutput(createRun(this.#config, input, options, { demand }), retryBudgets(this.#config, options), demand);
   }
 
   /** Runs to the end and folds the run into a result. */

@@ -13,6 +13,7 @@ import { MessageHistorySaver, saveUnsaved } from './message-history-saver.js';
 
 /** Options of `Memory`. */
 export interface MemoryOptions {
+  /** The store the threads live in. */
   storage: MemoryStorage;
   /** How many of the thread's last messages each run loads (default 10). */
   lastMessages?: number;
@@ -46,9 +47,13 @@ export interface MemoryOptions {
  * ```
  */
 export class Memory implements AgentMemory {
+  /** The store the threads live in. */
   readonly storage: MemoryStorage;
+  /** How many of the thread's latest messages are loaded as history. */
   readonly lastMessages: number;
+  /** What a run that ends in a tripwire saves: `'nothing'` (default) or `'input'` (the user's message only). */
   readonly saveOnTripwire: 'nothing' | 'input';
+  /** Whether input may add assistant turns and tool results (see `MemoryOptions.allowAssistantInput`). */
   readonly allowAssistantInput: boolean;
 
   constructor(options: MemoryOptions) {
@@ -65,10 +70,15 @@ export class Memory implements AgentMemory {
 
   /** The memory processors of one call (the Agent calls this). */
   processorsFor(call: {
+    /** The id of the conversation thread. */
     threadId: string;
+    /** The id of the resource (user, tenant) that owns the thread. */
     resourceId: string;
+    /** The thread: its id, or `{ id, title?, metadata? }`. */
     thread: AgentMemoryCall['thread'];
+    /** Load history, save nothing. */
     readOnly: boolean;
+    /** The run's `RequestContext`. */
     requestContext: RequestContext;
   }): AgentMemoryProcessors {
     const { threadId, resourceId, readOnly } = call;
@@ -104,7 +114,11 @@ export class Memory implements AgentMemory {
   }
 
   /** A thread's messages in order (all, or the last `last`). */
-  getMessages(threadId: string, options: { last?: number } = {}): Promise<MastraDBMessage[]> {
+  getMessages(threadId: string, options: {
+    /** At most this many messages: the latest ones. */
+    last?: number;
+  } = {
+  }): Promise<MastraDBMessage[]> {
     return this.storage.getMessages({ threadId, ...(options.last === undefined ? {} : { last: options.last }) });
   }
 

@@ -41,14 +41,24 @@ export async function saveUnsaved(
  * ```
  */
 export class MessageHistorySaver implements Processor<'message-history-save'> {
+  /** The id. */
   readonly id = 'message-history-save' as const;
+  /** A human-readable name. */
   readonly name = 'Message history (save)';
   readonly #options: { storage: MemoryStorage; threadId: string; resourceId: string };
 
-  constructor(options: { storage: MemoryStorage; threadId: string; resourceId: string }) {
+  constructor(options: {
+    /** The store the threads live in. */
+    storage: MemoryStorage;
+    /** The id of the conversation thread. */
+    threadId: string;
+    /** The id of the resource (user, tenant) that owns the thread. */
+    resourceId: string;
+  }) {
     this.#options = options;
   }
 
+  /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
   async processOutputResult({ messageList, abortSignal }: ProcessOutputResultArgs): Promise<undefined> {
     // An abort before the save commits rolls it back (nothing stored); after, it is ignored.
     await saveUnsaved(this.#options.storage, this.#options.threadId, this.#options.resourceId, messageList, abortSignal);

@@ -10,14 +10,19 @@ import type { MemoryStorage } from '../storage/types.js';
 
 /** What `MessageHistory` needs for one call. */
 export interface MessageHistoryOptions {
+  /** The store the threads live in. */
   storage: MemoryStorage;
+  /** The id of the conversation thread. */
   threadId: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
   /** How many of the thread's last messages to load (0: none). */
   lastMessages: number;
   /** Load only; an unknown thread is a `ThreadNotFoundError`. */
   readOnly: boolean;
+  /** The title. */
   title?: string;
+  /** Free-form metadata. */
   metadata?: Record<string, unknown>;
   /**
    * Store assistant messages and tool results found in the call's input as the agent's own turns.
@@ -36,7 +41,9 @@ export interface MessageHistoryOptions {
  * ```
  */
 export class MessageHistory implements Processor<'message-history'> {
+  /** The id. */
   readonly id = 'message-history' as const;
+  /** A human-readable name. */
   readonly name = 'Message history';
   readonly #options: MessageHistoryOptions;
 
@@ -49,6 +56,7 @@ export class MessageHistory implements Processor<'message-history'> {
     return !this.#options.readOnly && this.#options.allowAssistantInput !== true;
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   async processInput({ messageList }: ProcessInputArgs): Promise<undefined> {
     const { storage, threadId, resourceId, lastMessages, readOnly } = this.#options;
     const thread = await storage.getThread(threadId);

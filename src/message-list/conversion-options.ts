@@ -17,9 +17,8 @@ export interface ConversionOptions {
 }
 
 /**
- * The default message id: `crypto.randomUUID()`, flattened. Node builds a UUID as a tree of ~15
- * cons strings (~480 bytes for as long as the message lives); `normalize()` makes it one flat
- * string (~90 bytes), the same value.
+ * The default message id: `crypto.randomUUID()`, flattened into one string (`normalize()`: the
+ * same value; see the performance house rules in bench/README.md).
  */
 export function randomMessageId(): string {
   return crypto.randomUUID().normalize();

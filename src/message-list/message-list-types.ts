@@ -81,8 +81,12 @@ export interface MessageListAllView extends MessageListView {
  * ```
  */
 export interface MessageListViews {
+  /** Every message: remembered history, then the run's input and response. */
   all: MessageListAllView;
+  /** The run's new input messages. */
   input: MessageListView;
+  /** The run's response messages (the assistant's and tool results). */
   response: MessageListView;
+  /** The history loaded from memory. */
   remembered: MessageListView;
 }

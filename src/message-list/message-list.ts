@@ -7,9 +7,7 @@ import { ConversationStore } from './internal/conversation-store.js';
 import { SystemMessageBuckets, toCoreSystemMessages, type SystemMessageInput } from './system-messages.js';
 import type { StepBoundary } from './step-boundary.js';
 import { deserializeMessage, serializeMessage, type ConversationSource, type SerializedMessageList } from './serialized-message-list.js';
-import { toUIMessage } from './to-ui.js';
-import { toModelMessages } from './to-model.js';
-import { toPrompt } from './to-prompt.js';
+import { ListViews } from './message-list-views.js';
 import { randomMessageId } from './conversion-options.js';
 import type { AddMessageOptions, MessageListAllView, MessageListOptions, MessageListView, MessageListViews } from './message-list-types.js';
 
@@ -54,12 +52,9 @@ export class MessageList {
     this.store = new ConversationStore({ threadId: this.threadId, resourceId: this.resourceId }, options.now ?? (() => new Date()));
     this.get = new ListViews(this, this.store);
     const store = this.store;
-    // a method, not an arrow: a keepNames build (tsup, tsx) names an arrow with a property write
     this.conversion = {
       generateId: this.generateId,
-      now() {
-        return store.nextTimestamp();
-      },
+      now: () => store.nextTimestamp(),
     };
   }
 
@@ -331,19 +326,6 @@ export class MessageList {
 
 }
 
-/*
- * The views are built once per list, each on first use (a run reads `all` every step, the others
- * only when a processor asks): plain functions assigned to fields, not `const` arrows, so a
- * `keepNames` build (tsup, tsx) adds no `__name` call and no property dictionary per function.
- */
-function view(select: () => MastraDBMessage[]): MessageListView {
-  const result = { db: select } as MessageListView;
-  result.ui = () => select().map(toUIMessage);
-  result.model = () => toModelMessages(select());
-  result.core = result.model;
-  return result;
-}
-
 /**
  * `new MessageList(options)` from outside the class body: a class that names itself inside its own
  * body is emitted as `var MessageList = class _MessageList` by esbuild, so the built class would be
@@ -351,59 +333,4 @@ function view(select: () => MastraDBMessage[]): MessageListView {
  */
 function newMessageList(options: MessageListOptions): MessageList {
   return new MessageList(options);
-}
-
-function sourceView(store: ConversationStore, source: ConversationSource): MessageListView {
-  return view(() => store.from(source));
-}
-
-/** `messageList.get`: each view made on first access, then the same object every time. */
-class ListViews implements MessageListViews {
-  #all: MessageListAllView | undefined;
-  #input: MessageListView | undefined;
-  #response: MessageListView | undefined;
-  #remembered: MessageListView | undefined;
-
-  constructor(
-    private readonly list: MessageList,
-    private readonly store: ConversationStore,
-  ) {}
-
-  get all(): MessageListAllView {
-    if (this.#all === undefined) {
-      const { list, store } = this;
-      const all = view(() => store.all().slice()) as MessageListAllView;
-      all.prompt = () => toPrompt({ systemMessages: list.getAllSystemMessages(), messages: store.all() });
-      this.#all = all;
-    }
-    return this.#all;
-  }
-
-  set all(value: MessageListAllView) {
-    this.#all = value;
-  }
-
-  get input(): MessageListView {
-    return (this.#input ??= sourceView(this.store, 'input'));
-  }
-
-  set input(value: MessageListView) {
-    this.#input = value;
-  }
-
-  get response(): MessageListView {
-    return (this.#response ??= sourceView(this.store, 'response'));
-  }
-
-  set response(value: MessageListView) {
-    this.#response = value;
-  }
-
-  get remembered(): MessageListView {
-    return (this.#remembered ??= sourceView(this.store, 'memory'));
-  }
-
-  set remembered(value: MessageListView) {
-    this.#remembered = value;
-  }
 }

@@ -22,6 +22,7 @@ export type ConversationSource = Exclude<MessageSource, 'system'>;
  * ```
  */
 export interface SerializedMessage extends Omit<MastraDBMessage, 'createdAt'> {
+  /** When it was created. */
   createdAt: string;
 }
 
@@ -36,12 +37,29 @@ export interface SerializedMessage extends Omit<MastraDBMessage, 'createdAt'> {
  * ```
  */
 export interface SerializedMessageList {
+  /** The format version. */
   version: 1;
+  /** The id of the conversation thread. */
   threadId?: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId?: string;
-  messages: Array<{ source: ConversationSource; message: SerializedMessage }>;
+  /** The messages. */
+  messages: Array<{
+    /** Where it came from. */
+    source: ConversationSource;
+    /** The error message. */
+    message: SerializedMessage;
+  }>;
+  /** The untagged system messages. */
   systemMessages: CoreSystemMessage[];
-  taggedSystemMessages: Array<{ tag: string; messages: CoreSystemMessage[] }>;
+  /** System messages by tag. */
+  taggedSystemMessages: Array<{
+    /** The system messages' tag. */
+    tag: string;
+    /** The messages. */
+    messages: CoreSystemMessage[];
+  }>;
+  /** Ids of the messages not saved yet. */
   unsavedIds: string[];
 }
 

@@ -84,7 +84,7 @@ export function systemMessageFromUI(message: UIMessage): CoreSystemMessage {
 
 /** Untagged and tagged system messages, de-duplicated by content within each bucket. */
 export class SystemMessageBuckets {
-  /** Replaced, never grown in place: each bucket is an array of exactly its messages (a push onto `[]` makes room for 17). */
+  /** Replaced, never grown in place: each bucket is an array of exactly its messages. */
   private untagged: CoreSystemMessage[] = [];
   /** Made with the first tag (most lists have none). */
   private tagged: Map<string, CoreSystemMessage[]> | undefined;

@@ -50,8 +50,7 @@ export function toPrompt(input: ToPromptInput): LanguageModelV4Prompt {
   // built here directly in their prompt form; `toPromptMessage` would copy every other one as is
   const conversation = prompt as unknown as ModelMessage[];
   for (const message of input.messages) appendModelMessages(conversation, message, toPromptFilePart);
-  // the prompt lives as long as the model call: a copy of exactly its length, not the pushed-to
-  // array (which reserves room for 17 messages from the first push)
+  // the prompt lives as long as the model call: a copy of exactly its length (performance house rules, bench/README.md)
   return prompt.slice();
 }
 

@@ -27,7 +27,9 @@ export type MessageSource = 'input' | 'response' | 'memory' | 'system';
 export type MastraMessageRole = 'user' | 'assistant' | 'system' | 'tool';
 
 interface PartBase {
+  /** Provider-specific metadata of the part, as the provider sent it. */
   providerMetadata?: ProviderMetadata;
+  /** When the part was made (ms since the epoch). */
   createdAt?: number;
 }
 
@@ -41,7 +43,9 @@ interface PartBase {
  * ```
  */
 export interface TextPart extends PartBase {
+  /** The part's kind. */
   type: 'text';
+  /** The text. */
   text: string;
 }
 
@@ -54,7 +58,19 @@ export interface TextPart extends PartBase {
  * const detail: ReasoningDetail = { type: 'text', text: 'Thinking…', signature: 'sig' };
  * ```
  */
-export type ReasoningDetail = { type: 'text'; text: string; signature?: string } | { type: 'redacted'; data: string };
+export type ReasoningDetail = {
+  /** The part's kind. */
+  type: 'text';
+  /** The text. */
+  text: string;
+  /** The provider's signature of the reasoning (Anthropic). */
+  signature?: string;
+} | {
+/** The part's kind. */
+type: 'redacted';
+  /** The data (base64 or a URL for files; any JSON for `data-*` parts). */
+  data: string;
+};
 
 /**
  * Model reasoning ("thinking"). `reasoning` is the joined readable text of `details`.
@@ -66,8 +82,11 @@ export type ReasoningDetail = { type: 'text'; text: string; signature?: string }
  * ```
  */
 export interface ReasoningPart extends PartBase {
+  /** The part's kind. */
   type: 'reasoning';
+  /** Reasoning text the reply starts with. */
   reasoning: string;
+  /** Reasoning details (text and redacted parts). */
   details: ReasoningDetail[];
 }
 
@@ -92,12 +111,19 @@ export type ToolInvocationState = 'partial-call' | 'call' | 'result' | 'output-e
  * ```
  */
 export interface ToolInvocation {
+  /** The tool call's state: `partial-call`, `call` or `result`. */
   state: ToolInvocationState;
+  /** The id of the model's tool call. */
   toolCallId: string;
+  /** The name of the tool. */
   toolName: string;
+  /** The tool call's arguments (parsed input). */
   args: unknown;
+  /** The result. */
   result?: unknown;
+  /** True when the tool result is an error. */
   isError?: boolean;
+  /** The error's text, for an errored call. */
   errorText?: string;
   /**
    * The exact model-facing output, kept only when `result` cannot express it (a model message's
@@ -116,8 +142,11 @@ export interface ToolInvocation {
  * ```
  */
 export interface ToolInvocationPart extends PartBase {
+  /** The part's kind. */
   type: 'tool-invocation';
+  /** The tool call (and its result, once known). */
   toolInvocation: ToolInvocation;
+  /** True when the provider ran the tool itself (provider tools). */
   providerExecuted?: boolean;
   /** Display title of the tool (UI `title`). */
   title?: string;
@@ -135,9 +164,13 @@ export interface ToolInvocationPart extends PartBase {
  * ```
  */
 export interface FilePart extends PartBase {
+  /** The part's kind. */
   type: 'file';
+  /** The IANA media type. */
   mimeType: string;
+  /** The data (base64 or a URL for files; any JSON for `data-*` parts). */
   data: string;
+  /** The file name, if known. */
   filename?: string;
   /** A provider file reference (from `uploadFile`); sent instead of `data` when present. */
   providerReference?: Record<string, string>;
@@ -153,13 +186,21 @@ export interface FilePart extends PartBase {
  * ```
  */
 export interface SourcePart extends PartBase {
+  /** The part's kind. */
   type: 'source';
+  /** Where it came from. */
   source: {
+    /** `'url'` for a web source, `'document'` for a document. */
     sourceType: 'url' | 'document';
+    /** The message's id (unique in its thread). */
     id: string;
+    /** The source's URL. */
     url?: string;
+    /** The title. */
     title?: string;
+    /** The IANA media type. */
     mediaType?: string;
+    /** The file name, if known. */
     filename?: string;
   };
 }
@@ -174,8 +215,11 @@ export interface SourcePart extends PartBase {
  * ```
  */
 export interface StepStartPart {
+  /** The part's kind. */
   type: 'step-start';
+  /** The model that produced the step. */
   model?: string;
+  /** When it was created. */
   createdAt?: number;
 }
 
@@ -189,9 +233,13 @@ export interface StepStartPart {
  * ```
  */
 export interface DataPart<TType extends `data-${string}` = `data-${string}`> {
+  /** The part's kind. */
   type: TType;
+  /** The data (base64 or a URL for files; any JSON for `data-*` parts). */
   data: unknown;
+  /** The message's id (unique in its thread). */
   id?: string;
+  /** When it was created. */
   createdAt?: number;
 }
 
@@ -223,11 +271,15 @@ export type MastraMessagePart =
  * ```
  */
 export interface MastraMessageContentV2 {
+  /** The stored content format: always 2. */
   format: 2;
+  /** The message's parts, in order. */
   parts: MastraMessagePart[];
   /** Legacy flattened text, kept in step with the text parts. Read `parts` first. */
   content?: string;
+  /** Free-form metadata kept with the message. */
   metadata?: Record<string, unknown>;
+  /** Provider-specific metadata, as the provider sent it. */
   providerMetadata?: ProviderMetadata;
 }
 
@@ -241,12 +293,19 @@ export interface MastraMessageContentV2 {
  * ```
  */
 export interface MastraDBMessage {
+  /** The message's id (unique in its thread). */
   id: string;
+  /** Who wrote it: `user`, `assistant`, `system` or `tool`. */
   role: MastraMessageRole;
+  /** When it was created. */
   createdAt: Date;
+  /** The id of the conversation thread. */
   threadId?: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId?: string;
+  /** The part's kind. */
   type?: string;
+  /** The message's content: `{ format: 2, parts, … }`. */
   content: MastraMessageContentV2;
 }
 
@@ -260,8 +319,11 @@ export interface MastraDBMessage {
  * ```
  */
 export interface CoreSystemMessage {
+  /** Who wrote it: `user`, `assistant`, `system` or `tool`. */
   role: 'system';
+  /** The message's content: `{ format: 2, parts, … }`. */
   content: string;
+  /** Provider-specific options (by provider name). */
   providerOptions?: Record<string, Record<string, unknown>>;
 }
 

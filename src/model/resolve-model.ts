@@ -1,5 +1,7 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { ModelResolutionError } from '../contract/errors/model-resolution-error.js';
+import type { LanguageModelV1 } from '../contract/language-model-v1.js';
+import { adaptV1 } from './from-v1.js';
 import { adaptV2 } from './from-v2.js';
 import { adaptV3 } from './from-v3.js';
 
@@ -12,7 +14,7 @@ import { adaptV3 } from './from-v3.js';
  * const model: AnyLanguageModel = openai('gpt-4.1');
  * ```
  */
-export type AnyLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
+export type AnyLanguageModel = LanguageModelV1 | LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
 
 /**
  * What an agent accepts as its model: a V2/V3/V4 model object, or a `'provider/model'` id
@@ -38,7 +40,10 @@ export type ModelInput = AnyLanguageModel | string;
  */
 export type ProviderLike =
   | ((modelId: string) => AnyLanguageModel)
-  | { languageModel(modelId: string): AnyLanguageModel };
+  | {
+    /** The model for an id. */
+    languageModel(modelId: string): AnyLanguageModel;
+  };
 
 /**
  * Where `'provider/model'` ids are looked up: an AI SDK `createProviderRegistry(...)` result
@@ -52,13 +57,16 @@ export type ProviderLike =
  * ```
  */
 export type ModelRegistry =
-  | { languageModel(id: string): AnyLanguageModel }
+  | {
+    /** The model for an id. */
+    languageModel(id: string): AnyLanguageModel;
+  }
   | Readonly<Record<string, ProviderLike>>;
 
 const adaptedModels = new WeakMap<object, LanguageModelV4>();
-const supportedVersions = ['v2', 'v3', 'v4'];
+const supportedVersions = ['v1', 'v2', 'v3', 'v4'];
 const accepted =
-  "Accepted: a LanguageModelV2, V3 or V4 object, or a 'provider/model' id with a registry " +
+  "Accepted: a LanguageModelV1, V2, V3 or V4 object, or a 'provider/model' id with a registry " +
   '(createProviderRegistry(...) or a record of providers such as { openai }).';
 
 /**
@@ -102,7 +110,7 @@ function toV4(model: unknown, given: string, modelId = given): LanguageModelV4 {
   if (typed.specificationVersion === 'v4') return typed;
   const cached = adaptedModels.get(typed);
   if (cached) return cached;
-  const adapted = typed.specificationVersion === 'v3' ? adaptV3(typed) : adaptV2(typed);
+  const adapted = typed.specificationVersion === 'v3' ? adaptV3(typed) : typed.specificationVersion === 'v1' ? adaptV1(typed) : adaptV2(typed);
   adaptedModels.set(typed, adapted);
   return adapted;
 }

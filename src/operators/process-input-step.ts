@@ -14,13 +14,21 @@ import { createRunContext, type RunContext } from './run-context.js';
 
 /** What one step will call the model with; `processInputStep` results replace its fields. */
 export interface StepInput {
+  /** The step's number (0 for the first step of the run). */
   stepNumber: number;
+  /** The model (as the loop speaks to it: `LanguageModelV4`). */
   model: LanguageModelV4;
+  /** The tools, by name. */
   tools?: AgentToolSet;
+  /** How the model may use tools. */
   toolChoice?: AgentToolChoice;
+  /** The names of the tools the model may call (all when unset). */
   activeTools?: string[];
+  /** Provider-specific options (by provider name). */
   providerOptions?: SharedV4ProviderOptions;
+  /** Call settings (temperature, maxOutputTokens, …). */
   modelSettings?: CallSettings;
+  /** Structured output: the zod schema of the object to produce. */
   structuredOutput?: StructuredOutputOptions;
 }
 

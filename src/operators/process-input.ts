@@ -38,7 +38,6 @@ function runProcessInputHooks(
       messageList: list,
     };
     const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
-    // an inline arrow, not a named const: a keepNames build (tsup, tsx) would name it per call
     return thenMaybe(result, (settled: unknown): MessageList => {
       applyMessageResult(settled, {
         processorId: binding.processor.id,

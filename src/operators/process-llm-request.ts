@@ -12,8 +12,11 @@ import { createRunContext, type RunContext } from './run-context.js';
 
 /** One outgoing model request: the prompt (rewritable for this call only) and a cached response, if any. */
 export interface LLMRequest {
+  /** The prompt sent to the model. */
   prompt: LanguageModelV4Prompt;
+  /** The model (as the loop speaks to it: `LanguageModelV4`). */
   model: LanguageModelV4;
+  /** The step's number (0 for the first step of the run). */
   stepNumber: number;
   /** The step's model settings (part of a cache key, for example). */
   modelSettings?: CallSettings;

@@ -10,13 +10,19 @@ import { createRunContext, type RunContext } from './run-context.js';
 
 /** A finished model response, as `processLLMResponse` sees it. */
 export interface LLMResponse {
+  /** The step's chunks, compact (`{ type, payload }`). */
   chunks: CachedLLMStepChunk[];
+  /** The model (as the loop speaks to it: `LanguageModelV4`). */
   model: LanguageModelV4;
+  /** The step's number (0 for the first step of the run). */
   stepNumber: number;
   /** True when the chunks were replayed from a `processLLMRequest` cache hit. */
   fromCache: boolean;
+  /** Warnings the provider reported for the call. */
   warnings?: unknown[];
+  /** The request as sent (e.g. its body). */
   request?: unknown;
+  /** The provider's raw response. */
   rawResponse?: unknown;
 }
 

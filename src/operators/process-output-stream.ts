@@ -79,8 +79,7 @@ export function openOutputStream(processors: readonly Processor[], context: RunC
 /**
  * Chunks in order through the chain (see {@link processOutputStream}): synchronous results go out
  * at once; behind an async hook chunks queue (the run's demand gate held from 16 queued chunks,
- * released below 8); a source error waits for the chunks before it. A class, not closures made
- * per subscription (under `keepNames` each closure costs a property dictionary).
+ * released below 8); a source error waits for the chunks before it.
  */
 export class OutputStreamPass {
   readonly #chain: StreamChain;

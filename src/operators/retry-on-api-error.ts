@@ -121,7 +121,6 @@ export function retryOnAPIError<T>(
       const budget = apiErrorBudget(processors, context, options.defaultBudget);
       return source.pipe(
         retry({
-          // a method, not an arrow: under `keepNames` (tsx) a named arrow gets its `name` redefined (a property dictionary per run)
           delay(error: unknown): Observable<unknown> {
             if (!isAPIError(error) || context.apiErrorRetryCount >= budget || context.abortSignal.aborted) {
               return throwError(() => error);

@@ -36,7 +36,6 @@ export function retryOnTripwire<T>(ctx?: RunContext, options: RetryOnTripwireOpt
       const context = ctx ?? createRunContext();
       return source.pipe(
         retry({
-          // a method, not an arrow: under `keepNames` (tsx) a named arrow gets its `name` redefined (a property dictionary per run)
           delay(error: unknown) {
             const budget = context.maxProcessorRetries;
             if (

@@ -4,6 +4,7 @@
  * operators' own per-run machinery (the demand gate, the `processOutputStream` chains) is attached
  * by `createRunContext` off the public type (`internal/run-machinery.ts`).
  */
+import { signalDataChunk } from './internal/signal-chunk.js';
 import { Subject, type SchedulerLike } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../message-list/message-list.js';
@@ -49,6 +50,7 @@ export interface RunContextState {
 export interface RunContext extends RunContextState {
   readonly runId: string;
   requestContext: RequestContext;
+  /** Tracing of the run (spans of processor hooks). */
   tracingContext: TracingContext;
   /** Fires when the run is cancelled; hooks and tools receive it. */
   abortSignal: AbortSignal;
@@ -139,18 +141,6 @@ function stateIn(states: Record<string, ProcessorState>, processorId: string): P
   return state;
 }
 
-/** The fields of {@link RunContextState}: on a context, each reads and writes the run's state. */
-const STATE_FIELDS = [
-  'messageList',
-  'retryCount',
-  'apiErrorRetryCount',
-  'retryFeedback',
-  'steps',
-  'stepNumber',
-  'pendingSignals',
-  'processorStates',
-] as const satisfies ReadonlyArray<keyof RunContextState>;
-
 /** A fresh run state from `init`'s fields. */
 function initialState(init: RunContextInit): RunContextState {
   return {
@@ -178,19 +168,48 @@ function initialState(init: RunContextInit): RunContextState {
  * ```
  */
 export function createRunContext(init: RunContextInit = {}): RunContext {
-  const state = init.state ?? initialState(init);
-  const bindings = new Map<Processor, ProcessorBinding>();
-  const custom$ = new Subject<DataChunkType>();
-  const generateId = init.generateId ?? randomMessageId;
-  const services = {
-    runId: init.runId ?? `run-${generateId()}`,
-    requestContext: init.requestContext ?? new RequestContext(),
-    tracingContext: init.tracingContext ?? {},
-    abortSignal: init.abortSignal ?? new AbortController().signal,
-    maxProcessorRetries: init.maxProcessorRetries,
-    resolveModel: init.resolveModel ?? defaultResolveModel,
-    custom$,
-    writer: {
+  const context = new Context(init.state ?? initialState(init), init);
+  attachRunMachinery(context, init.demand ?? new DemandGate());
+  return context;
+}
+
+/**
+ * A run context: the services as own fields, the state fields ({@link RunContextState}) as
+ * accessors of the run's state. `sendSignal`, `stateFor` and `bind` read no `this` (hooks get
+ * `sendSignal` detached).
+ */
+class Context implements RunContext {
+  readonly #state: RunContextState;
+  readonly runId: string;
+  requestContext: RequestContext;
+  tracingContext: TracingContext;
+  abortSignal: AbortSignal;
+  maxProcessorRetries: number | undefined;
+  resolveModel: (model: ModelInput) => LanguageModelV4;
+  readonly custom$ = new Subject<DataChunkType>();
+  readonly writer: ProcessorStreamWriter;
+  readonly processorIndexes = new Map<Processor, number>();
+  processorTimeoutMs: number | undefined;
+  scheduler: SchedulerLike | undefined;
+  llmRequestStage: boolean;
+  readonly sendSignal: SendSignalFunction;
+  readonly stateFor: (processorId: string) => ProcessorState;
+  readonly bind: (processor: Processor, index?: number) => ProcessorBinding;
+
+  constructor(state: RunContextState, init: RunContextInit) {
+    this.#state = state;
+    const generateId = init.generateId ?? randomMessageId;
+    this.runId = init.runId ?? `run-${generateId()}`;
+    this.requestContext = init.requestContext ?? new RequestContext();
+    this.tracingContext = init.tracingContext ?? {};
+    this.abortSignal = init.abortSignal ?? new AbortController().signal;
+    this.maxProcessorRetries = init.maxProcessorRetries;
+    this.resolveModel = init.resolveModel ?? defaultResolveModel;
+    this.processorTimeoutMs = init.processorTimeoutMs;
+    this.scheduler = init.scheduler;
+    this.llmRequestStage = init.llmRequestStage ?? true;
+    const custom$ = this.custom$;
+    this.writer = {
       custom(chunk: DataChunkType): Promise<void> {
         assertDataChunk(chunk);
         // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
@@ -198,43 +217,74 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
         if (!custom$.closed && !custom$.isStopped) custom$.next(chunk);
         return Promise.resolve();
       },
-    },
-    processorIndexes: new Map<Processor, number>(),
-    processorTimeoutMs: init.processorTimeoutMs,
-    scheduler: init.scheduler,
-    llmRequestStage: init.llmRequestStage ?? true,
-    sendSignal(input: Parameters<SendSignalFunction>[0]) {
+    };
+    this.sendSignal = (input) => {
       const signal = createSignal(input, generateId);
       state.pendingSignals.push(signal);
+      void this.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
       return Promise.resolve(signal);
-    },
-    // these read no `this`: `const { stateFor } = ctx` works
-    stateFor(processorId: string): ProcessorState {
-      return stateIn(state.processorStates, processorId);
-    },
-    bind(processor: Processor, index = 0): ProcessorBinding {
+    };
+    this.stateFor = (processorId) => stateIn(state.processorStates, processorId);
+    const bindings = new Map<Processor, ProcessorBinding>();
+    this.bind = (processor, index = 0) => {
       let binding = bindings.get(processor);
       if (binding === undefined) {
         // the context is the bindings' `HookLimits`: its `processorTimeoutMs` and `scheduler`, read live
-        binding = bindProcessor(processor, stateIn(state.processorStates, processor.id), index, context);
+        binding = bindProcessor(processor, stateIn(state.processorStates, processor.id), index, this);
         bindings.set(processor, binding);
       }
       return binding;
-    },
-  };
-  const context = services as unknown as RunContext;
-  for (const field of STATE_FIELDS) {
-    Object.defineProperty(context, field, {
-      get: () => state[field],
-      set: (value: never) => {
-        state[field] = value;
-      },
-      enumerable: true,
-      configurable: false,
-    });
+    };
   }
-  attachRunMachinery(context, init.demand ?? new DemandGate());
-  return context;
+
+  get messageList(): MessageList {
+    return this.#state.messageList;
+  }
+  set messageList(value: MessageList) {
+    this.#state.messageList = value;
+  }
+  get retryCount(): number {
+    return this.#state.retryCount;
+  }
+  set retryCount(value: number) {
+    this.#state.retryCount = value;
+  }
+  get apiErrorRetryCount(): number {
+    return this.#state.apiErrorRetryCount;
+  }
+  set apiErrorRetryCount(value: number) {
+    this.#state.apiErrorRetryCount = value;
+  }
+  get retryFeedback(): string | undefined {
+    return this.#state.retryFeedback;
+  }
+  set retryFeedback(value: string | undefined) {
+    this.#state.retryFeedback = value;
+  }
+  get steps(): StepResult[] {
+    return this.#state.steps;
+  }
+  set steps(value: StepResult[]) {
+    this.#state.steps = value;
+  }
+  get stepNumber(): number {
+    return this.#state.stepNumber;
+  }
+  set stepNumber(value: number) {
+    this.#state.stepNumber = value;
+  }
+  get pendingSignals(): ProcessorSignal[] {
+    return this.#state.pendingSignals;
+  }
+  set pendingSignals(value: ProcessorSignal[]) {
+    this.#state.pendingSignals = value;
+  }
+  get processorStates(): Record<string, ProcessorState> {
+    return this.#state.processorStates;
+  }
+  set processorStates(value: Record<string, ProcessorState>) {
+    this.#state.processorStates = value;
+  }
 }
 
 /**

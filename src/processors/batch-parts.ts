@@ -36,7 +36,9 @@ export interface BatchPartsOptions {
  * ```
  */
 export interface BatchPartsState {
+  /** The text deltas held back so far. */
   batch?: ChunkType[];
+  /** When the first held delta arrived (scheduler time). */
   batchStartedAt?: number;
   [key: string]: unknown;
 }
@@ -72,8 +74,11 @@ export interface BatchPartsState {
  * ```
  */
 export class BatchPartsProcessor implements Processor<'batch-parts'> {
+  /** The processor's id. */
   readonly id = 'batch-parts';
+  /** A human-readable name. */
   readonly name = 'Batch Parts';
+  /** What the processor does. */
   readonly description = 'Merges consecutive text deltas into batches.';
   /** Data chunks must see the batch too, or they would overtake the text held before them. */
   readonly processDataParts = true;
@@ -89,6 +94,7 @@ export class BatchPartsProcessor implements Processor<'batch-parts'> {
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state }: ProcessOutputStreamArgs): ChunkType | null {
     return emitInOrder(state, this.outputsFor(part, state as BatchPartsState));
   }

@@ -80,6 +80,7 @@ const languageAnswer = z.union([referenceLanguageAnswer, codeLanguageAnswer]).tr
 export interface LanguageAnswer {
   /** ISO 639-1 code (or a language name). */
   language: string;
+  /** How sure the model is (0..1). */
   confidence: number;
   /** The text translated into the first target language (`translate`). */
   translation?: string;
@@ -122,8 +123,11 @@ function normalizeLanguage(language: string): string {
  * ```
  */
 export class LanguageDetector implements Processor<'language-detector'> {
+  /** The processor's id. */
   readonly id = 'language-detector';
+  /** A human-readable name. */
   readonly name = 'Language Detector';
+  /** What the processor does. */
   readonly description = 'Detects (and optionally translates) the language of the input with a model.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
   private readonly judge: GuardJudge;
@@ -171,6 +175,7 @@ export class LanguageDetector implements Processor<'language-detector'> {
     return this.targets.some((target) => normalizeLanguage(target) === normalized);
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,

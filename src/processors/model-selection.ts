@@ -34,7 +34,9 @@ export interface ModelChoice {
 export interface ModelSelectionDecision {
   /** The chosen id, or `undefined` when the step keeps its model. */
   choice: string | undefined;
+  /** How sure the model is (0..1). */
   confidence?: number;
+  /** Why (a human-readable reason). */
   reason?: string;
   /** True when the classification failed or was not confident enough and `defaultChoice` (if any) was used. */
   fallback: boolean;
@@ -94,8 +96,11 @@ const selectionAnswer = z.object({
  * ```
  */
 export class ModelSelectionProcessor implements Processor<'model-selection'> {
+  /** The processor's id. */
   readonly id = 'model-selection';
+  /** A human-readable name. */
   readonly name = 'Model Selection';
+  /** What the processor does. */
   readonly description = "Picks each run's model with a classifier model.";
   private readonly judge: ModelJudge;
   private readonly choices: ReadonlyMap<string, ModelChoice>;
@@ -123,6 +128,7 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
     ].join('\n');
   }
 
+  /** The `processInputStep` hook (see `Processor.processInputStep` for when it runs and what it may return). */
   async processInputStep({ messages, stepNumber, state, abort, abortSignal, tracingContext }: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
     if (this.scope === 'first-step' && stepNumber > 0) return undefined;
     const decision = (state.decision as ModelSelectionDecision | undefined) ?? (await this.decide(messages, state, abort, abortSignal, tracingContext));

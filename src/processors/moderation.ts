@@ -123,6 +123,7 @@ const moderationAnswer = z.union([referenceModerationAnswer, recordModerationAns
 export interface ModerationAnswer {
   /** Score (0..1) per category. */
   categories: CategoryScores;
+  /** Why (the judge's words: server side only unless `revealJudgeReason`). */
   reason?: string;
 }
 
@@ -155,8 +156,11 @@ export interface ModerationAnswer {
  * ```
  */
 export class ModerationProcessor implements Processor<'moderation'> {
+  /** The processor's id. */
   readonly id = 'moderation';
+  /** A human-readable name. */
   readonly name = 'Moderation';
+  /** What the processor does. */
   readonly description = 'Moderates input and output with a model.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
@@ -201,7 +205,19 @@ export class ModerationProcessor implements Processor<'moderation'> {
    * Scores `text` (one call per `maxJudgeInputChars` piece; a category's score is its highest in
    * any piece). Resolves to the flagged categories and the merged answer, or the failure.
    */
-  async moderate(state: ProcessorState, text: string, call: JudgeCall = {}): Promise<{ flagged: string[]; answer: ModerationAnswer } | JudgeFailure> {
+  async moderate(
+    state: ProcessorState,
+    text: string,
+    call: JudgeCall = {},
+  ): Promise<
+    | {
+        /** The categories at or above the threshold. */
+        flagged: string[];
+        /** The judge's answer (merged over the pieces). */
+        answer: ModerationAnswer;
+      }
+    | JudgeFailure
+  > {
     const outcome = await this.judge.judge(
       state,
       text,
@@ -219,6 +235,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     return { flagged: flaggedCategories(categories, this.threshold, this.categories), answer };
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
@@ -236,6 +253,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     });
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, abort, (request) => this.verdictFor('output', state, request.text, { abortSignal, tracingContext }));
   }

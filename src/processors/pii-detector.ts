@@ -16,7 +16,7 @@ import { CheckedStream, type GuardChannel, type StreamMode } from './internal/ch
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { jsonEscaped, type Verdict } from './internal/judged-spans.js';
-import { mapMessageText, replaceAllValues } from './internal/message-text.js';
+import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
@@ -123,8 +123,11 @@ export const DEFAULT_PII_TYPES = [
 const piiAnswer = z.object({
   detections: z.array(
     z.object({
+      /** What kind of value this is. */
       type: z.string(),
+      /** The matched value. */
       value: z.string(),
+      /** How sure the model is (0..1). */
       confidence: z.number().min(0).max(1).optional(),
     }),
   ),
@@ -169,8 +172,11 @@ export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
  * ```
  */
 export class PIIDetector implements Processor<'pii-detector'> {
+  /** The processor's id. */
   readonly id = 'pii-detector';
+  /** A human-readable name. */
   readonly name = 'PII Detector';
+  /** What the processor does. */
   readonly description = 'Detects and redacts personal data with a model.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
@@ -248,6 +254,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
       );
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
@@ -265,7 +272,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
         return {
           action: 'each',
           verdict: (message) => {
-            const replaced = mapMessageText(message, (partText) => replaceAllValues(partText, replacements));
+            const replaced = mapJudgedText(message, (partText) => replaceAllValues(partText, replacements));
             return replaced === message ? { action: 'keep' } : { action: 'replace', message: replaced };
           },
         };
@@ -273,6 +280,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     });
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, abort, async (request) => {
       const verdict = await this.verdictFor('output', state, request.text, { abortSignal, tracingContext });

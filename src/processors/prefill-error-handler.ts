@@ -2,6 +2,7 @@
  * `PrefillErrorHandler`: recovers from providers that reject a request ending on an assistant
  * turn ("assistant message prefill"): retries once with a short continuation user turn.
  */
+import { randomUUID } from 'node:crypto';
 import { APICallError } from '@ai-sdk/provider';
 import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/index.js';
 
@@ -20,10 +21,23 @@ export function isPrefillRejection(error: unknown): boolean {
   return texts.some((text) => PREFILL_REJECTIONS.some((pattern) => pattern.test(text)));
 }
 
+/** The signal the handler sends (the reference's, field for field). */
+const CONTINUE_SIGNAL = {
+  type: 'reactive',
+  tagName: 'system-reminder',
+  contents: 'continue',
+  attributes: { type: 'anthropic-prefill-processor-retry' },
+  metadata: { message: 'Continuing after prefill error' },
+} as const;
+
 /**
- * An error processor: on a prefill rejection (first attempt only) it appends a user turn
- * `<system-reminder>continue</system-reminder>` and asks for a retry. The turn is part of the
- * conversation (and so of memory, marked `metadata.rxagent.prefillContinuation`).
+ * An error processor: on a prefill rejection (first attempt only) it asks for a retry whose request
+ * ends on a user turn `<system-reminder type="anthropic-prefill-processor-retry">continue</system-reminder>`.
+ * In a run it sends that turn with `sendSignal` (as the reference does): it reaches the retried
+ * request only, is never stored, and the stream carries a transient `data-signal` chunk for it.
+ * Called without `sendSignal` (a unit test calling the hook directly, as the reference's older
+ * tests do), it appends the turn to the `MessageList` instead, marked
+ * `content.metadata.systemReminder.type`.
  *
  * @example
  * ```ts
@@ -33,19 +47,32 @@ export function isPrefillRejection(error: unknown): boolean {
  * ```
  */
 export class PrefillErrorHandler implements Processor<'prefill-error-handler'> {
+  /** The processor's id. */
   readonly id = 'prefill-error-handler' as const;
+  /** A human-readable name. */
   readonly name = 'Prefill Error Handler';
 
-  processAPIError({ error, retryCount, messageList }: ProcessAPIErrorArgs): ProcessAPIErrorResult | undefined {
+  /** The `processAPIError` hook (see `Processor.processAPIError` for when it runs and what it may return). */
+  processAPIError({ error, retryCount, messageList, sendSignal }: ProcessAPIErrorArgs): ProcessAPIErrorResult | undefined {
     if (retryCount > 0 || !isPrefillRejection(error)) return undefined;
-    messageList.add(
-      {
-        role: 'user',
-        content: '<system-reminder>continue</system-reminder>',
-        providerOptions: { rxagent: { prefillContinuation: true } },
-      },
-      'input',
-    );
+    if (typeof sendSignal === 'function') {
+      // the signal is queued synchronously; the returned promise only reports it
+      void sendSignal(CONTINUE_SIGNAL).catch(() => undefined);
+    } else {
+      messageList.add(
+        {
+          id: `prefill-continue-${randomUUID()}`,
+          role: 'user',
+          createdAt: new Date(),
+          content: {
+            format: 2,
+            parts: [{ type: 'text', text: '<system-reminder>continue</system-reminder>' }],
+            metadata: { systemReminder: { type: CONTINUE_SIGNAL.attributes.type } },
+          },
+        },
+        'input',
+      );
+    }
     return { retry: true };
   }
 }

@@ -103,11 +103,13 @@ const injectionAnswer = z.union([referenceInjectionAnswer, recordInjectionAnswer
  * ```
  */
 export interface PromptInjectionDetectionEvent {
+  /** What the judge found. */
   detectionResult: PromptInjectionAnswer;
   /** The text judged (a batch's messages joined by a blank line). */
   input: string;
   /** Whether a type scored at or above the threshold. */
   flagged: boolean;
+  /** The strategy that was applied (`'none'` when not flagged). */
   strategyApplied: PromptInjectionStrategy | 'none';
 }
 
@@ -124,6 +126,7 @@ export interface PromptInjectionDetectionEvent {
 export interface PromptInjectionAnswer {
   /** Score (0..1) per attack type. */
   categories: Record<string, number>;
+  /** Why (the judge's words: server side only unless `revealJudgeReason`). */
   reason?: string;
   /** The message without the attack (`rewrite`). */
   rewritten?: string;
@@ -155,8 +158,11 @@ export interface PromptInjectionAnswer {
  * ```
  */
 export class PromptInjectionDetector implements Processor<'prompt-injection-detector'> {
+  /** The processor's id. */
   readonly id = 'prompt-injection-detector';
+  /** A human-readable name. */
   readonly name = 'Prompt Injection Detector';
+  /** What the processor does. */
   readonly description = 'Detects prompt injection and jailbreak attempts in the input with a model.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
   private readonly judge: GuardJudge;
@@ -202,6 +208,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       .join('\n');
   }
 
+  /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,

@@ -16,7 +16,9 @@ import type {
 
 /** Where `ResponseCache` keeps responses. Async or sync. */
 export interface ResponseCacheStore {
+  /** The cached value of `key`, if fresh. */
   get(key: string): CachedLLMStepResponse | undefined | Promise<CachedLLMStepResponse | undefined>;
+  /** Stores `value` under `key` for `ttlSeconds`. */
   set(key: string, value: CachedLLMStepResponse, ttlMs: number): void | Promise<void>;
 }
 
@@ -34,11 +36,18 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
   readonly #maxEntries: number;
   readonly #now: () => number;
 
-  constructor(options: { maxEntries?: number; now?: () => number } = {}) {
+  constructor(options: {
+    /** At most this many entries (least recently used go first). */
+    maxEntries?: number;
+    /** The clock (`() => ms`). */
+    now?: () => number;
+  } = {
+  }) {
     this.#maxEntries = options.maxEntries ?? 1000;
     this.#now = options.now ?? Date.now;
   }
 
+  /** The cached value of `key`, if fresh. */
   get(key: string): CachedLLMStepResponse | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
@@ -51,6 +60,7 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
     return entry.value;
   }
 
+  /** Stores `value` under `key` for `ttlSeconds`. */
   set(key: string, value: CachedLLMStepResponse, ttlMs: number): void {
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: this.#now() + ttlMs });
@@ -61,6 +71,8 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
   }
 
   /** Number of live entries (expired ones may still count until read). */
+  /** How many entries are kept. */
+  /** How many entries are kept. */
   get size(): number {
     return this.#entries.size;
   }
@@ -68,13 +80,17 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
 
 /** What a cache key is made of. */
 export interface ResponseCacheKeyInput {
+  /** The prompt sent to the model. */
   prompt: LanguageModelV4Prompt;
+  /** The model (as the loop speaks to it: `LanguageModelV4`). */
   model: LanguageModelV4;
+  /** Call settings (temperature, maxOutputTokens, …). */
   modelSettings: CallSettings;
 }
 
 /** Options of `ResponseCache`. */
 export interface ResponseCacheOptions {
+  /** Where cached responses are kept. */
   store?: ResponseCacheStore;
   /** Time to live of an entry, ms (default 300,000). */
   ttlMs?: number;
@@ -104,8 +120,11 @@ const PENDING_KEY = 'rxagent.responseCache.pendingKey';
  * ```
  */
 export class ResponseCache implements Processor<'response-cache'> {
+  /** The processor's id. */
   readonly id = 'response-cache' as const;
+  /** A human-readable name. */
   readonly name = 'Response cache';
+  /** Where cached responses are kept. */
   readonly store: ResponseCacheStore;
   readonly #ttlMs: number;
   readonly #key: (input: ResponseCacheKeyInput) => string;
@@ -116,7 +135,14 @@ export class ResponseCache implements Processor<'response-cache'> {
     this.#key = options.key ?? responseCacheKey;
   }
 
-  processLLMRequest({ prompt, model, modelSettings, state }: ProcessLLMRequestArgs): { response: CachedLLMStepResponse } | undefined | Promise<{ response: CachedLLMStepResponse } | undefined> {
+  /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
+  processLLMRequest({ prompt, model, modelSettings, state }: ProcessLLMRequestArgs): {
+    /** Response metadata (id, model, timestamp). */
+    response: CachedLLMStepResponse;
+  } | undefined | Promise<{
+  /** Response metadata (id, model, timestamp). */
+  response: CachedLLMStepResponse;
+  } | undefined> {
     const key = this.#key({ prompt, model, modelSettings });
     state[PENDING_KEY] = key;
     const hit = this.store.get(key);
@@ -124,6 +150,7 @@ export class ResponseCache implements Processor<'response-cache'> {
     return hit instanceof Promise ? hit.then(answer) : answer(hit);
   }
 
+  /** The `processLLMResponse` hook (see `Processor.processLLMResponse` for when it runs and what it may return). */
   processLLMResponse({ chunks, warnings, fromCache, state }: ProcessLLMResponseArgs): void | Promise<void> {
     const key = state[PENDING_KEY];
     state[PENDING_KEY] = undefined;

@@ -11,7 +11,10 @@ import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../c
  * const delay: RetryDelay = ({ attempt }: RetryDelayArgs) => 250 * attempt;
  * ```
  */
-export type RetryDelayArgs = ProcessAPIErrorArgs & { attempt: number };
+export type RetryDelayArgs = ProcessAPIErrorArgs & {
+  /** 1 for the first retry by this processor, 2 for the second, … */
+  attempt: number;
+};
 
 /**
  * Delay before a retry: milliseconds, or a function (sync or async) of the call's
@@ -55,6 +58,7 @@ export type StreamErrorRetryMatcher = (error: unknown) => boolean;
  * ```
  */
 export interface StreamErrorRetryMatcherConfig {
+  /** The matched text. */
   match: StreamErrorRetryMatcher;
   /** Retries for errors of this matcher (default: the processor's `maxRetries`). */
   maxRetries?: number;
@@ -209,8 +213,11 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
  * ```
  */
 export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-processor'> {
+  /** The processor's id. */
   readonly id = 'stream-error-retry-processor';
+  /** A human-readable name. */
   readonly name = 'Stream Error Retry';
+  /** What the processor does. */
   readonly description = 'Retries the model call after transient provider errors.';
   private readonly maxRetries: number;
   private readonly delayMs: RetryDelay;
@@ -255,10 +262,11 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
     });
   }
 
+  /** The `processAPIError` hook (see `Processor.processAPIError` for when it runs and what it may return). */
   processAPIError(args: ProcessAPIErrorArgs): undefined | Promise<ProcessAPIErrorResult | undefined> {
     const { error, state, abortSignal } = args;
     const used = (state.retries as number | undefined) ?? 0;
-    if (abortSignal.aborted) return undefined;
+    if (abortSignal?.aborted === true) return undefined;
     const policy = this.policyFor(error);
     if (policy === undefined || used >= Math.max(0, policy.maxRetries ?? this.maxRetries)) return undefined;
     const attempt = used + 1;
@@ -285,12 +293,11 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
       // a failing callback does not cancel the retry
     }
     const wait = (): Promise<ProcessAPIErrorResult | undefined> => {
-      if (abortSignal.aborted) return Promise.resolve(undefined);
-      const waited = race(
-        timer(delay, this.scheduler).pipe(map(() => true)),
-        fromEvent(abortSignal, 'abort').pipe(map(() => false)),
-      );
-      return firstValueFrom(waited).then((completed) => (completed && !abortSignal.aborted ? { retry: true } : undefined));
+      if (abortSignal?.aborted === true) return Promise.resolve(undefined);
+      // called directly (a unit test, as the reference's own tests do) there may be no abortSignal
+      const elapsed = timer(delay, this.scheduler).pipe(map(() => true));
+      const waited = abortSignal === undefined ? elapsed : race(elapsed, fromEvent(abortSignal, 'abort').pipe(map(() => false)));
+      return firstValueFrom(waited).then((completed) => (completed && abortSignal?.aborted !== true ? { retry: true } : undefined));
     };
     const notified = policy.onRetry?.({ ...args, delayMs: delay });
     return isPromiseLike(notified) ? Promise.resolve(notified).then(wait) : wait();

@@ -85,8 +85,11 @@ function structuringState<T>(state: ProcessorState): StructuringState<T> {
  * ```
  */
 export class StructuredOutputProcessor<T = unknown> implements Processor<'structured-output'> {
+  /** The processor's id. */
   readonly id = 'structured-output';
+  /** A human-readable name. */
   readonly name = 'Structured Output';
+  /** What the processor does. */
   readonly description = 'Structures the final text into an object with a second model.';
   private readonly judge: ModelJudge;
   private readonly schema: z.ZodType<T>;
@@ -116,6 +119,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     ].join('\n');
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     const structuring = structuringState<T>(state);
     switch (part.type) {
@@ -137,6 +141,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     }
   }
 
+  /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
   async processOutputResult({ result, state, abort, abortSignal, tracingContext }: ProcessOutputResultArgs): Promise<undefined> {
     const object = await this.structureOnce(result.text, state, abort, abortSignal, tracingContext);
     if (object !== undefined) result.object = object;

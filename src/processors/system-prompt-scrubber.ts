@@ -98,7 +98,9 @@ const leakAnswer = z.object({
  * ```
  */
 export interface SystemPromptLeak {
+  /** The matched value. */
   value: string;
+  /** Where it came from. */
   source: 'model' | 'pattern';
 }
 
@@ -137,8 +139,14 @@ function toGlobal(pattern: RegExp | string): RegExp {
  * ```
  */
 export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'> {
+  /** The processor's id. */
+  /** The processor's id. */
   readonly id = 'system-prompt-scrubber';
+  /** A human-readable name. */
+  /** A human-readable name. */
   readonly name = 'System Prompt Scrubber';
+  /** What the processor does. */
+  /** What the processor does. */
   readonly description = 'Detects and removes system prompt leaks from the output.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
@@ -212,6 +220,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     return leaks;
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, messageList, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, abort, (request) => this.verdictFor(request, state, systemPromptOf(messageList), { abortSignal, tracingContext }));
   }

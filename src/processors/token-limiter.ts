@@ -53,6 +53,7 @@ export interface TokenLimiterOptions {
    * 512 characters (linear time on any input; a piece cut inside a word may count one token more).
    */
   tokenCounter?: (text: string) => number;
+  /** Called when the input or output is over the limit; its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
 
@@ -160,8 +161,11 @@ function toolCallIdsOf(message: MastraDBMessage): string[] {
  * ```
  */
 export class TokenLimiterProcessor implements Processor<'token-limiter'> {
+  /** The processor's id. */
   readonly id = 'token-limiter';
+  /** A human-readable name. */
   readonly name = 'Token Limiter';
+  /** What the processor does. */
   readonly description = 'Trims the prompt to a token budget and limits the output length.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
   private readonly limit: number;
@@ -225,6 +229,7 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return tokens;
   }
 
+  /** The `processInputStep` hook (see `Processor.processInputStep` for when it runs and what it may return). */
   processInputStep(args: ProcessInputStepArgs): ProcessInputStepResult | undefined | Promise<ProcessInputStepResult | undefined> {
     if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processInputStep(args));
     const { messages, systemMessages } = args;
@@ -260,6 +265,7 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return { messages: messages.filter((_, index) => !dropped.has(groupOf[index] as number)) };
   }
 
+  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream(args: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     const { part, state, abort } = args;
     if (part.type !== 'text-delta') return part;

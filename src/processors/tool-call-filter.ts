@@ -57,8 +57,11 @@ const HISTORY_IDS_KEY = 'toolCallFilter.historyIds';
  * ```
  */
 export class ToolCallFilter implements Processor<'tool-call-filter'> {
+  /** The processor's id. */
   readonly id = 'tool-call-filter';
+  /** A human-readable name. */
   readonly name = 'Tool Call Filter';
+  /** What the processor does. */
   readonly description = 'Removes tool calls and results from the prompt of each model call.';
   private readonly exclude: ReadonlySet<string> | undefined;
   private readonly preserveCurrentTurn: boolean;
@@ -72,6 +75,7 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
     this.preserveModelOutput = options.preserveModelOutput ?? false;
   }
 
+  /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
   processLLMRequest({ prompt, state }: ProcessLLMRequestArgs): ProcessLLMRequestResult {
     const filtered = this.filterPrompt(prompt, state);
     return filtered === prompt ? undefined : { prompt: filtered };

@@ -34,8 +34,11 @@ export interface ToolSearchOptions {
  * ```
  */
 export interface ToolSearchResult {
+  /** A human-readable name. */
   name: string;
+  /** What the processor does. */
   description: string;
+  /** The relevance score. */
   score: number;
 }
 
@@ -47,7 +50,12 @@ export interface ToolSearchResult {
  * const metaTools = [TOOL_SEARCH_TOOL_NAMES.search, TOOL_SEARCH_TOOL_NAMES.load]; // ['search_tools', 'load_tool']
  * ```
  */
-export const TOOL_SEARCH_TOOL_NAMES = { search: 'search_tools', load: 'load_tool' } as const;
+export const TOOL_SEARCH_TOOL_NAMES = {
+  /** The best matches for `query`. */
+  search: 'search_tools',
+  /** Loads the named tool for the rest of the run. */
+  load: 'load_tool',
+} as const;
 
 const searchInput = z.object({
   query: z.string().describe('What the tool should do, in a few words'),
@@ -98,8 +106,11 @@ function loadedOf(state: ProcessorState): string[] {
  * ```
  */
 export class ToolSearchProcessor implements Processor<'tool-search'> {
+  /** The processor's id. */
   readonly id = 'tool-search';
+  /** A human-readable name. */
   readonly name = 'Tool Search';
+  /** What the processor does. */
   readonly description = 'Lets the model search a tool catalogue and load tools on demand.';
   private readonly catalogue: AgentToolSet;
   private readonly maxResults: number;
@@ -125,6 +136,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
     }));
   }
 
+  /** The `processInputStep` hook (see `Processor.processInputStep` for when it runs and what it may return). */
   processInputStep({ tools, activeTools, state }: ProcessInputStepArgs): ProcessInputStepResult {
     const loaded = loadedOf(state);
     const loadedTools: AgentToolSet = {};

@@ -12,10 +12,12 @@ import { mapMessageText } from './internal/message-text.js';
  */
 export interface UnicodeNormalizerOptions {
   /**
-   * Remove control and invisible characters (keeps `\n`, `\t`): `\p{Cc}`, `\p{Cf}` (zero-width
-   * characters, soft hyphen, bidi controls, tags), variation selectors (except the one that makes a
-   * kept emoji), the combining grapheme joiner, Hangul fillers and keycap marks (`1️⃣` → `1`).
-   * Default `false`.
+   * Remove control and invisible characters (keeps `\n`, `\t`), chosen by Unicode property:
+   * controls (`\p{Cc}`), format characters (`\p{Cf}`), every default-ignorable code point
+   * (`\p{Default_Ignorable_Code_Point}`: zero-width characters, joiners, soft hyphen, bidi controls,
+   * tags, variation selectors — except the one that makes a kept emoji —, the combining grapheme
+   * joiner, Hangul fillers, and the code points Unicode reserves for more of them) and enclosing
+   * marks (`\p{Me}`: keycaps, `1️⃣` → `1`). Default `false`.
    */
   stripControlChars?: boolean;
   /** Leave emoji (and the joiners / variation selectors they are built with) untouched. Default `true`. */
@@ -32,12 +34,10 @@ const emojiSequence =
 const emojiSequenceWithoutKeycaps =
   /(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*)/gu;
 /**
- * Invisible characters removed by `stripControlChars`: controls and format characters
- * (`\p{Cc}`, `\p{Cf}`: zero-width space and joiners, soft hyphen, bidi controls, tags, BOM…),
- * variation selectors (outside the emoji kept whole), the combining grapheme joiner, Hangul
- * fillers and the combining keycap mark.
+ * Invisible characters removed by `stripControlChars`, by Unicode property: controls, format
+ * characters, default-ignorable code points and enclosing marks (see the option).
  */
-const controlChars = /[\p{Cc}\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u034F\u115F\u1160\u3164\uFFA0\u20E3]/gu;
+const controlChars = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Me}]/gu;
 const keptControls = new Set(['\n', '\t']);
 
 /**
@@ -56,8 +56,11 @@ const keptControls = new Set(['\n', '\t']);
  * ```
  */
 export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
+  /** The processor's id. */
   readonly id = 'unicode-normalizer';
+  /** A human-readable name. */
   readonly name = 'Unicode Normalizer';
+  /** What the processor does. */
   readonly description = 'Normalises input text (NFKC, control characters, whitespace).';
   private readonly options: Required<UnicodeNormalizerOptions>;
 
@@ -79,15 +82,24 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
     return result;
   }
 
+  /** The input, normalised; the same array when no text changed. */
   processInput({ messages }: ProcessInputArgs): MastraDBMessage[] {
-    return messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    const normalized = messages.map((message) => mapMessageText(message, (text) => this.normalize(text)));
+    return normalized.every((message, index) => message === messages[index]) ? messages : normalized;
   }
 }
 
+function strip(text: string): string {
+  return text.replace(controlChars, (char) => (keptControls.has(char) ? char : ''));
+}
+
+/**
+ * NFKC, with invisible characters removed first when asked (one between a letter and its accent
+ * would block the composition) and again after (a compatibility form may decompose into one).
+ */
 function stripAndNormalize(text: string, stripControlChars: boolean): string {
-  const normalized = text.normalize('NFKC');
-  if (!stripControlChars) return normalized;
-  return normalized.replace(controlChars, (char) => (keptControls.has(char) ? char : ''));
+  if (!stripControlChars) return text.normalize('NFKC');
+  return strip(strip(text).normalize('NFKC'));
 }
 
 /** NFKC everything except emoji sequences (NFKC would turn e.g. ℹ️ into "i"). */

@@ -38,6 +38,26 @@ import type {
 export interface InMemoryStorageOptions {
   /** The clock for `createdAt`/`updatedAt` of threads and resources. Default: `new Date()`. */
   now?: () => Date;
+  /**
+   * The run journal whose epochs fence durable runs' saves (`SaveMessagesOptions.fence`): an
+   * `InMemoryRunJournal` of this process. Without it, a save carrying a fence is a `TypeError`.
+   */
+  runJournal?: FenceChecker;
+}
+
+/**
+ * What checks a fence: `InMemoryRunJournal#checkFence` (throws `FencedError` or `RunNotFoundError`).
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStorage } from 'rxagent/memory';
+ * import { InMemoryRunJournal } from 'rxagent/durable';
+ * const runJournal = new InMemoryRunJournal();
+ * const storage = new InMemoryStorage({ runJournal });
+ * ```
+ */
+export interface FenceChecker {
+  checkFence(runId: string, epoch: number): void;
 }
 
 /**
@@ -55,6 +75,7 @@ export interface InMemoryStorageOptions {
  */
 export class InMemoryStorage implements MemoryStorage {
   readonly #now: () => Date;
+  readonly #fences: FenceChecker | undefined;
   readonly #threads = new Map<string, ThreadRecord>();
   /** Messages per thread; a `Map` keeps first-insertion order when a value is replaced. */
   readonly #messagesByThread = new Map<string, Map<string, MessageRecord>>();
@@ -64,6 +85,7 @@ export class InMemoryStorage implements MemoryStorage {
 
   constructor(options: InMemoryStorageOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#fences = options.runJournal;
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
@@ -149,7 +171,17 @@ export class InMemoryStorage implements MemoryStorage {
     validateMessages(options.messages, options);
     // Applied synchronously below: an abort can only come before, never half-way.
     options.abortSignal?.throwIfAborted();
-    const { threadId, resourceId } = options;
+    const { threadId, resourceId, fence } = options;
+    if (fence !== undefined) {
+      const fences = this.#fences;
+      if (fences === undefined) throw new TypeError('InMemoryStorage: a fenced save needs the run journal: new InMemoryStorage({ runJournal })');
+      fences.checkFence(fence.runId, fence.epoch);
+      await fence.beforeCommit?.();
+      // No lock to hold here: a claim during beforeCommit moved the epoch, and the save sees it.
+      fences.checkFence(fence.runId, fence.epoch);
+      this.#assertOpen('saveMessages');
+      options.abortSignal?.throwIfAborted();
+    }
     const thread = this.#threads.get(threadId);
     if (thread === undefined && options.ensureThread !== true) throw new ThreadNotFoundError({ threadId });
     if (thread !== undefined && thread.resourceId !== resourceId) {

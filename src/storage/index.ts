@@ -14,13 +14,43 @@ export type {
   GetMessagesOptions,
   ListThreadsOptions,
   MemoryStorage,
+  SaveFence,
   SaveMessagesOptions,
   SaveResourceInput,
   StorageResource,
   StorageThread,
 } from './types.js';
-export { InMemoryStorage, type InMemoryStorageOptions } from './in-memory-storage.js';
+export { InMemoryStorage, type FenceChecker, type InMemoryStorageOptions } from './in-memory-storage.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { ThreadNotFoundError } from './errors/thread-not-found-error.js';
+export { MissingDriverError } from './errors/missing-driver-error.js';
 export { ThreadOwnershipError } from './errors/thread-ownership-error.js';
 export { InvalidIdError, MAX_STORAGE_ID_LENGTH, type InvalidIdField, type InvalidIdReason } from './errors/invalid-id-error.js';
+// The run journal (durable runs): public through `rxagent/durable`.
+export type {
+  EncodedChunk,
+  JournalEntry,
+  JournalReadOptions,
+  NewRun,
+  PinnedToolCall,
+  RunClaim,
+  RunCommit,
+  RunCommitKind,
+  RunCommitRecord,
+  RunJournal,
+  RunLease,
+  RunRecord,
+  RunSignal,
+  RunSignalRecord,
+  RunStatus,
+  RunTerminal,
+  ToolCallRecord,
+  ToolCallStatus,
+  ToolTransition,
+} from './journal/types.js';
+export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
+export { RunNotFoundError } from './journal/errors/run-not-found-error.js';
+export { JournalCursorError } from './journal/errors/journal-cursor-error.js';
+export { JournalSchemaError } from './journal/errors/journal-schema-error.js';
+export { FencedError } from './journal/errors/fenced-error.js';
+export { RunConflictError } from './journal/errors/run-conflict-error.js';

@@ -16,11 +16,17 @@ import type { MastraDBMessage } from '../message-list/types.js';
  * ```
  */
 export interface StorageThread {
+  /** The id. */
   id: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The title. */
   title?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt: Date;
+  /** When it was last changed. */
   updatedAt: Date;
 }
 
@@ -34,11 +40,17 @@ export interface StorageThread {
  * ```
  */
 export interface CreateThreadInput {
+  /** The id. */
   id: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The title. */
   title?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt?: Date;
+  /** When it was last changed. */
   updatedAt?: Date;
 }
 
@@ -52,6 +64,7 @@ export interface CreateThreadInput {
  * ```
  */
 export interface ListThreadsOptions {
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
   /** At most this many threads (a non-negative integer). Default: all. */
   limit?: number;
@@ -76,13 +89,19 @@ export interface ListThreadsOptions {
  * ```
  */
 export interface GetMessagesOptions {
+  /** The id of the conversation thread. */
   threadId: string;
   /** When given, reading a thread of another resource is a `ThreadOwnershipError`. */
   resourceId?: string;
+  /** At most this many messages: the latest ones. */
   last?: number;
+  /** Only messages created after this time. */
   after?: Date;
+  /** Only messages created before this time. */
   before?: Date;
+  /** At most this many. */
   limit?: number;
+  /** Skip this many first. */
   offset?: number;
 }
 
@@ -96,8 +115,11 @@ export interface GetMessagesOptions {
  * ```
  */
 export interface SaveMessagesOptions {
+  /** The id of the conversation thread. */
   threadId: string;
+  /** The id of the resource (user, tenant) that owns the thread. */
   resourceId: string;
+  /** The messages to save (stored shape). */
   messages: ReadonlyArray<MastraDBMessage>;
   /**
    * Create the thread (owned by `resourceId`) in the same transaction when it does not exist.
@@ -111,6 +133,31 @@ export interface SaveMessagesOptions {
    * is stored. Once `COMMIT` is sent the signal is ignored and the save completes.
    */
   abortSignal?: AbortSignal;
+  /**
+   * Save only while a durable run's owner still holds it: the store checks, inside the save's
+   * transaction, that the run's epoch is still `epoch` (`PostgresStorage`: the `runs` row read
+   * `FOR SHARE` in the same schema, so a takeover waits for the save or the save sees the new
+   * epoch). A stale epoch rejects with `FencedError` and stores nothing. `beforeCommit` is awaited
+   * inside the transaction, right before `COMMIT`. Stores that cannot check a fence against the
+   * journal (libSQL, in-memory) reject a save that carries one with a `TypeError`.
+   */
+  fence?: SaveFence;
+}
+
+/**
+ * The fence of a durable run's memory save: the run and the epoch of the owner saving.
+ *
+ * @example
+ * ```ts
+ * import type { SaveFence } from 'rxagent/memory';
+ * const fence: SaveFence = { runId: lease.runId, epoch: lease.epoch };
+ * ```
+ */
+export interface SaveFence {
+  runId: string;
+  epoch: number;
+  /** Awaited inside the save's transaction, before `COMMIT` (a fault point for tests). */
+  beforeCommit?: () => Promise<void>;
 }
 
 /**
@@ -123,10 +170,15 @@ export interface SaveMessagesOptions {
  * ```
  */
 export interface StorageResource {
+  /** The id. */
   id: string;
+  /** Working memory text kept for the resource. */
   workingMemory?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
+  /** When it was created. */
   createdAt: Date;
+  /** When it was last changed. */
   updatedAt: Date;
 }
 
@@ -141,8 +193,11 @@ export interface StorageResource {
  * ```
  */
 export interface SaveResourceInput {
+  /** The id. */
   id: string;
+  /** Working memory text kept for the resource. */
   workingMemory?: string;
+  /** Free-form metadata (JSON). */
   metadata?: Record<string, unknown>;
 }
 

@@ -50,8 +50,11 @@ export const DEFAULT_REASONING_ID = 'reasoning-1';
  * ```
  */
 export interface UsageCounts {
+  /** Tokens in the prompt. */
   inputTokens?: number;
+  /** Tokens in the answer. */
   outputTokens?: number;
+  /** Input plus output tokens. */
   totalTokens?: number;
 }
 
@@ -87,12 +90,19 @@ export function testUsage(counts: UsageCounts = {}): LanguageModelUsage {
  * ```
  */
 export interface StepFinishInit {
+  /** The step's number (0 for the first step of the run). */
   stepNumber?: number;
+  /** The reason. */
   reason?: RxFinishReason;
+  /** True when the run continues after this step (tool calls ran, or a retry). */
   isContinued?: boolean;
+  /** The text. */
   text?: string;
+  /** The tool calls made. */
   toolCalls?: ToolCallInfo[];
+  /** Token usage. */
   usage?: LanguageModelUsage;
+  /** The id of the assistant message this belongs to. */
   messageId?: string;
 }
 
@@ -117,9 +127,13 @@ export interface ToolResultInit extends Omit<ChunkPayloads['tool-result'], 'prov
  * ```
  */
 export interface TripwireInit {
+  /** The reason. */
   reason: string;
+  /** The `processorId` hook (see `Processor.processorId` for when it runs and what it may return). */
   processorId: string;
+  /** Whether a retry of the step was asked for. */
   retry?: boolean;
+  /** Free-form metadata. */
   metadata?: unknown;
 }
 
@@ -134,27 +148,66 @@ export interface TripwireInit {
  * ```
  */
 export interface ChunkBuilders {
+  /** The run id every chunk carries. */
   readonly runId: string;
+  /** A `start` chunk. */
   start(messageId?: string): AgentChunk<'start'>;
+  /** A `step-start` chunk. */
   stepStart(stepNumber?: number): AgentChunk<'step-start'>;
+  /** A `text-start` chunk. */
   textStart(id?: string): AgentChunk<'text-start'>;
+  /** A `text-delta` chunk. */
   textDelta(text: string, id?: string): AgentChunk<'text-delta'>;
+  /** A `text-end` chunk. */
   textEnd(id?: string): AgentChunk<'text-end'>;
+  /** A `reasoning-start` chunk. */
   reasoningStart(id?: string): AgentChunk<'reasoning-start'>;
+  /** A `reasoning-delta` chunk. */
   reasoningDelta(text: string, id?: string): AgentChunk<'reasoning-delta'>;
+  /** A `reasoning-end` chunk. */
   reasoningEnd(id?: string): AgentChunk<'reasoning-end'>;
+  /** A `tool-call` chunk. */
   toolCall(call: ToolCallInfo): AgentChunk<'tool-call'>;
+  /** A `tool-result` chunk. */
   toolResult(result: ToolResultInit): AgentChunk<'tool-result'>;
-  toolError(error: { toolCallId: string; toolName: string; error: unknown; args?: unknown }): AgentChunk<'tool-error'>;
+  /** A `tool-error` chunk. */
+  toolError(
+  /** An `error` chunk. */
+  error: {
+    /** The id of the model's tool call. */
+    toolCallId: string;
+    /** The name of the tool. */
+    toolName: string;
+    /** An `error` chunk. */
+    error: unknown;
+    /** The tool call's arguments (parsed input). */
+    args?: unknown;
+  }): AgentChunk<'tool-error'>;
+  /** A `step-finish` chunk. */
   stepFinish(init?: StepFinishInit): AgentChunk<'step-finish'>;
-  finish(reason?: RxFinishReason, init?: { text?: string; usage?: LanguageModelUsage }): AgentChunk<'finish'>;
+  /** A `finish` chunk (reason default `'stop'`). */
+  finish(reason?: RxFinishReason, init?: {
+    /** The text. */
+    text?: string;
+    /** Token usage. */
+    usage?: LanguageModelUsage;
+  }): AgentChunk<'finish'>;
+  /** A `data-*` chunk. */
   data<TType extends `data-${string}`, TData>(
     type: TType,
     data: TData,
-    options?: { transient?: boolean; id?: string },
+    options?: {
+      /** Stream it, never store it. */
+      transient?: boolean;
+      /** The chunk's id. */
+      id?: string;
+    },
   ): DataChunkType<TType, TData>;
+  /** A `tripwire` chunk. */
   tripwire(init: TripwireInit): AgentChunk<'tripwire'>;
+  /** An `error` chunk. */
   error(error: unknown): AgentChunk<'error'>;
+  /** An `abort` chunk. */
   abort(reason?: unknown): AgentChunk<'abort'>;
 }
 

@@ -29,8 +29,11 @@ import { createMockStream, type MockModelOptions } from './mock-model.js';
  * ```
  */
 export interface MockModelV3 extends LanguageModelV3 {
+  /** Every call made, in order. */
   readonly calls: LanguageModelV3CallOptions[];
+  /** The abort signal of each call, in order. */
   readonly abortSignals: Array<AbortSignal | undefined>;
+  /** The stream as an Observable (virtual time in marble tests). */
   readonly [OBSERVABLE_STREAM]: ObservableStreamFunction<LanguageModelV3CallOptions, LanguageModelV3StreamPart>;
 }
 
@@ -43,8 +46,11 @@ export interface MockModelV3 extends LanguageModelV3 {
  * ```
  */
 export interface MockModelV2 extends LanguageModelV2 {
+  /** Every call made, in order. */
   readonly calls: LanguageModelV2CallOptions[];
+  /** The abort signal of each call, in order. */
   readonly abortSignals: Array<AbortSignal | undefined>;
+  /** The stream as an Observable (virtual time in marble tests). */
   readonly [OBSERVABLE_STREAM]: ObservableStreamFunction<LanguageModelV2CallOptions, LanguageModelV2StreamPart>;
 }
 

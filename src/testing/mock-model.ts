@@ -34,6 +34,7 @@ export interface MockModelOptions<TOptions = LanguageModelV4CallOptions> {
   provider?: string;
   /** Default `'mock-model'`. */
   modelId?: string;
+  /** URL patterns the model accepts as file inputs, by media type. */
   supportedUrls?: Record<string, RegExp[]>;
   /** The stream of each call: an Observable (resubscribed per call) or a function of the call. */
   stream?:
@@ -47,8 +48,15 @@ export interface MockModelOptions<TOptions = LanguageModelV4CallOptions> {
    */
   error?: unknown;
   /** Returned by `doStream` as the request/response metadata. */
-  request?: { body?: unknown };
-  response?: { headers?: Record<string, string> };
+  request?: {
+    /** The request body. */
+    body?: unknown;
+  };
+  /** Response metadata (id, model, timestamp). */
+  response?: {
+    /** HTTP headers. */
+    headers?: Record<string, string>;
+  };
 }
 
 /**

@@ -135,9 +135,13 @@ export function toolCallParts(
  * ```
  */
 export interface SimpleUsage {
+  /** Tokens in the prompt. */
   inputTokens?: number;
+  /** Tokens in the answer. */
   outputTokens?: number;
+  /** Tokens of reasoning (part of the output). */
   reasoningTokens?: number;
+  /** Input tokens served from the provider's cache. */
   cachedInputTokens?: number;
 }
 

@@ -9,8 +9,11 @@ import { readFileSync } from 'node:fs';
  * ```
  */
 export interface ReplayRequest {
+  /** The source's URL. */
   url: string;
+  /** The HTTP method. */
   method: string;
+  /** HTTP headers. */
   headers: Record<string, string>;
   /** The body parsed as JSON when it is JSON text, else as sent. */
   body: unknown;

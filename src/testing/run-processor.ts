@@ -20,6 +20,7 @@ import {
 } from '../contract/index.js';
 import { assertDataChunk } from '../operators/index.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
+import { checkRunProcessorCall } from './internal/run-processor-checks.js';
 
 /**
  * The argument object of `hook`, as the `Processor` interface types it.
@@ -42,14 +43,23 @@ export type HookArgs<H extends ProcessorHookName> = Parameters<NonNullable<Proce
  * ```
  */
 export interface RequiredHookArgs {
+  /** Nothing: every argument has a default. */
   processInput: never;
+  /** Nothing: every argument has a default. */
   processInputStep: never;
+  /** The prompt. */
   processLLMRequest: 'prompt';
+  /** Nothing: every argument has a default. */
   processLLMResponse: never;
+  /** The error. */
   processAPIError: 'error';
+  /** The chunk (`part`). */
   processOutputStream: 'part';
+  /** Nothing: every argument has a default. */
   processOutputStep: never;
+  /** The tool's name, the call's id and the result. */
   processToolResult: 'toolName' | 'toolCallId' | 'result';
+  /** Nothing: every argument has a default. */
   processOutputResult: never;
 }
 
@@ -179,10 +189,8 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
   hook: H,
   ...[args]: [RequiredHookArgs[H]] extends [never] ? [args?: RunProcessorArgs<H>] : [args: RunProcessorArgs<H>]
 ): Promise<RunProcessorResult<HookResult<P, H>>> {
+  checkRunProcessorCall(processor, hook, args);
   const method = (processor as unknown as Record<string, unknown>)[hook];
-  if (typeof method !== 'function') {
-    throw new TypeError(`runProcessor: processor "${processor.id}" has no ${hook} hook.`);
-  }
   const given = { ...(args ?? {}) } as Record<string, unknown>;
   const messageList = (given.messageList as MessageList | undefined) ?? new MessageList();
   const state = (given.state as ProcessorState | undefined) ?? {};

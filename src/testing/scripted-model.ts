@@ -13,18 +13,33 @@ export interface ScriptContext {
   /** Text of the last user message. */
   userText: string;
   /** Results of the tool calls answered since the last user message, in order. */
-  toolResults: Array<{ toolName: string; output: unknown }>;
+  toolResults: Array<{
+    /** The name of the tool. */
+    toolName: string;
+    /** What the tool returned. */
+    output: unknown;
+  }>;
   /** Text of the system messages. */
   systemText: string;
+  /** The prompt sent to the model. */
   prompt: LanguageModelV4Prompt;
+  /** 0 for the first call of this model, 1 for the second, … */
   callIndex: number;
 }
 
 /** A rule's reply: text, tool calls, or both (tool calls end the step with `tool-calls`). */
 export interface ScriptReply {
+  /** The text. */
   text?: string;
+  /** Reasoning text the reply starts with. */
   reasoning?: string;
-  toolCalls?: Array<{ toolName: string; args: unknown }>;
+  /** The tool calls made. */
+  toolCalls?: Array<{
+    /** The name of the tool. */
+    toolName: string;
+    /** The tool call's arguments (parsed input). */
+    args: unknown;
+  }>;
 }
 
 /** One rule: when `match` (a pattern on the user text, or a predicate) holds, `reply`. */
@@ -37,12 +52,15 @@ export interface ScriptRule {
 
 /** Options of `scriptedModel`. */
 export interface ScriptedModelOptions {
+  /** The rules, tried in order; the first match answers. */
   rules: ScriptRule[];
   /** Reply when no rule matches. */
   fallback?: ScriptReply | ((context: ScriptContext) => ScriptReply);
+  /** The model's id. Default `'scripted'`. */
   modelId?: string;
   /** Delay between streamed words, ms (0: synchronous). */
   wordDelayMs?: number;
+  /** The scheduler for delays (virtual time in tests). */
   scheduler?: SchedulerLike;
 }
 
@@ -108,7 +126,10 @@ function partsOf(reply: ScriptReply, callIndex: number): LanguageModelV4StreamPa
  * });
  * ```
  */
-export function scriptedModel(options: ScriptedModelOptions): LanguageModelV4 & { readonly calls: LanguageModelV4CallOptions[] } {
+export function scriptedModel(options: ScriptedModelOptions): LanguageModelV4 & {
+  /** Every call made, in order. */
+  readonly calls: LanguageModelV4CallOptions[];
+} {
   const calls: LanguageModelV4CallOptions[] = [];
   const scheduler = options.scheduler ?? asyncScheduler;
   const answer = (callOptions: LanguageModelV4CallOptions): Observable<LanguageModelV4StreamPart> => {

@@ -16,7 +16,10 @@ import { TestScheduler } from 'rxjs/testing';
  * const assertWith: ExpectLike = expect;
  * ```
  */
-export type ExpectLike = (actual: unknown) => { toEqual(expected: unknown): void };
+export type ExpectLike = (actual: unknown) => {
+  /** Fails the test unless `actual` deeply equals `expected`. */
+  toEqual(expected: unknown): void;
+};
 
 /**
  * What an error is compared by in marble assertions.
@@ -28,8 +31,11 @@ export type ExpectLike = (actual: unknown) => { toEqual(expected: unknown): void
  * ```
  */
 export interface ComparableError {
+  /** A human-readable name. */
   name: string;
+  /** The error message. */
   message: string;
+  /** The `processorId` hook (see `Processor.processorId` for when it runs and what it may return). */
   processorId?: string;
 }
 

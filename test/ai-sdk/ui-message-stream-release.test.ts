@@ -109,7 +109,7 @@ describe("toUIMessageStream release: 'accepted'", () => {
     expect(chunks[1]).toEqual({
       type: 'data-rxagent-retry',
       transient: true,
-      data: { stepNumber: 0, reason: 'Be careful.', processorId: 'strict', discardedPartIds: ['text-1'] },
+      data: { stepNumber: 0, cause: 'tripwire', reason: 'Be careful.', processorId: 'strict', discardedPartIds: ['text-1'] },
     });
     expect(types(chunks).slice(2)).toEqual(['start-step', 'text-start', 'text-delta', 'text-delta', 'text-delta', 'text-end', 'finish-step', 'finish']);
     expect(message?.parts.map((part) => part.type)).toEqual(['step-start', 'text']);

@@ -100,7 +100,7 @@ describe('toUIMessageStream → readUIMessageStream', () => {
     expect(chunks[resetAt + 1]).toEqual({
       type: 'data-rxagent-retry',
       transient: true,
-      data: { stepNumber: 0, reason: 'Be careful.', processorId: 'strict', discardedPartIds: ['text-1'] },
+      data: { stepNumber: 0, cause: 'tripwire', reason: 'Be careful.', processorId: 'strict', discardedPartIds: ['text-1'] },
     });
     expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(1);
     expect(chunks.filter((c) => c.type === 'finish-step')).toHaveLength(1);

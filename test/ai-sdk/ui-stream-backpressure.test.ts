@@ -1,7 +1,8 @@
 /** toUIMessageStream reads the run only as fast as its reader pulls. */
 import { describe, expect, it } from 'vitest';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { map } from 'rxjs';
+import { filter, from, map, pipe, type Observable } from 'rxjs';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { toUIMessageStream, toUIMessageStreamResponse } from '../../src/ai-sdk/index.js';
 import { Agent } from '../../src/index.js';
 
@@ -106,6 +107,27 @@ describe('toUIMessageStream backpressure', () => {
       types.push(next.value.type);
     }
     expect(types.at(-1)).toBe('finish');
+    expect(pulls()).toBe(TOTAL + 4);
+  });
+
+  it.each([
+    ['pipe(…)(run$): the function form of pipe', (run$: Observable<ChunkType>) => pipe(map((chunk: ChunkType) => chunk), filter(() => true))(run$)],
+    ['an operator applied directly: map(…)(run$)', (run$: Observable<ChunkType>) => map((chunk: ChunkType) => chunk)(run$)],
+    ['from(run$)', (run$: Observable<ChunkType>) => from(run$)],
+  ])('%s is paced too, and delivers the whole run', async (_name, derive) => {
+    const { model, pulls } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    const reader = toUIMessageStream(derive(agent.stream$('Hi'))).getReader();
+    await reader.read();
+    await settle();
+    expect(pulls()).toBeLessThan(40);
+    let last: string | undefined;
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      last = next.value.type;
+    }
+    expect(last).toBe('finish');
     expect(pulls()).toBe(TOTAL + 4);
   });
 

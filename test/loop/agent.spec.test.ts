@@ -34,6 +34,7 @@ const letter: Record<string, string> = {
   finish: 'F',
   tripwire: 'W',
   error: 'X',
+  abort: 'A',
   object: 'J',
   'object-result': 'Q',
 };
@@ -121,6 +122,20 @@ describe('agent.stream$() on virtual time', () => {
     });
   });
 
+  it('the caller aborts mid-step: the provider stream is unsubscribed in that frame, the text and step closed, one abort chunk; the commit never runs', () => {
+    let committed = false;
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const stream = cold<LanguageModelV4StreamPart>('----s-d-e-(f|)', parts);
+      const controller = new AbortController();
+      const audit: Processor = { id: 'audit', processOutputResult: () => void (committed = true) };
+      const agent = new Agent({ id: 'a', model: mockModel({ stream }), outputProcessors: [audit] });
+      expectObservable(agent.stream$('hello', { abortSignal: controller.signal }).pipe(letters)).toBe('(SB)O-t(CEA|)');
+      expectSubscriptions(stream.subscriptions).toBe('^------!');
+      cold('-------x').subscribe(() => controller.abort('user left'));
+    });
+    expect(committed).toBe(false);
+  });
+
   describe('a tool step', () => {
     const [addCall] = toolCallParts('add', { a: 1, b: 2 }, { streamInput: false }) as [LanguageModelV4StreamPart];
     const [badCall] = toolCallParts('add', { a: 'one', b: 2 }, { streamInput: false }) as [LanguageModelV4StreamPart];
@@ -184,6 +199,36 @@ describe('agent.stream$() on virtual time', () => {
       expect(inputs).toEqual([]);
       expect(JSON.stringify(toolOutputIn(model.calls[1]?.prompt))).toContain('Invalid input for tool');
     });
+  });
+
+  it('a retry after a tool step: the rejected attempt is closed, the model asked again with the tool result and the feedback; the tool does not run again', () => {
+    const [addCall] = toolCallParts('add', { a: 1, b: 2 }, { streamInput: false }) as [LanguageModelV4StreamPart];
+    const inputs: unknown[] = [];
+    const add: AgentTool = {
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      execute: (input: { a: number; b: number }) => (inputs.push(input), input.a + input.b),
+    };
+    const quality: Processor = {
+      id: 'quality',
+      processOutputStep: ({ text, toolCalls, retryCount, abort }) =>
+        toolCalls.length === 0 && retryCount === 0 && text === 'Hi' ? abort('Say the sum.', { retry: true }) : undefined,
+    };
+    let model = mockModel({});
+    scheduler().run(({ cold, expectObservable }) => {
+      const call1 = cold<LanguageModelV4StreamPart>(' ----k-(f|)', { k: addCall, f: finishPart('tool-calls') });
+      const call2 = cold<LanguageModelV4StreamPart>('       ------s-d-e-(f|)', parts);
+      const call3 = cold<LanguageModelV4StreamPart>('                         ----s-d-e-(f|)', parts);
+      const expected = '                              (SB)K-(REB)-O-t-C-(EB)O-t-C-(EF|)';
+      model = mockModel({ stream: ({ callIndex }) => [call1, call2, call3][callIndex] as typeof call1 });
+      const agent = new Agent({ id: 'a', model, tools: { add }, outputProcessors: [quality], maxProcessorRetries: 1 });
+      expectObservable(agent.stream$('1 + 2?').pipe(letters)).toBe(expected.trim());
+    });
+    expect(inputs).toEqual([{ a: 1, b: 2 }]);
+    expect(model.calls).toHaveLength(3);
+    const third = JSON.stringify(model.calls[2]?.prompt);
+    expect(third).toContain('tool-result');
+    expect(third).toContain('Say the sum.');
+    expect(JSON.stringify(model.calls[1]?.prompt)).not.toContain('Say the sum.');
   });
 
   describe('an API-error retry', () => {

@@ -45,15 +45,15 @@ describe('resolveModel: model objects', () => {
     const error = resolutionError(() => resolveModel({ name: 'gpt-4o', temperature: 1 } as never));
     expect(error.name).toBe('ModelResolutionError');
     expect(error.message).toContain('An object with keys name, temperature is not a language model');
-    expect(error.message).toContain('LanguageModelV2, V3 or V4');
+    expect(error.message).toContain('LanguageModelV1, V2, V3 or V4');
     expect(error.message).toContain("'provider/model'");
   });
 
-  it('rejects an unsupported specification version', () => {
-    const v1 = { specificationVersion: 'v1', provider: 'old', modelId: 'old-1', doStream: () => undefined };
-    const error = resolutionError(() => resolveModel(v1 as never));
-    expect(error.message).toContain("specification 'v1'");
-    expect(error.message).toContain('supported: v2, v3, v4');
+  it('rejects an unsupported specification version (V1, AI SDK 4, is adapted: test/model/from-v1.test.ts)', () => {
+    const v9 = { specificationVersion: 'v9', provider: 'old', modelId: 'old-1', doStream: () => undefined };
+    const error = resolutionError(() => resolveModel(v9 as never));
+    expect(error.message).toContain("specification 'v9'");
+    expect(error.message).toContain('supported: v1, v2, v3, v4');
     expect(error.message).toContain("provider 'old', modelId 'old-1'");
   });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentCallOptions, AgentConfig } from '../../src/loop/agent-types.js';
-import { closestKey, editDistance } from '../../src/loop/internal/closest-key.js';
+import { closestKey, editDistance } from '../../src/contract/closest-key.js';
 import { InvalidMessageError } from '../../src/message-list/errors/invalid-message-error.js';
 import { Memory } from '../../src/memory/memory.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';

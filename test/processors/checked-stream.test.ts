@@ -110,7 +110,7 @@ describe('CheckedTextStream across text blocks', () => {
         chunk.stepFinish(),
       ],
     );
-    expect(spans).toEqual(['one ', 'two three', 'four']);
+    expect(spans).toEqual(['one ', 'step', 'two three', 'four']); // the data chunk's key is content too
     expect(shape(output)).toEqual([
       'text-start:b1',
       'delta:b1:one ',

@@ -40,7 +40,8 @@ describe('RegexFilterProcessor with the reference options', () => {
   it('uses the preset replacement tokens of the reference', () => {
     const filter = new RegexFilterProcessor({ presets: ['pii', 'secrets', 'urls'], strategy: 'redact' });
     expect(
-      filter.redactText('a@b.io, 555-123-4567, 123-45-6789, 4111 1111 1111 1111, api_key=abcdefghijklmnopqrstuvwxyz, Bearer abc.def, AKIAQWERTYUIOPASDFGH, https://x.io/p'),
+      // (values shaped like real ones: presets match shapes, not words — issue 24 §8)
+      filter.redactText('a@b.io, 555-123-4567, 123-45-6789, 4111 1111 1111 1111, api_key=abcdefghijklmnopqrstu12345, Bearer abc.def.123, AKIAQWERTYUIOPASDFGH, https://x.io/p'),
     ).toBe('[EMAIL], [PHONE], [SSN], [CREDIT_CARD], [API_KEY], [BEARER_TOKEN], [AWS_KEY], [URL]');
   });
 

@@ -116,7 +116,9 @@ describe('PrefillErrorHandler', () => {
     expect(model.calls).toHaveLength(2);
     const last = model.calls[1]?.prompt.at(-1);
     expect(last?.role).toBe('user');
-    expect(JSON.stringify(last)).toContain('<system-reminder>continue</system-reminder>');
+    // sent with sendSignal (the reference's signal): this request only, never stored
+    expect(JSON.stringify(last)).toContain('<system-reminder type=\\"anthropic-prefill-processor-retry\\">continue</system-reminder>');
+    expect(result.steps.flatMap((step) => step.text)).not.toContain('continue');
   });
 
   it('does not retry a second time', async () => {

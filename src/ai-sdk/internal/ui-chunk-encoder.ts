@@ -95,6 +95,11 @@ export class UIChunkEncoder {
     this.#onError = options.onError ?? defaultOnError;
   }
 
+  /** A resumed stream fed from a step boundary: `start` went out already, none is made again. */
+  markStarted(): void {
+    this.#started = true;
+  }
+
   /** True once a terminal chunk (finish, tripwire, error, abort) was encoded. */
   get ended(): boolean {
     return this.#ended;
@@ -216,6 +221,7 @@ export class UIChunkEncoder {
           this.#closeParts(out);
           const data: RetryUIData = {
             stepNumber: chunk.payload.stepNumber,
+            cause: stepResult.takeover !== undefined ? 'takeover' : stepResult.tripwire !== undefined ? 'tripwire' : 'api-error',
             reason: stepResult.tripwire?.reason ?? null,
             processorId: stepResult.tripwire?.processorId ?? null,
             discardedPartIds: this.#stepPartIds,

@@ -17,7 +17,10 @@ export class ModelResolutionError extends RxAgentError {
   /** The id or a short description of what was given. */
   readonly modelId: string;
 
-  constructor(modelId: string, message: string, options?: { cause?: unknown }) {
+  constructor(modelId: string, message: string, options?: {
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     super('ModelResolutionError', message, options);
     this.modelId = modelId;
   }

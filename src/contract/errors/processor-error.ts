@@ -26,10 +26,15 @@ export type ProcessorHookName =
  */
 export class ProcessorError extends RxAgentError {
   private readonly [marker] = true;
+  /** The id of the processor concerned. */
   readonly processorId: string;
+  /** The hook's name. */
   readonly hook: ProcessorHookName;
 
-  constructor(processorId: string, hook: ProcessorHookName, message: string, options?: { cause?: unknown }) {
+  constructor(processorId: string, hook: ProcessorHookName, message: string, options?: {
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     super('ProcessorError', `Processor "${processorId}" failed in ${hook}: ${message}`, options);
     this.processorId = processorId;
     this.hook = hook;

@@ -25,6 +25,7 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
   private readonly [marker] = true;
   /** The human-readable reason (same as `message`). */
   readonly reason: string;
+  /** The options given. */
   readonly options: TripWireOptions<TMetadata>;
   /** Id of the processor that aborted. */
   readonly processorId: string | undefined;
@@ -37,11 +38,15 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
   }
 
   /** Whether the processor asked for a retry. */
+  /** Whether a retry of the step was asked for. */
+  /** Whether a retry of the step was asked for. */
   get retry(): boolean {
     return this.options.retry === true;
   }
 
   /** The metadata given to `abort()`. */
+  /** Free-form metadata. */
+  /** Free-form metadata. */
   get metadata(): TMetadata | undefined {
     return this.options.metadata;
   }
@@ -60,6 +65,14 @@ function constructorName(value: object): string | undefined {
   }
 }
 
+/** A `TripWire` from another copy or package (the reference's): an `Error` named `TripWire`. */
+export interface ForeignTripWire extends Error {
+  /** Its options (`retry`, `metadata`), when it has them. */
+  options?: TripWireOptions;
+  /** The processor that threw it, when it says. */
+  processorId?: unknown;
+}
+
 /**
  * True for a tripwire thrown by another package that follows the processor contract — an `Error`
  * named `TripWire` (by `name` or by its class) carrying `options` (`{ retry?, metadata? }`) and an
@@ -73,7 +86,7 @@ function constructorName(value: object): string | undefined {
  * isForeignTripWire(new TripWire('blocked', { retry: true }, 'guard')); // true
  * ```
  */
-export function isForeignTripWire(error: unknown): error is Error & { options?: TripWireOptions; processorId?: unknown } {
+export function isForeignTripWire(error: unknown): error is ForeignTripWire {
   if (typeof error !== 'object' || error === null || !(error instanceof Error)) return false;
   if (error.name !== 'TripWire' && constructorName(error) !== 'TripWire') return false;
   const options: unknown = (error as { options?: unknown }).options;

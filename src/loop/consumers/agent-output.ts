@@ -5,15 +5,15 @@ import { ChunkLog } from '../../contract/chunk-log.js';
 import type { ChunkType, RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { GenerateResult } from '../agent-types.js';
-import { isChunk, isRunOpened, type RunEnd, type RunItem } from '../run/run-events.js';
+import { isChunk, type RunEnd, type RunItem } from '../run/run-events.js';
+import type { DemandGate } from '../../contract/demand-gate.js';
 import { foldResult } from './fold-result.js';
 import { ReaderPacing, type ReaderProbes } from './reader-pacing.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
 
 /**
  * How many unread chunks a stream that has a reader holds before the run stops reading the
- * provider. Each one read ahead stays alive (chunk, payload, queue entry: ~140 bytes); 16 measured
- * no faster than 4 on the `stream()` rows of `bench:compare`.
+ * provider (bench/README.md, "performance house rules": more read-ahead was no faster).
  */
 const READ_AHEAD = 4;
 
@@ -24,9 +24,7 @@ function settled<T>(promise: Promise<T>): Promise<T> {
 
 /**
  * The run's side of an {@link AgentOutput}: the observer of the run, the underlying source of
- * `fullStream`, and the buffer for late readers. One object with methods instead of a dozen
- * closures per run (under `keepNames`, as tsx and tsup's default run code, each named closure
- * also costs a property dictionary).
+ * `fullStream`, and the buffer for late readers.
  */
 class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   fullController!: ReadableStreamDefaultController<ChunkType>;
@@ -116,8 +114,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   // the run's observer
   next(item: RunItem): void {
     if (!isChunk(item)) {
-      if (isRunOpened(item)) this.demand.attach(item.demand);
-      else this.end = item;
+      this.end = item;
       return;
     }
     const chunk = item;
@@ -229,6 +226,7 @@ interface ResultFields {
  * ```
  */
 export class AgentOutput {
+  /** Every chunk of the run, as a web `ReadableStream`. */
   readonly fullStream: ReadableStream<ChunkType>;
   readonly #subscription: Subscription;
   readonly #sink: RunSink;
@@ -242,47 +240,65 @@ export class AgentOutput {
    * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
    * access (a run whose result nobody reads is never folded); the same promise on every access.
    */
+  /** The whole result, once the run ended. */
+  /** The whole result, once the run ended. */
   get result(): Promise<GenerateResult> {
     const sink = this.#sink;
     return (sink.result ??= sink.openResult());
   }
 
   /** The run's text (`result.text`). */
+  /** The text. */
+  /** The text. */
   get text(): Promise<string> {
     return ((this.#fields ??= {}).text ??= settled(this.result.then((result) => result.text)));
   }
 
   /** Why the run finished (`result.finishReason`). */
+  /** Why the model stopped. */
+  /** Why the model stopped. */
   get finishReason(): Promise<RxFinishReason> {
     return ((this.#fields ??= {}).finishReason ??= settled(this.result.then((result) => result.finishReason)));
   }
 
   /** Token usage of the whole run (`result.usage`). */
+  /** Token usage. */
+  /** Token usage. */
   get usage(): Promise<LanguageModelUsage> {
     return ((this.#fields ??= {}).usage ??= settled(this.result.then((result) => result.usage)));
   }
 
   /** The run's steps (`result.steps`). */
+  /** The steps so far, including this one. */
+  /** The steps so far, including this one. */
   get steps(): Promise<StepResult[]> {
     return ((this.#fields ??= {}).steps ??= settled(this.result.then((result) => result.steps)));
   }
 
   /** The tool calls of accepted steps (`result.toolCalls`). */
+  /** The tool calls made. */
+  /** The tool calls made. */
   get toolCalls(): Promise<ToolCallInfo[]> {
     return ((this.#fields ??= {}).toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
   }
 
   /** The tool results of accepted steps (`result.toolResults`). */
+  /** The results of its tool calls. */
+  /** The results of its tool calls. */
   get toolResults(): Promise<ToolResultInfo[]> {
     return ((this.#fields ??= {}).toolResults ??= settled(this.result.then((result) => result.toolResults)));
   }
 
   /** The tripwire that ended the run, if any (`result.tripwire`). */
+  /** The tripwire that blocked the run, if one did. */
+  /** The tripwire that blocked the run, if one did. */
   get tripwire(): Promise<TripwirePayload | undefined> {
     return ((this.#fields ??= {}).tripwire ??= settled(this.result.then((result) => result.tripwire)));
   }
 
   /** The structured output, if any (`result.object`). */
+  /** The structured output object. */
+  /** The structured output object. */
   get object(): Promise<unknown> {
     return ((this.#fields ??= {}).object ??= settled(this.result.then((result) => result.object)));
   }
@@ -291,15 +307,18 @@ export class AgentOutput {
    * The text deltas as a stream. Made on first access (so a run nobody reads text from pays
    * nothing per chunk for it); a late reader still gets every delta from the start.
    */
+  /** The accepted text, as it streams (errors with the run's tripwire, error or abort). */
+  /** The accepted text, as it streams (errors with the run's tripwire, error or abort). */
   get textStream(): ReadableStream<string> {
     const sink = this.#sink;
     sink.textStream ??= sink.openTextStream();
     return sink.textStream;
   }
 
-  /** @internal Made by `agent.stream()`: a run's values and its retry budgets. */
-  constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }) {
+  /** @internal Made by `agent.stream()`: a run's values, its retry budgets and the demand gate the run was given. */
+  constructor(run: Observable<RunItem>, budgets: RetryBudgets = { tripwire: 0, apiError: 0 }, demand?: DemandGate) {
     const sink = new RunSink(this, budgets);
+    if (demand !== undefined) sink.demand.attach(demand);
     this.#sink = sink;
     this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
     this.#subscription = run.subscribe(sink);

@@ -6,7 +6,7 @@ import { RunAbortedError } from '../run/run-aborted-error.js';
 import type { GenerateResult } from '../agent-types.js';
 import { isChunk, isRunEnd, type RunEnd, type RunItem } from '../run/run-events.js';
 import { emptyUsage } from '../../model/usage.js';
-import type { Observable } from 'rxjs';
+import { lastValueFrom, toArray, type Observable } from 'rxjs';
 import { isOptionError } from '../run/validate-options.js';
 
 /**
@@ -44,36 +44,18 @@ export function foldResult(chunks: readonly ChunkType[], end: RunEnd | undefined
 }
 
 /**
- * `generate()` as a fold of the run's values: the chunks and the `RunEnd` are collected, then the
- * result is read off them ({@link foldResult}; the promise rejects for a run that ended in
- * `error`/`abort`). One subscription per call (no `reduce`/`map`/`lastValueFrom` stages); each call
- * subscribes `run$` once, with its own accumulator.
+ * `generate()` as a fold of the run's values: the chunks and the `RunEnd` collected, then the
+ * result read off them ({@link foldResult}; the promise rejects for a run that ended in
+ * `error`/`abort`). Each call subscribes `run$` once.
  *
  * ```
- * run:     -o-S-a-b-F-E|      (o = RunOpened, F = finish, E = RunEnd)
- * result:  -----------r       (r = { text, steps, … }, the promise's value)
+ * run:     -S-a-b-F-E|        (F = finish, E = RunEnd)
+ * result:  ---------r         (r = { text, steps, … }, the promise's value)
  * ```
  */
-export function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {
-  return new Promise<GenerateResult>((resolve, reject) => {
-    const chunks: ChunkType[] = [];
-    let end: RunEnd | undefined;
-    // methods, not arrows: a keepNames build (tsup, tsx) names an arrow with a property write per call
-    run$.subscribe({
-      next(item) {
-        if (isChunk(item)) chunks.push(item);
-        else if (isRunEnd(item)) end = item;
-      },
-      error: reject,
-      complete() {
-        try {
-          resolve(foldResult(chunks, end));
-        } catch (error) {
-          reject(error);
-        }
-      },
-    });
-  });
+export async function foldRun(run$: Observable<RunItem>): Promise<GenerateResult> {
+  const items = await lastValueFrom(run$.pipe(toArray()));
+  return foldResult(items.filter(isChunk), items.find(isRunEnd));
 }
 
 /** What a blocked reply said: dropped from `generate()`'s chunks. */

@@ -8,7 +8,7 @@ import type { DemandGate } from '../../contract/demand-gate.js';
 
 /**
  * The streams whose readers pace the run: each method is a stream's `desiredSize` while someone
- * reads it and it is open, else `null` (methods of the output's sink: no closure per run).
+ * reads it and it is open, else `null` (methods of the output's sink).
  */
 export interface ReaderProbes {
   fullDesiredSize(): number | null;
@@ -30,7 +30,7 @@ export class ReaderPacing {
     return this.#holding;
   }
 
-  /** The run's gate (known once the run is set up: its `RunOpened` value). */
+  /** The run's gate (the one `agent.stream()` gave the run). */
   attach(gate: DemandGate): void {
     this.#gate = gate;
   }

@@ -33,7 +33,7 @@ export class OpenBrackets {
   step: { stepNumber: number; messageId?: string } | undefined;
   /**
    * The ids of the open text, reasoning and tool-input parts, in the order they opened: arrays made
-   * with their first id (a run has one or two open at a time; a `Set` costs a table for 17).
+   * with their first id (a run has one or two open at a time).
    */
   #texts: string[] | undefined;
   #reasoning: string[] | undefined;

@@ -3,22 +3,41 @@
  *
  * ```
  * run$ = concat(
- *   of(RunOpened),
  *   setUp$.pipe(                                              the environment and the run's state
- *     concatMap(({ env, state }) => concat(
- *       concat(start, processInput$, steps$).pipe(takeUntil(aborted$)),   the caller's abort cuts these
- *       defer(() => aborted ? EMPTY : commit$),                            but never the commit
+ *     concatMap(({ env, state }) => concat(                   (no concatMap when the set-up is synchronous)
+ *       of(start),
+ *       processInput$.pipe(takeUntil(aborted$)),              the caller's abort cuts these
+ *       steps$.pipe(takeUntil(aborted$)),
+ *       defer(() => aborted ? EMPTY : commit$),               but never the commit
  *     )),
- *     endWithTerminal({ onError }),                            one start first, one terminal chunk last
- *     closeBrackets(),                                         text/reasoning/tool input/steps closed
- *     finalize(endRun),                                        the run's signal aborted, the caller's released
+ *     endWithTerminal({ onError, closeBrackets: true }),      one start first, one terminal chunk last,
+ *                                                             text/reasoning/tool input/steps closed
+ *     finalize(endRun),                                       the run's signal aborted, the caller's released
  *   ),
  *   defer(() => of(RunEnd)),
  * )
  * steps$ = stepNumbers.pipe(concatMap((n) => modelStep(n)))  fed by each StepEnd while the loop goes on
  * ```
  */
-import { BehaviorSubject, EMPTY, NEVER, type Observable, concat, concatMap, defer, filter, finalize, from, fromEvent, ignoreElements, map, of, take, takeUntil, tap } from 'rxjs';
+import {
+  BehaviorSubject,
+  EMPTY,
+  type MonoTypeOperatorFunction,
+  type Observable,
+  concat,
+  concatMap,
+  defer,
+  filter,
+  finalize,
+  from,
+  fromEvent,
+  identity,
+  ignoreElements,
+  of,
+  take,
+  takeUntil,
+  tap,
+} from 'rxjs';
 import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -29,11 +48,10 @@ import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.j
 import { hasHook } from '../internal/when-hooked.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
 import { modelStep } from '../step/model-step.js';
-import { closeBrackets } from './close-brackets.js';
 import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
-import { runEnd, runOpened, type RunItem } from './run-events.js';
+import { runEnd, type RunItem } from './run-events.js';
 import { restoreRun, snapshotRun, type RunSnapshot } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
 import { validateRunArguments } from './validate-options.js';
@@ -55,6 +73,12 @@ export interface RunDurability {
   readonly restore?: RunSnapshot;
 }
 
+/** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
+export interface RunWiring extends RunDurability {
+  /** The run's demand gate, held by a consumer that reads slower than the model (default: a fresh one nobody holds). */
+  readonly demand?: DemandGate;
+}
+
 /** The run waits for its checkpoint at a commit point (nothing without one). */
 function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: RunCommitPoint['kind']): Observable<never> {
   const commitPoint = durability?.checkpoint;
@@ -71,10 +95,10 @@ function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: 
  */
 const runOver = new DOMException('The run is over.', 'AbortError');
 
-/** Emits once when `signal` aborts (at once if it already has); never without a signal. */
-function aborted(signal: AbortSignal | undefined): Observable<unknown> {
-  if (signal === undefined) return NEVER;
-  return defer(() => (signal.aborted ? of(true) : fromEvent(signal, 'abort').pipe(take(1))));
+/** `takeUntil` the caller's abort (emitted at once when it has already happened); the identity without a signal. */
+function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunction<T> {
+  if (signal === undefined) return identity;
+  return takeUntil(defer(() => (signal.aborted ? of(true) : fromEvent(signal, 'abort').pipe(take(1)))));
 }
 
 /** `processInput` once (when hooked); then the system messages every step starts from. */
@@ -106,7 +130,7 @@ function steps(run: RunSetUp, durability: RunDurability | undefined): Observable
   return defer(() => {
     const stepNumbers = new BehaviorSubject(state.nextStep);
     return stepNumbers.pipe(
-      concatMap((stepNumber) => concat(modelStep(env, state, stepNumber), checkpoint(run, durability, 'step'))),
+      concatMap((stepNumber) => (durability?.checkpoint === undefined ? modelStep(env, state, stepNumber) : concat(modelStep(env, state, stepNumber), checkpoint(run, durability, 'step')))),
       filter((item): item is ChunkType => {
         if (!isStepEnd(item)) return true;
         advance(state, item, stepNumbers);
@@ -133,10 +157,11 @@ function body(run: RunSetUp, durability: RunDurability | undefined): Observable<
   return defer(() => {
     // `writer.custom()` outside processOutputStream: into the outlet, drained at the next phase
     const listening = env.ctx.custom$.subscribe((chunk) => env.outlet.push(chunk));
-    const input$ = state.next === 'input' ? concat(input(env, state), checkpoint(run, durability, 'input')) : EMPTY;
-    const steps$ = defer(() => (state.next === 'step' ? steps(run, durability) : EMPTY));
+    const cut = untilAborted<ChunkType>(env.callerSignal);
     return concat(
-      concat(of(makeChunk(env.runId, 'start', {})), input$, steps$).pipe(takeUntil(aborted(env.callerSignal))),
+      of(makeChunk(env.runId, 'start', {})),
+      state.next === 'input' ? concat(input(env, state), checkpoint(run, durability, 'input')).pipe(cut) : EMPTY,
+      defer(() => (state.next === 'step' ? steps(run, durability).pipe(cut) : EMPTY)),
       defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
     ).pipe(finalize(() => listening.unsubscribe()));
   });
@@ -151,45 +176,42 @@ function endRun(env: RunEnvironment | undefined): void {
 }
 
 /**
- * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits
- * `RunOpened` first (the run's demand gate, for a consumer outside the loop), the chunks (one
- * `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of the
- * stream, not side channels.
+ * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits the chunks
+ * (one `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of
+ * the stream, not side channels. A consumer that paces the run gives it the demand gate it holds
+ * (`wiring.demand`); durable execution gives it a checkpoint and a snapshot to go on from.
  */
-export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, durability?: RunDurability): Observable<RunItem> {
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring = {}): Observable<RunItem> {
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
     } catch (error) {
       return from<RunItem[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())]);
     }
-    const demand = new DemandGate();
+    const demand = wiring.demand ?? new DemandGate();
+    const durability: RunDurability = wiring;
     const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
-    const setUp = (): Observable<RunSetUp> => {
-      const made = createEnvironment(config, input, options, demand);
-      const restored = (setUpRun: RunSetUp): RunSetUp => {
-        if (durability?.restore !== undefined) restoreRun(setUpRun, durability.restore);
-        return setUpRun;
-      };
-      return isPromiseLike(made) ? from(made).pipe(map(restored)) : of(restored(made));
+    const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
+      if (durability?.restore !== undefined) restoreRun(setUpRun, durability.restore);
+      run = setUpRun;
+      return body(setUpRun, durability);
     };
-    const chunks$ = defer(setUp).pipe(
-      takeUntil(aborted(callerSignal)),
-      concatMap((setUpRun) => {
-        run = setUpRun;
-        return body(setUpRun, durability);
-      }),
+    // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
+    // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
+    const chunks$ = defer(() => {
+      const made = createEnvironment(config, input, options, demand);
+      return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
+    }).pipe(
       endWithTerminal({
         runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
         abortSignal: callerSignal,
         onError: (error, runId) => endOnError(run?.env, run?.state, error, runId),
+        closeBrackets: true,
       }),
-      closeBrackets(),
       finalize(() => endRun(run?.env)),
     );
     return concat(
-      of(runOpened(demand)),
       chunks$,
       defer(() => {
         const steps = run?.state.steps ?? [];

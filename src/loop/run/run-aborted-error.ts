@@ -33,6 +33,7 @@ export interface RunAbortedErrorOptions {
  */
 export class RunAbortedError extends RxAgentError {
   private readonly [marker] = true;
+  /** Why (a human-readable reason). */
   readonly reason: unknown;
 
   constructor({ reason }: RunAbortedErrorOptions = {}) {

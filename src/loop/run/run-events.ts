@@ -1,7 +1,6 @@
 /**
- * The values a run emits besides its chunks. Internally a run is one Observable of
- * `ChunkType | RunOpened | RunEnd`: `RunOpened` first (before `start`), then the chunks, then
- * `RunEnd` after the terminal chunk. `agent.stream$()` filters the two out (`chunksOf`);
+ * The value a run emits besides its chunks. Internally a run is one Observable of
+ * `ChunkType | RunEnd`: the chunks, then `RunEnd` after the terminal chunk. `agent.stream$()` filters the two out (`chunksOf`);
  * `generate()` folds all of it (`foldRun`); `agent.stream()` derives its promises from the same
  * values. Nothing about a run leaves through a callback or a mutable environment.
  */
@@ -9,16 +8,9 @@ import { filter, type OperatorFunction } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
-import type { DemandGate } from '../../contract/demand-gate.js';
 
 /** Marks the run's own values (a symbol: no chunk, whatever a processor made, carries it). */
 const RUN_EVENT: unique symbol = Symbol('rxagent.runEvent');
-
-/** The run is set up: a consumer outside the loop may hold its demand gate from here. */
-export interface RunOpened {
-  readonly [RUN_EVENT]: 'opened';
-  readonly demand: DemandGate;
-}
 
 /** The run is over (after its terminal chunk): what `generate()` folds besides the chunks. */
 export interface RunEnd {
@@ -31,21 +23,11 @@ export interface RunEnd {
 }
 
 /** One value of a run. */
-export type RunItem = ChunkType | RunOpened | RunEnd;
-
-/** A `RunOpened` value. */
-export function runOpened(demand: DemandGate): RunOpened {
-  return { [RUN_EVENT]: 'opened', demand };
-}
+export type RunItem = ChunkType | RunEnd;
 
 /** A `RunEnd` value. */
 export function runEnd(runId: string, steps: StepResult[], usage: LanguageModelUsage): RunEnd {
   return { [RUN_EVENT]: 'end', runId, steps, usage };
-}
-
-/** Whether `item` is the run's `RunOpened`. */
-export function isRunOpened(item: RunItem): item is RunOpened {
-  return (item as Partial<RunOpened>)[RUN_EVENT] === 'opened';
 }
 
 /** Whether `item` is the run's `RunEnd`. */

@@ -35,6 +35,7 @@ export interface StopConditionErrorOptions {
  */
 export class StopConditionError extends RxAgentError {
   private readonly [marker] = true;
+  /** Its position. */
   readonly index: number;
 
   constructor({ index, message, cause }: StopConditionErrorOptions) {

@@ -20,6 +20,7 @@ import { StopConditionError } from './stop-condition-error.js';
  * ```
  */
 export interface StopConditionOptions {
+  /** The steps so far, including this one. */
   readonly steps: readonly StepResult[];
 }
 

@@ -5,9 +5,10 @@
  * rejection. An unknown key is a `TypeError` naming it and the closest known key (a typo such as
  * `instrutions` would otherwise be silently ignored); `undefined` values of known keys are tolerated.
  */
+import { checkProcessorList } from '../../contract/processor-checks.js';
 import { InvalidMessageError } from '../../message-list/errors/invalid-message-error.js';
 import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
-import { closestKey } from '../internal/closest-key.js';
+import { closestKey } from '../../contract/closest-key.js';
 
 const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
 
@@ -122,6 +123,7 @@ export function validateProcessors(list: unknown, path: string): void {
     if (!isObject(processor)) fail(`${path}[${index}]`, 'a processor object', processor);
     if (typeof processor.id !== 'string' || processor.id.length === 0) fail(`${path}[${index}].id`, 'a non-empty string', processor.id);
   });
+  checkProcessorList(list, path, optionError); // misspelt hooks, a processor in a list that runs none of its hooks
 }
 
 function validateInstructions(value: unknown, path: string): void {

@@ -2,7 +2,7 @@
  * One attempt at a step: the order of its phases, written once — used by the agent loop and by
  * `processorsMiddleware` (which differ only in how they reach the model: `StepEnvironment.model`).
  */
-import { EMPTY, Observable, concat, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
+import { EMPTY, Observable, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import type { RunState } from '../run/run-state.js';
@@ -92,14 +92,33 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
   );
 }
 
+/** One phase of an attempt: what it emits, given the step's environment, the run's state and the attempt. */
+type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState) => Observable<ChunkType | StepEnd>;
+
+/**
+ * The phases of an attempt, in order — written once, for the agent and for `processorsMiddleware`:
+ * the closers of the attempt a retry rejected, the request (`processInputStep`, the prompt,
+ * `processLLMRequest`), the model output (every chunk through `processOutputStream`), the end of
+ * the output (last step, no tools), the response into the list (`processLLMResponse`,
+ * `processOutputStep`), the tools (`processToolResult`), whether the loop goes on (`stopWhen`),
+ * the end of the output (last step, after its tools), `step-finish`, and the {@link StepEnd}.
+ */
+const PHASES: readonly Phase[] = [
+  (env, state) => closeRejected(env, state),
+  (env, _state, attempt) => request(env, attempt),
+  (env, state, attempt) => modelOutput(env, state, attempt),
+  (env, state, attempt) => endOfOutput(env, state, attempt, false),
+  (env, state, attempt) => afterModel(env, state, attempt),
+  (env, _state, attempt) => toolPhase(env, attempt),
+  (env, state, attempt) => decideContinuation(env, state, attempt),
+  (env, state, attempt) => endOfOutput(env, state, attempt, true),
+  (env, _state, attempt) => finishStep(env, attempt),
+  (_env, _state, attempt) => of(stepEnd(attempt)),
+];
+
 /**
  * One attempt at step `stepNumber` (or, re-run after a rejection, the number the rejection gave
- * it), its phases one after another: the closers of the attempt a
- * retry rejected, the request (`processInputStep`, the prompt, `processLLMRequest`), the model
- * output (every chunk through `processOutputStream`), the end of the output (last step, no tools),
- * the response into the list (`processLLMResponse`, `processOutputStep`), the tools
- * (`processToolResult`), whether the loop goes on (`stopWhen`), the end of the output (last step,
- * after its tools), `step-finish`, and the {@link StepEnd}.
+ * it): its {@link PHASES}, each made when its turn comes.
  *
  * ```
  * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
@@ -115,18 +134,7 @@ export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: nu
   return defer(() => {
     // a retry of a rejected attempt takes the number the rejection gave it
     const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
-    return concat(
-      closeRejected(env, state),
-      defer(() => request(env, attempt)),
-      defer(() => modelOutput(env, state, attempt)),
-      defer(() => endOfOutput(env, state, attempt, false)),
-      defer(() => afterModel(env, state, attempt)),
-      defer(() => toolPhase(env, attempt)),
-      defer(() => decideContinuation(env, state, attempt)),
-      defer(() => endOfOutput(env, state, attempt, true)),
-      defer(() => finishStep(env, attempt)),
-      defer(() => of(stepEnd(attempt))),
-    );
+    return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
   });
 }
 

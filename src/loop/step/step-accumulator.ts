@@ -27,9 +27,8 @@ function signatureOf(metadata: unknown): string | undefined {
 const BLOCK = 16;
 
 /**
- * Text appended delta by delta. `s += delta` keeps one cons-string node (32 bytes) per delta for as
- * long as the step lives; here every {@link BLOCK} deltas become one flat string (linear in the
- * text overall), and the text is joined when read.
+ * Text appended delta by delta: every {@link BLOCK} deltas become one flat string (linear in the
+ * text overall, no string node kept per delta for as long as the step lives), joined when read.
  */
 class TextPieces {
   #pieces: string[] = [];
@@ -83,7 +82,7 @@ interface OpenText {
 /** What `openTextIds` / `openReasoningIds` are while nothing is open (shared, never written). */
 const NONE_OPEN: readonly string[] = Object.freeze([]);
 
-/** `list` with `item` added (a new array of one for the first: a push onto `[]` makes room for 17). */
+/** `list` with `item` added (an array of one for the first). */
 function withItem<T>(list: T[] | undefined, item: T): T[] {
   if (list === undefined || list.length === 0) return [item];
   list.push(item);

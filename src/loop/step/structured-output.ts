@@ -5,15 +5,11 @@
  * so the retry machinery re-runs the step when a budget is set (and a rejected attempt's object is
  * never reported).
  */
-import { Observable, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { StepInput } from '../../operators/process-input-step.js';
-import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { StepResult } from '../../contract/processor-types.js';
-import { makeChunk } from '../../contract/make-chunk.js';
-import { parsePartialJson } from './partial-json.js';
 import type { StepAccumulator } from './step-accumulator.js';
 import { toToolSchema, validateToolInput } from '../tools/tool-schema.js';
 import { thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
@@ -29,28 +25,6 @@ export function structuredResponseFormat(stepInput: StepInput): MaybePromise<Pic
   const structured = stepInput.structuredOutput;
   if (structured === undefined || structured.model !== undefined) return {};
   return thenMaybe(toToolSchema(structured.schema).jsonSchema as MaybePromise<JSONSchema7>, (schema) => ({ responseFormat: { type: 'json', schema } }));
-}
-
-/** After each text chunk, an `object` chunk when the partial object changed. */
-export function withPartialObjects(runId: string, accumulator: StepAccumulator): OperatorFunction<ChunkType, ChunkType> {
-  return (source) =>
-    new Observable<ChunkType>((subscriber) => {
-      let last = '';
-      return source.subscribe({
-        next(chunk) {
-          subscriber.next(chunk);
-          if (chunk.type !== 'text-delta') return;
-          const partial = parsePartialJson(accumulator.text);
-          if (partial === undefined) return;
-          const serialized = JSON.stringify(partial);
-          if (serialized === last) return;
-          last = serialized;
-          subscriber.next(makeChunk(runId, 'object', { object: partial }));
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-    });
 }
 
 /**

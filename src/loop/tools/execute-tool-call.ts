@@ -9,7 +9,7 @@ import { toObservable } from '../../contract/to-observable.js';
 import type { ToolCallInfo } from '../../contract/chunk-types.js';
 import type { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
-import type { AgentTool } from '../../contract/tool-types.js';
+import { noopToolObserve, type AgentTool } from '../../contract/tool-types.js';
 import { validateToolInput } from './tool-schema.js';
 import { ToolExecutionError } from './tool-execution-error.js';
 
@@ -133,6 +133,7 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
       writer: environment.writer,
       requestContext: environment.requestContext,
       context: NO_TOOL_CONTEXT,
+      observe: noopToolObserve,
     });
     const value: MaybePromise<unknown> =
       output !== null && typeof output === 'object' && Symbol.asyncIterator in output

@@ -23,10 +23,7 @@ export function orderedMergeMap<T, R>(project: (value: T, index: number) => Obse
     });
 }
 
-/**
- * One subscription's state, and the source's observer (methods on the prototype, not closures per
- * subscription: a keepNames build names each arrow with a property write).
- */
+/** One subscription's state, and the source's observer. */
 class OrderedMerge<T, R> {
   readonly inner = new Subscription();
   private readonly pending: Array<{ value: T; index: number }> = [];

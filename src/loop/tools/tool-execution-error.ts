@@ -12,6 +12,7 @@ const marker = Symbol.for('rxagent.error.ToolExecutionError');
  * ```
  */
 export interface ToolExecutionErrorOptions {
+  /** The name of the tool. */
   toolName: string;
   /** The call this error belongs to, when there is one. */
   toolCallId?: string;
@@ -42,7 +43,9 @@ function describe(cause: unknown): string {
  */
 export class ToolExecutionError extends RxAgentError {
   private readonly [marker] = true;
+  /** The name of the tool. */
   readonly toolName: string;
+  /** The id of the model's tool call. */
   readonly toolCallId: string | undefined;
 
   constructor({ toolName, toolCallId, message, cause }: ToolExecutionErrorOptions) {

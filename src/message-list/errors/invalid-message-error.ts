@@ -4,7 +4,9 @@ const marker = Symbol.for('rxagent.error.InvalidMessageError');
 
 /** One problem found in an inbound message: where (`path`) and what. */
 export interface MessageIssue {
+  /** Where in the input the problem is (a zod path). */
   path: ReadonlyArray<string | number>;
+  /** The error message. */
   message: string;
 }
 
@@ -21,10 +23,15 @@ export interface MessageIssue {
  */
 export class InvalidMessageError extends RxAgentError {
   private readonly [marker] = true;
+  /** Where in the input the problem is (a zod path). */
   readonly path: ReadonlyArray<string | number>;
+  /** The validation issues (zod). */
   readonly issues: ReadonlyArray<MessageIssue>;
 
-  constructor(issues: ReadonlyArray<MessageIssue>, options?: { cause?: unknown }) {
+  constructor(issues: ReadonlyArray<MessageIssue>, options?: {
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     const first = issues[0] ?? { path: [], message: 'invalid message' };
     const where = first.path.length ? first.path.join('.') : '(root)';
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';

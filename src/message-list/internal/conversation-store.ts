@@ -131,7 +131,6 @@ export class ConversationStore {
     // Remembered history always precedes the run's own messages, whenever it is loaded.
     const firstOwn = source === 'memory' ? this.messages.findIndex((existing) => this.entries.get(existing.id)?.source !== 'memory') : -1;
     if (firstOwn >= 0) this.messages.splice(firstOwn, 0, message);
-    // the first message makes an array of one (a push onto `[]` would make room for 17)
     else if (this.messages.length === 0) this.messages = [message];
     else this.messages.push(message);
     const entry = this.entries.get(message.id);

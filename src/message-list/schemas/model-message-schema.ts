@@ -98,7 +98,16 @@ const optionalId = z.string().min(1).optional();
  * systemModelMessageSchema.parse({ role: 'system', content: 'Be brief.' });
  * ```
  */
-export const systemModelMessageSchema = z.object({ role: z.literal('system'), content: nonEmptyString, providerOptions, id: optionalId });
+export const systemModelMessageSchema = z.object({
+  /** Who wrote it: `user`, `assistant`, `system` or `tool`. */
+  role: z.literal('system'),
+  /** The content. */
+  content: nonEmptyString,
+  /** Provider-specific options. */
+  providerOptions,
+  /** The message's id, if it has one. */
+  id: optionalId,
+});
 
 const userModelMessageSchema = z.object({
   role: z.literal('user'),

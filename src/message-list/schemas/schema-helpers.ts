@@ -77,7 +77,10 @@ export function partsByType(
   exact: Readonly<Record<string, z.ZodType>>,
   prefixed: ReadonlyArray<readonly [prefix: string, schema: z.ZodType]> = [],
   what = 'part',
-): z.ZodType<{ type: string }> {
+): z.ZodType<{
+  /** What kind of value this is. */
+  type: string;
+}> {
   const known = [...Object.keys(exact), ...prefixed.map(([prefix]) => `${prefix}*`)].join(', ');
   return dispatch<{ type: string }>((value) => {
     if (!isRecord(value)) return { path: [], message: `expected a ${what} object, received ${describeType(value)}` };

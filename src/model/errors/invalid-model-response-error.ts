@@ -39,8 +39,11 @@ export interface InvalidModelResponseErrorOptions {
  */
 export class InvalidModelResponseError extends RxAgentError {
   private readonly [marker] = true;
+  /** The provider's name. */
   readonly provider: string;
+  /** The model's id at the provider. */
   readonly modelId: string | undefined;
+  /** What the model did wrong. */
   readonly problem: string;
 
   constructor({ provider, modelId, problem, cause }: InvalidModelResponseErrorOptions) {

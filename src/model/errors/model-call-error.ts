@@ -59,7 +59,9 @@ export class ModelCallError extends RxAgentError {
   private readonly [marker] = true;
   /** The provider's error, unwrapped (same as `cause`). */
   readonly error: unknown;
+  /** Where it came from. */
   readonly source: ModelCallErrorSource;
+  /** True when the model had already streamed content before it failed. */
   readonly contentSeen: boolean;
 
   constructor({ cause, source = 'call', contentSeen = false }: ModelCallErrorOptions) {

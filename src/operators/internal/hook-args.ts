@@ -1,4 +1,5 @@
 /** The fields every hook receives, built from the run context and the processor's binding. */
+import { checkHookNames, checkProcessorArray } from '../../contract/processor-checks.js';
 import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
 import type { Processor, ProcessorContext } from '../../contract/processor-types.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
@@ -60,10 +61,11 @@ export function bindingsWith(
   context: RunContext,
   hook: ProcessorHookName,
 ): ProcessorBinding[] {
+  checkProcessorArray(processors, `${hook}(processors)`);
   const bound: ProcessorBinding[] = [];
   processors.forEach((processor, position) => {
     const candidate = processor as Processor;
-    if (typeof (candidate as unknown as Record<string, unknown>)[hook] !== 'function') return;
+    if (typeof (candidate as unknown as Record<string, unknown>)[hook] !== 'function') return checkHookNames(candidate, `${hook}(processors)`, [hook]);
     const registered = context.processorIndexes.get(candidate);
     if (registered === undefined && candidate.processorIndex === undefined) setProcessorIndex(candidate, position);
     bound.push(context.bind(candidate, registered ?? position));

@@ -290,7 +290,6 @@ function invokeTraced<R>(
   // what the hook got, taken before it runs (the stream chain reuses its args object)
   const input = tracingContext.includePayloads === true ? { value: hook === 'processOutputStream' ? (args as { part: unknown }).part : { ...args } } : undefined;
   const startTime = performance.now();
-  // no closure per hook call (under keepNames each would also cost a `__name` property write)
   let result: MaybeAsync<R>;
   try {
     result = invokeHook<R>(binding, hook, args);

@@ -58,10 +58,7 @@ const NO_CALLS: ActiveCalls = {
   processOutputResult: 0,
 };
 
-/**
- * Counters reading 0 for every hook, an own property only for the hooks called (most processors
- * implement one): ~56 bytes per binding instead of ~96 for nine own counters.
- */
+/** Counters reading 0 for every hook; an own property only for the hooks called (most processors implement one). */
 function newActiveCalls(): ActiveCalls {
   return Object.create(NO_CALLS) as ActiveCalls;
 }
@@ -104,14 +101,7 @@ class Binding implements ProcessorBinding {
     const aborts = (this.#aborts ??= {});
     let abort = aborts[hook];
     if (abort === undefined) {
-      const binding = this;
-      // a method (not `const abort = () => …` nor `bind`): under `keepNames` (tsx, tsup's default)
-      // those get their `name` redefined, which turns the function's properties into a dictionary
-      abort = {
-        abort(reason?: string, options?: TripWireOptions): never {
-          return abortHook.call(binding, hook, reason, options);
-        },
-      }.abort;
+      abort = (reason?: string, options?: TripWireOptions): never => abortHook.call(this, hook, reason, options);
       aborts[hook] = abort;
     }
     return abort;

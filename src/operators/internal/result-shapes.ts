@@ -3,6 +3,7 @@
  * (fail closed), never silently accepted or ignored.
  */
 import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
+import { aiSdkShapedChunk } from '../../contract/processor-checks.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {
@@ -134,9 +135,13 @@ export function assertChunkPayload(chunk: Record<string, unknown> | { type: stri
   const payload = (chunk as { payload?: unknown }).payload;
   if (TEXT_CARRYING.has(type)) {
     if (!isRecord(payload) || typeof payload.text !== 'string') {
+      const aiSdk = aiSdkShapedChunk(chunk);
+      if (aiSdk !== undefined) throw new ProcessorError(scope.processorId, scope.hook, aiSdk);
       throw badField(scope, `${field}.payload.text`, `a string (a ${type} chunk's text)`, isRecord(payload) ? payload.text : payload);
     }
     return;
   }
+  const aiSdk = aiSdkShapedChunk(chunk);
+  if (aiSdk !== undefined) throw new ProcessorError(scope.processorId, scope.hook, aiSdk);
   if (payload !== undefined && !isRecord(payload)) throw badField(scope, `${field}.payload`, 'an object', payload);
 }

@@ -23,7 +23,7 @@ export interface StreamChain {
   run(chunk: ChunkType, from?: number): MaybeAsync<ChunkType | null>;
 }
 
-/** Where chunks written with `writer.custom()` inside the chain go (an object, not a closure per run). */
+/** Where chunks written with `writer.custom()` inside the chain go. */
 export interface ChunkInjector {
   inject(item: InjectedChunk): void;
 }

@@ -27,6 +27,7 @@ import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../..
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
 import type { ChunkInjector, StreamChain, StreamPartsLogs } from './stream-chain-types.js';
+import { TextDropWatch } from './text-drop-watch.js';
 
 export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
 
@@ -195,13 +196,12 @@ class Suspension {
   ) {}
 }
 
-/**
- * The chain's passes. A class, not closures made per run: under `keepNames` (tsup's build, tsx)
- * each per-run `const f = () => …` costs an `Object.defineProperty` and a property dictionary.
- */
+/** The chain's passes. */
 class Chain implements StreamChain {
   readonly length: number;
   readonly #tracingContext: RunContext['tracingContext'];
+  /** Warns when the run's text is dropped whole (text-drop-watch.ts). */
+  readonly #textWatch = new TextDropWatch();
 
   constructor(
     private readonly links: readonly Link[],
@@ -236,9 +236,9 @@ class Chain implements StreamChain {
   }
 
   run(chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> {
-    if (from !== 0) return this.pass(chunk, from, null);
+    if (from !== 0) return this.#textWatch.out(this.pass(chunk, from, null));
     this.log.push(chunk);
-    return this.pass(chunk, 0, chunk);
+    return this.#textWatch.out(this.pass(chunk, 0, chunk), chunk);
   }
 
   /**
@@ -279,7 +279,8 @@ class Chain implements StreamChain {
   }
 
   /** The processors after `index` do not see this pass's chunk. */
-  private dropped(index: number, entered: ChunkType | null): null {
+  private dropped(index: number, entered: ChunkType | null, chunk: ChunkType): null {
+    this.#textWatch.dropped((this.links[index] as Link).binding.processor, chunk);
     if (entered !== null) for (let after = index + 1; after < this.links.length; after++) this.miss(this.links[after] as Link, entered);
     return null;
   }
@@ -304,7 +305,7 @@ class Chain implements StreamChain {
       const settled = settleStreamHook(binding, resolved);
       this.drainFollowUps(binding.state, at);
       const next = hookOutcome(settled, current, binding);
-      if (next === null) return this.dropped(at, entered);
+      if (next === null) return this.dropped(at, entered, current);
       const rest = this.pass(next, at + 1, entered, true);
       if (!(rest instanceof Suspension)) {
         // a later hook's pending Observable is awaited here: this pass left virtual time already
@@ -345,12 +346,12 @@ class Chain implements StreamChain {
         return thenMaybe<unknown, ChunkType | null>(result as Observable<unknown>, (settled) => {
           this.drainFollowUps(binding.state, index);
           const next = hookOutcome(settled, checking, binding);
-          return next === null ? this.dropped(index, entered) : this.pass(next, index + 1, entered);
+          return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
         });
       }
       this.drainFollowUps(link.binding.state, index);
       const next = result === current ? current : hookOutcome(result, current, link.binding);
-      if (next === null) return this.dropped(index, entered);
+      if (next === null) return this.dropped(index, entered, current);
       if (next !== current) {
         current = next;
         currentIsData = isData(current);

@@ -81,9 +81,11 @@ export type JudgeFailureKind = 'content' | 'infrastructure' | 'budget';
  * ```
  */
 export interface JudgeFailure {
+  /** Which strategy applies: `content`, `infrastructure`, or the run's `budget` of calls. */
   kind: JudgeFailureKind;
   /** What happened, without the content or the judge's words (safe for the client). */
   summary: string;
+  /** The error itself (given to `onError` and `onViolation`, never to the client). */
   error: unknown;
 }
 
@@ -97,7 +99,9 @@ export interface JudgeFailure {
  * ```
  */
 export interface JudgeCall {
+  /** The hook's signal: a cancelled run cancels its judge calls. */
   abortSignal?: AbortSignal | undefined;
+  /** The hook's tracing context: each judge call is reported to its `onJudge`. */
   tracingContext?: TracingContext | undefined;
 }
 
@@ -184,6 +188,8 @@ export class GuardJudge {
     budget = this.maxInputChars,
   ): Promise<GuardOutcome<T>> {
     const pieces = budgetPieces(text, budget);
+    // a hook called by hand without its run's state (unit tests) gets a bound of its own
+    state ??= {};
     const used = this.callsMade(state);
     if (used + pieces.length > this.maxCalls) {
       state[CALLS_KEY] = this.maxCalls;

@@ -5,10 +5,10 @@
  *
  * A *channel* is one streamed text: the step's text (`text-*` chunks), its reasoning
  * (`reasoning-*`) or one tool call's input (`tool-call-input-streaming-*` / `tool-call-delta`).
- * The held text of a channel is one logical string made of runs (one per block id). Only the last
- * `carry` characters stay held (more when a match crosses the cut, up to `maxHold`), with the block
- * boundaries among them (a match may continue in the channel's next block); a chunk of another
- * channel or any other chunk flushes it first.
+ * The held text of a channel is made of runs in arrival order (one per block id and holder's
+ * segment tag, so interleaved blocks stay apart). Only the last `carry` characters stay held (more
+ * when a match crosses the cut, up to `maxHold`), with the block boundaries among them; a chunk of
+ * another channel or any other chunk flushes it first.
  *
  * Cost: a scan looks at the held text plus a short context, and runs only once `step` new
  * characters arrived, so n streamed characters cost O(n) scanning (the held text is bounded).
@@ -21,6 +21,8 @@ interface HeldRun {
   id: string;
   text: string;
   template: ChunkType;
+  /** The holder's tag for the text this piece belongs to (see {@link holdText}). */
+  segment: unknown;
 }
 
 type HeldItem = { run: HeldRun; chunk?: undefined } | { chunk: ChunkType; run?: undefined };
@@ -70,13 +72,36 @@ export function openChannel(channel: string): HeldChannel {
   return { channel, items: [], length: 0, nextScanAt: 0 };
 }
 
-/** Adds streamed text (of block `id`, re-emitted like `template`) to the hold. */
-export function holdText(held: HeldChannel, id: string, text: string, template: ChunkType): void {
+/**
+ * Adds streamed text (of block `id`, re-emitted like `template`) to the hold. `segment` is the
+ * holder's tag for the text it belongs to (compared by identity; pieces of different segments are
+ * never merged), read back with {@link heldRuns}.
+ */
+export function holdText(held: HeldChannel, id: string, text: string, template: ChunkType, segment: unknown = undefined): void {
   if (text === '') return;
   const last = held.items[held.items.length - 1];
-  if (last?.run !== undefined && last.run.id === id) last.run.text += text;
-  else held.items.push({ run: { id, text, template } });
+  if (last?.run !== undefined && last.run.id === id && last.run.segment === segment) last.run.text += text;
+  else held.items.push({ run: { id, text, template, segment } });
   held.length += text.length;
+}
+
+/** A held piece of text: its segment tag and its offsets in the held text. */
+export interface HeldPiece {
+  segment: unknown;
+  start: number;
+  end: number;
+}
+
+/** The held text's pieces, in arrival order. */
+export function heldRuns(held: HeldChannel): HeldPiece[] {
+  const pieces: HeldPiece[] = [];
+  let position = 0;
+  for (const item of held.items) {
+    if (item.run === undefined) continue;
+    pieces.push({ segment: item.run.segment, start: position, end: position + item.run.text.length });
+    position += item.run.text.length;
+  }
+  return pieces;
 }
 
 /** Adds a block boundary (`*-start` / `*-end`) to the hold, after the text before it. */

@@ -1,7 +1,7 @@
-/** Judging the input messages one by one, for the model-backed input processors. */
+/** Judging the input messages in batches, for the model-backed input processors. */
 import type { MastraDBMessage, MessageList } from '../../message-list/index.js';
 import type { AbortFunction } from '../../contract/index.js';
-import { messageText } from './message-text.js';
+import { judgedText } from './message-text.js';
 
 /** What to do with one judged message. */
 export type MessageVerdict = { action: 'keep' } | { action: 'drop' } | { action: 'replace'; message: MastraDBMessage };
@@ -17,9 +17,12 @@ export type BatchVerdict =
   | { action: 'each'; verdict: (message: MastraDBMessage) => MessageVerdict }
   | { action: 'split' };
 
-/** Which input messages a processor judges: user messages with text (only the last one with `lastMessageOnly`). */
+/**
+ * Which input messages a processor judges: user messages with text or attached text files (only the
+ * last one with `lastMessageOnly`).
+ */
 export function messagesToJudge(messages: readonly MastraDBMessage[], lastMessageOnly: boolean): Set<MastraDBMessage> {
-  const candidates = messages.filter((message) => message.role === 'user' && messageText(message).trim() !== '');
+  const candidates = messages.filter((message) => message.role === 'user' && judgedText(message).trim() !== '');
   return new Set(lastMessageOnly ? candidates.slice(-1) : candidates);
 }
 
@@ -29,7 +32,7 @@ function batchesOf(selected: readonly MastraDBMessage[], batchChars: number): Ma
   let current: MastraDBMessage[] = [];
   let size = 0;
   for (const message of selected) {
-    const length = messageText(message).length + 2;
+    const length = judgedText(message).length + 2;
     if (current.length > 0 && size + length > batchChars) {
       batches.push(current);
       current = [];
@@ -43,7 +46,8 @@ function batchesOf(selected: readonly MastraDBMessage[], batchChars: number): Ma
 }
 
 /**
- * Judges the selected messages in batches (one judgment per batch of at most `batchChars`
+ * Judges the selected messages — the text and the attached text files of each (`judgedText`) — in
+ * batches (one judgment per batch of at most `batchChars`
  * characters; `0`: one message per batch), all batches at once, and applies the verdicts: a block
  * aborts the run (the first in message order), dropped messages leave the list, replaced ones are
  * returned in place. A flagged batch that must be resolved per message (`split`) is halved and
@@ -64,7 +68,7 @@ export async function judgeInputMessages(options: {
   const verdicts = new Map<MastraDBMessage, MessageVerdict>();
   const blocks: Array<{ at: number; verdict: Extract<BatchVerdict, { action: 'block' }> }> = [];
   const judgeBatch = async (batch: MastraDBMessage[]): Promise<void> => {
-    const verdict = await options.judge(batch, batch.map((message) => messageText(message)).join('\n\n'));
+    const verdict = await options.judge(batch, batch.map((message) => judgedText(message)).join('\n\n'));
     if (verdict.action === 'block') blocks.push({ at: options.messages.indexOf(batch[0] as MastraDBMessage), verdict });
     else if (verdict.action === 'each') for (const message of batch) verdicts.set(message, verdict.verdict(message));
     else if (verdict.action === 'split') {

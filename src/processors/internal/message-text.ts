@@ -1,16 +1,35 @@
 /** Reading and rewriting the text of stored messages without touching their other parts. */
 import { getMessageText, type MastraDBMessage, type MastraMessagePart } from '../../message-list/index.js';
+import { textAttachment } from './text-attachments.js';
 
-/** The text of a message (text parts joined, or the legacy `content.content`). */
+/**
+ * `message` in the stored shape (`content: { format: 2, parts }`). Built-ins' hooks get stored
+ * messages from a run; called directly — as the reference's own unit tests call them — they may get
+ * `content` as a plain string (the v1 message shape) or without `parts`: read as one text part.
+ */
+export function storedShape(message: MastraDBMessage): MastraDBMessage {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return { ...message, content: { format: 2, parts: [{ type: 'text', text: content }], content } };
+  if (typeof content !== 'object' || content === null) return { ...message, content: { format: 2, parts: [] } };
+  if (!Array.isArray((content as { parts?: unknown }).parts)) return { ...message, content: { ...(content as MastraDBMessage['content']), parts: [] } };
+  return message;
+}
+
+/** The text of a message (text parts joined, or the legacy `content.content`; a string `content` as it is). */
 export function messageText(message: MastraDBMessage): string {
-  return getMessageText(message);
+  return getMessageText(storedShape(message));
 }
 
 /**
  * A copy of `message` whose text parts went through `transform` (the legacy `content.content`
  * mirror follows). Returns the same object when no text changed.
  */
-export function mapMessageText(message: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+export function mapMessageText(given: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+  const message = storedShape(given);
+  if (message !== given) {
+    const mapped = mapMessageText(message, transform);
+    return mapped === message ? given : mapped;
+  }
   let changed = false;
   const parts = message.content.parts.map((part): MastraMessagePart => {
     if (part.type !== 'text') return part;
@@ -34,6 +53,34 @@ export function mapMessageText(message: MastraDBMessage, transform: (text: strin
   return { ...message, content };
 }
 
+/**
+ * The text a guard judges for a message: its text, then the content of each attached text file
+ * (`text-attachments.ts`), each under a line naming it.
+ */
+export function judgedText(message: MastraDBMessage): string {
+  const pieces = [messageText(message)];
+  for (const part of message.content.parts) {
+    const attachment = textAttachment(part);
+    if (attachment !== undefined && part.type === 'file') pieces.push(`[attached file${part.filename === undefined ? '' : ` ${part.filename}`}]\n${attachment.text}`);
+  }
+  return pieces.filter((piece) => piece !== '').join('\n\n');
+}
+
+/** {@link mapMessageText}, and the content of each attached text file through `transform` too. */
+export function mapJudgedText(message: MastraDBMessage, transform: (text: string) => string): MastraDBMessage {
+  const mapped = mapMessageText(message, transform);
+  let changed = false;
+  const parts = mapped.content.parts.map((part): MastraMessagePart => {
+    const attachment = textAttachment(part);
+    if (attachment === undefined) return part;
+    const text = transform(attachment.text);
+    if (text === attachment.text) return part;
+    changed = true;
+    return attachment.withText(text);
+  });
+  return changed ? { ...mapped, content: { ...mapped.content, parts } } : mapped;
+}
+
 /** A copy of `message` with `metadata` merged into `content.metadata`. */
 export function withMetadata(message: MastraDBMessage, metadata: Record<string, unknown>): MastraDBMessage {
   return { ...message, content: { ...message.content, metadata: { ...message.content.metadata, ...metadata } } };
@@ -47,15 +94,30 @@ export function replaceAllValues(text: string, replacements: ReadonlyMap<string,
   return result;
 }
 
-/** A copy of `message` whose whole text is `text`: the first text part gets it, other text parts go. */
+/**
+ * A copy of `message` whose whole text is `text` (a rewrite or a translation of its judged text):
+ * the first text part gets it (one is added when there is none), other text parts and the attached
+ * text files (judged with the text, see {@link judgedText}) go.
+ */
 export function replaceMessageText(message: MastraDBMessage, text: string): MastraDBMessage {
-  let first = true;
-  const replaced = mapMessageText(message, () => {
-    const next = first ? text : '';
-    first = false;
-    return next;
-  });
-  if (replaced === message) return message;
-  const parts = replaced.content.parts.filter((part) => part.type !== 'text' || part.text !== '');
-  return { ...replaced, content: { ...replaced.content, parts } };
+  const parts: MastraMessagePart[] = [];
+  let placed = false;
+  let changed = false;
+  for (const part of message.content.parts) {
+    if (part.type === 'text') {
+      if (!placed && text !== '') parts.push(part.text === text ? part : { ...part, text });
+      changed ||= placed || part.text !== text || text === '';
+      placed = true;
+    } else if (textAttachment(part) !== undefined) changed = true;
+    else parts.push(part);
+  }
+  if (!placed && text !== '') {
+    parts.unshift({ type: 'text', text });
+    changed = true;
+  }
+  const legacy = message.content.content;
+  if (!changed && (typeof legacy !== 'string' || legacy === text)) return message;
+  const content = { ...message.content, parts };
+  if (typeof legacy === 'string') content.content = text;
+  return { ...message, content };
 }

@@ -47,7 +47,10 @@ export interface ModelBackedOptions {
    * As the reference's option: `jsonPromptInjection: true` sends no JSON response format (the
    * answer format is described in the prompt, as always) — for models without native JSON output.
    */
-  structuredOutputOptions?: { jsonPromptInjection?: boolean };
+  structuredOutputOptions?: {
+    /** Describe the JSON answer in the prompt only (no response format). */
+    jsonPromptInjection?: boolean;
+  };
   /** Called on every violation the processor detects (blocking or not); its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
   /** Called when the judging call failed or answered malformed JSON (under either error strategy). */

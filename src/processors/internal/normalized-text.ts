@@ -3,9 +3,12 @@
  *
  * Guards match their patterns on this view and redact the *original* span: the view keeps, for
  * each of its characters, where it came from in the original text. The view:
- * - drops invisible characters: format characters (`\p{Cf}`: zero-width space/joiners, soft
- *   hyphen, bidi controls, tags, word joiner, BOM…), variation selectors, the combining grapheme
- *   joiner, Hangul fillers and the combining keycap mark;
+ * - first undoes the encodings a reader undoes on the way to the screen (`decoded-text.ts`): HTML
+ *   character references, Markdown backslash escapes, percent-encoded UTF-8 and, for JSON text
+ *   (streamed tool-call arguments), JSON string escapes;
+ * - drops invisible characters by Unicode property: every default-ignorable code point
+ *   (zero-width space/joiners, soft hyphen, bidi controls, tags, variation selectors, the combining
+ *   grapheme joiner, Hangul fillers…), format characters and enclosing marks (the keycap mark);
  * - applies NFKC per code point (full-width `ＡＫＩＡ１２３`, full-width `＠`, mathematical digits,
  *   ligatures and other compatibility forms become their plain forms);
  * - maps decimal digits of every script (`٣`, `३`, `３`) to ASCII `0-9`;
@@ -13,19 +16,23 @@
  *   to Latin, but only inside a word that also holds an ASCII letter or digit (a mixed-script
  *   token such as `АKIA…`), so text written in Cyrillic or Greek is left alone.
  *
- * Pure ASCII text (the common case) is returned as is, with no map and no allocation.
+ * Pure ASCII text with nothing to decode (the common case) is returned as is, with no map and no
+ * allocation.
  */
+import { composeMapped, decodeForReading, type MappedText } from './decoded-text.js';
 
-/** The normalised view of a text and the way back to the original offsets. */
-export interface NormalizedText {
-  /** The view. */
-  readonly text: string;
-  /**
-   * `starts[i]` / `ends[i]`: the original span the view's character `i` came from. `undefined`
-   * when the view is the original text itself.
-   */
-  readonly starts: Int32Array | undefined;
-  readonly ends: Int32Array | undefined;
+/**
+ * The normalised view of a text and the way back to the original offsets: `starts[i]` / `ends[i]`
+ * is the original span the view's character `i` came from (`undefined`: the view is the original).
+ */
+export type NormalizedText = MappedText;
+
+/** What the view decodes besides the folding (see `decoded-text.ts`). */
+export interface NormalizeOptions {
+  /** The text is JSON (streamed tool-call arguments): undo JSON string escapes. Default `false`. */
+  json?: boolean;
+  /** Undo HTML character references, Markdown escapes and percent-encoding. Default `true`. */
+  decode?: boolean;
 }
 
 const HOMOGLYPHS: Readonly<Record<string, string>> = {
@@ -38,21 +45,15 @@ const HOMOGLYPHS: Readonly<Record<string, string>> = {
   ο: 'o', ν: 'v', ι: 'i', κ: 'k', τ: 't', υ: 'u',
 };
 
-/** Invisible characters that are not `\p{Cf}`: variation selectors, CGJ, Hangul fillers, keycap mark. */
-function isInvisibleExtra(codePoint: number): boolean {
-  return (
-    (codePoint >= 0xfe00 && codePoint <= 0xfe0f) ||
-    (codePoint >= 0xe0100 && codePoint <= 0xe01ef) ||
-    codePoint === 0x034f ||
-    codePoint === 0x115f ||
-    codePoint === 0x1160 ||
-    codePoint === 0x3164 ||
-    codePoint === 0xffa0 ||
-    codePoint === 0x20e3
-  );
-}
-
-const formatChar = /^\p{Cf}$/u;
+/**
+ * Dropped from the view, by Unicode property (no hand-made list): default-ignorable code points
+ * (`\p{Default_Ignorable_Code_Point}`: what Unicode says shows nothing when not supported —
+ * zero-width characters, joiners, bidi controls, variation selectors, tags, Hangul fillers, the
+ * reserved ranges kept for more of them), format characters (`\p{Cf}`, which adds the few visible
+ * prepended marks such as U+0600) and enclosing marks (`\p{Me}`: a keycap, circle or square drawn
+ * around the character before it, which still reads as that character).
+ */
+const invisibleChar = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Me}]$/u;
 const decimalDigit = /^\p{Nd}$/u;
 const letterOrDigit = /[\p{L}\p{N}]/u;
 const asciiOnly = /^[\x00-\x7f]*$/;
@@ -61,7 +62,7 @@ const utf16 = new TextDecoder('utf-16le');
 
 /** Whether the code point is dropped from the view. */
 export function isInvisible(codePoint: number): boolean {
-  return isInvisibleExtra(codePoint) || formatChar.test(String.fromCodePoint(codePoint));
+  return invisibleChar.test(String.fromCodePoint(codePoint));
 }
 
 /** The ASCII digit of a decimal digit of any script, or `undefined`. */
@@ -74,7 +75,7 @@ function asciiDigit(char: string, codePoint: number): string | undefined {
 }
 
 /** The folded form of one non-ASCII code point (before homoglyph folding). */
-function fold(char: string, codePoint: number): string {
+function foldChar(char: string, codePoint: number): string {
   const compatible = char.normalize('NFKC');
   if (compatible.length === 1 && compatible.charCodeAt(0) < 0x80) return compatible;
   return asciiDigit(char, codePoint) ?? compatible;
@@ -102,7 +103,7 @@ function classify(codePoint: number): Folding {
   if (isInvisible(codePoint)) folding = { folded: '', latin: undefined, kind: 'word' };
   else if (HOMOGLYPHS[char] !== undefined) folding = { folded: char, latin: HOMOGLYPHS[char], kind: 'word' };
   else {
-    const folded = fold(char, codePoint);
+    const folded = foldChar(char, codePoint);
     const kind = /^[A-Za-z0-9]+$/.test(folded) ? 'ascii' : letterOrDigit.test(folded) ? 'word' : 'break';
     folding = { folded, latin: undefined, kind };
   }
@@ -116,9 +117,16 @@ function classify(codePoint: number): Folding {
  * @example
  * ```ts
  * normalizeForMatching('ＡＫ\u200bIA').text; // 'AKIA'
+ * normalizeForMatching('ada&#64;example.com').text; // 'ada@example.com'
  * ```
  */
-export function normalizeForMatching(text: string): NormalizedText {
+export function normalizeForMatching(text: string, options: NormalizeOptions = {}): NormalizedText {
+  const decoded = decodeForReading(text, { json: options.json ?? false, markup: options.decode ?? true });
+  return decoded === undefined ? fold(text) : composeMapped(fold(decoded.text), decoded);
+}
+
+/** The folding stage of the view (invisible characters, NFKC, digits, homoglyphs). */
+function fold(text: string): NormalizedText {
   if (asciiOnly.test(text)) return { text, starts: undefined, ends: undefined };
   // First pass: the view's length (NFKC may expand a character).
   let length = 0;

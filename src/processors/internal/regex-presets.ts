@@ -1,8 +1,12 @@
 /**
  * The built-in rules of `RegexFilterProcessor`. Every pattern is linear-time on hostile input: no
- * nested unbounded quantifiers, every repetition bounded, so a scan from each position costs at
- * most the rule's `maxMatchLength`.
+ * nested unbounded quantifiers, every repetition bounded, groups that repeat are separated by a
+ * mandatory character (so a run of digits splits one way only), so a scan from each position costs
+ * at most the rule's `maxMatchLength`. The rules match shapes, not words: each format's checksum or
+ * structure is checked (`regex-checks.ts`), and the false-positive corpus
+ * (`test/security/preset-corpus.test.ts`) must pass clean.
  */
+import { isBearerToken, isCardNumber, isIban, isKeyValue, isPhoneNumber, isSecretKey, isSsn } from './regex-checks.js';
 
 /**
  * One pattern to look for (the reference's `{ name, pattern, replacement }` plus rxagent's fields).
@@ -42,21 +46,6 @@ export interface RegexRule {
  * ```
  */
 export type RegexPreset = 'pii' | 'secrets' | 'urls';
-
-function luhn(candidate: string): boolean {
-  const digits = candidate.replace(/\D/g, '');
-  if (digits.length < 13 || digits.length > 19) return false;
-  let sum = 0;
-  for (let index = 0; index < digits.length; index++) {
-    let digit = Number(digits[digits.length - 1 - index]);
-    if (index % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
 
 /** Finds matches of a rule faster than its regex (same matches); offsets into `text`. */
 export type RuleFinder = (text: string, from: number) => Array<[start: number, end: number]>;
@@ -109,21 +98,27 @@ const EMAIL_RULE: RegexRule = {
 /** Built-in rules whose matches a finder computes faster than the regex (static data). */
 export const PRESET_FINDERS: ReadonlyMap<RegexRule, RuleFinder> = new Map([[EMAIL_RULE, findEmails]]);
 
+/** The preset names: `pii`, `secrets`, `urls`. */
 export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> = {
   pii: [
     EMAIL_RULE,
     {
+      // E.164 (`+14155552671`), international with separators (`+44 20 7946 0958`, `+1 (415) 555-2671`),
+      // North American (`(415) 555-2671`, `415-555-2671`) and national numbers with a trunk `0`
+      // (`020 7946 0958`, `030 1234567`, `01 23 45 67 89`); not thousands (`10 000 000`) or dates.
       name: 'phone',
-      pattern: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]?\d{3,4}(?![\w])/g,
+      pattern:
+        /(?<![\w+])(?:\+[1-9]\d{6,14}|\+[1-9]\d{0,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,6}){1,6}|(?:1[ .-])?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}|0\d{1,4}(?:[ ./-]\d{2,8}){1,4}|\(0\d{1,4}\) ?\d{2,8}(?:[ .-]\d{2,8}){0,3})(?![\w])/g,
       replacement: '[PHONE]',
-      maxMatchLength: 24,
+      validate: isPhoneNumber,
+      maxMatchLength: 40,
     },
-    { name: 'ssn', pattern: /(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)/g, replacement: '[SSN]', maxMatchLength: 11 },
+    { name: 'ssn', pattern: /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/g, replacement: '[SSN]', validate: isSsn, maxMatchLength: 11 },
     {
       name: 'credit-card',
-      pattern: /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g,
+      pattern: /(?<![\d-])(?:\d[ -]?){11,18}\d(?![\d-])/g,
       replacement: '[CREDIT_CARD]',
-      validate: luhn,
+      validate: isCardNumber,
       maxMatchLength: 37,
     },
     {
@@ -132,18 +127,33 @@ export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> 
       replacement: '[IP_ADDRESS]',
       maxMatchLength: 15,
     },
-    { name: 'iban', pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g, replacement: '[IBAN]', maxMatchLength: 42 },
+    {
+      name: 'iban',
+      pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g,
+      replacement: '[IBAN]',
+      validate: isIban,
+      maxMatchLength: 42,
+    },
   ],
   secrets: [
     {
+      // the value must hold a digit: `api_key = get_api_key_from_env()` is code, not a key
       name: 'api-key',
       pattern: /api[_-]?(?:key|secret)\s{0,8}[:=]\s{0,8}["']?[A-Za-z0-9_-]{20,512}["']?/gi,
       replacement: '[API_KEY]',
+      validate: isKeyValue,
       maxMatchLength: 560,
     },
-    { name: 'bearer-token', pattern: /Bearer\s{1,8}[A-Za-z0-9_.-]{1,4096}/gi, replacement: '[BEARER_TOKEN]', maxMatchLength: 4110 },
+    {
+      // RFC 6750's token characters, at least 8 of them, with a digit: not "the bearer of bad news"
+      name: 'bearer-token',
+      pattern: /\bBearer\s{1,8}[A-Za-z0-9._~+/-]{8,4096}=*/gi,
+      replacement: '[BEARER_TOKEN]',
+      validate: isBearerToken,
+      maxMatchLength: 4120,
+    },
     { name: 'aws-key', pattern: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, replacement: '[AWS_KEY]', maxMatchLength: 20 },
-    { name: 'secret-key', pattern: /\bsk-[A-Za-z0-9_-]{20,512}/g, replacement: '[SECRET_KEY]', maxMatchLength: 515 },
+    { name: 'secret-key', pattern: /\bsk-[A-Za-z0-9_-]{20,512}/g, replacement: '[SECRET_KEY]', validate: isSecretKey, maxMatchLength: 515 },
     {
       name: 'github-token',
       pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g,

@@ -4,20 +4,15 @@
  * every string of the value, one per line; a verdict is applied to every string.
  */
 import type { ChunkType } from '../../contract/index.js';
-import { mapStrings } from './deep-strings.js';
+import { collectStrings, mapStrings } from './deep-strings.js';
 import type { Verdict, WholeChannel } from './judged-spans.js';
 
 export type { WholeChannel };
 import { replaceAllValues } from './message-text.js';
 
-/** The strings of `value` (at any depth), one per line. */
+/** The strings of `value` (at any depth, object keys included), one per line. */
 export function stringsOf(value: unknown): string {
-  const strings: string[] = [];
-  mapStrings(value, (text) => {
-    strings.push(text);
-    return text;
-  });
-  return strings.join('\n');
+  return collectStrings(value).join('\n');
 }
 
 /** The text a judge sees for a whole chunk ('' when it carries none). */

@@ -55,7 +55,14 @@ export class InvalidIdError extends RxAgentError {
   /** Why it was rejected. */
   readonly reason: InvalidIdReason;
 
-  constructor(options: { field: InvalidIdField; reason: InvalidIdReason; message: string }) {
+  constructor(options: {
+    /** The field that was wrong. */
+    field: InvalidIdField;
+    /** Why (a human-readable reason). */
+    reason: InvalidIdReason;
+    /** The error message. */
+    message: string;
+  }) {
     super('InvalidIdError', `Invalid ${options.field}: ${options.message}`);
     this.field = options.field;
     this.reason = options.reason;

@@ -3,8 +3,8 @@ import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
 const marker = Symbol.for('rxagent.error.StorageError');
 
 /**
- * The storage operation that failed: a `MemoryStorage` method, or `migrate` (opening the
- * database and bringing its schema up to date on first use).
+ * The storage operation that failed: a `MemoryStorage` or `RunJournal` method, or `migrate`
+ * (opening the database and bringing its schema up to date on first use).
  *
  * @example
  * ```ts
@@ -22,6 +22,14 @@ export type StorageOperation =
   | 'saveMessages'
   | 'getResource'
   | 'saveResource'
+  | 'createRun'
+  | 'getRun'
+  | 'activeRun'
+  | 'claim'
+  | 'append'
+  | 'toolCall'
+  | 'signal'
+  | 'read'
   | 'close';
 
 /**
@@ -41,7 +49,14 @@ export class StorageError extends RxAgentError {
   /** What the store was doing when it failed. */
   readonly operation: StorageOperation;
 
-  constructor(options: { operation: StorageOperation; message?: string; cause?: unknown }) {
+  constructor(options: {
+    /** What the store was doing. */
+    operation: StorageOperation;
+    /** The error message. */
+    message?: string;
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     const reason = options.message ?? describeCause(options.cause);
     super('StorageError', `Storage ${options.operation} failed: ${reason}`, { cause: options.cause });
     this.operation = options.operation;

@@ -15,9 +15,15 @@ const marker = Symbol.for('rxagent.error.ThreadNotFoundError');
  */
 export class ThreadNotFoundError extends RxAgentError {
   private readonly [marker] = true;
+  /** The id of the conversation thread. */
   readonly threadId: string;
 
-  constructor(options: { threadId: string; cause?: unknown }) {
+  constructor(options: {
+    /** The id of the conversation thread. */
+    threadId: string;
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     super('ThreadNotFoundError', `Thread ${JSON.stringify(options.threadId)} does not exist`, { cause: options.cause });
     this.threadId = options.threadId;
   }

@@ -15,11 +15,19 @@ const marker = Symbol.for('rxagent.error.ThreadOwnershipError');
  */
 export class ThreadOwnershipError extends RxAgentError {
   private readonly [marker] = true;
+  /** The id of the conversation thread. */
   readonly threadId: string;
   /** The resource that tried to use the thread. */
   readonly resourceId: string;
 
-  constructor(options: { threadId: string; resourceId: string; cause?: unknown }) {
+  constructor(options: {
+    /** The id of the conversation thread. */
+    threadId: string;
+    /** The id of the resource (user, tenant) that owns the thread. */
+    resourceId: string;
+    /** The underlying error (kept as `cause`). */
+    cause?: unknown;
+  }) {
     super(
       'ThreadOwnershipError',
       `Thread ${JSON.stringify(options.threadId)} belongs to another resource than ${JSON.stringify(options.resourceId)}`,

@@ -1,16 +1,16 @@
-import { access, mkdir, realpath } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import type { Client, InStatement, Row } from '@libsql/client';
+import { createClient } from '../internal/load-driver.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
-import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
 import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
-import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
-import { messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
+import { metadataJson } from '../internal/records.js';
+import { validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -21,7 +21,10 @@ import type {
   StorageResource,
   StorageThread,
 } from '../types.js';
-import { libsqlMigrations, migrateLibSQL } from './migrations.js';
+import { exists, fileTarget, isBusy, isReadOnlyError, requireCurrentSchema } from './libsql-files.js';
+import { messageColumns, messageFromRow, resourceColumns, resourceFromRow, text, threadColumns, threadFromRow } from './libsql-rows.js';
+import { writeMessages } from './libsql-save.js';
+import { migrateLibSQL } from './migrations.js';
 
 /**
  * Options of `LibSQLStorage`.
@@ -56,10 +59,6 @@ export interface LibSQLStorageOptions {
    */
   readOnly?: boolean;
 }
-
-const threadColumns = 'id, resource_id, title, metadata, created_at, updated_at';
-const messageColumns = 'id, thread_id, resource_id, role, type, content, created_at, seq';
-const resourceColumns = 'id, working_memory, metadata, created_at, updated_at';
 
 let instanceCount = 0;
 
@@ -210,35 +209,16 @@ export class LibSQLStorage implements MemoryStorage {
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
     const { threadId, resourceId, abortSignal } = options;
+    if (options.fence !== undefined) {
+      throw new TypeError('LibSQLStorage: a fenced save (a durable run) needs its journal in the same database: use PostgresStorage with PostgresRunJournal');
+    }
     abortSignal?.throwIfAborted();
     await this.#write('saveMessages', async (client) => {
       abortSignal?.throwIfAborted();
       const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
-        if (options.ensureThread === true) {
-          await transaction.execute({
-            sql: `INSERT INTO rxagent_threads (${threadColumns}) VALUES (?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING`,
-            args: [threadId, resourceId, now, now],
-          });
-        }
-        const owner = await transaction.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [threadId] });
-        const ownerRow = owner.rows[0];
-        if (ownerRow === undefined) throw new ThreadNotFoundError({ threadId });
-        if (text(ownerRow, 'resource_id') !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
-        for (const [index, message] of options.messages.entries()) {
-          // Serialised here, statement by statement: a failure rolls back what came before.
-          const result = await transaction.execute({
-            sql: `INSERT INTO rxagent_messages (id, thread_id, resource_id, role, type, content, created_at)
-                  VALUES (?, ?, ?, ?, ?, ?, ?)
-                  ON CONFLICT (id) DO UPDATE SET role = excluded.role, type = excluded.type,
-                    content = excluded.content, created_at = excluded.created_at
-                  WHERE rxagent_messages.thread_id = excluded.thread_id`,
-            args: [message.id, threadId, resourceId, message.role, message.type ?? null, serialiseContent(message, index), message.createdAt.getTime()],
-          });
-          if (result.rowsAffected === 0) throw messageInOtherThreadError(index, message.id);
-        }
-        await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
+        await writeMessages(transaction, options, now);
         // The last point where an abort is honoured: rolled back below, nothing stored.
         abortSignal?.throwIfAborted();
         await transaction.commit();
@@ -415,110 +395,4 @@ export class LibSQLStorage implements MemoryStorage {
     }
     return client;
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** True when SQLite refused a write because the database cannot be written (`SQLITE_READONLY*`). */
-function isReadOnlyError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) return true;
-  return /SQLITE_READONLY|readonly database/.test(error instanceof Error ? error.message : '');
-}
-
-/**
- * Checks, without writing, that the database holds rxagent's current schema (a read-only
- * store cannot create or migrate it). Throws a `StorageError` (`migrate`) otherwise.
- */
-async function requireCurrentSchema(client: Client, cause?: unknown): Promise<void> {
-  const latest = libsqlMigrations.at(-1)?.version ?? 0;
-  const found = await client.execute('SELECT COALESCE(MAX(version), 0) AS version FROM rxagent_schema_version').then(
-    (result) => Number(result.rows[0]?.['version'] ?? 0),
-    () => 0,
-  );
-  if (found < latest) {
-    throw new StorageError({
-      operation: 'migrate',
-      message: `the database cannot be written and has no current rxagent schema (version ${found}, need ${latest})`,
-      cause,
-    });
-  }
-}
-
-/** True for SQLite's "database is locked" (another connection holds the lock). */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown; rawCode?: unknown } | null)?.code;
-  if (typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))) return true;
-  const message = error instanceof Error ? error.message : '';
-  return /SQLITE_BUSY|database is locked/.test(message);
-}
-
-/**
- * What a URL points at: an absolute file path, `'memory'` for an in-memory database, or
- * `undefined` for a server.
- */
-function fileTarget(url: string): string | undefined {
-  if (url === ':memory:') return 'memory';
-  if (!url.startsWith('file:')) return undefined;
-  let path = url.slice('file:'.length).replace(/[?#].*$/, '');
-  // file://localhost/abs or file:///abs: drop the (empty or localhost) authority.
-  if (path.startsWith('//')) path = path.slice(2).replace(/^[^/]*/, '');
-  path = decodeURIComponent(path);
-  if (path === '' || path === ':memory:') return 'memory';
-  return resolve(path);
-}
-
-function text(row: Row, column: string): string {
-  const value = row[column];
-  if (typeof value !== 'string') throw new Error(`column ${column}: expected text, got ${typeof value}`);
-  return value;
-}
-
-function textOrNull(row: Row, column: string): string | null {
-  const value = row[column];
-  return value === null || value === undefined ? null : text(row, column);
-}
-
-function integer(row: Row, column: string): number {
-  const value = row[column];
-  if (typeof value !== 'number' && typeof value !== 'bigint') throw new Error(`column ${column}: expected integer, got ${typeof value}`);
-  return Number(value);
-}
-
-function threadFromRow(row: Row): StorageThread {
-  return toThread({
-    id: text(row, 'id'),
-    resourceId: text(row, 'resource_id'),
-    title: textOrNull(row, 'title'),
-    metadata: textOrNull(row, 'metadata'),
-    createdAt: integer(row, 'created_at'),
-    updatedAt: integer(row, 'updated_at'),
-  });
-}
-
-function messageFromRow(row: Row): MastraDBMessage {
-  return toMessage({
-    id: text(row, 'id'),
-    threadId: text(row, 'thread_id'),
-    resourceId: text(row, 'resource_id'),
-    role: text(row, 'role'),
-    type: textOrNull(row, 'type'),
-    content: text(row, 'content'),
-    createdAt: integer(row, 'created_at'),
-  });
-}
-
-function resourceFromRow(row: Row): StorageResource {
-  return toResource({
-    id: text(row, 'id'),
-    workingMemory: textOrNull(row, 'working_memory'),
-    metadata: textOrNull(row, 'metadata'),
-    createdAt: integer(row, 'created_at'),
-    updatedAt: integer(row, 'updated_at'),
-  });
 }

@@ -9,3 +9,4 @@
  * ```
  */
 export { PostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export { PostgresRunJournal, type PostgresRunJournalOptions } from './postgres-run-journal.js';

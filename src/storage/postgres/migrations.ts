@@ -1,3 +1,4 @@
+import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
 import type { Query } from './query.js';
 
 /** One schema step; versions are applied in order, each exactly once. */
@@ -44,6 +45,74 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
       )`,
     ],
   },
+  {
+    // The run journal (durable runs): one row per run, its chunks (verbatim JSON text, `seq` dense
+    // from 1), commits, tool ledger and signals. No foreign keys: every write goes through the run
+    // row (fenced by `epoch`), and retention deletes a run's rows together.
+    version: 2,
+    statements: (schema) => [
+      `CREATE TABLE ${schema}.runs (
+        id text PRIMARY KEY,
+        agent_id text NOT NULL,
+        thread_id text,
+        resource_id text,
+        format integer NOT NULL,
+        status text NOT NULL,
+        epoch integer NOT NULL DEFAULT 0,
+        owner text,
+        last_seq bigint NOT NULL DEFAULT 0,
+        last_commit integer NOT NULL DEFAULT 0,
+        terminal text,
+        terminal_seq bigint,
+        input json NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        ended_at timestamptz(3)
+      )`,
+      `CREATE INDEX runs_active_thread ON ${schema}.runs (thread_id, created_at) WHERE status IN ('queued', 'running')`,
+      `CREATE TABLE ${schema}.run_chunks (
+        run_id text NOT NULL,
+        seq bigint NOT NULL,
+        epoch integer NOT NULL,
+        type text NOT NULL,
+        chunk text NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      )`,
+      `CREATE TABLE ${schema}.run_commits (
+        run_id text NOT NULL,
+        no integer NOT NULL,
+        kind text NOT NULL,
+        step integer NOT NULL,
+        attempt integer NOT NULL,
+        epoch integer NOT NULL,
+        seq_end bigint NOT NULL,
+        state json NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        PRIMARY KEY (run_id, no)
+      )`,
+      `CREATE TABLE ${schema}.run_tool_calls (
+        run_id text NOT NULL,
+        tool_call_id text NOT NULL,
+        tool_name text NOT NULL,
+        args json NOT NULL,
+        status text NOT NULL,
+        epoch integer NOT NULL,
+        output json,
+        error json,
+        position bigserial NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        PRIMARY KEY (run_id, tool_call_id)
+      )`,
+      `CREATE TABLE ${schema}.run_signals (
+        run_id text NOT NULL,
+        id bigserial NOT NULL,
+        kind text NOT NULL,
+        reason json,
+        created_at timestamptz(3) NOT NULL,
+        PRIMARY KEY (run_id, id)
+      )`,
+    ],
+  },
 ];
 
 /**
@@ -64,6 +133,9 @@ export async function migratePostgres(query: Query, schemaName: string, statemen
     );
     const result = await query<{ version: number }>(`SELECT coalesce(max(version), 0)::int4 AS version FROM ${schema}.schema_version`);
     const current = Number(result.rows[0]?.version ?? 0);
+    const known = postgresMigrations.at(-1)?.version ?? 0;
+    // Written by a newer rxagent: touch nothing (the ROLLBACK below undoes the CREATEs above).
+    if (current > known) throw new JournalSchemaError({ found: current, known, subject: 'schema' });
     for (const migration of postgresMigrations) {
       if (migration.version <= current) continue;
       for (const statement of migration.statements(schema)) await query(statement);

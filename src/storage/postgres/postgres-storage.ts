@@ -1,13 +1,14 @@
-import pg from 'pg';
-import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, PoolConfig, QueryResult, QueryResultRow } from 'pg';
+import { pg } from '../internal/load-driver.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
 import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
-import { metadataJson, toMessage, toResource, toThread } from '../internal/records.js';
+import { metadataJson } from '../internal/records.js';
 import { messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
@@ -19,8 +20,20 @@ import type {
   StorageResource,
   StorageThread,
 } from '../types.js';
+import { GuardedPool, positiveMs, type GuardedPoolTimeouts } from './guarded-pool.js';
+import {
+  messageColumns,
+  messageFromRow,
+  resourceColumns,
+  resourceFromRow,
+  threadColumns,
+  threadFromRow,
+  type MessageRow,
+  type ResourceRow,
+  type ThreadRow,
+} from './memory-rows.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
-import type { Query } from './query.js';
+import { checkSaveFence, fenceSettings } from './save-fence.js';
 
 interface PostgresStorageCommonOptions {
   /** The PostgreSQL schema holding rxagent's tables (created when missing). Default `rxagent`. */
@@ -37,6 +50,12 @@ interface PostgresStorageCommonOptions {
   connectionTimeoutMs?: number;
   /** The clock for thread and resource timestamps. Default: `new Date()`. */
   now?: () => Date;
+  /**
+   * Fenced transactions (a durable run's memory save, its tool ledger) run with this
+   * `idle_in_transaction_session_timeout` and `lock_timeout`, in ms (default 5000): an owner
+   * paused inside one is cut off by the server, so it cannot hold the lock a takeover needs.
+   */
+  fenceTimeoutMs?: number;
 }
 
 /**
@@ -51,45 +70,21 @@ interface PostgresStorageCommonOptions {
  */
 export type PostgresStorageOptions =
   | (PostgresStorageCommonOptions & {
+      /** A `postgres://` connection string. */
       connectionString: string;
       /** Extra `pg` pool settings (`max`, `ssl`, …). `connectionTimeoutMillis` defaults to 10 s. */
       poolConfig?: Omit<PoolConfig, 'connectionString'>;
+      /** A `pg` `Pool` you own (`close()` leaves it open). */
       pool?: never;
     })
-  | (PostgresStorageCommonOptions & { pool: Pool; connectionString?: never; poolConfig?: never });
-
-interface ThreadRow {
-  id: string;
-  resource_id: string;
-  title: string | null;
-  metadata: string | null;
-  created_ms: number;
-  updated_ms: number;
-}
-
-interface MessageRow {
-  id: string;
-  thread_id: string;
-  resource_id: string;
-  role: string;
-  type: string | null;
-  content: string;
-  created_ms: number;
-}
-
-interface ResourceRow {
-  id: string;
-  working_memory: string | null;
-  metadata: string | null;
-  created_ms: number;
-  updated_ms: number;
-}
-
-// Columns read as text / epoch milliseconds, so a pool with custom type parsers reads the same.
-const epochMs = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`;
-const threadColumns = `id, resource_id, title, metadata::text AS metadata, ${epochMs('created_at')} AS created_ms, ${epochMs('updated_at')} AS updated_ms`;
-const messageColumns = `id, thread_id, resource_id, role, type, content::text AS content, ${epochMs('created_at')} AS created_ms, seq`;
-const resourceColumns = `id, working_memory, metadata::text AS metadata, ${epochMs('created_at')} AS created_ms, ${epochMs('updated_at')} AS updated_ms`;
+  | (PostgresStorageCommonOptions & {
+    /** A `pg` `Pool` you own (`close()` leaves it open). */
+    pool: Pool;
+    /** A `postgres://` connection string. */
+    connectionString?: never;
+    /** Extra `pg` pool settings (`max`, `ssl`, …). */
+    poolConfig?: never;
+  });
 
 /**
  * A `MemoryStorage` on PostgreSQL (`pg`), for many agent processes sharing one database.
@@ -108,13 +103,13 @@ const resourceColumns = `id, working_memory, metadata::text AS metadata, ${epoch
  * ```
  */
 export class PostgresStorage implements MemoryStorage {
-  readonly #pool: Pool;
+  readonly #db: GuardedPool;
   readonly #ownsPool: boolean;
   readonly #schemaName: string;
   readonly #schema: string;
   readonly #now: () => Date;
   readonly #statementTimeoutMs: number;
-  readonly #connectionTimeoutMs: number;
+  readonly #fenceTimeoutMs: number;
   /** Idle pooled connections the server drops emit 'error' on the pool: never fatal here. */
   readonly #onIdleError = (): void => undefined;
   #migrating: Promise<void> | undefined;
@@ -125,24 +120,15 @@ export class PostgresStorage implements MemoryStorage {
     this.#schemaName = options.schema ?? 'rxagent';
     this.#schema = quoteIdentifier(this.#schemaName);
     this.#now = options.now ?? (() => new Date());
-    this.#statementTimeoutMs = positiveMs('statementTimeoutMs', options.statementTimeoutMs, 30_000);
-    this.#connectionTimeoutMs = positiveMs('connectionTimeoutMs', options.connectionTimeoutMs, 10_000);
-    if (options.pool !== undefined) {
-      this.#pool = options.pool;
-      this.#ownsPool = false;
-    } else {
-      this.#pool = new pg.Pool({
-        connectionTimeoutMillis: this.#connectionTimeoutMs,
-        statement_timeout: this.#statementTimeoutMs,
-        ...options.poolConfig,
-        connectionString: options.connectionString,
-      });
-      this.#ownsPool = true;
-    }
+    const { pool, owned, timeouts } = openPool('PostgresStorage', options);
+    this.#statementTimeoutMs = timeouts.statementTimeoutMs;
+    this.#fenceTimeoutMs = positiveMs('PostgresStorage', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
+    this.#db = new GuardedPool(pool, timeouts);
+    this.#ownsPool = owned;
     // Also on a pool you pass in (removed again by close()): pg emits an idle connection's
     // failure (server restarted, backend terminated) on the pool, and an 'error' event nobody
     // listens to ends the process. The next operation simply opens a new connection.
-    this.#pool.on('error', this.#onIdleError);
+    pool.on('error', this.#onIdleError);
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {
@@ -243,10 +229,12 @@ export class PostgresStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { threadId, resourceId, abortSignal } = options;
+    const { threadId, resourceId, abortSignal, fence } = options;
     abortSignal?.throwIfAborted();
     await this.#run('saveMessages', () =>
-      this.#transaction(async (query) => {
+      this.#db.transaction(async (query) => {
+        // A durable run's save: its owner must still hold the run (row held FOR SHARE until COMMIT).
+        if (fence !== undefined) await checkSaveFence(query, this.#schema, fence);
         const now = this.#now();
         if (options.ensureThread === true) {
           await query(
@@ -275,9 +263,10 @@ export class PostgresStorage implements MemoryStorage {
           if (result.rowCount === 0) throw messageInOtherThreadError(index, message.id);
         }
         await query(`UPDATE ${this.#schema}.threads SET updated_at = $2 WHERE id = $1`, [threadId, now]);
+        await fence?.beforeCommit?.();
         // The last point where an abort is honoured: rolled back, nothing stored.
         abortSignal?.throwIfAborted();
-      }),
+      }, fence === undefined ? [] : fenceSettings(this.#fenceTimeoutMs)),
       abortSignal,
     );
   }
@@ -319,9 +308,9 @@ export class PostgresStorage implements MemoryStorage {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#ownsPool) {
-      await guard('close', () => this.#pool.end());
+      await guard('close', () => this.#db.pool.end());
     }
-    this.#pool.removeListener('error', this.#onIdleError);
+    this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
   /** Runs an operation once the schema is ready; backend failures become `StorageError`. */
@@ -338,142 +327,39 @@ export class PostgresStorage implements MemoryStorage {
   }
 
   #migrate(): Promise<void> {
-    this.#migrating ??= this.#withClient((query) => migratePostgres(query, this.#schemaName, this.#statementTimeoutMs))
+    this.#migrating ??= this.#db.withClient((query) => migratePostgres(query, this.#schemaName, this.#statementTimeoutMs))
       .then(() => {
         this.#migrated = true;
       })
       .catch((error: unknown) => {
         this.#migrating = undefined;
-        throw new StorageError({ operation: 'migrate', cause: error });
+        // A schema newer than this build (JournalSchemaError) passes as it is.
+        throw RxAgentError.isInstance(error) ? error : new StorageError({ operation: 'migrate', cause: error });
       });
     return this.#migrating;
   }
 
   /** One statement on a guarded pooled connection. */
   #query<R extends QueryResultRow>(text: string, values?: ReadonlyArray<unknown>): Promise<QueryResult<R>> {
-    return this.#withClient((query) => query<R>(text, values));
-  }
-
-  /** `BEGIN … COMMIT` on one guarded pooled connection; `ROLLBACK` on any error. */
-  #transaction<T>(task: (query: Query) => Promise<T>): Promise<T> {
-    return this.#withClient(task, { transaction: true });
-  }
-
-  /**
-   * Takes a connection from the pool (bounded by `connectionTimeoutMs`) and guards it for as
-   * long as it is out of the pool: its 'error' event (server stopped, backend terminated,
-   * network cut) is recorded instead of ending the process, and every statement has a
-   * client-side timeout. A connection that failed or timed out is dropped, never reused.
-   * A transaction bounds its statements server-side too (`SET LOCAL statement_timeout`).
-   */
-  async #withClient<T>(task: (query: Query) => Promise<T>, { transaction = false } = {}): Promise<T> {
-    const client = await this.#connect();
-    let broken: Error | undefined;
-    const markBroken = (error: unknown): void => {
-      broken ??= error instanceof Error ? error : new Error(String(error));
-    };
-    client.on('error', markBroken);
-    const queryTimeout = this.#statementTimeoutMs + clientGraceMs;
-    const query: Query = async <R extends QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
-      try {
-        // query_timeout is a per-statement option of pg's Client#query that @types/pg omits.
-        const config: QueryConfig & { query_timeout: number } = { text, query_timeout: queryTimeout };
-        if (values !== undefined) config.values = [...values];
-        return await client.query<R>(config);
-      } catch (error) {
-        if (connectionFailed(error)) markBroken(error);
-        throw error;
-      }
-    };
-    try {
-      if (!transaction) return await task(query);
-      await query(`BEGIN; SET LOCAL statement_timeout = ${this.#statementTimeoutMs}`);
-      try {
-        const result = await task(query);
-        await query('COMMIT');
-        return result;
-      } catch (error) {
-        if (broken === undefined) await query('ROLLBACK').catch(markBroken);
-        throw error;
-      }
-    } finally {
-      client.release(broken);
-      client.removeListener('error', markBroken);
-    }
-  }
-
-  /** `pool.connect()`, given up after `connectionTimeoutMs` (a late connection goes straight back). */
-  async #connect(): Promise<PoolClient> {
-    const pending = this.#pool.connect();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no connection from the pool within ${this.#connectionTimeoutMs} ms`)), this.#connectionTimeoutMs);
-    });
-    try {
-      return await Promise.race([pending, timedOut]);
-    } catch (error) {
-      pending.then(
-        (late) => late.release(),
-        () => undefined,
-      );
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.#db.query<R>(text, values);
   }
 }
-
-/** How long after the server-side `statement_timeout` the client gives up on a silent server. */
-const clientGraceMs = 1000;
 
 /**
- * True when the connection itself failed rather than one statement: no SQLSTATE (terminated,
- * read timeout, not queryable), class 08 (connection exception) or 57P (the server shut the
- * backend down, e.g. `pg_terminate_backend`).
+ * The pool of a store or journal: the one given (never ended by it), or its own, made from the
+ * connection string with the timeouts resolved here.
  */
-function connectionFailed(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return code.startsWith('08') || code.startsWith('57P');
-}
-
-function positiveMs(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new RangeError(`PostgresStorage: ${name} must be a whole number of milliseconds > 0 (got ${String(value)})`);
-  }
-  return value;
-}
-
-function threadFromRow(row: ThreadRow): StorageThread {
-  return toThread({
-    id: row.id,
-    resourceId: row.resource_id,
-    title: row.title,
-    metadata: row.metadata,
-    createdAt: Math.round(Number(row.created_ms)),
-    updatedAt: Math.round(Number(row.updated_ms)),
+export function openPool(owner: string, options: PostgresStorageOptions): { pool: Pool; owned: boolean; timeouts: GuardedPoolTimeouts } {
+  const timeouts = {
+    statementTimeoutMs: positiveMs(owner, 'statementTimeoutMs', options.statementTimeoutMs, 30_000),
+    connectionTimeoutMs: positiveMs(owner, 'connectionTimeoutMs', options.connectionTimeoutMs, 10_000),
+  };
+  if (options.pool !== undefined) return { pool: options.pool, owned: false, timeouts };
+  const pool = new pg.Pool({
+    connectionTimeoutMillis: timeouts.connectionTimeoutMs,
+    statement_timeout: timeouts.statementTimeoutMs,
+    ...options.poolConfig,
+    connectionString: options.connectionString,
   });
-}
-
-function messageFromRow(row: MessageRow): MastraDBMessage {
-  return toMessage({
-    id: row.id,
-    threadId: row.thread_id,
-    resourceId: row.resource_id,
-    role: row.role,
-    type: row.type,
-    content: row.content,
-    createdAt: Math.round(Number(row.created_ms)),
-  });
-}
-
-function resourceFromRow(row: ResourceRow): StorageResource {
-  return toResource({
-    id: row.id,
-    workingMemory: row.working_memory,
-    metadata: row.metadata,
-    createdAt: Math.round(Number(row.created_ms)),
-    updatedAt: Math.round(Number(row.updated_ms)),
-  });
+  return { pool, owned: true, timeouts };
 }

@@ -16,10 +16,41 @@ import { InMemoryStorage } from '../../../src/storage/in-memory-storage.js';
 import { mockModel, type MockModel } from '../../../src/testing/mock-model.js';
 import { finishPart, reasoningParts, textParts, toolCallParts } from '../../../src/testing/model-parts.js';
 
-/** Where the secret appears in the run. */
-export type LeakChannel = 'text' | 'reasoning' | 'tool-input' | 'tool-result' | 'tool-error' | 'data';
+/**
+ * Where the secret appears in the run. The `-key` channels carry it as an object key (tool input,
+ * tool result, data chunk); `tool-result-deep` as a value 200 levels deep in the tool result.
+ */
+export type LeakChannel =
+  | 'text'
+  | 'reasoning'
+  | 'tool-input'
+  | 'tool-input-key'
+  | 'tool-result'
+  | 'tool-result-key'
+  | 'tool-result-deep'
+  | 'tool-error'
+  | 'data'
+  | 'data-key';
 
-export const LEAK_CHANNELS: readonly LeakChannel[] = ['text', 'reasoning', 'tool-input', 'tool-result', 'tool-error', 'data'];
+export const LEAK_CHANNELS: readonly LeakChannel[] = [
+  'text',
+  'reasoning',
+  'tool-input',
+  'tool-input-key',
+  'tool-result',
+  'tool-result-key',
+  'tool-result-deep',
+  'tool-error',
+  'data',
+  'data-key',
+];
+
+/** `leaf` wrapped in `depth` levels of alternating objects and arrays. */
+export function deeplyNested(depth: number, leaf: unknown): unknown {
+  let value = leaf;
+  for (let level = 0; level < depth; level++) value = level % 2 === 0 ? { level: value } : [value];
+  return value;
+}
 
 export interface LeakScenario {
   channel: LeakChannel;
@@ -35,7 +66,10 @@ function modelFor(scenario: LeakScenario): MockModel {
       if (channel === 'text') return [...textParts(`Here it is: ${secret} and done.`, { chunkSize }), finishPart()];
       if (channel === 'reasoning') return [...reasoningParts(`I recall ${secret} here.`, { chunkSize }), ...textParts('Done.'), finishPart()];
       if (callIndex > 0) return [...textParts('Done.'), finishPart()];
-      const input = channel === 'tool-input' ? { query: `find ${secret} now` } : { query: 'x' };
+      const input =
+        channel === 'tool-input' ? { query: `find ${secret} now` }
+        : channel === 'tool-input-key' ? { query: 'x', [secret]: 'extra' }
+        : { query: 'x' };
       return [...toolCallParts('lookup', input, { chunkSize }), finishPart('tool-calls')];
     },
   });
@@ -56,6 +90,9 @@ function agentFor(scenario: LeakScenario, guards: () => Processor[], model: Mock
         execute: async (_input: { query: string }, options: { writer?: { custom(chunk: { type: `data-${string}`; data: unknown }): unknown } }) => {
           if (channel === 'tool-error') throw new Error(`lookup failed for ${secret}`);
           if (channel === 'data') options.writer?.custom({ type: 'data-note', data: { note: `saw ${secret}` } });
+          if (channel === 'data-key') options.writer?.custom({ type: 'data-note', data: { [secret]: { seen: true } } });
+          if (channel === 'tool-result-key') return { [secret]: { note: 'found' } };
+          if (channel === 'tool-result-deep') return deeplyNested(200, { note: `found ${secret}` });
           return channel === 'tool-result' ? { note: `found ${secret}` } : { note: 'ok' };
         },
       },
@@ -137,10 +174,11 @@ export async function observeRun(scenario: LeakScenario, guards: () => Processor
 /** The consumers that saw the secret (compared on the normalised view, so obfuscations count). */
 export function leaks(observations: readonly LeakObservation[], secret: string): string[] {
   const needle = normalizeForMatching(secret).text;
+  // `seen` holds JSON (chunks, tool input): compared as a reader decodes it
   const jsonNeedle = JSON.stringify(needle).slice(1, -1);
   return observations
     .filter(({ seen }) => {
-      const view = normalizeForMatching(seen).text;
+      const view = normalizeForMatching(seen, { json: true }).text;
       return view.includes(needle) || view.includes(jsonNeedle);
     })
     .map(({ consumer }) => consumer);

@@ -1,0 +1,232 @@
+/** A chat transport that survives a dropped response: it reconnects and splices the rest in. */
+import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
+
+/**
+ * Options of {@link DurableChatTransport}: those of the AI SDK's `DefaultChatTransport` (minus
+ * `resumeStreamIsReplay`, always `false` here) and the reconnect policy.
+ *
+ * @example
+ * ```ts
+ * import type { DurableChatTransportOptions } from 'rxagent/ai-sdk';
+ * const options: DurableChatTransportOptions<UIMessage> = { api: '/api/chat', maxReconnects: 8 };
+ * ```
+ */
+export type DurableChatTransportOptions<M extends UIMessage> = HttpChatTransportInitOptions<M> & {
+  /** Reconnect tries per dropped response. Default 8. */
+  maxReconnects?: number;
+  /** The first pause before a reconnect, in ms, doubled per try up to `maxDelayMs`. Default 250. */
+  initialDelayMs?: number;
+  /** The longest pause between tries, in ms. Default 4000. */
+  maxDelayMs?: number;
+};
+
+/** What a response stream of one chat knows: its run and the last SSE id it delivered. */
+interface StreamState {
+  chatId: string;
+  runId: string | undefined;
+  lastId: string | undefined;
+}
+
+const DONE = 'data: [DONE]';
+const resolveValue = async <T>(value: T | (() => T | PromiseLike<T>) | PromiseLike<T> | undefined): Promise<T | undefined> =>
+  typeof value === 'function' ? await (value as () => T | PromiseLike<T>)() : await value;
+function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (headers !== undefined) new Headers(headers).forEach((value, name) => (record[name] = value));
+  return record;
+}
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `useChat`'s transport for durable runs (served by `resumeUIMessageStreamResponse`): it keeps the
+ * run id (`x-rxagent-run-id`) and the last SSE `id` of the response, and when the connection
+ * drops before `data: [DONE]` it GETs `${api}/${chatId}/stream` with `Last-Event-ID` and
+ * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries) and splices the rest into the same stream:
+ * the client sees one uninterrupted message. `resumeStreamIsReplay` is `false`: a resume
+ * continues after what this transport delivered (or replays the run when it delivered nothing).
+ * `prepareReconnectToStreamRequest` still applies to reconnects.
+ *
+ * @example
+ * ```ts
+ * import { useChat } from '@ai-sdk/react';
+ * import { DurableChatTransport } from 'rxagent/ai-sdk';
+ * const chat = useChat({ transport: new DurableChatTransport({ api: '/api/chat' }), resume: true });
+ * ```
+ */
+export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransport<M> {
+  readonly #maxReconnects: number;
+  readonly #initialDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #userFetch: typeof globalThis.fetch | undefined;
+  /** Per chat: the stream state of its latest response. */
+  readonly #streams = new Map<string, StreamState>();
+  /** The state the next response (of `sendMessages` / `reconnectToStream`) belongs to. */
+  readonly #next: { opening?: StreamState | undefined };
+
+  constructor(options: DurableChatTransportOptions<M> = {}) {
+    const { maxReconnects = 8, initialDelayMs = 250, maxDelayMs = 4000, ...transport } = options;
+    const next: { opening?: StreamState | undefined } = {};
+    const userFetch = transport.fetch;
+    super({
+      ...transport,
+      resumeStreamIsReplay: false,
+      // Records the run id of each response (the header the durable endpoints send).
+      fetch: async (input, init) => {
+        const response = await (userFetch ?? globalThis.fetch)(input, init);
+        const runId = response.headers.get('x-rxagent-run-id');
+        if (next.opening !== undefined && runId !== null) next.opening.runId = runId;
+        return response;
+      },
+    });
+    this.#next = next;
+    this.#userFetch = userFetch;
+    for (const [name, value] of [['maxReconnects', maxReconnects], ['initialDelayMs', initialDelayMs], ['maxDelayMs', maxDelayMs]] as const) {
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`DurableChatTransport: ${name} must be an integer ≥ 0 (got ${String(value)})`);
+    }
+    this.#maxReconnects = maxReconnects;
+    this.#initialDelayMs = initialDelayMs;
+    this.#maxDelayMs = maxDelayMs;
+  }
+
+  override sendMessages(options: Parameters<DefaultChatTransport<M>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
+    const state: StreamState = { chatId: options.chatId, runId: undefined, lastId: undefined };
+    this.#streams.set(options.chatId, state);
+    this.#next.opening = state;
+    return super.sendMessages(options);
+  }
+
+  override reconnectToStream(options: Parameters<DefaultChatTransport<M>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
+    const known = this.#streams.get(options.chatId);
+    const state: StreamState = known ?? { chatId: options.chatId, runId: undefined, lastId: undefined };
+    this.#streams.set(options.chatId, state);
+    this.#next.opening = state;
+    const headers = { ...headerRecord(options.headers as HeadersInit | undefined), ...this.#resumeHeaders(state) };
+    return super.reconnectToStream({ ...options, headers });
+  }
+
+  protected override processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
+    const state = this.#next.opening ?? { chatId: '', runId: undefined, lastId: undefined };
+    this.#next.opening = undefined;
+    return super.processResponseStream(this.#spliced(stream, state));
+  }
+
+  #resumeHeaders(state: StreamState): Record<string, string> {
+    return {
+      ...(state.lastId === undefined ? {} : { 'last-event-id': state.lastId }),
+      ...(state.runId === undefined ? {} : { 'x-rxagent-run-id': state.runId }),
+    };
+  }
+
+  /**
+   * The response's bytes, complete SSE events only, followed — when the connection drops before
+   * `[DONE]` — by the rest from a reconnect (a partial event at the cut is dropped: the server
+   * sends it again after the last complete id).
+   */
+  #spliced(first: ReadableStream<Uint8Array>, state: StreamState): ReadableStream<Uint8Array> {
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let reader = first.getReader();
+    let buffer = '';
+    let done = false;
+    const abort = new AbortController();
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        for (let tries = 0; ; ) {
+          let part: ReadableStreamReadResult<Uint8Array>;
+          try {
+            part = await reader.read();
+          } catch {
+            part = { done: true, value: undefined };
+          }
+          if (!part.done) {
+            buffer += decoder.decode(part.value, { stream: true });
+            const complete = this.#takeEvents(buffer, state);
+            buffer = complete.rest;
+            if (complete.events !== '') controller.enqueue(encoder.encode(complete.events));
+            if (complete.done) {
+              done = true;
+              controller.close();
+              await reader.cancel().catch(() => undefined);
+            }
+            // Progress: the next drop gets its full count of tries again.
+            if (complete.events !== '') tries = 0;
+            if (complete.events !== '' || done) return;
+            continue;
+          }
+          // The body ended without [DONE]: the connection dropped. Reconnect after the last id.
+          buffer = '';
+          if (done) return;
+          if (tries >= this.#maxReconnects) {
+            controller.error(new Error(`DurableChatTransport: the response for chat ${state.chatId} dropped and ${tries} reconnects failed`));
+            return;
+          }
+          await sleep(Math.min(this.#initialDelayMs * 2 ** tries, this.#maxDelayMs));
+          tries += 1;
+          const next = await this.#reconnect(state, abort.signal).catch((error: unknown) => error as Error);
+          if (next === null) {
+            controller.close();
+            return;
+          }
+          if (next instanceof ReadableStream) {
+            reader = next.getReader();
+          } else if ((next as { fatal?: boolean }).fatal === true) {
+            controller.error(next);
+            return;
+          }
+        }
+      },
+      cancel: async () => {
+        abort.abort();
+        await reader.cancel().catch(() => undefined);
+      },
+    });
+  }
+
+  /** Complete events of `text` (ids noted), what is left, and whether `[DONE]` came. */
+  #takeEvents(text: string, state: StreamState): { events: string; rest: string; done: boolean } {
+    let events = '';
+    let start = 0;
+    for (let end = text.indexOf('\n\n'); end !== -1; end = text.indexOf('\n\n', start)) {
+      const event = text.slice(start, end + 2);
+      start = end + 2;
+      if (event.startsWith(DONE) || event.includes(`\n${DONE}`)) return { events: events + event, rest: '', done: true };
+      const id = /^id: ?(.*)$/m.exec(event)?.[1];
+      if (id !== undefined) state.lastId = id;
+      events += event;
+    }
+    return { events, rest: text.slice(start), done: false };
+  }
+
+  /** GET `${api}/${chatId}/stream` with the cursor headers: a body, `null` (204: nothing to resume), or an error. */
+  async #reconnect(state: StreamState, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | null> {
+    const baseHeaders = { ...headerRecord(await resolveValue(this.headers)) };
+    const body = (await resolveValue(this.body)) as Record<string, unknown> | undefined;
+    const credentials = await resolveValue(this.credentials);
+    const prepared = await this.prepareReconnectToStreamRequest?.({
+      api: this.api,
+      id: state.chatId,
+      body,
+      headers: baseHeaders,
+      credentials,
+      requestMetadata: undefined,
+    });
+    const url = prepared?.api ?? `${this.api.replace(/\/$/, '')}/${encodeURIComponent(state.chatId)}/stream`;
+    const headers = { ...(prepared?.headers === undefined ? baseHeaders : headerRecord(prepared.headers)), ...this.#resumeHeaders(state) };
+    const response = await (this.#userFetch ?? globalThis.fetch)(url, {
+      method: 'GET',
+      headers,
+      ...((prepared?.credentials ?? credentials) === undefined ? {} : { credentials: prepared?.credentials ?? credentials }),
+      signal,
+    });
+    if (response.status === 204) return null;
+    if (!response.ok || response.body === null) {
+      const error = new Error(`DurableChatTransport: reconnecting chat ${state.chatId} failed with HTTP ${response.status}`);
+      // A request the server refuses (unknown run, bad cursor) will not improve by retrying.
+      if (response.status >= 400 && response.status < 500) Object.assign(error, { fatal: true });
+      throw error;
+    }
+    const runId = response.headers.get('x-rxagent-run-id');
+    if (runId !== null) state.runId = runId;
+    return response.body;
+  }
+}

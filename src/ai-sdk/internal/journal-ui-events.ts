@@ -1,0 +1,134 @@
+/**
+ * A journaled run as UI message chunks with stable ids (`<seq>:<k>`: the k-th UI chunk of entry
+ * seq), resumable after any id: the encoder is fed silently from the last `step-start` at or
+ * before the cursor (at a step boundary it holds nothing but "started"), the cursor entry's first
+ * k + 1 UI chunks are dropped, and the rest goes out as it did the first time.
+ */
+import type { UIMessageChunk } from 'ai';
+import { Observable, type Subscription } from 'rxjs';
+import { JournalCursorError, JournalSchemaError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
+import { UIChunkEncoder, type UIChunkEncoderOptions } from './ui-chunk-encoder.js';
+
+/** One UI chunk and its SSE id. */
+export interface UIEvent {
+  id: string;
+  chunk: UIMessageChunk;
+}
+
+/** Where a resume starts: the entries read silently, the cursor entry and how many of its UI chunks were sent. */
+export interface ResumePlan {
+  /** Read entries after this seq. */
+  readAfter: number;
+  /** Entries up to `seq` are encoded silently; entry `seq`'s first `skip` UI chunks too. */
+  cursor?: { seq: number; skip: number };
+}
+
+/**
+ * Checks the run and the cursor (`RunNotFoundError`, `JournalSchemaError`, `JournalCursorError`)
+ * and finds where to start reading. Cursor forms: `<seq>:<k>` (after UI chunk k of entry seq),
+ * `<seq>` (after entry seq), empty or `0` (the whole run).
+ */
+export async function planResume(journal: RunJournal, runId: string, after: string | number | null | undefined): Promise<ResumePlan> {
+  const run = await journal.getRun(runId);
+  if (run === null) throw new RunNotFoundError({ runId });
+  if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
+  if (after === null || after === undefined || after === '' || after === 0 || after === '0') return { readAfter: 0 };
+  const match = typeof after === 'string' ? /^(\d{1,15})(?::(\d{1,6}))?$/.exec(after) : null;
+  const seq = typeof after === 'number' ? after : Number(match?.[1] ?? Number.NaN);
+  const k = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > run.lastSeq) {
+    throw new JournalCursorError({ runId, after, lastSeq: run.lastSeq, problem: 'must be <seq>:<k> or <seq> with seq from 1 to lastSeq' });
+  }
+  const cursor = { seq, skip: k === undefined ? Number.POSITIVE_INFINITY : k + 1 };
+  const stepStart = await journal.findLastSeq(runId, 'step-start', seq);
+  return { readAfter: stepStart > 0 ? stepStart - 1 : 0, cursor };
+}
+
+/**
+ * The UI events of a run from a plan: live until the terminal chunk. `ready` is the consumer's
+ * backpressure (awaited before each page).
+ */
+export function journalUIEvents(
+  journal: RunJournal,
+  runId: string,
+  plan: ResumePlan,
+  options: UIChunkEncoderOptions,
+  ready?: () => Promise<void> | void,
+): Observable<UIEvent[]> {
+  return new Observable<UIEvent[]>((subscriber) => {
+    const encoder = new UIChunkEncoder(options);
+    // Reading from a step boundary past the run's first chunk: `start` went out long ago.
+    if (plan.readAfter > 0) encoder.markStarted();
+    const cursor = plan.cursor;
+    return journal
+      .read$(runId, { after: plan.readAfter, ...(ready === undefined ? {} : { ready }) })
+      .subscribe({
+        next: (entry) => {
+          const encoded = encoder.encode(entry.chunk);
+          if (cursor !== undefined && entry.seq < cursor.seq) return;
+          const skip = cursor !== undefined && entry.seq === cursor.seq ? cursor.skip : 0;
+          const events: UIEvent[] = [];
+          for (let k = skip; k < encoded.length; k++) events.push({ id: `${entry.seq}:${k}`, chunk: encoded[k] as UIMessageChunk });
+          if (events.length > 0) subscriber.next(events);
+          if (encoder.ended) subscriber.complete();
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+  });
+}
+
+/**
+ * A `ReadableStream` of `frame(events)` pieces after `plan()` resolved; the next journal page is
+ * asked for only when the reader took what was sent. A failing plan or read errors the stream.
+ */
+export function uiEventStream<T>(
+  plan: () => Promise<ResumePlan>,
+  events: (plan: ResumePlan, ready: () => Promise<void> | void) => Observable<UIEvent[]>,
+  frame: (events: UIEvent[]) => readonly T[],
+  finish: { onComplete?: () => readonly T[]; onError?: (error: unknown) => 'close' | 'error'; size?: (piece: T) => number } = {},
+): ReadableStream<T> {
+  let subscription: Subscription | undefined;
+  let waiting: (() => void) | undefined;
+  let cancelled = false;
+  return new ReadableStream<T>(
+    {
+      async start(controller) {
+        let resolved: ResumePlan;
+        try {
+          resolved = await plan();
+        } catch (error) {
+          controller.error(error);
+          return;
+        }
+        if (cancelled) return;
+        const ready = (): Promise<void> | undefined =>
+          (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
+        subscription = events(resolved, ready).subscribe({
+          next: (batch) => {
+            for (const piece of frame(batch)) controller.enqueue(piece);
+          },
+          error: (error: unknown) => {
+            if (finish.onError?.(error) === 'close') controller.close();
+            else controller.error(error);
+          },
+          complete: () => {
+            for (const piece of finish.onComplete?.() ?? []) controller.enqueue(piece);
+            controller.close();
+          },
+        });
+      },
+      pull() {
+        const resume = waiting;
+        waiting = undefined;
+        resume?.();
+      },
+      cancel() {
+        cancelled = true;
+        subscription?.unsubscribe();
+        waiting?.();
+      },
+    },
+    finish.size === undefined ? { highWaterMark: 64 } : { highWaterMark: 256 * 1024, size: finish.size },
+  );
+}

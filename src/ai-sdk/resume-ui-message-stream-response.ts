@@ -1,0 +1,73 @@
+/** A journaled run as the AI SDK's UI message stream response, resumable on any instance. */
+import { JournalCursorError, JournalSchemaError, RunNotFoundError, type RunJournal } from '../storage/index.js';
+import { journalUIEvents, planResume, uiEventStream, type ResumePlan } from './internal/journal-ui-events.js';
+import type { ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js';
+
+/**
+ * Options of {@link resumeUIMessageStreamResponse}: the cursor and encoder options, and headers.
+ *
+ * @example
+ * ```ts
+ * import type { ResumeUIMessageStreamResponseOptions } from 'rxagent/ai-sdk';
+ * const options: ResumeUIMessageStreamResponseOptions = { after: request.headers.get('last-event-id') };
+ * ```
+ */
+export interface ResumeUIMessageStreamResponseOptions extends ResumeUIMessageStreamOptions {
+  /** Extra response headers. */
+  headers?: HeadersInit;
+}
+
+function statusOf(error: unknown): number {
+  if (RunNotFoundError.isInstance(error)) return error.reason === 'expired' ? 410 : 404;
+  if (JournalCursorError.isInstance(error)) return 400;
+  if (JournalSchemaError.isInstance(error)) return 409;
+  return 500;
+}
+
+/**
+ * A `Response` streaming the run's UI message chunks as `useChat` expects (`data: <chunk JSON>`,
+ * `data: [DONE]`, header `x-vercel-ai-ui-message-stream: v1`), each event with `id: <seq>:<k>`
+ * and the response with `x-rxagent-run-id`. Without a cursor it replays the run from its first
+ * chunk, byte for byte what the first response sent (what `useChat({ resume: true })` expects);
+ * with `after` (the client's `Last-Event-ID`) it sends exactly the rest. Bad requests are answered
+ * before the first byte with `{ error: { name, message } }`: 404 `RunNotFoundError`, 400
+ * `JournalCursorError`, 409 `JournalSchemaError`. A read failure mid-stream ends the body without
+ * `[DONE]`, so a `DurableChatTransport` reconnects.
+ *
+ * @example
+ * ```ts
+ * import { resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
+ * // GET /api/chat/:id/stream
+ * const runId = request.headers.get('x-rxagent-run-id') ?? (await journal.activeRun(chatId))?.runId;
+ * return runId ? resumeUIMessageStreamResponse(journal, runId, { after: request.headers.get('last-event-id') }) : new Response(null, { status: 204 });
+ * ```
+ */
+export async function resumeUIMessageStreamResponse(
+  journal: RunJournal,
+  runId: string,
+  options: ResumeUIMessageStreamResponseOptions = {},
+): Promise<Response> {
+  const { after, headers: extra, ...encoderOptions } = options;
+  let plan: ResumePlan;
+  try {
+    plan = await planResume(journal, runId, after);
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    return Response.json({ error: { name, message } }, { status: statusOf(error) });
+  }
+  const encoder = new TextEncoder();
+  const body = uiEventStream(
+    async () => plan,
+    (resolved, ready) => journalUIEvents(journal, runId, resolved, encoderOptions, ready),
+    (events) => [encoder.encode(events.map((event) => `id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`).join(''))],
+    { onComplete: () => [encoder.encode('data: [DONE]\n\n')], onError: () => 'close', size: (piece) => piece.byteLength },
+  );
+  const headers = new Headers(extra);
+  headers.set('content-type', 'text/event-stream');
+  headers.set('cache-control', 'no-cache');
+  headers.set('connection', 'keep-alive');
+  headers.set('x-vercel-ai-ui-message-stream', 'v1');
+  headers.set('x-accel-buffering', 'no');
+  headers.set('x-rxagent-run-id', runId);
+  return new Response(body, { status: 200, headers });
+}

@@ -1,0 +1,157 @@
+/**
+ * Checks of how processors are used, so a mistake gets the same care as an option: a misspelt hook
+ * (`processOutputStreem`) is a `TypeError` naming the hook it resembles; a processor given where a
+ * list is expected is a `TypeError` saying to wrap it; a processor in a list where none of its hooks
+ * run (an output-only processor in `inputProcessors`) is a one-time warning ({@link warnOnce}); a
+ * chunk shaped like an AI SDK stream part gets a message saying what an rxagent chunk looks like.
+ */
+import { editDistance } from './closest-key.js';
+import type { Processor } from './processor-types.js';
+import { warnOnce } from './warn-once.js';
+
+/** The nine hooks, in the order the loop runs them. */
+export const PROCESSOR_HOOKS = [
+  'processInput',
+  'processInputStep',
+  'processLLMRequest',
+  'processLLMResponse',
+  'processAPIError',
+  'processOutputStream',
+  'processOutputStep',
+  'processToolResult',
+  'processOutputResult',
+] as const;
+
+/** Which hooks each of an Agent's lists runs (DESIGN.md §5: processAPIError runs for all three). */
+export const HOOKS_BY_LIST = {
+  inputProcessors: ['processInput', 'processInputStep', 'processLLMRequest', 'processLLMResponse', 'processAPIError'],
+  outputProcessors: ['processOutputStream', 'processOutputStep', 'processToolResult', 'processOutputResult', 'processAPIError'],
+  errorProcessors: ['processAPIError'],
+} as const;
+
+/** The processor's method and property names (own and inherited, not `Object.prototype`'s). */
+function memberNames(processor: object): string[] {
+  const names = new Set<string>();
+  for (let target: object | null = processor; target !== null && target !== Object.prototype; target = Object.getPrototypeOf(target) as object | null) {
+    for (const name of Object.getOwnPropertyNames(target)) names.add(name);
+  }
+  return [...names];
+}
+
+/**
+ * The member of `processor` that looks like a misspelling of `hook` (at most two edits, or a
+ * different case), when the processor does not have `hook` itself.
+ */
+function misspellingOf(processor: object, hook: string): string | undefined {
+  if (typeof (processor as Record<string, unknown>)[hook] === 'function') return undefined;
+  return memberNames(processor).find(
+    (name) => name !== hook && /^process/i.test(name) && typeof (processor as Record<string, unknown>)[name] === 'function' && editDistance(name, hook) <= 2,
+  );
+}
+
+function label(processor: unknown): string {
+  const id = (processor as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? `processor "${id}"` : 'the processor';
+}
+
+/**
+ * Throws a `TypeError` when `processor` has a method that looks like a misspelt hook (one it does
+ * not also have under the right name): rxagent would never call it.
+ *
+ * @example
+ * ```ts
+ * checkHookNames({ id: 'x', processOutputStreem: ({ part }) => part }, 'config.outputProcessors[0]');
+ * // TypeError: config.outputProcessors[0] (processor "x") has a method processOutputStreem, which is not a hook …
+ * ```
+ */
+export function checkHookNames(processor: object, where: string, hooks: readonly string[] = PROCESSOR_HOOKS, makeError: (message: string) => Error = (message) => new TypeError(message)): void {
+  for (const hook of hooks) {
+    const found = misspellingOf(processor, hook);
+    if (found !== undefined) {
+      throw makeError(
+        `${where} (${label(processor)}) has a method ${found}, which is not a hook, so rxagent would never call it: ` +
+          `did you mean ${hook}? The hooks are ${PROCESSOR_HOOKS.join(', ')}.`,
+      );
+    }
+  }
+}
+
+/**
+ * Throws a `TypeError` when `processors` (given to `where`, an operator or an option) is not an
+ * array, saying to wrap a single processor in one.
+ *
+ * @example
+ * ```ts
+ * checkProcessorArray(noSecrets, 'processOutputStream(processors)'); // TypeError: … pass [processor] …
+ * ```
+ */
+export function checkProcessorArray(processors: unknown, where: string): void {
+  if (Array.isArray(processors)) return;
+  const isProcessor = typeof processors === 'object' && processors !== null && typeof (processors as { id?: unknown }).id === 'string';
+  throw new TypeError(
+    isProcessor
+      ? `${where} expects an array of processors, got ${label(processors)} itself: pass [processor] (a one-element array).`
+      : `${where} expects an array of processors, got ${processors === null ? 'null' : typeof processors}.`,
+  );
+}
+
+/**
+ * The checks of an Agent's processor list (`config.inputProcessors`, a call's `outputProcessors`,
+ * …; `path` names it): misspelt hooks are a `TypeError`; a processor none of whose hooks this list
+ * runs is warned about once (it is in the list for nothing; the warning says which list would run it).
+ *
+ * @example
+ * ```ts
+ * checkProcessorList([new PIIDetector({ model })], 'config.inputProcessors');
+ * ```
+ *
+ * `makeError` makes the error thrown for a misspelt hook (default: a `TypeError`).
+ */
+export function checkProcessorList(list: readonly unknown[], path: string, makeError?: (message: string) => Error): void {
+  const listName = /(inputProcessors|outputProcessors|errorProcessors)$/.exec(path)?.[1] as keyof typeof HOOKS_BY_LIST | undefined;
+  list.forEach((processor, index) => {
+    if (typeof processor !== 'object' || processor === null) return;
+    checkHookNames(processor, `${path}[${index}]`, PROCESSOR_HOOKS, makeError);
+    if (listName === undefined) return;
+    const record = processor as Record<string, unknown>;
+    const own = PROCESSOR_HOOKS.filter((hook) => typeof record[hook] === 'function');
+    if (own.length === 0 || HOOKS_BY_LIST[listName].some((hook) => own.includes(hook as (typeof own)[number]))) return;
+    const lists = (Object.keys(HOOKS_BY_LIST) as Array<keyof typeof HOOKS_BY_LIST>).filter((name) => HOOKS_BY_LIST[name].some((hook) => own.includes(hook as (typeof own)[number])));
+    warnOnce(
+      processor,
+      `not-in-${listName}`,
+      `[rxagent] ${label(processor)} is in ${listName}, which runs none of its hooks (${own.join(', ')}): it does nothing there. ` +
+        `Put it in ${lists.join(' or ')} (${listName} runs ${HOOKS_BY_LIST[listName].join(', ')}).`,
+    );
+  });
+}
+
+/** Fields of an rxagent chunk beside its `payload`. */
+const CHUNK_FIELDS = new Set(['type', 'runId', 'from', 'payload', 'metadata']);
+
+/**
+ * When `chunk` (a hook's result) looks like an AI SDK stream part — its fields at the top level
+ * (`{ type: 'text-delta', delta }`, `textDelta`, `text`, `input`…) and no `payload` object — a
+ * message saying so and how to return an rxagent chunk; else `undefined`.
+ *
+ * @example
+ * ```ts
+ * aiSdkShapedChunk({ type: 'text-delta', id: '1', delta: 'hi' }); // "returned an AI SDK stream part …"
+ * ```
+ */
+export function aiSdkShapedChunk(chunk: object): string | undefined {
+  const record = chunk as Record<string, unknown>;
+  if (typeof record['type'] !== 'string' || record['type'].startsWith('data-')) return undefined;
+  if (typeof record['payload'] === 'object' && record['payload'] !== null) return undefined;
+  const extra = Object.keys(record).filter((key) => !CHUNK_FIELDS.has(key));
+  if (extra.length === 0) return undefined;
+  const type = record['type'];
+  const fix =
+    type === 'text-delta' || type === 'reasoning-delta'
+      ? `to change the text return { ...part, payload: { ...part.payload, text } } (chunk.textDelta('…') from rxagent/testing builds a new one)`
+      : `return { ...part, payload: { ...part.payload, … } }`;
+  return (
+    `returned an AI SDK stream part ({ type: '${type}', ${extra.map((key) => key).join(', ')} }) instead of an rxagent chunk: ` +
+    `rxagent chunks keep their fields in payload ({ type, runId, from, payload }); ${fix}.`
+  );
+}

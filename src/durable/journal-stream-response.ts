@@ -1,0 +1,151 @@
+/** A run's journal as server-sent events, from any instance: `id: <seq>`, `data: <chunk JSON>`. */
+import type { Subscription } from 'rxjs';
+import { JournalCursorError, JournalSchemaError, RunNotFoundError, type JournalEntry, type RunJournal } from '../storage/index.js';
+import { errorResponse, sseHeaders } from './internal/http.js';
+
+/**
+ * Options of {@link journalStreamResponse}.
+ *
+ * @example
+ * ```ts
+ * import type { JournalStreamResponseOptions } from 'rxagent/durable';
+ * const options: JournalStreamResponseOptions = { after: request.headers.get('last-event-id'), keepAliveMs: 15_000 };
+ * ```
+ */
+export interface JournalStreamResponseOptions {
+  /**
+   * Serve entries after this seq (an integer from 0 to the run's `lastSeq`, as a number or its
+   * decimal text). `null`/`undefined`: the `request`'s `Last-Event-ID` header or `?after=`
+   * parameter, else 0 (the whole run).
+   */
+  after?: string | number | null;
+  /** The request being answered: where the cursor comes from when `after` is not given. */
+  request?: Request;
+  /** Extra response headers. */
+  headers?: HeadersInit;
+  /** Send an SSE comment after this many idle milliseconds (proxies close quiet connections). */
+  keepAliveMs?: number;
+}
+
+/** The cursor of a request: `after`, else `Last-Event-ID`, else `?after=`. */
+export function requestCursor(after: string | number | null | undefined, request: Request | undefined): string | number | null {
+  if (after !== undefined && after !== null) return after;
+  if (request === undefined) return null;
+  const header = request.headers.get('last-event-id');
+  if (header !== null && header !== '') return header;
+  return new URL(request.url, 'http://localhost').searchParams.get('after');
+}
+
+/** A decimal cursor checked against the run (`JournalCursorError` for anything else). */
+function seqCursor(runId: string, after: string | number | null, lastSeq: number): number {
+  if (after === null || after === '') return 0;
+  const seq = typeof after === 'number' ? after : /^\d{1,15}$/.test(after) ? Number(after) : Number.NaN;
+  if (!Number.isSafeInteger(seq) || seq < 0 || seq > lastSeq) throw new JournalCursorError({ runId, after, lastSeq });
+  return seq;
+}
+
+/**
+ * The run's chunks as a `Response` of server-sent events (`id: <seq>\ndata: <chunk JSON>\n\n`),
+ * byte for byte the JSON text the journal holds, from any instance: history first (pages, read
+ * only as fast as the client takes them), then live until the terminal chunk. A client that
+ * reconnects with `Last-Event-ID` gets the rest. Bad requests are answered before the first
+ * byte with `{ error: { name, message } }`: 404 `RunNotFoundError` (410 when expired), 400
+ * `JournalCursorError`, 409 `JournalSchemaError`.
+ *
+ * @example
+ * ```ts
+ * import { journalStreamResponse } from 'rxagent/durable';
+ * // GET /runs/:runId/events
+ * export const GET = (request: Request, runId: string) => journalStreamResponse(journal, runId, { request });
+ * ```
+ */
+export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions = {}): Promise<Response> {
+  let after: number;
+  try {
+    const run = await journal.getRun(runId);
+    if (run === null) throw new RunNotFoundError({ runId });
+    if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
+    after = seqCursor(runId, requestCursor(options.after, options.request), run.lastSeq);
+  } catch (error) {
+    return errorResponse(error);
+  }
+  const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${entry.json}\n\n`, options.keepAliveMs);
+  return new Response(stream, { status: 200, headers: sseHeaders(runId, options.headers) });
+}
+
+/** How many bytes may wait unread in a response before the next journal page waits. */
+const BUFFERED_BYTES = 256 * 1024;
+
+/**
+ * A byte stream of `read$` entries with backpressure: the next page is asked for only when the
+ * client has taken what was sent. The entries of one page go out as one piece (framed text,
+ * encoded once). An error after the first byte ends the stream with an SSE `event: error`
+ * carrying `{ error: { name, message } }`.
+ */
+export function entryStream(
+  journal: RunJournal,
+  runId: string,
+  after: number,
+  frame: (entry: JournalEntry) => string,
+  keepAliveMs?: number,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let subscription: Subscription | undefined;
+  let waiting: (() => void) | undefined;
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  let lastWrite = Date.now();
+  const stop = (): void => {
+    subscription?.unsubscribe();
+    clearInterval(keepAlive);
+    waiting?.();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const ready = (): Promise<void> | undefined =>
+          (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
+        let closed = false;
+        // Entries of one page arrive in one synchronous burst: framed into one text, sent once.
+        let pending = '';
+        const send = (): void => {
+          if (pending === '' || closed) return;
+          controller.enqueue(encoder.encode(pending));
+          pending = '';
+        };
+        const close = (): void => {
+          if (closed) return;
+          send();
+          closed = true;
+          clearInterval(keepAlive);
+          controller.close();
+        };
+        subscription = journal.read$(runId, { after, ready }).subscribe({
+          next: (entry) => {
+            lastWrite = Date.now();
+            if (pending === '') queueMicrotask(send);
+            pending += frame(entry);
+          },
+          error: (error: unknown) => {
+            const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+            pending += `event: error\ndata: ${JSON.stringify({ error: { name, message } })}\n\n`;
+            close();
+          },
+          complete: close,
+        });
+        if (keepAliveMs !== undefined && keepAliveMs > 0) {
+          keepAlive = setInterval(() => {
+            if (!closed && Date.now() - lastWrite >= keepAliveMs) controller.enqueue(encoder.encode(': keep-alive\n\n'));
+          }, keepAliveMs);
+          keepAlive.unref?.();
+        }
+      },
+      pull() {
+        const resume = waiting;
+        waiting = undefined;
+        resume?.();
+      },
+      cancel: stop,
+    },
+    { highWaterMark: BUFFERED_BYTES, size: (piece) => piece.byteLength },
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The read loop every run journal shares: page the history (`seq > cursor`, a page at a time,
+ * the next one requested only once the subscriber took the last), then wait for a wake-up (a
+ * notification or a poll) and read `seq > cursor` again, until the terminal entry.
+ */
+import { Observable, type Subscription } from 'rxjs';
+import type { JournalEntry } from '../journal/types.js';
+import { StoredEntry, terminalOf } from './journal-rules.js';
+
+/** A stored chunk row, as a page returns it. */
+export interface ChunkRow {
+  seq: number;
+  epoch: number;
+  type: string;
+  json: string;
+}
+
+/** What a journal gives the read loop. */
+export interface TailSource {
+  /** Rows with `after < seq ≤ until` (`until` omitted: no upper bound), oldest first, at most `limit`. */
+  page(after: number, limit: number, until: number | undefined): Promise<readonly ChunkRow[]>;
+  /** Emits when the run may have new rows (subscribed before the first page is read). */
+  wake$: Observable<unknown>;
+  pageSize: number;
+}
+
+/**
+ * Entries after `after`. `end` (not live) stops at that seq; live, the stream completes after
+ * the terminal entry. `ready` is awaited before each page after the first.
+ */
+export function tailEntries(source: TailSource, after: number, options: { end?: number; ready?: () => Promise<void> | void }): Observable<JournalEntry> {
+  return new Observable<JournalEntry>((subscriber) => {
+    let cursor = after;
+    let woken = true;
+    let reading = false;
+    let first = true;
+    const done = (): boolean => subscriber.closed;
+
+    const pump = async (): Promise<void> => {
+      if (reading) return;
+      reading = true;
+      try {
+        while (!done()) {
+          if (options.end !== undefined && cursor >= options.end) {
+            subscriber.complete();
+            return;
+          }
+          if (!woken) return;
+          woken = false;
+          if (!first && options.ready !== undefined) await options.ready();
+          first = false;
+          if (done()) return;
+          const rows = await source.page(cursor, source.pageSize, options.end);
+          for (const row of rows) {
+            if (done()) return;
+            // Rows are the truth: a repeated or out-of-order row (a poll racing a notification) is skipped.
+            if (row.seq !== cursor + 1) continue;
+            cursor = row.seq;
+            subscriber.next(new StoredEntry(row.seq, row.epoch, row.json));
+            if (terminalOf(row.type) !== undefined) {
+              subscriber.complete();
+              return;
+            }
+          }
+          if (options.end !== undefined) {
+            // Bounded read: rows up to `end` exist (seq is dense); none means they were removed.
+            if (rows.length === 0) subscriber.complete();
+            woken = true;
+          } else if (rows.length === source.pageSize) {
+            // A full page: more may be there already; a short one waits for the next wake-up.
+            woken = true;
+          }
+        }
+      } catch (error) {
+        subscriber.error(error);
+      } finally {
+        reading = false;
+      }
+    };
+
+    let wakes: Subscription | undefined;
+    if (options.end === undefined) {
+      wakes = source.wake$.subscribe({
+        next: () => {
+          woken = true;
+          void pump();
+        },
+        error: (error: unknown) => subscriber.error(error),
+      });
+    }
+    void pump();
+    return () => wakes?.unsubscribe();
+  });
+}

@@ -1,0 +1,346 @@
+import { Observable, Subject, defer, throwError } from 'rxjs';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
+import { closedError } from '../internal/guard.js';
+import {
+  RUN_FORMAT,
+  assertJournalId,
+  assertLease,
+  assertTransition,
+  checkAppend,
+  checkCursor,
+  checkNewRun,
+  checkTransition,
+  conflictingField,
+  encodeChunks,
+  isOpen,
+  statusOf,
+} from '../internal/journal-rules.js';
+import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import type { StorageOperation } from '../errors/storage-error.js';
+import { FencedError } from './errors/fenced-error.js';
+import { JournalSchemaError } from './errors/journal-schema-error.js';
+import { RunConflictError } from './errors/run-conflict-error.js';
+import { RunNotFoundError } from './errors/run-not-found-error.js';
+import type {
+  EncodedChunk,
+  JournalEntry,
+  JournalReadOptions,
+  NewRun,
+  RunClaim,
+  RunCommit,
+  RunCommitRecord,
+  RunJournal,
+  RunLease,
+  RunRecord,
+  RunSignal,
+  RunSignalRecord,
+  ToolCallRecord,
+  ToolTransition,
+} from './types.js';
+
+/**
+ * Options of `InMemoryRunJournal`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryRunJournal } from 'rxagent/durable';
+ * const journal = new InMemoryRunJournal({ now: () => new Date('2026-01-01T00:00:00Z'), pageSize: 100 });
+ * ```
+ */
+export interface InMemoryRunJournalOptions {
+  /** The clock for `createdAt`/`updatedAt`. Default: `new Date()`. */
+  now?: () => Date;
+  /** Entries per page a reader takes at once. Default 500. */
+  pageSize?: number;
+}
+
+interface StoredCommit extends Omit<RunCommitRecord, 'state'> {
+  state: string;
+}
+
+interface StoredToolCall extends Omit<ToolCallRecord, 'args' | 'output' | 'error'> {
+  args: string;
+  output?: string;
+  error?: string;
+}
+
+interface StoredRun {
+  record: RunRecord;
+  input: string;
+  chunks: ChunkRow[];
+  commits: StoredCommit[];
+  toolCalls: Map<string, StoredToolCall>;
+  signals: RunSignalRecord[];
+  /** Emits after every write that readers or the owner's signal listener may want. */
+  wake: Subject<void>;
+}
+
+const copyRecord = (record: RunRecord): RunRecord => ({ ...record, createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) });
+
+const parse = (text: string): JsonValue => JSON.parse(text) as JsonValue;
+
+function toolCallOf(stored: StoredToolCall): ToolCallRecord {
+  return {
+    toolCallId: stored.toolCallId,
+    toolName: stored.toolName,
+    args: parse(stored.args),
+    status: stored.status,
+    epoch: stored.epoch,
+    ...(stored.output === undefined ? {} : { output: parse(stored.output) }),
+    ...(stored.error === undefined ? {} : { error: parse(stored.error) }),
+  };
+}
+
+/**
+ * A `RunJournal` kept in this process: for tests and single-process apps (runs survive a lost
+ * client, not a lost process). It applies the same rules as `PostgresRunJournal` (fencing, dense
+ * `seq`, idempotent `createRun`, cursor checks, pages) and keeps chunks as the JSON text readers
+ * get, so a test passing here passes there.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryRunJournal } from 'rxagent/durable';
+ * const journal = new InMemoryRunJournal();
+ * const { created } = await journal.createRun({ runId: 'r1', agentId: 'support', input: 'Hi' });
+ * const { lease } = await journal.claim('r1', 'worker-1');
+ * ```
+ */
+export class InMemoryRunJournal implements RunJournal {
+  readonly format = RUN_FORMAT;
+  readonly #now: () => Date;
+  readonly #pageSize: number;
+  readonly #runs = new Map<string, StoredRun>();
+  #signalIds = 0;
+  #closed = false;
+
+  constructor(options: InMemoryRunJournalOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+    this.#pageSize = options.pageSize ?? 500;
+    if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
+      throw new RangeError(`InMemoryRunJournal: pageSize must be an integer ≥ 1 (got ${String(options.pageSize)})`);
+    }
+  }
+
+  async createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }> {
+    const input = checkNewRun(run);
+    this.#assertOpen('createRun');
+    const stored = this.#runs.get(run.runId);
+    if (stored !== undefined) {
+      const field = conflictingField({ ...stored.record, input: stored.input }, run, input);
+      if (field !== undefined) throw new RunConflictError({ runId: run.runId, field });
+      return { run: copyRecord(stored.record), created: false };
+    }
+    const now = this.#now();
+    const record: RunRecord = {
+      runId: run.runId,
+      agentId: run.agentId,
+      ...(run.threadId === undefined ? {} : { threadId: run.threadId }),
+      ...(run.resourceId === undefined ? {} : { resourceId: run.resourceId }),
+      status: 'queued',
+      epoch: 0,
+      lastSeq: 0,
+      format: RUN_FORMAT,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#runs.set(run.runId, { record, input, chunks: [], commits: [], toolCalls: new Map(), signals: [], wake: new Subject() });
+    return { run: copyRecord(record), created: true };
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    assertJournalId('getRun', 'runId', runId);
+    this.#assertOpen('getRun');
+    const stored = this.#runs.get(runId);
+    return stored === undefined ? null : copyRecord(stored.record);
+  }
+
+  async activeRun(threadId: string): Promise<RunRecord | null> {
+    assertJournalId('activeRun', 'threadId', threadId);
+    this.#assertOpen('activeRun');
+    let newest: RunRecord | undefined;
+    for (const { record } of this.#runs.values()) {
+      // Map order is creation order: a later run with the same createdAt wins.
+      if (record.threadId === threadId && isOpen(record.status) && (newest === undefined || record.createdAt >= newest.createdAt)) newest = record;
+    }
+    return newest === undefined ? null : copyRecord(newest);
+  }
+
+  async claim(runId: string, owner: string): Promise<RunClaim> {
+    assertJournalId('claim', 'runId', runId);
+    assertJournalId('claim', 'owner', owner);
+    this.#assertOpen('claim');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    const { record } = stored;
+    if (record.format > RUN_FORMAT) throw new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId });
+    if (!isOpen(record.status)) throw new FencedError({ runId, epoch: record.epoch, currentEpoch: record.epoch, reason: 'ended', what: 'claim' });
+    record.epoch += 1;
+    record.owner = owner;
+    record.status = 'running';
+    record.updatedAt = this.#now();
+    return {
+      lease: { runId, epoch: record.epoch, owner },
+      run: copyRecord(record),
+      commits: stored.commits.map((commit) => ({ ...commit, state: parse(commit.state) })),
+      toolCalls: [...stored.toolCalls.values()].map(toolCallOf),
+    };
+  }
+
+  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+    return this.appendEncoded(lease, encodeChunks(chunks), commit);
+  }
+
+  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+    assertLease('append', lease);
+    const checked = checkAppend(chunks, commit);
+    this.#assertOpen('append');
+    const stored = this.#fenced(lease, 'append');
+    const { record } = stored;
+    for (const chunk of chunks) stored.chunks.push({ seq: ++record.lastSeq, epoch: lease.epoch, type: chunk.type, json: chunk.json });
+    if (commit !== undefined && checked.state !== undefined) {
+      stored.commits.push({
+        no: stored.commits.length + 1,
+        kind: commit.kind,
+        step: commit.step,
+        attempt: commit.attempt,
+        epoch: lease.epoch,
+        seqEnd: record.lastSeq,
+        state: checked.state,
+      });
+      for (const [index, call] of (commit.toolCalls ?? []).entries()) {
+        if (stored.toolCalls.has(call.toolCallId)) continue;
+        stored.toolCalls.set(call.toolCallId, {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          args: checked.toolCalls[index] as string,
+          status: 'pending',
+          epoch: lease.epoch,
+        });
+      }
+    }
+    if (checked.terminal !== undefined) {
+      record.terminal = checked.terminal;
+      record.status = statusOf(checked.terminal);
+    }
+    record.updatedAt = this.#now();
+    if (chunks.length > 0 || checked.terminal !== undefined) stored.wake.next();
+    return { lastSeq: record.lastSeq };
+  }
+
+  async toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord> {
+    assertLease('toolCall', lease);
+    const payload = checkTransition(transition);
+    this.#assertOpen('toolCall');
+    const stored = this.#fenced(lease, 'toolCall');
+    const existing = stored.toolCalls.get(transition.toolCallId);
+    assertTransition(existing, transition, lease.epoch);
+    const next: StoredToolCall =
+      transition.status === 'pending'
+        ? existing ?? { toolCallId: transition.toolCallId, toolName: transition.toolName, args: payload as string, status: 'pending', epoch: lease.epoch }
+        : {
+            ...(existing as StoredToolCall),
+            status: transition.status,
+            epoch: lease.epoch,
+            ...(transition.status === 'completed' ? { output: payload as string } : {}),
+            ...(transition.status === 'failed' ? { error: payload as string } : {}),
+          };
+    stored.toolCalls.set(transition.toolCallId, next);
+    return toolCallOf(next);
+  }
+
+  async signal(runId: string, signal: RunSignal): Promise<void> {
+    assertJournalId('signal', 'runId', runId);
+    if (signal?.kind !== 'stop') throw new TypeError(`RunJournal.signal: unknown signal kind ${JSON.stringify(signal?.kind)}`);
+    const reason = signal.reason === undefined ? undefined : parse(encodeJson(signal.reason, 'signal reason'));
+    this.#assertOpen('signal');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    if (!isOpen(stored.record.status)) return;
+    stored.signals.push({ id: ++this.#signalIds, kind: 'stop', ...(reason === undefined ? {} : { reason }), createdAt: this.#now() });
+    stored.wake.next();
+  }
+
+  signals$(runId: string): Observable<RunSignalRecord> {
+    return defer(() => {
+      assertJournalId('signals$', 'runId', runId);
+      this.#assertOpen('read');
+      const stored = this.#runs.get(runId);
+      if (stored === undefined) return throwError(() => new RunNotFoundError({ runId }));
+      return new Observable<RunSignalRecord>((subscriber) => {
+        let sent = 0;
+        const flush = (): void => {
+          while (sent < stored.signals.length) subscriber.next({ ...(stored.signals[sent++] as RunSignalRecord) });
+          if (!isOpen(stored.record.status)) subscriber.complete();
+        };
+        const subscription = stored.wake.subscribe({ next: flush, error: (error: unknown) => subscriber.error(error) });
+        flush();
+        return subscription;
+      });
+    });
+  }
+
+  read$(runId: string, options: JournalReadOptions = {}): Observable<JournalEntry> {
+    return defer(() => {
+      assertJournalId('read$', 'runId', runId);
+      this.#assertOpen('read');
+      const stored = this.#runs.get(runId);
+      if (stored === undefined) return throwError(() => new RunNotFoundError({ runId }));
+      const { record } = stored;
+      if (record.format > RUN_FORMAT) return throwError(() => new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId }));
+      const after = checkCursor(runId, options.after, record.lastSeq);
+      const page = async (from: number, limit: number, until: number | undefined): Promise<ChunkRow[]> =>
+        stored.chunks.slice(from, Math.min(from + limit, until ?? Number.POSITIVE_INFINITY));
+      // An ended run (or a bounded read) stops at the current end; a live one at the terminal entry.
+      const end = options.live === false || !isOpen(record.status) ? record.lastSeq : undefined;
+      return tailEntries({ page, wake$: stored.wake, pageSize: this.#pageSize }, after, {
+        ...(end === undefined ? {} : { end }),
+        ...(options.ready === undefined ? {} : { ready: options.ready }),
+      });
+    });
+  }
+
+  async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
+    assertJournalId('findLastSeq', 'runId', runId);
+    this.#assertOpen('read');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    for (let index = Math.min(atOrBefore, stored.chunks.length) - 1; index >= 0; index--) {
+      if (stored.chunks[index]?.type === type) return index + 1;
+    }
+    return 0;
+  }
+
+  /**
+   * Throws unless `epoch` still owns the open run (`FencedError`, or `RunNotFoundError`): how an
+   * `InMemoryStorage` built with `{ runJournal }` fences a durable run's memory save.
+   */
+  checkFence(runId: string, epoch: number): void {
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    const owner = stored.record.owner ?? '';
+    this.#fenced({ runId, epoch, owner }, 'memory save');
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stored of this.#runs.values()) stored.wake.error(closedError('read'));
+  }
+
+  /** The run behind a lease that still owns it (`FencedError` otherwise). */
+  #fenced(lease: RunLease, what: string): StoredRun {
+    const stored = this.#runs.get(lease.runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId: lease.runId });
+    const { record } = stored;
+    if (record.epoch !== lease.epoch || record.owner !== lease.owner) {
+      throw new FencedError({ runId: lease.runId, epoch: lease.epoch, currentEpoch: record.epoch, reason: 'epoch', what });
+    }
+    if (!isOpen(record.status)) throw new FencedError({ runId: lease.runId, epoch: lease.epoch, currentEpoch: record.epoch, reason: 'ended', what });
+    return stored;
+  }
+
+  #assertOpen(operation: StorageOperation): void {
+    if (this.#closed) throw closedError(operation);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The run journal contract: an append-only record of one run's chunks, its commits and its tool
+ * ledger, written by one owner at a time (fenced by the run's `epoch`) and read by any process.
+ * Every implementation (`InMemoryRunJournal`, `PostgresRunJournal`) passes one shared test suite.
+ */
+import type { Observable } from 'rxjs';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import type { JsonValue } from '../../contract/json-codec.js';
+
+/**
+ * One chunk of a run as the journal holds it: its dense sequence number (from 1), the epoch of
+ * the owner that wrote it, the chunk, and the JSON text every reader gets byte for byte.
+ *
+ * @example
+ * ```ts
+ * import type { JournalEntry } from 'rxagent/durable';
+ * journal.read$(runId).subscribe((entry: JournalEntry) => console.log(entry.seq, entry.chunk.type));
+ * ```
+ */
+export interface JournalEntry {
+  readonly seq: number;
+  readonly epoch: number;
+  readonly chunk: ChunkType;
+  readonly json: string;
+}
+
+/** Where a run stands: `queued` (created, never claimed), `running` (claimed), or ended. */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** The kind of a run's terminal chunk. */
+export type RunTerminal = 'finish' | 'tripwire' | 'error' | 'abort';
+
+/**
+ * A run as the journal knows it. `status` follows the terminal chunk once the run ended:
+ * `finish`/`tripwire` → `completed`, `error` → `failed`, `abort` → `cancelled`.
+ *
+ * @example
+ * ```ts
+ * import type { RunRecord } from 'rxagent/durable';
+ * const run: RunRecord | null = await journal.getRun(runId);
+ * if (run?.status === 'running') console.log(`owned by ${run.owner} (epoch ${run.epoch}), ${run.lastSeq} chunks`);
+ * ```
+ */
+export interface RunRecord {
+  runId: string;
+  agentId: string;
+  threadId?: string;
+  resourceId?: string;
+  status: RunStatus;
+  /** Bumped by every claim: the fencing token of the current owner (0 before the first claim). */
+  epoch: number;
+  owner?: string;
+  /** The sequence number of the last chunk (0: none yet). */
+  lastSeq: number;
+  /** The run format its rows are written in (`RunJournal.format` when created). */
+  format: number;
+  terminal?: RunTerminal;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The right to write one run, from `claim`: valid until another claim bumps the epoch.
+ *
+ * @example
+ * ```ts
+ * import type { RunLease } from 'rxagent/durable';
+ * const { lease }: { lease: RunLease } = await journal.claim(runId, 'worker-1');
+ * ```
+ */
+export interface RunLease {
+  readonly runId: string;
+  readonly epoch: number;
+  readonly owner: string;
+}
+
+/** What `createRun` takes. `input` is the run's JSON input (agent input, call options…). */
+export interface NewRun {
+  runId: string;
+  agentId: string;
+  threadId?: string;
+  resourceId?: string;
+  input: JsonValue;
+}
+
+/** The commit points of a run (see docs/durable.md). */
+export type RunCommitKind = 'input' | 'model' | 'step' | 'rejected' | 'final';
+
+/** A tool call pinned by a `model` commit: a `pending` ledger row written with the commit. */
+export interface PinnedToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+}
+
+/**
+ * A checkpoint written atomically with the chunks of the same `append`. `state` is the run's
+ * snapshot (opaque to the journal). A `final` commit must end with the terminal chunk and sets
+ * the run's status from it; a `model` commit may pin tool calls (`pending` ledger rows).
+ */
+export interface RunCommit {
+  kind: RunCommitKind;
+  step: number;
+  attempt: number;
+  state: JsonValue;
+  toolCalls?: readonly PinnedToolCall[];
+}
+
+/** A stored commit: numbered from 1 per run, with the epoch that wrote it and the last seq it covers. */
+export interface RunCommitRecord {
+  no: number;
+  kind: RunCommitKind;
+  step: number;
+  attempt: number;
+  epoch: number;
+  seqEnd: number;
+  state: JsonValue;
+}
+
+/** Where a tool call stands in the ledger: `pending → started → completed | failed`. */
+export type ToolCallStatus = 'pending' | 'started' | 'completed' | 'failed';
+
+/**
+ * A ledger transition. `pending` (also pinned by a `model` commit) records the call;
+ * `started` is written before `execute` (again by a later owner re-running an idempotent call);
+ * `completed`/`failed` keep the JSON result or error. `pending → failed` is allowed (a call that
+ * never ran, e.g. invalid input).
+ */
+export type ToolTransition =
+  | { toolCallId: string; status: 'pending'; toolName: string; args: JsonValue }
+  | { toolCallId: string; status: 'started' }
+  | { toolCallId: string; status: 'completed'; output: JsonValue }
+  | { toolCallId: string; status: 'failed'; error: JsonValue };
+
+/** A ledger row. `epoch` is the epoch of its last transition. */
+export interface ToolCallRecord {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  status: ToolCallStatus;
+  epoch: number;
+  output?: JsonValue;
+  error?: JsonValue;
+}
+
+/** What `claim` gives the new owner: its lease, the run, every commit (oldest first) and the ledger. */
+export interface RunClaim {
+  lease: RunLease;
+  run: RunRecord;
+  commits: RunCommitRecord[];
+  toolCalls: ToolCallRecord[];
+}
+
+/** A request recorded for a run's owner (any instance may send it). */
+export interface RunSignal {
+  kind: 'stop';
+  reason?: JsonValue;
+}
+
+/** A stored signal, numbered per journal in the order received. */
+export interface RunSignalRecord extends RunSignal {
+  id: number;
+  createdAt: Date;
+}
+
+/** A chunk already encoded (by `encodeJson`): what the batched writer hands to `appendEncoded`. */
+export interface EncodedChunk {
+  readonly type: string;
+  readonly json: string;
+}
+
+/** Options of `read$`. */
+export interface JournalReadOptions {
+  /** Serve entries with `seq > after` (an integer from 0 to `lastSeq`). Default 0. */
+  after?: number;
+  /** Follow new entries until the terminal one (default); `false`: complete at the current end. */
+  live?: boolean;
+  /**
+   * Awaited before each next page is requested: a consumer's backpressure (an HTTP response
+   * waits for its client). Default: none.
+   */
+  ready?: () => Promise<void> | void;
+}
+
+/**
+ * The run journal: an append-only record of each run (chunks with dense `seq` from 1, commits, a
+ * tool ledger), written by the run's one owner and read by anyone. Every write carries a
+ * `RunLease`; a lease whose epoch is not the run's current one is refused with `FencedError`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryRunJournal } from 'rxagent/durable';
+ * const journal = new InMemoryRunJournal();
+ * await journal.createRun({ runId: 'r1', agentId: 'support', input: { messages: [] } });
+ * const { lease } = await journal.claim('r1', 'worker-1');
+ * await journal.append(lease, [{ type: 'start', runId: 'r1', from: 'AGENT', payload: { messageId: 'm1' } }]);
+ * journal.read$('r1', { live: false }).subscribe((entry) => console.log(entry.seq, entry.json));
+ * ```
+ */
+export interface RunJournal {
+  /** The newest run format this build reads and writes. */
+  readonly format: number;
+  /** Creates a `queued` run. Idempotent by `runId`: the same run again → `{ created: false }`; another → `RunConflictError`. */
+  createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** The newest `queued` or `running` run of a thread, or `null`. */
+  activeRun(threadId: string): Promise<RunRecord | null>;
+  /**
+   * Takes the run over: epoch + 1, `status: 'running'`. Unknown run → `RunNotFoundError`; a run of
+   * a newer format → `JournalSchemaError` (epoch unchanged); an ended run → `FencedError` (`'ended'`).
+   */
+  claim(runId: string, owner: string): Promise<RunClaim>;
+  /** Appends chunks (and a commit) in one fenced write; the chunks get `lastSeq + 1…`. */
+  append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }>;
+  /** `append` with chunks already encoded (the batched writer encodes each chunk once). */
+  appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }>;
+  /** One fenced ledger transition. */
+  toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord>;
+  /** Records a request for the run's owner (`stop`). Unknown run → `RunNotFoundError`; an ended run: nothing to do. */
+  signal(runId: string, signal: RunSignal): Promise<void>;
+  /** The run's signals, recorded and future, until the run ends (for its owner). */
+  signals$(runId: string): Observable<RunSignalRecord>;
+  /** The run's entries after `after`, in order; live by default (completes after the terminal entry). */
+  read$(runId: string, options?: JournalReadOptions): Observable<JournalEntry>;
+  /**
+   * The seq of the last chunk of `type` at or before `atOrBefore` (0 when there is none): how a
+   * UI-stream reader finds the step a cursor falls in without reading the run from the start.
+   */
+  findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number>;
+  /** Releases connections and ends live readers. Idempotent. */
+  close(): Promise<void>;
+}

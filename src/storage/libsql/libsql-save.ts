@@ -1,0 +1,38 @@
+/** The writes of one `saveMessages` inside its libSQL transaction (validated messages, owner checked). */
+import type { Transaction } from '@libsql/client';
+import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
+import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
+import { messageInOtherThreadError, serialiseContent } from '../internal/validate-messages.js';
+import type { SaveMessagesOptions } from '../types.js';
+import { text, threadColumns } from './libsql-rows.js';
+
+/**
+ * Creates the thread when asked, checks its owner, upserts every message (keeping a message in
+ * its thread) and touches the thread. A failure leaves the transaction to be rolled back.
+ */
+export async function writeMessages(transaction: Transaction, options: SaveMessagesOptions, now: number): Promise<void> {
+  const { threadId, resourceId } = options;
+  if (options.ensureThread === true) {
+    await transaction.execute({
+      sql: `INSERT INTO rxagent_threads (${threadColumns}) VALUES (?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      args: [threadId, resourceId, now, now],
+    });
+  }
+  const owner = await transaction.execute({ sql: 'SELECT resource_id FROM rxagent_threads WHERE id = ?', args: [threadId] });
+  const ownerRow = owner.rows[0];
+  if (ownerRow === undefined) throw new ThreadNotFoundError({ threadId });
+  if (text(ownerRow, 'resource_id') !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
+  for (const [index, message] of options.messages.entries()) {
+    // Serialised here, statement by statement: a failure rolls back what came before.
+    const result = await transaction.execute({
+      sql: `INSERT INTO rxagent_messages (id, thread_id, resource_id, role, type, content, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET role = excluded.role, type = excluded.type,
+              content = excluded.content, created_at = excluded.created_at
+            WHERE rxagent_messages.thread_id = excluded.thread_id`,
+      args: [message.id, threadId, resourceId, message.role, message.type ?? null, serialiseContent(message, index), message.createdAt.getTime()],
+    });
+    if (result.rowsAffected === 0) throw messageInOtherThreadError(index, message.id);
+  }
+  await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
+}

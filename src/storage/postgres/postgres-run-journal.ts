@@ -1,0 +1,389 @@
+import { EMPTY, Observable, Subject, defer, filter, from, interval, merge, switchMap } from 'rxjs';
+import type { ChunkType } from '../../contract/chunk-types.js';
+import { encodeJson } from '../../contract/json-codec.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
+import { StorageError, type StorageOperation } from '../errors/storage-error.js';
+import { closedError, guard } from '../internal/guard.js';
+import {
+  RUN_FORMAT,
+  assertJournalId,
+  assertLease,
+  checkAppend,
+  checkCursor,
+  checkNewRun,
+  checkTransition,
+  conflictingField,
+  encodeChunks,
+  isOpen,
+} from '../internal/journal-rules.js';
+import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import { FencedError } from '../journal/errors/fenced-error.js';
+import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
+import { RunConflictError } from '../journal/errors/run-conflict-error.js';
+import { RunNotFoundError } from '../journal/errors/run-not-found-error.js';
+import type {
+  EncodedChunk,
+  JournalEntry,
+  JournalReadOptions,
+  NewRun,
+  RunClaim,
+  RunCommit,
+  RunJournal,
+  RunLease,
+  RunRecord,
+  RunSignal,
+  RunSignalRecord,
+  ToolCallRecord,
+  ToolTransition,
+} from '../journal/types.js';
+import { GuardedPool, positiveMs } from './guarded-pool.js';
+import { JOURNAL_CHANNEL, JournalListener } from './journal-listener.js';
+import { migratePostgres, quoteIdentifier } from './migrations.js';
+import { openPool, type PostgresStorageOptions } from './postgres-storage.js';
+import type { Query } from './query.js';
+import {
+  commitColumns,
+  commitFromRow,
+  readSignals,
+  runColumns,
+  runFromRow,
+  toolCallColumns,
+  toolCallFromRow,
+  type CommitRow,
+  type RunRow,
+  type ToolCallRow,
+} from './run-journal-rows.js';
+import { flushStatement } from './run-journal-flush.js';
+import { transitionToolCall } from './run-journal-ledger.js';
+import { checkEpoch, fenceSettings } from './save-fence.js';
+
+/**
+ * Options of `PostgresRunJournal`: those of `PostgresStorage` (connection string or pool, schema,
+ * timeouts; use the memory store's schema, so memory saves can be fenced) plus how readers wait.
+ *
+ * @example
+ * ```ts
+ * import { PostgresRunJournal } from 'rxagent/storage/postgres';
+ * const journal = new PostgresRunJournal({ connectionString: process.env.DATABASE_URL!, pollIntervalMs: 500 });
+ * ```
+ */
+export type PostgresRunJournalOptions = PostgresStorageOptions & {
+  /** Rows per page a reader asks for. Default 500. */
+  pageSize?: number;
+  /** Notify readers (LISTEN/NOTIFY, ids only) on every write. Default true; `false`: readers only poll. */
+  notify?: boolean;
+  /** How often a live reader polls besides notifications (the backstop), in ms. Default 1000 (100 with `notify: false`). */
+  pollIntervalMs?: number;
+};
+
+/**
+ * A `RunJournal` on PostgreSQL: runs, chunks, commits, the tool ledger and signals in the memory
+ * schema (migration 2), so any instance reads any run and a takeover fences the old owner.
+ * A write is one statement (`UPDATE runs … WHERE epoch = $lease` feeding the `INSERT`s, plus at
+ * most one `pg_notify` carrying `<schema>/<runId>/<lastSeq>`); tool transitions run in a
+ * transaction that holds the run row `FOR SHARE`, with `idle_in_transaction_session_timeout` and
+ * `lock_timeout` set to `fenceTimeoutMs`. Readers LISTEN on one shared connection per journal,
+ * page history 500 rows at a time, and poll as a backstop.
+ *
+ * @example
+ * ```ts
+ * import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+ * const connectionString = process.env.DATABASE_URL!;
+ * const journal = new PostgresRunJournal({ connectionString });
+ * const memoryStorage = new PostgresStorage({ connectionString }); // same schema: saves can be fenced
+ * journal.read$(runId, { after: 0 }).subscribe((entry) => console.log(entry.seq, entry.json));
+ * ```
+ */
+export class PostgresRunJournal implements RunJournal {
+  readonly format = RUN_FORMAT;
+  readonly #db: GuardedPool;
+  readonly #ownsPool: boolean;
+  readonly #schemaName: string;
+  readonly #schema: string;
+  readonly #now: () => Date;
+  readonly #statementTimeoutMs: number;
+  readonly #fenceTimeoutMs: number;
+  readonly #pageSize: number;
+  readonly #notify: boolean;
+  readonly #pollIntervalMs: number;
+  readonly #listener: JournalListener;
+  /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
+  readonly #local = new Subject<string>();
+  readonly #closing = new Subject<never>();
+  readonly #onIdleError = (): void => undefined;
+  #migrating: Promise<void> | undefined;
+  #migrated = false;
+  #closed = false;
+
+  constructor(options: PostgresRunJournalOptions) {
+    this.#schemaName = options.schema ?? 'rxagent';
+    this.#schema = quoteIdentifier(this.#schemaName);
+    this.#now = options.now ?? (() => new Date());
+    const { pool, owned, timeouts } = openPool('PostgresRunJournal', options);
+    this.#statementTimeoutMs = timeouts.statementTimeoutMs;
+    this.#fenceTimeoutMs = positiveMs('PostgresRunJournal', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
+    this.#notify = options.notify ?? true;
+    this.#pollIntervalMs = positiveMs('PostgresRunJournal', 'pollIntervalMs', options.pollIntervalMs, this.#notify ? 1000 : 100);
+    this.#pageSize = options.pageSize ?? 500;
+    if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
+      throw new RangeError(`PostgresRunJournal: pageSize must be an integer ≥ 1 (got ${String(options.pageSize)})`);
+    }
+    this.#db = new GuardedPool(pool, timeouts);
+    this.#ownsPool = owned;
+    this.#listener = new JournalListener(this.#db, this.#schemaName);
+    pool.on('error', this.#onIdleError);
+  }
+
+  async createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }> {
+    const input = checkNewRun(run);
+    return this.#run('createRun', async () => {
+      const now = this.#now();
+      const inserted = await this.#db.query<RunRow>(
+        `INSERT INTO ${this.#schema}.runs (id, agent_id, thread_id, resource_id, format, status, input, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, $7, $7) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
+        [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input, now],
+      );
+      if (inserted.rows[0] !== undefined) return { run: runFromRow(inserted.rows[0]), created: true };
+      const stored = (
+        await this.#db.query<RunRow & { input: string }>(`SELECT ${runColumns}, input::text AS input FROM ${this.#schema}.runs WHERE id = $1`, [run.runId])
+      ).rows[0];
+      if (stored === undefined) throw new Error(`run ${run.runId} was removed while being created`);
+      const record = runFromRow(stored);
+      const field = conflictingField({ ...record, input: stored.input }, run, input);
+      if (field !== undefined) throw new RunConflictError({ runId: run.runId, field });
+      return { run: record, created: false };
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    assertJournalId('getRun', 'runId', runId);
+    return this.#run('getRun', () => this.#getRun(runId));
+  }
+
+  async activeRun(threadId: string): Promise<RunRecord | null> {
+    assertJournalId('activeRun', 'threadId', threadId);
+    return this.#run('activeRun', async () => {
+      const result = await this.#db.query<RunRow>(
+        `SELECT ${runColumns} FROM ${this.#schema}.runs WHERE thread_id = $1 AND status IN ('queued', 'running')
+         ORDER BY created_at DESC LIMIT 1`,
+        [threadId],
+      );
+      return result.rows[0] === undefined ? null : runFromRow(result.rows[0]);
+    });
+  }
+
+  async claim(runId: string, owner: string): Promise<RunClaim> {
+    assertJournalId('claim', 'runId', runId);
+    assertJournalId('claim', 'owner', owner);
+    return this.#run('claim', async () => {
+      const claimed = await this.#db.query<RunRow>(
+        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = $3
+         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $4 RETURNING ${runColumns}`,
+        [runId, owner, this.#now(), RUN_FORMAT],
+      );
+      const row = claimed.rows[0];
+      if (row === undefined) {
+        const run = await this.#getRun(runId);
+        if (run === null) throw new RunNotFoundError({ runId });
+        if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
+        throw new FencedError({ runId, epoch: run.epoch, currentEpoch: run.epoch, reason: 'ended', what: 'claim' });
+      }
+      const run = runFromRow(row);
+      const [commits, toolCalls] = await Promise.all([
+        this.#db.query<CommitRow>(`SELECT ${commitColumns} FROM ${this.#schema}.run_commits WHERE run_id = $1 ORDER BY no`, [runId]),
+        this.#db.query<ToolCallRow>(`SELECT ${toolCallColumns} FROM ${this.#schema}.run_tool_calls WHERE run_id = $1 ORDER BY position`, [runId]),
+      ]);
+      return {
+        lease: { runId, epoch: run.epoch, owner },
+        run,
+        commits: commits.rows.map(commitFromRow),
+        toolCalls: toolCalls.rows.map(toolCallFromRow),
+      };
+    });
+  }
+
+  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+    return this.appendEncoded(lease, encodeChunks(chunks), commit);
+  }
+
+  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+    assertLease('append', lease);
+    const checked = checkAppend(chunks, commit);
+    return this.#run('append', async () => {
+      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify, now: this.#now() }, lease, chunks, commit, checked);
+      const result = await this.#db.query<{ last_seq: number }>(statement.text, statement.values);
+      const row = result.rows[0];
+      if (row === undefined) await this.#refused(lease, 'append');
+      if (chunks.length > 0 || checked.terminal !== undefined) this.#local.next(lease.runId);
+      return { lastSeq: Number(row?.last_seq) };
+    });
+  }
+
+  async toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord> {
+    assertLease('toolCall', lease);
+    const payload = checkTransition(transition);
+    const outcome = await this.#run('toolCall', () =>
+      this.#db.transaction(async (query): Promise<ToolCallRecord | { refused: unknown }> => {
+        await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner);
+        return transitionToolCall(query, this.#schema, lease, transition, payload, this.#now());
+      }, fenceSettings(this.#fenceTimeoutMs)),
+    );
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome;
+  }
+
+  async signal(runId: string, signal: RunSignal): Promise<void> {
+    assertJournalId('signal', 'runId', runId);
+    if (signal?.kind !== 'stop') throw new TypeError(`RunJournal.signal: unknown signal kind ${JSON.stringify(signal?.kind)}`);
+    const reason = signal.reason === undefined ? null : encodeJson(signal.reason, 'signal reason');
+    await this.#run('signal', async () => {
+      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $5 || r.id || '/signal')` : '';
+      const result = await this.#db.query<{ status: string }>(
+        `WITH r AS (SELECT id, status FROM ${this.#schema}.runs WHERE id = $1),
+              s AS (INSERT INTO ${this.#schema}.run_signals (run_id, kind, reason, created_at)
+                    SELECT r.id, $2, $3::json, $4 FROM r WHERE r.status IN ('queued', 'running'))
+         SELECT r.status${notify} FROM r`,
+        [runId, signal.kind, reason, this.#now(), ...(this.#notify ? [`${this.#schemaName}/`] : [])],
+      );
+      if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
+      this.#local.next(runId);
+    });
+  }
+
+  signals$(runId: string): Observable<RunSignalRecord> {
+    return this.#opened('read', runId, () => {
+      return new Observable<RunSignalRecord>((subscriber) => {
+        let after = 0;
+        let reading: Promise<void> | undefined;
+        const read = async (): Promise<void> => {
+          for (const signal of await readSignals(this.#db, this.#schema, runId, after)) {
+            after = signal.id;
+            subscriber.next(signal);
+          }
+          const run = await this.#getRun(runId);
+          if (run === null || !isOpen(run.status)) subscriber.complete();
+        };
+        const wake = (): void => {
+          reading ??= read()
+            .catch((error: unknown) => subscriber.error(RxAgentError.isInstance(error) ? error : new StorageError({ operation: 'read', cause: error })))
+            .finally(() => (reading = undefined));
+        };
+        const subscription = this.#wake$(runId).subscribe({ next: wake, error: (error: unknown) => subscriber.error(error) });
+        wake();
+        return subscription;
+      });
+    });
+  }
+
+  read$(runId: string, options: JournalReadOptions = {}): Observable<JournalEntry> {
+    return this.#opened('read', runId, (run) => {
+      if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
+      const after = checkCursor(runId, options.after, run.lastSeq);
+      const end = options.live === false || !isOpen(run.status) ? run.lastSeq : undefined;
+      const page = async (cursor: number, limit: number, until: number | undefined): Promise<ChunkRow[]> => {
+        const result = await guard('read', () =>
+          this.#db.query<{ seq: number; epoch: number; type: string; chunk: string }>(
+            `SELECT seq::float8 AS seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
+             WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4`,
+            [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit],
+          ),
+        );
+        return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
+      };
+      return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize }, after, {
+        ...(end === undefined ? {} : { end }),
+        ...(options.ready === undefined ? {} : { ready: options.ready }),
+      });
+    });
+  }
+
+  async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
+    assertJournalId('findLastSeq', 'runId', runId);
+    return this.#run('read', async () => {
+      // One round trip: the run's existence and the seq.
+      const result = await this.#db.query<{ seq: number | null }>(
+        `SELECT (SELECT c.seq::float8 FROM ${this.#schema}.run_chunks c WHERE c.run_id = r.id AND c.seq <= $2 AND c.type = $3
+                 ORDER BY c.seq DESC LIMIT 1) AS seq
+         FROM ${this.#schema}.runs r WHERE r.id = $1`,
+        [runId, Math.max(0, Math.floor(atOrBefore)), type],
+      );
+      const row = result.rows[0];
+      if (row === undefined) throw new RunNotFoundError({ runId });
+      return Number(row.seq ?? 0);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.error(closedError('read'));
+    this.#listener.close();
+    if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
+    this.#db.pool.removeListener('error', this.#onIdleError);
+  }
+
+  /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */
+  #wake$(runId: string): Observable<unknown> {
+    return merge(
+      this.#listener.notices$.pipe(filter((notice) => notice.runId === runId)),
+      this.#local.pipe(filter((id) => id === runId)),
+      interval(this.#pollIntervalMs),
+      this.#closing,
+    );
+  }
+
+  /**
+   * A cold read: `open` builds the stream once the checks passed. A run still open is LISTENed
+   * for first (when notifying), so no row written between its pages and its wait is missed; an
+   * ended run's rows are all there.
+   */
+  #opened<T>(operation: StorageOperation, runId: string, open: (run: RunRecord) => Promise<Observable<T>> | Observable<T>): Observable<T> {
+    return defer(() => {
+      assertJournalId(operation === 'read' ? 'read$' : operation, 'runId', runId);
+      if (this.#closed) throw closedError(operation);
+      return from(
+        this.#run(operation, async () => {
+          const run = await this.#getRun(runId);
+          if (run === null) throw new RunNotFoundError({ runId });
+          // Pages are read after this: rows written meanwhile are in them (lastSeq only grows).
+          if (this.#notify && isOpen(run.status)) await this.#listener.ready();
+          return open(run);
+        }),
+      ).pipe(switchMap((stream) => stream));
+    });
+  }
+
+  async #getRun(runId: string): Promise<RunRecord | null> {
+    const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs WHERE id = $1`, [runId]);
+    return result.rows[0] === undefined ? null : runFromRow(result.rows[0]);
+  }
+
+  /** Why a fenced write matched no row: `RunNotFoundError` or `FencedError`. */
+  async #refused(lease: RunLease, what: string): Promise<never> {
+    const run = await this.#getRun(lease.runId);
+    if (run === null) throw new RunNotFoundError({ runId: lease.runId });
+    const reason = run.epoch === lease.epoch && run.owner === lease.owner && !isOpen(run.status) ? 'ended' : 'epoch';
+    throw new FencedError({ runId: lease.runId, epoch: lease.epoch, currentEpoch: run.epoch, reason, what });
+  }
+
+  #run<T>(operation: StorageOperation, task: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(closedError(operation));
+    return guard(operation, async () => {
+      if (!this.#migrated) await this.#migrate();
+      return task();
+    });
+  }
+
+  #migrate(): Promise<void> {
+    this.#migrating ??= this.#db
+      .withClient((query: Query) => migratePostgres(query, this.#schemaName, this.#statementTimeoutMs))
+      .then(() => {
+        this.#migrated = true;
+      })
+      .catch((error: unknown) => {
+        this.#migrating = undefined;
+        throw RxAgentError.isInstance(error) ? error : new StorageError({ operation: 'migrate', cause: error });
+      });
+    return this.#migrating;
+  }
+}

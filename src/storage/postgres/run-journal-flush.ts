@@ -1,0 +1,57 @@
+/** The one statement of a journal flush: chunks, commit and pinned tool calls behind the fenced run-row update. */
+import type { RunCommit, EncodedChunk, RunLease, RunTerminal } from '../journal/types.js';
+import { statusOf } from '../internal/journal-rules.js';
+import { JOURNAL_CHANNEL } from './journal-listener.js';
+
+/** Where and how a journal writes. */
+export interface FlushTarget {
+  /** The quoted schema. */
+  schema: string;
+  schemaName: string;
+  notify: boolean;
+  now: Date;
+}
+
+/**
+ * `WITH f AS (UPDATE runs … WHERE id AND epoch AND owner AND status = 'running' RETURNING …)`
+ * feeding the `INSERT`s of chunks (seq `last_seq - n + ordinal`), the commit and its pinned tool
+ * calls, and at most one `pg_notify` of `<schema>/<runId>/<lastSeq>`. No row back: fenced.
+ */
+export function flushStatement(
+  where: FlushTarget,
+  lease: RunLease,
+  chunks: readonly EncodedChunk[],
+  commit: RunCommit | undefined,
+  checked: { state: string | undefined; terminal: RunTerminal | undefined; toolCalls: string[] },
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [lease.runId, lease.epoch, lease.owner, chunks.length, where.now];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const set = ['last_seq = last_seq + $4', 'updated_at = $5'];
+  if (commit !== undefined) set.push('last_commit = last_commit + 1');
+  if (checked.terminal !== undefined) {
+    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = $5');
+  }
+  const parts = [
+    `f AS (UPDATE ${where.schema}.runs SET ${set.join(', ')}
+       WHERE id = $1 AND epoch = $2 AND owner = $3 AND status = 'running' RETURNING id, last_seq, last_commit)`,
+    `c AS (INSERT INTO ${where.schema}.run_chunks (run_id, seq, epoch, type, chunk)
+       SELECT f.id, f.last_seq - $4 + u.o, $2, u.t, u.c FROM f,
+         unnest(${param(chunks.map((chunk) => chunk.type))}::text[], ${param(chunks.map((chunk) => chunk.json))}::text[]) WITH ORDINALITY AS u(t, c, o))`,
+  ];
+  if (commit !== undefined) {
+    parts.push(`k AS (INSERT INTO ${where.schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
+       SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, $5 FROM f)`);
+  }
+  const pins = commit?.toolCalls ?? [];
+  if (pins.length > 0) {
+    parts.push(`p AS (INSERT INTO ${where.schema}.run_tool_calls (run_id, tool_call_id, tool_name, args, status, epoch, updated_at)
+       SELECT f.id, u.i, u.n, u.a::json, 'pending', $2, $5 FROM f,
+         unnest(${param(pins.map((pin) => pin.toolCallId))}::text[], ${param(pins.map((pin) => pin.toolName))}::text[], ${param(checked.toolCalls)}::text[])
+         WITH ORDINALITY AS u(i, n, a, o) ORDER BY u.o ON CONFLICT (run_id, tool_call_id) DO NOTHING)`);
+  }
+  const notify =
+    where.notify && (chunks.length > 0 || checked.terminal !== undefined)
+      ? `, pg_notify('${JOURNAL_CHANNEL}', ${param(`${where.schemaName}/`)} || f.id || '/' || f.last_seq)`
+      : '';
+  return { text: `WITH ${parts.join(',\n')} SELECT f.last_seq::float8 AS last_seq${notify} FROM f`, values };
+}

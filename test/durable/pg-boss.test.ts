@@ -1,0 +1,90 @@
+/**
+ * pg-boss 12 on the test PostgreSQL, as the durable worker will use it: its own schema, a queue
+ * with heartbeatSeconds 10, a job id given by the sender (a UUID; sending it again is a no-op),
+ * work() with heartbeats, and a job whose worker went silent (no heartbeat, no completion) handed
+ * to another fetch after the monitor fails it. Facts the worker builds on, checked here.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+
+let server: TestPostgres | undefined;
+let startupError: unknown;
+const schema = `pgboss_${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  server = await startTestPostgres().catch((error: unknown) => {
+    startupError = error;
+    return undefined;
+  });
+});
+beforeEach(() => {
+  if (startupError !== undefined) throw startupError;
+});
+afterAll(async () => {
+  if (server === undefined) return;
+  if (!server.started) {
+    const pool = new pg.Pool({ connectionString: server.connectionString });
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  }
+  await server.stop();
+});
+
+const newBoss = () =>
+  new PgBoss({ connectionString: server!.connectionString, schema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1 });
+
+describe('pg-boss 12 as the run queue', () => {
+  it('sends a job under the caller’s UUID (again: no second job), work() gets it once and completes it', async () => {
+    const boss = newBoss();
+    boss.on('error', () => undefined);
+    await boss.start();
+    await boss.createQueue('runs-support', { heartbeatSeconds: 10, retryLimit: 3 });
+    const id = randomUUID();
+    expect(await boss.send('runs-support', { runId: 'r1' }, { id })).toBe(id);
+    expect(await boss.send('runs-support', { runId: 'r1' }, { id })).toBeNull();
+    await expect(boss.send('runs-support', { runId: 'r1' }, { id: 'run-1' })).rejects.toThrow();
+    const seen: Array<{ id: string; data: unknown }> = [];
+    await boss.work<{ runId: string }>('runs-support', { pollingIntervalSeconds: 0.5 }, async ([job]) => {
+      seen.push({ id: job!.id, data: job!.data });
+      return { done: true };
+    });
+    const deadline = Date.now() + 10_000;
+    let state: string | undefined;
+    while (Date.now() < deadline && state !== 'completed') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = (await boss.getJobById('runs-support', id))?.state;
+    }
+    expect(state).toBe('completed');
+    expect(seen).toEqual([{ id, data: { runId: 'r1' } }]);
+    const job = await boss.getJobById('runs-support', id);
+    expect(job?.heartbeatSeconds).toBe(10);
+    await boss.stop({ graceful: false });
+  });
+
+  it('a worker that went silent (fetched, no heartbeat) loses the job: the monitor fails it and another fetch gets it again', async () => {
+    const dead = newBoss();
+    const alive = newBoss();
+    dead.on('error', () => undefined);
+    alive.on('error', () => undefined);
+    await dead.start();
+    await alive.start();
+    await alive.createQueue('runs-silent', { heartbeatSeconds: 10, retryLimit: 3, retryDelay: 0 });
+    const id = randomUUID();
+    await alive.send('runs-silent', { runId: 'r2' }, { id });
+    const [taken] = await dead.fetch<{ runId: string }>('runs-silent');
+    expect(taken?.id).toBe(id);
+    await dead.stop({ graceful: false }); // the owner dies: nothing touches the job again
+    const startedAt = Date.now();
+    let again: { id: string; retryCount: number } | undefined;
+    while (again === undefined && Date.now() - startedAt < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const [job] = await alive.fetch<{ runId: string }>('runs-silent', { includeMetadata: true });
+      if (job !== undefined) again = { id: job.id, retryCount: job.retryCount };
+    }
+    expect(again).toEqual({ id, retryCount: 1 });
+    await alive.stop({ graceful: false });
+  }, 45_000);
+});

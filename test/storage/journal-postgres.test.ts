@@ -1,0 +1,259 @@
+/**
+ * PostgresRunJournal against a real PostgreSQL (test/support/postgres.ts): the shared journal
+ * suite, then what only a database shows — two journals on one database ("two instances"),
+ * fencing of a stale owner's append, tool transition and memory save, an owner idle inside a
+ * fenced transaction cut off by the server, notifications vs polling, and the schema version.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { lastValueFrom, toArray } from 'rxjs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FencedError } from '../../src/storage/journal/errors/fenced-error.js';
+import { JournalSchemaError } from '../../src/storage/journal/errors/journal-schema-error.js';
+import { PostgresRunJournal, type PostgresRunJournalOptions } from '../../src/storage/postgres/postgres-run-journal.js';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { textMessage } from './storage-suite.js';
+import { collect, commit, delta, describeRunJournal, finish, rejection, start, until } from './journal-suite.js';
+
+let server: TestPostgres | undefined;
+let startupError: unknown;
+const suffix = randomUUID().slice(0, 8);
+const schema = `rxagent_journal_${suffix}`;
+const schemas = new Set<string>([schema]);
+
+beforeAll(async () => {
+  server = await startTestPostgres().catch((error: unknown) => {
+    startupError = error;
+    return undefined;
+  });
+});
+
+beforeEach(() => {
+  if (startupError !== undefined) throw startupError;
+});
+
+const connectionString = (): string => {
+  if (server === undefined) throw new Error('PostgreSQL did not start');
+  return server.connectionString;
+};
+
+afterAll(async () => {
+  if (server === undefined) return;
+  if (!server.started) {
+    const pool = new pg.Pool({ connectionString: connectionString() });
+    for (const name of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+    await pool.end();
+  }
+  await server.stop();
+});
+
+const journalOn = (options: Partial<PostgresRunJournalOptions> = {}) =>
+  new PostgresRunJournal({ connectionString: connectionString(), schema, pageSize: 50, pollIntervalMs: 200, ...options } as PostgresRunJournalOptions);
+
+async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: connectionString() });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+describeRunJournal('PostgresRunJournal', () => journalOn(), {
+  pageSize: 50,
+  forceFormat: async (_journal, runId, format) => {
+    await sql(`UPDATE "${schema}".runs SET format = $2 WHERE id = $1`, [runId, format]);
+  },
+});
+
+describeRunJournal('PostgresRunJournal (notify: false, polling only)', () => journalOn({ notify: false, pollIntervalMs: 20 }), { pageSize: 50 });
+
+describe('PostgresRunJournal across instances', () => {
+  it('two journals on one database: a reader on B follows what A writes, live, to the end (woken by NOTIFY alone)', async () => {
+    const a = journalOn();
+    const b = journalOn({ pollIntervalMs: 60_000 }); // only NOTIFY can wake B in time
+    const runId = `tenant/a/run-${randomUUID()}`; // a '/' in the id: the payload is split at its last '/'
+    await a.createRun({ runId, agentId: 'support', input: 'hi' });
+    const { lease } = await a.claim(runId, 'instance-a');
+    await a.append(lease, [start(runId)], commit('input'));
+    const reader = collect(b, runId);
+    await until(() => reader.entries.length === 1, 'the history on B');
+    for (let index = 0; index < 5; index++) {
+      await a.append(lease, [delta(runId, `${index}`)]);
+      await until(() => reader.entries.length === index + 2, `live entry ${index} on B`);
+    }
+    await a.append(lease, [finish(runId)], commit('final'));
+    await reader.done;
+    expect(reader.completed).toBe(true);
+    expect(reader.entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await b.getRun(runId))?.status).toBe('completed');
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a takeover on B fences A: its append, tool transition and memory save are refused, nothing stored', async () => {
+    const a = journalOn();
+    const b = journalOn();
+    const memory = new PostgresStorage({ connectionString: connectionString(), schema });
+    const runId = `run-${randomUUID()}`;
+    const threadId = `thread-${randomUUID()}`;
+    await a.createRun({ runId, agentId: 'support', input: 'hi', threadId });
+    const old = (await a.claim(runId, 'instance-a')).lease;
+    await a.append(old, [start(runId)], { ...commit('model'), toolCalls: [{ toolCallId: 'c1', toolName: 'send', args: {} }] });
+    const { lease, toolCalls } = await b.claim(runId, 'instance-b');
+    expect(lease.epoch).toBe(2);
+    expect(toolCalls.map((call) => call.status)).toEqual(['pending']);
+
+    expect(await rejection(a.append(old, [delta(runId, 'late')]))).toMatchObject({ name: 'FencedError', reason: 'epoch', currentEpoch: 2 });
+    expect(await rejection(a.toolCall(old, { toolCallId: 'c1', status: 'started' }))).toMatchObject({ name: 'FencedError', currentEpoch: 2 });
+    const save = await rejection(
+      memory.saveMessages({ threadId, resourceId: 'u1', ensureThread: true, messages: [textMessage(`m-${randomUUID()}`, 'x')], fence: { runId, epoch: 1 } }),
+    );
+    expect(FencedError.isInstance(save)).toBe(true);
+    expect(await memory.getThread(threadId)).toBeNull();
+
+    await memory.saveMessages({ threadId, resourceId: 'u1', ensureThread: true, messages: [textMessage(`m-${randomUUID()}`, 'kept')], fence: { runId, epoch: 2 } });
+    expect(await memory.getMessages({ threadId })).toHaveLength(1);
+    expect((await b.getRun(runId))?.lastSeq).toBe(1);
+    expect((await b.toolCall(lease, { toolCallId: 'c1', status: 'started' })).epoch).toBe(2);
+    await Promise.all([a.close(), b.close(), memory.close()]);
+  });
+
+  it('a memory save waiting in beforeCommit holds the run: a claim waits for it; a save whose owner idles past fenceTimeoutMs is cut off', async () => {
+    const journal = journalOn();
+    const memory = new PostgresStorage({ connectionString: connectionString(), schema, fenceTimeoutMs: 300 });
+    const runId = `run-${randomUUID()}`;
+    const threadId = `thread-${randomUUID()}`;
+    await journal.createRun({ runId, agentId: 'support', input: 'hi' });
+    const { lease } = await journal.claim(runId, 'owner-1');
+
+    // 1. a save still working (not idle) holds FOR SHARE: the claim waits, then sees the saved messages committed first
+    let release: () => void = () => undefined;
+    let inside = false;
+    const saving = memory.saveMessages({
+      threadId, resourceId: 'u1', ensureThread: true, messages: [textMessage(`m-${randomUUID()}`, 'first')],
+      fence: { runId, epoch: lease.epoch, beforeCommit: () => new Promise<void>((resolve) => { inside = true; release = resolve; }) },
+    });
+    await until(() => inside, 'the save inside its transaction');
+    let claimedAt = 0;
+    const claiming = journal.claim(runId, 'owner-2').then((claim) => { claimedAt = Date.now(); return claim; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(claimedAt).toBe(0);
+    const releasedAt = Date.now();
+    release();
+    await saving;
+    const second = await claiming;
+    expect(claimedAt).toBeGreaterThanOrEqual(releasedAt);
+    expect(second.lease.epoch).toBe(2);
+    expect(await memory.getMessages({ threadId })).toHaveLength(1);
+
+    // 2. an owner paused inside its save (idle in transaction) is cut off by the server; nothing saved
+    let wake: () => void = () => undefined;
+    const paused = memory.saveMessages({
+      threadId, resourceId: 'u1', messages: [textMessage(`m-${randomUUID()}`, 'second')],
+      fence: { runId, epoch: 2, beforeCommit: () => new Promise<void>((resolve) => { wake = resolve; }) },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const third = await journal.claim(runId, 'owner-3');
+    expect(third.lease.epoch).toBe(3);
+    wake();
+    const error = await rejection(paused);
+    expect(error).toMatchObject({ name: 'StorageError', operation: 'saveMessages' });
+    expect(await memory.getMessages({ threadId })).toHaveLength(1);
+    await Promise.all([journal.close(), memory.close()]);
+  });
+
+  it('a save carrying a fence for an unknown run is RunNotFoundError, for an ended run FencedError ended', async () => {
+    const journal = journalOn();
+    const memory = new PostgresStorage({ connectionString: connectionString(), schema });
+    const threadId = `thread-${randomUUID()}`;
+    const save = (runId: string, epoch: number) =>
+      memory.saveMessages({ threadId, resourceId: 'u1', ensureThread: true, messages: [textMessage(`m-${randomUUID()}`, 'x')], fence: { runId, epoch } });
+    expect(await rejection(save(`run-${randomUUID()}`, 1))).toMatchObject({ name: 'RunNotFoundError' });
+    const runId = `run-${randomUUID()}`;
+    await journal.createRun({ runId, agentId: 'a', input: null });
+    const { lease } = await journal.claim(runId, 'w');
+    await journal.append(lease, [finish(runId)], commit('final'));
+    expect(await rejection(save(runId, 1))).toMatchObject({ name: 'FencedError', reason: 'ended' });
+    expect(await memory.getThread(threadId)).toBeNull();
+    await Promise.all([journal.close(), memory.close()]);
+  });
+
+  it('one NOTIFY per flush carrying ids only: <schema>/<runId>/<lastSeq>; none with notify: false', async () => {
+    const listener = new pg.Client({ connectionString: connectionString() });
+    await listener.connect();
+    const payloads: string[] = [];
+    listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await listener.query('LISTEN rxagent_journal');
+    const journal = journalOn();
+    const quiet = journalOn({ notify: false });
+    const runId = `run-${randomUUID()}`;
+    await journal.createRun({ runId, agentId: 'a', input: null });
+    const { lease } = await journal.claim(runId, 'w');
+    await journal.append(lease, [start(runId), delta(runId, 'a'), delta(runId, 'b')]);
+    await journal.append(lease, [], commit('step'));
+    await quiet.append(lease, [delta(runId, 'c')]);
+    await journal.append(lease, [finish(runId)], commit('final'));
+    await until(() => payloads.length >= 2, 'the notifications');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(payloads.filter((payload) => payload.includes(runId))).toEqual([`${schema}/${runId}/3`, `${schema}/${runId}/5`]);
+    await listener.end();
+    await Promise.all([journal.close(), quiet.close()]);
+  });
+
+  it('a flush is one statement: chunks and commit land together or not at all', async () => {
+    const journal = journalOn();
+    const runId = `run-${randomUUID()}`;
+    await journal.createRun({ runId, agentId: 'a', input: null });
+    const { lease } = await journal.claim(runId, 'w');
+    await journal.append(lease, [start(runId), delta(runId, 'x')], { ...commit('model'), toolCalls: [{ toolCallId: 'c9', toolName: 't', args: { a: 1 } }] });
+    const counts = await sql(
+      `SELECT (SELECT count(*) FROM "${schema}".run_chunks WHERE run_id = $1)::int AS chunks,
+              (SELECT count(*) FROM "${schema}".run_commits WHERE run_id = $1)::int AS commits,
+              (SELECT count(*) FROM "${schema}".run_tool_calls WHERE run_id = $1)::int AS calls,
+              (SELECT last_seq FROM "${schema}".runs WHERE id = $1)::int AS last_seq`,
+      [runId],
+    );
+    expect(counts.rows[0]).toEqual({ chunks: 2, commits: 1, calls: 1, last_seq: 2 });
+    const stored = await sql(`SELECT chunk, type FROM "${schema}".run_chunks WHERE run_id = $1 ORDER BY seq`, [runId]);
+    expect(stored.rows.map((row) => row.type)).toEqual(['start', 'text-delta']);
+    expect(stored.rows[1].chunk).toBe(JSON.stringify(delta(runId, 'x')));
+    await journal.close();
+  });
+
+  it('a schema_version newer than the build: JournalSchemaError on first use, nothing migrated or written', async () => {
+    const newer = `rxagent_journal_${suffix}_newer`;
+    schemas.add(newer);
+    await sql(`CREATE SCHEMA "${newer}"`);
+    await sql(`CREATE TABLE "${newer}".schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await sql(`INSERT INTO "${newer}".schema_version (version) VALUES (99)`);
+    const journal = journalOn({ schema: newer });
+    const error = await rejection(journal.createRun({ runId: 'r', agentId: 'a', input: null }));
+    expect(JournalSchemaError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ found: 99, known: 2, subject: 'schema' });
+    const memory = new PostgresStorage({ connectionString: connectionString(), schema: newer });
+    expect(JournalSchemaError.isInstance(await rejection(memory.getThread('t')))).toBe(true);
+    const tables = await sql(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [newer]);
+    expect(tables.rows.map((row) => row.table_name)).toEqual(['schema_version']);
+    await Promise.all([journal.close(), memory.close()]);
+  });
+
+  it('concurrent readers on two instances during writes see the same bytes', async () => {
+    const a = journalOn();
+    const b = journalOn();
+    const runId = `run-${randomUUID()}`;
+    await a.createRun({ runId, agentId: 'a', input: null });
+    const { lease } = await a.claim(runId, 'w');
+    const readers = [collect(a, runId), collect(b, runId), collect(b, runId)];
+    for (let batch = 0; batch < 10; batch++) await a.append(lease, Array.from({ length: 30 }, (_, index) => delta(runId, `${batch}:${index}`)));
+    await a.append(lease, [finish(runId)], commit('final'));
+    await Promise.all(readers.map((reader) => reader.done));
+    const texts = readers.map((reader) => reader.entries.map((entry) => `${entry.seq}|${entry.json}`).join('\n'));
+    expect(readers[0]?.entries).toHaveLength(301);
+    expect(new Set(texts).size).toBe(1);
+    const replay = await lastValueFrom(b.read$(runId, { after: 299 }).pipe(toArray()));
+    expect(replay.map((entry) => entry.seq)).toEqual([300, 301]);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
