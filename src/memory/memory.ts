@@ -22,6 +22,15 @@ export interface MemoryOptions {
    * trace in the thread) or `'input'` (the user's message is saved, the blocked reply never is).
    */
   saveOnTripwire?: 'nothing' | 'input';
+  /**
+   * Store assistant messages and tool calls/results that arrive in a call's input as the agent's
+   * own turns. Default `false`: with memory, input may only add user turns — a client that posts an
+   * `assistant` message or a tool part with a made-up `output` gets an `InvalidMessageError`
+   * naming this option (the run ends with an `error` chunk before any model call), so a request
+   * body can never write the agent's history. Set it only when your own trusted code supplies the
+   * history (e.g. importing a conversation). Read-only calls store nothing and are not checked.
+   */
+  allowAssistantInput?: boolean;
 }
 
 /**
@@ -44,6 +53,8 @@ export class Memory implements AgentMemory {
   readonly lastMessages: number;
   /** What a run that ends in a tripwire saves: `'nothing'` (default) or `'input'` (the user's message only). */
   readonly saveOnTripwire: 'nothing' | 'input';
+  /** Whether input may add assistant turns and tool results (see `MemoryOptions.allowAssistantInput`). */
+  readonly allowAssistantInput: boolean;
 
   constructor(options: MemoryOptions) {
     if (options?.storage === undefined) throw new TypeError('new Memory(options): options.storage is required.');
@@ -54,6 +65,7 @@ export class Memory implements AgentMemory {
     this.storage = options.storage;
     this.lastMessages = lastMessages;
     this.saveOnTripwire = options.saveOnTripwire ?? 'nothing';
+    this.allowAssistantInput = options.allowAssistantInput === true;
   }
 
   /** The memory processors of one call (the Agent calls this). */
@@ -80,6 +92,7 @@ export class Memory implements AgentMemory {
         resourceId,
         lastMessages: this.lastMessages,
         readOnly,
+        allowAssistantInput: this.allowAssistantInput,
         ...(thread?.title === undefined ? {} : { title: thread.title }),
         ...(thread?.metadata === undefined ? {} : { metadata: thread.metadata }),
       }),
