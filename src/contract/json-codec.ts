@@ -114,6 +114,35 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
   return walk(value, '$', '') ?? null;
 }
 
+/** Thrown by {@link strictReplacer} where the fast path stops (the walk then names the path). */
+const NOT_PLAIN = Symbol('not plain JSON');
+
+/**
+ * `JSON.stringify`'s replacer for the module's rules: an `Error` as its fields, a `Uint8Array` as
+ * base64; what `JSON.stringify` would drop or change silently (a function or symbol, a
+ * non-finite number, a `Map`/`Set`/`Promise`) stops it.
+ */
+function strictReplacer(_key: string, value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return value;
+    case 'number':
+      if (Number.isFinite(value)) return value;
+      throw NOT_PLAIN;
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      throw NOT_PLAIN;
+  }
+  if (value === null || Array.isArray(value)) return value;
+  if (value instanceof Error) return errorFields(value);
+  if (value instanceof Uint8Array) return base64(value);
+  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet || value instanceof Promise) throw NOT_PLAIN;
+  return value;
+}
+
 /**
  * `value` as JSON text (see the module's rules); throws `JsonEncodingError` naming the first path
  * that cannot be written. The text is what every reader of a journal or snapshot gets.
@@ -125,7 +154,13 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
  * ```
  */
 export function encodeJson(value: unknown, what?: string): string {
-  return JSON.stringify(toJsonValue(value, what));
+  // `JSON.stringify` with the rules as a replacer (one native pass); where it stops — a value the
+  // rules refuse, a cycle, a throwing `toJSON` — the walk does it again, names the path or rethrows
+  try {
+    return JSON.stringify(value, strictReplacer) ?? 'null';
+  } catch {
+    return JSON.stringify(toJsonValue(value, what));
+  }
 }
 
 /**

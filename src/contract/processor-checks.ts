@@ -38,15 +38,22 @@ function memberNames(processor: object): string[] {
   return [...names];
 }
 
+const HOOK_NAMES: ReadonlySet<string> = new Set(PROCESSOR_HOOKS);
+
 /**
- * The member of `processor` that looks like a misspelling of `hook` (at most two edits, or a
- * different case), when the processor does not have `hook` itself.
+ * A method of `processor` that looks like a misspelt hook — named `process…`, not a hook itself,
+ * at most two edits (or a different case) from one of `hooks` the processor does not have — and
+ * that hook. Edit distances are computed only for such unknown `process…` methods, so a processor
+ * whose methods are all hooks costs one walk over its member names.
  */
-function misspellingOf(processor: object, hook: string): string | undefined {
-  if (typeof (processor as Record<string, unknown>)[hook] === 'function') return undefined;
-  return memberNames(processor).find(
-    (name) => name !== hook && /^process/i.test(name) && typeof (processor as Record<string, unknown>)[name] === 'function' && editDistance(name, hook) <= 2,
-  );
+function misspelling(processor: object, hooks: readonly string[]): { found: string; hook: string } | undefined {
+  const record = processor as Record<string, unknown>;
+  for (const name of memberNames(processor)) {
+    if (HOOK_NAMES.has(name) || !/^process/i.test(name) || typeof record[name] !== 'function') continue;
+    const hook = hooks.find((candidate) => typeof record[candidate] !== 'function' && editDistance(name, candidate) <= 2);
+    if (hook !== undefined) return { found: name, hook };
+  }
+  return undefined;
 }
 
 function label(processor: unknown): string {
@@ -65,15 +72,12 @@ function label(processor: unknown): string {
  * ```
  */
 export function checkHookNames(processor: object, where: string, hooks: readonly string[] = PROCESSOR_HOOKS, makeError: (message: string) => Error = (message) => new TypeError(message)): void {
-  for (const hook of hooks) {
-    const found = misspellingOf(processor, hook);
-    if (found !== undefined) {
-      throw makeError(
-        `${where} (${label(processor)}) has a method ${found}, which is not a hook, so rxagent would never call it: ` +
-          `did you mean ${hook}? The hooks are ${PROCESSOR_HOOKS.join(', ')}.`,
-      );
-    }
-  }
+  const misspelt = misspelling(processor, hooks);
+  if (misspelt === undefined) return;
+  throw makeError(
+    `${where} (${label(processor)}) has a method ${misspelt.found}, which is not a hook, so rxagent would never call it: ` +
+      `did you mean ${misspelt.hook}? The hooks are ${PROCESSOR_HOOKS.join(', ')}.`,
+  );
 }
 
 /**

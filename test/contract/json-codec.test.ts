@@ -88,3 +88,43 @@ describe('findNonJson (processor state)', () => {
     expect(findNonJson(deep)).toBeUndefined();
   });
 });
+
+describe('encodeJson: the native fast path writes what the walk writes (property)', () => {
+  const leaf = fc.oneof(
+    fc.anything({ maxDepth: 2 }),
+    fc.date({ noInvalidDate: true }),
+    fc.constantFrom(new TypeError('bad'), Object.assign(new Error('with fields'), { code: 'E1' }), new Error('caused', { cause: new RangeError('inner') })),
+    fc.uint8Array({ maxLength: 8 }),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1n, () => 1, Symbol('s'), new Map([[1, 2]]), new Set([1]), Promise.resolve()),
+  );
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 4 })),
+  })).node;
+
+  it('for any value: the same text, or the same JsonEncodingError (path and type) — 1,000 cases', () => {
+    fc.assert(
+      fc.property(value, (input) => {
+        const outcome = (encode: () => string): string => {
+          try {
+            return `ok ${encode()}`;
+          } catch (error) {
+            return JsonEncodingError.isInstance(error) ? `error ${error.path} ${error.type}` : `thrown ${String(error)}`;
+          }
+        };
+        expect(outcome(() => encodeJson(input))).toBe(outcome(() => JSON.stringify(toJsonValue(input))));
+      }),
+      { numRuns: 1000, seed: 20261202 },
+    );
+  });
+
+  it('cycles, an error that is its own cause and a throwing toJSON go through the walk', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic['self'] = cyclic;
+    expect(() => encodeJson(cyclic)).toThrow(expect.objectContaining({ path: '$.self', type: 'cycle' }));
+    const looped = new Error('loop');
+    looped.cause = looped;
+    expect(() => encodeJson({ error: looped })).toThrow(expect.objectContaining({ path: '$.error.cause', type: 'cycle' }));
+    const hostile = { toJSON: () => { throw new Error('no JSON for you'); } };
+    expect(() => encodeJson(hostile)).toThrow('no JSON for you');
+  });
+});
