@@ -136,7 +136,7 @@ for (let node = 0; node < count; node++) {
   const by = owner === undefined ? '?' : `${outer === undefined ? '' : `${describe(outer[0])} .${outer[1]} > `}${describe(owner[0])} .${owner[1]}`;
   if (type === 'object' && name === 'Object') add('plain objects by properties', describe(node), bytes);
   else if (type === 'array' || type === 'concatenated string' || name === 'system / Context') add(`${type} ${name} by holder`, by, bytes);
-  if (type === 'object' && (name === 'Map' || name === 'Set' || name === 'Observable' || name === 'SafeSubscriber' || describe(node) === '{}')) add(`${name === 'Object' ? 'object {}' : name} by holder`, by, bytes);
+  if (type === 'object' && (name === 'Map' || name === 'Set' || name === 'Observable' || name === 'SafeSubscriber' || (describe(node) === '{}' || describe(node) === '{__proto__}'))) add(`${name === 'Object' ? 'object {}' : name} by holder`, by, bytes);
   if (type === 'closure') {
     const properties = child(node, 'properties');
     if (properties !== undefined && isNew(properties) && nameOf(properties) === '(object properties)') add('closures with dictionary properties', `${name} @${where(node)}`, bytes);

@@ -6,7 +6,9 @@
 // - NodeNext + exactOptionalPropertyTypes          `exports`: subpaths through `typesVersions`)
 // The consumer imports every entry point, implements a processor as a class, and passes tools of
 // every kind an app has (inline, AI SDK `tool()`, a reference-style `createTool` object).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -80,20 +82,22 @@ try {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
   }
-  writeFileSync(join(dir, 'consumer.ts'), consumer);
   // @ai-sdk/provider's declarations import 'json-schema' types without depending on @types/json-schema
   // (see smoke/consumer.mjs): any consumer of `ai` with skipLibCheck false needs that or a shim
-  writeFileSync(
-    join(dir, 'json-schema-shim.d.ts'),
-    "declare module 'json-schema' {\n  export interface JSONSchema7 { [key: string]: unknown }\n  export type JSONSchema7Definition = JSONSchema7 | boolean;\n}\n",
-  );
-  const failures = [];
+  const shim = "declare module 'json-schema' {\n  export interface JSONSchema7 { [key: string]: unknown }\n  export type JSONSchema7Definition = JSONSchema7 | boolean;\n}\n";
   // RXAGENT_TS_SETTINGS=<part of a name> checks only the matching setups (all by default)
   const only = process.env.RXAGENT_TS_SETTINGS;
-  for (const [name, { type, options }] of Object.entries(settings).filter(([name]) => !only || name.includes(only))) {
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }));
+  const chosen = Object.entries(settings).filter(([name]) => !only || name.includes(only));
+  // one project per setup (its own package.json "type"), all resolving the one node_modules above
+  // them; as many type-checks at once as the machine has cores
+  const check = async ([name, { type, options }], index) => {
+    const project = join(dir, `setup-${index}`);
+    mkdirSync(project);
+    writeFileSync(join(project, 'consumer.ts'), consumer);
+    writeFileSync(join(project, 'json-schema-shim.d.ts'), shim);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${index}`, private: true, type }));
     writeFileSync(
-      join(dir, 'tsconfig.json'),
+      join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { target: 'ES2023', lib: ['ES2023', 'DOM', 'DOM.AsyncIterable'], types: ['node'], strict: true, skipLibCheck: false, noEmit: true, ...options },
         files: ['consumer.ts', 'json-schema-shim.d.ts'],
@@ -101,7 +105,7 @@ try {
     );
     let output = '';
     try {
-      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, encoding: 'utf8' });
+      await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: project, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     } catch (error) {
       output = `${error.stdout}${error.stderr}`;
     }
@@ -109,12 +113,22 @@ try {
     // exactOptionalPropertyTypes with skipLibCheck false, the AI SDK's own declarations
     // (@ai-sdk/provider-utils) have errors of their own: counted and shown, not ours to fix.
     const errors = output.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS/.test(line));
-    const ours = errors.filter((line) => line.startsWith('consumer.ts') || line.startsWith('node_modules/rxagent/'));
+    const ours = errors.filter((line) => line.startsWith('consumer.ts') || line.includes('node_modules/rxagent/'));
     const others = errors.length - ours.length;
     const unparsed = output.trim() !== '' && errors.length === 0;
-    if (ours.length > 0 || unparsed) failures.push(`${name}:\n${unparsed ? output : ours.join('\n')}`);
-    else console.log(`smoke consumer-settings: ${name}: ok${others > 0 ? ` (${others} errors in other packages' declarations, e.g. ${errors[0].split('(')[0]})` : ''}`);
-  }
+    if (ours.length > 0 || unparsed) return `${name}:\n${unparsed ? output : ours.join('\n')}`;
+    console.log(`smoke consumer-settings: ${name}: ok${others > 0 ? ` (${others} errors in other packages' declarations, e.g. ${errors[0].split('(')[0]})` : ''}`);
+    return undefined;
+  };
+  const failures = [];
+  const queue = chosen.map((setup, index) => [setup, index]);
+  const workers = Array.from({ length: Math.max(1, Math.min(availableParallelism(), queue.length)) }, async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const failure = await check(...next);
+      if (failure !== undefined) failures.push(failure);
+    }
+  });
+  await Promise.all(workers);
   if (failures.length > 0) throw new Error(`smoke consumer-settings: the packed declarations do not type-check under\n${failures.join('\n')}`);
   console.log(`smoke consumer-settings: ok (${packed[0].filename}, ${packed[0].entryCount} files; ${Object.keys(settings).length} TypeScript setups)`);
 } finally {
