@@ -59,7 +59,7 @@ function closeRejected(env: StepEnvironment, state: RunState): Observable<ChunkT
   const rejected = state.rejected;
   if (rejected === undefined) return EMPTY;
   const stepNumber = rejected.nextStepNumber;
-  state.attempt = undefined; // recorded and rolled back: a tripwire while it closes ends the run, it retries nothing
+  state.attempt = undefined; // recorded and rolled back; a retry while it closes rejects the attempt about to begin
   return concat(
     rejected.closers.length === 0 ? EMPTY : from(rejected.closers).pipe(env.chain.through()),
     commitPoint(env, state, 'rejected', { stepNumber, position: () => ({ kind: 'step', stepNumber }) }),

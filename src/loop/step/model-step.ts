@@ -12,7 +12,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { providerError } from '../../model/provider-error.js';
-import type { RunState } from '../run/run-state.js';
+import type { RejectedAttempt, RunState } from '../run/run-state.js';
 import { recordRejection, type AttemptState } from './attempt-state.js';
 import { runAttempt, type StepEnd } from './attempt.js';
 import { stepFinishChunk } from './step-chunks.js';
@@ -43,23 +43,34 @@ function closersOf(env: StepEnvironment, attempt: AttemptState, tripwire: TripWi
  * A retry operator resubscribes the step: the attempt it rejected is recorded (a tripwired one
  * stays in `steps`, blanked), rolled back from the list, and left for the next attempt to close in
  * the stream. A tripwire retry is a step of its own (the next number, counted by `maxSteps`); an
- * API-error retry repeats the attempt's number (the failed attempt is not a step).
+ * API-error retry repeats the attempt's number (the failed attempt is not a step). A retry raised
+ * while an earlier rejected attempt's closing chunks pass (no attempt under way) rejects the
+ * attempt that was about to begin: nothing to record or roll back, nothing of it to close.
  */
 function rejectAttempt(env: StepEnvironment, state: RunState, tripwire: TripWire | undefined): void {
-  const attempt = state.attempt as AttemptState;
+  state.finish = undefined; // a rejected attempt's end of output is not the run's
+  const attempt = state.attempt;
+  if (attempt === undefined) {
+    const next = (state.rejected as RejectedAttempt).nextStepNumber;
+    state.rejected = { closers: [], nextStepNumber: tripwire === undefined ? next : next + 1 };
+    return;
+  }
   if (tripwire !== undefined) recordRejection(state.steps, attempt, tripwirePayload(tripwire));
   state.messageList.rollbackToStepBoundary(attempt.boundary);
-  state.finish = undefined; // a rejected attempt's end of output is not the run's
   state.rejected = {
     closers: closersOf(env, attempt, tripwire),
     nextStepNumber: tripwire === undefined ? attempt.stepNumber : attempt.stepNumber + 1,
   };
 }
 
-/** A retry request from a hook before the model is a plain abort; a retry needs a step left. */
+/**
+ * A retry request from a hook before the model is a plain abort; a retry needs a step left. While
+ * a rejected attempt's closing chunks pass, the attempt about to begin is the one retried.
+ */
 function mayRetry(env: StepEnvironment, state: RunState): boolean {
   const attempt = state.attempt;
-  return attempt !== undefined && attempt.phase !== 'pre-model' && attempt.stepNumber + 1 < env.maxSteps;
+  if (attempt === undefined) return state.rejected !== undefined && state.rejected.nextStepNumber + 1 < env.maxSteps;
+  return attempt.phase !== 'pre-model' && attempt.stepNumber + 1 < env.maxSteps;
 }
 
 /**
