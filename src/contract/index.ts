@@ -97,3 +97,4 @@ export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
 export { warnOnce } from './warn-once.js';
+export { closestKey } from './closest-key.js';

@@ -1,6 +1,7 @@
 /**
- * `rxagent/durable`: runs that survive their server. The run journal contract (`RunJournal`, its
- * records and errors), the in-memory journal, and the readers any instance serves a run from.
+ * `rxagent/durable`: runs that survive their server. The worker (`createRunWorker`: submit, claim,
+ * checkpoint, take over), the run journal contract (`RunJournal`, its records and errors), the
+ * in-memory journal, and the readers any instance serves a run from.
  * `PostgresRunJournal` is in `rxagent/storage/postgres`; the UI-stream readers and
  * `DurableChatTransport` in `rxagent/ai-sdk`.
  *
@@ -40,4 +41,10 @@ export {
   type ToolTransition,
 } from '../storage/index.js';
 export { journalStreamResponse, type JournalStreamResponseOptions } from './journal-stream-response.js';
-// The worker (createRunWorker, RunWorker, …) is added here by the worker's change.
+export { createRunWorker, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
+export type { RunWorkerEvent } from './run-worker-event.js';
+export type { DurableCallOptions } from './durable-call-options.js';
+export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
+export { NotDurableError } from './errors/not-durable-error.js';
+export { ToolOutcomeUnknownError } from './errors/tool-outcome-unknown-error.js';
+export { DurableStateError } from '../loop/index.js';

@@ -47,6 +47,12 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
  * const { text, tripwire } = await agent.generate('Hello');
  * ```
  */
+const configs = new WeakMap<Agent, AgentConfig>();
+/** TEMP shim */
+export function agentConfigOf(agent: Agent): AgentConfig {
+  return configs.get(agent)!;
+}
+
 export class Agent {
   /** The id. */
   readonly id: string;
@@ -59,6 +65,7 @@ export class Agent {
     this.id = config.id;
     this.name = config.name ?? config.id;
     this.#config = config;
+    configs.set(this, config);
   }
 
   /** One run as a cold Observable of chunks (subscribe to start it). */

@@ -57,9 +57,18 @@ import type { RunState } from './run-state.js';
 import { validateRunArguments } from './validate-options.js';
 
 /** A point where a durable run commits: after `processInput`, after each step. */
+export type ToolBegin = { kind: 'execute' } | { kind: 'result'; result: unknown } | { kind: 'error'; error: Error };
+export interface ToolLedger {
+  begin(call: { toolCallId: string; toolName: string; args: unknown }, tool: { idempotent: boolean }): ToolBegin | PromiseLike<ToolBegin>;
+  end(call: { toolCallId: string; toolName: string; args: unknown }, outcome: { result: unknown } | { error: Error }): void | PromiseLike<void>;
+}
 export interface RunCommitPoint {
-  readonly kind: 'input' | 'step';
+  readonly kind: 'input' | 'model' | 'step' | 'rejected';
   readonly runId: string;
+  readonly stepNumber: number;
+  readonly attempt: number;
+  readonly toolCalls?: ReadonlyArray<{ toolCallId: string; toolName: string; args: unknown }>;
+  readonly last?: boolean;
   /** The run's state as JSON at this point (taken when called). */
   snapshot(): RunSnapshot;
 }
@@ -71,6 +80,8 @@ export interface RunCommitPoint {
 export interface RunDurability {
   readonly checkpoint?: (point: RunCommitPoint) => void | PromiseLike<void>;
   readonly restore?: RunSnapshot;
+  readonly tools?: ToolLedger;
+  readonly memoryFence?: { runId: string; epoch: number; beforeCommit?: () => Promise<void> };
 }
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
@@ -80,11 +91,12 @@ export interface RunWiring extends RunDurability {
 }
 
 /** The run waits for its checkpoint at a commit point (nothing without one). */
-function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: RunCommitPoint['kind']): Observable<never> {
+function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: 'input' | 'step'): Observable<never> {
   const commitPoint = durability?.checkpoint;
   if (commitPoint === undefined) return EMPTY;
   return defer(() => {
-    const done = commitPoint({ kind, runId: run.state.runId, snapshot: () => snapshotRun(run) });
+    const state = run.state;
+    const done = commitPoint({ kind, runId: state.runId, stepNumber: kind === 'input' ? 0 : Math.max(0, state.nextStep - 1), attempt: state.retryCount + state.apiErrorRetryCount, last: kind === 'step' && state.next === 'commit', snapshot: () => snapshotRun(run) });
     return done === undefined ? EMPTY : from(done).pipe(ignoreElements());
   });
 }
