@@ -9,7 +9,11 @@
  *                               guard stalls the event loop over 50 ms on 100 KB hostile input (CI)
  *   npm run bench -- --hostile  only the hostile-input rows, every built-in (`--src DIR`: another copy of src/;
  *                               `--only-guards`: only the text-scanning guards)
+ *   npm run bench -- --guards   only the windowed model-backed guard rows (bench/guards.ts; `--real`: also on real timers)
+ *   npm run bench -- --tokenizer  event-loop stall while the default tokenizer loads (bench/tokenizer-load.ts)
  */
+import { guardsReport } from './guards.js';
+import { tokenizerLoadReport } from './tokenizer-load.js';
 import { HOSTILE_STALL_LIMIT_MS, hostileReport } from './lib/hostile-report.js';
 import { measureMemory } from './lib/memory.js';
 import { rxagentSubject } from './lib/rxagent-subject.js';
@@ -22,6 +26,16 @@ if (args.has('--hostile')) {
   const srcIndex = argv.indexOf('--src');
   const report = await hostileReport({ only: args.has('--only-guards') ? 'guards' : 'all', ...(srcIndex === -1 ? {} : { src: argv[srcIndex + 1] as string }), log: (line) => process.stderr.write(`bench: ${line}\n`) });
   process.stdout.write(`${report.table}\n`);
+  process.exit(0);
+}
+if (args.has('--guards')) {
+  const report = await guardsReport({ real: args.has('--real') });
+  process.stdout.write(`${report.table}\n`);
+  if (report.failures.length > 0) process.stderr.write(`bench: guard targets missed:\n${report.failures.join('\n')}\n`);
+  process.exit(report.failures.length > 0 ? 1 : 0);
+}
+if (args.has('--tokenizer')) {
+  process.stdout.write(`${tokenizerLoadReport(5).table}\n`);
   process.exit(0);
 }
 const profile: SuiteProfile = args.has('--check') ? profiles.check : args.has('--quick') ? profiles.quick : profiles.full;
@@ -76,5 +90,12 @@ if (args.has('--check')) {
     process.stderr.write(`bench: FAILED: event-loop stall over ${HOSTILE_STALL_LIMIT_MS} ms on hostile input:\n${report.failures.join('\n')}\n`);
     process.exit(1);
   }
+}
+// The windowed model-backed guards (bench/guards.ts, fake clock): the default window setting in CI, every setting in full runs.
+const guards = await guardsReport({ settings: args.has('--check') ? 1 : undefined });
+process.stdout.write(`\n${guards.table}\n`);
+if (guards.failures.length > 0) {
+  process.stderr.write(`bench: FAILED: guard targets missed:\n${guards.failures.join('\n')}\n`);
+  if (args.has('--check')) process.exit(1);
 }
 log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

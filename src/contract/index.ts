@@ -3,6 +3,7 @@ export type {
   AbortFunction,
   CachedLLMStepResponse,
   CallSettings,
+  DurableStateOption,
   ErrorProcessor,
   HookReturn,
   InputProcessor,
@@ -47,6 +48,7 @@ export type {
   ToolResultInfo,
   TripwirePayload,
 } from './chunk-types.js';
+export type { MemoryFence } from './memory-types.js';
 export * from './chunk-guards.js';
 export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
@@ -98,3 +100,4 @@ export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
 export { warnOnce } from './warn-once.js';
 export { closestKey } from './closest-key.js';
+export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';

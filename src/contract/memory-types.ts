@@ -33,6 +33,23 @@ export interface AgentMemoryProcessors {
   onTripwire?: (messageList: MessageList) => Promise<void>;
 }
 
+/**
+ * The fence of a durable run's memory save: the run and the epoch of the owner saving. A store that
+ * can check it (`PostgresStorage`) saves nothing when the run has another owner; `beforeCommit` is
+ * awaited inside the save's transaction, right before it commits.
+ *
+ * @example
+ * ```ts
+ * import type { MemoryFence } from 'rxagent';
+ * const fence: MemoryFence = { runId: 'run-1', epoch: 2 };
+ * ```
+ */
+export interface MemoryFence {
+  readonly runId: string;
+  readonly epoch: number;
+  readonly beforeCommit?: () => Promise<void>;
+}
+
 /** What an agent's memory gives a call: processors run before (input) and after (output) the user's. */
 export interface AgentMemory {
   /** The memory processors of one run (history loaded before the user's input processors, saved after the output processors). */

@@ -6,6 +6,7 @@
  * receives `state`, `abortSignal`, `writer` and `runId` (the reference implementation leaves some
  * of them undefined in some hooks; rxagent never does).
  */
+import type { JsonValue } from './json-codec.js';
 import type { Observable } from 'rxjs';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { MessageList } from '../message-list/message-list.js';
@@ -30,6 +31,24 @@ export type { ProcessInputArgs, ProcessInputResult, ProcessInputStepArgs, Proces
  * ```
  */
 export type HookReturn<T> = T | Promise<T> | Observable<T>;
+
+/**
+ * How a processor's `state` goes into a run snapshot and back (see `Processor.durableState`).
+ *
+ * @example
+ * ```ts
+ * import type { DurableStateOption } from 'rxagent';
+ * const seenIds: DurableStateOption = {
+ *   snapshot: (state) => ({ seen: [...(state['seen'] as Set<string>)] }),
+ *   restore: (json) => ({ seen: new Set((json as { seen: string[] }).seen) }),
+ * };
+ * ```
+ */
+export type DurableStateOption =
+  | 'json'
+  | 'reset'
+  | false
+  | { snapshot(state: ProcessorState): JsonValue; restore(json: JsonValue): ProcessorState };
 
 /**
  * A processor: an object with an `id` and any of the nine hooks. A class instance or a plain
@@ -70,6 +89,13 @@ export interface Processor<TId extends string = string, TTripwireMetadata = unkn
    * `undefined` is accepted (a class may declare the field and leave it unset).
    */
   onViolation?: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  /**
+   * How the processor's `state` survives a durable run's takeover (a run snapshot): `'json'`
+   * (default: it must be plain JSON — else the snapshot fails with a `DurableStateError` naming the
+   * path), `'reset'` (it restores empty), `false` (the processor cannot run durably: refused at
+   * submit), or your own `{ snapshot, restore }`.
+   */
+  durableState?: DurableStateOption | undefined;
 
   /** Once per run, before the first step: sees the new input (`messages`), the system messages and the list. Return the list, the messages to keep, `{ messages, systemMessages }` or nothing. `abort({ retry })` is a plain abort here. */
   processInput?(args: ProcessInputArgs<TTripwireMetadata>): HookReturn<ProcessInputResult | undefined | void>;

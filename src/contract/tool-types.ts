@@ -7,6 +7,12 @@ import type { ProcessorStreamWriter } from './stream-writer.js';
 export interface AgentToolExecutionOptions {
   /** The id of the model's tool call this execution answers. */
   toolCallId: string;
+  /**
+   * `<runId>:<toolCallId>`: the same for every execution of this call, on any instance (a durable
+   * run may execute an `idempotent` tool again after a takeover). Pass it to a target that dedupes
+   * (a payment API's idempotency key) and the call has one effect.
+   */
+  idempotencyKey: string;
   /** The messages sent to the model for the step that made the call (no system prompt). */
   messages: ModelMessage[];
   /** Fires when the run is cancelled (unsubscribe or the call's `abortSignal`). */
@@ -94,6 +100,12 @@ export interface AgentFunctionTool {
    * own typed options is accepted.
    */
   execute?: ToolExecute<AgentToolExecutionOptions> | undefined;
+  /**
+   * Running it twice with the same `idempotencyKey` has one effect. A durable run whose owner died
+   * while this tool ran runs it again after the takeover; a tool that is not idempotent gets a
+   * `ToolOutcomeUnknownError` instead (the model is told). Default `false`.
+   */
+  idempotent?: boolean | undefined;
 }
 
 /**
@@ -155,6 +167,8 @@ export interface MastraCompatibleTool {
   providerOptions?: Record<string, Record<string, unknown>> | undefined;
   /** Runs the tool: `execute(input, context)`; its (awaited) return value is the tool result. */
   execute?: ToolExecute<object> | undefined;
+  /** Running it twice with the same `idempotencyKey` has one effect (see {@link AgentFunctionTool.idempotent}). */
+  idempotent?: boolean | undefined;
 }
 
 /**

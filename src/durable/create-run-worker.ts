@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
-import { agentConfigOf, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
+import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
 import { FencedError, RunNotFoundError, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { NotDurableError } from './errors/not-durable-error.js';
@@ -144,7 +144,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const agents = new Map<string, { agent: Agent; config: AgentConfig; queue: string }>();
   for (const agent of options.agents ?? []) {
     if (agents.has(agent.id)) throw new TypeError(`createRunWorker: two agents with the id "${agent.id}" (a durable run names its agent by id).`);
-    agents.set(agent.id, { agent, config: agentConfigOf(agent), queue: queueNameOf(prefix, agent.id) });
+    agents.set(agent.id, { agent, config: agentConfig(agent), queue: queueNameOf(prefix, agent.id) });
   }
   const events = new Subject<RunWorkerEvent>();
   const queues = new Map<string, Promise<void>>();
@@ -196,6 +196,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     if (entry === undefined) throw new TypeError(`RunWorker: run ${runId} belongs to agent "${claim.run.agentId}", which this worker does not run.`);
     const context: ExecutionContext = {
       journal,
+      agent: entry.agent,
       config: entry.config,
       faultPoint: faultPoint === undefined ? undefined : async (point, info) => faultPoint(point, info),
       emit: (event) => events.next(event),

@@ -9,7 +9,8 @@ import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { chunksOf } from './run/run-events.js';
 import { DemandGate } from '../contract/demand-gate.js';
-import { createRun } from './run/create-run.js';
+import { createRun, type RunWiring } from './run/create-run.js';
+import type { RunItem } from './run/run-events.js';
 import { withPacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
@@ -30,6 +31,9 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
   };
 }
 
+/** Reads an agent's configuration (set once, by the class's static block: `#config` stays private). */
+let configOf: (agent: Agent) => AgentConfig;
+
 /**
  * An LLM agent whose every run is an RxJS pipeline of processor hooks.
  *
@@ -47,12 +51,6 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
  * const { text, tripwire } = await agent.generate('Hello');
  * ```
  */
-const configs = new WeakMap<Agent, AgentConfig>();
-/** TEMP shim */
-export function agentConfigOf(agent: Agent): AgentConfig {
-  return configs.get(agent)!;
-}
-
 export class Agent {
   /** The id. */
   readonly id: string;
@@ -60,12 +58,15 @@ export class Agent {
   readonly name: string;
   readonly #config: AgentConfig;
 
+  static {
+    configOf = (agent) => agent.#config;
+  }
+
   constructor(config: AgentConfig) {
     validateAgentConfig(config); // a TypeError naming the first wrong option
     this.id = config.id;
     this.name = config.name ?? config.id;
     this.#config = config;
-    configs.set(this, config);
   }
 
   /** One run as a cold Observable of chunks (subscribe to start it). */
@@ -88,4 +89,33 @@ export class Agent {
   async generate(input: AgentInput, options?: AgentCallOptions): Promise<GenerateResult> {
     return foldRun(createRun(this.#config, input, options));
   }
+}
+
+/**
+ * One run of `agent` with a consumer's wiring — its events, not only its chunks. Internal to the
+ * package: `rxagent/durable`'s worker runs an agent with checkpoints, a tool ledger, a memory fence
+ * and a snapshot to go on from.
+ *
+ * @example
+ * ```ts
+ * // internal: the durable worker
+ * runAgent(agent, input, options, { checkpoint, tools, restore }).subscribe(journalWriter);
+ * ```
+ */
+export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<RunItem> {
+  return createRun(configOf(agent), input, options, wiring);
+}
+
+/**
+ * The configuration `agent` was built with (read, never changed). Internal to the package: the
+ * durable worker checks an agent's processors and memory before it stores a run.
+ *
+ * @example
+ * ```ts
+ * // internal: the durable worker
+ * const { memory } = agentConfig(agent);
+ * ```
+ */
+export function agentConfig(agent: Agent): AgentConfig {
+  return configOf(agent);
 }

@@ -3,7 +3,7 @@
  * history is loaded before the user's input processors and the run is saved after the user's
  * output processors, so only what the list holds after every processor is stored.
  */
-import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors } from '../contract/memory-types.js';
+import type { AgentMemory, AgentMemoryCall, AgentMemoryProcessors, MemoryFence } from '../contract/memory-types.js';
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { RequestContext } from '../contract/request-context.js';
@@ -22,6 +22,15 @@ export interface MemoryOptions {
    * trace in the thread) or `'input'` (the user's message is saved, the blocked reply never is).
    */
   saveOnTripwire?: 'nothing' | 'input';
+  /**
+   * Store assistant messages and tool calls/results that arrive in a call's input as the agent's
+   * own turns. Default `false`: with memory, input may only add user turns — a client that posts an
+   * `assistant` message or a tool part with a made-up `output` gets an `InvalidMessageError`
+   * naming this option (the run ends with an `error` chunk before any model call), so a request
+   * body can never write the agent's history. Set it only when your own trusted code supplies the
+   * history (e.g. importing a conversation). Read-only calls store nothing and are not checked.
+   */
+  allowAssistantInput?: boolean;
 }
 
 /**
@@ -44,6 +53,8 @@ export class Memory implements AgentMemory {
   readonly lastMessages: number;
   /** What a run that ends in a tripwire saves: `'nothing'` (default) or `'input'` (the user's message only). */
   readonly saveOnTripwire: 'nothing' | 'input';
+  /** Whether input may add assistant turns and tool results (see `MemoryOptions.allowAssistantInput`). */
+  readonly allowAssistantInput: boolean;
 
   constructor(options: MemoryOptions) {
     if (options?.storage === undefined) throw new TypeError('new Memory(options): options.storage is required.');
@@ -54,6 +65,7 @@ export class Memory implements AgentMemory {
     this.storage = options.storage;
     this.lastMessages = lastMessages;
     this.saveOnTripwire = options.saveOnTripwire ?? 'nothing';
+    this.allowAssistantInput = options.allowAssistantInput === true;
   }
 
   /** The memory processors of one call (the Agent calls this). */
@@ -68,6 +80,8 @@ export class Memory implements AgentMemory {
     readOnly: boolean;
     /** The run's `RequestContext`. */
     requestContext: RequestContext;
+    /** A durable run's fence: the saves carry it. */
+    fence?: MemoryFence | undefined;
   }): AgentMemoryProcessors {
     const { threadId, resourceId, readOnly } = call;
     const thread = typeof call.thread === 'string' ? undefined : call.thread;
@@ -78,6 +92,7 @@ export class Memory implements AgentMemory {
         resourceId,
         lastMessages: this.lastMessages,
         readOnly,
+        allowAssistantInput: this.allowAssistantInput,
         ...(thread?.title === undefined ? {} : { title: thread.title }),
         ...(thread?.metadata === undefined ? {} : { metadata: thread.metadata }),
       }),
@@ -85,12 +100,12 @@ export class Memory implements AgentMemory {
     if (readOnly) return { input, output: [] };
     return {
       input,
-      output: [new MessageHistorySaver({ storage: this.storage, threadId, resourceId })],
+      output: [new MessageHistorySaver({ storage: this.storage, threadId, resourceId, fence: call.fence })],
       onTripwire: async (messageList: MessageList) => {
         if (this.saveOnTripwire !== 'input') return;
         const responseIds = messageList.get.response.db().map((message) => message.id);
         messageList.removeByIds(responseIds);
-        await saveUnsaved(this.storage, threadId, resourceId, messageList);
+        await saveUnsaved(this.storage, threadId, resourceId, messageList, undefined, call.fence);
       },
     };
   }

@@ -6,6 +6,7 @@
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { Processor, ProcessOutputResultArgs } from '../contract/processor-types.js';
+import type { MemoryFence } from '../contract/memory-types.js';
 import type { MemoryStorage } from '../storage/types.js';
 
 /** Drops what must not be stored: partial tool calls (a stream cut mid-arguments). */
@@ -24,10 +25,18 @@ export async function saveUnsaved(
   resourceId: string,
   messageList: MessageList,
   abortSignal?: AbortSignal,
+  fence?: MemoryFence,
 ): Promise<number> {
   const messages = storable(messageList.drainUnsavedMessages());
   if (messages.length === 0) return 0;
-  await storage.saveMessages({ threadId, resourceId, messages, ensureThread: true, ...(abortSignal === undefined ? {} : { abortSignal }) });
+  await storage.saveMessages({
+    threadId,
+    resourceId,
+    messages,
+    ensureThread: true,
+    ...(abortSignal === undefined ? {} : { abortSignal }),
+    ...(fence === undefined ? {} : { fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) } }),
+  });
   return messages.length;
 }
 
@@ -45,7 +54,7 @@ export class MessageHistorySaver implements Processor<'message-history-save'> {
   readonly id = 'message-history-save' as const;
   /** A human-readable name. */
   readonly name = 'Message history (save)';
-  readonly #options: { storage: MemoryStorage; threadId: string; resourceId: string };
+  readonly #options: { storage: MemoryStorage; threadId: string; resourceId: string; fence?: MemoryFence | undefined };
 
   constructor(options: {
     /** The store the threads live in. */
@@ -54,6 +63,8 @@ export class MessageHistorySaver implements Processor<'message-history-save'> {
     threadId: string;
     /** The id of the resource (user, tenant) that owns the thread. */
     resourceId: string;
+    /** A durable run's fence: the save is refused when the run has another owner. */
+    fence?: MemoryFence | undefined;
   }) {
     this.#options = options;
   }
@@ -61,7 +72,8 @@ export class MessageHistorySaver implements Processor<'message-history-save'> {
   /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
   async processOutputResult({ messageList, abortSignal }: ProcessOutputResultArgs): Promise<undefined> {
     // An abort before the save commits rolls it back (nothing stored); after, it is ignored.
-    await saveUnsaved(this.#options.storage, this.#options.threadId, this.#options.resourceId, messageList, abortSignal);
+    const { storage, threadId, resourceId, fence } = this.#options;
+    await saveUnsaved(storage, threadId, resourceId, messageList, abortSignal, fence);
     return undefined;
   }
 }

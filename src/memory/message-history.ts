@@ -3,6 +3,8 @@
  * messages into the run's list as remembered history (always before the run's own messages).
  */
 import type { ProcessInputArgs, Processor } from '../contract/processor-types.js';
+import { InvalidMessageError, type MessageIssue } from '../message-list/errors/invalid-message-error.js';
+import type { MastraDBMessage } from '../message-list/types.js';
 import { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
 import type { MemoryStorage } from '../storage/types.js';
 
@@ -22,6 +24,11 @@ export interface MessageHistoryOptions {
   title?: string;
   /** Free-form metadata. */
   metadata?: Record<string, unknown>;
+  /**
+   * Store assistant messages and tool results found in the call's input as the agent's own turns.
+   * Default false: such input is an `InvalidMessageError` naming `allowAssistantInput` (see `MemoryOptions`).
+   */
+  allowAssistantInput?: boolean;
 }
 
 /**
@@ -44,12 +51,17 @@ export class MessageHistory implements Processor<'message-history'> {
     this.#options = options;
   }
 
+  /** Whether input may only add user turns: the run saves (not read-only) and the server did not opt in. */
+  get #checksInput(): boolean {
+    return !this.#options.readOnly && this.#options.allowAssistantInput !== true;
+  }
+
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
   async processInput({ messageList }: ProcessInputArgs): Promise<undefined> {
     const { storage, threadId, resourceId, lastMessages, readOnly } = this.#options;
     const thread = await storage.getThread(threadId);
     if (thread === null) {
-      reidentifyInput(messageList, new Set());
+      reidentifyInput(messageList, new Set(), this.#checksInput);
       if (readOnly) throw new ThreadNotFoundError({ threadId });
       await storage.createThread({
         id: threadId,
@@ -60,7 +72,7 @@ export class MessageHistory implements Processor<'message-history'> {
       return undefined;
     }
     const history = lastMessages <= 0 ? [] : await storage.getMessages({ threadId, resourceId, last: lastMessages });
-    reidentifyInput(messageList, new Set(history.map((message) => message.id)));
+    reidentifyInput(messageList, new Set(history.map((message) => message.id)), this.#checksInput);
     if (history.length > 0) messageList.add(history, 'memory');
     return undefined;
   }
@@ -72,11 +84,36 @@ export class MessageHistory implements Processor<'message-history'> {
  * input under a fresh id, so an id the client chose can never overwrite a message stored
  * earlier in the thread (loaded or not).
  */
-function reidentifyInput(messageList: ProcessInputArgs['messageList'], loadedIds: ReadonlySet<string>): void {
+function reidentifyInput(messageList: ProcessInputArgs['messageList'], loadedIds: ReadonlySet<string>, userTurnsOnly: boolean): void {
   const input = messageList.get.input.db();
   if (input.length === 0) return;
+  const fresh = input.filter((message) => !loadedIds.has(message.id));
+  if (userTurnsOnly) assertUserTurns(input, fresh);
   messageList.removeByIds(input.map((message) => message.id));
-  const kept = input.filter((message) => !loadedIds.has(message.id)).map((message) => ({ ...message, id: messageList.newMessageId() }));
+  const kept = fresh.map((message) => ({ ...message, id: messageList.newMessageId() }));
   if (kept.length > 0) messageList.add(kept, 'input', { merge: false });
+}
+
+/**
+ * The client does not write the agent's history: a new input message must be a user turn — no
+ * `assistant`/`tool` message, no tool call or tool result in it (a made-up `output` would be
+ * stored as if a tool had returned it). Copies of loaded messages (dropped above) are not checked.
+ */
+function assertUserTurns(input: readonly MastraDBMessage[], fresh: readonly MastraDBMessage[]): void {
+  const issues: MessageIssue[] = [];
+  const hint = 'with memory, send only the new user message; pass new Memory({ allowAssistantInput: true }) to store trusted assistant turns';
+  for (const message of fresh) {
+    const index = input.indexOf(message);
+    if (message.role !== 'user') {
+      issues.push({ path: [index, 'role'], message: `${message.role === 'assistant' ? 'an' : 'a'} ${message.role} message in the input would be stored as the agent's own turn (${hint})` });
+      continue;
+    }
+    message.content.parts.forEach((part, partIndex) => {
+      if (part.type === 'tool-invocation') {
+        issues.push({ path: [index, 'content', 'parts', partIndex], message: `a tool call or result in the input would be stored as the agent's own (${hint})` });
+      }
+    });
+  }
+  if (issues.length > 0) throw new InvalidMessageError(issues);
 }
 

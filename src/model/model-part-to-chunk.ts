@@ -96,8 +96,9 @@ export function withFact(facts: StepFacts, event: ModelEvent): StepFacts {
  * one already used by an earlier step or the loaded history (some models number calls
  * `call_0`, `call_1`… afresh every step) — would otherwise make one call's result overwrite
  * another's, and leave a call without its result in the next prompt. A repeated id is renamed
- * (`call_0` → `call_0~2`) in every chunk of that call (input streaming, call, provider result,
- * approval), so the stream, the prompt and memory all see one result per call.
+ * (`call_0` → `call_0_2`) in every chunk of that call (input streaming, call, provider result,
+ * approval), so the stream, the prompt and memory all see one result per call. The suffix uses only
+ * `_` and digits: every provider accepts ids matching `^[a-zA-Z0-9_-]+$` (Anthropic's rule, the strictest).
  */
 export interface ToolCallIds {
   /** Ids already taken in this run (computed on the first tool part of the step). */
@@ -110,7 +111,7 @@ export interface ToolCallIds {
 function freshId(ids: ToolCallIds, providerId: string): string {
   ids.used ??= new Set(ids.usedBefore());
   let id = providerId;
-  for (let suffix = 2; ids.used.has(id); suffix++) id = `${providerId}~${suffix}`;
+  for (let suffix = 2; ids.used.has(id); suffix++) id = `${providerId}_${suffix}`;
   ids.used.add(id);
   return id;
 }

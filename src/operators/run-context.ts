@@ -107,6 +107,8 @@ export type RunContextInit = Partial<
   demand?: DemandGate;
   /** Id source of the run (its default `runId`, signal ids); default: a flat random UUID. */
   generateId?: () => string;
+  /** The run's clock (signals' `createdAt`); default: the system clock. */
+  now?: () => Date;
 };
 
 /**
@@ -120,6 +122,11 @@ export function assertDataChunk(chunk: DataChunkType): void {
       `writer.custom() takes data chunks only: chunk.type must start with "data-" (got ${JSON.stringify(type)}).`,
     );
   }
+}
+
+/** The system clock (a run's default). */
+function systemNow(): Date {
+  return new Date();
 }
 
 function defaultResolveModel(model: ModelInput): LanguageModelV4 {
@@ -199,6 +206,7 @@ class Context implements RunContext {
   constructor(state: RunContextState, init: RunContextInit) {
     this.#state = state;
     const generateId = init.generateId ?? randomMessageId;
+    const now = init.now ?? systemNow;
     this.runId = init.runId ?? `run-${generateId()}`;
     this.requestContext = init.requestContext ?? new RequestContext();
     this.tracingContext = init.tracingContext ?? {};
@@ -219,7 +227,7 @@ class Context implements RunContext {
       },
     };
     this.sendSignal = (input) => {
-      const signal = createSignal(input, generateId);
+      const signal = createSignal(input, generateId, now);
       state.pendingSignals.push(signal);
       void this.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
       return Promise.resolve(signal);

@@ -62,7 +62,9 @@ export {
 
 // Model-backed guardrails and helpers: shared option types
 export type { ErrorStrategy, ModelBackedOptions, CategoryScores } from './internal/model-backed.js';
-export { DEFAULT_WINDOW_SIZE, type StreamMode } from './internal/checked-stream.js';
+export { DEFAULT_WINDOW_SIZE, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
+export { DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE } from './internal/judged-spans.js';
+export { DEFAULT_MAX_JUDGE_CALLS, type GuardJudgeOptions, type JudgeCall, type JudgeFailure, type JudgeFailureKind } from './internal/guard-judge.js';
 
 export {
   DEFAULT_MODERATION_CATEGORIES,

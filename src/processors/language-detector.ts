@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation, TracingContext } from '../contract/index.js';
-import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
+import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
+import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
-import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
-import { reportViolation } from './internal/violation.js';
 
 /**
  * What to do with input in another language: annotate it (`detect`), translate it into the first
@@ -26,7 +26,7 @@ export type LanguageStrategy = 'detect' | 'translate' | 'block' | 'warn';
  * const options: LanguageDetectorOptions = { model, targetLanguages: ['en', 'fr'], strategy: 'block' };
  * ```
  */
-export interface LanguageDetectorOptions extends ModelBackedOptions {
+export interface LanguageDetectorOptions extends GuardJudgeOptions {
   /** Accepted languages, as ISO 639-1 codes (`'en'`) or names (`'English'`). The first is the translation target. */
   targetLanguages: string[];
   /** Confidence (0..1) below which the detection is ignored. Default 0.7. */
@@ -106,11 +106,14 @@ function normalizeLanguage(language: string): string {
  * The judge answers with JSON `{"iso_code": "fr", "confidence": 0.97, "translated_text": "…"}`
  * (the reference's shape; `{"language", "confidence", "translation"}` is read too;
  * `translated_text` only asked for with `strategy: 'translate'`; a missing translation counts as a
- * failed check). A failed call or an unreadable answer follows `errorStrategy`: `'warn'` (default)
- * fails open, `'strict'` aborts. Input outside the target languages is a violation for every
- * strategy and reaches `onViolation` (a block through `abort()`).
+ * failed check). An unreadable answer or a request the judge rejects blocks
+ * (`contentErrorStrategy`, default `'strict'`); an infrastructure failure follows `errorStrategy`
+ * (`'warn'` default: fails open). Input outside the target languages is a violation for every
+ * strategy and reaches `onViolation` once.
  *
- * Hook: `processInput` (user messages; one model call per message).
+ * Hook: `processInput` (user messages; one model call per message — a message is not batched with
+ * others, since each gets its own detection; at most `maxJudgeCalls` per run, past which the run is
+ * blocked: for a posted history, use `lastMessageOnly`).
  *
  * @example
  * ```ts
@@ -127,7 +130,8 @@ export class LanguageDetector implements Processor<'language-detector'> {
   /** What the processor does. */
   readonly description = 'Detects (and optionally translates) the language of the input with a model.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
-  private readonly judge: ModelJudge;
+  private readonly judge: GuardJudge;
+  private readonly violations: PrivateViolations;
   private readonly targets: readonly string[];
   private readonly threshold: number;
   private readonly strategy: LanguageStrategy;
@@ -139,7 +143,8 @@ export class LanguageDetector implements Processor<'language-detector'> {
 
   constructor(options: LanguageDetectorOptions) {
     if (options.targetLanguages.length === 0) throw new TypeError('LanguageDetector needs at least one target language.');
-    this.judge = new ModelJudge(options);
+    this.judge = new GuardJudge('language-detector', options);
+    this.violations = new PrivateViolations('language-detector', options.onViolation);
     this.targets = options.targetLanguages;
     this.threshold = options.threshold ?? 0.7;
     this.strategy = options.strategy ?? 'detect';
@@ -147,7 +152,7 @@ export class LanguageDetector implements Processor<'language-detector'> {
     this.minTextLength = options.minTextLength ?? 10;
     this.includeDetails = options.includeDetectionDetails ?? true;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
-    this.onViolation = options.onViolation;
+    this.onViolation = this.violations.onViolation;
     const translate = this.strategy === 'translate';
     this.system = [
       options.instructions ?? 'You identify the language a text is written in. Give its ISO 639-1 code and your confidence.',
@@ -171,46 +176,55 @@ export class LanguageDetector implements Processor<'language-detector'> {
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
-  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal, tracingContext),
+      batchChars: 0,
+      judge: (batch, text) => this.judgeMessage(batch[0] as MastraDBMessage, text, state, { abortSignal, tracingContext }),
     });
   }
 
-  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal, tracingContext: TracingContext): Promise<MessageVerdict> {
+  private async judgeMessage(message: MastraDBMessage, text: string, state: ProcessorState, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<BatchVerdict> {
     if (text.trim().length < this.minTextLength) return { action: 'keep' };
-    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('Text', text), schema: languageAnswer, responseSchema: referenceLanguageAnswer, abortSignal, tracing: { processorId: this.id, tracingContext } });
-    if (!outcome.ok) {
-      this.judge.failed(this.id, outcome.error, abort);
-      return { action: 'keep' };
-    }
-    if (outcome.value === null) return { action: 'keep' };
-    const { language, confidence, translation } = outcome.value;
+    // the language shows in the first piece: a long message is judged on its first budget's worth
+    const outcome = await this.judge.judge(
+      state,
+      text.slice(0, this.judge.maxInputChars),
+      (piece) => ({ system: this.system, prompt: quoted('Text', piece), schema: languageAnswer, responseSchema: referenceLanguageAnswer }),
+      call,
+    );
+    if (!outcome.ok) return this.judge.failureVerdict(outcome.failure, this.violations) ?? { action: 'keep' };
+    const answer = outcome.values[0] ?? null;
+    if (answer === null) return { action: 'keep' };
+    const { language, confidence, translation } = answer;
     if (confidence < this.threshold) return { action: 'keep' };
     const isTargetLanguage = this.isTargetLanguage(language);
     const details = { language, confidence, isTargetLanguage };
     const annotated = this.includeDetails ? withMetadata(message, { languageDetection: details }) : message;
-    if (isTargetLanguage) return annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };
+    const unchanged: MessageVerdict = annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };
+    if (isTargetLanguage) return { action: 'each', verdict: () => unchanged };
 
     const detail = { language, confidence, targetLanguages: [...this.targets], strategy: this.strategy };
-    const unchanged: MessageVerdict = annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };
-    if (this.strategy === 'block') abort(`Input language ${language} is not one of ${this.targets.join(', ')}`, { metadata: detail });
+    if (this.strategy === 'block') {
+      const reason = `Input language ${language} is not one of ${this.targets.join(', ')}`;
+      return this.violations.block(reason, detail, { message: reason, detail });
+    }
     if (this.strategy !== 'translate') {
-      reportViolation(this, `input in ${language}, expected ${this.targets.join(', ')}`, detail);
-      return unchanged;
+      this.violations.report(`input in ${language}, expected ${this.targets.join(', ')}`, detail);
+      return { action: 'each', verdict: () => unchanged };
     }
     if (translation === undefined || translation.trim() === '') {
-      this.judge.failed(this.id, new StructuredCallError('malformed', 'the judge gave no translation'), abort);
-      reportViolation(this, `input in ${language}, not translated (the judge gave no translation)`, detail);
-      return unchanged;
+      const failed = this.judge.failureVerdict({ kind: 'content', summary: 'the judge gave no translation', error: new StructuredCallError('malformed', 'the judge gave no translation') }, this.violations);
+      if (failed !== undefined) return failed;
+      this.violations.report(`input in ${language}, not translated (the judge gave no translation)`, detail);
+      return { action: 'each', verdict: () => unchanged };
     }
-    reportViolation(this, `input in ${language} translated into ${this.targets[0] ?? ''}`, detail);
-    return { action: 'replace', message: this.translated(annotated, text, translation, language) };
+    this.violations.report(`input in ${language} translated into ${this.targets[0] ?? ''}`, detail);
+    return { action: 'each', verdict: () => ({ action: 'replace', message: this.translated(annotated, text, translation, language) }) };
   }
 
   /** `message` with its text replaced by `translation` (the original kept in metadata when asked). */

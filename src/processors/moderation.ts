@@ -1,19 +1,13 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type {
-  AbortFunction,
-  ChunkType,
-  ProcessInputArgs,
-  Processor,
-  ProcessorViolation,
-  ProcessOutputStreamArgs,
-  TracingContext,
-} from '../contract/index.js';
-import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
-import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
-import { flaggedCategories, ModelJudge, type CategoryScores, type ModelBackedOptions } from './internal/model-backed.js';
+import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
+import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
+import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
+import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
+import type { Verdict } from './internal/judged-spans.js';
+import { flaggedCategories, type CategoryScores } from './internal/model-backed.js';
+import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
-import { reportViolation } from './internal/violation.js';
 
 /**
  * What to do with flagged content: abort the run, report it and let it through, or remove it.
@@ -33,7 +27,7 @@ export type ModerationStrategy = 'block' | 'warn' | 'filter';
  * const options: ModerationOptions = { model, threshold: 0.7, streamMode: 'final' };
  * ```
  */
-export interface ModerationOptions extends ModelBackedOptions {
+export interface ModerationOptions extends GuardJudgeOptions {
   /** Categories to score. Default: the OpenAI moderation categories. */
   categories?: string[];
   /** Score (0..1) from which a category is flagged. Default 0.5. */
@@ -45,16 +39,28 @@ export interface ModerationOptions extends ModelBackedOptions {
   /** Judge only the last user message of the input. Default `false`. */
   lastMessageOnly?: boolean;
   /**
-   * How streamed output is checked. `'window'` (default): text is held back and judged per
-   * window of `windowSize` characters ending at a sentence boundary (a window may span text
-   * blocks) — one model call per window, the client sees text one window late. `'final'`: a run
-   * of consecutive text blocks is judged once, when a non-text chunk ends it (a tool call, the
-   * step's end, the run's `finish`) — one call, the client sees the text only after it. Neither
-   * makes a call per token.
+   * How streamed output is checked. `'window'` (default): held back and judged per window (see
+   * `windowSchedule`), each window judged while the earlier ones show. `'final'`: each stream (a run
+   * of consecutive text blocks, a reasoning block…) is judged once, when it ends. Neither makes a
+   * call per token; the client only sees judged content.
    */
   streamMode?: StreamMode;
-  /** Characters per window in `'window'` mode. Default 200. */
+  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  windowSchedule?: readonly number[];
+  /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;
+  /**
+   * Output channels judged. Default: what the model writes — `text`, `reasoning`, `tool-input`
+   * (a tool call's arguments: `filter` cannot cut them out of the call, so a flagged call blocks).
+   * Add `data` / `tool-error` to judge what tools write too.
+   */
+  channels?: GuardChannel[];
+  /**
+   * Let the client see the judge's free-text reason (in the tripwire's reason and metadata).
+   * Default `false`: the reason may quote the blocked text, so only `onViolation` gets it; the
+   * client gets the processor id and the categories (and scores with `includeScores`).
+   */
+  revealJudgeReason?: boolean;
   /**
    * The reference's per-delta context size. Accepted so its configurations compile, but without
    * effect: output is judged per window (`streamMode`, `windowSize`), never per delta.
@@ -83,6 +89,7 @@ export const DEFAULT_MODERATION_CATEGORIES = [
   'violence',
   'violence/graphic',
 ] as const;
+
 
 /** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
 const referenceModerationAnswer = z.object({
@@ -116,7 +123,7 @@ const moderationAnswer = z.union([referenceModerationAnswer, recordModerationAns
 export interface ModerationAnswer {
   /** Score (0..1) per category. */
   categories: CategoryScores;
-  /** Why (a human-readable reason). */
+  /** Why (the judge's words: server side only unless `revealJudgeReason`). */
   reason?: string;
 }
 
@@ -127,16 +134,17 @@ export interface ModerationAnswer {
  *
  * The judge answers with JSON `{"category_scores": [{"category": "violence", "score": 0.9}], "reason":
  * "…"}` (the reference's shape; `{"categories": {"violence": 0.9}}` is read too; fences and
- * surrounding prose are tolerated). A failed call or an unreadable answer follows `errorStrategy`:
- * `'warn'` (default) fails open, `'strict'` aborts. Every violation reaches `onViolation` (a block
- * through `abort()`); the abort never happens inside the processor's own try/catch.
+ * surrounding prose are tolerated). An unreadable answer or a request the judge rejects (content
+ * the judge cannot take) blocks the run (`contentErrorStrategy`, default `'strict'`); an
+ * infrastructure failure follows `errorStrategy` (`'warn'` default: fails open). Input messages are
+ * judged in batches of up to `maxJudgeInputChars`; at most `maxJudgeCalls` calls per run. Every
+ * violation reaches `onViolation` once, with the judge's reason; the client's tripwire carries the
+ * categories only (`revealJudgeReason` to send the reason too).
  *
- * Streaming costs one call per window (`streamMode: 'window'`, `windowSize` characters) or one per
- * run of consecutive text blocks (`'final'`) — never one per token: the output is held back until
- * judged, so clients only ever see checked text. A block boundary does not end a judged span, so a
- * sentence split across two text blocks is judged whole. Latency versus cost: a smaller window
- * shows text sooner and costs more calls; `'final'` is cheapest and shows nothing until the text
- * is complete.
+ * Streaming: output is held back until judged, per window of an adaptive schedule (50, 200, 800…
+ * characters) or once per stream (`'final'`) — never one call per token. A 2,000-character answer
+ * costs 5 calls with the default schedule; the first clean text shows after ~50 characters plus
+ * one judge round-trip. See docs/processors.md for the trade-offs.
  *
  * Hooks: `processInput` (user messages) and `processOutputStream`.
  *
@@ -157,24 +165,33 @@ export class ModerationProcessor implements Processor<'moderation'> {
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
-  private readonly judge: ModelJudge;
+  private readonly judge: GuardJudge;
+  private readonly violations: PrivateViolations;
   private readonly categories: readonly string[];
   private readonly threshold: number;
   private readonly strategy: ModerationStrategy;
   private readonly includeScores: boolean;
+  private readonly revealJudgeReason: boolean;
   private readonly lastMessageOnly: boolean;
-  private readonly stream: CheckedTextStream;
+  private readonly stream: CheckedStream;
   private readonly system: string;
 
   constructor(options: ModerationOptions) {
-    this.judge = new ModelJudge(options);
+    this.judge = new GuardJudge('moderation', options);
+    this.violations = new PrivateViolations('moderation', options.onViolation);
+    this.onViolation = this.violations.onViolation;
     this.categories = options.categories ?? DEFAULT_MODERATION_CATEGORIES;
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'block';
     this.includeScores = options.includeScores ?? false;
+    this.revealJudgeReason = options.revealJudgeReason ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
-    this.stream = new CheckedTextStream({ ...options, stateKey: 'moderationHeld' });
-    this.onViolation = options.onViolation;
+    this.stream = new CheckedStream({
+      ...options,
+      channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
+      stateKey: 'moderationHeld',
+      processorId: 'moderation',
+    });
     this.system = [
       options.instructions ??
         'You are a content moderator. Score the text for each category from 0 (certainly absent) to 1 (certainly present).',
@@ -184,72 +201,86 @@ export class ModerationProcessor implements Processor<'moderation'> {
     ].join('\n');
   }
 
-  /** Scores `text` (one model call). Resolves to the flagged categories, or `undefined` when the check failed open. */
-  async moderate(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<{
-    /** The categories at or above the threshold. */
-    flagged: string[];
-    /** The judge's answer. */
-    answer: ModerationAnswer;
-  } | undefined> {
-    const outcome = await this.judge.ask({
-      system: this.system,
-      prompt: quoted('Text to moderate', text),
-      schema: moderationAnswer,
-      responseSchema: referenceModerationAnswer,
-      ...(abortSignal === undefined ? {} : { abortSignal }),
-      tracing: { processorId: this.id, tracingContext },
-    });
-    if (!outcome.ok) {
-      this.judge.failed(this.id, outcome.error, abort);
-      return undefined;
+  /**
+   * Scores `text` (one call per `maxJudgeInputChars` piece; a category's score is its highest in
+   * any piece). Resolves to the flagged categories and the merged answer, or the failure.
+   */
+  async moderate(
+    state: ProcessorState,
+    text: string,
+    call: JudgeCall = {},
+  ): Promise<
+    | {
+        /** The categories at or above the threshold. */
+        flagged: string[];
+        /** The judge's answer (merged over the pieces). */
+        answer: ModerationAnswer;
+      }
+    | JudgeFailure
+  > {
+    const outcome = await this.judge.judge(
+      state,
+      text,
+      (piece) => ({ system: this.system, prompt: quoted('Text to moderate', piece), schema: moderationAnswer, responseSchema: referenceModerationAnswer }),
+      call,
+    );
+    if (!outcome.ok) return outcome.failure;
+    const categories: CategoryScores = {};
+    const reasons: string[] = [];
+    for (const value of outcome.values) {
+      for (const [category, score] of Object.entries(value.categories)) categories[category] = Math.max(categories[category] ?? 0, score);
+      if (value.reason !== undefined) reasons.push(value.reason);
     }
-    return { flagged: flaggedCategories(outcome.value.categories, this.threshold, this.categories), answer: outcome.value };
+    const answer: ModerationAnswer = reasons.length === 0 ? { categories } : { categories, reason: reasons.join(' ') };
+    return { flagged: flaggedCategories(categories, this.threshold, this.categories), answer };
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
-  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: async (_message, text): Promise<MessageVerdict> => {
-        const verdict = await this.moderate(text, abort, abortSignal, tracingContext);
-        if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
-        return this.enforce('input', verdict.flagged, verdict.answer, abort) === 'keep' ? { action: 'keep' } : { action: 'drop' };
+      batchChars: this.judge.maxInputChars,
+      judge: async (batch, text): Promise<BatchVerdict> => {
+        const verdict = await this.verdictFor('input', state, text, { abortSignal, tracingContext });
+        if (verdict.action === 'block') return verdict;
+        if (verdict.action === 'keep') return { action: 'keep' };
+        return batch.length === 1 ? { action: 'each', verdict: () => ({ action: 'drop' }) } : { action: 'split' };
       },
     });
   }
 
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const verdict = await this.moderate(span, abort, abortSignal, tracingContext);
-      if (verdict === undefined || verdict.flagged.length === 0) return { action: 'keep' };
-      return { action: this.enforce('output', verdict.flagged, verdict.answer, abort) };
-    });
+    return this.stream.process(part, state, abort, (request) => this.verdictFor('output', state, request.text, { abortSignal, tracingContext }));
   }
 
-  /** The tripwire reason, worded as the reference words it. */
+  /** Judges `text` and decides: block (reported with the judge's reason), keep (warn), drop (filter). */
+  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
+    const result = await this.moderate(state, text, call);
+    if ('kind' in result) return this.judge.failureVerdict(result, this.violations) ?? { action: 'keep' };
+    const { flagged, answer } = result;
+    if (flagged.length === 0) return { action: 'keep' };
+    const scores = this.includeScores ? { scores: answer.categories } : {};
+    const server = { phase, categories: flagged, ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };
+    const message = `moderation flagged the ${phase}: ${flagged.join(', ')}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
+    if (this.strategy === 'block') {
+      const reveal = this.revealJudgeReason && answer.reason !== undefined ? { reason: answer.reason } : {};
+      return this.violations.block(this.blockReason(flagged, answer), { phase, categories: flagged, ...scores, ...reveal }, { message, detail: server });
+    }
+    this.violations.report(message, { ...server, strategy: this.strategy });
+    return this.strategy === 'warn' ? { action: 'keep' } : { action: 'drop' };
+  }
+
+  /** The tripwire reason, as the client sees it: the categories (the judge's words only with `revealJudgeReason`). */
   private blockReason(flagged: readonly string[], answer: ModerationAnswer): string {
-    const reason = answer.reason === undefined ? '' : `. Reason: ${answer.reason}`;
+    const reason = this.revealJudgeReason && answer.reason !== undefined ? `. Reason: ${answer.reason}` : '';
     const scores = this.includeScores
       ? `. Scores: ${Object.entries(answer.categories).map(([category, score]) => `${category}: ${String(score)}`).join(', ')}`
       : '';
     return `Content flagged for moderation. Categories: ${flagged.join(', ')}${reason}${scores}`;
-  }
-
-  /** Blocks (abort), or reports and tells the caller whether to keep (`warn`) or drop (`filter`). */
-  private enforce(phase: 'input' | 'output', flagged: string[], answer: ModerationAnswer, abort: AbortFunction): 'keep' | 'drop' {
-    const detail = {
-      phase,
-      categories: flagged,
-      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-      ...(this.includeScores ? { scores: answer.categories as CategoryScores } : {}),
-    };
-    if (this.strategy === 'block') abort(this.blockReason(flagged, answer), { metadata: detail });
-    reportViolation(this, `moderation flagged the ${phase}: ${flagged.join(', ')}`, { ...detail, strategy: this.strategy });
-    return this.strategy === 'warn' ? 'keep' : 'drop';
   }
 }

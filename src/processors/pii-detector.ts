@@ -2,24 +2,26 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type {
-  AbortFunction,
   ChunkType,
   ProcessInputArgs,
   Processor,
+  ProcessorState,
   ProcessorViolation,
   ProcessOutputResultArgs,
   ProcessOutputStreamArgs,
   ProcessToolResultArgs,
-  TracingContext,
 } from '../contract/index.js';
-import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
-import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
-import { mapJudgedText, mapMessageText, replaceAllValues } from './internal/message-text.js';
-import { collectStrings, mapStrings } from './internal/deep-strings.js';
-import { applyRememberedRedactions, rememberedRedactions, rememberRedactions } from './internal/redactions.js';
-import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+
+import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
+import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
+import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
+import { jsonEscaped, type Verdict } from './internal/judged-spans.js';
+import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
+import { mapStrings } from './internal/deep-strings.js';
+import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
+import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
-import { reportViolation } from './internal/violation.js';
+import { stringsOf } from './internal/whole-chunks.js';
 
 /**
  * What to do with detected PII: abort, report only, drop the message / output span, or redact the values.
@@ -49,7 +51,7 @@ export type PIIRedactionMethod = 'mask' | 'hash' | 'remove' | 'placeholder';
  * const options: PIIDetectorOptions = { model, detectionTypes: ['email', 'phone'], redactionMethod: 'hash' };
  * ```
  */
-export interface PIIDetectorOptions extends ModelBackedOptions {
+export interface PIIDetectorOptions extends GuardJudgeOptions {
   /** PII types to look for. Default: {@link DEFAULT_PII_TYPES}. */
   detectionTypes?: string[];
   /** Confidence (0..1) from which a detection counts. Default 0.5. */
@@ -71,19 +73,29 @@ export interface PIIDetectorOptions extends ModelBackedOptions {
   hashKey?: string | Uint8Array;
   /** With `'mask'`, keep separators (`@ . - +` and spaces) so the shape stays readable. Default `true`. */
   preserveFormat?: boolean;
-  /** Put the detected values in violations and tripwire metadata. Default `false`. */
+  /**
+   * Put the detected values in the `onViolation` detail (server side). Default `false`. The values
+   * never reach the client: the tripwire carries the PII types and a count only.
+   */
   includeDetections?: boolean;
   /** Judge only the last user message of the input. Default `false`. */
   lastMessageOnly?: boolean;
   /**
-   * How streamed output is checked: `'window'` (default, one call per `windowSize` characters ending
-   * at a sentence boundary, text released one window late; a window may span text blocks) or
-   * `'final'` (one call per run of consecutive text blocks, text released when a non-text chunk
-   * ends the run: a tool call, the step's end, the run's `finish`). Never a call per token.
+   * How streamed output is checked: `'window'` (default; judged per window of `windowSchedule`,
+   * each window while the earlier ones show) or `'final'` (each stream judged once, when it ends).
+   * Never a call per token; the client only sees judged content.
    */
   streamMode?: StreamMode;
-  /** Characters per window. Default 200. */
+  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  windowSchedule?: readonly number[];
+  /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;
+  /**
+   * Output channels judged. Default: all a client receives — `text`, `reasoning`, `tool-input`
+   * (streamed arguments and the final call; the tool runs with the redacted arguments), `data`
+   * (`data-*` chunks), `tool-error`. Tool results are judged in `processToolResult` regardless.
+   */
+  channels?: GuardChannel[];
 }
 
 /**
@@ -136,22 +148,19 @@ export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
  * model, in the input and in the streamed output, and blocks, reports, drops or redacts it.
  *
  * The judge answers with JSON `{"detections": [{"type": "email", "value": "jane@x.io", "confidence": 0.98}]}`;
- * each detected value is redacted wherever it occurs (`redactionMethod`). A failed call or an
- * unreadable answer follows `errorStrategy`: `'warn'` (default) fails open, `'strict'` aborts.
- * Every detection reaches `onViolation` (a block through `abort()`, never inside the processor's
- * own try/catch).
+ * each detected value is redacted wherever it occurs (`redactionMethod`). An unreadable answer or a
+ * request the judge rejects blocks (`contentErrorStrategy`, default `'strict'`); an infrastructure
+ * failure follows `errorStrategy` (`'warn'` default: fails open). Every detection reaches
+ * `onViolation` once; the client's tripwire carries the types, never the values.
  *
- * Streaming costs one call per window (`streamMode: 'window'`) or per run of consecutive text
- * blocks (`'final'`), never one per token; the output is held back until judged, so the client
- * only sees redacted text. A block boundary does not end a judged span: a value split across two
- * text blocks of a step is judged whole and redacted in the block where it started. A value split
- * across two windows can be missed — windows end at sentence boundaries to make that rare; so can
- * one split by a tool call (the text before it is released first). `processOutputResult` applies
- * the stream's redactions to the stored reply (no further model call).
- *
- * Tool results are judged too (`processToolResult`, one call per result), and the stored reply
- * gets every redaction of the run in all its parts (text, reasoning, tool calls, results, errors,
- * data parts).
+ * Every output channel a client receives is judged (`channels`): text and reasoning (per block;
+ * interleaved blocks each on their own text), a tool call's input (streamed deltas and the final
+ * call: the tool runs with the redacted arguments), `data-*` and `tool-error` chunks — held back
+ * until judged, per window of an adaptive schedule or once per stream (`'final'`), never one call
+ * per token. A value split across two consecutive text blocks is judged whole; windows end at
+ * sentence or word boundaries, so a value without spaces is never cut by one. Tool results are
+ * judged in `processToolResult`. The stored reply gets every redaction of the run in all its parts
+ * (no further model call). Input messages are judged in batches of up to `maxJudgeInputChars`.
  *
  * Hooks: `processInput`, `processOutputStream`, `processToolResult`, `processOutputResult`.
  *
@@ -172,7 +181,8 @@ export class PIIDetector implements Processor<'pii-detector'> {
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
-  private readonly judge: ModelJudge;
+  private readonly judge: GuardJudge;
+  private readonly violations: PrivateViolations;
   private readonly detectionTypes: readonly string[];
   private readonly threshold: number;
   private readonly strategy: PIIStrategy;
@@ -181,11 +191,13 @@ export class PIIDetector implements Processor<'pii-detector'> {
   private readonly hashKey: string | Uint8Array;
   private readonly includeDetections: boolean;
   private readonly lastMessageOnly: boolean;
-  private readonly stream: CheckedTextStream;
+  private readonly stream: CheckedStream;
   private readonly system: string;
 
   constructor(options: PIIDetectorOptions) {
-    this.judge = new ModelJudge(options);
+    this.judge = new GuardJudge('pii-detector', options);
+    this.violations = new PrivateViolations('pii-detector', options.onViolation);
+    this.onViolation = this.violations.onViolation;
     this.detectionTypes = options.detectionTypes ?? DEFAULT_PII_TYPES;
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'redact';
@@ -194,8 +206,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.hashKey = options.hashKey ?? randomBytes(32);
     this.includeDetections = options.includeDetections ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
-    this.stream = new CheckedTextStream({ ...options, stateKey: 'piiHeld' });
-    this.onViolation = options.onViolation;
+    this.stream = new CheckedStream({ ...options, stateKey: 'piiHeld', processorId: 'pii-detector' });
     this.system = [
       options.instructions ??
         'You detect personally identifiable information (PII) in text. List every PII value exactly as it appears in the text.',
@@ -219,71 +230,80 @@ export class PIIDetector implements Processor<'pii-detector'> {
     }
   }
 
-  /** Finds PII in `text` (one model call); `undefined` when the check failed open. */
-  async detect(text: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<PIIDetection[] | undefined> {
-    const outcome = await this.judge.ask({
-      system: this.system,
-      prompt: quoted('Text to inspect', text),
-      schema: piiAnswer,
-      ...(abortSignal === undefined ? {} : { abortSignal }),
-      tracing: { processorId: this.id, tracingContext },
-    });
-    if (!outcome.ok) {
-      this.judge.failed(this.id, outcome.error, abort);
-      return undefined;
-    }
-    const types = new Set(this.detectionTypes);
-    return outcome.value.detections.filter(
-      (detection) => types.has(detection.type) && (detection.confidence ?? 1) >= this.threshold && detection.value !== '' && text.includes(detection.value),
+  /**
+   * Finds PII in `text` (one call per `maxJudgeInputChars` piece): the detections whose value
+   * occurs in the text (as written, or JSON-escaped), or the failure.
+   */
+  async detect(state: ProcessorState, text: string, call: JudgeCall = {}): Promise<PIIDetection[] | JudgeFailure> {
+    const outcome = await this.judge.judge(
+      state,
+      text,
+      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: piiAnswer }),
+      call,
     );
+    if (!outcome.ok) return outcome.failure;
+    const types = new Set(this.detectionTypes);
+    return outcome.values
+      .flatMap((value) => value.detections)
+      .filter(
+        (detection) =>
+          types.has(detection.type) &&
+          (detection.confidence ?? 1) >= this.threshold &&
+          detection.value !== '' &&
+          (text.includes(detection.value) || text.includes(jsonEscaped(detection.value))),
+      );
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
-  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: async (message, text): Promise<MessageVerdict> => {
-        const detections = await this.detect(text, abort, abortSignal, tracingContext);
-        if (detections === undefined || detections.length === 0) return { action: 'keep' };
-        const replacements = this.enforce('input', detections, abort);
-        if (replacements === 'keep') return { action: 'keep' };
-        if (replacements === 'drop') return { action: 'drop' };
-        return { action: 'replace', message: mapJudgedText(message, (partText) => replaceAllValues(partText, replacements)) };
+      batchChars: this.judge.maxInputChars,
+      judge: async (batch, text): Promise<BatchVerdict> => {
+        const verdict = await this.verdictFor('input', state, text, { abortSignal, tracingContext });
+        if (verdict.action === 'block') return verdict;
+        if (verdict.action === 'keep') return { action: 'keep' };
+        if (verdict.action === 'drop') return batch.length === 1 ? { action: 'each', verdict: () => ({ action: 'drop' }) } : { action: 'split' };
+        const { replacements } = verdict;
+        return {
+          action: 'each',
+          verdict: (message) => {
+            const replaced = mapJudgedText(message, (partText) => replaceAllValues(partText, replacements));
+            return replaced === message ? { action: 'keep' } : { action: 'replace', message: replaced };
+          },
+        };
       },
     });
   }
 
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const detections = await this.detect(span, abort, abortSignal, tracingContext);
-      if (detections === undefined || detections.length === 0) return { action: 'keep' };
-      const replacements = this.enforce('output', detections, abort);
-      if (replacements === 'keep') return { action: 'keep' };
-      if (replacements === 'drop') return { action: 'drop' };
-      rememberRedactions(state, replacements);
-      return { action: 'replace', replacements };
+    return this.stream.process(part, state, abort, async (request) => {
+      const verdict = await this.verdictFor('output', state, request.text, { abortSignal, tracingContext });
+      if (verdict.action === 'replace') rememberRedactions(state, verdict.replacements);
+      return verdict;
     });
   }
 
   /**
-   * Judges each tool result (its strings, one model call) before the stream, the model and memory
-   * see it: blocks, reports, or redacts the detected values in every string of the result.
+   * Judges each tool result (its strings, one call per budget piece) before the stream, the model
+   * and memory see it: blocks, reports, or redacts the detected values in every string of the result.
    */
   async processToolResult({ result, toolCallId, toolName, args, messageList, state, abort, abortSignal, tracingContext }: ProcessToolResultArgs): Promise<undefined> {
-    const text = collectStrings(result).join('\n');
+    const text = stringsOf(result);
     if (text.trim() === '') return undefined;
-    const detections = await this.detect(text, abort, abortSignal, tracingContext);
-    if (detections === undefined || detections.length === 0) return undefined;
-    const replacements = this.enforce('output', detections, abort);
-    if (replacements === 'keep') return undefined;
-    const redacted =
-      replacements === 'drop' ? '[filtered by pii-detector]' : mapStrings(result, (value) => replaceAllValues(value, replacements));
-    if (replacements !== 'drop') rememberRedactions(state, replacements);
+    const verdict = await this.verdictFor('output', state, text, { abortSignal, tracingContext });
+    if (verdict.action === 'block') return abort(verdict.reason, { metadata: verdict.metadata });
+    if (verdict.action === 'keep') return undefined;
+    let redacted: unknown = '[filtered by pii-detector]';
+    if (verdict.action === 'replace') {
+      redacted = mapStrings(result, (value) => replaceAllValues(value, verdict.replacements));
+      rememberRedactions(state, verdict.replacements);
+    }
     messageList.updateToolInvocation({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args, result: redacted } });
     return undefined;
   }
@@ -293,35 +313,22 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * reasoning, tool calls, results and errors, data parts — with no model call.
    */
   processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
-    const texts = applyRememberedRedactions(messages, state);
-    const replacements = rememberedRedactions(state);
-    if (replacements.size === 0) return texts;
-    let changed = texts !== undefined;
-    const result = (texts ?? messages).map((message) => {
-      const parts = message.content.parts.map((part) => {
-        if (part.type === 'text' || part.type === 'step-start') return part;
-        const next = mapStrings(part, (value) => replaceAllValues(value, replacements)) as typeof part;
-        if (next !== part) changed = true;
-        return next;
-      });
-      return parts.every((part, index) => part === message.content.parts[index]) ? message : { ...message, content: { ...message.content, parts } };
-    });
-    return changed ? result : undefined;
+    return applyRedactionsToReply(messages, state);
   }
 
-  /** Blocks, or reports and returns what to do: keep, drop, or the value → replacement map. */
-  private enforce(phase: 'input' | 'output', detections: PIIDetection[], abort: AbortFunction): 'keep' | 'drop' | Map<string, string> {
+  /** Judges `text` and decides: block, keep (warn), drop (filter) or the value → replacement map (redact). */
+  private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
+    const detections = await this.detect(state, text, call);
+    if (!Array.isArray(detections)) return this.judge.failureVerdict(detections, this.violations) ?? { action: 'keep' };
+    if (detections.length === 0) return { action: 'keep' };
     const types = [...new Set(detections.map((detection) => detection.type))];
-    const detail = {
-      phase,
-      types,
-      count: detections.length,
-      ...(this.includeDetections ? { detections } : {}),
-    };
-    if (this.strategy === 'block') abort(`PII detected in the ${phase}: ${types.join(', ')}`, { metadata: detail });
-    reportViolation(this, `PII detected in the ${phase}: ${types.join(', ')}`, { ...detail, strategy: this.strategy });
-    if (this.strategy === 'warn') return 'keep';
-    if (this.strategy === 'filter') return 'drop';
-    return new Map(detections.map((detection) => [detection.value, this.redactValue(detection.value, detection.type)]));
+    const client = { phase, types, count: detections.length };
+    const server = { ...client, ...(this.includeDetections ? { detections } : {}) };
+    const message = `PII detected in the ${phase}: ${types.join(', ')}`;
+    if (this.strategy === 'block') return this.violations.block(message, client, { message, detail: server });
+    this.violations.report(message, { ...server, strategy: this.strategy });
+    if (this.strategy === 'warn') return { action: 'keep' };
+    if (this.strategy === 'filter') return { action: 'drop' };
+    return { action: 'replace', replacements: new Map(detections.map((detection) => [detection.value, this.redactValue(detection.value, detection.type)])) };
   }
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { AbortFunction, ProcessInputArgs, Processor, ProcessorViolation, TracingContext } from '../contract/index.js';
-import { judgeInputMessages, quoted, type MessageVerdict } from './internal/input-messages.js';
+import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
+import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
-import { flaggedCategories, ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { flaggedCategories } from './internal/model-backed.js';
+import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
-import { reportViolation } from './internal/violation.js';
 
 /**
  * What to do with a detected injection: abort, report only, drop the message, or send the judge's cleaned rewrite instead.
@@ -25,7 +26,7 @@ export type PromptInjectionStrategy = 'block' | 'warn' | 'filter' | 'rewrite';
  * const options: PromptInjectionOptions = { model, strategy: 'warn', lastMessageOnly: true };
  * ```
  */
-export interface PromptInjectionOptions extends ModelBackedOptions {
+export interface PromptInjectionOptions extends GuardJudgeOptions {
   /** Attack types to score. Default: {@link DEFAULT_INJECTION_TYPES}. */
   detectionTypes?: string[];
   /** Score (0..1) from which a type counts as detected. Default 0.5. */
@@ -37,7 +38,13 @@ export interface PromptInjectionOptions extends ModelBackedOptions {
   /** Judge only the last user message. Default `false`. */
   lastMessageOnly?: boolean;
   /**
-   * Called for every judged message — flagged or not — with the judge's answer, the text, whether
+   * Let the client see the judge's free-text reason (in the tripwire's reason and metadata).
+   * Default `false`: the reason may quote the attack, so only `onViolation` gets it; the client
+   * gets the processor id and the attack types (and scores with `includeScores`).
+   */
+  revealJudgeReason?: boolean;
+  /**
+   * Called for every judgment (a message, or a batch of consecutive messages judged together) — flagged or not — with the judge's answer, the text, whether
    * it was flagged and the strategy applied (`'none'` when not flagged); awaited; its throws are
    * ignored. (`onViolation` is called for flagged messages only.)
    */
@@ -98,11 +105,11 @@ const injectionAnswer = z.union([referenceInjectionAnswer, recordInjectionAnswer
 export interface PromptInjectionDetectionEvent {
   /** What the judge found. */
   detectionResult: PromptInjectionAnswer;
-  /** The text judged. */
+  /** The text judged (a batch's messages joined by a blank line). */
   input: string;
   /** Whether a type scored at or above the threshold. */
   flagged: boolean;
-  /** The strategy that was applied. */
+  /** The strategy that was applied (`'none'` when not flagged). */
   strategyApplied: PromptInjectionStrategy | 'none';
 }
 
@@ -119,7 +126,7 @@ export interface PromptInjectionDetectionEvent {
 export interface PromptInjectionAnswer {
   /** Score (0..1) per attack type. */
   categories: Record<string, number>;
-  /** Why (a human-readable reason). */
+  /** Why (the judge's words: server side only unless `revealJudgeReason`). */
   reason?: string;
   /** The message without the attack (`rewrite`). */
   rewritten?: string;
@@ -133,11 +140,15 @@ export interface PromptInjectionAnswer {
  *
  * The judge answers with JSON `{"categories": [{"type": "jailbreak", "score": 0.9}], "reason": "…",
  * "rewritten_content": "…"}` (the reference's shape; a record of scores with `rewritten` is read too;
- * `rewritten_content` only asked for with `strategy: 'rewrite'`). A failed call or an unreadable answer
- * follows `errorStrategy`: `'warn'` (default) fails open, `'strict'` aborts. Every detection
- * reaches `onViolation` (a block through `abort()`, never inside the processor's own try/catch).
+ * `rewritten_content` only asked for with `strategy: 'rewrite'`). An unreadable answer or a request
+ * the judge rejects blocks (`contentErrorStrategy`, default `'strict'`: an attack that makes the
+ * judge answer in prose does not pass); an infrastructure failure follows `errorStrategy` (`'warn'`
+ * default: fails open). Every detection reaches `onViolation` once, with the judge's reason; the
+ * client's tripwire carries the types only (`revealJudgeReason` to send the reason too).
  *
- * Hook: `processInput` (user messages; one model call per message).
+ * Hook: `processInput` (user messages, judged in batches of up to `maxJudgeInputChars`; a flagged
+ * batch under `filter`/`rewrite` is halved until the flagged message is found; at most
+ * `maxJudgeCalls` calls per run).
  *
  * @example
  * ```ts
@@ -154,7 +165,9 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   /** What the processor does. */
   readonly description = 'Detects prompt injection and jailbreak attempts in the input with a model.';
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
-  private readonly judge: ModelJudge;
+  private readonly judge: GuardJudge;
+  private readonly violations: PrivateViolations;
+  private readonly revealJudgeReason: boolean;
   private readonly detectionTypes: readonly string[];
   private readonly threshold: number;
   private readonly strategy: PromptInjectionStrategy;
@@ -164,13 +177,15 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   private readonly onDetection: PromptInjectionOptions['onDetection'];
 
   constructor(options: PromptInjectionOptions) {
-    this.judge = new ModelJudge(options);
+    this.judge = new GuardJudge('prompt-injection-detector', options);
+    this.violations = new PrivateViolations('prompt-injection-detector', options.onViolation);
+    this.revealJudgeReason = options.revealJudgeReason ?? false;
     this.detectionTypes = options.detectionTypes ?? DEFAULT_INJECTION_TYPES;
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'block';
     this.includeScores = options.includeScores ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
-    this.onViolation = options.onViolation;
+    this.onViolation = this.violations.onViolation;
     this.onDetection = options.onDetection;
     const rewrite = this.strategy === 'rewrite';
     this.system = [
@@ -194,14 +209,15 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
-  processInput({ messages, messageList, abort, abortSignal, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
+  processInput({ messages, messageList, abort, abortSignal, state, tracingContext }: ProcessInputArgs): Promise<MastraDBMessage[] | MessageList> {
     return judgeInputMessages({
       processorId: this.id,
       messages,
       messageList,
       abort,
       lastMessageOnly: this.lastMessageOnly,
-      judge: (message, text) => this.judgeMessage(message, text, abort, abortSignal, tracingContext),
+      batchChars: this.judge.maxInputChars,
+      judge: (batch, text) => this.judgeBatch(batch, text, state, { abortSignal, tracingContext }),
     });
   }
 
@@ -215,31 +231,51 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     }
   }
 
-  private async judgeMessage(message: MastraDBMessage, text: string, abort: AbortFunction, abortSignal: AbortSignal, tracingContext: TracingContext): Promise<MessageVerdict> {
-    const outcome = await this.judge.ask({ system: this.system, prompt: quoted('User message', text), schema: injectionAnswer, responseSchema: referenceInjectionAnswer, abortSignal, tracing: { processorId: this.id, tracingContext } });
-    if (!outcome.ok) {
-      this.judge.failed(this.id, outcome.error, abort);
-      return { action: 'keep' };
+  /** Scores `text` (one call per budget piece: a type's highest score, the reasons joined; a rewrite only from a single piece). */
+  private async score(state: ProcessorState, text: string, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<PromptInjectionAnswer | Parameters<GuardJudge['failureVerdict']>[0]> {
+    const outcome = await this.judge.judge(
+      state,
+      text,
+      (piece) => ({ system: this.system, prompt: quoted('User message', piece), schema: injectionAnswer, responseSchema: referenceInjectionAnswer }),
+      call,
+    );
+    if (!outcome.ok) return outcome.failure;
+    const categories: Record<string, number> = {};
+    const reasons: string[] = [];
+    for (const value of outcome.values) {
+      for (const [type, score] of Object.entries(value.categories)) categories[type] = Math.max(categories[type] ?? 0, score);
+      if (value.reason !== undefined) reasons.push(value.reason);
     }
-    const answer = outcome.value;
+    const rewritten = outcome.values.length === 1 ? outcome.values[0]?.rewritten : undefined;
+    return { categories, ...(reasons.length === 0 ? {} : { reason: reasons.join(' ') }), ...(rewritten === undefined ? {} : { rewritten }) };
+  }
+
+  private async judgeBatch(batch: readonly MastraDBMessage[], text: string, state: ProcessorState, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<BatchVerdict> {
+    const answer = await this.score(state, text, call);
+    if ('kind' in answer) return this.judge.failureVerdict(answer, this.violations) ?? { action: 'keep' };
     const detected = flaggedCategories(answer.categories, this.threshold, this.detectionTypes);
     await this.notifyDetection({ detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });
     if (detected.length === 0) return { action: 'keep' };
-    const detail = {
-      types: detected,
-      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-      ...(this.includeScores ? { scores: answer.categories } : {}),
-    };
+    const scores = this.includeScores ? { scores: answer.categories } : {};
+    const server = { types: detected, ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };
+    const message = `prompt injection detected: ${detected.join(', ')}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
     if (this.strategy === 'block') {
-      const reason = answer.reason === undefined ? '' : `. Reason: ${answer.reason}`;
-      const scores = this.includeScores ? `. Scores: ${Object.entries(answer.categories).map(([type, score]) => `${type}: ${String(score)}`).join(', ')}` : '';
-      abort(`Prompt injection detected. Types: ${detected.join(', ')}${reason}${scores}`, { metadata: detail });
+      const revealed = this.revealJudgeReason && answer.reason !== undefined;
+      const reason = revealed ? `. Reason: ${answer.reason ?? ''}` : '';
+      const scoreText = this.includeScores ? `. Scores: ${Object.entries(answer.categories).map(([type, score]) => `${type}: ${String(score)}`).join(', ')}` : '';
+      return this.violations.block(
+        `Prompt injection detected. Types: ${detected.join(', ')}${reason}${scoreText}`,
+        { types: detected, ...scores, ...(revealed ? { reason: answer.reason } : {}) },
+        { message, detail: server },
+      );
     }
-    reportViolation(this, `prompt injection detected: ${detected.join(', ')}`, { ...detail, strategy: this.strategy });
+    if (this.strategy !== 'warn' && batch.length > 1) return { action: 'split' };
+    this.violations.report(message, { ...server, strategy: this.strategy });
     if (this.strategy === 'warn') return { action: 'keep' };
-    if (this.strategy === 'rewrite' && answer.rewritten !== undefined && answer.rewritten.trim() !== '') {
-      return { action: 'replace', message: replaceMessageText(message, answer.rewritten) };
+    const rewritten = answer.rewritten;
+    if (this.strategy === 'rewrite' && rewritten !== undefined && rewritten.trim() !== '') {
+      return { action: 'each', verdict: (message) => ({ action: 'replace', message: replaceMessageText(message, rewritten) }) };
     }
-    return { action: 'drop' };
+    return { action: 'each', verdict: () => ({ action: 'drop' }) };
   }
 }

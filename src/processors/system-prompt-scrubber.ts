@@ -1,20 +1,13 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type {
-  AbortFunction,
-  ChunkType,
-  Processor,
-  ProcessorViolation,
-  ProcessOutputResultArgs,
-  ProcessOutputStreamArgs,
-  TracingContext,
-} from '../contract/index.js';
-import { CheckedTextStream, type SpanVerdict, type StreamMode } from './internal/checked-stream.js';
+import type { ChunkType, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
+import { CheckedStream, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
+import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
-import { applyRememberedRedactions, rememberRedactions } from './internal/redactions.js';
-import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { budgetPieces, jsonEscaped, type Verdict } from './internal/judged-spans.js';
+import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
+import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
-import { reportViolation } from './internal/violation.js';
 
 /**
  * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
@@ -44,7 +37,7 @@ export type SystemPromptRedactionMethod = 'mask' | 'placeholder' | 'remove';
  * const options: SystemPromptScrubberOptions = { model, customPatterns: [/PROMO-\d+/], placeholderText: '[hidden]' };
  * ```
  */
-export interface SystemPromptScrubberOptions extends ModelBackedOptions {
+export interface SystemPromptScrubberOptions extends GuardJudgeOptions {
   /** Default `'redact'`. */
   strategy?: SystemPromptScrubberStrategy;
   /** Extra patterns treated as leaks wherever they appear (checked locally, no model call needed). */
@@ -53,18 +46,28 @@ export interface SystemPromptScrubberOptions extends ModelBackedOptions {
   redactionMethod?: SystemPromptRedactionMethod;
   /** Replacement for `'placeholder'`. Default `'[SYSTEM_PROMPT]'`. */
   placeholderText?: string;
-  /** Put the leaked values in violations and tripwire metadata. Default `false`. */
+  /**
+   * Put the leaked passages in the `onViolation` detail (server side). Default `false`. They never
+   * reach the client: the tripwire carries a count and the sources only.
+   */
   includeDetections?: boolean;
   /** Confidence (0..1) from which a judged leak counts. Default 0.5. */
   threshold?: number;
   /**
-   * How streamed output is checked: `'window'` (default, one call per `windowSize` characters ending
-   * at a sentence boundary, text released one window late; a window may span text blocks) or
-   * `'final'` (one call per run of consecutive text blocks, released when a non-text chunk ends it).
+   * How streamed output is checked: `'window'` (default; judged per window of `windowSchedule`,
+   * each window while the earlier ones show) or `'final'` (each stream judged once, when it ends).
    */
   streamMode?: StreamMode;
-  /** Characters per window. Default 200. */
+  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  windowSchedule?: readonly number[];
+  /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;
+  /**
+   * Output channels judged. Default: what the model writes — `text`, `reasoning` (which often
+   * repeats the instructions), `tool-input` (arguments a tool would send elsewhere). Add `data` /
+   * `tool-error` to judge what tools write too.
+   */
+  channels?: GuardChannel[];
 }
 
 /**
@@ -91,7 +94,7 @@ const leakAnswer = z.object({
  *
  * @example
  * ```ts
- * const leaks: SystemPromptLeak[] = await scrubber.findLeaks(text, systemPrompt, abort);
+ * const leaks = await scrubber.findLeaks({}, text, systemPrompt); // SystemPromptLeak[], or the judge's failure
  * ```
  */
 export interface SystemPromptLeak {
@@ -113,15 +116,18 @@ function toGlobal(pattern: RegExp | string): RegExp {
  *
  * The judge gets the system prompt and a span of output and answers with JSON
  * `{"detections": [{"value": "<leaked text as it appears in the output>", "confidence": 0.9}]}`.
- * Without system messages and patterns there is nothing to protect and no call is made. A failed
- * call or an unreadable answer follows `errorStrategy`: `'warn'` (default) fails open, `'strict'`
- * aborts. Every leak reaches `onViolation`; a block goes through `abort()` outside any try/catch
- * of the processor (the reference's fail-open catch swallowed it, #18760).
+ * Without system messages and patterns there is nothing to protect and no call is made. An
+ * unreadable answer or a request the judge rejects blocks (`contentErrorStrategy`, default
+ * `'strict'`); an infrastructure failure follows `errorStrategy` (`'warn'` default: fails open).
+ * Every leak reaches `onViolation` once (with the passages under `includeDetections`); the
+ * client's tripwire never quotes them. A block is never swallowed by the processor's own error
+ * handling (the reference's fail-open catch swallowed it, #18760).
  *
- * Streaming costs one call per window (`'window'`) or per run of consecutive text blocks
- * (`'final'`), never one per token; the output is held back until judged, and a block boundary
- * does not end a judged span (a leak split across two text blocks is judged whole). `processOutputResult` applies the stream's
- * redactions to the stored reply (no further call).
+ * Streaming: text, reasoning and tool-call input are held back until judged, per window of an
+ * adaptive schedule or once per stream (`'final'`), never one call per token; a leak split across
+ * two consecutive text blocks is judged whole. The system prompt and the passage share the
+ * `maxJudgeInputChars` budget: a long system prompt is compared in pieces. `processOutputResult`
+ * applies the stream's redactions to every part of the stored reply (no further call).
  *
  * Hooks: `processOutputStream`, `processOutputResult`.
  *
@@ -134,34 +140,44 @@ function toGlobal(pattern: RegExp | string): RegExp {
  */
 export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'> {
   /** The processor's id. */
+  /** The processor's id. */
   readonly id = 'system-prompt-scrubber';
   /** A human-readable name. */
+  /** A human-readable name. */
   readonly name = 'System Prompt Scrubber';
+  /** What the processor does. */
   /** What the processor does. */
   readonly description = 'Detects and removes system prompt leaks from the output.';
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
-  private readonly judge: ModelJudge;
+  private readonly judge: GuardJudge;
+  private readonly violations: PrivateViolations;
   private readonly strategy: SystemPromptScrubberStrategy;
   private readonly patterns: RegExp[];
   private readonly redactionMethod: SystemPromptRedactionMethod;
   private readonly placeholderText: string;
   private readonly includeDetections: boolean;
   private readonly threshold: number;
-  private readonly stream: CheckedTextStream;
+  private readonly stream: CheckedStream;
   private readonly system: string;
 
   constructor(options: SystemPromptScrubberOptions) {
-    this.judge = new ModelJudge(options);
+    this.judge = new GuardJudge('system-prompt-scrubber', options);
+    this.violations = new PrivateViolations('system-prompt-scrubber', options.onViolation);
+    this.onViolation = this.violations.onViolation;
     this.strategy = options.strategy ?? 'redact';
     this.patterns = (options.customPatterns ?? []).map(toGlobal);
     this.redactionMethod = options.redactionMethod ?? 'placeholder';
     this.placeholderText = options.placeholderText ?? '[SYSTEM_PROMPT]';
     this.includeDetections = options.includeDetections ?? false;
     this.threshold = options.threshold ?? 0.5;
-    this.stream = new CheckedTextStream({ ...options, stateKey: 'scrubberHeld' });
-    this.onViolation = options.onViolation;
+    this.stream = new CheckedStream({
+      ...options,
+      channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
+      stateKey: 'scrubberHeld',
+      processorId: 'system-prompt-scrubber',
+    });
     this.system = [
       options.instructions ??
         'You protect a confidential system prompt. Given the system prompt and a passage of an assistant response, list ' +
@@ -172,28 +188,33 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     ].join('\n');
   }
 
-  /** Finds leaks of `systemPrompt` in `text`: pattern matches plus the judge's findings (one call). */
-  async findLeaks(text: string, systemPrompt: string, abort: AbortFunction, abortSignal?: AbortSignal, tracingContext?: TracingContext): Promise<SystemPromptLeak[]> {
+  /**
+   * Finds leaks of `systemPrompt` in `text`: pattern matches plus the judge's findings. The
+   * system prompt and the passage share the input budget: a system prompt over half of it is
+   * compared in pieces (one call per pair of pieces).
+   */
+  async findLeaks(state: ProcessorState, text: string, systemPrompt: string, call: { abortSignal?: AbortSignal; tracingContext?: TracingContext } = {}): Promise<SystemPromptLeak[] | JudgeFailure> {
     const leaks: SystemPromptLeak[] = [];
     for (const pattern of this.patterns) {
       pattern.lastIndex = 0;
       for (const match of text.matchAll(pattern)) if (match[0] !== '') leaks.push({ value: match[0], source: 'pattern' });
     }
     if (systemPrompt.trim() === '') return leaks;
-    const outcome = await this.judge.ask({
-      system: this.system,
-      prompt: `${quoted('System prompt', systemPrompt)}\n\n${quoted('Response passage', text)}`,
-      schema: leakAnswer,
-      ...(abortSignal === undefined ? {} : { abortSignal }),
-      tracing: { processorId: this.id, tracingContext },
-    });
-    if (!outcome.ok) {
-      this.judge.failed(this.id, outcome.error, abort);
-      return leaks;
-    }
-    for (const detection of outcome.value.detections ?? []) {
-      if (detection.value.trim() !== '' && text.includes(detection.value) && (detection.confidence ?? 1) >= this.threshold) {
-        leaks.push({ value: detection.value, source: 'model' });
+    const half = Math.floor(this.judge.maxInputChars / 2);
+    const systemPieces = budgetPieces(systemPrompt, Math.max(half, this.judge.maxInputChars - text.length));
+    const passageBudget = this.judge.maxInputChars - Math.min(systemPrompt.length, half);
+    for (const systemPiece of systemPieces) {
+      const outcome = await this.judge.judge(
+        state,
+        text,
+        (piece) => ({ system: this.system, prompt: `${quoted('System prompt', systemPiece)}\n\n${quoted('Response passage', piece)}`, schema: leakAnswer }),
+        call,
+        passageBudget,
+      );
+      if (!outcome.ok) return outcome.failure;
+      for (const detection of outcome.values.flatMap((value) => value.detections ?? [])) {
+        const found = text.includes(detection.value) || text.includes(jsonEscaped(detection.value));
+        if (detection.value.trim() !== '' && found && (detection.confidence ?? 1) >= this.threshold) leaks.push({ value: detection.value, source: 'model' });
       }
     }
     return leaks;
@@ -201,27 +222,27 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
 
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, messageList, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    return this.stream.process(part, state, async (span): Promise<SpanVerdict> => {
-      const leaks = await this.findLeaks(span, systemPromptOf(messageList), abort, abortSignal, tracingContext);
-      if (leaks.length === 0) return { action: 'keep' };
-      const detail = {
-        count: leaks.length,
-        sources: [...new Set(leaks.map((leak) => leak.source))],
-        ...(this.includeDetections ? { leaks: leaks.map((leak) => leak.value) } : {}),
-      };
-      if (this.strategy === 'block') abort('The response revealed the system prompt', { metadata: detail });
-      reportViolation(this, 'the response revealed the system prompt', { ...detail, strategy: this.strategy });
-      if (this.strategy === 'warn') return { action: 'keep' };
-      if (this.strategy === 'filter') return { action: 'drop' };
-      const replacements = new Map(leaks.map((leak) => [leak.value, this.redact(leak.value)]));
-      rememberRedactions(state, replacements);
-      return { action: 'replace', replacements };
-    });
+    return this.stream.process(part, state, abort, (request) => this.verdictFor(request, state, systemPromptOf(messageList), { abortSignal, tracingContext }));
   }
 
-  /** Applies the stream's redactions to the stored reply (no model call). */
+  /** Applies the stream's redactions to every part of the stored reply (no model call). */
   processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
-    return applyRememberedRedactions(messages, state);
+    return applyRedactionsToReply(messages, state);
+  }
+
+  private async verdictFor(request: JudgeRequest, state: ProcessorState, systemPrompt: string, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<Verdict> {
+    const leaks = await this.findLeaks(state, request.text, systemPrompt, call);
+    if (!Array.isArray(leaks)) return this.judge.failureVerdict(leaks, this.violations) ?? { action: 'keep' };
+    if (leaks.length === 0) return { action: 'keep' };
+    const client = { count: leaks.length, sources: [...new Set(leaks.map((leak) => leak.source))] };
+    const server = { ...client, channel: request.channel, ...(this.includeDetections ? { leaks: leaks.map((leak) => leak.value) } : {}) };
+    if (this.strategy === 'block') return this.violations.block('The response revealed the system prompt', client, { message: 'the response revealed the system prompt', detail: server });
+    this.violations.report('the response revealed the system prompt', { ...server, strategy: this.strategy });
+    if (this.strategy === 'warn') return { action: 'keep' };
+    if (this.strategy === 'filter') return { action: 'drop' };
+    const replacements = new Map(leaks.map((leak) => [leak.value, this.redact(leak.value)]));
+    rememberRedactions(state, replacements);
+    return { action: 'replace', replacements };
   }
 
   private redact(value: string): string {

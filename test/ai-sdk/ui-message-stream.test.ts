@@ -11,6 +11,7 @@ import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, reasoningParts, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { assemble, readAll, sloppyThenCarefulAgent } from './ui-stream-helpers.js';
+import { waitFor } from '../support/wait-for.js';
 
 const blockWord = (word: string): Processor => ({
   id: 'word-guard',
@@ -166,7 +167,7 @@ describe('toUIMessageStreamResponse', () => {
     let text = '';
     while (!text.includes('text-delta')) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitFor(() => model.abortSignals[0]?.aborted === true, 'the run to be cancelled');
     expect(model.abortSignals[0]?.aborted).toBe(true);
   });
 });

@@ -139,7 +139,7 @@ describe('tracingContext.onJudge', () => {
       inputProcessors: [new ModerationProcessor({ model: scriptedModel({ rules: [], fallback: { text: 'not json' } }) })],
     });
     const chunks = await run(broken, { includePayloads: true, onJudge: (event) => judged.push(event) });
-    expect(chunks.at(-1)?.type).toBe('finish'); // 'warn' fails open
+    expect(chunks.at(-1)?.type).toBe('tripwire'); // an unreadable answer fails closed (contentErrorStrategy 'strict', issue 24 §9)
     expect(judged.map((event) => event.outcome)).toEqual(['error']);
     expect(String((judged[0]?.output as Error).message)).toMatch(/json|malformed/i);
   });

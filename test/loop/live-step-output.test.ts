@@ -13,6 +13,7 @@ import type { ChunkType } from '../../src/contract/chunk-types.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { mockModel, type MockModel, type MockModelOptions } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The same mock model without its Observable fast path: `doStream` and its ReadableStream only. */
 function plain(model: MockModel): LanguageModelV4 {
@@ -132,7 +133,7 @@ describe('the live doStream path gives the run the Observable path gives', () =>
     const agent = new Agent({ id: 'a', model: plain(model), outputProcessors: [upper] });
     const five = await firstValueFrom(agent.stream$('Hi').pipe(take(5), toArray()));
     expect(five.map((chunk) => chunk.type)).toEqual(['start', 'step-start', 'text-start', 'text-delta', 'text-delta']);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitFor(() => model.abortSignals[0]?.aborted === true, 'the call to be aborted');
     expect(model.abortSignals[0]?.aborted).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { RequestContext } from '../../src/contract/request-context.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { mockModelV2, mockModelV3 } from '../../src/testing/mock-model-legacy.js';
+import { waitFor } from '../support/wait-for.js';
 
 const collect = (agent: Agent, input: string, options?: Parameters<Agent['stream$']>[1]) => lastValueFrom(agent.stream$(input, options).pipe(toArray()));
 const textOf = (chunks: ChunkType[]) => chunks.map((chunk) => (chunk.type === 'text-delta' ? chunk.payload.text : '')).join('');
@@ -201,7 +202,7 @@ describe('cancellation', () => {
     const agent = new Agent({ id: 'a', model });
     const received: ChunkType[] = [];
     const subscription = agent.stream$('x').subscribe((chunk) => received.push(chunk));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => parts$.observed, 'the model stream to be read');
     parts$.next({ type: 'text-start', id: 't' });
     parts$.next({ type: 'text-delta', id: 't', delta: 'hel' });
     expect(textOf(received)).toBe('hel');
@@ -227,7 +228,7 @@ describe('cancellation', () => {
       },
     });
     const subscription = agent.stream$('x').subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => toolSignal !== undefined, 'the tool to start');
     expect(toolSignal?.aborted).toBe(false);
     subscription.unsubscribe();
     expect(toolSignal?.aborted).toBe(true);

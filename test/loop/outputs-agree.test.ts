@@ -16,6 +16,7 @@ import type { Processor } from '../../src/contract/processor-types.js';
 import { FOLLOW_UP_CHUNKS_KEY } from '../../src/contract/stream-follow-up.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
+import { settle } from '../support/wait-for.js';
 
 const answering = (...texts: string[]) => mockModel({ parts: ({ callIndex }) => [...textParts(texts[callIndex] ?? texts.at(-1) ?? ''), finishPart('stop')] });
 
@@ -76,7 +77,8 @@ describe('textStream presents only accepted text', () => {
     const probe: Processor = {
       id: 'probe',
       processOutputStep: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // the step is open until this returns: give the reader time to take what streams live
+        await settle(() => received.join('') === 'live words', 300);
         seenAtStepEnd = received.join('');
       },
     };
@@ -99,7 +101,7 @@ describe('textStream presents only accepted text', () => {
     const guard: Processor = {
       id: 'guard',
       processOutputStep: async ({ text, abort }) => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await settle(() => received.join('') === text, 300);
         seen.push(received.join(''));
         if (text === 'first') abort('again', { retry: true });
       },

@@ -2,7 +2,8 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Processor } from '../../src/contract/processor-types.js';
-import { createRun, type RunCommitPoint } from '../../src/loop/run/create-run.js';
+import { createRun } from '../../src/loop/run/create-run.js';
+import type { RunCommitPoint } from '../../src/loop/run/run-durability.js';
 import { DurableStateError } from '../../src/loop/run/durable-state-error.js';
 import { isChunk } from '../../src/loop/run/run-events.js';
 import { RunSnapshotError } from '../../src/loop/run/run-snapshot-error.js';

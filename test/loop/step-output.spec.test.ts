@@ -58,7 +58,7 @@ interface Setup {
 
 function setup(): Setup {
   const ctx = createRunContext({ runId: R });
-  const attempt = newAttempt({ stepNumber: 0, messageId: 'm1', boundary: new MessageList().openStepBoundary(), feedback: undefined, keepChunks: false });
+  const attempt = newAttempt({ stepNumber: 0, messageId: 'm1', boundary: new MessageList().openStepBoundary(), keepChunks: false });
   return {
     attempt,
     kernel: (processors = [], extra = {}) =>

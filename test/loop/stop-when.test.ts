@@ -12,6 +12,7 @@ import { hasToolCall, stepCountIs, type StopCondition } from '../../src/loop/run
 import { StopConditionError } from '../../src/loop/run/stop-condition-error.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
+import { waitFor } from '../support/wait-for.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 
 /** A model that asks for `tick` at every step (ids call-0, call-1, …), for ever; `done` at step `doneAt`. */
@@ -137,10 +138,16 @@ describe('stopWhen', () => {
   });
 
   it('a condition that never settles: the caller’s abort still ends the run (abort chunk, RunAbortedError), no further model call', async () => {
-    const { model, agent: subject } = agent({ stopWhen: () => new Promise<boolean>(() => undefined) });
+    let asked = 0;
+    const { model, agent: subject } = agent({
+      stopWhen: () => {
+        asked++;
+        return new Promise<boolean>(() => undefined);
+      },
+    });
     const controller = new AbortController();
     const pending = subject.generate('go', { abortSignal: controller.signal }).catch((caught: unknown) => caught);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => asked > 0, 'the stop condition to be asked');
     controller.abort('user left');
     const error = await pending;
     expect((error as Error).name).toBe('AbortError');

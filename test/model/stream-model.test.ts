@@ -7,6 +7,7 @@ import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { collect, userPrompt } from './helpers.js';
+import { waitFor } from '../support/wait-for.js';
 
 const delta = (text: string): LanguageModelV4StreamPart => ({ type: 'text-delta', id: 't', delta: text });
 
@@ -84,7 +85,7 @@ describe('streamModel', () => {
         .pipe(take(3))
         .subscribe({ next: (part) => received.push(part.type === 'text-delta' ? part.delta : ''), complete: resolve }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitFor(() => state.cancelled, 'the stream to be cancelled');
     expect(received).toEqual(['1', '2', '3']);
     expect(state.signals[0]?.aborted).toBe(true);
     expect(state.cancelled).toBe(true);
@@ -119,7 +120,7 @@ describe('streamModel', () => {
     subscription.unsubscribe();
     expect(seenSignal?.aborted).toBe(true);
     resolveCall();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitFor(() => cancelled, 'the late stream to be cancelled');
     expect(cancelled).toBe(true);
   });
 

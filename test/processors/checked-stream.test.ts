@@ -8,21 +8,24 @@ import { processOutputStream } from '../../src/operators/process-output-stream.j
 import { createRunContext } from '../../src/operators/run-context.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import type { Processor } from '../../src/contract/processor-types.js';
-import { CheckedTextStream, valueRegions, type SpanCheck, type StreamMode } from '../../src/processors/internal/checked-stream.js';
+import { CheckedStream, type StreamMode } from '../../src/processors/internal/checked-stream.js';
+import { valueRegions, type Verdict } from '../../src/processors/internal/judged-spans.js';
+
+type SpanCheck = (span: string) => Verdict | Promise<Verdict>;
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { runOutputStream, textBlock } from './support/harness.js';
 
 /** A guard over `CheckedTextStream` that records every judged span. */
 function gate(options: { streamMode?: StreamMode; windowSize?: number }, check: SpanCheck): { processor: Processor; spans: string[] } {
   const spans: string[] = [];
-  const stream = new CheckedTextStream(options);
+  const stream = new CheckedStream({ ...options, stateKey: 'held', processorId: 'gate' });
   const processor: Processor = {
     id: 'gate',
     processDataParts: true,
-    processOutputStream: ({ part, state }) =>
-      stream.process(part, state, (span) => {
-        spans.push(span);
-        return check(span);
+    processOutputStream: ({ part, state, abort }) =>
+      stream.process(part, state, abort, async ({ text }) => {
+        spans.push(text);
+        return check(text);
       }),
   };
   return { processor, spans };
@@ -67,19 +70,17 @@ describe('CheckedTextStream across text blocks', () => {
     expect(shape(output)).toEqual(['text-start:b1', 'delta:b1:Mail [EMAIL]', 'text-end:b1', 'text-start:b2', 'text-end:b2', 'text-start:b3', 'delta:b3: ok', 'text-end:b3', 'finish']);
   });
 
-  it("'window': a window spans the boundary; windows still end at sentence boundaries", async () => {
-    const { processor, spans } = gate({ streamMode: 'window', windowSize: 10 }, redactEmail);
+  it("'window': a window spans the boundary; windows end at sentence boundaries; what is released together is merged per block", async () => {
+    const { processor, spans } = gate({ streamMode: 'window', windowSize: 20 }, redactEmail);
     const chunks = [...textBlock(['First sentence here. ', 'Mail jane.doe@exa'], 'b1'), ...textBlock(['mple.org now. ', 'Last one here.'], 'b2'), chunk.finish()];
     const output = await runOutputStream([processor], chunks);
     expect(spans).toEqual(['First sentence here.', ' Mail jane.doe@example.org now.', ' Last one here.']);
     expect(shape(output)).toEqual([
       'text-start:b1',
-      'delta:b1:First sentence here.',
-      'delta:b1: Mail [EMAIL]',
+      'delta:b1:First sentence here. Mail [EMAIL]',
       'text-end:b1',
       'text-start:b2',
-      'delta:b2: now.',
-      'delta:b2: Last one here.',
+      'delta:b2: now. Last one here.',
       'text-end:b2',
       'finish',
     ]);
@@ -109,7 +110,7 @@ describe('CheckedTextStream across text blocks', () => {
         chunk.stepFinish(),
       ],
     );
-    expect(spans).toEqual(['one ', 'two three', 'four']);
+    expect(spans).toEqual(['one ', 'step', 'two three', 'four']); // the data chunk's key is content too
     expect(shape(output)).toEqual([
       'text-start:b1',
       'delta:b1:one ',

@@ -20,8 +20,11 @@ describe('rxagent/processors barrel', () => {
       [
         "BatchPartsProcessor",
         "DEFAULT_INJECTION_TYPES",
+        "DEFAULT_JUDGE_INPUT_CHARS",
+        "DEFAULT_MAX_JUDGE_CALLS",
         "DEFAULT_MODERATION_CATEGORIES",
         "DEFAULT_PII_TYPES",
+        "DEFAULT_WINDOW_SCHEDULE",
         "DEFAULT_WINDOW_SIZE",
         "InMemoryResponseCacheStore",
         "LanguageDetector",

@@ -70,7 +70,7 @@ describe('LanguageDetector', () => {
   it('block aborts; warn keeps', async () => {
     const blocked = await detect({ model: identifier(), strategy: 'block' }, FRENCH);
     expect(TripWire.isInstance(blocked.result)).toBe(true);
-    expect((blocked.result as TripWire).metadata).toEqual({ language: 'fr', confidence: 0.97, targetLanguages: ['en'], strategy: 'block' });
+    expect((blocked.result as TripWire).metadata).toEqual({ processorId: 'language-detector', language: 'fr', confidence: 0.97, targetLanguages: ['en'], strategy: 'block' });
     expect((await detect({ model: identifier(), strategy: 'warn' }, FRENCH)).text).toBe(FRENCH);
   });
 
@@ -83,14 +83,15 @@ describe('LanguageDetector', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
-      it(`warn (default) fails open on ${name}`, async () => {
-        const { result, text } = await detect({ model: makeModel(), strategy: 'block' }, FRENCH);
+    for (const [name, { kind, model: makeModel }] of Object.entries(judgeFailures)) {
+      const [lenient, strict] = kind === 'content' ? (['contentErrorStrategy', 'default'] as const) : (['default', 'errorStrategy'] as const);
+      it(`${kind} failure, ${lenient === 'default' ? 'warn (default)' : "contentErrorStrategy 'warn'"}: fails open on ${name}`, async () => {
+        const { result, text } = await detect({ model: makeModel(), strategy: 'block', ...(lenient === 'default' ? {} : { contentErrorStrategy: 'warn' }) }, FRENCH);
         expect(TripWire.isInstance(result)).toBe(false);
         expect(text).toBe(FRENCH);
       });
-      it(`strict fails closed on ${name}`, async () => {
-        const { result } = await detect({ model: makeModel(), errorStrategy: 'strict' }, 'An English sentence here.');
+      it(`${kind} failure, ${strict === 'default' ? 'default' : "errorStrategy 'strict'"}: fails closed on ${name}`, async () => {
+        const { result } = await detect({ model: makeModel(), ...(strict === 'default' ? {} : { errorStrategy: 'strict' }) }, 'An English sentence here.');
         expect(TripWire.isInstance(result)).toBe(true);
       });
     }

@@ -73,7 +73,7 @@ describe('ModelSelectionProcessor', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
+    for (const [name, { model: makeModel }] of Object.entries(judgeFailures)) {
       it(`warn (default) on ${name}: the agent's model stays (no default given)`, async () => {
         const onError = vi.fn();
         const { processor, ctx } = setup({ model: makeModel(), onError });

@@ -9,7 +9,21 @@ import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { proseOfTokens, streamedAnswer } from './support/answers.js';
-import { contextWith, failingModel, judgeModel, listWith, modelStreaming, runOutputStream, streamedText, textBlock, textMessage, textOf } from './support/harness.js';
+import { APICallError } from '@ai-sdk/provider';
+import {
+  contextWith,
+  failingModel,
+  judgedContents,
+  judgeModel,
+  listWith,
+  modelStreaming,
+  promptText,
+  runOutputStream,
+  streamedText,
+  textBlock,
+  textMessage,
+  textOf,
+} from './support/harness.js';
 
 const clean = '{"categories": {"violence": 0.02, "hate": 0}}';
 const violent = '{"categories": {"violence": 0.93, "hate": 0.1}, "reason": "describes killing"}';
@@ -27,20 +41,32 @@ describe('ModerationProcessor: input', () => {
     expect(new ModerationProcessor({ model: moderator() }).id).toBe('moderation');
   });
 
-  it('passes clean input, one call per user message', async () => {
+  it('passes clean input; consecutive user messages are judged together in one call (up to maxJudgeInputChars)', async () => {
     const model = moderator();
     const { list } = await moderateInput(new ModerationProcessor({ model }), 'hello', 'how are you');
     expect(list.get.input.db().map(textOf)).toEqual(['hello', 'how are you']);
-    expect(model.calls).toHaveLength(2);
+    expect(model.calls).toHaveLength(1);
+    expect(judgedContents(promptText(model.calls[0]!))).toEqual(['hello\n\nhow are you']);
+    const small = moderator();
+    await moderateInput(new ModerationProcessor({ model: small, maxJudgeInputChars: 200 }), 'a'.repeat(150), 'b'.repeat(150));
+    expect(small.calls).toHaveLength(2);
   });
 
-  it('block: aborts with the flagged categories; onViolation is called once', async () => {
+  it("block: aborts with the flagged categories (never the judge's words); onViolation is called once, with the reason", async () => {
     const onViolation = vi.fn();
     const { result } = await moderateInput(new ModerationProcessor({ model: moderator(), onViolation }), 'I will KILL it');
     expect(TripWire.isInstance(result)).toBe(true);
     expect((result as TripWire).processorId).toBe('moderation');
-    expect((result as TripWire).metadata).toEqual({ phase: 'input', categories: ['violence'], reason: 'describes killing' });
+    expect((result as TripWire).metadata).toEqual({ processorId: 'moderation', phase: 'input', categories: ['violence'] });
+    expect((result as TripWire).reason).toBe('Content flagged for moderation. Categories: violence');
     expect(onViolation).toHaveBeenCalledTimes(1);
+    expect(onViolation.mock.calls[0]?.[0]).toMatchObject({ processorId: 'moderation', detail: { reason: 'describes killing', categories: ['violence'] } });
+  });
+
+  it('revealJudgeReason: the client gets the reason too', async () => {
+    const { result } = await moderateInput(new ModerationProcessor({ model: moderator(), revealJudgeReason: true }), 'I will KILL it');
+    expect((result as TripWire).reason).toBe('Content flagged for moderation. Categories: violence. Reason: describes killing');
+    expect((result as TripWire).metadata).toMatchObject({ reason: 'describes killing' });
   });
 
   it('warn: lets the message through and reports it (with scores when asked)', async () => {
@@ -70,14 +96,38 @@ describe('ModerationProcessor: input', () => {
     expect(TripWire.isInstance((await moderateInput(new ModerationProcessor({ model }), 'x')).result)).toBe(true);
   });
 
-  describe('errorStrategy', () => {
-    const failures = {
+  describe('errorStrategy (infrastructure) and contentErrorStrategy (failures the content can cause)', () => {
+    const contentFailures = {
       'a malformed answer': () => judgeModel(() => 'I think it is fine.'),
       'an answer of the wrong shape': () => judgeModel(() => '{"categories": {"violence": "high"}}'),
+      'a rejected request (HTTP 400: context length exceeded)': () =>
+        failingModel(new APICallError({ message: "This model's maximum context length is 8192 tokens", url: 'https://judge', requestBodyValues: {}, statusCode: 400 })),
+      'a refusal (content filter)': () => modelStreaming([{ type: 'finish', finishReason: { unified: 'content-filter', raw: 'content_filter' }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } } }]),
+    };
+    const infrastructureFailures = {
       'a failing model': () => failingModel(),
       'an error stream part': () => modelStreaming([{ type: 'error', error: new Error('overloaded') }]),
+      'a 503': () => failingModel(new APICallError({ message: 'Service Unavailable', url: 'https://judge', requestBodyValues: {}, statusCode: 503 })),
     };
-    for (const [name, makeModel] of Object.entries(failures)) {
+    for (const [name, makeModel] of Object.entries(contentFailures)) {
+      it(`default: ${name} fails closed (the content could have caused it); the client is not told the judge's words`, async () => {
+        const onError = vi.fn();
+        const { result } = await moderateInput(new ModerationProcessor({ model: makeModel(), onError }), 'hello');
+        expect(TripWire.isInstance(result)).toBe(true);
+        expect((result as TripWire).reason).toMatch(/^moderation: the check could not be completed \(.*\); blocked because the content can cause this failure$/);
+        expect((result as TripWire).metadata).toEqual({ processorId: 'moderation', kind: 'content' });
+        expect(onError).toHaveBeenCalledTimes(1);
+      });
+
+      it(`contentErrorStrategy 'warn': ${name} lets the content through and tells onError`, async () => {
+        const onError = vi.fn();
+        const { list, result } = await moderateInput(new ModerationProcessor({ model: makeModel(), onError, contentErrorStrategy: 'warn' }), 'KILL');
+        expect(TripWire.isInstance(result)).toBe(false);
+        expect(list.get.input.db().map(textOf)).toEqual(['KILL']);
+        expect(onError).toHaveBeenCalledTimes(1);
+      });
+    }
+    for (const [name, makeModel] of Object.entries(infrastructureFailures)) {
       it(`warn (default) fails open on ${name} and tells onError`, async () => {
         const onError = vi.fn();
         const { list, result } = await moderateInput(new ModerationProcessor({ model: makeModel(), onError }), 'KILL');
@@ -96,19 +146,18 @@ describe('ModerationProcessor: input', () => {
 });
 
 describe('ModerationProcessor: output stream', () => {
-  it('window mode: a ~500-token answer costs at most ceil(characters / windowSize) + 1 calls, and only judged text is streamed', async () => {
+  it('window mode: a ~500-token answer costs about one call per window, and only judged text is streamed', async () => {
     const text = proseOfTokens(500);
     expect(encode(text).length).toBeGreaterThanOrEqual(500);
     const model = moderator();
     const windowSize = 200;
     const output = await runOutputStream([new ModerationProcessor({ model, windowSize })], streamedAnswer(text));
     expect(streamedText(output)).toBe(text);
-    expect(model.calls.length).toBeLessThanOrEqual(Math.ceil(text.length / windowSize) + 1);
+    // windows end at a boundary past half the size: at most 2 × characters / size calls, in practice about one per window
+    expect(model.calls.length).toBeLessThanOrEqual(Math.ceil((2 * text.length) / windowSize) + 1);
     expect(model.calls.length).toBeGreaterThan(1);
-    const judged = model.calls.map((call) => JSON.stringify(call.prompt));
-    for (const part of output) {
-      if (part.type === 'text-delta') expect(judged.some((prompt) => prompt.includes(JSON.stringify(part.payload.text).slice(1, -1)))).toBe(true);
-    }
+    // every character streamed was judged, each exactly once, in order
+    expect(model.calls.flatMap((call) => judgedContents(promptText(call))).join('')).toBe(text);
     expect(output.map((part) => part.type).filter((type) => type !== 'text-delta')).toEqual(['step-start', 'text-start', 'text-end', 'step-finish', 'finish']);
   });
 
@@ -151,16 +200,17 @@ describe('ModerationProcessor: output stream', () => {
 
   it('filter: drops the flagged window and keeps the rest', async () => {
     const text = 'A calm sentence. I will KILL it. Another calm sentence.';
-    const output = await runOutputStream([new ModerationProcessor({ model: moderator(), strategy: 'filter', windowSize: 10 })], textBlock([text]));
+    const output = await runOutputStream([new ModerationProcessor({ model: moderator(), strategy: 'filter', windowSize: 10 })], [...textBlock([text]), chunk.finish()]);
     expect(streamedText(output)).toBe('A calm sentence. Another calm sentence.');
   });
 
   it('a block is never swallowed by the fail-open path (#18760): a failing window, then a flagged one', async () => {
     const model = judgeModel(({ index }) => (index === 0 ? 'not json' : violent));
-    const error = await runOutputStream([new ModerationProcessor({ model, windowSize: 10 })], textBlock(['First sentence here. ', 'Second sentence here.'])).catch(
+    const error = await runOutputStream([new ModerationProcessor({ model, windowSize: 10, contentErrorStrategy: 'warn' })], [...textBlock(['First sentence here. ', 'Second sentence here.']), chunk.finish()]).catch(
       (caught: unknown) => caught,
     );
     expect(TripWire.isInstance(error)).toBe(true);
-    expect(model.calls).toHaveLength(2);
+    expect((error as TripWire).reason).toBe('Content flagged for moderation. Categories: violence');
+    expect(model.calls.length).toBeGreaterThanOrEqual(2);
   });
 });

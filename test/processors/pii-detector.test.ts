@@ -45,15 +45,14 @@ describe('PIIDetector: input', () => {
     expect(new PIIDetector({ model: detector(), preserveFormat: false }).redactValue('a@b.c', 'email')).toBe('*****');
   });
 
-  it('block aborts (metadata with detections when asked); warn keeps; filter drops', async () => {
-    const blocked = await inspectInput({ model: detector(), strategy: 'block', includeDetections: true }, 'call +1 555 010 9999');
+  it('block aborts (the client sees types and a count; onViolation the detections when asked); warn keeps; filter drops', async () => {
+    const onViolation = vi.fn();
+    const blocked = await inspectInput({ model: detector(), strategy: 'block', includeDetections: true, onViolation }, 'call +1 555 010 9999');
     expect(TripWire.isInstance(blocked.result)).toBe(true);
-    expect((blocked.result as TripWire).metadata).toEqual({
-      phase: 'input',
-      types: ['phone'],
-      count: 1,
-      detections: [{ type: 'phone', value: '+1 555 010 9999', confidence: 0.95 }],
-    });
+    expect((blocked.result as TripWire).metadata).toEqual({ processorId: 'pii-detector', phase: 'input', types: ['phone'], count: 1 });
+    expect(JSON.stringify(blocked.result)).not.toContain('555');
+    expect(onViolation).toHaveBeenCalledTimes(1);
+    expect(onViolation.mock.calls[0]?.[0].detail).toMatchObject({ detections: [{ type: 'phone', value: '+1 555 010 9999', confidence: 0.95 }] });
     expect((await inspectInput({ model: detector(), strategy: 'warn' }, 'call +1 555 010 9999')).texts()).toEqual(['call +1 555 010 9999']);
     expect((await inspectInput({ model: detector(), strategy: 'filter' }, 'hi', 'call +1 555 010 9999')).texts()).toEqual(['hi']);
   });
@@ -73,15 +72,25 @@ describe('PIIDetector: input', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
+    for (const [name, failure] of Object.entries(judgeFailures)) {
+      if (failure.kind === 'content') {
+        it(`default: fails closed on ${name} (the content can cause it); contentErrorStrategy 'warn' lets it through`, async () => {
+          expect(TripWire.isInstance((await inspectInput({ model: failure.model() }, 'Jane Doe')).result)).toBe(true);
+          const onError = vi.fn();
+          const { texts } = await inspectInput({ model: failure.model(), onError, contentErrorStrategy: 'warn' }, 'Jane Doe');
+          expect(texts()).toEqual(['Jane Doe']);
+          expect(onError).toHaveBeenCalledTimes(1);
+        });
+        continue;
+      }
       it(`warn (default) fails open on ${name}`, async () => {
         const onError = vi.fn();
-        const { texts } = await inspectInput({ model: makeModel(), onError }, 'Jane Doe');
+        const { texts } = await inspectInput({ model: failure.model(), onError }, 'Jane Doe');
         expect(texts()).toEqual(['Jane Doe']);
         expect(onError).toHaveBeenCalledTimes(1);
       });
       it(`strict fails closed on ${name}`, async () => {
-        const { result } = await inspectInput({ model: makeModel(), errorStrategy: 'strict' }, 'Jane Doe');
+        const { result } = await inspectInput({ model: failure.model(), errorStrategy: 'strict' }, 'Jane Doe');
         expect(TripWire.isInstance(result)).toBe(true);
       });
     }
@@ -115,7 +124,7 @@ describe('PIIDetector: output', () => {
       (error: unknown) => error,
     );
     expect(TripWire.isInstance(blocked)).toBe(true);
-    const filtered = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'filter', windowSize: 5 })], [...textBlock(['Fine. ', 'Mail Jane Doe. ', 'Bye.']), chunk.finish()]);
+    const filtered = await runOutputStream([new PIIDetector({ model: detector(), strategy: 'filter', windowSchedule: [5, 20] })], [...textBlock(['Fine. ', 'Mail Jane Doe. ', 'Bye.']), chunk.finish()]);
     expect(streamedText(filtered)).toBe('Fine. Bye.');
   });
 });

@@ -33,12 +33,16 @@ describe('PromptInjectionDetector', () => {
     expect(texts()).toEqual(['What is the capital of Peru?']);
   });
 
-  it('block (default): aborts with the detected types; onViolation once', async () => {
+  it("block (default): aborts with the detected types (never the judge's words); onViolation once, with the reason", async () => {
     const onViolation = vi.fn();
     const { result } = await detect({ model: classifier(), onViolation }, attack);
     expect(TripWire.isInstance(result)).toBe(true);
-    expect((result as TripWire).metadata).toEqual({ types: ['injection'], reason: 'asks to ignore instructions' });
+    expect((result as TripWire).metadata).toEqual({ processorId: 'prompt-injection-detector', types: ['injection'] });
+    expect((result as TripWire).reason).toBe('Prompt injection detected. Types: injection');
     expect(onViolation).toHaveBeenCalledTimes(1);
+    expect(onViolation.mock.calls[0]?.[0].detail).toMatchObject({ reason: 'asks to ignore instructions' });
+    const revealed = await detect({ model: classifier(), revealJudgeReason: true }, attack);
+    expect((revealed.result as TripWire).metadata).toEqual({ processorId: 'prompt-injection-detector', types: ['injection'], reason: 'asks to ignore instructions' });
   });
 
   it('warn: reports and keeps the message', async () => {
@@ -88,16 +92,18 @@ describe('PromptInjectionDetector', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
-      it(`warn (default) fails open on ${name}`, async () => {
+    for (const [name, { kind, model: makeModel }] of Object.entries(judgeFailures)) {
+      const lenient = kind === 'content' ? { contentErrorStrategy: 'warn' as const } : {};
+      const strict = kind === 'content' ? {} : { errorStrategy: 'strict' as const };
+      it(`${kind} failure: fails open on ${name} with ${kind === 'content' ? "contentErrorStrategy 'warn'" : "errorStrategy 'warn' (default)"}`, async () => {
         const onError = vi.fn();
-        const { texts, result } = await detect({ model: makeModel() as MockModel, onError }, attack);
+        const { texts, result } = await detect({ model: makeModel() as MockModel, onError, ...lenient }, attack);
         expect(TripWire.isInstance(result)).toBe(false);
         expect(texts()).toEqual([attack]);
         expect(onError).toHaveBeenCalledTimes(1);
       });
-      it(`strict fails closed on ${name}`, async () => {
-        const { result } = await detect({ model: makeModel(), errorStrategy: 'strict' }, 'harmless');
+      it(`${kind} failure: fails closed on ${name} with ${kind === 'content' ? 'the defaults (an attack that makes the judge answer in prose does not pass)' : "errorStrategy 'strict'"}`, async () => {
+        const { result } = await detect({ model: makeModel(), ...strict }, 'harmless');
         expect(TripWire.isInstance(result)).toBe(true);
       });
     }

@@ -73,7 +73,7 @@ describe('StructuredOutputProcessor', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
+    for (const [name, { model: makeModel }] of Object.entries(judgeFailures)) {
       it(`warn on ${name}: no object, the run goes on, onError told`, async () => {
         const onError = vi.fn();
         const output = await runOutputStream([create({ model: makeModel(), onError, errorStrategy: 'warn' })], answer('It is 3 degrees in Lima.'));

@@ -54,7 +54,7 @@ describe('SystemPromptScrubber', () => {
   it('block aborts; filter drops the span; warn keeps it', async () => {
     const blocked = await scrub({ model: watcher(), strategy: 'block' }, [LEAK]);
     expect(TripWire.isInstance(blocked.error)).toBe(true);
-    const filtered = await scrub({ model: watcher(), strategy: 'filter', windowSize: 5 }, ['Hello there. ', `${LEAK} `, 'Bye.']);
+    const filtered = await scrub({ model: watcher(), strategy: 'filter', windowSchedule: [13, 20] }, ['Hello there. ', `${LEAK} `, 'Bye.']);
     expect(filtered.text).toBe('Hello there. Bye.');
     const warned = await scrub({ model: watcher(), strategy: 'warn' }, [LEAK]);
     expect(warned.text).toBe(LEAK);
@@ -71,13 +71,15 @@ describe('SystemPromptScrubber', () => {
   });
 
   describe('errorStrategy', () => {
-    for (const [name, makeModel] of Object.entries(judgeFailures)) {
-      it(`warn (default) fails open on ${name}`, async () => {
-        const { text } = await scrub({ model: makeModel(), strategy: 'block' }, [LEAK]);
+    for (const [name, { kind, model: makeModel }] of Object.entries(judgeFailures)) {
+      const lenient = kind === 'content' ? { contentErrorStrategy: 'warn' as const } : {};
+      const strict = kind === 'content' ? {} : { errorStrategy: 'strict' as const };
+      it(`${kind} failure: fails open on ${name} with ${kind === 'content' ? "contentErrorStrategy 'warn'" : "errorStrategy 'warn' (default)"}`, async () => {
+        const { text } = await scrub({ model: makeModel(), strategy: 'block', ...lenient }, [LEAK]);
         expect(text).toBe(LEAK);
       });
-      it(`strict fails closed on ${name}`, async () => {
-        const { error } = await scrub({ model: makeModel(), errorStrategy: 'strict' }, ['harmless']);
+      it(`${kind} failure: fails closed on ${name} with ${kind === 'content' ? 'the defaults' : "errorStrategy 'strict'"}`, async () => {
+        const { error } = await scrub({ model: makeModel(), ...strict }, ['harmless']);
         expect(TripWire.isInstance(error)).toBe(true);
       });
     }

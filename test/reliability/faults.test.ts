@@ -8,6 +8,7 @@ import { NEVER, Observable, concat, from, lastValueFrom, take, throwError, toArr
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent } from '../../src/loop/agent.js';
 import { AgentRunError } from '../../src/loop/run/agent-run-error.js';
+import { waitFor } from '../support/wait-for.js';
 import type { AgentConfig } from '../../src/loop/agent-types.js';
 import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 import { MessageList } from '../../src/message-list/message-list.js';
@@ -265,7 +266,7 @@ describe('tool faults', () => {
     const subscription = agent.stream$('hi', { memory: THREAD }).subscribe();
     await toolStarted;
     subscription.unsubscribe();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => toolSignal?.aborted === true, 'the tool signal to abort');
     expect(toolSignal?.aborted).toBe(true);
     expect(model.calls).toHaveLength(1);
     await seed.expectKept();
@@ -496,7 +497,7 @@ describe('cancellation mid-run keeps the store consistent', () => {
     });
     const chunks = await lastValueFrom(agentOn(seed, { model }).stream$('x', { memory: THREAD }).pipe(take(4), toArray()));
     expect(types(chunks)).toEqual(['start', 'step-start', 'text-start', 'text-delta']);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => model.abortSignals[0]?.aborted === true, 'the model signal to abort');
     expect(model.abortSignals[0]?.aborted).toBe(true);
     await seed.expectKept();
   });

@@ -7,7 +7,8 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { createRun, type RunCommitPoint } from '../../src/loop/run/create-run.js';
+import { createRun } from '../../src/loop/run/create-run.js';
+import type { RunCommitPoint } from '../../src/loop/run/run-durability.js';
 import { isChunk } from '../../src/loop/run/run-events.js';
 import type { RunSnapshot } from '../../src/loop/run/run-snapshot.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';

@@ -1,4 +1,4 @@
-import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { RxAgentError, hasMarker } from '../../contract/index.js';
 
 const marker = Symbol.for('rxagent.error.NotDurableError');
 

@@ -11,7 +11,7 @@
  */
 import { Subscription, lastValueFrom, toArray } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { createRun, isRunEnd, type AgentCallOptions, type AgentConfig, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
+import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentConfig, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
@@ -26,6 +26,7 @@ export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'ret
 /** What an execution needs from its worker. */
 export interface ExecutionContext {
   readonly journal: RunJournal;
+  readonly agent: Agent;
   readonly config: AgentConfig;
   readonly faultPoint: ((point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>) | undefined;
   readonly emit: (event: RunWorkerEvent) => void;
@@ -229,7 +230,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       });
       const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
       let run$: Subscription | undefined;
-      run$ = createRun(context.config, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
+      run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
         demand,
         checkpoint,
         ...(restore === undefined ? {} : { restore }),

@@ -52,53 +52,16 @@ import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
 import { runEnd, type RunItem } from './run-events.js';
-import { restoreRun, snapshotRun, type RunSnapshot } from './run-snapshot.js';
+import { commitPoint } from './commit-points.js';
+import type { RunDurability } from './run-durability.js';
+import { restoreRun } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
 import { validateRunArguments } from './validate-options.js';
-
-/** A point where a durable run commits: after `processInput`, after each step. */
-export type ToolBegin = { kind: 'execute' } | { kind: 'result'; result: unknown } | { kind: 'error'; error: Error };
-export interface ToolLedger {
-  begin(call: { toolCallId: string; toolName: string; args: unknown }, tool: { idempotent: boolean }): ToolBegin | PromiseLike<ToolBegin>;
-  end(call: { toolCallId: string; toolName: string; args: unknown }, outcome: { result: unknown } | { error: Error }): void | PromiseLike<void>;
-}
-export interface RunCommitPoint {
-  readonly kind: 'input' | 'model' | 'step' | 'rejected';
-  readonly runId: string;
-  readonly stepNumber: number;
-  readonly attempt: number;
-  readonly toolCalls?: ReadonlyArray<{ toolCallId: string; toolName: string; args: unknown }>;
-  readonly last?: boolean;
-  /** The run's state as JSON at this point (taken when called). */
-  snapshot(): RunSnapshot;
-}
-
-/**
- * What durable execution plugs into a run (`src/durable`): a checkpoint awaited at each commit
- * point before the run goes on, and a snapshot the run goes on from (no `processInput` again).
- */
-export interface RunDurability {
-  readonly checkpoint?: (point: RunCommitPoint) => void | PromiseLike<void>;
-  readonly restore?: RunSnapshot;
-  readonly tools?: ToolLedger;
-  readonly memoryFence?: { runId: string; epoch: number; beforeCommit?: () => Promise<void> };
-}
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
 export interface RunWiring extends RunDurability {
   /** The run's demand gate, held by a consumer that reads slower than the model (default: a fresh one nobody holds). */
   readonly demand?: DemandGate;
-}
-
-/** The run waits for its checkpoint at a commit point (nothing without one). */
-function checkpoint(run: RunSetUp, durability: RunDurability | undefined, kind: 'input' | 'step'): Observable<never> {
-  const commitPoint = durability?.checkpoint;
-  if (commitPoint === undefined) return EMPTY;
-  return defer(() => {
-    const state = run.state;
-    const done = commitPoint({ kind, runId: state.runId, stepNumber: kind === 'input' ? 0 : Math.max(0, state.nextStep - 1), attempt: state.retryCount + state.apiErrorRetryCount, last: kind === 'step' && state.next === 'commit', snapshot: () => snapshotRun(run) });
-    return done === undefined ? EMPTY : from(done).pipe(ignoreElements());
-  });
 }
 
 /**
@@ -137,12 +100,18 @@ function input(env: RunEnvironment, state: RunState): Observable<never> {
  * result:   --S-K-R-F------S-t-F---|
  * ```
  */
-function steps(run: RunSetUp, durability: RunDurability | undefined): Observable<ChunkType> {
-  const { env, state } = run;
+function steps({ env, state }: RunSetUp): Observable<ChunkType> {
+  const step = (stepNumber: number): Observable<ChunkType | StepEnd> =>
+    env.durability?.checkpoint === undefined
+      ? modelStep(env, state, stepNumber)
+      : concat(
+          modelStep(env, state, stepNumber),
+          defer(() => commitPoint(env, state, 'step', { stepNumber: state.nextStep - 1, last: state.next === 'commit' })),
+        );
   return defer(() => {
     const stepNumbers = new BehaviorSubject(state.nextStep);
     return stepNumbers.pipe(
-      concatMap((stepNumber) => (durability?.checkpoint === undefined ? modelStep(env, state, stepNumber) : concat(modelStep(env, state, stepNumber), checkpoint(run, durability, 'step')))),
+      concatMap(step),
       filter((item): item is ChunkType => {
         if (!isStepEnd(item)) return true;
         advance(state, item, stepNumbers);
@@ -164,7 +133,7 @@ function advance(state: RunState, end: StepEnd, stepNumbers: BehaviorSubject<num
  * `start`, `processInput` (a restored run has run it), the steps from where the run stands (the
  * caller's abort cuts these), then the commit.
  */
-function body(run: RunSetUp, durability: RunDurability | undefined): Observable<ChunkType> {
+function body(run: RunSetUp): Observable<ChunkType> {
   const { env, state } = run;
   return defer(() => {
     // `writer.custom()` outside processOutputStream: into the outlet, drained at the next phase
@@ -172,8 +141,8 @@ function body(run: RunSetUp, durability: RunDurability | undefined): Observable<
     const cut = untilAborted<ChunkType>(env.callerSignal);
     return concat(
       of(makeChunk(env.runId, 'start', {})),
-      state.next === 'input' ? concat(input(env, state), checkpoint(run, durability, 'input')).pipe(cut) : EMPTY,
-      defer(() => (state.next === 'step' ? steps(run, durability).pipe(cut) : EMPTY)),
+      state.next === 'input' ? concat(input(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
+      defer(() => (state.next === 'step' ? steps(run).pipe(cut) : EMPTY)),
       defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
     ).pipe(finalize(() => listening.unsubscribe()));
   });
@@ -201,18 +170,17 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       return from<RunItem[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())]);
     }
     const demand = wiring.demand ?? new DemandGate();
-    const durability: RunDurability = wiring;
     const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
-      if (durability?.restore !== undefined) restoreRun(setUpRun, durability.restore);
+      if (wiring.restore !== undefined) restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
       run = setUpRun;
-      return body(setUpRun, durability);
+      return body(setUpRun);
     };
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
     const chunks$ = defer(() => {
-      const made = createEnvironment(config, input, options, demand);
+      const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     }).pipe(
       endWithTerminal({

@@ -14,6 +14,11 @@ export class CustomOutlet {
     else this.#buffer.push(chunk);
   }
 
+  /** The buffered chunks, left in the buffer (what a run snapshot keeps). */
+  pending(): readonly DataChunkType[] {
+    return this.#buffer;
+  }
+
   /** The buffered chunks, removed from the buffer. */
   drain(): DataChunkType[] {
     if (this.#buffer.length === 0) return [];

@@ -27,6 +27,7 @@ import { CustomOutlet } from './custom-outlet.js';
 import { createRunState, type RunState } from './run-state.js';
 import { stopConditionsOf } from './stop-condition.js';
 import { validateResolved } from './validate-options.js';
+import type { RunDurability } from './run-durability.js';
 
 /** A run's environment: what its steps need (`StepEnvironment`) and the run's own services. */
 export interface RunEnvironment extends StepEnvironment {
@@ -99,7 +100,13 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
  * Sets up a run of `config` on `input` with `options` (the agent's defaults under them): its
  * environment and its state. `demand` is the run's demand gate (made before, to hand to consumers).
  */
-export function createEnvironment(config: AgentConfig, input: AgentInput, callOptions: AgentCallOptions, demand: DemandGate): MaybePromise<RunSetUp> {
+export function createEnvironment(
+  config: AgentConfig,
+  input: AgentInput,
+  callOptions: AgentCallOptions,
+  demand: DemandGate,
+  durability: RunDurability = {},
+): MaybePromise<RunSetUp> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
   // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
   const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
@@ -137,7 +144,14 @@ export function createEnvironment(config: AgentConfig, input: AgentInput, callOp
     });
     const memory =
       config.memory !== undefined && memoryCall !== undefined && threadId !== undefined && resourceId !== undefined
-        ? config.memory.processorsFor({ threadId, resourceId, thread: memoryCall.thread, readOnly: memoryCall.readOnly === true, requestContext })
+        ? config.memory.processorsFor({
+            threadId,
+            resourceId,
+            thread: memoryCall.thread,
+            readOnly: memoryCall.readOnly === true,
+            requestContext,
+            ...(durability.memoryFence === undefined ? {} : { fence: durability.memoryFence }),
+          })
         : noMemoryProcessors;
     return thenMaybe(memory, (memoryProcessors): RunSetUp => {
       const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
@@ -154,6 +168,7 @@ export function createEnvironment(config: AgentConfig, input: AgentInput, callOp
         state,
         demand,
         generateId,
+        now,
         requestContext,
         ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
         abortSignal: controller.signal,
@@ -207,6 +222,7 @@ export function createEnvironment(config: AgentConfig, input: AgentInput, callOp
         maxSteps: options.maxSteps ?? config.maxSteps ?? (stopWhen.length > 0 ? Number.POSITIVE_INFINITY : 5),
         toolConcurrency: config.toolConcurrency ?? 8,
         executesTools: true,
+        durability,
         callerSignal,
         abortController: controller,
         releaseCallerSignal,

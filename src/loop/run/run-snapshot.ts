@@ -7,85 +7,66 @@
  * dates again after `restoreRun`.
  */
 import { MessageList } from '../../message-list/message-list.js';
-import type { SerializedMessageList } from '../../message-list/serialized-message-list.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
 import { adoptProcessorStates } from '../../operators/run-context.js';
 import { restoreStreamParts, streamPartsOf, type StreamPartsSnapshot } from '../../operators/stream-parts.js';
-import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
+import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { findNonJson, toJsonValue, type JsonValue } from '../../contract/json-codec.js';
-import type { StepResult } from '../../contract/processor-types.js';
+import type { Processor, ProcessorState, StepResult } from '../../contract/processor-types.js';
 import { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
-import type { RunSetUp } from './run-environment.js';
+import { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
+import type { StepEnvironment } from '../step/step-environment.js';
+import { restoreAttempt } from '../step/attempt-snapshot.js';
 import type { RunState } from './run-state.js';
 
-/** The newest snapshot format this build reads and writes. */
-export const RUN_SNAPSHOT_FORMAT = 1;
+export { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
 
-/** Where a snapshotted run stands: its next step, or its commit (the steps are over). */
-export type RunPosition = { readonly kind: 'step'; readonly stepNumber: number } | { readonly kind: 'commit' };
-
-/**
- * A run's state at a step boundary, as JSON (see the module comment).
- *
- * @example
- * ```ts
- * import type { RunSnapshot } from 'rxagent';
- * const saved: string = JSON.stringify(snapshot satisfies RunSnapshot);
- * ```
- */
-export interface RunSnapshot {
-  readonly format: number;
-  readonly runId: string;
-  readonly next: RunPosition;
-  readonly messageList: SerializedMessageList;
-  readonly steps: JsonValue[];
-  readonly retryCount: number;
-  readonly apiErrorRetryCount: number;
-  readonly retryFeedback: string | null;
-  readonly pendingSignals: JsonValue[];
-  readonly initialSystemMessages: CoreSystemMessage[];
-  /** The `finish` the output processors returned at the end of the output (a run at its commit). */
-  readonly finish: JsonValue | null;
-  /** Each processor's `state`, by processor id. */
-  readonly processorStates: Record<string, JsonValue>;
-  /** What each output processor has seen of the stream (`streamParts`), when a chain ran. */
-  readonly streamParts: JsonValue | null;
-  /** The run's own request-context writes (over the caller's context) and deletes. */
-  readonly requestContext: { readonly values: Array<[string, JsonValue]>; readonly deleted: string[] };
+/** The run's processors by id (the first of an id: processors sharing an id share their state). */
+function processorsById(env: StepEnvironment): Map<string, Processor> {
+  const byId = new Map<string, Processor>();
+  for (const processor of [...env.inputProcessors, ...env.outputProcessors, ...env.apiErrorProcessors]) if (!byId.has(processor.id)) byId.set(processor.id, processor);
+  return byId;
 }
 
-
-/** Every processor's `state` as JSON; a state that is not is a `DurableStateError` naming processor and path. */
-function processorStatesOf(state: RunState): Record<string, JsonValue> {
+/**
+ * Every processor's `state` as JSON, as its `durableState` says: plain JSON by default (else a
+ * `DurableStateError` naming processor and path), left out for `'reset'`, its own `snapshot`.
+ */
+function processorStatesOf(env: StepEnvironment, state: RunState): Record<string, JsonValue> {
+  const processors = processorsById(env);
   const states: Record<string, JsonValue> = {};
   for (const [processorId, processorState] of Object.entries(state.processorStates)) {
-    const nonJson = findNonJson(processorState);
+    const durable = processors.get(processorId)?.durableState ?? 'json';
+    if (durable === 'reset') continue;
+    if (durable === false) throw new DurableStateError({ processorId, path: '$', type: 'durableState: false' });
+    const value: unknown = durable === 'json' ? processorState : durable.snapshot(processorState);
+    const nonJson = findNonJson(value);
     if (nonJson !== undefined) throw new DurableStateError({ processorId, path: nonJson.path, type: nonJson.type });
-    states[processorId] = toJsonValue(processorState);
+    states[processorId] = toJsonValue(value);
   }
   return states;
 }
 
-/** Where the run stands, for its snapshot. */
+/** Where the run stands between steps, for its snapshot. */
 function positionOf(state: RunState): RunPosition {
   return state.next === 'commit' ? { kind: 'commit' } : { kind: 'step', stepNumber: state.nextStep };
 }
 
 /**
- * The run's state as a {@link RunSnapshot}, at a step boundary: JSON all through (a
- * processor state that is not JSON is a `DurableStateError`; a value the codec cannot write, a
- * `JsonEncodingError` naming its path).
+ * The run's state as a {@link RunSnapshot}, at `position` (default: where the run stands between
+ * steps): JSON all through (a processor state that is not JSON is a `DurableStateError`; a value
+ * the codec cannot write, a `JsonEncodingError` naming its path).
  */
-export function snapshotRun({ env, state }: RunSetUp): RunSnapshot {
+export function snapshotRun(env: StepEnvironment, state: RunState, position: RunPosition = positionOf(state)): RunSnapshot {
   const writes = RequestContext.ownEntriesOf(env.ctx.requestContext);
   const streamParts = streamPartsOf(env.outputProcessors, env.ctx);
   return {
     format: RUN_SNAPSHOT_FORMAT,
     runId: state.runId,
-    next: positionOf(state),
+    next: position,
     messageList: state.messageList.serialize(),
     steps: state.steps.map((step, index) => toJsonValue(step, `steps[${index}]`)),
     retryCount: state.retryCount,
@@ -94,8 +75,9 @@ export function snapshotRun({ env, state }: RunSetUp): RunSnapshot {
     pendingSignals: state.pendingSignals.map((signal) => toJsonValue(signal, 'a pending signal')),
     initialSystemMessages: toJsonValue(state.initialSystemMessages) as unknown as CoreSystemMessage[],
     finish: state.finish === undefined ? null : toJsonValue(state.finish, 'finish'),
-    processorStates: processorStatesOf(state),
+    processorStates: processorStatesOf(env, state),
     streamParts: streamParts === undefined ? null : toJsonValue(streamParts, 'streamParts'),
+    customChunks: env.outlet.pending().map((chunk) => toJsonValue(chunk, `chunk ${chunk.type}`)),
     requestContext: {
       values: writes.values.map(([key, value]): [string, JsonValue] => [key, toJsonValue(value, `requestContext "${key}"`)]),
       deleted: writes.deleted,
@@ -127,11 +109,24 @@ export function reviveChunk(json: JsonValue): ChunkType {
   return chunk;
 }
 
+/** The processor states of a snapshot, as each processor's `durableState` restores them. */
+function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>): Record<string, ProcessorState> {
+  const processors = processorsById(env);
+  const restored: Record<string, ProcessorState> = {};
+  for (const [processorId, json] of Object.entries(states)) {
+    const durable = processors.get(processorId)?.durableState ?? 'json';
+    if (durable === 'reset' || durable === false) continue;
+    restored[processorId] = durable === 'json' ? (json as ProcessorState) : durable.restore(json);
+  }
+  return restored;
+}
+
 /**
  * Puts `snapshot` into a run just set up (its environment resolved, its state fresh): the run then
- * goes on where the snapshot stands — `processInput` does not run again.
+ * goes on where the snapshot stands — `processInput` does not run again; at a `tools` position the
+ * model is not called again either.
  */
-export function restoreRun({ env, state }: RunSetUp, snapshot: RunSnapshot): void {
+export function restoreRun(env: StepEnvironment, state: RunState, snapshot: RunSnapshot): void {
   if (typeof snapshot.format !== 'number' || snapshot.format > RUN_SNAPSHOT_FORMAT) {
     throw new RunSnapshotError({ message: `This run snapshot has format ${String(snapshot.format)}; this build reads formats up to ${RUN_SNAPSHOT_FORMAT}.` });
   }
@@ -146,14 +141,23 @@ export function restoreRun({ env, state }: RunSetUp, snapshot: RunSnapshot): voi
   });
   state.initialSystemMessages = snapshot.initialSystemMessages;
   state.finish = snapshot.finish === null ? undefined : (reviveChunk(snapshot.finish) as AgentChunk<'finish'>);
-  state.next = snapshot.next.kind === 'commit' ? 'commit' : 'step';
-  state.nextStep = snapshot.next.kind === 'step' ? snapshot.next.stepNumber : state.steps.length;
-  adoptProcessorStates(env.ctx, snapshot.processorStates as Record<string, Record<string, unknown>>);
+  const next = snapshot.next;
+  state.next = next.kind === 'commit' ? 'commit' : 'step';
+  state.nextStep = next.kind === 'commit' ? state.steps.length : next.stepNumber;
+  adoptProcessorStates(env.ctx, restoredStates(env, snapshot.processorStates));
   if (snapshot.streamParts !== null) {
     try {
       restoreStreamParts(env.outputProcessors, env.ctx, snapshot.streamParts as unknown as StreamPartsSnapshot, reviveChunk);
     } catch (error) {
       throw new RunSnapshotError({ message: `The snapshot's output processors differ from this run's: ${(error as Error).message}`, cause: error });
+    }
+  }
+  for (const chunk of snapshot.customChunks ?? []) env.outlet.push(chunk as unknown as DataChunkType);
+  if (next.kind === 'tools') {
+    try {
+      state.resumed = restoreAttempt(env, state.steps, next.attempt);
+    } catch (error) {
+      throw new RunSnapshotError({ message: `The snapshot's attempt cannot be restored: ${(error as Error).message}`, cause: error });
     }
   }
   const context = env.ctx.requestContext;

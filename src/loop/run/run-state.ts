@@ -33,6 +33,8 @@ export interface RunState extends RunContextState {
   attempt: AttemptState | undefined;
   /** The attempt a retry just rejected, until the next attempt closed it in the stream. */
   rejected: RejectedAttempt | undefined;
+  /** An attempt restored after its model output (a snapshot at a `model` commit): the next step goes on with its tools. */
+  resumed: AttemptState | undefined;
 }
 
 /** A run's state before its first step. */
@@ -53,5 +55,6 @@ export function createRunState(runId: string, messageList: MessageList): RunStat
     finish: undefined,
     attempt: undefined,
     rejected: undefined,
+    resumed: undefined,
   };
 }

@@ -32,8 +32,8 @@ export interface AttemptState {
   /** The response as it was before this attempt: a rejected attempt is rolled back to it. */
   readonly boundary: StepBoundary;
   phase: AttemptPhase;
-  /** The reason of the attempt a tripwire retry rejected: given to the model after the history. */
-  readonly feedback: string | undefined;
+  /** The reason of the attempt a tripwire retry rejected: given to the model after the history (taken by the request). */
+  feedback: string | undefined;
   /** The step input after `processInputStep` (the model, tools and settings of this attempt). */
   stepInput: StepInput | undefined;
   /** The request the model got (or the cached response that replaced the call). */
@@ -57,7 +57,6 @@ export function newAttempt(options: {
   stepNumber: number;
   messageId: string;
   boundary: StepBoundary;
-  feedback: string | undefined;
   keepChunks: boolean;
 }): AttemptState {
   return {
@@ -65,7 +64,7 @@ export function newAttempt(options: {
     messageId: options.messageId,
     boundary: options.boundary,
     phase: 'opening',
-    feedback: options.feedback,
+    feedback: undefined,
     stepInput: undefined,
     request: undefined,
     facts: newStepFacts(),

@@ -2,13 +2,15 @@
  * One attempt at a step: the order of its phases, written once — used by the agent loop and by
  * `processorsMiddleware` (which differ only in how they reach the model: `StepEnvironment.model`).
  */
-import { EMPTY, Observable, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
+import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import type { RunState } from '../run/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
-import { newAttempt, type AttemptState, type PreparedRequest } from './attempt-state.js';
+import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from './attempt-state.js';
+import { snapshotAttempt } from './attempt-snapshot.js';
+import { commitPoint } from '../run/commit-points.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -31,19 +33,16 @@ export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
 
 /**
  * Begins an attempt at step `stepNumber`: the response's boundary opened (a rejected attempt is
- * rolled back to it), the system messages reset to the run's initial ones, the feedback of a
- * rejected attempt taken, and the attempt made the run's current one.
+ * rolled back to it), the system messages reset to the run's initial ones, and the attempt made
+ * the run's current one.
  */
 function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number): AttemptState {
   const { messageList } = state;
   state.stepNumber = stepNumber;
-  const feedback = state.retryFeedback;
-  state.retryFeedback = undefined;
   const attempt = newAttempt({
     stepNumber,
     messageId: env.generateId(),
     boundary: messageList.openStepBoundary(),
-    feedback,
     keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
   });
   messageList.replaceAllSystemMessages(state.initialSystemMessages);
@@ -51,17 +50,45 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
   return attempt;
 }
 
-/** The closing chunks of the attempt a retry rejected (its open parts, `step-finish` reason `retry`), through the chain. */
+/**
+ * The closing chunks of the attempt a retry rejected (its open parts, `step-finish` reason
+ * `retry`), through the chain; then the `rejected` commit point, before the next attempt begins (a
+ * restored run begins it).
+ */
 function closeRejected(env: StepEnvironment, state: RunState): Observable<ChunkType> {
   const rejected = state.rejected;
-  state.rejected = undefined;
-  if (rejected === undefined || rejected.closers.length === 0) return EMPTY;
-  return from(rejected.closers).pipe(env.chain.through());
+  if (rejected === undefined) return EMPTY;
+  const stepNumber = rejected.nextStepNumber;
+  state.attempt = undefined; // recorded and rolled back: a tripwire while it closes ends the run, it retries nothing
+  return concat(
+    rejected.closers.length === 0 ? EMPTY : from(rejected.closers).pipe(env.chain.through()),
+    commitPoint(env, state, 'rejected', { stepNumber, position: () => ({ kind: 'step', stepNumber }) }),
+  );
 }
 
-/** The request of the attempt (`attempt.request`): nothing is emitted; a value costs no subscription. */
-function request(env: StepEnvironment, attempt: AttemptState): Observable<never> {
+/**
+ * The `model` commit point: the step accepted, its message in the list, its client tool calls about
+ * to run (a restored run goes on with them, without calling the model again).
+ */
+function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+  if (env.durability?.checkpoint === undefined || !clientToolCalls(attempt, env.executesTools)) return EMPTY;
+  const { stepNumber } = attempt;
+  const toolCalls = attempt.accumulator.toolCalls.filter((call) => !call.providerExecuted).map(({ toolCallId, toolName, args }) => ({ toolCallId, toolName, args }));
+  return commitPoint(env, state, 'model', {
+    stepNumber,
+    toolCalls,
+    position: () => ({ kind: 'tools', stepNumber, attempt: snapshotAttempt(attempt, state.steps) }),
+  });
+}
+
+/**
+ * The request of the attempt (`attempt.request`), with the feedback of the attempt a retry
+ * rejected: nothing is emitted; a value costs no subscription.
+ */
+function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
   attempt.phase = 'pre-model';
+  attempt.feedback = state.retryFeedback;
+  state.retryFeedback = undefined;
   const prepared = env.model.prepare(attempt);
   const take = (value: PreparedRequest): void => {
     attempt.request = value;
@@ -97,24 +124,27 @@ type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState) => O
 
 /**
  * The phases of an attempt, in order — written once, for the agent and for `processorsMiddleware`:
- * the closers of the attempt a retry rejected, the request (`processInputStep`, the prompt,
+ * the request (`processInputStep`, the prompt,
  * `processLLMRequest`), the model output (every chunk through `processOutputStream`), the end of
  * the output (last step, no tools), the response into the list (`processLLMResponse`,
  * `processOutputStep`), the tools (`processToolResult`), whether the loop goes on (`stopWhen`),
  * the end of the output (last step, after its tools), `step-finish`, and the {@link StepEnd}.
  */
 const PHASES: readonly Phase[] = [
-  (env, state) => closeRejected(env, state),
-  (env, _state, attempt) => request(env, attempt),
+  (env, state, attempt) => request(env, state, attempt),
   (env, state, attempt) => modelOutput(env, state, attempt),
   (env, state, attempt) => endOfOutput(env, state, attempt, false),
   (env, state, attempt) => afterModel(env, state, attempt),
+  (env, state, attempt) => modelCommit(env, state, attempt),
   (env, _state, attempt) => toolPhase(env, attempt),
   (env, state, attempt) => decideContinuation(env, state, attempt),
   (env, state, attempt) => endOfOutput(env, state, attempt, true),
   (env, _state, attempt) => finishStep(env, attempt),
   (_env, _state, attempt) => of(stepEnd(attempt)),
 ];
+
+/** The phases of an attempt restored after its model output: from its tools on. */
+const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 5);
 
 /**
  * One attempt at step `stepNumber` (or, re-run after a rejection, the number the rejection gave
@@ -132,9 +162,23 @@ const PHASES: readonly Phase[] = [
  */
 export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: number): Observable<ChunkType | StepEnd> {
   return defer(() => {
-    // a retry of a rejected attempt takes the number the rejection gave it
-    const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
-    return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
+    const resumed = state.resumed;
+    if (resumed !== undefined) {
+      // restored after its model output (a `model` commit): its tools, not the model again
+      state.resumed = undefined;
+      state.attempt = resumed;
+      state.stepNumber = resumed.stepNumber;
+      return from(AFTER_MODEL_PHASES).pipe(concatMap((phase) => phase(env, state, resumed)));
+    }
+    // the attempt a retry rejected is closed first; the retry takes the number the rejection gave it
+    return concat(
+      closeRejected(env, state),
+      defer(() => {
+        const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
+        state.rejected = undefined;
+        return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
+      }),
+    );
   });
 }
 

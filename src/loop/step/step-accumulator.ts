@@ -105,8 +105,8 @@ function removeItem<T>(list: T[] | undefined, item: T): boolean {
 export class StepAccumulator {
   readonly #text = new TextPieces();
   reasoningText = '';
-  readonly toolCalls: ToolCallInfo[] = [];
-  readonly toolResults: ToolResultInfo[] = [];
+  toolCalls: ToolCallInfo[] = [];
+  toolResults: ToolResultInfo[] = [];
   #parts: MastraMessagePart[] = [];
   /** The step's chunks themselves (a reference each, no copy per chunk); see `compact`. */
   readonly #recorded: ChunkType[] = [];
@@ -336,6 +336,20 @@ export class StepAccumulator {
         return undefined;
     }
     return undefined;
+  }
+
+  /**
+   * An accumulator whose step's message is built already (an attempt restored after its model
+   * output): its text, and the tool calls and results of its recorded step (the same arrays).
+   */
+  static afterMessage(step: { text: string; reasoningText?: string | undefined; toolCalls: ToolCallInfo[]; toolResults: ToolResultInfo[] }): StepAccumulator {
+    const accumulator = new StepAccumulator({ keepChunks: false });
+    if (step.text !== '') accumulator.#text.append(step.text);
+    accumulator.reasoningText = step.reasoningText ?? '';
+    accumulator.toolCalls = step.toolCalls;
+    accumulator.toolResults = step.toolResults;
+    accumulator.#committed = true;
+    return accumulator;
   }
 
   /** The assistant message of the step, or undefined when the step produced nothing to store. */

@@ -11,6 +11,7 @@ import type { RunContext } from '../../operators/run-context.js';
 import type { Processor } from '../../contract/processor-types.js';
 import type { CustomOutlet } from '../run/custom-outlet.js';
 import type { StopCondition } from '../run/stop-condition.js';
+import type { RunDurability } from '../run/run-durability.js';
 import type { AttemptState, PreparedRequest } from './attempt-state.js';
 import type { OutputChain } from './output-chain.js';
 
@@ -58,4 +59,6 @@ export interface StepEnvironment {
   readonly executesTools: boolean;
   /** Most tool calls of one step run at once. */
   readonly toolConcurrency: number;
+  /** Durable execution's hooks (commit points, the tool ledger); none for a plain run. */
+  readonly durability?: RunDurability | undefined;
 }

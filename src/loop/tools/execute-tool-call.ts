@@ -2,7 +2,8 @@
  * Runs one client tool call: input validated first, `execute` given its options, outcome captured.
  * Nothing waits on a promise unless the validator or `execute` returned one.
  */
-import { defer, isObservable, map, catchError, of, type Observable } from 'rxjs';
+import { catchError, concatMap, defer, isObservable, map, of, type Observable } from 'rxjs';
+import type { ToolBegin, ToolLedger } from '../run/run-durability.js';
 import type { ModelMessage } from 'ai';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
@@ -23,6 +24,8 @@ export type ToolOutcome =
 
 /** What every tool execution of a run gets. */
 export interface ToolEnvironment {
+  /** The run's id (each call's `idempotencyKey` is `<runId>:<toolCallId>`). */
+  runId: string;
   abortSignal: AbortSignal;
   writer: ProcessorStreamWriter;
   requestContext: RequestContext;
@@ -128,6 +131,7 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
     const execute = tool.execute as (input: unknown, options: unknown) => unknown;
     const output = execute(validated.value, {
       toolCallId: call.toolCallId,
+      idempotencyKey: `${environment.runId}:${call.toolCallId}`,
       messages: environment.messages(),
       abortSignal: environment.abortSignal,
       writer: environment.writer,
@@ -179,4 +183,31 @@ function failedOutcome(call: ToolCallInfo, error: unknown): ToolOutcome {
     call,
     error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
   };
+}
+
+/**
+ * `executeToolCall` asked through a durable run's tool ledger: `begin` says whether to run the call
+ * (or answers it: a result an earlier owner completed, an outcome nobody knows), `end` is told what
+ * the execution ended with. Without a ledger, `executeToolCall` itself.
+ *
+ * ```
+ * ledger:  begin → 'execute':  --(execute)--(end)--o|
+ *          begin → 'result':   --o|                     (o = the outcome, nothing executed)
+ * ```
+ */
+export function executeWithLedger(call: ToolCallInfo, tool: AgentTool | undefined, environment: ToolEnvironment, ledger: ToolLedger | undefined): Observable<ToolOutcome> {
+  if (ledger === undefined) return executeToolCall(call, tool, environment);
+  const entry = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+  const idempotent = (tool as { idempotent?: unknown } | undefined)?.idempotent === true;
+  return defer(() => toObservable(ledger.begin(entry, { idempotent }) as MaybePromise<ToolBegin>)).pipe(
+    concatMap((begin): Observable<ToolOutcome> => {
+      if (begin.kind === 'result') return of({ kind: 'result', call, result: begin.result });
+      if (begin.kind === 'error') return of({ kind: 'error', call, error: begin.error });
+      return executeToolCall(call, tool, environment).pipe(
+        concatMap((outcome) =>
+          toObservable(ledger.end(entry, outcome.kind === 'result' ? { result: outcome.result } : { error: outcome.error }) as MaybePromise<void>).pipe(map(() => outcome)),
+        ),
+      );
+    }),
+  );
 }

@@ -14,7 +14,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import type { StepEnvironment } from '../step/step-environment.js';
 import type { AttemptState } from '../step/attempt-state.js';
 import { recordAfterMessage } from '../step/after-model.js';
-import { executeToolCall, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
+import { executeWithLedger, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
 import { orderedMergeMap } from './ordered-merge.js';
 
 function outcomeToChunk(env: StepEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
@@ -81,6 +81,7 @@ export function toolPhase(env: StepEnvironment, attempt: AttemptState): Observab
     return from(waiting).pipe(through, tap((chunk) => recordAfterMessage(env, attempt, chunk)));
   }
   const toolEnvironment: ToolEnvironment = {
+    runId: env.runId,
     abortSignal: env.ctx.abortSignal,
     writer: env.ctx.writer,
     requestContext: env.ctx.requestContext,
@@ -89,7 +90,7 @@ export function toolPhase(env: StepEnvironment, attempt: AttemptState): Observab
     },
   };
   const execution$ = from(calls).pipe(
-    orderedMergeMap((call) => executeToolCall(call, tools?.[call.toolName], toolEnvironment), env.toolConcurrency),
+    orderedMergeMap((call) => executeWithLedger(call, tools?.[call.toolName], toolEnvironment, env.durability?.tools), env.toolConcurrency),
     concatMap((outcome) => outcomeToChunk(env, stepNumber, outcome)),
   );
   const withLiveData$ = new Observable<ChunkType>((subscriber) => {

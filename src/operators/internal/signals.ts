@@ -44,7 +44,7 @@ function contentsText(contents: unknown): string {
 }
 
 /** Validates `input` (throws a `TypeError` naming the field) and makes the signal. */
-export function createSignal(input: ProcessorSignalInput, makeId: () => string): ProcessorSignal {
+export function createSignal(input: ProcessorSignalInput, makeId: () => string, now: () => Date): ProcessorSignal {
   if (typeof input !== 'object' || input === null) throw new TypeError('sendSignal: expected a signal object { type, contents }.');
   const { type, tagName } = normaliseType(input);
   if (typeof tagName !== 'string' || !XML_NAME.test(tagName)) {
@@ -65,7 +65,7 @@ export function createSignal(input: ProcessorSignalInput, makeId: () => string):
     ...(attributes === undefined ? {} : { attributes }),
     ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     ...(input.providerOptions === undefined ? {} : { providerOptions: input.providerOptions }),
-    createdAt: new Date(),
+    createdAt: now(),
   };
 }
 

@@ -1,37 +1,42 @@
 /**
- * The output-stream gate of the model-backed processors: text is held back, judged with ONE model
- * call per span, and only judged text is released.
+ * The output-stream gate of the model-backed guards (Moderation, PIIDetector, SystemPromptScrubber):
+ * content reaches the client only after a judge saw it, judged spans are released in arrival order,
+ * and the stream never waits for a judge while the model is still writing.
  *
- * The text channel is held as one logical text across its blocks: a block boundary (`text-end`,
- * the next `text-start`) is held with the text before it, so a judged span may cover the end of
- * one block and the start of the next — a value split across two text blocks of a step is judged
- * whole, like one split across deltas. The judged text is released re-split into its blocks
- * (`text-start` / `text-delta` / `text-end` in order, each block's text under its own id, one
- * merged delta per block and span); a redaction spanning a boundary lands in the block where the
- * value started, and the covered characters of the next block are removed.
+ * **Channels.** Every channel a client receives can be judged: text and reasoning (per block id),
+ * each tool call's streamed input (`tool-call-delta`, JSON source) and its final `tool-call`, `data-*`
+ * chunks and `tool-error` chunks (`channels` chooses). Chunks of channels not judged, and every
+ * other chunk, pass in order behind the held content.
  *
- * - `'window'`: a span is complete once it holds at least `windowSize` characters and ends at a
- *   sentence boundary (`.`, `!`, `?` followed by whitespace, or a newline); a span that found no
- *   boundary by `2 × windowSize` characters is judged whole. A span may cover several blocks.
- *   Every judged span but the last one of a run of text blocks has at least `windowSize`
- *   characters, so `n` characters cost at most `floor(n / windowSize) + 1` calls. The client sees
- *   text one window late.
- * - `'final'`: everything is held and judged once, when a chunk outside the text channel releases
- *   it (`finish` at the end of the run's last step, a tool call, `step-finish`, a data chunk…).
- *   One call per run of consecutive text blocks; the client sees none of their text until then.
+ * **Streams.** A text (or reasoning) block is one judged stream; a block that starts after the
+ * previous one of its kind ended, with no other block of that kind open, continues its stream (a
+ * value split across two consecutive blocks is judged whole). Blocks open at the same time
+ * (interleaved ids) are separate streams, each judged on its own text. A tool call's input is one
+ * stream, judged whole when it ends (its `tool-call` reuses that verdict when it carries the same
+ * arguments). Any chunk that is not content (a tool call, `data-*`, `step-finish`, `finish`…) ends
+ * every stream: what they hold is judged and released before it.
  *
- * Any chunk that is neither a `text-delta` nor a boundary following held text releases the held
- * text first (judged), so order is kept. A `text-start` with nothing held passes at once.
+ * **Windows (`streamMode: 'window'`).** A stream's text is cut into windows following the schedule
+ * (default 50, 200, 800, 800… characters), at sentence ends (the first window, at a word boundary
+ * when there is none; see `windowCut`), and
+ * each window is judged as soon as it is cut, while the earlier ones show — the hook returns at
+ * once, and judged text is released on the next chunk. `'final'` judges a stream once, when it ends.
  *
- * Cost: each character is appended once and judged once; a window scan looks at the held text
- * only, which `'window'` mode bounds by `2 × windowSize`.
+ * **Verdicts** are applied when their content is released: `keep`, `replace` (values redacted,
+ * JSON-escaped in tool input), `drop` (the span's text, a data chunk; a flagged tool call's input
+ * cannot be cut out of the call and blocks), `block` (the hook aborts the run on the first chunk
+ * after the verdict arrived, before anything after the flagged content is released).
  */
-import type { ChunkType, ProcessorState } from '../../contract/index.js';
+import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
 import { emitInOrder } from './emit-in-order.js';
-import { holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type HeldRegion } from './held-stream.js';
+import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
+import { windowCut, windowSizeAt, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
+
+export type { GuardChannel, JudgedChannel };
+import { applyToWhole, judgedText } from './whole-chunks.js';
 
 /**
- * How a model-backed processor checks streamed output: per window of text, or once at the end.
+ * How a model-backed processor checks streamed output: per window of text, or once per stream.
  *
  * @example
  * ```ts
@@ -41,172 +46,344 @@ import { holdChunk, holdText, openChannel, releaseHeld, type HeldChannel, type H
 export type StreamMode = 'final' | 'window';
 
 /**
- * The default window: about two sentences, one model call per ~200 characters.
+ * The fixed window of `windowSize` before window schedules existed: about two sentences.
  *
  * @example
  * ```ts
- * new ModerationProcessor({ model, windowSize: DEFAULT_WINDOW_SIZE * 2 });
+ * new ModerationProcessor({ model, windowSize: DEFAULT_WINDOW_SIZE }); // fixed 200-character windows
  * ```
  */
 export const DEFAULT_WINDOW_SIZE = 200;
 
-/**
- * What to do with a judged span: release it as it is, drop its text, or replace values in it
- * (every occurrence, longest value first; see {@link valueRegions}).
- *
- * @example
- * ```ts
- * const verdict: SpanVerdict = { action: 'replace', replacements: new Map([['jane@x.io', '[EMAIL]']]) };
- * ```
- */
-export type SpanVerdict = { action: 'keep' } | { action: 'drop' } | { action: 'replace'; replacements: ReadonlyMap<string, string> };
-
-/**
- * Judges one span of held text (possibly covering several text blocks, joined). To block, it
- * calls the hook's `abort()` (outside any try/catch).
- *
- * @example
- * ```ts
- * const check: SpanCheck = (text) => (text.includes('secret') ? { action: 'drop' } : { action: 'keep' });
- * ```
- */
-export type SpanCheck = (text: string) => Promise<SpanVerdict> | SpanVerdict;
-
-/** The held text channel, and its text joined (not yet judged). */
-interface CheckedHold {
-  held: HeldChannel;
+/** Judged content the gate asks about. */
+export interface JudgeRequest {
   text: string;
+  channel: JudgedChannel;
 }
 
-type MaybePromise<T> = T | Promise<T>;
+/** Judges one text; never throws, never calls `abort()` (it may run after the hook returned). */
+export type SpanJudge = (request: JudgeRequest) => Promise<Verdict>;
+
+/** At most this many windows of one run are judged at once (more wait for the next chunk). */
+const MAX_IN_FLIGHT = 4;
+
+interface GateState {
+  queue: Entry[];
+  streams: Map<string, JudgedStream>;
+  ended: Map<string, JudgedStream>;
+  inFlight: number;
+  judgments: Judgment[];
+  /** Each tool call's input stream, until its `tool-call` arrives. */
+  toolInputs: Map<string, JudgedStream>;
+}
+
+/** Options of a gate. */
+export interface CheckedStreamOptions {
+  streamMode?: StreamMode;
+  /** Fixed windows of this many characters (the schedule `[windowSize]`). */
+  windowSize?: number;
+  /** Window sizes, the last one repeating. Default {@link DEFAULT_WINDOW_SCHEDULE}. */
+  windowSchedule?: readonly number[];
+  /** Channels judged (default: all). */
+  channels?: readonly GuardChannel[];
+  stateKey: string;
+  /** The processor's id, for the reason of a block the gate itself decides. */
+  processorId: string;
+}
+
+const textChannels = new Set(['text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end']);
 
 /**
- * The end of the first sentence boundary at or after `windowSize`, `text.length` past the hard cap, else 0.
+ * One processor's gate over its streamed output (state lives in the run's processor `state`).
  *
  * @example
  * ```ts
- * windowCut('One. Two. Three.', 5); // 9: the first sentence end at or after 5 characters ("One. Two.")
+ * const gate = new CheckedStream({ stateKey: 'held', processorId: 'guard' });
+ * return gate.process(part, state, abort, (request) => judge(request.text));
  * ```
  */
-export function windowCut(text: string, windowSize: number): number {
-  if (text.length < windowSize) return 0;
-  for (let index = Math.max(windowSize, 1); index < text.length; index++) {
-    const previous = text[index - 1] as string;
-    if (previous === '\n') return index;
-    if ('.!?。！？'.includes(previous) && /\s/.test(text[index] as string)) return index;
-  }
-  return text.length >= 2 * windowSize ? text.length : 0;
-}
-
-/**
- * The spans of `text` to replace for `replacements` (value → replacement): every occurrence of
- * each value, longest value first, leftmost first, never overlapping one already taken; sorted.
- *
- * @example
- * ```ts
- * valueRegions('mail a@b.co', new Map([['a@b.co', '[EMAIL]']])); // [{ start: 5, end: 11, replacement: '[EMAIL]' }]
- * ```
- */
-export function valueRegions(text: string, replacements: ReadonlyMap<string, string>): HeldRegion[] {
-  const values = [...replacements.keys()].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
-  const covered = new Uint8Array(text.length);
-  const regions: HeldRegion[] = [];
-  for (const value of values) {
-    const replacement = replacements.get(value) ?? '';
-    let start = text.indexOf(value);
-    while (start !== -1) {
-      const end = start + value.length;
-      if (covered.subarray(start, end).includes(1)) {
-        start = text.indexOf(value, start + 1);
-        continue;
-      }
-      covered.fill(1, start, end);
-      regions.push({ start, end, replacement });
-      start = text.indexOf(value, end);
-    }
-  }
-  return regions.sort((a, b) => a.start - b.start);
-}
-
-/**
- * One processor's gate over its streamed text (state lives in the run's processor `state`).
- *
- * @example
- * ```ts
- * const gate = new CheckedTextStream({ streamMode: 'window', windowSize: 200 });
- * return gate.process(part, state, (span) => judge(span));
- * ```
- */
-export class CheckedTextStream {
+export class CheckedStream {
   private readonly mode: StreamMode;
-  private readonly windowSize: number;
+  private readonly schedule: readonly number[];
+  private readonly channels: ReadonlySet<JudgedChannel>;
   private readonly stateKey: string;
+  private readonly processorId: string;
 
-  constructor(options: { streamMode?: StreamMode; windowSize?: number; stateKey?: string }) {
+  constructor(options: CheckedStreamOptions) {
     this.mode = options.streamMode ?? 'window';
-    this.windowSize = Math.max(1, Math.floor(options.windowSize ?? DEFAULT_WINDOW_SIZE));
-    this.stateKey = options.stateKey ?? 'checkedText';
+    const schedule = options.windowSchedule ?? (options.windowSize === undefined ? DEFAULT_WINDOW_SCHEDULE : [options.windowSize]);
+    this.schedule = schedule.map((size) => Math.max(1, Math.floor(size)));
+    if (this.schedule.length === 0 || this.schedule.some((size) => !Number.isFinite(size))) {
+      throw new RangeError(`${options.processorId}: windowSchedule must hold at least one finite size (got ${JSON.stringify(schedule)})`);
+    }
+    const channels = new Set<JudgedChannel>(options.channels ?? ['text', 'reasoning', 'tool-input', 'data', 'tool-error']);
+    if (channels.has('tool-input')) channels.add('tool-call');
+    this.channels = channels;
+    this.stateKey = options.stateKey;
+    this.processorId = options.processorId;
   }
 
   /**
-   * Handles one chunk: holds text (and the block boundaries after it), releases judged text,
-   * passes everything else in order. Synchronous unless a span is judged.
+   * Handles one chunk: holds content, starts judging what is complete, releases what is judged,
+   * in order. Synchronous for content chunks; a chunk that ends the held streams waits for their
+   * verdicts (the stream's end never races ahead of its content).
    */
-  process(part: ChunkType, state: ProcessorState, check: SpanCheck): MaybePromise<ChunkType | null> {
-    const hold = state[this.stateKey] as CheckedHold | undefined;
-    if (part.type === 'text-delta') {
-      const current: CheckedHold = hold ?? { held: openChannel('text'), text: '' };
-      state[this.stateKey] = current;
-      const text = part.payload.text ?? '';
-      holdText(current.held, part.payload.id, text, part);
-      current.text += text;
-      if (this.mode === 'window' && windowCut(current.text, this.windowSize) > 0) {
-        return this.completeWindows(current, check).then((released) => emitInOrder(state, released));
+  process(part: ChunkType, state: ProcessorState, abort: AbortFunction, judge: SpanJudge): ChunkType | null | Promise<ChunkType | null> {
+    // A step (or a retried attempt) starts with nothing held; content still held here belongs to an
+    // attempt that ended without passing its end through this gate (rejected): it is dropped, never shown.
+    if (part.type === 'step-start') state[this.stateKey] = undefined;
+    const gate = ((state[this.stateKey] as GateState | undefined) ??= { queue: [], streams: new Map(), ended: new Map(), inFlight: 0, judgments: [], toolInputs: new Map() });
+    const wait = this.ingest(gate, part, judge);
+    const released = this.drain(gate, abort);
+    if (!wait || gate.queue.length === 0) return emitInOrder(state, released);
+    return this.waitAndDrain(gate, abort, released).then((all) => emitInOrder(state, all));
+  }
+
+  /** Adds `part` to the queue; true when it ends the held streams (the call then waits for them). */
+  private ingest(gate: GateState, part: ChunkType, judge: SpanJudge): boolean {
+    const type = part.type;
+    if (textChannels.has(type)) {
+      const channel = type.startsWith('text') ? 'text' : 'reasoning';
+      if (!this.channels.has(channel)) return this.passBehind(gate, part);
+      const payload = (part as { payload: { id: string; text?: string } }).payload;
+      const id = payload.id;
+      if (type === `${channel}-start`) this.startBlock(gate, channel, id, judge);
+      else if (type === `${channel}-end`) this.endBlock(gate, channel, id, judge);
+      else this.addText(gate, this.blockStream(gate, channel, id, judge), payload.text ?? '', part, judge);
+      if (type !== `${channel}-delta`) gate.queue.push({ kind: 'chunk', chunk: part, judgment: undefined, channel: undefined, span: undefined });
+      return false;
+    }
+    if (type === 'tool-call-input-streaming-start' || type === 'tool-call-delta' || type === 'tool-call-input-streaming-end') {
+      if (!this.channels.has('tool-input')) return this.passBehind(gate, part);
+      this.closeEnded(gate, undefined, judge);
+      const key = `tool-input:${part.payload.toolCallId}`;
+      let stream = gate.toolInputs.get(part.payload.toolCallId);
+      if (stream === undefined || stream.closed) {
+        stream = newStream('tool-input', key);
+        gate.streams.set(key, stream);
+        gate.toolInputs.set(part.payload.toolCallId, stream);
       }
-      return emitInOrder(state, []);
+      if (type === 'tool-call-delta') this.addText(gate, stream, part.payload.argsTextDelta ?? '', part, judge);
+      else gate.queue.push({ kind: 'chunk', chunk: part, judgment: undefined, channel: undefined, span: undefined });
+      if (type === 'tool-call-input-streaming-end') this.close(gate, stream, judge);
+      return false;
     }
-    if (hold === undefined || hold.held.items.length === 0) {
-      state[this.stateKey] = undefined;
-      return emitInOrder(state, [part]);
+    this.closeAll(gate, judge);
+    const channel: JudgedChannel | undefined =
+      type === 'tool-call' ? (this.channels.has('tool-input') ? 'tool-call' : undefined)
+      : type === 'tool-error' ? 'tool-error'
+      : type.startsWith('data-') ? 'data'
+      : undefined;
+    if (channel === undefined || !this.channels.has(channel)) {
+      gate.queue.push({ kind: 'chunk', chunk: part, judgment: undefined, channel: undefined, span: undefined });
+      return true;
     }
-    if (part.type === 'text-start' || part.type === 'text-end') {
-      // a block boundary after held text: the next block may continue what is held
-      holdChunk(hold.held, part);
-      return emitInOrder(state, []);
+    const streamed = type === 'tool-call' ? this.streamedInput(gate, part) : undefined;
+    if (streamed !== undefined) {
+      gate.queue.push({ kind: 'chunk', chunk: part, judgment: streamed.judgment, channel, span: streamed });
+      return true;
     }
-    return this.releaseAll(hold, state, check).then((released) => emitInOrder(state, [...released, part]));
+    const text = judgedText(part);
+    const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, { text, channel }, judge);
+    gate.queue.push({ kind: 'chunk', chunk: part, judgment, channel, span: undefined });
+    return true;
   }
 
-  /** The text currently held (not yet judged nor released), its blocks joined. */
-  heldText(state: ProcessorState): string {
-    return (state[this.stateKey] as CheckedHold | undefined)?.text ?? '';
+  /** A chunk of a channel this gate does not judge: kept in order behind held content. */
+  private passBehind(gate: GateState, part: ChunkType): boolean {
+    gate.queue.push({ kind: 'chunk', chunk: part, judgment: undefined, channel: undefined, span: undefined });
+    return false;
   }
 
-  private async completeWindows(hold: CheckedHold, check: SpanCheck): Promise<ChunkType[]> {
+  private startBlock(gate: GateState, channel: 'text' | 'reasoning', id: string, judge: SpanJudge): void {
+    const otherOpen = hasOpenBlock(gate, channel);
+    const ended = gate.ended.get(channel);
+    // a stream of another kind waiting for its continuation ends here
+    this.closeEnded(gate, channel, judge);
+    let stream: JudgedStream;
+    if (ended !== undefined && !otherOpen) {
+      gate.ended.delete(channel);
+      stream = ended;
+    } else {
+      if (ended !== undefined) this.close(gate, ended, judge);
+      stream = newStream(channel, `${channel}:${id}`);
+    }
+    stream.open.add(id);
+    gate.streams.set(`${channel}:${id}`, stream);
+  }
+
+  private endBlock(gate: GateState, channel: 'text' | 'reasoning', id: string, judge: SpanJudge): void {
+    const stream = gate.streams.get(`${channel}:${id}`);
+    if (stream === undefined) return;
+    gate.streams.delete(`${channel}:${id}`);
+    stream.open.delete(id);
+    if (stream.open.size > 0) return;
+    if (hasOpenBlock(gate, channel)) this.close(gate, stream, judge);
+    else {
+      const previous = gate.ended.get(channel);
+      if (previous !== undefined && previous !== stream) this.close(gate, previous, judge);
+      gate.ended.set(channel, stream);
+    }
+  }
+
+  /** The stream of block `id` (a delta without its start opens the block). */
+  private blockStream(gate: GateState, channel: 'text' | 'reasoning', id: string, judge: SpanJudge): JudgedStream {
+    const stream = gate.streams.get(`${channel}:${id}`);
+    if (stream !== undefined) return stream;
+    this.startBlock(gate, channel, id, judge);
+    return gate.streams.get(`${channel}:${id}`) as JudgedStream;
+  }
+
+  private addText(gate: GateState, stream: JudgedStream, text: string, part: ChunkType, judge: SpanJudge): void {
+    if (text === '') return;
+    gate.queue.push({ kind: 'delta', stream, start: stream.pendingStart + stream.pending.length, text, chunk: part });
+    stream.pending += text;
+    if (this.mode === 'window' && stream.channel !== 'tool-input') this.cutWindows(gate, stream, judge);
+  }
+
+  private cutWindows(gate: GateState, stream: JudgedStream, judge: SpanJudge): void {
+    while (gate.inFlight < MAX_IN_FLIGHT) {
+      const cut = windowCut(stream.pending, windowSizeAt(this.schedule, stream.windows), stream.windows === 0);
+      if (cut === 0) return;
+      stream.windows++;
+      this.judgeSpan(gate, stream, cut, judge);
+    }
+  }
+
+  /** Judges the first `length` pending characters of `stream` as one span. */
+  private judgeSpan(gate: GateState, stream: JudgedStream, length: number, judge: SpanJudge): Span {
+    const text = stream.pending.slice(0, length);
+    const span: Span = {
+      start: stream.pendingStart,
+      end: stream.pendingStart + length,
+      text,
+      judgment: this.startJudgment(gate, { text, channel: stream.channel }, judge),
+      regions: undefined,
+    };
+    stream.spans.push(span);
+    stream.pending = stream.pending.slice(length);
+    stream.pendingStart += length;
+    return span;
+  }
+
+  /** The stream has no more text: what it holds is judged (in windows of the schedule's largest size). */
+  private close(gate: GateState, stream: JudgedStream, judge: SpanJudge): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    for (const [key, value] of gate.streams) if (value === stream) gate.streams.delete(key);
+    for (const [key, value] of gate.ended) if (value === stream) gate.ended.delete(key);
+    if (this.mode === 'window' && stream.channel !== 'tool-input') {
+      const largest = Math.max(...this.schedule);
+      for (let cut = windowCut(stream.pending, largest, false); cut > 0 && cut < stream.pending.length; cut = windowCut(stream.pending, largest, false)) {
+        this.judgeSpan(gate, stream, cut, judge);
+      }
+    }
+    if (stream.pending !== '') this.judgeSpan(gate, stream, stream.pending.length, judge);
+  }
+
+  /** Ends the streams waiting for a continuation (all, or all but `keep`'s channel). */
+  private closeEnded(gate: GateState, keep: string | undefined, judge: SpanJudge): void {
+    for (const [channel, stream] of [...gate.ended]) if (channel !== keep) this.close(gate, stream, judge);
+  }
+
+  private closeAll(gate: GateState, judge: SpanJudge): void {
+    for (const stream of [...gate.ended.values(), ...gate.streams.values()]) this.close(gate, stream, judge);
+  }
+
+  /** The judged span of a `tool-call`'s streamed input, when the call carries exactly the streamed arguments. */
+  private streamedInput(gate: GateState, part: Extract<ChunkType, { type: 'tool-call' }>): Span | undefined {
+    const stream = gate.toolInputs.get(part.payload.toolCallId);
+    gate.toolInputs.delete(part.payload.toolCallId);
+    const span = stream?.spans.at(-1);
+    if (stream === undefined || span === undefined || span.start !== 0 || span.text === undefined) return undefined;
+    try {
+      return JSON.stringify(JSON.parse(span.text)) === JSON.stringify(part.payload.args) ? span : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private startJudgment(gate: GateState, request: JudgeRequest, judge: SpanJudge): Judgment {
+    gate.inFlight++;
+    const judgment: Judgment = {
+      verdict: undefined,
+      done: Promise.resolve()
+        .then(() => judge(request))
+        .then(
+          (verdict) => verdict,
+          (): Verdict => ({ action: 'block', reason: `${this.processorId}: the check failed`, metadata: { processorId: this.processorId } }),
+        )
+        .then((verdict) => {
+          gate.inFlight--;
+          judgment.verdict = verdict.action === 'drop' && (request.channel === 'tool-input' || request.channel === 'tool-call') ? this.toolCallFlagged() : verdict;
+        }),
+    };
+    gate.judgments.push(judgment);
+    return judgment;
+  }
+
+  /** A flagged tool call's input cannot be cut out of the call: `drop` blocks there. */
+  private toolCallFlagged(): Verdict {
+    return {
+      action: 'block',
+      reason: `${this.processorId}: a tool call's input was flagged (it cannot be removed from the call)`,
+      metadata: { processorId: this.processorId, channel: 'tool-input' },
+    };
+  }
+
+  /** Releases the queue's head while it is judged; aborts on a block verdict. */
+  private drain(gate: GateState, abort: AbortFunction): ChunkType[] {
+    this.abortOnBlock(gate, abort);
     const released: ChunkType[] = [];
-    let cut = windowCut(hold.text, this.windowSize);
-    while (cut > 0) {
-      const span = hold.text.slice(0, cut);
-      hold.text = hold.text.slice(cut);
-      const regions = await judge(span, check);
-      released.push(...releaseHeld(hold.held, cut, regions, true));
-      cut = windowCut(hold.text, this.windowSize);
+    while (gate.queue.length > 0) {
+      const entry = gate.queue[0] as Entry;
+      if (entry.kind === 'chunk') {
+        if (entry.judgment !== undefined && entry.judgment.verdict === undefined) break;
+        gate.queue.shift();
+        const chunk = entry.judgment === undefined ? entry.chunk : this.applyToChunk(entry, abort);
+        if (chunk !== null) released.push(chunk);
+        continue;
+      }
+      if (!releaseDelta(entry, released)) break;
+      gate.queue.shift();
     }
-    return released;
+    return merged(released);
   }
 
-  private async releaseAll(hold: CheckedHold, state: ProcessorState, check: SpanCheck): Promise<ChunkType[]> {
-    state[this.stateKey] = undefined;
-    const span = hold.text;
-    const regions = span === '' ? [] : await judge(span, check);
-    return releaseHeld(hold.held, span.length, regions, false);
+  private applyToChunk(entry: Extract<Entry, { kind: 'chunk' }>, abort: AbortFunction): ChunkType | null {
+    const verdict = entry.judgment?.verdict ?? { action: 'keep' };
+    if (verdict.action === 'block') abort(verdict.reason, { metadata: verdict.metadata });
+    return applyToWhole(entry.chunk, verdict, entry.span !== undefined);
+  }
+
+  private abortOnBlock(gate: GateState, abort: AbortFunction): void {
+    for (const judgment of gate.judgments) {
+      const verdict = judgment.verdict;
+      if (verdict?.action === 'block') abort(verdict.reason, { metadata: verdict.metadata });
+    }
+    gate.judgments = gate.judgments.filter((judgment) => judgment.verdict === undefined);
+  }
+
+  /** Waits for the judgments the queue holds, releasing in order as they arrive. */
+  private async waitAndDrain(gate: GateState, abort: AbortFunction, released: ChunkType[]): Promise<ChunkType[]> {
+    const all = [...released];
+    while (gate.queue.length > 0) {
+      const pending = pendingJudgments(gate);
+      if (pending.length === 0) break;
+      await Promise.race(pending.map((judgment) => judgment.done));
+      all.push(...this.drain(gate, abort));
+    }
+    return merged(all);
   }
 }
 
-/** One model call for `span`: the regions of it to replace. */
-async function judge(span: string, check: SpanCheck): Promise<HeldRegion[]> {
-  const verdict = await check(span);
-  if (verdict.action === 'keep') return [];
-  if (verdict.action === 'drop') return [{ start: 0, end: span.length, replacement: '' }];
-  return valueRegions(span, verdict.replacements);
+function hasOpenBlock(gate: GateState, channel: string): boolean {
+  for (const stream of gate.streams.values()) if (stream.channel === channel && stream.open.size > 0) return true;
+  return false;
+}
+
+function pendingJudgments(gate: GateState): Judgment[] {
+  const pending: Judgment[] = [];
+  for (const judgment of gate.judgments) if (judgment.verdict === undefined) pending.push(judgment);
+  return pending;
 }

@@ -1,10 +1,21 @@
-/** Judging the input messages one by one, for the model-backed input processors. */
+/** Judging the input messages in batches, for the model-backed input processors. */
 import type { MastraDBMessage, MessageList } from '../../message-list/index.js';
 import type { AbortFunction } from '../../contract/index.js';
 import { judgedText } from './message-text.js';
 
 /** What to do with one judged message. */
 export type MessageVerdict = { action: 'keep' } | { action: 'drop' } | { action: 'replace'; message: MastraDBMessage };
+
+/**
+ * What a judge decided about a batch of input messages: keep them all, block the run, decide per
+ * message, or `split` — flagged, but which message matters (a drop, a rewrite): the batch is
+ * halved and each half judged again, down to single messages.
+ */
+export type BatchVerdict =
+  | { action: 'keep' }
+  | { action: 'block'; reason: string; metadata: Record<string, unknown> }
+  | { action: 'each'; verdict: (message: MastraDBMessage) => MessageVerdict }
+  | { action: 'split' };
 
 /**
  * Which input messages a processor judges: user messages with text or attached text files (only the
@@ -15,11 +26,34 @@ export function messagesToJudge(messages: readonly MastraDBMessage[], lastMessag
   return new Set(lastMessageOnly ? candidates.slice(-1) : candidates);
 }
 
+/** The selected messages in batches of consecutive messages whose texts total at most `batchChars` (a longer message is a batch of its own). */
+function batchesOf(selected: readonly MastraDBMessage[], batchChars: number): MastraDBMessage[][] {
+  const batches: MastraDBMessage[][] = [];
+  let current: MastraDBMessage[] = [];
+  let size = 0;
+  for (const message of selected) {
+    const length = judgedText(message).length + 2;
+    if (current.length > 0 && size + length > batchChars) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(message);
+    size += length;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
 /**
- * Judges the selected messages in order (one model call each) — the text and the attached text
- * files of each (`judgedText`) — and applies the verdicts: dropped
- * messages leave the list, replaced ones are returned in place. Dropping every input message
- * aborts the run (there would be nothing left to answer).
+ * Judges the selected messages — the text and the attached text files of each (`judgedText`) — in
+ * batches (one judgment per batch of at most `batchChars`
+ * characters; `0`: one message per batch), all batches at once, and applies the verdicts: a block
+ * aborts the run (the first in message order), dropped messages leave the list, replaced ones are
+ * returned in place. A flagged batch that must be resolved per message (`split`) is halved and
+ * judged again. Dropping every input message aborts the run (there would be nothing left to
+ * answer). A posted history of `n` short messages costs about `total characters / batchChars`
+ * judgments, not `n`.
  */
 export async function judgeInputMessages(options: {
   processorId: string;
@@ -27,23 +61,37 @@ export async function judgeInputMessages(options: {
   messageList: MessageList;
   abort: AbortFunction;
   lastMessageOnly: boolean;
-  judge: (message: MastraDBMessage, text: string) => Promise<MessageVerdict>;
+  batchChars: number;
+  judge: (batch: readonly MastraDBMessage[], text: string) => Promise<BatchVerdict>;
 }): Promise<MastraDBMessage[] | MessageList> {
   const selected = messagesToJudge(options.messages, options.lastMessageOnly);
+  const verdicts = new Map<MastraDBMessage, MessageVerdict>();
+  const blocks: Array<{ at: number; verdict: Extract<BatchVerdict, { action: 'block' }> }> = [];
+  const judgeBatch = async (batch: MastraDBMessage[]): Promise<void> => {
+    const verdict = await options.judge(batch, batch.map((message) => judgedText(message)).join('\n\n'));
+    if (verdict.action === 'block') blocks.push({ at: options.messages.indexOf(batch[0] as MastraDBMessage), verdict });
+    else if (verdict.action === 'each') for (const message of batch) verdicts.set(message, verdict.verdict(message));
+    else if (verdict.action === 'split') {
+      if (batch.length === 1) verdicts.set(batch[0] as MastraDBMessage, { action: 'drop' });
+      else {
+        const half = Math.ceil(batch.length / 2);
+        await Promise.all([judgeBatch(batch.slice(0, half)), judgeBatch(batch.slice(half))]);
+      }
+    }
+  };
+  await Promise.all(batchesOf([...selected], Math.max(0, options.batchChars)).map(judgeBatch));
+  const block = blocks.sort((a, b) => a.at - b.at)[0];
+  if (block !== undefined) options.abort(block.verdict.reason, { metadata: block.verdict.metadata });
   const kept: MastraDBMessage[] = [];
   const dropped: string[] = [];
   for (const message of options.messages) {
-    if (!selected.has(message)) {
-      kept.push(message);
-      continue;
-    }
-    const verdict = await options.judge(message, judgedText(message));
+    const verdict = verdicts.get(message) ?? { action: 'keep' };
     if (verdict.action === 'drop') dropped.push(message.id);
     else kept.push(verdict.action === 'replace' ? verdict.message : message);
   }
   if (dropped.length === 0) return kept;
   if (kept.length === 0) {
-    options.abort(`${options.processorId}: every input message was filtered out`, { metadata: { filtered: dropped } });
+    options.abort(`${options.processorId}: every input message was filtered out`, { metadata: { processorId: options.processorId, filtered: dropped.length } });
   }
   options.messageList.removeByIds(dropped);
   return kept;

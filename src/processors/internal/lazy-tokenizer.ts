@@ -1,20 +1,19 @@
 /**
- * The default tokenizer (`o200k_base` from `gpt-tokenizer`, an optional peer dependency), loaded on
- * first use with a dynamic `import()`: its ~2 MB of merge data stay out of `rxagent/processors`
- * and out of the process of anyone who passes their own `tokenCounter`. Loaded once per process
- * (the module cache of a dependency, not per-run state); until then `defaultTokenizer.current` is
- * `undefined` and the hooks that need it wait for `defaultTokenizer.load()` once, then run synchronously.
+ * The default tokenizer (`o200k_base`, its ranks from `gpt-tokenizer`'s data file — an optional peer
+ * dependency), loaded when a `TokenLimiterProcessor` without a `tokenCounter` is built: the file is
+ * read with asynchronous I/O and parsed in slices of a few milliseconds (`o200k-tokenizer.ts`), so
+ * loading never stalls the event loop (importing `gpt-tokenizer`'s encoding module blocked it for
+ * 250–600 ms at once). The data stays out of `rxagent/processors` and out of the process of anyone
+ * who passes their own `tokenCounter`. Loaded once per process (a dependency's data, not per-run
+ * state); until then `defaultTokenizer.current` is `undefined` and the hooks that need it wait for
+ * `defaultTokenizer.load()` once, then run synchronously.
  */
+import { loadO200k, O200K_DATA_FILE, type Tokenizer } from './o200k-tokenizer.js';
 
-/** The part of `gpt-tokenizer/encoding/o200k_base` rxagent uses. */
-export interface Tokenizer {
-  countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
-  encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
-  decode(tokens: Iterable<number>): string;
-}
+export type { Tokenizer };
 
-/** The module specifier of the default encoding (for messages; the bundler leaves the package external: a peer dependency). */
-export const TOKENIZER_MODULE = 'gpt-tokenizer/encoding/o200k_base';
+/** What the default encoding is loaded from (for messages; the package is a peer dependency, never bundled). */
+export const TOKENIZER_MODULE = O200K_DATA_FILE;
 
 /** Loads a tokenizer once and keeps it (later calls share the first attempt, its failure too). */
 export interface TokenizerLoader {
@@ -53,5 +52,5 @@ export function missingTokenizerError(cause: unknown): Error {
   );
 }
 
-/** The process's default tokenizer: `o200k_base`, imported on first use. */
-export const defaultTokenizer: TokenizerLoader = createTokenizerLoader(() => import('gpt-tokenizer/encoding/o200k_base'));
+/** The process's default tokenizer: `o200k_base`, loaded in slices on first use. */
+export const defaultTokenizer: TokenizerLoader = createTokenizerLoader(loadO200k);

@@ -12,7 +12,10 @@ import { resolveProcessorModel, structuredCall, StructuredCallError, type Struct
 /**
  * What happens when the processor's model call fails or answers something unreadable:
  * `'warn'` (the default) fails open — the content passes unchecked and `onError` is told;
- * `'strict'` fails closed — the processor aborts the run.
+ * `'strict'` fails closed — the processor aborts the run. For the guards (Moderation, PIIDetector,
+ * PromptInjectionDetector, SystemPromptScrubber, LanguageDetector: `GuardJudgeOptions`) it applies
+ * to infrastructure failures only; failures the judged content can cause follow
+ * `contentErrorStrategy` (default `'strict'`).
  *
  * @example
  * ```ts
@@ -34,7 +37,7 @@ export interface ModelBackedOptions {
   model: ModelInput;
   /** Resolves a string `model` (AI SDK `createProviderRegistry(...)` or a record of providers). */
   registry?: ModelRegistry;
-  /** Default `'warn'` (fail open). See {@link ErrorStrategy}. */
+  /** Default `'warn'` (fail open). See {@link ErrorStrategy} (the guards: infrastructure failures only). */
   errorStrategy?: ErrorStrategy;
   /** Replaces the built-in task description given to the model (the answer format stays). */
   instructions?: string;

@@ -4,6 +4,7 @@
  */
 import type { MastraDBMessage } from '../../message-list/index.js';
 import type { ProcessorState } from '../../contract/index.js';
+import { mapStrings } from './deep-strings.js';
 import { mapMessageText, replaceAllValues } from './message-text.js';
 
 const REDACTIONS_KEY = 'redactions';
@@ -25,4 +26,26 @@ export function applyRememberedRedactions(messages: readonly MastraDBMessage[], 
   const replacements = new Map((state[REDACTIONS_KEY] as Array<[string, string]> | undefined) ?? []);
   if (replacements.size === 0) return undefined;
   return messages.map((message) => (message.role === 'assistant' ? mapMessageText(message, (text) => replaceAllValues(text, replacements)) : message));
+}
+
+/**
+ * The assistant messages with this run's remembered redactions applied to every part — text (as
+ * above), reasoning, tool calls, results and errors, data parts; `undefined` when nothing changed.
+ */
+export function applyRedactionsToReply(messages: readonly MastraDBMessage[], state: ProcessorState): MastraDBMessage[] | undefined {
+  const texts = applyRememberedRedactions(messages, state);
+  const replacements = rememberedRedactions(state);
+  if (replacements.size === 0) return texts;
+  let changed = texts !== undefined && texts.some((message, index) => message !== messages[index]);
+  const result = (texts ?? messages).map((message) => {
+    if (message.role !== 'assistant') return message;
+    const parts = message.content.parts.map((part) => {
+      if (part.type === 'text' || part.type === 'step-start') return part;
+      return mapStrings(part, (value) => replaceAllValues(value, replacements)) as typeof part;
+    });
+    if (parts.every((part, index) => part === message.content.parts[index])) return message;
+    changed = true;
+    return { ...message, content: { ...message.content, parts } };
+  });
+  return changed ? result : undefined;
 }

@@ -9,8 +9,11 @@ import { z } from 'zod';
 import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { type ModelInput, type ModelRegistry, resolveModel, streamModel } from '../../model/index.js';
 
-/** Why a structured call failed: the model call itself, or an answer that is not the expected JSON. */
-export type StructuredCallFailure = 'model' | 'malformed';
+/**
+ * Why a structured call failed: the model call itself, an answer that is not the expected JSON,
+ * or a model that stopped on its content filter (`finishReason: 'content-filter'`).
+ */
+export type StructuredCallFailure = 'model' | 'malformed' | 'refused';
 
 /** A failed structured call. `kind` tells a failing model from a malformed answer. */
 export class StructuredCallError extends Error {
@@ -108,11 +111,13 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
     ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
   };
   let answer: string;
+  let refused = false;
   try {
     answer = await lastValueFrom(
       streamModel(request.model, callOptions).pipe(
         map((part) => {
           if (part.type === 'error') throw part.error;
+          if (part.type === 'finish' && part.finishReason.unified === 'content-filter') refused = true;
           return part.type === 'text-delta' ? part.delta : '';
         }),
         reduce((text, delta) => text + delta, ''),
@@ -122,6 +127,7 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
     const reason = error instanceof Error ? error.message : String(error);
     throw new StructuredCallError('model', `model call failed: ${reason}`, { cause: error });
   }
+  if (refused) throw new StructuredCallError('refused', 'the model stopped on its content filter', { answer });
   const parsed = parseJsonAnswer(answer);
   if (parsed === undefined) {
     throw new StructuredCallError('malformed', 'the model did not answer with JSON', { answer });

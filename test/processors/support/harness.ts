@@ -88,9 +88,25 @@ export function modelStreaming(parts: LanguageModelV4StreamPart[]): MockModel {
   return mockModel({ modelId: 'streaming-judge', parts });
 }
 
-/** The ways a judge model can fail, for the errorStrategy tests of every model-backed processor. */
-export const judgeFailures: Record<string, () => MockModel> = {
-  'a malformed answer': () => judgeModel(() => 'Sorry, I cannot answer in JSON.'),
-  'an answer of the wrong shape': () => judgeModel(() => '{"unexpected": true}'),
-  'a failing model': () => failingModel(),
+/**
+ * The ways a judge model can fail, for the error-strategy tests of every model-backed processor:
+ * `content` failures (the judged content can cause them: `contentErrorStrategy`, fail closed by
+ * default) and `infrastructure` ones (`errorStrategy`, fail open by default).
+ */
+export const judgeFailures: Record<string, { kind: 'content' | 'infrastructure'; model: () => MockModel }> = {
+  'a malformed answer': { kind: 'content', model: () => judgeModel(() => 'Sorry, I cannot answer in JSON.') },
+  'an answer of the wrong shape': { kind: 'content', model: () => judgeModel(() => '{"unexpected": true}') },
+  'a failing model': { kind: 'infrastructure', model: () => failingModel() },
 };
+
+/** The contents a judge call quoted (between its `<<<CONTENT-…` markers), in order. */
+export function judgedContents(prompt: string): string[] {
+  return [...prompt.matchAll(/<<<(CONTENT-[0-9a-f]{16})\n([\s\S]*?)\n\1>>>/g)].map((match) => match[2] as string);
+}
+
+/** The user prompt text of a recorded model call. */
+export function promptText(call: { prompt: ReadonlyArray<{ role: string; content: unknown }> }): string {
+  const user = call.prompt.find((message) => message.role === 'user');
+  const content = user?.content;
+  return Array.isArray(content) ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : '')).join('') : '';
+}

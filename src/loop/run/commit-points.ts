@@ -1,0 +1,31 @@
+/** A run's commit points: where durable execution checkpoints it (nothing for a plain run). */
+import type { Observable } from 'rxjs';
+import type { StepEnvironment } from '../step/step-environment.js';
+import { commitAt, type RunCommitPoint } from './run-durability.js';
+import { snapshotRun, type RunPosition } from './run-snapshot.js';
+import type { RunState } from './run-state.js';
+
+/** What a commit point adds to its kind: where a restored run goes on, the tool calls, the last step. */
+export interface CommitPointDetails {
+  readonly stepNumber: number;
+  /** Where a restored run goes on (made when the snapshot is taken); default: where the run stands between steps. */
+  readonly position?: () => RunPosition;
+  readonly toolCalls?: RunCommitPoint['toolCalls'];
+  readonly last?: boolean;
+}
+
+/**
+ * The run waits at commit point `kind` for its checkpoint (nothing without durability): the point
+ * carries the run's snapshot, taken when asked for.
+ */
+export function commitPoint(env: StepEnvironment, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
+  return commitAt(env.durability, () => ({
+    kind,
+    runId: state.runId,
+    stepNumber: details.stepNumber,
+    attempt: state.retryCount + state.apiErrorRetryCount,
+    snapshot: () => snapshotRun(env, state, details.position?.()),
+    ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
+    ...(details.last === undefined ? {} : { last: details.last }),
+  }));
+}
