@@ -7,8 +7,10 @@
  *
  * @example
  * ```ts
- * import { InMemoryRunJournal, journalStreamResponse } from 'rxagent/durable';
- * const journal = new InMemoryRunJournal();
+ * import { createRunWorker, journalStreamResponse } from 'rxagent/durable';
+ * const worker = createRunWorker({ journal, boss, agents: [support] });
+ * await worker.start();
+ * const { runId } = await worker.submit('support', 'Hi', { memory: { thread: chatId, resource: userId } });
  * const response = await journalStreamResponse(journal, runId, { request });
  * ```
  */
@@ -47,4 +49,5 @@ export type { DurableCallOptions } from './durable-call-options.js';
 export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 export { NotDurableError } from './errors/not-durable-error.js';
 export { ToolOutcomeUnknownError } from './errors/tool-outcome-unknown-error.js';
-export { DurableStateError } from '../loop/index.js';
+// what a commit's `state` holds, and the errors of a run's snapshot (a processor state that is not JSON; a snapshot that cannot be restored)
+export { DurableStateError, RunSnapshotError, type RunSnapshot } from '../loop/index.js';

@@ -25,26 +25,28 @@ import { matrixAgent, matrixTables, type KillPlan, type MatrixCase } from './fix
 import { WorkerProcess, type WorkerProcessConfig } from './fixtures/worker-processes.js';
 
 const suffix = randomUUID().slice(0, 6);
-const kills: Array<[string, KillPlan, boolean]> = [
-  // name, plan, whether the kill is inside a model stream (the one case allowed an extra model call)
-  ['mid-stream', { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGKILL' }, true],
-  ['after-tool-call', { at: 'model-committed', signal: 'SIGKILL' }, false],
-  ['during-tool', { at: 'tool', toolCall: 'call-1', signal: 'SIGKILL' }, false],
-  ['after-tool-result', { at: 'tool-returned', nth: 2, signal: 'SIGKILL' }, false],
-  ['memory-save', { at: 'memory-save', signal: 'SIGKILL' }, false],
-  ['between-steps', { at: 'step-committed', step: 0, signal: 'SIGKILL' }, false],
-  ['process-output-result', { at: 'processOutputResult', signal: 'SIGKILL' }, false],
-  ['during-retry', { at: 'chunks-flushed', step: 2, nth: 1, signal: 'SIGKILL' }, true],
+const kills: Array<[string, KillPlan, boolean, boolean]> = [
+  // name, plan, whether the kill is inside a model stream (the one case allowed an extra model call),
+  // whether a tool call was in flight (started, its outcome not in the ledger: the idempotent tool runs again)
+  ['mid-stream', { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGKILL' }, true, false],
+  ['after-tool-call', { at: 'model-committed', signal: 'SIGKILL' }, false, false],
+  ['during-tool', { at: 'tool', toolCall: 'call-1', signal: 'SIGKILL' }, false, true],
+  ['after-tool-result', { at: 'tool-returned', nth: 2, signal: 'SIGKILL' }, false, true],
+  ['memory-save', { at: 'memory-save', signal: 'SIGKILL' }, false, false],
+  ['between-steps', { at: 'step-committed', step: 0, signal: 'SIGKILL' }, false, false],
+  ['process-output-result', { at: 'processOutputResult', signal: 'SIGKILL' }, false, false],
+  ['during-retry', { at: 'chunks-flushed', step: 2, nth: 1, signal: 'SIGKILL' }, true, false],
 ];
-const killCases: Array<MatrixCase & { name: string; inModelStream: boolean }> = kills.flatMap(([name, plan, inModelStream]) =>
-  [1, 4].map((toolConcurrency) => ({ id: `m${suffix}-${name}-c${toolConcurrency}`, name: `${name} × toolConcurrency ${toolConcurrency}`, toolConcurrency, plan, inModelStream })),
+const killCases: Array<MatrixCase & { name: string; inModelStream: boolean; reruns: boolean }> = kills.flatMap(([name, plan, inModelStream, reruns]) =>
+  [1, 4].map((toolConcurrency) => ({ id: `m${suffix}-${name}-c${toolConcurrency}`, name: `${name} × toolConcurrency ${toolConcurrency}`, toolConcurrency, plan, inModelStream, reruns })),
 );
 const stopCases: Array<MatrixCase & { name: string }> = [
   { id: `m${suffix}-stop-mid-stream`, name: 'SIGSTOP mid-stream', toolConcurrency: 1, plan: { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGSTOP' } },
   { id: `m${suffix}-stop-memory-save`, name: 'SIGSTOP inside memory’s save', toolConcurrency: 1, plan: { at: 'memory-save', signal: 'SIGSTOP' } },
 ];
 const allCases = [...killCases, ...stopCases];
-const WAVE = 4;
+/** Victims at once: their heartbeat waits (≈ 10 s each) overlap; each holds ≤ 5 connections. */
+const WAVE = 6;
 
 let server: TestPostgres;
 let db: pg.Pool;
@@ -59,7 +61,7 @@ const runs = new Map<string, { crashed: string; reference: string; victim: Worke
 
 const baseConfig = (): Omit<WorkerProcessConfig, 'workerId' | 'cases' | 'concurrency'> => ({ connectionString: server.connectionString, schema, bossSchema, wordDelayMs: 25 });
 const spawn = (workerId: string, cases: MatrixCase[], concurrency: number): WorkerProcess => {
-  const process = new WorkerProcess({ ...baseConfig(), workerId, cases, concurrency });
+  const process = new WorkerProcess({ ...baseConfig(), workerId, cases, concurrency, ...(workerId.startsWith('rescuer') ? { poolMax: 4 } : {}) });
   processes.push(process);
   return process;
 };
@@ -86,11 +88,11 @@ async function waitForRuns(runIds: string[], timeoutMs: number): Promise<void> {
 
 beforeAll(async () => {
   server = await startTestPostgres();
-  db = new pg.Pool({ connectionString: server.connectionString, max: 6 });
+  db = new pg.Pool({ connectionString: server.connectionString, max: 4 });
   await db.query(matrixTables);
   journal = new PostgresRunJournal({ pool: db, schema });
   storage = new PostgresStorage({ pool: db, schema });
-  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, max: 3 });
+  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, max: 2 });
   boss.on('error', () => undefined);
   await boss.start();
   const noPlans = new Map<string, KillPlan>();
@@ -161,7 +163,7 @@ afterAll(async () => {
   await server?.stop();
 }, 60_000);
 
-async function compare(matrixCase: MatrixCase): Promise<void> {
+async function compare(matrixCase: MatrixCase, reruns = false): Promise<void> {
   const { crashed, reference } = runs.get(matrixCase.id)!;
   const [crashedRun, referenceRun] = await Promise.all([journal.getRun(crashed), journal.getRun(reference)]);
   expect(referenceRun).toMatchObject({ status: 'completed', epoch: 1, terminal: 'finish' });
@@ -176,9 +178,26 @@ async function compare(matrixCase: MatrixCase): Promise<void> {
   // memory holds the exchange once, as the crash-free run's
   const [crashedThread, referenceThread] = await Promise.all([storage.getMessages({ threadId: `thread-${crashed}` }), storage.getMessages({ threadId: `thread-${reference}` })]);
   expect(memoryShape(crashedThread, crashed)).toEqual(memoryShape(referenceThread, reference));
-  // one effect per tool call
-  const effects = await db.query<{ tool_call_id: string; n: string }>('SELECT tool_call_id, count(*) AS n FROM matrix_effects WHERE run_id = $1 GROUP BY tool_call_id ORDER BY 1', [crashed]);
-  expect(effects.rows.map((row) => [row.tool_call_id, Number(row.n)])).toEqual([['call-0', 1], ['call-1', 1], ['call-2', 1]]);
+  // one effect per tool call (the effect is keyed by idempotencyKey: a re-run under another key would show twice)
+  const [crashedEffects, referenceEffects] = await Promise.all([perToolCall('matrix_effects', crashed), perToolCall('matrix_effects', reference)]);
+  expect(referenceEffects).toHaveLength(6); // three calls in step 0, three in the retry (step 2)
+  expect(referenceEffects.every(([, count]) => count === 1)).toBe(true);
+  expect(crashedEffects).toEqual(referenceEffects);
+  // executions: a call the ledger knew the outcome of never ran again; only a call in flight at the kill did
+  const attempts = await perToolCall('matrix_tool_attempts', crashed);
+  expect(attempts.map(([toolCallId]) => toolCallId)).toEqual(referenceEffects.map(([toolCallId]) => toolCallId));
+  if (reruns) {
+    expect(attempts.every(([, count]) => count === 1 || count === 2), JSON.stringify(attempts)).toBe(true);
+    expect(attempts.some(([, count]) => count === 2), JSON.stringify(attempts)).toBe(true);
+  } else {
+    expect(attempts.every(([, count]) => count === 1), JSON.stringify(attempts)).toBe(true);
+  }
+}
+
+/** Rows of `table` for the run, counted per tool call. */
+async function perToolCall(table: 'matrix_effects' | 'matrix_tool_attempts', runId: string): Promise<Array<[string, number]>> {
+  const { rows } = await db.query<{ tool_call_id: string; n: string }>(`SELECT tool_call_id, count(*) AS n FROM ${table} WHERE run_id = $1 GROUP BY tool_call_id ORDER BY 1`, [runId]);
+  return rows.map((row) => [row.tool_call_id, Number(row.n)]);
 }
 
 async function modelCalls(runId: string): Promise<number> {
@@ -187,7 +206,7 @@ async function modelCalls(runId: string): Promise<number> {
 
 describe('fault matrix: SIGKILL of the owner, another worker completes the run', () => {
   it.each(killCases)('$name', async (matrixCase) => {
-    await compare(matrixCase);
+    await compare(matrixCase, matrixCase.reruns);
     const { crashed, reference } = runs.get(matrixCase.id)!;
     const extra = (await modelCalls(crashed)) - (await modelCalls(reference));
     expect(extra).toBe(matrixCase.inModelStream ? 1 : 0);
@@ -217,5 +236,27 @@ describe('takeover latency', () => {
     });
     const sorted = [...latencies].sort((a, b) => a - b);
     console.log(`takeover kill → claim over ${sorted.length} kills: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, p95 ${sorted[Math.ceil(0.95 * sorted.length) - 1]} ms, max ${sorted.at(-1)} ms`);
+  });
+});
+
+describe('counts', () => {
+  it('every case ended at its plan; the totals (printed for the CI log)', async () => {
+    const crashed = [...runs.values()].map((run) => run.crashed);
+    const references = [...runs.values()].map((run) => run.reference);
+    const count = async (sql: string, values: unknown[]): Promise<number> => Number((await db.query<{ n: string }>(sql, values)).rows[0]!.n);
+    const modelCallsOf = (ids: string[]) => count('SELECT count(*) AS n FROM matrix_model_calls WHERE run_id = ANY($1)', [ids]);
+    const attemptsOf = (ids: string[]) => count('SELECT count(*) AS n FROM matrix_tool_attempts WHERE run_id = ANY($1)', [ids]);
+    const effectsOf = (ids: string[]) => count('SELECT count(*) AS n FROM matrix_effects WHERE run_id = ANY($1)', [ids]);
+    const takeovers = await count(`SELECT count(*) AS n FROM "${schema}".runs WHERE id = ANY($1) AND status = 'completed' AND epoch >= 2`, [crashed]);
+    expect(takeovers).toBe(allCases.length);
+    expect([...runs.values()].every((run) => run.killedAt !== undefined)).toBe(true);
+    const extraModelCalls = (await modelCallsOf(crashed)) - (await modelCallsOf(references));
+    const extraExecutions = (await attemptsOf(crashed)) - (await attemptsOf(references));
+    expect(await effectsOf(crashed)).toBe(await effectsOf(references));
+    console.log(
+      `fault matrix: ${killCases.length} SIGKILL + ${stopCases.length} SIGSTOP cases, ${takeovers} runs completed by another worker, ` +
+        `${extraModelCalls} extra model calls (${killCases.filter((matrixCase) => matrixCase.inModelStream).length} kills inside a model stream), ` +
+        `${extraExecutions} idempotent tool re-executions, ${await effectsOf(crashed)} effects = the crash-free runs'`,
+    );
   });
 });

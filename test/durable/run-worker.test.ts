@@ -28,6 +28,7 @@ import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { settle } from '../support/wait-for.js';
 import { effectiveChunks, journalEntries, uiMessageOf } from './fixtures/matrix-checks.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -201,7 +202,7 @@ describe('RunWorker: owners that go away', () => {
     const fenced = await until(owner.events$, 'fenced', runId);
     expect(fenced.epoch).toBe(1);
     const before = (await journal.getRun(runId))!.lastSeq;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settle(() => false, 300); // an absence check: the old owner had time to write, and wrote nothing
     expect((await journal.getRun(runId))!.lastSeq).toBe(before);
     expect(events.filter((event) => event.runId === runId && event.type === 'failed')).toEqual([]);
     expect(lease.epoch).toBe(2);
