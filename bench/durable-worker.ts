@@ -80,9 +80,9 @@ async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString
       await victim.waitForEvent('its claim', (event) => event.type === 'claimed' && event.runId === runId);
       const { plan: _plan, ...rescued } = matrixCase;
       await rescuer.add([rescued]);
-      const stopped = await victim.waitForStop();
+      const [stopped] = await victim.waitForStops(1);
       const claim = await rescuer.waitForEvent('the takeover', (event) => event.type === 'claimed' && event.runId === runId);
-      latencies.push(claim.at - stopped.at);
+      latencies.push(claim.at - stopped!.at);
       await rescuer.waitForEvent('the end of the run', (event) => event.type === 'completed' && event.runId === runId);
     } finally {
       await Promise.all([victim.kill(), rescuer.kill()]);

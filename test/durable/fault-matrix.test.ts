@@ -8,10 +8,12 @@
  * only when the kill was inside a model stream. Then two owners are SIGSTOPped (mid-stream, inside
  * memory's save), their runs taken over and completed, and SIGCONTed: they append and save nothing.
  *
- * Orchestration: victims (one process per case, its queue only) run a few at a time; when a victim
- * claims its run, the two rescuer processes start working that case's queue, so the takeover is
- * measured from the kill. Every wait is for an event or a row, with a generous deadline: timing is
- * never asserted.
+ * Orchestration: three victim processes (the SIGKILL cases with tool concurrency 1, those with 4,
+ * the SIGSTOP cases), each working only its cases' queues. Once a victim claimed its runs, the two
+ * rescuer processes start working those queues (and run the crash-free references); the victim
+ * holds each run at its kill point and, when all are held, stops itself — for each run the same as
+ * dying at its point, and the heartbeat waits (≈ 10 s) overlap. Every wait is for an event or a
+ * row, with a generous deadline: timing is never asserted.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -45,8 +47,8 @@ const stopCases: Array<MatrixCase & { name: string }> = [
   { id: `m${suffix}-stop-memory-save`, name: 'SIGSTOP inside memory’s save', toolConcurrency: 1, plan: { at: 'memory-save', signal: 'SIGSTOP' } },
 ];
 const allCases = [...killCases, ...stopCases];
-/** Victims at once: their heartbeat waits (≈ 10 s each) overlap; each holds ≤ 5 connections. */
-const WAVE = 6;
+/** The victim processes: the SIGKILL cases by tool concurrency, the SIGSTOP cases (≤ 8 connections each). */
+const groups: MatrixCase[][] = [killCases.filter((matrixCase) => matrixCase.toolConcurrency === 1), killCases.filter((matrixCase) => matrixCase.toolConcurrency === 4), stopCases];
 
 let server: TestPostgres;
 let db: pg.Pool;
@@ -60,8 +62,8 @@ const processes: WorkerProcess[] = [];
 const runs = new Map<string, { crashed: string; reference: string; victim: WorkerProcess; killedAt?: number }>();
 
 const baseConfig = (): Omit<WorkerProcessConfig, 'workerId' | 'cases' | 'concurrency'> => ({ connectionString: server.connectionString, schema, bossSchema, wordDelayMs: 25 });
-const spawn = (workerId: string, cases: MatrixCase[], concurrency: number): WorkerProcess => {
-  const process = new WorkerProcess({ ...baseConfig(), workerId, cases, concurrency, ...(workerId.startsWith('rescuer') ? { poolMax: 4 } : {}) });
+const spawn = (workerId: string, cases: MatrixCase[], concurrency: number, pools: Pick<WorkerProcessConfig, 'poolMax'> = {}): WorkerProcess => {
+  const process = new WorkerProcess({ ...baseConfig(), workerId, cases, concurrency, ...pools });
   processes.push(process);
   return process;
 };
@@ -100,43 +102,48 @@ beforeAll(async () => {
   submitter = createRunWorker({ journal, boss, concurrency: 0, agents: allCases.map((matrixCase) => matrixAgent(matrixCase, { db, storage, wordDelayMs: 0, plans: noPlans, stop: never })) });
   await submitter.start();
 
-  const rescuers = [spawn('rescuer-1', [], 1), spawn('rescuer-2', [], 1)];
+  const rescuers = [spawn('rescuer-1', [], 1, { poolMax: 4 }), spawn('rescuer-2', [], 1, { poolMax: 4 })];
   await Promise.all(rescuers.map((rescuer) => rescuer.ready));
   let rescuing = Promise.resolve();
-  const rescue = (matrixCase: MatrixCase): Promise<void> => {
-    const { plan: _plan, ...withoutPlan } = matrixCase;
+  const rescue = (cases: MatrixCase[]): Promise<void> => {
+    const withoutPlans = cases.map(({ plan: _plan, ...withoutPlan }) => withoutPlan);
     rescuing = rescuing.then(async () => {
-      for (const rescuer of rescuers) await rescuer.add([withoutPlan]);
+      for (const rescuer of rescuers) await rescuer.add(withoutPlans);
     });
     return rescuing;
   };
 
-  // victims, a wave at a time: each claims its run (then the rescuers join its queue) and stops itself at its plan
-  const queue = [...allCases];
-  const victimRound = async (): Promise<void> => {
-    for (let matrixCase = queue.shift(); matrixCase !== undefined; matrixCase = queue.shift()) {
-      const victim = spawn(`victim-${matrixCase.id}`, [matrixCase], 1);
-      await victim.ready;
+  // one victim per group: it claims the group's runs (then the rescuers join their queues and run
+  // the crash-free references), holds each at its plan, and stops itself once all are held
+  const victimOf = async (cases: MatrixCase[], name: string): Promise<void> => {
+    const victim = spawn(`victim-${name}`, cases, 1, { poolMax: 6 });
+    await victim.ready;
+    for (const matrixCase of cases) runs.set(matrixCase.id, { crashed: `${matrixCase.id}.1`, reference: `${matrixCase.id}.0`, victim });
+    await Promise.all(cases.map((matrixCase) => submit(matrixCase, `${matrixCase.id}.1`)));
+    for (const matrixCase of cases) {
       const crashed = `${matrixCase.id}.1`;
-      runs.set(matrixCase.id, { crashed, reference: `${matrixCase.id}.0`, victim });
-      await submit(matrixCase, crashed);
       await victim.waitForEvent(`the claim of ${crashed}`, (event) => event.type === 'claimed' && event.runId === crashed);
-      await rescue(matrixCase);
-      const stopped = await victim.waitForStop();
-      runs.get(matrixCase.id)!.killedAt = stopped.at;
-      expect(stopped.runId).toBe(crashed);
+    }
+    await rescue(cases);
+    await Promise.all(cases.map((matrixCase) => submit(matrixCase, `${matrixCase.id}.0`)));
+    const stops = await victim.waitForStops(cases.length);
+    for (const matrixCase of cases) {
+      const stop = stops.find((each) => each.runId === `${matrixCase.id}.1`);
+      expect(stop, `${matrixCase.id} held at its plan`).toBeDefined();
+      runs.get(matrixCase.id)!.killedAt = stops.at(-1)!.at; // the process stops after the last report
     }
   };
-  await Promise.all(Array.from({ length: WAVE }, victimRound));
-  // the crash-free runs, by the rescuers (same agents, no plans)
-  for (const matrixCase of allCases) await submit(matrixCase, runs.get(matrixCase.id)!.reference);
+  await Promise.all(
+    groups.map((cases, index) => victimOf(cases, `group-${index}`)),
+  );
   await waitForRuns([...runs.values()].flatMap((run) => [run.crashed, run.reference]), 300_000);
-  // the SIGSTOPped owners wake up: their runs are someone else's now
+  // the SIGSTOPped owner wakes up: its runs are someone else's now
+  for (const matrixCase of stopCases) stopSnapshots.set(matrixCase.id, await ownerWrites(`${matrixCase.id}.1`));
+  const sleeper = runs.get(stopCases[0]!.id)!.victim;
+  sleeper.signal('SIGCONT');
   for (const matrixCase of stopCases) {
-    const { victim, crashed } = runs.get(matrixCase.id)!;
-    stopSnapshots.set(matrixCase.id, await ownerWrites(crashed));
-    victim.signal('SIGCONT');
-    await victim.waitForEvent(`the fence of ${crashed} after SIGCONT`, (event) => event.type === 'fenced' && event.runId === crashed);
+    const crashed = `${matrixCase.id}.1`;
+    await sleeper.waitForEvent(`the fence of ${crashed} after SIGCONT`, (event) => event.type === 'fenced' && event.runId === crashed);
   }
 }, 600_000);
 
