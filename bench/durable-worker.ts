@@ -93,7 +93,7 @@ async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString
 
 async function throughput(env: Awaited<ReturnType<typeof setUp>>, connectionString: string, runs: number, workers: number): Promise<WorkerRows['throughput']> {
   const bulk: MatrixCase = { id: `bulk-${env.suffix}`, toolConcurrency: 1, simple: true };
-  const processes = Array.from({ length: workers }, (_, index) => new WorkerProcess({ connectionString, schema: env.schema, bossSchema: env.bossSchema, workerId: `bulk-${index}`, cases: [bulk], concurrency: 8, wordDelayMs: 0 }));
+  const processes = Array.from({ length: workers }, (_, index) => new WorkerProcess({ connectionString, schema: env.schema, bossSchema: env.bossSchema, workerId: `bulk-${index}`, cases: [bulk], concurrency: 8, wordDelayMs: 0, poolMax: 6 }));
   try {
     await Promise.all(processes.map((process) => process.ready));
     const submitter = createRunWorker({ journal: env.journal, boss: env.boss, concurrency: 0, agents: [new Agent({ id: bulk.id, model: 'unused/model' as never })] });

@@ -28,7 +28,7 @@ import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { settle } from '../support/wait-for.js';
+import { settle, waitFor } from '../support/wait-for.js';
 import { effectiveChunks, journalEntries, uiMessageOf } from './fixtures/matrix-checks.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -206,6 +206,40 @@ describe('RunWorker: owners that go away', () => {
     expect((await journal.getRun(runId))!.lastSeq).toBe(before);
     expect(events.filter((event) => event.runId === runId && event.type === 'failed')).toEqual([]);
     expect(lease.epoch).toBe(2);
+  });
+});
+
+describe('RunWorker: close({ handover: true })', () => {
+  it('releases the run at its next step commit; another worker claims it and finishes it, nothing run twice', async () => {
+    let letGo: () => void = () => undefined;
+    const closing = new Promise<void>((resolve) => (letGo = resolve));
+    // A holds its run after the model commit until close() was called (so the next step commit is not the last)
+    const faultPoint = async (point: RunFaultPoint, info: FaultPointInfo): Promise<void> => {
+      if (point === 'model-committed' && info.epoch === 1) await closing;
+    };
+    const a = newWorker({ agents: [supportAgent('handover')], faultPoint, workerId: 'worker-a' });
+    const b = newWorker({ agents: [supportAgent('handover')], workerId: 'worker-b' });
+    const events: Array<RunWorkerEvent & { worker: string }> = [];
+    a.events$.subscribe((event) => events.push({ ...event, worker: 'a' }));
+    b.events$.subscribe((event) => events.push({ ...event, worker: 'b' }));
+    await a.start();
+    const { runId } = await a.submit('handover', 'Please look');
+    await until(a.events$, 'committed', runId);
+    const closed = a.close({ handover: true });
+    letGo();
+    await b.start();
+    await closed;
+    await waitFor(() => events.some((event) => event.type === 'completed' && event.runId === runId), 'the run completed by b', 60_000);
+    const ofRun = events.filter((event) => event.runId === runId).map((event) => `${event.worker} ${event.type === 'committed' ? `committed ${event.commit}` : event.type}`);
+    expect(ofRun.filter((line) => line.startsWith('a '))).toEqual(['a claimed', 'a committed input', 'a committed model', 'a committed step', 'a released']);
+    expect(ofRun.filter((line) => line.startsWith('b '))).toEqual(['b claimed', 'b committed step', 'b committed final', 'b completed']);
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', epoch: 2, owner: 'worker-b' });
+    // released at a commit: nothing to roll back, the tool ran once, the answer uses its result
+    const entries = await journalEntries(journal, runId);
+    expect(entries.filter((entry) => entry.chunk.type === 'step-finish' && entry.chunk.payload.stepResult.reason === 'retry')).toEqual([]);
+    expect(effects.filter((effect) => effect.startsWith(`lookup:${runId}:`))).toHaveLength(1);
+    const message = await uiMessageOf(journal, runId);
+    expect(message?.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual(['Looking.', 'Done: [{"found":"a"}].']);
   });
 });
 
