@@ -18,7 +18,16 @@ import { DEFAULT_QUEUE_PREFIX, jobIdOf, queueNameOf } from './internal/queues.js
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
-/** A pg-boss job as the worker gets it from `work()`. */
+/**
+ * A pg-boss job as the worker gets it from `work()`: one per run, its id made from the run id,
+ * its signal aborted by pg-boss when this worker's claim on it is gone.
+ *
+ * @example
+ * ```ts
+ * import type { RunJob } from 'rxagent/durable';
+ * const runIdOf = (job: RunJob): string => job.data.runId;
+ * ```
+ */
 export interface RunJob {
   readonly id: string;
   readonly data: { readonly runId: string };
@@ -28,6 +37,15 @@ export interface RunJob {
 /**
  * What the worker uses of pg-boss 12 (a started `PgBoss` is one): queues, jobs under their own
  * ids, and `work()` with heartbeats and the job's abort signal.
+ *
+ * @example
+ * ```ts
+ * import { PgBoss } from 'pg-boss';
+ * import type { RunQueue } from 'rxagent/durable';
+ * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * await boss.start();
+ * const queue: RunQueue = boss;
+ * ```
  */
 export interface RunQueue {
   createQueue(name: string, options?: { heartbeatSeconds?: number; retryLimit?: number; retryDelay?: number; expireInSeconds?: number }): Promise<void>;
@@ -197,11 +215,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const context: ExecutionContext = {
       journal,
       agent: entry.agent,
-      config: entry.config,
       faultPoint: faultPoint === undefined ? undefined : async (point, info) => faultPoint(point, info),
       emit: (event) => events.next(event),
       handingOver: () => handingOver,
-      flushWindowMs: undefined,
     };
     await faultPoint?.('claimed', { runId, epoch });
     const outcome = await executeRun(context, claim, job.signal);

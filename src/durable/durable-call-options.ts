@@ -32,7 +32,14 @@ export type DurableCallOptions = Pick<
   requestContext?: Record<string, JsonValue>;
 };
 
-/** What the journal keeps of a submitted call (the run's `input`). */
+/**
+ * What the journal keeps of a submitted call (the run's `input`).
+ *
+ * @example
+ * ```ts
+ * const stored: StoredCall = { input: 'Hi', options: { maxSteps: 2 } };
+ * ```
+ */
 export interface StoredCall {
   readonly input: JsonValue;
   readonly options: Record<string, JsonValue>;
@@ -80,6 +87,12 @@ function strictJson(value: unknown, path: string): JsonValue {
 /**
  * Checks a submit's options and input and returns what the journal stores: `NotDurableError` for
  * what a durable run cannot carry, `TypeError` for an unknown option (with the closest known one).
+ *
+ * @example
+ * ```ts
+ * storedCallOf('Hi', { maxSteps: 2 }); // { input: 'Hi', options: { maxSteps: 2 } }
+ * storedCallOf('Hi', { requestContext: { at: new Date() } }); // NotDurableError: options.requestContext.at
+ * ```
  */
 export function storedCallOf(input: AgentInput, options: DurableCallOptions | undefined): StoredCall {
   if (options !== undefined && !isRecord(options)) throw new TypeError('submit(agent, input, options): options must be a plain object.');
@@ -107,7 +120,14 @@ export function storedCallOf(input: AgentInput, options: DurableCallOptions | un
   return { input: json, options: stored };
 }
 
-/** The thread and resource of a stored call (for `activeRun` and the run's row). */
+/**
+ * The thread and resource of a stored call (for `activeRun` and the run's row).
+ *
+ * @example
+ * ```ts
+ * threadOf({ memory: { thread: 't1', resource: 'u1' } }); // { threadId: 't1', resourceId: 'u1' }
+ * ```
+ */
 export function threadOf(options: Record<string, JsonValue>): { threadId?: string; resourceId?: string } {
   const memory = options['memory'];
   if (!isRecord(memory)) return {};

@@ -1,10 +1,11 @@
 /**
  * examples/durable-chat: two instances on one PostgreSQL behind a failover proxy (what a load
  * balancer does). A client (the AI SDK's transport machinery, as `useChat` drives it:
- * `DurableChatTransport.sendMessages` read with `readUIMessageStream`) asks instance A, which runs
- * the answer; A is SIGKILLed mid-answer; the client's stream goes on from instance B — which reads
- * the journal live and then takes the run over — and ends with the whole answer once; memory holds
- * the exchange once.
+ * `DurableChatTransport.sendMessages` read with `readUIMessageStream`) asks the first instance;
+ * whichever instance claimed the run (pg-boss decides) is SIGKILLed mid-answer; the survivor takes
+ * the run over — the client's stream goes on (reconnected to the survivor when its own instance
+ * died, else read live from the journal) and ends with the whole answer once; memory holds the
+ * exchange once.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -37,7 +38,7 @@ let proxy: Server;
 function startInstance(workerId: string): Promise<Instance> {
   const child = fork(join(import.meta.dirname, '../../examples/durable-chat/server.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, DATABASE_URL: server.connectionString, PORT: '0', WORKER_ID: workerId, WORD_DELAY_MS: '60', RXAGENT_SCHEMA: schema, PGBOSS_SCHEMA: bossSchema },
+    env: { ...process.env, DATABASE_URL: server.connectionString, PORT: '0', WORKER_ID: workerId, WORD_DELAY_MS: '100', RXAGENT_SCHEMA: schema, PGBOSS_SCHEMA: bossSchema },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -95,37 +96,42 @@ afterAll(async () => {
 }, 60_000);
 
 describe('examples/durable-chat', () => {
-  it('two instances: the one answering is killed mid-answer, the client’s stream goes on from the other and ends with the whole answer once', async () => {
-    const a = await startInstance('instance-a');
+  it('two instances: the one answering is killed mid-answer, the client’s stream goes on and ends with the whole answer once', async () => {
+    const both = await Promise.all([startInstance('instance-a'), startInstance('instance-b')]);
     const api = `${await startProxy()}/api/chat`;
     const transport = new DurableChatTransport<UIMessage>({ api, maxReconnects: 12 });
     const chatId = `chat-${suffix}`;
     const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What can you do for me?' }] };
     const stream = await transport.sendMessages({ chatId, messages: [user], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
-    let killed = false;
+    const watch = new pg.Pool({ connectionString: server.connectionString, max: 1 });
+    let killed: string | undefined;
     let last: UIMessage | undefined;
-    let b: Instance | undefined;
-    for await (const message of readUIMessageStream({ stream })) {
-      last = message;
-      const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
-      if (!killed && text.split(' ').length >= 6) {
-        // A runs the answer (it was the only worker when it was submitted): B comes up, A dies
-        killed = true;
-        b = await startInstance('instance-b');
-        a.child.kill('SIGKILL');
-        await a.exited;
+    try {
+      for await (const message of readUIMessageStream({ stream })) {
+        last = message;
+        const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        if (killed === undefined && text.split(' ').length >= 6) {
+          // the instance running the answer dies
+          const { rows } = await watch.query<{ owner: string }>(`SELECT owner FROM "${schema}".runs WHERE thread_id = $1`, [chatId]);
+          killed = rows[0]!.owner;
+          const owner = both[killed === 'instance-a' ? 0 : 1]!;
+          owner.child.kill('SIGKILL');
+          await owner.exited;
+        }
       }
+    } finally {
+      await watch.end();
     }
-    expect(killed).toBe(true);
-    expect(b).toBeDefined();
+    expect(killed).toMatch(/^instance-[ab]$/);
+    const survivor = killed === 'instance-a' ? 'instance-b' : 'instance-a';
     const texts = last?.parts.filter((part) => part.type === 'text').map((part) => (part.type === 'text' ? part.text : ''));
     expect(texts).toEqual([ANSWER]);
-    // the journal says who finished it (B, the second owner); memory holds the exchange once
+    // the journal says who finished it (the survivor, the second owner); memory holds the exchange once
     const storage = new PostgresStorage({ connectionString: server.connectionString, schema });
     const db = new pg.Pool({ connectionString: server.connectionString, max: 1 });
     try {
       const { rows } = await db.query<{ status: string; epoch: number; owner: string }>(`SELECT status, epoch, owner FROM "${schema}".runs WHERE thread_id = $1`, [chatId]);
-      expect(rows).toEqual([{ status: 'completed', epoch: 2, owner: 'instance-b' }]);
+      expect(rows).toEqual([{ status: 'completed', epoch: 2, owner: survivor }]);
       const thread = await storage.getMessages({ threadId: chatId });
       expect(thread.map((message) => message.role)).toEqual(['user', 'assistant']);
       expect(thread[1]?.content.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual([ANSWER]);

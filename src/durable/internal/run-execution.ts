@@ -11,7 +11,7 @@
  */
 import { Subscription, lastValueFrom, toArray } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentConfig, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
+import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
@@ -27,13 +27,10 @@ export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'ret
 export interface ExecutionContext {
   readonly journal: RunJournal;
   readonly agent: Agent;
-  readonly config: AgentConfig;
   readonly faultPoint: ((point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>) | undefined;
   readonly emit: (event: RunWorkerEvent) => void;
   /** True once the worker hands its runs over (each is released at its next step commit). */
   readonly handingOver: () => boolean;
-  /** The writer's flush window (ms). */
-  readonly flushWindowMs: number | undefined;
 }
 
 /** Why a run stopped before its end (nothing is written after it). */
@@ -149,7 +146,6 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       const activeWriter = new JournalWriter({
         journal,
         lease,
-        ...(context.flushWindowMs === undefined ? {} : { flushWindowMs: context.flushWindowMs }),
         onFlushed: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),
       });
       writer = activeWriter;
