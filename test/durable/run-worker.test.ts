@@ -209,6 +209,29 @@ describe('RunWorker: owners that go away', () => {
   });
 });
 
+describe('RunWorker: a processor state that is not JSON', () => {
+  it('ends the run at the commit with DurableStateError naming the processor and the path: status failed', async () => {
+    const keeper: Processor<'keeper'> = {
+      id: 'keeper',
+      processOutputStream({ part, state }) {
+        state['seen'] ??= new Set<string>();
+        (state['seen'] as Set<string>).add(part.type);
+        return part;
+      },
+    };
+    const worker = newWorker({ agents: [supportAgent('keeper-agent', { outputProcessors: [keeper] })] });
+    await worker.start();
+    const { runId } = await worker.submit('keeper-agent', 'Hi!');
+    const completed = await until(worker.events$, 'completed', runId);
+    expect(completed.status).toBe('failed');
+    const entries = await journalEntries(journal, runId);
+    const last = entries.at(-1)!.chunk;
+    expect(last.type).toBe('error');
+    expect((last as ChunkType & { type: 'error' }).payload.error).toMatchObject({ name: 'DurableStateError', processorId: 'keeper', path: '$.seen', type: 'Set' });
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', terminal: 'error', epoch: 1 });
+  });
+});
+
 describe('RunWorker: close({ handover: true })', () => {
   it('releases the run at its next step commit; another worker claims it and finishes it, nothing run twice', async () => {
     let letGo: () => void = () => undefined;
