@@ -219,7 +219,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       emit: (event) => events.next(event),
       handingOver: () => handingOver,
     };
-    await faultPoint?.('claimed', { runId, epoch });
+    try {
+      await faultPoint?.('claimed', { runId, epoch });
+    } catch (error) {
+      events.next({ type: 'failed', runId, epoch, error });
+      throw error;
+    }
     const outcome = await executeRun(context, claim, job.signal);
     if (outcome.kind === 'retry') throw outcome.error;
   };
