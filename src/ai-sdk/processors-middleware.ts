@@ -38,13 +38,13 @@ export interface ProcessorsMiddlewareOptions {
  * (`specificationVersion: 'v4'`) for `wrapLanguageModel`, so `streamText` / `generateText`
  * run the same processors an `Agent` would, per model call:
  *
- * - `transformParams`: the prompt becomes a `MessageList` (the last user message and what follows
- *   are `input`, earlier messages `memory`); `processInput` and `processInputStep` run on it (their
+ * - `transformParams`: the prompt becomes a `MessageList` (every message but the system ones is
+ *   `input`: the caller posted all of it); `processInput` and `processInputStep` run on it (their
  *   model settings, tool choice, active tools and provider options apply), the list becomes the
  *   prompt again, then `processLLMRequest` may rewrite the prompt or return a cached response
  *   (which replaces the model call).
  * - `wrapStream`: the model's parts become rxagent chunks, pass `processOutputStream` and become
- *   V4 parts again; at the end `processLLMResponse` and `processOutputStep` run. Provider errors
+ *   V4 parts again (`raw` parts, unfiltered by nature, are withheld when output processors are set); at the end `processLLMResponse` and `processOutputStep` run. Provider errors
  *   (thrown, or an `error` part before any content) go to `processAPIError`, which may re-call
  *   the model.
  * - `wrapGenerate`: the same streaming pipeline (so output processors see the same chunks),

@@ -20,7 +20,9 @@
  */
 export class DemandGate {
   #holders: object[] | undefined;
-  #waiters: Array<() => void> | undefined;
+  /** While held and waited for: the one promise every waiter gets, and what resolves it. */
+  #opened: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
 
   /** True while nobody holds the gate. */
   get open(): boolean {
@@ -40,17 +42,17 @@ export class DemandGate {
     const index = holders === undefined ? -1 : holders.indexOf(holder);
     if (index < 0) return;
     (holders as object[]).splice(index, 1);
-    const waiters = this.#waiters;
-    if ((holders as object[]).length > 0 || waiters === undefined) return;
-    this.#waiters = undefined;
-    for (const wake of waiters) wake();
+    if ((holders as object[]).length > 0) return;
+    const wake = this.#wake;
+    this.#opened = this.#wake = undefined;
+    wake?.();
   }
 
   /** Resolves once the gate is open (at once when it is). */
   whenOpen(): Promise<void> {
     if (this.open) return Promise.resolve();
-    return new Promise((resolve) => {
-      (this.#waiters ??= []).push(resolve);
-    });
+    return (this.#opened ??= new Promise((resolve) => {
+      this.#wake = resolve;
+    }));
   }
 }

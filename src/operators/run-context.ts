@@ -182,11 +182,11 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
 
 /**
  * A run context: the services as own fields, the state fields ({@link RunContextState}) as
- * accessors of the run's state. `sendSignal`, `stateFor` and `bind` read no `this` (hooks get
- * `sendSignal` detached).
+ * accessors of the run's state. `sendSignal` reads no `this` (hooks get it detached).
  */
 class Context implements RunContext {
   readonly #state: RunContextState;
+  readonly #bindings = new Map<Processor, ProcessorBinding>();
   readonly runId: string;
   requestContext: RequestContext;
   tracingContext: TracingContext;
@@ -200,8 +200,6 @@ class Context implements RunContext {
   scheduler: SchedulerLike | undefined;
   llmRequestStage: boolean;
   readonly sendSignal: SendSignalFunction;
-  readonly stateFor: (processorId: string) => ProcessorState;
-  readonly bind: (processor: Processor, index?: number) => ProcessorBinding;
 
   constructor(state: RunContextState, init: RunContextInit) {
     this.#state = state;
@@ -232,17 +230,21 @@ class Context implements RunContext {
       void this.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
       return Promise.resolve(signal);
     };
-    this.stateFor = (processorId) => stateIn(state.processorStates, processorId);
-    const bindings = new Map<Processor, ProcessorBinding>();
-    this.bind = (processor, index = 0) => {
-      let binding = bindings.get(processor);
-      if (binding === undefined) {
-        // the context is the bindings' `HookLimits`: its `processorTimeoutMs` and `scheduler`, read live
-        binding = bindProcessor(processor, stateIn(state.processorStates, processor.id), index, this);
-        bindings.set(processor, binding);
-      }
-      return binding;
-    };
+  }
+
+  stateFor(processorId: string): ProcessorState {
+    return stateIn(this.#state.processorStates, processorId);
+  }
+
+  bind(processor: Processor, index = 0): ProcessorBinding {
+    const bindings = this.#bindings;
+    let binding = bindings.get(processor);
+    if (binding === undefined) {
+      // the context is the bindings' `HookLimits`: its `processorTimeoutMs` and `scheduler`, read live
+      binding = bindProcessor(processor, stateIn(this.#state.processorStates, processor.id), index, this);
+      bindings.set(processor, binding);
+    }
+    return binding;
   }
 
   get messageList(): MessageList {

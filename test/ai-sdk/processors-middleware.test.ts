@@ -87,7 +87,7 @@ describe('processorsMiddleware with streamText', () => {
       ],
     });
     expect(await result.text).toBe('ok');
-    expect(seen).toEqual(['input:1:3']);
+    expect(seen).toEqual(['input:3:3']); // every client turn is input (issue 24 §4)
     const prompt = model.calls[0]?.prompt ?? [];
     expect(prompt[0]).toEqual({ role: 'system', content: 'Added by processLLMRequest.' });
     expect(prompt[1]).toEqual({ role: 'system', content: 'Be brief.' });

@@ -195,3 +195,34 @@ describe('endWithTerminal(): abort (the source cut by takeUntil, as the run does
     });
   });
 });
+
+describe('endWithTerminal(): then (the run’s RunEnd after its terminal chunk)', () => {
+  const end = { kind: 'end' } as const;
+  const withThen = () => endWithTerminal({ runId: R, then: () => end });
+
+  it('the value follows the terminal chunk in the same frame, then the result completes', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-S-a-F-b|', v).pipe(withThen())).toBe('-S-a-(FE|)', { ...v, E: end });
+    });
+  });
+
+  it('it follows a terminal made from an error or a missing terminal too, asked for once', () => {
+    let made = 0;
+    const counting = endWithTerminal({ runId: R, then: () => (made++, end) });
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-S-#', v, boom).pipe(counting)).toBe('-S-(XE|)', { ...v, E: end });
+    });
+    expect(made).toBe(1);
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-S-|', v).pipe(withThen())).toBe('-S-(ME|)', { ...v, E: end });
+    });
+  });
+
+  it('an unsubscription before the terminal makes no value', () => {
+    let made = 0;
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-S-a-F', v).pipe(endWithTerminal({ runId: R, then: () => (made++, end) })), '^--!').toBe('-S-', v);
+    });
+    expect(made).toBe(0);
+  });
+});

@@ -76,23 +76,17 @@ function toModelMessage(message: LanguageModelV4Message): ModelMessage {
 }
 
 /**
- * The prompt as a MessageList: system messages as system messages; the last user message and
- * what follows it as `input` (what `processInput` sees as the new messages); earlier messages as
- * `memory` (history).
+ * The prompt as a MessageList: system messages as system messages, every other message as `input`
+ * (what `processInput` sees as the new messages). The whole prompt came from the caller — with a
+ * chat route, from the client — so input guards check every turn of a posted history, as on the
+ * Agent path without memory.
  */
 export function promptToMessageList(prompt: LanguageModelV4Prompt, generateId: () => string): MessageList {
   const list = new MessageList({ generateId });
   const system = prompt.filter((message) => message.role === 'system');
   const rest = prompt.filter((message) => message.role !== 'system');
   if (system.length > 0) list.addSystem(system.map((message) => ({ role: 'system' as const, content: message.content as string })));
-  let lastUser = -1;
-  rest.forEach((message, index) => {
-    if (message.role === 'user') lastUser = index;
-  });
-  const history = lastUser <= 0 ? [] : rest.slice(0, lastUser);
-  const input = lastUser <= 0 ? rest : rest.slice(lastUser);
-  if (history.length > 0) list.add(history.map(toModelMessage), 'memory');
-  if (input.length > 0) list.add(input.map(toModelMessage), 'input');
+  if (rest.length > 0) list.add(rest.map(toModelMessage), 'input');
   return list;
 }
 

@@ -57,6 +57,7 @@ function modelParts(
   onFinish: (part: Extract<LanguageModelV4StreamPart, { type: 'finish' }>) => void,
 ): Observable<LanguageModelV4StreamPart> {
   const processors = [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors];
+  const withholdRaw = config.outputProcessors.length > 0;
   let pending = opened;
   const attempt$ = defer(() => {
     const current = pending;
@@ -71,6 +72,10 @@ function modelParts(
         throw new ModelCallError({ cause: error });
       }),
       switchMap((result) => readableToObservable(streamOf<LanguageModelV4StreamPart>(result, model))),
+      // `raw` parts (includeRawChunks) carry the provider's unfiltered payload: with output
+      // processors the client gets what they let through, so raw parts are withheld (they never
+      // reach the chain either, where they would release text a processor holds back)
+      filter((part) => !withholdRaw || part.type !== 'raw'),
       tap({
         next: (part) => {
           if (part.type === 'error') throw new ModelCallError({ cause: part.error, source: 'stream-part', contentSeen });

@@ -2,19 +2,16 @@
  * One agent run as a cold Observable — the loop's skeleton, composed from RxJS operators:
  *
  * ```
- * run$ = concat(
- *   setUp$.pipe(                                              the environment and the run's state
- *     concatMap(({ env, state }) => concat(                   (no concatMap when the set-up is synchronous)
- *       of(start),
- *       processInput$.pipe(takeUntil(aborted$)),              the caller's abort cuts these
- *       steps$.pipe(takeUntil(aborted$)),
- *       defer(() => aborted ? EMPTY : commit$),               but never the commit
- *     )),
- *     endWithTerminal({ onError, closeBrackets: true }),      one start first, one terminal chunk last,
- *                                                             text/reasoning/tool input/steps closed
- *     finalize(endRun),                                       the run's signal aborted, the caller's released
- *   ),
- *   defer(() => of(RunEnd)),
+ * run$ = setUp$.pipe(                                             the environment and the run's state
+ *   concatMap(({ env, state }) => concat(                           (no concatMap when the set-up is synchronous)
+ *     of(start),
+ *     processInput$.pipe(takeUntil(aborted$)),                      the caller's abort cuts these
+ *     steps$.pipe(takeUntil(aborted$)),
+ *     defer(() => aborted ? EMPTY : commit$),                       but never the commit
+ *   )),
+ *   endWithTerminal({ onError, closeBrackets: true, then: RunEnd }), one start first, one terminal chunk,
+ *                                                                   brackets closed, then the RunEnd
+ *   finalize(endRun),                                               the run's signal aborted, the caller's and custom$ released
  * )
  * steps$ = stepNumbers.pipe(concatMap((n) => modelStep(n)))  fed by each StepEnd while the loop goes on
  * ```
@@ -135,23 +132,19 @@ function advance(state: RunState, end: StepEnd, stepNumbers: BehaviorSubject<num
  */
 function body(run: RunSetUp): Observable<ChunkType> {
   const { env, state } = run;
-  return defer(() => {
-    // `writer.custom()` outside processOutputStream: into the outlet, drained at the next phase
-    const listening = env.ctx.custom$.subscribe((chunk) => env.outlet.push(chunk));
-    const cut = untilAborted<ChunkType>(env.callerSignal);
-    return concat(
-      of(makeChunk(env.runId, 'start', {})),
-      state.next === 'input' ? concat(input(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
-      defer(() => (state.next === 'step' ? steps(run).pipe(cut) : EMPTY)),
-      defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
-    ).pipe(finalize(() => listening.unsubscribe()));
-  });
+  const cut = untilAborted<ChunkType>(env.callerSignal);
+  return concat(
+    of(makeChunk(env.runId, 'start', {})),
+    state.next === 'input' ? concat(input(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
+    defer(() => (state.next === 'step' ? steps(run).pipe(cut) : EMPTY)),
+    defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
+  );
 }
 
 /** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
 function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
-  env.releaseCallerSignal();
+  env.release();
   const caller = env.callerSignal;
   env.abortController.abort(caller?.aborted === true ? caller.reason : runOver);
 }
@@ -182,21 +175,20 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const chunks$ = defer(() => {
       const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
-    }).pipe(
+    });
+    return chunks$.pipe(
       endWithTerminal({
         runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
         abortSignal: callerSignal,
         onError: (error, runId) => endOnError(run?.env, run?.state, error, runId),
         closeBrackets: true,
+        // the results, as the stream's last value
+        then: () => {
+          const steps = run?.state.steps ?? [];
+          return runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage()));
+        },
       }),
       finalize(() => endRun(run?.env)),
-    );
-    return concat(
-      chunks$,
-      defer(() => {
-        const steps = run?.state.steps ?? [];
-        return of(runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage())));
-      }),
     );
   });
 }

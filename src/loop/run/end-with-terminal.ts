@@ -2,7 +2,7 @@
  * `endWithTerminal()`: the one place where a run's stream gets its `start` and its one terminal
  * chunk.
  */
-import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
@@ -31,6 +31,12 @@ export interface EndWithTerminalOptions {
    * out is bracketed, and the end closes what is still open.
    */
   closeBrackets?: boolean;
+}
+
+/** {@link EndWithTerminalOptions} with a last value: what follows the terminal chunk (the run's `RunEnd`). */
+export interface EndWithTerminalThenOptions<E> extends EndWithTerminalOptions {
+  /** Made when the terminal chunk is out, emitted after it (and after the brackets it closes), before the result completes. */
+  then: () => E;
 }
 
 /** The terminal chunk for `error`: a `tripwire` chunk for a `TripWire`, else an `error` chunk with the provider's error. */
@@ -68,6 +74,9 @@ export class MissingTerminalError extends Error {
  *
  * source:  --S--a--|           (completed by takeUntil(abort) upstream)
  * result:  --S--a--(A|)        (A = abort chunk with the signal's reason)
+ *
+ * source:  --S--f              (with `then`: E = its value, after the terminal chunk)
+ * result:  --S--(fE|)
  * ```
  *
  * @example
@@ -78,17 +87,19 @@ export class MissingTerminalError extends Error {
  * const run$ = body$.pipe(takeUntil(aborted$), endWithTerminal({ runId: 'run-1', abortSignal: signal }));
  * ```
  */
-export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperatorFunction<ChunkType> {
-  return (source) => new Observable<ChunkType>((subscriber) => new TerminalGuard(options, subscriber).start(source));
+export function endWithTerminal(options: EndWithTerminalOptions): MonoTypeOperatorFunction<ChunkType>;
+export function endWithTerminal<E>(options: EndWithTerminalThenOptions<E>): OperatorFunction<ChunkType, ChunkType | E>;
+export function endWithTerminal<E>(options: EndWithTerminalOptions & { then?: () => E }): OperatorFunction<ChunkType, ChunkType | E> {
+  return (source) => new Observable<ChunkType | E>((subscriber) => new TerminalGuard(options, subscriber).start(source));
 }
 
 /**
  * One subscription of {@link endWithTerminal}: its state as fields, its steps as methods. It is
  * the observer of what it follows (the source, then `onError`'s chunks).
  */
-class TerminalGuard implements Observer<ChunkType> {
-  readonly #options: EndWithTerminalOptions;
-  readonly #subscriber: Subscriber<ChunkType>;
+class TerminalGuard<E> implements Observer<ChunkType> {
+  readonly #options: EndWithTerminalOptions & { then?: () => E };
+  readonly #subscriber: Subscriber<ChunkType | E>;
   readonly #brackets: OpenBrackets | undefined;
   #started = false;
   #ended = false;
@@ -97,7 +108,7 @@ class TerminalGuard implements Observer<ChunkType> {
   #upstream: Subscription | undefined;
   #generation = 0;
 
-  constructor(options: EndWithTerminalOptions, subscriber: Subscriber<ChunkType>) {
+  constructor(options: EndWithTerminalOptions & { then?: () => E }, subscriber: Subscriber<ChunkType | E>) {
     this.#options = options;
     this.#subscriber = subscriber;
     this.#brackets = options.closeBrackets === true ? new OpenBrackets() : undefined;
@@ -140,6 +151,7 @@ class TerminalGuard implements Observer<ChunkType> {
         this.#upstream?.unsubscribe();
         this.#emit(chunk);
         this.#brackets?.closeAll('other', this.#subscriber);
+        if (this.#options.then !== undefined) this.#subscriber.next(this.#options.then());
         this.#subscriber.complete();
         return;
       default:

@@ -35,8 +35,8 @@ export interface RunEnvironment extends StepEnvironment {
   readonly callerSignal: AbortSignal | undefined;
   /** Aborted when the run ends (unsubscribe, abort, end): the signal hooks and tools receive. */
   readonly abortController: AbortController;
-  /** Stops following the caller's `abortSignal` (called when the run ends). */
-  readonly releaseCallerSignal: () => void;
+  /** Stops following the caller's `abortSignal` and taking `writer.custom()` chunks (called when the run ends). */
+  readonly release: () => void;
   /** Memory's save for runs that end in a tripwire. */
   readonly memoryOnTripwire: ((messageList: MessageListType) => Promise<void>) | undefined;
 }
@@ -158,7 +158,7 @@ export function createEnvironment(
       const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
       const errorProcessors = agentError ?? [];
       const { providers } = config;
-      const resolve = (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
+      const resolve = providers === undefined ? resolveModel : (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
       const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
       const runId = options.runId ?? generateId();
       const state = createRunState(runId, messageList);
@@ -179,6 +179,9 @@ export function createEnvironment(
       assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
       const callerSignal = options.abortSignal;
       const releaseCallerSignal = followCallerSignal(controller, callerSignal);
+      const outlet = new CustomOutlet();
+      // `writer.custom()` outside processOutputStream: into the outlet (drained at the next phase) until the run ends
+      const listening = ctx.custom$.subscribe((chunk) => outlet.push(chunk));
 
       messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
       messageList.add(input as Parameters<MessageList['add']>[0], 'input');
@@ -191,7 +194,7 @@ export function createEnvironment(
         apiErrorProcessors: inputProcessors.concat(outputProcessors, errorProcessors),
         defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
         chain: createOutputChain(outputProcessors, ctx),
-        outlet: new CustomOutlet(),
+        outlet,
         stepDefaults: {
           model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
           ...(tools === undefined ? {} : { tools }),
@@ -225,7 +228,10 @@ export function createEnvironment(
         durability,
         callerSignal,
         abortController: controller,
-        releaseCallerSignal,
+        release: () => {
+          listening.unsubscribe();
+          releaseCallerSignal();
+        },
         memoryOnTripwire: 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined,
       };
       return { env, state };

@@ -171,14 +171,12 @@ export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: nu
       return from(AFTER_MODEL_PHASES).pipe(concatMap((phase) => phase(env, state, resumed)));
     }
     // the attempt a retry rejected is closed first; the retry takes the number the rejection gave it
-    return concat(
-      closeRejected(env, state),
-      defer(() => {
-        const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
-        state.rejected = undefined;
-        return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
-      }),
-    );
+    const begin = (): Observable<ChunkType | StepEnd> => {
+      const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
+      state.rejected = undefined;
+      return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
+    };
+    return state.rejected === undefined ? begin() : concat(closeRejected(env, state), defer(begin));
   });
 }
 
