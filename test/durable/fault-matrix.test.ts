@@ -46,9 +46,11 @@ const stopCases: Array<MatrixCase & { name: string }> = [
   { id: `m${suffix}-stop-mid-stream`, name: 'SIGSTOP mid-stream', toolConcurrency: 1, plan: { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGSTOP' } },
   { id: `m${suffix}-stop-memory-save`, name: 'SIGSTOP inside memory’s save', toolConcurrency: 1, plan: { at: 'memory-save', signal: 'SIGSTOP' } },
 ];
-const allCases = [...killCases, ...stopCases];
+/** A SIGKILL inside a tool that is not idempotent: the call is not run again, the model is told ToolOutcomeUnknownError. */
+const unsafeCase: MatrixCase & { name: string } = { id: `m${suffix}-during-unsafe-tool`, name: 'during a non-idempotent tool', toolConcurrency: 1, unsafe: true, plan: { at: 'tool', toolCall: 'call-1', signal: 'SIGKILL' } };
+const allCases = [...killCases, unsafeCase, ...stopCases];
 /** The victim processes: the SIGKILL cases by tool concurrency, the SIGSTOP cases (≤ 8 connections each). */
-const groups: MatrixCase[][] = [killCases.filter((matrixCase) => matrixCase.toolConcurrency === 1), killCases.filter((matrixCase) => matrixCase.toolConcurrency === 4), stopCases];
+const groups: MatrixCase[][] = [[...killCases.filter((matrixCase) => matrixCase.toolConcurrency === 1), unsafeCase], killCases.filter((matrixCase) => matrixCase.toolConcurrency === 4), stopCases];
 
 let server: TestPostgres;
 let db: pg.Pool;
@@ -230,6 +232,23 @@ describe('fault matrix: SIGSTOP of the owner, takeover, SIGCONT', () => {
   });
 });
 
+describe('fault matrix: SIGKILL inside a tool that is not idempotent', () => {
+  it('the call is never run again: the model gets a tool-error ToolOutcomeUnknownError for it, the run completes, memory holds it once', async () => {
+    const { crashed, reference } = runs.get(unsafeCase.id)!;
+    expect(await journal.getRun(crashed)).toMatchObject({ status: 'completed', terminal: 'finish' });
+    // every call executed once, the one in flight at the kill included (by the dead owner)
+    const attempts = await perToolCall('matrix_tool_attempts', crashed);
+    expect(attempts).toEqual([['call-0', 1], ['call-0_2', 1], ['call-1', 1], ['call-1_2', 1], ['call-2', 1], ['call-2_2', 1]]);
+    const chunks = effectiveChunks(await journalEntries(journal, crashed));
+    const errors = chunks.filter((chunk) => chunk.type === 'tool-error');
+    expect(errors.map((chunk) => chunk.payload)).toEqual([expect.objectContaining({ toolCallId: 'call-1', error: expect.objectContaining({ name: 'ToolOutcomeUnknownError', toolName: 'lookup', toolCallId: 'call-1' }) })]);
+    expect(chunks.filter((chunk) => chunk.type === 'tool-result').map((chunk) => (chunk.payload as { toolCallId: string }).toolCallId).sort()).toEqual(['call-0', 'call-0_2', 'call-1_2', 'call-2', 'call-2_2']);
+    const [thread, referenceThread] = await Promise.all([storage.getMessages({ threadId: `thread-${crashed}` }), storage.getMessages({ threadId: `thread-${reference}` })]);
+    expect(thread.map((message) => message.role)).toEqual(referenceThread.map((message) => message.role));
+    expect(new Set(thread.map((message) => message.id)).size).toBe(thread.length);
+  });
+});
+
 describe('takeover latency', () => {
   it('every killed run was claimed again by a rescuer (kill → claim, reported, not asserted)', () => {
     const latencies = killCases.map((matrixCase) => {
@@ -261,7 +280,7 @@ describe('counts', () => {
     const extraExecutions = (await attemptsOf(crashed)) - (await attemptsOf(references));
     expect(await effectsOf(crashed)).toBe(await effectsOf(references));
     console.log(
-      `fault matrix: ${killCases.length} SIGKILL + ${stopCases.length} SIGSTOP cases, ${takeovers} runs completed by another worker, ` +
+      `fault matrix: ${killCases.length + 1} SIGKILL (one inside a non-idempotent tool) + ${stopCases.length} SIGSTOP cases, ${takeovers} runs completed by another worker, ` +
         `${extraModelCalls} extra model calls (${killCases.filter((matrixCase) => matrixCase.inModelStream).length} kills inside a model stream), ` +
         `${extraExecutions} idempotent tool re-executions, ${await effectsOf(crashed)} effects = the crash-free runs'`,
     );
