@@ -10,8 +10,13 @@
  *                 request → first resumed UI chunk, p50/p95 of 50
  *   writer CPU    JournalWriter encode + batch per chunk (journal answering at once), and the
  *                 owner's whole CPU per chunk writing through PostgresRunJournal (driver included)
+ *   worker        takeover (SIGKILL → claim), runs/s over worker processes, durable − plain owner
+ *                 CPU per chunk (bench/durable-worker.ts)
  *
- * npm run bench:durable   (prints a table; exits 1 when a row misses its target with --check)
+ * npm run bench:durable           (prints a table)
+ * npm run bench:durable -- --check  a small run of every row (one takeover, 100 runs over 2 workers,
+ *                                   fewer rounds) that exits 1 when a row misses its target
+ * npm run bench:durable -- --worker the worker rows only
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -24,9 +29,11 @@ import { InMemoryRunJournal } from '../src/storage/journal/in-memory-run-journal
 import type { EncodedChunk, RunCommit, RunLease } from '../src/storage/journal/types.js';
 import { PostgresRunJournal } from '../src/storage/postgres/postgres-run-journal.js';
 import { startTestPostgres } from '../test/support/postgres.js';
+import { workerRows } from './durable-worker.js';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const check = process.argv.includes('--check');
+const workerOnly = process.argv.includes('--worker');
 const schema = `rxagent_bench_${randomUUID().slice(0, 8)}`;
 
 const delta = (runId: string, index: number): ChunkType => ({ type: 'text-delta', runId, from: 'AGENT', payload: { id: 'text-1', text: `token ${index} ` } });
@@ -77,7 +84,7 @@ async function catchUp(a: PostgresRunJournal, b: PostgresRunJournal) {
   await writer.commit(final, [finish(runId)]);
   await b.getRun(runId); // a serving instance has a warm pool
   const reads: Array<{ respondMs: number; firstByteMs: number; totalMs: number; rssGrowthMb: number; entries: number }> = [];
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < (check ? 2 : 5); round++) {
     gc();
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
@@ -113,7 +120,7 @@ async function liveTail(a: PostgresRunJournal, b: PostgresRunJournal) {
   const response = await journalStreamResponse(b, runId, { after: 1 });
   const reader = response.body!.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
   const samples: number[] = [];
-  for (let index = 1; index <= 60; index++) {
+  for (let index = 1; index <= (check ? 30 : 60); index++) {
     const sentAt = performance.now();
     const arrived = reader.read();
     await a.append(lease, [delta(runId, index)]);
@@ -137,7 +144,7 @@ async function resume(a: PostgresRunJournal, b: PostgresRunJournal) {
   ];
   await a.append(lease, chunks);
   const samples: number[] = [];
-  for (let index = 0; index < 60; index++) {
+  for (let index = 0; index < (check ? 30 : 60); index++) {
     const seq = 4 + ((index * 37) % 590);
     const requestedAt = performance.now();
     const response = await resumeUIMessageStreamResponse(b, runId, { after: `${seq}:0` });
@@ -206,21 +213,31 @@ const b = new PostgresRunJournal({ connectionString: server.connectionString, sc
 try {
   await a.getRun('warm-up');
   await b.getRun('warm-up'); // both pools open; the first use migrates
-  const catchUpRow = await catchUp(a, b);
-  const tail = await liveTail(a, b);
-  const resumed = await resume(a, b);
-  const cpu = await writerCpu(a);
-  const rows: Array<[string, string, string, boolean]> = [
-    ['20,000-chunk catch-up: request → first byte, median / max of 5', `${catchUpRow.firstByteMs.toFixed(1)} / ${catchUpRow.firstByteMaxMs.toFixed(1)} ms`, '≤ 250 ms', catchUpRow.firstByteMs <= 250],
-    ['  of which request → response headers', `${catchUpRow.respondMs.toFixed(1)} ms`, 'report', true],
-    ['20,000-chunk catch-up: RSS growth while reading (max of 5)', `${catchUpRow.rssGrowthMb.toFixed(1)} MB`, '≤ 20 MB', catchUpRow.rssGrowthMb <= 20],
-    ['20,000-chunk catch-up: whole read (median)', `${catchUpRow.totalMs.toFixed(0)} ms (${catchUpRow.entries} events)`, 'report', true],
-    ['live tail: append on A → SSE on B, p50 / p95', `${tail.p50.toFixed(1)} / ${tail.p95.toFixed(1)} ms`, 'p95 ≤ 50 ms', tail.p95 <= 50],
-    ['resume on B: request → first resumed chunk, p50 / p95', `${resumed.p50.toFixed(1)} / ${resumed.p95.toFixed(1)} ms`, 'p95 ≤ 100 ms', resumed.p95 <= 100],
-    ['writer CPU per chunk (encode + batch)', `${cpu.writerUs.toFixed(2)} µs`, 'part of ≤ 3 µs', cpu.writerUs <= 3],
-    ['  of which the codec (encodeJson) / plain JSON.stringify', `${cpu.codecUs.toFixed(2)} / ${cpu.stringifyUs.toFixed(2)} µs`, 'report', true],
-    ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
-  ];
+  const rows: Array<[string, string, string, boolean]> = [];
+  if (!workerOnly) {
+    const catchUpRow = await catchUp(a, b);
+    const tail = await liveTail(a, b);
+    const resumed = await resume(a, b);
+    const cpu = await writerCpu(a);
+    rows.push(
+      ['20,000-chunk catch-up: request → first byte, median / max of 5', `${catchUpRow.firstByteMs.toFixed(1)} / ${catchUpRow.firstByteMaxMs.toFixed(1)} ms`, '≤ 250 ms', catchUpRow.firstByteMs <= 250],
+      ['  of which request → response headers', `${catchUpRow.respondMs.toFixed(1)} ms`, 'report', true],
+      ['20,000-chunk catch-up: RSS growth while reading (max of 5)', `${catchUpRow.rssGrowthMb.toFixed(1)} MB`, '≤ 20 MB', catchUpRow.rssGrowthMb <= 20],
+      ['20,000-chunk catch-up: whole read (median)', `${catchUpRow.totalMs.toFixed(0)} ms (${catchUpRow.entries} events)`, 'report', true],
+      ['live tail: append on A → SSE on B, p50 / p95', `${tail.p50.toFixed(1)} / ${tail.p95.toFixed(1)} ms`, 'p95 ≤ 50 ms', tail.p95 <= 50],
+      ['resume on B: request → first resumed chunk, p50 / p95', `${resumed.p50.toFixed(1)} / ${resumed.p95.toFixed(1)} ms`, 'p95 ≤ 100 ms', resumed.p95 <= 100],
+      ['writer CPU per chunk (encode + batch)', `${cpu.writerUs.toFixed(2)} µs`, 'part of ≤ 3 µs', cpu.writerUs <= 3],
+      ['  of which the codec (encodeJson) / plain JSON.stringify', `${cpu.codecUs.toFixed(2)} / ${cpu.stringifyUs.toFixed(2)} µs`, 'report', true],
+      ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
+    );
+  }
+  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000 });
+  rows.push(
+    ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, '≤ 3 µs', worker.cpu.overheadUs <= 3],
+    ['  durable / non-durable owner CPU per chunk', `${worker.cpu.durableUs.toFixed(2)} / ${worker.cpu.plainUs.toFixed(2)} µs`, 'report', true],
+    [`takeover SIGKILL → claim, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.p50 / 1000).toFixed(1)} / ${(worker.takeover.p95 / 1000).toFixed(1)} s`, 'p95 ≤ 15 s', worker.takeover.p95 <= 15_000],
+    [`${worker.throughput.runs} runs / ${worker.throughput.workers} workers × 8`, `${worker.throughput.runsPerSecond.toFixed(1)} runs/s (${worker.throughput.seconds.toFixed(1)} s)`, 'report', true],
+  );
   const width = Math.max(...rows.map((row) => row[0].length));
   console.log(`\nDurable rows — Node ${process.version}, PostgreSQL ${server.started ? 'throwaway cluster' : 'DATABASE_URL'}\n`);
   console.log(`${'row'.padEnd(width)}  ${'measured'.padEnd(28)}  target`);

@@ -6,6 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { entries, outName } from '../scripts/entries.mjs';
 
 const BUDGET = 400 * 1024;
+/**
+ * Entries allowed more, and why. `./durable` runs agents (its worker drives the loop), so it holds
+ * the root entry's code (≈ 340 KB, shared with `rxagent` in an app that imports both) plus the
+ * journal and the worker (≈ 80 KB).
+ */
+const BUDGETS = { './durable': 480 * 1024 };
+const budgetOf = (subpath) => BUDGETS[subpath] ?? BUDGET;
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** The entry file and every local file it reaches through static imports / `require` (dynamic `import()` excluded). */
@@ -24,13 +31,13 @@ for (const subpath of Object.keys(entries)) {
     const file = join(dist, `${outName(subpath)}${extension}`);
     const files = closure(file);
     const bytes = [...files].reduce((sum, path) => sum + statSync(path).size, 0);
-    rows.push({ entry: `${subpath}${extension === '.cjs' ? ' (cjs)' : ''}`, kb: Math.round(bytes / 1024), files: files.size });
+    rows.push({ entry: `${subpath}${extension === '.cjs' ? ' (cjs)' : ''}`, kb: Math.round(bytes / 1024), files: files.size, budget: budgetOf(subpath) });
   }
 }
-const over = rows.filter((row) => row.kb * 1024 > BUDGET);
+const over = rows.filter((row) => row.kb * 1024 > row.budget);
 console.log(`dist size (entry + static chunks): ${rows.map((row) => `${row.entry} ${row.kb} KB`).join(', ')}`);
 if (over.length > 0) {
-  console.error(`dist size: over ${BUDGET / 1024} KB: ${over.map((row) => `${row.entry} (${row.kb} KB)`).join(', ')}`);
+  console.error(`dist size: over budget: ${over.map((row) => `${row.entry} (${row.kb} KB > ${row.budget / 1024} KB)`).join(', ')}`);
   process.exit(1);
 }
-console.log(`dist size: ok (every entry under ${BUDGET / 1024} KB)`);
+console.log(`dist size: ok (every entry under ${BUDGET / 1024} KB; ${Object.entries(BUDGETS).map(([subpath, bytes]) => `${subpath} under ${bytes / 1024} KB`).join(', ')})`);

@@ -99,3 +99,5 @@ export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
 export { warnOnce } from './warn-once.js';
+export { closestKey } from './closest-key.js';
+export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';

@@ -1,13 +1,16 @@
 /**
- * `rxagent/durable`: runs that survive their server. The run journal contract (`RunJournal`, its
- * records and errors), the in-memory journal, and the readers any instance serves a run from.
+ * `rxagent/durable`: runs that survive their server. The worker (`createRunWorker`: submit, claim,
+ * checkpoint, take over), the run journal contract (`RunJournal`, its records and errors), the
+ * in-memory journal, and the readers any instance serves a run from.
  * `PostgresRunJournal` is in `rxagent/storage/postgres`; the UI-stream readers and
  * `DurableChatTransport` in `rxagent/ai-sdk`.
  *
  * @example
  * ```ts
- * import { InMemoryRunJournal, journalStreamResponse } from 'rxagent/durable';
- * const journal = new InMemoryRunJournal();
+ * import { createRunWorker, journalStreamResponse } from 'rxagent/durable';
+ * const worker = createRunWorker({ journal, boss, agents: [support] });
+ * await worker.start();
+ * const { runId } = await worker.submit('support', 'Hi', { memory: { thread: chatId, resource: userId } });
  * const response = await journalStreamResponse(journal, runId, { request });
  * ```
  */
@@ -40,4 +43,11 @@ export {
   type ToolTransition,
 } from '../storage/index.js';
 export { journalStreamResponse, type JournalStreamResponseOptions } from './journal-stream-response.js';
-// The worker (createRunWorker, RunWorker, …) is added here by the worker's change.
+export { createRunWorker, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
+export type { RunWorkerEvent } from './run-worker-event.js';
+export type { DurableCallOptions } from './durable-call-options.js';
+export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
+export { NotDurableError } from './errors/not-durable-error.js';
+export { ToolOutcomeUnknownError } from './errors/tool-outcome-unknown-error.js';
+// what a commit's `state` holds, and the errors of a run's snapshot (a processor state that is not JSON; a snapshot that cannot be restored)
+export { DurableStateError, RunSnapshotError, type RunSnapshot } from '../loop/index.js';

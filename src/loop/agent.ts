@@ -105,3 +105,17 @@ export class Agent {
 export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<RunItem> {
   return createRun(configOf(agent), input, options, wiring);
 }
+
+/**
+ * The configuration `agent` was built with (read, never changed). Internal to the package: the
+ * durable worker checks an agent's processors and memory before it stores a run.
+ *
+ * @example
+ * ```ts
+ * // internal: the durable worker
+ * const { memory } = agentConfig(agent);
+ * ```
+ */
+export function agentConfig(agent: Agent): AgentConfig {
+  return configOf(agent);
+}

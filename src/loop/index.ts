@@ -42,7 +42,7 @@ export type { StepEnvironment } from './step/step-environment.js';
 export { isStepEnd, runAttempt } from './step/attempt.js';
 export { createOutputChain } from './step/output-chain.js';
 export { createRun, type RunWiring } from './run/create-run.js';
-export { runAgent } from './agent.js';
+export { agentConfig, runAgent } from './agent.js';
 export { isRunEnd, type RunItem } from './run/run-events.js';
 export type { LedgerToolCall, RunCommitPoint, RunDurability, ToolBegin, ToolLedger } from './run/run-durability.js';
 export { snapshotRun, restoreRun, reviveChunk, RUN_SNAPSHOT_FORMAT, type RunSnapshot, type RunPosition } from './run/run-snapshot.js';

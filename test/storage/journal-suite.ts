@@ -165,6 +165,8 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         await journal.toolCall(first.lease, { toolCallId: 'c1', status: 'started' });
         const second = await journal.claim(runId, 'worker-b');
         expect(second.lease).toEqual({ runId, epoch: 2, owner: 'worker-b' });
+        expect(second.input).toEqual({ prompt: 'hi' });
+        expect(first.input).toEqual({ prompt: 'hi' });
         expect(second.commits).toEqual([
           { no: 1, kind: 'input', step: 0, attempt: 0, epoch: 1, seqEnd: 1, state: { list: ['a'] } },
           { no: 2, kind: 'model', step: 0, attempt: 0, epoch: 1, seqEnd: 2, state: { n: 2 } },

@@ -121,7 +121,17 @@ export class JournalWriter implements WriterBackpressure {
   write(chunk: ChunkType): void {
     if (this.#stopped !== undefined) throw this.#stopped.error;
     const type = chunk.type;
-    this.#buffer.push({ type, json: encodeJson(chunk, `chunk ${type}`) });
+    this.#push({ type, json: encodeJson(chunk, `chunk ${type}`) });
+  }
+
+  /** Buffers a chunk already encoded (a takeover writes a step's journaled chunks again, byte for byte). */
+  writeEncoded(chunk: EncodedChunk): void {
+    if (this.#stopped !== undefined) throw this.#stopped.error;
+    this.#push(chunk);
+  }
+
+  #push(encoded: EncodedChunk): void {
+    this.#buffer.push(encoded);
     this.#pressure();
     if (this.#buffer.length >= this.#maxBatch) this.#kick();
     else this.#timer ??= this.#scheduler.schedule(() => {

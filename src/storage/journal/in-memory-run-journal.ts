@@ -182,6 +182,7 @@ export class InMemoryRunJournal implements RunJournal {
     return {
       lease: { runId, epoch: record.epoch, owner },
       run: copyRecord(record),
+      input: parse(stored.input),
       commits: stored.commits.map((commit) => ({ ...commit, state: parse(commit.state) })),
       toolCalls: [...stored.toolCalls.values()].map(toolCallOf),
     };

@@ -143,10 +143,12 @@ export interface ToolCallRecord {
   error?: JsonValue;
 }
 
-/** What `claim` gives the new owner: its lease, the run, every commit (oldest first) and the ledger. */
+/** What `claim` gives the new owner: its lease, the run, its input as created, every commit (oldest first) and the ledger. */
 export interface RunClaim {
   lease: RunLease;
   run: RunRecord;
+  /** The run's `input`, as given to `createRun` (what a new owner rebuilds the run from). */
+  input: JsonValue;
   commits: RunCommitRecord[];
   toolCalls: ToolCallRecord[];
 }

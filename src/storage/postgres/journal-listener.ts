@@ -10,9 +10,10 @@ import type { GuardedPool } from './guarded-pool.js';
 /** The channel every rxagent journal notifies on; the payload names the schema. */
 export const JOURNAL_CHANNEL = 'rxagent_journal';
 
-/** A notification: which run has news. */
+/** A notification: which run has news, and which (`chunks`: new rows; `signal`: a request for its owner). */
 export interface RunNotice {
   runId: string;
+  kind: 'chunks' | 'signal';
 }
 
 /** The shared LISTEN connection of one journal (started by its first live reader). */
@@ -71,7 +72,7 @@ export class JournalListener {
     const rest = message.payload.slice(this.#prefix.length);
     const slash = rest.lastIndexOf('/');
     if (slash <= 0) return;
-    this.#notices.next({ runId: rest.slice(0, slash) });
+    this.#notices.next({ runId: rest.slice(0, slash), kind: rest.slice(slash + 1) === 'signal' ? 'signal' : 'chunks' });
   };
 
   readonly #onLost = (): void => {

@@ -1,6 +1,6 @@
 import { EMPTY, Observable, Subject, defer, filter, from, interval, merge, switchMap } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
-import { encodeJson } from '../../contract/json-codec.js';
+import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { closedError, guard } from '../internal/guard.js';
@@ -37,7 +37,7 @@ import type {
   ToolTransition,
 } from '../journal/types.js';
 import { GuardedPool, positiveMs } from './guarded-pool.js';
-import { JOURNAL_CHANNEL, JournalListener } from './journal-listener.js';
+import { JOURNAL_CHANNEL, JournalListener, type RunNotice } from './journal-listener.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
 import { openPool, type PostgresStorageOptions } from './postgres-storage.js';
 import type { Query } from './query.js';
@@ -108,7 +108,7 @@ export class PostgresRunJournal implements RunJournal {
   readonly #pollIntervalMs: number;
   readonly #listener: JournalListener;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
-  readonly #local = new Subject<string>();
+  readonly #local = new Subject<RunNotice>();
   readonly #closing = new Subject<never>();
   readonly #onIdleError = (): void => undefined;
   #migrating: Promise<void> | undefined;
@@ -176,9 +176,9 @@ export class PostgresRunJournal implements RunJournal {
     assertJournalId('claim', 'runId', runId);
     assertJournalId('claim', 'owner', owner);
     return this.#run('claim', async () => {
-      const claimed = await this.#db.query<RunRow>(
+      const claimed = await this.#db.query<RunRow & { input: string }>(
         `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = $3
-         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $4 RETURNING ${runColumns}`,
+         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $4 RETURNING ${runColumns}, input::text AS input`,
         [runId, owner, this.#now(), RUN_FORMAT],
       );
       const row = claimed.rows[0];
@@ -196,6 +196,7 @@ export class PostgresRunJournal implements RunJournal {
       return {
         lease: { runId, epoch: run.epoch, owner },
         run,
+        input: JSON.parse(row.input) as JsonValue,
         commits: commits.rows.map(commitFromRow),
         toolCalls: toolCalls.rows.map(toolCallFromRow),
       };
@@ -214,7 +215,7 @@ export class PostgresRunJournal implements RunJournal {
       const result = await this.#db.query<{ last_seq: number }>(statement.text, statement.values);
       const row = result.rows[0];
       if (row === undefined) await this.#refused(lease, 'append');
-      if (chunks.length > 0 || checked.terminal !== undefined) this.#local.next(lease.runId);
+      if (chunks.length > 0 || checked.terminal !== undefined) this.#local.next({ runId: lease.runId, kind: 'chunks' });
       return { lastSeq: Number(row?.last_seq) };
     });
   }
@@ -246,7 +247,7 @@ export class PostgresRunJournal implements RunJournal {
         [runId, signal.kind, reason, this.#now(), ...(this.#notify ? [`${this.#schemaName}/`] : [])],
       );
       if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
-      this.#local.next(runId);
+      this.#local.next({ runId, kind: 'signal' });
     });
   }
 
@@ -268,7 +269,8 @@ export class PostgresRunJournal implements RunJournal {
             .catch((error: unknown) => subscriber.error(RxAgentError.isInstance(error) ? error : new StorageError({ operation: 'read', cause: error })))
             .finally(() => (reading = undefined));
         };
-        const subscription = this.#wake$(runId).subscribe({ next: wake, error: (error: unknown) => subscriber.error(error) });
+        // woken by signals only (and the poll, which also sees the run end): an owner's own flushes cost it nothing here
+        const subscription = this.#wake$(runId, 'signal').subscribe({ next: wake, error: (error: unknown) => subscriber.error(error) });
         wake();
         return subscription;
       });
@@ -323,10 +325,11 @@ export class PostgresRunJournal implements RunJournal {
   }
 
   /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */
-  #wake$(runId: string): Observable<unknown> {
+  #wake$(runId: string, kind?: RunNotice['kind']): Observable<unknown> {
+    const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind);
     return merge(
-      this.#listener.notices$.pipe(filter((notice) => notice.runId === runId)),
-      this.#local.pipe(filter((id) => id === runId)),
+      this.#listener.notices$.pipe(filter(news)),
+      this.#local.pipe(filter(news)),
       interval(this.#pollIntervalMs),
       this.#closing,
     );

@@ -1,0 +1,193 @@
+/**
+ * `npm run example:durable`: a chat whose answers survive their server. Run two (or more)
+ * instances on one PostgreSQL: any of them takes a message, any of them runs it, and any of them
+ * streams it — a client whose instance dies mid-answer reconnects (`DurableChatTransport`, or
+ * `useChat({ resume: true })` after a reload) and the answer goes on, from the journal, while
+ * another instance takes the run over from its last commit.
+ *
+ *   POST /api/chat               { id, messages } → submits the run, streams it (UI message stream)
+ *   GET  /api/chat/:id/stream    the chat's run from `Last-Event-ID` (or all of it); 204 when none
+ *   POST /api/chat/:id/stop      cancels the chat's run, wherever it runs
+ *
+ * DATABASE_URL (required), PORT (3211; 0 picks one), HOST (127.0.0.1), WORKER_ID, WORD_DELAY_MS,
+ * RXAGENT_SCHEMA (the journal's and memory's, default rxagent), PGBOSS_SCHEMA (default pgboss).
+ * Offline: the model is rxagent's scripted model.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import type { UIMessage } from 'ai';
+import { PgBoss } from 'pg-boss';
+import { Agent } from 'rxagent';
+import { fromUIMessages, resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
+import { createRunWorker, type RunWorker } from 'rxagent/durable';
+import { Memory } from 'rxagent/memory';
+import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+import { scriptedModel } from 'rxagent/testing';
+
+/** The assistant: answers order questions through an (idempotent) lookup tool, at a readable pace. */
+export function createDurableChatAgent(storage: PostgresStorage, wordDelayMs: number): Agent {
+  return new Agent({
+    id: 'support',
+    instructions: 'You are a patient support assistant.',
+    model: scriptedModel({
+      wordDelayMs,
+      rules: [
+        {
+          match: ({ toolResults }) => toolResults.length > 0,
+          reply: ({ toolResults }) => {
+            const order = toolResults[0]?.output as { id: string; status: string; eta: string };
+            return { text: `Order ${order.id} is ${order.status}. It left our warehouse this morning and the carrier expects to deliver it ${order.eta}; you will get a message with a tracking link as soon as it is out for delivery, and you can ask me again any time.` };
+          },
+        },
+        { match: /order\s*#?(\d+)/i, reply: ({ userText }) => ({ toolCalls: [{ toolName: 'lookupOrder', args: { orderId: /order\s*#?(\d+)/i.exec(userText)?.[1] ?? '' } }] }) },
+      ],
+      fallback: {
+        text: 'Happy to help. I can look up any order for you: tell me its number, for example "Where is order 1234?", and I will check where it is, when it should arrive and whether anything held it up on the way.',
+      },
+    }),
+    memory: new Memory({ storage }),
+    tools: {
+      lookupOrder: {
+        description: 'Looks an order up by its number',
+        inputSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+        // reads only: running it again after a takeover is harmless
+        idempotent: true,
+        execute: async ({ orderId }: { orderId: string }) => ({ id: orderId, status: 'shipped', eta: 'on Thursday' }),
+      },
+    },
+  });
+}
+
+/** A running instance. */
+export interface DurableChatServer {
+  url: string;
+  worker: RunWorker;
+  close(): Promise<void>;
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
+}
+
+/** Writes a fetch `Response` (status, headers, streamed body) to a node response; stops reading when the client goes. */
+async function send(from: Response, to: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  from.headers.forEach((value, name) => (headers[name] = value));
+  to.writeHead(from.status, headers);
+  if (from.body === null) return void to.end();
+  const reader = from.body.getReader();
+  to.on('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done) break;
+    if (!to.write(value)) await new Promise((resolve) => to.once('drain', resolve));
+  }
+  to.end();
+}
+
+/** Starts one instance: a worker (runs any chat's run) and the three routes. */
+export async function startDurableChat(options: { connectionString: string; schema?: string; bossSchema?: string; port?: number; host?: string; workerId?: string; wordDelayMs?: number; concurrency?: number }): Promise<DurableChatServer> {
+  const { connectionString } = options;
+  const schema = options.schema ?? 'rxagent';
+  const journal = new PostgresRunJournal({ connectionString, schema });
+  const storage = new PostgresStorage({ connectionString, schema }); // the journal's schema: memory's saves are fenced
+  const boss = new PgBoss({ connectionString, schema: options.bossSchema ?? 'pgboss', useListenNotify: true, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+  boss.on('error', (error) => console.error('pg-boss:', error.message));
+  await boss.start();
+  const worker = createRunWorker({
+    journal,
+    boss,
+    agents: [createDurableChatAgent(storage, options.wordDelayMs ?? 60)],
+    ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    queue: { pollingIntervalSeconds: 0.5 },
+  });
+  await worker.start();
+
+  const chat = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const body = (await readJson(request)) as { id?: string; messages?: UIMessage[] };
+    const last = body.messages?.at(-1);
+    if (typeof body.id !== 'string' || last?.role !== 'user') return sendJson(response, 400, { error: { name: 'BadRequest', message: 'expected { id, messages } ending with a user message' } });
+    // memory holds the history: the run takes the new message only
+    const { runId } = await worker.submit('support', fromUIMessages([last]), { memory: { thread: body.id, resource: 'demo-user' } });
+    await send(await resumeUIMessageStreamResponse(journal, runId), response);
+  };
+  const resume = async (chatId: string, request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const header = request.headers['x-rxagent-run-id'];
+    const runId = typeof header === 'string' ? header : (await journal.activeRun(chatId))?.runId;
+    if (runId === undefined) return void response.writeHead(204).end();
+    const after = request.headers['last-event-id'];
+    await send(await resumeUIMessageStreamResponse(journal, runId, { after: typeof after === 'string' ? after : null }), response);
+  };
+  const stop = async (chatId: string, response: ServerResponse): Promise<void> => {
+    const run = await journal.activeRun(chatId);
+    if (run !== null) await worker.cancel(run.runId);
+    sendJson(response, 200, { stopped: run?.runId ?? null });
+  };
+
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const match = /^\/api\/chat\/([^/]+)\/(stream|stop)$/.exec(url.pathname);
+    const handled =
+      request.method === 'POST' && url.pathname === '/api/chat'
+        ? chat(request, response)
+        : request.method === 'GET' && match?.[2] === 'stream'
+          ? resume(decodeURIComponent(match[1]!), request, response)
+          : request.method === 'POST' && match?.[2] === 'stop'
+            ? stop(decodeURIComponent(match[1]!), response)
+            : Promise.resolve(sendJson(response, 404, { error: { name: 'NotFound', message: url.pathname } }));
+    handled.catch((error: unknown) => {
+      if (!response.headersSent) sendJson(response, 500, { error: { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error) } });
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3211, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    worker,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker.close({ handover: true });
+      await boss.stop();
+      await Promise.all([journal.close(), storage.close()]);
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const connectionString = process.env['DATABASE_URL'];
+  if (connectionString === undefined || connectionString === '') {
+    console.error('Set DATABASE_URL to a PostgreSQL database (both instances use the same one).');
+    process.exit(1);
+  }
+  const instance = await startDurableChat({
+    connectionString,
+    port: Number(process.env['PORT'] ?? 3211),
+    ...(process.env['HOST'] ? { host: process.env['HOST'] } : {}),
+    ...(process.env['WORKER_ID'] ? { workerId: process.env['WORKER_ID'] } : {}),
+    ...(process.env['WORD_DELAY_MS'] ? { wordDelayMs: Number(process.env['WORD_DELAY_MS']) } : {}),
+    ...(process.env['RXAGENT_SCHEMA'] ? { schema: process.env['RXAGENT_SCHEMA'] } : {}),
+    ...(process.env['PGBOSS_SCHEMA'] ? { bossSchema: process.env['PGBOSS_SCHEMA'] } : {}),
+  });
+  console.log(`durable chat listening on ${instance.url}`);
+  const shutdown = (): void => void instance.close().then(() => process.exit(0));
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

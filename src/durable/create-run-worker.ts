@@ -1,0 +1,289 @@
+/**
+ * `createRunWorker`: runs that survive their server. A run is submitted once (a journal row and
+ * one pg-boss job), claimed by one worker at a time (the journal's epoch fences the others),
+ * checkpointed at the loop's commit points, and taken over from its last commit by another worker
+ * when its owner dies (pg-boss fails the job of a worker that stops sending heartbeats).
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Subject, type Observable } from 'rxjs';
+import { RequestContext, type Processor } from '../contract/index.js';
+import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
+import { FencedError, RunNotFoundError, type RunJournal } from '../storage/index.js';
+import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
+import { NotDurableError } from './errors/not-durable-error.js';
+import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
+import { checkMemoryFence } from './internal/fence-probe.js';
+import { DEFAULT_QUEUE_PREFIX, jobIdOf, queueNameOf } from './internal/queues.js';
+import { executeRun, type ExecutionContext } from './internal/run-execution.js';
+import type { RunWorkerEvent } from './run-worker-event.js';
+
+/**
+ * A pg-boss job as the worker gets it from `work()`: one per run, its id made from the run id,
+ * its signal aborted by pg-boss when this worker's claim on it is gone.
+ *
+ * @example
+ * ```ts
+ * import type { RunJob } from 'rxagent/durable';
+ * const runIdOf = (job: RunJob): string => job.data.runId;
+ * ```
+ */
+export interface RunJob {
+  readonly id: string;
+  readonly data: { readonly runId: string };
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What the worker uses of pg-boss 12 (a started `PgBoss` is one): queues, jobs under their own
+ * ids, and `work()` with heartbeats and the job's abort signal.
+ *
+ * @example
+ * ```ts
+ * import { PgBoss } from 'pg-boss';
+ * import type { RunQueue } from 'rxagent/durable';
+ * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * await boss.start();
+ * const queue: RunQueue = boss;
+ * ```
+ */
+export interface RunQueue {
+  createQueue(name: string, options?: { heartbeatSeconds?: number; retryLimit?: number; retryDelay?: number; expireInSeconds?: number }): Promise<void>;
+  send(name: string, data: object, options: { id: string }): Promise<string | null>;
+  work(name: string, options: { localConcurrency?: number; batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: RunJob[]) => Promise<unknown>): Promise<string>;
+  offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
+}
+
+/**
+ * Options of {@link createRunWorker}.
+ *
+ * @example
+ * ```ts
+ * import type { RunWorkerOptions } from 'rxagent/durable';
+ * const options: RunWorkerOptions = { journal, boss, agents: [support], concurrency: 8 };
+ * ```
+ */
+export interface RunWorkerOptions {
+  /** Where runs are journaled (a `PostgresRunJournal`; `InMemoryRunJournal` for one-process tests). */
+  journal: RunJournal;
+  /** A started pg-boss 12 (`new PgBoss({ connectionString, schema })`, then `await boss.start()`). */
+  boss: RunQueue;
+  /** The agents this worker runs, by id (every worker of a deployment has the same ones). */
+  agents: readonly Agent[];
+  /** Runs at once per agent on this worker (default 8); 0: this instance submits and cancels only. */
+  concurrency?: number;
+  /** This worker's name in the journal (`runs.owner`). Default: `<host>:<pid>:<random>`. */
+  workerId?: string;
+  /** The pg-boss queues: one per agent, `<prefix><agentId>`. */
+  queue?: {
+    /** Default `rxagent.runs.`. */
+    prefix?: string;
+    /** A worker silent this long loses its runs (pg-boss fails the job; another worker takes it over). Default 10 (pg-boss's minimum). */
+    heartbeatSeconds?: number;
+    /** Takeovers, handovers and failed attempts a run's job may go through (default 10). */
+    retryLimit?: number;
+    /** The longest one claim of a run may last before pg-boss hands it on (default 3600). */
+    expireInSeconds?: number;
+    /** How often an idle worker asks for a job (default 2, pg-boss's minimum 0.5). */
+    pollingIntervalSeconds?: number;
+  };
+  /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
+  faultPoint?: (point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>;
+}
+
+/**
+ * A worker of durable runs (see {@link createRunWorker}).
+ *
+ * @example
+ * ```ts
+ * const { runId } = await worker.submit('support', 'Where is my order?', { memory: { thread: chatId, resource: userId } });
+ * worker.events$.subscribe((event) => console.log(event.type, event.runId));
+ * await worker.cancel(runId);
+ * ```
+ */
+export interface RunWorker {
+  /** Checks each agent's memory can fence saves (`NotDurableError` otherwise), creates the queues and starts working them. */
+  start(): Promise<void>;
+  /**
+   * Stores a run and queues its job; any worker runs it. The same `runId` again is the same run
+   * (`created: false`, one job). `NotDurableError` (nothing stored) for what a durable run cannot
+   * carry; `TypeError` for an unknown agent.
+   */
+  submit(agent: string | Agent, input: AgentInput, options?: DurableCallOptions): Promise<{ runId: string; created: boolean }>;
+  /** Asks the run's owner, wherever it is, to stop it (the run ends with `abort`, status `cancelled`). `RunNotFoundError` for an unknown run. */
+  cancel(runId: string, reason?: string): Promise<void>;
+  /**
+   * Stops taking runs; resolves when this worker's runs have ended — or, with `handover: true`,
+   * when each was released at its next step commit for another worker to continue.
+   */
+  close(options?: { handover?: boolean }): Promise<void>;
+  /** The runs this worker executes: claimed, committed, completed, fenced, released, failed. */
+  readonly events$: Observable<RunWorkerEvent>;
+}
+
+/** The processors of `config` as a run with `requestContext` resolves them. */
+async function processorsOf(config: AgentConfig, requestContext: RequestContext): Promise<Processor[]> {
+  const lists = [config.inputProcessors, config.outputProcessors, config.errorProcessors];
+  const resolved = await Promise.all(lists.map((list) => (typeof list === 'function' ? list({ requestContext }) : list)));
+  return resolved.flatMap((list) => list ?? []);
+}
+
+function checkCount(name: string, value: number | undefined, minimum: number): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < minimum)) throw new TypeError(`createRunWorker: ${name} must be an integer ≥ ${minimum} (got ${String(value)}).`);
+}
+
+/**
+ * A worker of durable runs on a {@link RunJournal} and pg-boss. Every instance of a deployment
+ * creates one with the same agents; any instance submits, reads (`resumeUIMessageStreamResponse`)
+ * and cancels any run; workers with `concurrency > 0` run them.
+ *
+ * @example
+ * ```ts
+ * import { PgBoss } from 'pg-boss';
+ * import { createRunWorker } from 'rxagent/durable';
+ * import { PostgresRunJournal } from 'rxagent/storage/postgres';
+ * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * await boss.start();
+ * const worker = createRunWorker({ journal: new PostgresRunJournal({ connectionString }), boss, agents: [support] });
+ * await worker.start();
+ * const { runId } = await worker.submit('support', 'Hi', { memory: { thread: chatId, resource: userId } });
+ * ```
+ */
+export function createRunWorker(options: RunWorkerOptions): RunWorker {
+  const { journal, boss, faultPoint } = options;
+  if (journal === undefined || boss === undefined) throw new TypeError('createRunWorker: journal and boss are required.');
+  checkCount('concurrency', options.concurrency, 0);
+  checkCount('queue.heartbeatSeconds', options.queue?.heartbeatSeconds, 10);
+  checkCount('queue.retryLimit', options.queue?.retryLimit, 0);
+  checkCount('queue.expireInSeconds', options.queue?.expireInSeconds, 1);
+  const concurrency = options.concurrency ?? 8;
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const prefix = options.queue?.prefix ?? DEFAULT_QUEUE_PREFIX;
+  const agents = new Map<string, { agent: Agent; config: AgentConfig; queue: string }>();
+  for (const agent of options.agents ?? []) {
+    if (agents.has(agent.id)) throw new TypeError(`createRunWorker: two agents with the id "${agent.id}" (a durable run names its agent by id).`);
+    agents.set(agent.id, { agent, config: agentConfig(agent), queue: queueNameOf(prefix, agent.id) });
+  }
+  const events = new Subject<RunWorkerEvent>();
+  const queues = new Map<string, Promise<void>>();
+  const works: Array<{ queue: string; id: string }> = [];
+  const executions = new Set<Promise<unknown>>();
+  let started = false;
+  let closing: Promise<void> | undefined;
+  let handingOver = false;
+
+  const agentOf = (agent: string | Agent): { agent: Agent; config: AgentConfig; queue: string } => {
+    const id = typeof agent === 'string' ? agent : agent?.id;
+    const found = typeof id === 'string' ? agents.get(id) : undefined;
+    if (found === undefined) {
+      throw new TypeError(`RunWorker: unknown agent ${JSON.stringify(id ?? agent)}; this worker runs ${[...agents.keys()].map((known) => JSON.stringify(known)).join(', ') || 'no agents'}.`);
+    }
+    return found;
+  };
+
+  const ensureQueue = (queue: string): Promise<void> => {
+    let made = queues.get(queue);
+    if (made === undefined) {
+      made = boss.createQueue(queue, {
+        heartbeatSeconds: options.queue?.heartbeatSeconds ?? 10,
+        retryLimit: options.queue?.retryLimit ?? 10,
+        retryDelay: 0,
+        expireInSeconds: options.queue?.expireInSeconds ?? 3600,
+      });
+      made.catch(() => queues.delete(queue));
+      queues.set(queue, made);
+    }
+    return made;
+  };
+
+  /** One job: claim the run, execute it, tell pg-boss (a throw fails the job: it comes back for a retry). */
+  const work = async (job: RunJob): Promise<void> => {
+    const runId = job.data?.runId;
+    if (typeof runId !== 'string') return; // not a job of ours: nothing to run, nothing to retry
+    let claim;
+    try {
+      claim = await journal.claim(runId, workerId);
+    } catch (error) {
+      // the run ended (a stale job) or is gone: nothing to do; anything else comes back later
+      if ((FencedError.isInstance(error) && error.reason === 'ended') || RunNotFoundError.isInstance(error)) return;
+      throw error;
+    }
+    const { epoch } = claim.lease;
+    events.next({ type: 'claimed', runId, epoch });
+    const entry = agents.get(claim.run.agentId);
+    if (entry === undefined) throw new TypeError(`RunWorker: run ${runId} belongs to agent "${claim.run.agentId}", which this worker does not run.`);
+    const context: ExecutionContext = {
+      journal,
+      agent: entry.agent,
+      faultPoint: faultPoint === undefined ? undefined : async (point, info) => faultPoint(point, info),
+      emit: (event) => events.next(event),
+      handingOver: () => handingOver,
+    };
+    try {
+      await faultPoint?.('claimed', { runId, epoch });
+    } catch (error) {
+      events.next({ type: 'failed', runId, epoch, error });
+      throw error;
+    }
+    const outcome = await executeRun(context, claim, job.signal);
+    if (outcome.kind === 'retry') throw outcome.error;
+  };
+
+  return {
+    events$: events.asObservable(),
+
+    async start() {
+      if (started) throw new TypeError('RunWorker.start(): already started.');
+      if (closing !== undefined) throw new TypeError('RunWorker.start(): the worker is closed.');
+      started = true;
+      for (const { config } of agents.values()) await checkMemoryFence(journal, config, workerId);
+      for (const { queue } of agents.values()) await ensureQueue(queue);
+      if (concurrency === 0) return;
+      for (const { queue } of agents.values()) {
+        const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: options.queue?.pollingIntervalSeconds ?? 2 }, async ([job]) => {
+          if (job === undefined) return;
+          const execution = work(job);
+          executions.add(execution);
+          try {
+            await execution;
+          } finally {
+            executions.delete(execution);
+          }
+        });
+        works.push({ queue, id });
+      }
+    },
+
+    async submit(agent, input, callOptions) {
+      const { agent: registered, config, queue } = agentOf(agent);
+      const stored = storedCallOf(input, callOptions);
+      const requestContext = new RequestContext(Object.entries((stored.options['requestContext'] ?? {}) as Record<string, unknown>));
+      for (const processor of await processorsOf(config, requestContext)) {
+        if ((processor as { durableState?: unknown }).durableState === false) {
+          throw new NotDurableError({ what: `processor "${processor.id}"`, message: 'its state cannot be kept across workers (durableState: false)' });
+        }
+      }
+      const runId = callOptions?.runId ?? randomUUID();
+      if (typeof runId !== 'string' || runId === '') throw new TypeError('RunWorker.submit: runId must be a non-empty string.');
+      const { created } = await journal.createRun({ runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } });
+      await ensureQueue(queue);
+      // sent again when the run existed: the job of a submit that died between the two is made now
+      await boss.send(queue, { runId }, { id: jobIdOf(runId) });
+      return { runId, created };
+    },
+
+    async cancel(runId, reason) {
+      await journal.signal(runId, { kind: 'stop', ...(reason === undefined ? {} : { reason }) });
+    },
+
+    close({ handover = false } = {}) {
+      closing ??= (async () => {
+        handingOver = handover;
+        await Promise.all(works.map(({ queue, id }) => boss.offWork(queue, { id, wait: false })));
+        while (executions.size > 0) await Promise.allSettled([...executions]);
+        events.complete();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** pg-boss names for durable runs: one queue per agent, one job per run under a UUID made from the run id. */
+import { createHash } from 'node:crypto';
+
+/** The default queue-name prefix (`<prefix><agentId>`). */
+export const DEFAULT_QUEUE_PREFIX = 'rxagent.runs.';
+
+const queueNameCharacters = /^[\w.\-/]+$/;
+
+/**
+ * The pg-boss queue of an agent's runs: `<prefix><agentId>`, or, for an id with characters
+ * pg-boss refuses in queue names, `<prefix><the id's safe characters>.<hash>`.
+ */
+export function queueNameOf(prefix: string, agentId: string): string {
+  if (queueNameCharacters.test(agentId)) return `${prefix}${agentId}`;
+  const safe = agentId.replace(/[^\w.\-/]/g, '_').slice(0, 40);
+  return `${prefix}${safe}.${createHash('sha256').update(agentId).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The pg-boss job id of a run: a UUID (pg-boss job ids must be UUIDs) made from a SHA-256 of the
+ * run id, in the layout of a name-based UUID (version 8, RFC 9562 variant). One run, one job: a
+ * second send of the same run is a no-op.
+ */
+export function jobIdOf(runId: string): string {
+  const bytes = createHash('sha256').update(`rxagent.run:${runId}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,263 @@
+/**
+ * One claimed run, executed: restored from its last commit (the dead owner's tail rolled back with
+ * a marker), run by the loop with a checkpoint at each commit point, its chunks batched into the
+ * journal, its tool calls on the ledger, memory's save fenced; the chunks after the last step
+ * held and written with the terminal chunk in one `final` commit.
+ *
+ * ```
+ * run$:     S--i--s-t-t-M--r--F--s'-t-F*--(d f)      (S start, i input point, M model point, F step point, * the last)
+ * journal:  (S i)  s-t-t M  r  F  s'-t F   (d f final)
+ * ```
+ */
+import { Subscription, lastValueFrom, toArray } from 'rxjs';
+import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
+import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
+import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
+import type { StoredCall } from '../durable-call-options.js';
+import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
+import type { RunWorkerEvent } from '../run-worker-event.js';
+import { JournalWriter } from './journal-writer.js';
+import { journalLedger } from './journal-ledger.js';
+import { openAt, planTakeover, stepFinish } from './takeover.js';
+
+/** How an execution ended, for its job: `done` completes it, `retry` fails it (pg-boss hands it on). */
+export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'retry'; readonly error: unknown };
+
+/** What an execution needs from its worker. */
+export interface ExecutionContext {
+  readonly journal: RunJournal;
+  readonly agent: Agent;
+  readonly faultPoint: ((point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>) | undefined;
+  readonly emit: (event: RunWorkerEvent) => void;
+  /** True once the worker hands its runs over (each is released at its next step commit). */
+  readonly handingOver: () => boolean;
+}
+
+/** Why a run stopped before its end (nothing is written after it). */
+class Stop {
+  constructor(
+    readonly kind: 'fenced' | 'released' | 'failed',
+    readonly error?: unknown,
+  ) {}
+}
+
+const isRecord = (value: unknown): value is Record<string, JsonValue> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The call options a worker runs a stored call with. */
+function callOptionsOf(runId: string, stored: StoredCall, abortSignal: AbortSignal): AgentCallOptions {
+  const { requestContext, messageId: _messageId, ...options } = stored.options;
+  const values = isRecord(requestContext) ? Object.entries(requestContext) : [];
+  return { ...(options as AgentCallOptions), runId, requestContext: new RequestContext(values), abortSignal };
+}
+
+/** The run's `start` with its message id (given at submit, else made from the run id). */
+function startWithMessageId(chunk: ChunkType & { type: 'start' }, stored: StoredCall, runId: string): ChunkType {
+  const given = stored.options['messageId'];
+  const messageId = chunk.payload.messageId ?? (typeof given === 'string' ? given : `msg-${runId}`);
+  return { ...chunk, payload: { ...chunk.payload, messageId } };
+}
+
+/** `chunks` as far as the codec takes them; a refused one ends them with an `error` naming type and path. */
+function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
+  for (const [index, chunk] of chunks.entries()) {
+    try {
+      encodeJson(chunk, `chunk ${chunk.type}`);
+    } catch (error) {
+      if (!JsonEncodingError.isInstance(error)) throw error;
+      return [...chunks.slice(0, index), makeChunk(runId, 'error', { error })];
+    }
+  }
+  return chunks;
+}
+
+/** The run's status after its terminal chunk. */
+function statusOf(terminal: ChunkType): RunStatus {
+  return terminal.type === 'error' ? 'failed' : terminal.type === 'abort' ? 'cancelled' : 'completed';
+}
+
+/**
+ * Runs a claimed run to its end, or until it stops (fenced, released, failed), and resolves with
+ * what its job should do. Never rejects.
+ */
+export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal: AbortSignal): Promise<ExecutionOutcome> {
+  const { journal, emit } = context;
+  const { lease } = claim;
+  const { runId, epoch } = lease;
+  const stored = claim.input as unknown as StoredCall;
+  return new Promise<ExecutionOutcome>((resolve) => {
+    const subscriptions = new Subscription();
+    const abort = new AbortController();
+    let writer: JournalWriter | undefined;
+    let ended = false;
+
+    /** Ends the execution once: the run unsubscribed, the writer closed, the event out, the job told. */
+    const end = (outcome: ExecutionOutcome | Stop): void => {
+      if (ended) return;
+      ended = true;
+      subscriptions.unsubscribe();
+      writer?.close();
+      if (!(outcome instanceof Stop)) {
+        resolve(outcome);
+        return;
+      }
+      if (outcome.kind === 'fenced') emit({ type: 'fenced', runId, epoch, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
+      else if (outcome.kind === 'released') emit({ type: 'released', runId, epoch });
+      else emit({ type: 'failed', runId, epoch, error: outcome.error });
+      resolve(outcome.kind === 'fenced' ? { kind: 'done' } : { kind: 'retry', error: outcome.error ?? new Error(`Run ${runId} released by its worker (handover)`) });
+    };
+
+    /** A failure while the run goes on: `fenced` when the lease is gone (never the run's error), else `failed`. */
+    const stopOn = (error: unknown): void => {
+      if (ended) return;
+      if (FencedError.isInstance(error) || jobSignal.aborted) {
+        end(new Stop('fenced', error));
+        return;
+      }
+      journal.getRun(runId).then(
+        (run) => end(new Stop(run !== null && run.epoch !== epoch ? 'fenced' : 'failed', error)),
+        () => end(new Stop('failed', error)),
+      );
+    };
+
+    /** A fault point; one that throws stops the run there, as a crash would (the job comes back). */
+    const fault = async (point: RunFaultPoint, info: Omit<FaultPointInfo, 'runId' | 'epoch'> = {}): Promise<void> => {
+      if (context.faultPoint === undefined) return;
+      try {
+        await context.faultPoint(point, { runId, epoch, ...info });
+      } catch (error) {
+        end(new Stop('failed', error));
+        throw error;
+      }
+    };
+
+    // pg-boss aborts the job's signal when this worker's claim on it is gone (heartbeat lost, expired)
+    if (jobSignal.aborted) return end(new Stop('fenced', jobSignal.reason));
+    const onJobAbort = (): void => end(new Stop('fenced', jobSignal.reason));
+    jobSignal.addEventListener('abort', onJobAbort, { once: true });
+    subscriptions.add(() => jobSignal.removeEventListener('abort', onJobAbort));
+    go().catch(stopOn);
+
+    async function go(): Promise<void> {
+      const plan = await planTakeover(journal, claim);
+      if (ended) return;
+      let flushes = 0;
+      let stepNumber = plan.commit?.step ?? 0;
+      let attempt = plan.commit?.attempt ?? 0;
+      const activeWriter = new JournalWriter({
+        journal,
+        lease,
+        onFlushed: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),
+      });
+      writer = activeWriter;
+      if (plan.marker.length > 0 || plan.replay.length > 0) {
+        // one fenced write: the dead attempt rolled back, the model commit's step written again
+        const encodedMarker = plan.marker.map((chunk) => ({ type: chunk.type, json: encodeJson(chunk, `chunk ${chunk.type}`) }));
+        await journal.appendEncoded(lease, [...encodedMarker, ...plan.replay]);
+        if (ended) return;
+      }
+      const committed = (commit: RunCommitKind, lastSeq: number): void => emit({ type: 'committed', runId, epoch, commit, lastSeq });
+
+      // the writer's backpressure holds the run's demand gate: a slow database pauses the model
+      const demand = new DemandGate();
+      subscriptions.add(activeWriter.ready$.subscribe({ next: (ready) => (ready ? demand.release(activeWriter) : demand.hold(activeWriter)), error: () => undefined }));
+      // a stop from any instance (recorded: one sent before this claim counts too)
+      subscriptions.add(
+        journal.signals$(runId).subscribe({
+          next: (signal) => {
+            if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
+          },
+          error: () => undefined,
+        }),
+      );
+
+      /** Chunks held back: those before the `input` commit, and those after the last step. */
+      let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
+      let finishing = false;
+
+      const checkpoint = async (point: RunCommitPoint): Promise<void> => {
+        stepNumber = point.stepNumber;
+        attempt = point.attempt;
+        const state = point.snapshot() as unknown as JsonValue;
+        const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
+        const chunks = point.kind === 'input' ? (held ?? []) : [];
+        if (point.kind === 'input') held = undefined;
+        const commit = { kind: point.kind, step: point.stepNumber, attempt: point.attempt, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
+        const { lastSeq } = await activeWriter.commit(commit, chunks).catch((error: unknown) => {
+          stopOn(error);
+          throw error;
+        });
+        committed(point.kind, lastSeq);
+        if (point.kind === 'model') await fault('model-committed', { stepNumber });
+        else if (point.kind === 'rejected') await fault('retry-committed', { stepNumber });
+        else if (point.kind === 'step') {
+          await fault('step-committed', { stepNumber });
+          if (point.last === true) held = [];
+          else if (context.handingOver()) end(new Stop('released'));
+        }
+      };
+
+      const finalize = async (chunks: ChunkType[]): Promise<void> => {
+        finishing = true;
+        await fault('finalizing', { stepNumber });
+        if (ended) return;
+        const written = encodable(chunks, runId);
+        const { lastSeq } = await activeWriter.commit({ kind: 'final', step: stepNumber, attempt, state: null }, written);
+        committed('final', lastSeq);
+        emit({ type: 'completed', runId, epoch, status: statusOf(written[written.length - 1]!) });
+        await fault('completed', { stepNumber });
+        end({ kind: 'done' });
+      };
+
+      /** A streamed chunk the codec refuses ends the run: what the step opened closed, then `error` naming type and path. */
+      const refuse = async (error: unknown): Promise<void> => {
+        finishing = true;
+        run$?.unsubscribe();
+        await activeWriter.flush();
+        const stepStart = await journal.findLastSeq(runId, 'step-start', activeWriter.lastSeq);
+        const entries = stepStart === 0 ? [] : await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
+        const open = openAt(entries, stepStart - 1);
+        const closers = open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
+        await finalize([...closers, makeChunk(runId, 'error', { error })]);
+      };
+
+      const ledger = journalLedger(journal, lease, claim.toolCalls, {
+        started: (toolCallId) => fault('tool-started', { stepNumber, toolCallId }),
+        returned: (toolCallId) => fault('tool-returned', { stepNumber, toolCallId }),
+      });
+      const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
+      let run$: Subscription | undefined;
+      run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
+        demand,
+        checkpoint,
+        ...(restore === undefined ? {} : { restore }),
+        tools: ledger,
+        memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) },
+      }).subscribe({
+        next: (item) => {
+          if (ended || finishing || isRunEnd(item)) return;
+          const chunk = item;
+          if (chunk.type === 'start') {
+            // the journal holds the run's start already (a takeover); else it goes with the input commit
+            if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
+          } else if (isTerminalChunk(chunk)) {
+            finalize([...(held ?? []), chunk]).catch(stopOn);
+          } else if (held !== undefined) {
+            held.push(chunk);
+          } else {
+            try {
+              activeWriter.write(chunk);
+            } catch (error) {
+              if (JsonEncodingError.isInstance(error)) refuse(error).catch(stopOn);
+              else stopOn(error);
+            }
+          }
+        },
+        error: (error: unknown) => stopOn(error),
+        complete: () => {
+          if (!finishing) stopOn(new Error(`Run ${runId} ended without a terminal chunk`));
+        },
+      });
+      subscriptions.add(run$);
+    }
+  });
+}

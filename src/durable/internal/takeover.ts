@@ -1,0 +1,109 @@
+/**
+ * What a new owner does with what the dead one left (DURABLE.md §6): go on from the last commit;
+ * roll back the chunks past it with a marker (the parts they opened closed, then `step-finish`
+ * with reason `retry` and `takeover: { epoch }`, which readers turn into a reset of the step); and
+ * after a `model` commit, only when a marker was written, the step's journaled chunks from its
+ * `step-start` through the commit again, verbatim, since the marker reset them for every reader.
+ */
+import { lastValueFrom, toArray } from 'rxjs';
+import { makeChunk, type ChunkType } from '../../contract/index.js';
+import type { EncodedChunk, JournalEntry, RunClaim, RunCommitRecord, RunJournal } from '../../storage/index.js';
+
+/** How a claimed run goes on. */
+export interface TakeoverPlan {
+  /** The commit the run goes on from (`undefined`: the run starts from its input). */
+  readonly commit: RunCommitRecord | undefined;
+  /** Chunks that roll back what was written past the commit (empty when nothing was). */
+  readonly marker: ChunkType[];
+  /** Chunks written again after the marker, as journaled (a `model` commit's step, when marked). */
+  readonly replay: EncodedChunk[];
+  /** True when the journal already holds the run's `start`. */
+  readonly started: boolean;
+}
+
+/** A usage with nothing counted (the marker's step-finish reports none). */
+const noUsage = {
+  inputTokens: undefined,
+  inputTokenDetails: { noCacheTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined },
+  outputTokens: undefined,
+  outputTokenDetails: { textTokens: undefined, reasoningTokens: undefined },
+  totalTokens: undefined,
+};
+
+/** A `step-finish` closing `step` with nothing in it (a marker's, or a refused chunk's step). */
+export function stepFinish(
+  runId: string,
+  step: { stepNumber: number; messageId?: string },
+  result: { reason: 'retry' | 'error'; isContinued: boolean; takeover?: { epoch: number } },
+): ChunkType {
+  return makeChunk(runId, 'step-finish', { ...step, stepResult: result, output: { text: '', toolCalls: [], usage: noUsage } });
+}
+
+/**
+ * The step still open at the end of `entries` and the closers of the parts opened after `after`
+ * and not closed (text, reasoning, tool input, in that order).
+ */
+export function openAt(entries: readonly JournalEntry[], after: number): { step: { stepNumber: number; messageId?: string } | undefined; closers: ChunkType[]; runId: string } {
+  let step: { stepNumber: number; messageId?: string } | undefined;
+  const texts = new Set<string>();
+  const reasoning = new Set<string>();
+  const toolInputs = new Set<string>();
+  let runId = '';
+  for (const { seq, chunk } of entries) {
+    runId = chunk.runId ?? runId;
+    if (chunk.type === 'step-start') step = { stepNumber: chunk.payload.stepNumber, ...(chunk.payload.messageId ? { messageId: chunk.payload.messageId } : {}) };
+    else if (chunk.type === 'step-finish') step = undefined;
+    if (seq <= after) continue;
+    switch (chunk.type) {
+      case 'text-start':
+        texts.add(chunk.payload.id);
+        break;
+      case 'text-end':
+        texts.delete(chunk.payload.id);
+        break;
+      case 'reasoning-start':
+        reasoning.add(chunk.payload.id);
+        break;
+      case 'reasoning-end':
+        reasoning.delete(chunk.payload.id);
+        break;
+      case 'tool-call-input-streaming-start':
+        toolInputs.add(chunk.payload.toolCallId);
+        break;
+      case 'tool-call-input-streaming-end':
+        toolInputs.delete(chunk.payload.toolCallId);
+        break;
+      default:
+        break;
+    }
+  }
+  const closers: ChunkType[] = [
+    ...[...texts].map((id) => makeChunk(runId, 'text-end', { id })),
+    ...[...reasoning].map((id) => makeChunk(runId, 'reasoning-end', { id })),
+    ...[...toolInputs].map((toolCallId) => makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId })),
+  ];
+  return { step, closers, runId };
+}
+
+/** Plans the takeover of a claimed run from its journal (reads only what is past the last commit, from the open step's start). */
+export async function planTakeover(journal: RunJournal, claim: RunClaim): Promise<TakeoverPlan> {
+  const { run, lease } = claim;
+  const commit = claim.commits.at(-1);
+  const committedTo = commit?.seqEnd ?? 0;
+  const started = run.lastSeq > 0;
+  if (run.lastSeq <= committedTo) return { commit, marker: [], replay: [], started };
+  // from the last step-start (the open step, if any), so the marker can name it
+  const stepStart = await journal.findLastSeq(run.runId, 'step-start', run.lastSeq);
+  const from = stepStart > 0 ? Math.min(stepStart - 1, committedTo) : committedTo;
+  const entries = await lastValueFrom(journal.read$(run.runId, { after: from, live: false }).pipe(toArray()));
+  const { step, closers, runId } = openAt(entries, committedTo);
+  const marker = [...closers];
+  if (step !== undefined) {
+    marker.push(stepFinish(runId || run.runId, step, { reason: 'retry', isContinued: true, takeover: { epoch: lease.epoch } }));
+  }
+  const replay =
+    commit?.kind === 'model' && step !== undefined && stepStart > 0 && stepStart <= committedTo
+      ? entries.filter((entry) => entry.seq >= stepStart && entry.seq <= committedTo).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
+      : [];
+  return { commit, marker, replay, started };
+}

@@ -1,0 +1,103 @@
+/**
+ * What a new owner plans from the journal a dead owner left (DURABLE.md §6): nothing past the last
+ * commit → go on; chunks past it → a marker closing what they opened and the open step (`retry`,
+ * `takeover: { epoch }`); after a `model` commit with a marker, the step's chunks from its
+ * `step-start` through the commit again, byte for byte.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChunkType } from 'rxagent';
+import { InMemoryRunJournal, type RunCommit, type RunLease } from 'rxagent/durable';
+import { planTakeover } from '../../src/durable/internal/takeover.js';
+import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+
+const runId = 'run-1';
+const chunk = (type: string, payload: Record<string, unknown> = {}): ChunkType => ({ type, runId, from: 'AGENT', payload }) as ChunkType;
+const commit = (kind: RunCommit['kind'], step = 0): RunCommit => ({ kind, step, attempt: 0, state: { kind } });
+
+async function setUp(): Promise<{ journal: InMemoryRunJournal; lease: RunLease }> {
+  const journal = new InMemoryRunJournal();
+  await journal.createRun({ runId, agentId: 'a', input: null });
+  const { lease } = await journal.claim(runId, 'dead');
+  await journal.append(lease, [chunk('start', { messageId: 'm1' })], commit('input'));
+  return { journal, lease };
+}
+
+describe('planTakeover', () => {
+  it('nothing past the last commit: no marker, no replay', async () => {
+    const { journal, lease } = await setUp();
+    await journal.append(lease, [chunk('step-start', { stepNumber: 0 }), chunk('text-start', { id: 't' }), chunk('text-end', { id: 't' }), chunk('step-finish', { stepNumber: 0, stepResult: { reason: 'stop', isContinued: false } })], commit('step'));
+    const claim = await journal.claim(runId, 'next');
+    const plan = await planTakeover(journal, claim);
+    expect(plan).toMatchObject({ marker: [], replay: [], started: true });
+    expect(plan.commit?.kind).toBe('step');
+  });
+
+  it('a dead attempt mid-stream: its open text closed, then step-finish retry with the new epoch', async () => {
+    const { journal, lease } = await setUp();
+    await journal.append(lease, [chunk('step-start', { stepNumber: 0, messageId: 'm1' }), chunk('reasoning-start', { id: 'r' }), chunk('reasoning-end', { id: 'r' }), chunk('text-start', { id: 't' }), chunk('text-delta', { id: 't', text: 'Hel' })]);
+    const claim = await journal.claim(runId, 'next');
+    const plan = await planTakeover(journal, claim);
+    expect(plan.commit?.kind).toBe('input');
+    expect(plan.replay).toEqual([]);
+    expect(plan.marker.map((marker) => [marker.type, (marker as { payload?: unknown }).payload])).toEqual([
+      ['text-end', { id: 't' }],
+      ['step-finish', { stepNumber: 0, messageId: 'm1', stepResult: { reason: 'retry', isContinued: true, takeover: { epoch: 2 } }, output: expect.objectContaining({ text: '', toolCalls: [] }) }],
+    ]);
+  });
+
+  it('after a model commit, with tool chunks past it: marker, then the step from its step-start through the commit, byte for byte', async () => {
+    const { journal, lease } = await setUp();
+    const step = [chunk('step-start', { stepNumber: 0 }), chunk('text-start', { id: 't' }), chunk('text-delta', { id: 't', text: 'Looking' }), chunk('text-end', { id: 't' }), chunk('tool-call', { toolCallId: 'c1', toolName: 'lookup', args: { q: 1 } })];
+    await journal.append(lease, step, commit('model'));
+    await journal.append(lease, [chunk('tool-result', { toolCallId: 'c1', toolName: 'lookup', result: 7 })]);
+    const claim = await journal.claim(runId, 'next');
+    const plan = await planTakeover(journal, claim);
+    expect(plan.marker.map((marker) => marker.type)).toEqual(['step-finish']);
+    const journaled = (await new Promise<string[]>((resolve) => {
+      const texts: string[] = [];
+      journal.read$(runId, { after: 1, live: false }).subscribe({ next: (entry) => texts.push(entry.json), complete: () => resolve(texts) });
+    })).slice(0, step.length);
+    expect(plan.replay.map((entry) => entry.json)).toEqual(journaled);
+    expect(plan.replay.map((entry) => entry.type)).toEqual(step.map((item) => item.type));
+  });
+
+  it('after a model commit with nothing past it: no marker, no replay (the tool phase goes on)', async () => {
+    const { journal, lease } = await setUp();
+    await journal.append(lease, [chunk('step-start', { stepNumber: 0 }), chunk('tool-call', { toolCallId: 'c1', toolName: 'lookup', args: {} })], commit('model'));
+    const plan = await planTakeover(journal, await journal.claim(runId, 'next'));
+    expect(plan).toMatchObject({ marker: [], replay: [] });
+  });
+
+  it('a dead retried attempt after a rejected commit is rolled back the same way', async () => {
+    const { journal, lease } = await setUp();
+    await journal.append(lease, [chunk('step-start', { stepNumber: 1 }), chunk('text-start', { id: 'a' }), chunk('text-end', { id: 'a' }), chunk('step-finish', { stepNumber: 1, stepResult: { reason: 'retry', isContinued: true } })], commit('rejected', 1));
+    await journal.append(lease, [chunk('step-start', { stepNumber: 2 }), chunk('tool-call-input-streaming-start', { toolCallId: 'c9', toolName: 'x' })]);
+    const plan = await planTakeover(journal, await journal.claim(runId, 'next'));
+    expect(plan.marker.map((marker) => [marker.type, ((marker as { payload?: { stepNumber?: number; toolCallId?: string } }).payload?.stepNumber ?? (marker as { payload?: { toolCallId?: string } }).payload?.toolCallId)])).toEqual([
+      ['tool-call-input-streaming-end', 'c9'],
+      ['step-finish', 2],
+    ]);
+  });
+
+  it('a fresh run (never committed): nothing to roll back, no start journaled yet', async () => {
+    const journal = new InMemoryRunJournal();
+    await journal.createRun({ runId, agentId: 'a', input: null });
+    expect(await planTakeover(journal, await journal.claim(runId, 'w'))).toEqual({ commit: undefined, marker: [], replay: [], started: false });
+  });
+});
+
+describe('pg-boss names', () => {
+  it('one UUID per run id: stable, distinct, version 8', () => {
+    const ids = ['r1', 'r2', 'thread/with/slashes', 'é'].map(jobIdOf);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(jobIdOf('r1')).toBe(ids[0]);
+  });
+
+  it('a queue per agent; an id pg-boss would refuse is made safe and kept distinct', () => {
+    expect(queueNameOf('rxagent.runs.', 'support')).toBe('rxagent.runs.support');
+    const odd = queueNameOf('rxagent.runs.', 'support agent!');
+    expect(odd).toMatch(/^rxagent\.runs\.support_agent_\.[0-9a-f]{12}$/);
+    expect(queueNameOf('rxagent.runs.', 'support agent?')).not.toBe(odd);
+  });
+});
