@@ -4,7 +4,7 @@
  * Each such processor is warned about once per process (src/contract/warn-once.ts): returning
  * `null` for every delta is a common way to write a filter that was meant to rewrite the text, and
  * the run then "succeeds" with an empty reply. One watch per chain (per run); it looks at each
- * chunk leaving the chain (one type test) and at drops only.
+ * chunk leaving the chain (one type test) until text has left it, and at drops.
  */
 import { isObservable, tap, type Observable } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -35,6 +35,8 @@ export class TextDropWatch {
 
   /** What a pass of the chain gave for `entered` (the chunk entering at its start, if any). */
   out(result: MaybeAsync<ChunkType | null>, entered?: ChunkType): MaybeAsync<ChunkType | null> {
+    // once text reached the client the run cannot warn: nothing more to count (no `then` per async chunk)
+    if (this.#textOut > 0) return result;
     if (entered !== undefined && entered.type === 'text-delta') this.#textIn++;
     if (result === null) return result;
     if (isPromiseLike<ChunkType | null>(result)) return Promise.resolve(result).then((chunk) => this.#left(chunk));
