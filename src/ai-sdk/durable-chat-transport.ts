@@ -88,6 +88,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     this.#maxDelayMs = maxDelayMs;
   }
 
+  /** Sends the chat's messages (as `DefaultChatTransport` does) and starts following the run it answers with. */
   override sendMessages(options: Parameters<DefaultChatTransport<M>['sendMessages']>[0]): Promise<ReadableStream<UIMessageChunk>> {
     const state: StreamState = { chatId: options.chatId, runId: undefined, lastId: undefined };
     this.#streams.set(options.chatId, state);
@@ -95,6 +96,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     return super.sendMessages(options);
   }
 
+  /** Reconnects to the chat's run, asking for the chunks after the last one this transport received. */
   override reconnectToStream(options: Parameters<DefaultChatTransport<M>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
     const known = this.#streams.get(options.chatId);
     const state: StreamState = known ?? { chatId: options.chatId, runId: undefined, lastId: undefined };
@@ -104,6 +106,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     return super.reconnectToStream({ ...options, headers });
   }
 
+  /** The response's UI chunks, with the run's reconnections spliced in (no chunk twice, none lost). */
   protected override processResponseStream(stream: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
     const state = this.#next.opening ?? { chatId: '', runId: undefined, lastId: undefined };
     this.#next.opening = undefined;

@@ -271,7 +271,10 @@ export interface ChunkPayloads {
       /** Set on a step rejected by a processor (`reason: 'retry'` or `'tripwire'`). */
       tripwire?: TripwirePayload;
       /** Set on the marker a durable run's new owner writes (`reason: 'retry'`): the attempt died with its owner. */
-      takeover?: { epoch: number };
+      takeover?: {
+        /** The new owner's epoch. */
+        epoch: number;
+      };
     };
     /** The step's output: its text, tool calls and usage. */
     output: {

@@ -18,7 +18,9 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 /** Where a value stops being JSON: a JSONPath (`$.a[2].b`) and what was found there. */
 export interface NonJsonAt {
+  /** A JSONPath to the value (`$.a[2].b`). */
   path: string;
+  /** What was found there (`Set`, `bigint`, `NaN`, `cycle`…). */
   type: string;
 }
 

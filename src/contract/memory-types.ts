@@ -45,8 +45,11 @@ export interface AgentMemoryProcessors {
  * ```
  */
 export interface MemoryFence {
+  /** The durable run saving. */
   readonly runId: string;
+  /** The epoch of the owner saving (the run's current one, or the save is refused). */
   readonly epoch: number;
+  /** Awaited inside the save's transaction, right before it commits. */
   readonly beforeCommit?: () => Promise<void>;
 }
 

@@ -48,7 +48,12 @@ export type DurableStateOption =
   | 'json'
   | 'reset'
   | false
-  | { snapshot(state: ProcessorState): JsonValue; restore(json: JsonValue): ProcessorState };
+  | {
+      /** The state as JSON, for the snapshot. */
+      snapshot(state: ProcessorState): JsonValue;
+      /** The state again, from what `snapshot` made. */
+      restore(json: JsonValue): ProcessorState;
+    };
 
 /**
  * A processor: an object with an `id` and any of the nine hooks. A class instance or a plain

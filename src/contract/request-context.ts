@@ -134,7 +134,12 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
    * RequestContext.ownEntriesOf(run); // { values: [['step', 2]], deleted: [] }
    * ```
    */
-  static ownEntriesOf(context: RequestContext): { values: Array<[string, unknown]>; deleted: string[] } {
+  static ownEntriesOf(context: RequestContext): {
+    /** The entries written on this context, in order. */
+    values: Array<[string, unknown]>;
+    /** The keys deleted on it (hidden from its parent). */
+    deleted: string[];
+  } {
     return { values: [...(context.#values ?? NO_VALUES)], deleted: [...(context.#hidden ?? [])] };
   }
 

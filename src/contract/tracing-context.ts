@@ -76,8 +76,9 @@ export interface ProcessorHookEvent {
 export interface JudgeCallEvent {
   /** The processor that made the call. */
   processorId: string;
-  /** The judging model's `provider` and `modelId`. */
+  /** The judging model's provider. */
   provider: string;
+  /** The judging model's id. */
   modelId: string;
   /** `error`: the call failed or answered something unreadable (the processor's error strategy then applies). */
   outcome: 'ok' | 'error';
@@ -86,7 +87,12 @@ export interface JudgeCallEvent {
   /** When it ended (ms since the epoch). */
   endTime: number;
   /** With `includePayloads`: the system text and the prompt sent. */
-  input?: { system: string; prompt: string };
+  input?: {
+    /** The judge's instructions. */
+    system: string;
+    /** The judged content as sent. */
+    prompt: string;
+  };
   /** With `includePayloads`: the parsed answer (`ok`) or the failure (`error`). */
   output?: unknown;
 }

@@ -45,6 +45,7 @@ export interface InspectOptions extends InspectorOptions {
 export interface InspectorServer {
   /** The page's address. */
   readonly url: string;
+  /** The port it listens on. */
   readonly port: number;
   /** The runs it recorded; trace more with `inspector.trace(…)`. */
   readonly inspector: Inspector;

@@ -81,7 +81,9 @@ export interface InspectorEventBase {
  * ```
  */
 export interface RunStartEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'run-start';
+  /** The id of the agent that ran. */
   agentId: string;
   /** What the run was asked (the last user message's text, cut to 200 characters). */
   title: string;
@@ -99,9 +101,13 @@ export interface RunStartEvent extends InspectorEventBase {
  * ```
  */
 export interface HookEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'hook';
+  /** The processor whose hook was called. */
   processorId: string;
+  /** The hook's name (`processOutputStream`, …). */
   hook: string;
+  /** What the hook did with what it got (see {@link MarbleOutcome}). */
   outcome: MarbleOutcome;
   /** How long the hook took, ms (an async hook: until its result settled). */
   duration: number;
@@ -125,13 +131,21 @@ export interface HookEvent extends InspectorEventBase {
  * ```
  */
 export interface JudgeEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'judge';
+  /** The processor that called its judge. */
   processorId: string;
+  /** The judge model's provider. */
   provider: string;
+  /** The judge model's id. */
   modelId: string;
+  /** Whether the call answered (`ok`) or failed. */
   outcome: 'ok' | 'error';
+  /** How long the call took, ms. */
   duration: number;
+  /** What the judge was sent (with `includePayloads`). */
   input?: Payload;
+  /** What it answered (with `includePayloads`). */
   output?: Payload;
 }
 
@@ -145,12 +159,15 @@ export interface JudgeEvent extends InspectorEventBase {
  * ```
  */
 export interface ChunkEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'chunk';
+  /** The chunk's `type`. */
   chunkType: string;
   /** Position among the run's chunks (0 = `start`). */
   index: number;
   /** A few characters for the marble (a delta's text, a tool's name…). */
   label: string;
+  /** A JSON-safe copy of the chunk. */
   chunk: Payload;
   /** Step number of the chunk (from the last `step-start`), when inside a step. */
   step?: number;
@@ -168,10 +185,15 @@ export interface ChunkEvent extends InspectorEventBase {
  * ```
  */
 export interface RevisedEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'revised';
+  /** The `seq` of each hook event revised. */
   seqs: number[];
+  /** Their outcome now (`hold` or `rewrite`). */
   outcome: MarbleOutcome;
+  /** For holds: the `seq` of the hook event that released them. */
   releasedBy?: number;
+  /** For rewrites: the result the processor passed on. */
   output?: Payload;
 }
 
@@ -185,10 +207,13 @@ export interface RevisedEvent extends InspectorEventBase {
  * ```
  */
 export interface RunEndEvent extends InspectorEventBase {
+  /** The event's kind. */
   type: 'run-end';
+  /** How the run ended. */
   status: Exclude<InspectorRunStatus, 'running'>;
-  /** Events and chunks past the run's caps (not kept, not sent). */
+  /** Events past the run's cap (not kept, not sent). */
   droppedEvents: number;
+  /** Chunks past the run's cap (not kept, not sent). */
   droppedChunks: number;
 }
 
@@ -213,14 +238,21 @@ export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent
  * ```
  */
 export interface InspectorRunSummary {
+  /** The inspector's id of the run. */
   runId: string;
+  /** The id of the agent that ran. */
   agentId: string;
+  /** What the run was asked (the last user message's text, cut to 200 characters). */
   title: string;
+  /** Wall-clock start (`Date.now()`). */
   startedAt: number;
+  /** How the run ended, or `running`. */
   status: InspectorRunStatus;
   /** Set when the run ended. */
   durationMs?: number;
+  /** Chunks the run emitted so far. */
   chunkCount: number;
+  /** Events recorded so far. */
   eventCount: number;
   /** Some events or chunks were past the caps: the record (and a marble export) is incomplete. */
   truncated: boolean;
@@ -236,5 +268,6 @@ export interface InspectorRunSummary {
  * ```
  */
 export interface InspectorRunRecord extends InspectorRunSummary {
+  /** The run's events, in order. */
   events: InspectorEvent[];
 }

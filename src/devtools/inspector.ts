@@ -45,7 +45,9 @@ export interface InspectorOptions {
  * ```
  */
 export interface TraceContext {
+  /** Pass it to the run: it records the run's hook calls and judge calls. */
   tracingContext: TracingContext;
+  /** The run id the inspector gave the run (pass it on as the run's `runId`). */
   runId: string;
 }
 
@@ -59,6 +61,7 @@ export interface TraceContext {
  * ```
  */
 export interface TraceOptions {
+  /** The agent's id, shown in the run list (default `'agent'`). */
   agentId?: string;
   /** What the run was asked (shown in the run list). */
   title?: string;

@@ -29,6 +29,7 @@ import { randomMessageId } from '../message-list/conversion-options.js';
  * none is given. The context's fields of the same names read and write this value.
  */
 export interface RunContextState {
+  /** The run's messages: history, input, the response so far. */
   messageList: MessageList;
   /** Processor-triggered (tripwire) retries so far: the `retryCount` hooks see. */
   retryCount: number;
@@ -46,9 +47,11 @@ export interface RunContextState {
   processorStates: Record<string, ProcessorState>;
 }
 
-/** The context one run's operators share: its state ({@link RunContextState}) and its services. */
+/** The context one run's operators share: its state (`RunContextState`) and its services. */
 export interface RunContext extends RunContextState {
+  /** The run's id (chunks carry it). */
   readonly runId: string;
+  /** The run's request context (what the caller passed, and what hooks write). */
   requestContext: RequestContext;
   /** Tracing of the run (spans of processor hooks). */
   tracingContext: TracingContext;

@@ -53,6 +53,7 @@ export type RegexFilterChannel = 'text' | 'reasoning' | 'tool-input' | 'tool-res
  * ```
  */
 export interface RegexFilterOptions {
+  /** Your own rules, checked with the presets'. */
   rules?: RegexRule[];
   /** One preset or a list. */
   presets?: RegexPreset | RegexPreset[];
@@ -76,6 +77,7 @@ export interface RegexFilterOptions {
    * script, Cyrillic/Greek homoglyphs in Latin words) and redact the original span. Default `true`.
    */
   normalize?: boolean;
+  /** Told of each match that blocks, redacts or warns (the matched values only with `includeRedactedValues`). */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
 }
 
@@ -90,12 +92,19 @@ export interface RegexFilterOptions {
  * ```
  */
 export interface RegexMatch {
+  /** The name of the rule that matched. */
   rule: string;
+  /** The matched text (the original text's span). */
   match: string;
+  /** Where the match starts in the original text (as `start`). */
   index: number;
+  /** What the processor does with it (`block`, `redact` or `warn`). */
   strategy: RegexFilterStrategy;
+  /** Offset of the match's first character in the original text. */
   start: number;
+  /** Offset just past its last character. */
   end: number;
+  /** The original text of the span. */
   value: string;
 }
 
@@ -108,10 +117,16 @@ export interface RegexMatch {
  * ```
  */
 export interface RegexRedaction {
+  /** The name of the rule that matched. */
   rule: string;
+  /** Where the span starts in the original text. */
   index: number;
+  /** The span's length in the original text. */
   length: number;
+  /** What the span was replaced with. */
   replacement: string;
+  /** The rules whose matches overlapped in this span (when more than one). */
   overlappingRules?: string[];
+  /** The redacted text itself (only with `includeRedactedValues`). */
   value?: string;
 }

@@ -57,6 +57,7 @@ export interface InMemoryStorageOptions {
  * ```
  */
 export interface FenceChecker {
+  /** Throws unless `epoch` is the run's current one. */
   checkFence(runId: string, epoch: number): void;
 }
 

@@ -154,7 +154,9 @@ export interface SaveMessagesOptions {
  * ```
  */
 export interface SaveFence {
+  /** The durable run saving. */
   runId: string;
+  /** The epoch of the owner saving: a save from an older epoch is refused (`FencedError`). */
   epoch: number;
   /** Awaited inside the save's transaction, before `COMMIT` (a fault point for tests). */
   beforeCommit?: () => Promise<void>;

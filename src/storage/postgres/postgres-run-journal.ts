@@ -134,7 +134,12 @@ export class PostgresRunJournal implements RunJournal {
     pool.on('error', this.#onIdleError);
   }
 
-  async createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }> {
+  async createRun(run: NewRun): Promise<{
+    /** The run as stored. */
+    run: RunRecord;
+    /** False when the same run existed already. */
+    created: boolean;
+  }> {
     const input = checkNewRun(run);
     return this.#run('createRun', async () => {
       const now = this.#now();
@@ -155,6 +160,7 @@ export class PostgresRunJournal implements RunJournal {
     });
   }
 
+  /** The run's record, or `null` when there is no such run. */
   async getRun(runId: string): Promise<RunRecord | null> {
     assertJournalId('getRun', 'runId', runId);
     return this.#run('getRun', () => this.#getRun(runId));
@@ -203,11 +209,25 @@ export class PostgresRunJournal implements RunJournal {
     });
   }
 
-  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+  async append(
+    lease: RunLease,
+    chunks: readonly ChunkType[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The seq of the last chunk written. */
+    lastSeq: number;
+  }> {
     return this.appendEncoded(lease, encodeChunks(chunks), commit);
   }
 
-  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+  async appendEncoded(
+    lease: RunLease,
+    chunks: readonly EncodedChunk[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The seq of the last chunk written. */
+    lastSeq: number;
+  }> {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     return this.#run('append', async () => {
