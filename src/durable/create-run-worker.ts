@@ -29,8 +29,14 @@ import type { RunWorkerEvent } from './run-worker-event.js';
  * ```
  */
 export interface RunJob {
+  /** The job's id (made from the run id). */
   readonly id: string;
-  readonly data: { readonly runId: string };
+  /** The job's payload. */
+  readonly data: {
+    /** The run the job is for. */
+    readonly runId: string;
+  };
+  /** Aborted by pg-boss when this worker's claim on the job is gone. */
   readonly signal: AbortSignal;
 }
 
@@ -48,9 +54,13 @@ export interface RunJob {
  * ```
  */
 export interface RunQueue {
+  /** Creates the queue `name` with these policies. */
   createQueue(name: string, options?: { heartbeatSeconds?: number; retryLimit?: number; retryDelay?: number; expireInSeconds?: number }): Promise<void>;
+  /** Queues a job with `data` under the given `id`: its id, or `null` when none was created (a job with that id exists). */
   send(name: string, data: object, options: { id: string }): Promise<string | null>;
+  /** Starts polling queue `name`, handing fetched jobs to `handler`; resolves to the work id. */
   work(name: string, options: { localConcurrency?: number; batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: RunJob[]) => Promise<unknown>): Promise<string>;
+  /** Stops working queue `name` (or only the work `id`); `wait`: until its running jobs have ended. */
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
 }
 
@@ -109,7 +119,16 @@ export interface RunWorker {
    * (`created: false`, one job). `NotDurableError` (nothing stored) for what a durable run cannot
    * carry; `TypeError` for an unknown agent.
    */
-  submit(agent: string | Agent, input: AgentInput, options?: DurableCallOptions): Promise<{ runId: string; created: boolean }>;
+  submit(
+    agent: string | Agent,
+    input: AgentInput,
+    options?: DurableCallOptions,
+  ): Promise<{
+    /** The run's id (read it with `resumeUIMessageStreamResponse`, stop it with `cancel`). */
+    runId: string;
+    /** `false` when the same run was already submitted. */
+    created: boolean;
+  }>;
   /** Asks the run's owner, wherever it is, to stop it (the run ends with `abort`, status `cancelled`). `RunNotFoundError` for an unknown run. */
   cancel(runId: string, reason?: string): Promise<void>;
   /**

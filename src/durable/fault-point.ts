@@ -47,9 +47,14 @@ export type RunFaultPoint =
  * ```
  */
 export interface FaultPointInfo {
+  /** The run at the point. */
   readonly runId: string;
+  /** The epoch of the run's owner (this worker's claim). */
   readonly epoch: number;
+  /** The step the point is in, where there is one. */
   readonly stepNumber?: number;
+  /** The number of the flush in this epoch, from 1 (`chunks-flushed`). */
   readonly flush?: number;
+  /** The tool call (`tool-started`, `tool-returned`). */
   readonly toolCallId?: string;
 }

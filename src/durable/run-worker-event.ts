@@ -24,9 +24,61 @@ import type { RunCommitKind, RunStatus } from '../storage/index.js';
  * ```
  */
 export type RunWorkerEvent =
-  | { readonly type: 'claimed'; readonly runId: string; readonly epoch: number }
-  | { readonly type: 'committed'; readonly runId: string; readonly epoch: number; readonly commit: RunCommitKind; readonly lastSeq: number }
-  | { readonly type: 'completed'; readonly runId: string; readonly epoch: number; readonly status: RunStatus }
-  | { readonly type: 'fenced'; readonly runId: string; readonly epoch: number; readonly error?: unknown }
-  | { readonly type: 'released'; readonly runId: string; readonly epoch: number }
-  | { readonly type: 'failed'; readonly runId: string; readonly epoch: number; readonly error: unknown };
+  | {
+      /** This worker took the run. */
+      readonly type: 'claimed';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+    }
+  | {
+      /** A commit was written. */
+      readonly type: 'committed';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+      /** The commit point written. */
+      readonly commit: RunCommitKind;
+      /** The run's last seq after the commit's write. */
+      readonly lastSeq: number;
+    }
+  | {
+      /** The run's `final` commit was written. */
+      readonly type: 'completed';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+      /** The run's status from its terminal chunk. */
+      readonly status: RunStatus;
+    }
+  | {
+      /** Another worker owns the run now; this one stopped. */
+      readonly type: 'fenced';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+      /** The failure that showed the lease was lost, when there was one. */
+      readonly error?: unknown;
+    }
+  | {
+      /** Handed over at a step commit, for another worker. */
+      readonly type: 'released';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+    }
+  | {
+      /** This worker could not go on with the run. */
+      readonly type: 'failed';
+      /** The run. */
+      readonly runId: string;
+      /** The epoch of this worker's claim on the run. */
+      readonly epoch: number;
+      /** Why (a storage failure, …). */
+      readonly error: unknown;
+    };

@@ -17,7 +17,9 @@ const marker = Symbol.for('rxagent.error.ToolOutcomeUnknownError');
  */
 export class ToolOutcomeUnknownError extends RxAgentError {
   private readonly [marker] = true;
+  /** The name of the tool called. */
   readonly toolName: string;
+  /** The id of the call whose outcome is unknown. */
   readonly toolCallId: string;
 
   constructor(options: { toolName: string; toolCallId: string }) {

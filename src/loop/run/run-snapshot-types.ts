@@ -11,9 +11,24 @@ export const RUN_SNAPSHOT_FORMAT = 1;
  * model output was accepted (a `model` commit: the model is not called again), or its commit.
  */
 export type RunPosition =
-  | { readonly kind: 'step'; readonly stepNumber: number }
-  | { readonly kind: 'tools'; readonly stepNumber: number; readonly attempt: JsonValue }
-  | { readonly kind: 'commit' };
+  | {
+      /** The next attempt of a step. */
+      readonly kind: 'step';
+      /** The step's number. */
+      readonly stepNumber: number;
+    }
+  | {
+      /** The tool phase of an attempt whose model output was accepted. */
+      readonly kind: 'tools';
+      /** The step's number. */
+      readonly stepNumber: number;
+      /** The attempt's snapshot, as JSON. */
+      readonly attempt: JsonValue;
+    }
+  | {
+      /** The run's commit (its steps are over). */
+      readonly kind: 'commit';
+    };
 
 /**
  * A run's state at a step boundary, as JSON (see the module comment).
@@ -25,15 +40,25 @@ export type RunPosition =
  * ```
  */
 export interface RunSnapshot {
+  /** The snapshot format it was written in (`RUN_SNAPSHOT_FORMAT`). */
   readonly format: number;
+  /** The run's id. */
   readonly runId: string;
+  /** Where the run goes on from. */
   readonly next: RunPosition;
+  /** The run's message list, serialized (its unsaved ids included). */
   readonly messageList: SerializedMessageList;
+  /** The completed steps, as JSON (rejected attempts included). */
   readonly steps: JsonValue[];
+  /** Processor-triggered (tripwire) retries so far. */
   readonly retryCount: number;
+  /** `processAPIError` retries so far. */
   readonly apiErrorRetryCount: number;
+  /** The reason of the attempt a tripwire retry rejected, for the next attempt's prompt (`null`: none). */
   readonly retryFeedback: string | null;
+  /** Signals sent by hooks, waiting for the run's next model request, as JSON. */
   readonly pendingSignals: JsonValue[];
+  /** The system messages every step starts from (untagged, after `processInput`). */
   readonly initialSystemMessages: CoreSystemMessage[];
   /** The `finish` the output processors returned at the end of the output (a run at its commit). */
   readonly finish: JsonValue | null;
@@ -44,7 +69,12 @@ export interface RunSnapshot {
   /** `writer.custom()` chunks written outside `processOutputStream`, waiting for the next phase. */
   readonly customChunks: JsonValue[];
   /** The run's own request-context writes (over the caller's context) and deletes. */
-  readonly requestContext: { readonly values: Array<[string, JsonValue]>; readonly deleted: string[] };
+  readonly requestContext: {
+    /** The keys the run wrote, with their JSON values. */
+    readonly values: Array<[string, JsonValue]>;
+    /** The keys the run deleted. */
+    readonly deleted: string[];
+  };
 }
 
 

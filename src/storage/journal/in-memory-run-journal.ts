@@ -122,7 +122,12 @@ export class InMemoryRunJournal implements RunJournal {
     }
   }
 
-  async createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }> {
+  async createRun(run: NewRun): Promise<{
+    /** The run as stored (the existing one when not created). */
+    run: RunRecord;
+    /** `false` when the same run was already there. */
+    created: boolean;
+  }> {
     const input = checkNewRun(run);
     this.#assertOpen('createRun');
     const stored = this.#runs.get(run.runId);
@@ -188,11 +193,25 @@ export class InMemoryRunJournal implements RunJournal {
     };
   }
 
-  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+  async append(
+    lease: RunLease,
+    chunks: readonly ChunkType[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The run's last seq after the write. */
+    lastSeq: number;
+  }> {
     return this.appendEncoded(lease, encodeChunks(chunks), commit);
   }
 
-  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }> {
+  async appendEncoded(
+    lease: RunLease,
+    chunks: readonly EncodedChunk[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The run's last seq after the write. */
+    lastSeq: number;
+  }> {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     this.#assertOpen('append');

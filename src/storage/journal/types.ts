@@ -18,9 +18,13 @@ import type { JsonValue } from '../../contract/json-codec.js';
  * ```
  */
 export interface JournalEntry {
+  /** The entry's dense sequence number in its run, from 1. */
   readonly seq: number;
+  /** The epoch of the owner that wrote the entry. */
   readonly epoch: number;
+  /** The chunk, decoded from `json`. */
   readonly chunk: ChunkType;
+  /** The chunk as the JSON text stored, the same bytes for every reader. */
   readonly json: string;
 }
 
@@ -42,20 +46,29 @@ export type RunTerminal = 'finish' | 'tripwire' | 'error' | 'abort';
  * ```
  */
 export interface RunRecord {
+  /** The run's id, as given to `createRun`. */
   runId: string;
+  /** The id of the agent that runs it. */
   agentId: string;
+  /** The memory thread the run belongs to, if any. */
   threadId?: string;
+  /** The memory resource (user, …) the run belongs to, if any. */
   resourceId?: string;
+  /** Where the run stands (see {@link RunStatus}). */
   status: RunStatus;
   /** Bumped by every claim: the fencing token of the current owner (0 before the first claim). */
   epoch: number;
-  owner?: string;
   /** The sequence number of the last chunk (0: none yet). */
   lastSeq: number;
   /** The run format its rows are written in (`RunJournal.format` when created). */
   format: number;
+  /** The owner given to the last `claim` (absent before the first claim). */
+  owner?: string;
+  /** The kind of the run's terminal chunk, once the run has ended. */
   terminal?: RunTerminal;
+  /** When the run was created. */
   createdAt: Date;
+  /** When the run's record last changed. */
   updatedAt: Date;
 }
 
@@ -69,17 +82,25 @@ export interface RunRecord {
  * ```
  */
 export interface RunLease {
+  /** The run the lease is for. */
   readonly runId: string;
+  /** The epoch its claim gave the run: the fencing token every write is checked against. */
   readonly epoch: number;
+  /** The owner that claimed the run. */
   readonly owner: string;
 }
 
 /** What `createRun` takes. `input` is the run's JSON input (agent input, call options…). */
 export interface NewRun {
+  /** The run's id: one id names one run (`createRun` is idempotent by it). */
   runId: string;
+  /** The id of the agent that runs it. */
   agentId: string;
+  /** The memory thread the run belongs to, if any. */
   threadId?: string;
+  /** The memory resource (user, …) the run belongs to, if any. */
   resourceId?: string;
+  /** The run's JSON input (agent input, call options…): what an owner rebuilds the run from. */
   input: JsonValue;
 }
 
@@ -88,8 +109,11 @@ export type RunCommitKind = 'input' | 'model' | 'step' | 'rejected' | 'final';
 
 /** A tool call pinned by a `model` commit: a `pending` ledger row written with the commit. */
 export interface PinnedToolCall {
+  /** The tool call's id (the ledger row's key). */
   toolCallId: string;
+  /** The name of the tool called. */
   toolName: string;
+  /** The call's arguments, as JSON. */
   args: JsonValue;
 }
 
@@ -99,21 +123,33 @@ export interface PinnedToolCall {
  * the run's status from it; a `model` commit may pin tool calls (`pending` ledger rows).
  */
 export interface RunCommit {
+  /** The commit point this checkpoint is. */
   kind: RunCommitKind;
+  /** The step number the commit belongs to. */
   step: number;
+  /** The attempt at the commit: the run's retries so far (tripwire and API-error retries together). */
   attempt: number;
+  /** The run's snapshot, opaque to the journal. */
   state: JsonValue;
+  /** Tool calls pinned by a `model` commit: written as `pending` ledger rows with it. */
   toolCalls?: readonly PinnedToolCall[];
 }
 
 /** A stored commit: numbered from 1 per run, with the epoch that wrote it and the last seq it covers. */
 export interface RunCommitRecord {
+  /** The commit's number in its run, from 1. */
   no: number;
+  /** The commit point it is. */
   kind: RunCommitKind;
+  /** The step number it belongs to (`RunCommit.step`). */
   step: number;
+  /** The attempt at the commit (`RunCommit.attempt`). */
   attempt: number;
+  /** The epoch of the owner that wrote it. */
   epoch: number;
+  /** The seq of the last chunk written with (and covered by) the commit. */
   seqEnd: number;
+  /** The run's snapshot as written (`RunCommit.state`). */
   state: JsonValue;
 }
 
@@ -127,47 +163,92 @@ export type ToolCallStatus = 'pending' | 'started' | 'completed' | 'failed';
  * never ran, e.g. invalid input).
  */
 export type ToolTransition =
-  | { toolCallId: string; status: 'pending'; toolName: string; args: JsonValue }
-  | { toolCallId: string; status: 'started' }
-  | { toolCallId: string; status: 'completed'; output: JsonValue }
-  | { toolCallId: string; status: 'failed'; error: JsonValue };
+  | {
+      /** The tool call's id (the ledger row's key). */
+      toolCallId: string;
+      /** Records the call. */
+      status: 'pending';
+      /** The name of the tool called. */
+      toolName: string;
+      /** The call's arguments, as JSON. */
+      args: JsonValue;
+    }
+  | {
+      /** The tool call's id. */
+      toolCallId: string;
+      /** Written before `execute` runs. */
+      status: 'started';
+    }
+  | {
+      /** The tool call's id. */
+      toolCallId: string;
+      /** `execute` returned. */
+      status: 'completed';
+      /** The tool's result, as JSON. */
+      output: JsonValue;
+    }
+  | {
+      /** The tool call's id. */
+      toolCallId: string;
+      /** The call failed (or never ran, from `pending`). */
+      status: 'failed';
+      /** The call's error, as JSON. */
+      error: JsonValue;
+    };
 
 /** A ledger row. `epoch` is the epoch of its last transition. */
 export interface ToolCallRecord {
+  /** The tool call's id (the row's key). */
   toolCallId: string;
+  /** The name of the tool called. */
   toolName: string;
+  /** The call's arguments, as JSON. */
   args: JsonValue;
+  /** Where the call stands. */
   status: ToolCallStatus;
+  /** The epoch of the row's last transition. */
   epoch: number;
+  /** The tool's result, as JSON (once `completed`). */
   output?: JsonValue;
+  /** The call's error, as JSON (once `failed`). */
   error?: JsonValue;
 }
 
 /** What `claim` gives the new owner: its lease, the run, its input as created, every commit (oldest first) and the ledger. */
 export interface RunClaim {
+  /** The new owner's lease: every write it makes carries it. */
   lease: RunLease;
+  /** The run as claimed (`status: 'running'`, the new epoch and owner). */
   run: RunRecord;
   /** The run's `input`, as given to `createRun` (what a new owner rebuilds the run from). */
   input: JsonValue;
+  /** Every commit of the run, oldest first. */
   commits: RunCommitRecord[];
+  /** The run's tool ledger. */
   toolCalls: ToolCallRecord[];
 }
 
 /** A request recorded for a run's owner (any instance may send it). */
 export interface RunSignal {
+  /** What is asked: `stop` (the run ends with `abort`). */
   kind: 'stop';
+  /** Why, as JSON (the owner aborts the run with it). */
   reason?: JsonValue;
 }
 
 /** A stored signal, numbered per journal in the order received. */
 export interface RunSignalRecord extends RunSignal {
+  /** The signal's number in the journal, in the order received. */
   id: number;
+  /** When the signal was recorded. */
   createdAt: Date;
 }
 
 /** A chunk already encoded (by `encodeJson`): what the batched writer hands to `appendEncoded`. */
 export interface EncodedChunk {
+  /** The chunk's `type`. */
   readonly type: string;
+  /** The chunk as JSON text, stored as it is. */
   readonly json: string;
 }
 
@@ -203,7 +284,15 @@ export interface RunJournal {
   /** The newest run format this build reads and writes. */
   readonly format: number;
   /** Creates a `queued` run. Idempotent by `runId`: the same run again → `{ created: false }`; another → `RunConflictError`. */
-  createRun(run: NewRun): Promise<{ run: RunRecord; created: boolean }>;
+  createRun(
+    run: NewRun,
+  ): Promise<{
+    /** The run as stored (the existing one when not created). */
+    run: RunRecord;
+    /** `false` when the same run was already there. */
+    created: boolean;
+  }>;
+  /** The run with this id, or `null` when the journal holds none. */
   getRun(runId: string): Promise<RunRecord | null>;
   /** The newest `queued` or `running` run of a thread, or `null`. */
   activeRun(threadId: string): Promise<RunRecord | null>;
@@ -213,9 +302,23 @@ export interface RunJournal {
    */
   claim(runId: string, owner: string): Promise<RunClaim>;
   /** Appends chunks (and a commit) in one fenced write; the chunks get `lastSeq + 1…`. */
-  append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<{ lastSeq: number }>;
+  append(
+    lease: RunLease,
+    chunks: readonly ChunkType[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The run's last seq after the write. */
+    lastSeq: number;
+  }>;
   /** `append` with chunks already encoded (the batched writer encodes each chunk once). */
-  appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<{ lastSeq: number }>;
+  appendEncoded(
+    lease: RunLease,
+    chunks: readonly EncodedChunk[],
+    commit?: RunCommit,
+  ): Promise<{
+    /** The run's last seq after the write. */
+    lastSeq: number;
+  }>;
   /** One fenced ledger transition. */
   toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord>;
   /** Records a request for the run's owner (`stop`). Unknown run → `RunNotFoundError`; an ended run: nothing to do. */

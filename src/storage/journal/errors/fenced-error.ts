@@ -16,11 +16,13 @@ const marker = Symbol.for('rxagent.error.FencedError');
  */
 export class FencedError extends RxAgentError {
   private readonly [marker] = true;
+  /** The run the refused write was for. */
   readonly runId: string;
   /** The epoch the writer held. */
   readonly epoch: number;
   /** The run's epoch when the write was refused. */
   readonly currentEpoch: number;
+  /** Why: `'epoch'` (another claim since, or a lease the journal did not issue) or `'ended'` (the run has ended). */
   readonly reason: 'epoch' | 'ended';
 
   constructor(options: { runId: string; epoch: number; currentEpoch: number; reason: 'epoch' | 'ended'; what?: string }) {

@@ -16,6 +16,7 @@ const marker = Symbol.for('rxagent.error.JournalCursorError');
  */
 export class JournalCursorError extends RxAgentError {
   private readonly [marker] = true;
+  /** The run that was read. */
   readonly runId: string;
   /** The cursor as it was given (a number, or the header / query text). */
   readonly after: unknown;

@@ -15,6 +15,7 @@ const marker = Symbol.for('rxagent.error.RunConflictError');
  */
 export class RunConflictError extends RxAgentError {
   private readonly [marker] = true;
+  /** The run id given to `createRun`, already held for another run. */
   readonly runId: string;
   /** The first field that differs from the stored run. */
   readonly field: string;

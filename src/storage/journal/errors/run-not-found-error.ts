@@ -15,6 +15,7 @@ const marker = Symbol.for('rxagent.error.RunNotFoundError');
  */
 export class RunNotFoundError extends RxAgentError {
   private readonly [marker] = true;
+  /** The run id asked for. */
   readonly runId: string;
   /** `'expired'` when the run existed and was removed by retention. */
   readonly reason: 'expired' | undefined;
