@@ -25,6 +25,8 @@ export {
   type InMemoryRunJournalOptions,
   type JournalEntry,
   type JournalReadOptions,
+  type Appended,
+  type CreatedRun,
   type NewRun,
   type PinnedToolCall,
   type RunClaim,

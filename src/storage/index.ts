@@ -31,6 +31,8 @@ export type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  Appended,
+  CreatedRun,
   NewRun,
   PinnedToolCall,
   RunClaim,

@@ -23,6 +23,8 @@ import { JournalSchemaError } from './errors/journal-schema-error.js';
 import { RunConflictError } from './errors/run-conflict-error.js';
 import { RunNotFoundError } from './errors/run-not-found-error.js';
 import type {
+  Appended,
+  CreatedRun,
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
@@ -122,12 +124,7 @@ export class InMemoryRunJournal implements RunJournal {
     }
   }
 
-  async createRun(run: NewRun): Promise<{
-    /** The run as stored (the existing one when not created). */
-    run: RunRecord;
-    /** `false` when the same run was already there. */
-    created: boolean;
-  }> {
+  async createRun(run: NewRun): Promise<CreatedRun> {
     const input = checkNewRun(run);
     this.#assertOpen('createRun');
     const stored = this.#runs.get(run.runId);
@@ -193,25 +190,11 @@ export class InMemoryRunJournal implements RunJournal {
     };
   }
 
-  async append(
-    lease: RunLease,
-    chunks: readonly ChunkType[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The run's last seq after the write. */
-    lastSeq: number;
-  }> {
+  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<Appended> {
     return this.appendEncoded(lease, encodeChunks(chunks), commit);
   }
 
-  async appendEncoded(
-    lease: RunLease,
-    chunks: readonly EncodedChunk[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The run's last seq after the write. */
-    lastSeq: number;
-  }> {
+  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<Appended> {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     this.#assertOpen('append');

@@ -266,6 +266,34 @@ export interface JournalReadOptions {
 }
 
 /**
+ * What `RunJournal.createRun` resolves with.
+ *
+ * @example
+ * ```ts
+ * const { created }: CreatedRun = await journal.createRun({ runId: 'r1', agentId: 'support', input: { messages: [] } });
+ * ```
+ */
+export interface CreatedRun {
+  /** The run as stored (the existing one when not created). */
+  run: RunRecord;
+  /** `false` when the same run was already there. */
+  created: boolean;
+}
+
+/**
+ * What `RunJournal.append` / `appendEncoded` resolve with.
+ *
+ * @example
+ * ```ts
+ * const { lastSeq }: Appended = await journal.append(lease, chunks);
+ * ```
+ */
+export interface Appended {
+  /** The run's last seq after the write. */
+  lastSeq: number;
+}
+
+/**
  * The run journal: an append-only record of each run (chunks with dense `seq` from 1, commits, a
  * tool ledger), written by the run's one owner and read by anyone. Every write carries a
  * `RunLease`; a lease whose epoch is not the run's current one is refused with `FencedError`.
@@ -284,14 +312,7 @@ export interface RunJournal {
   /** The newest run format this build reads and writes. */
   readonly format: number;
   /** Creates a `queued` run. Idempotent by `runId`: the same run again → `{ created: false }`; another → `RunConflictError`. */
-  createRun(
-    run: NewRun,
-  ): Promise<{
-    /** The run as stored (the existing one when not created). */
-    run: RunRecord;
-    /** `false` when the same run was already there. */
-    created: boolean;
-  }>;
+  createRun(run: NewRun): Promise<CreatedRun>;
   /** The run with this id, or `null` when the journal holds none. */
   getRun(runId: string): Promise<RunRecord | null>;
   /** The newest `queued` or `running` run of a thread, or `null`. */
@@ -302,23 +323,9 @@ export interface RunJournal {
    */
   claim(runId: string, owner: string): Promise<RunClaim>;
   /** Appends chunks (and a commit) in one fenced write; the chunks get `lastSeq + 1…`. */
-  append(
-    lease: RunLease,
-    chunks: readonly ChunkType[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The run's last seq after the write. */
-    lastSeq: number;
-  }>;
+  append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<Appended>;
   /** `append` with chunks already encoded (the batched writer encodes each chunk once). */
-  appendEncoded(
-    lease: RunLease,
-    chunks: readonly EncodedChunk[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The run's last seq after the write. */
-    lastSeq: number;
-  }>;
+  appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<Appended>;
   /** One fenced ledger transition. */
   toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord>;
   /** Records a request for the run's owner (`stop`). Unknown run → `RunNotFoundError`; an ended run: nothing to do. */

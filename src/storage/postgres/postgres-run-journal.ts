@@ -22,6 +22,8 @@ import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
 import { RunConflictError } from '../journal/errors/run-conflict-error.js';
 import { RunNotFoundError } from '../journal/errors/run-not-found-error.js';
 import type {
+  Appended,
+  CreatedRun,
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
@@ -134,12 +136,7 @@ export class PostgresRunJournal implements RunJournal {
     pool.on('error', this.#onIdleError);
   }
 
-  async createRun(run: NewRun): Promise<{
-    /** The run as stored. */
-    run: RunRecord;
-    /** False when the same run existed already. */
-    created: boolean;
-  }> {
+  async createRun(run: NewRun): Promise<CreatedRun> {
     const input = checkNewRun(run);
     return this.#run('createRun', async () => {
       const now = this.#now();
@@ -209,25 +206,11 @@ export class PostgresRunJournal implements RunJournal {
     });
   }
 
-  async append(
-    lease: RunLease,
-    chunks: readonly ChunkType[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The seq of the last chunk written. */
-    lastSeq: number;
-  }> {
+  async append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<Appended> {
     return this.appendEncoded(lease, encodeChunks(chunks), commit);
   }
 
-  async appendEncoded(
-    lease: RunLease,
-    chunks: readonly EncodedChunk[],
-    commit?: RunCommit,
-  ): Promise<{
-    /** The seq of the last chunk written. */
-    lastSeq: number;
-  }> {
+  async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<Appended> {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     return this.#run('append', async () => {
