@@ -1,7 +1,9 @@
 /**
  * A libSQL database this process may not write: a 0444 file in a 0555 directory, read by a
  * child process (test/storage/fixtures/libsql-reader.ts). As root, permissions do not stop
- * writes, so the child then runs as `nobody` (runuser); otherwise as the current user. The
+ * writes, so the child then runs without the capabilities that override them (setpriv drops
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from its bounding set: still root, so it reads a
+ * repository cloned into a private directory, which `nobody` could not); otherwise as the current user. The
  * client (@libsql/client) has no read-only open mode, so this is how "read-only" is made real.
  */
 import { execFile } from 'node:child_process';
@@ -34,7 +36,7 @@ interface ReaderOutput {
 /** Runs the reader in another process that cannot write the file. */
 async function readAsAnotherUser(url: string, threadId: string, readOnly: boolean): Promise<ReaderOutput> {
   const node = [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'fixtures', 'libsql-reader.ts'), url, threadId, ...(readOnly ? ['readOnly'] : [])];
-  const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...node] : node;
+  const [command, ...args] = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--', ...node] : node;
   const { stdout } = await run(command!, args, { cwd: join(import.meta.dirname, '..', '..') });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as ReaderOutput;
 }
