@@ -54,13 +54,14 @@ type LiveCall = Observable<ModelEvent> & { readonly [LIVE_READ]: LiveRead };
 /**
  * A per-call controller that follows the caller's signal with one listener (not `AbortSignal.any`):
  * the provider's signal aborts with the caller's reason when the caller's does, or when the call
- * is cut ({@link CallAbort.cut}, which also drops the listener).
+ * is cut ({@link CallAbort.cut}, which also drops the listener). A call that ended drops the
+ * listener ({@link CallAbort.release}): a run's signal does not collect one per finished step.
  */
 class CallAbort implements EventListenerObject {
   readonly controller = new AbortController();
   /** The options the provider gets: the caller's, with this call's signal. */
   readonly callOptions: LanguageModelV4CallOptions;
-  readonly #caller: AbortSignal | undefined;
+  #caller: AbortSignal | undefined;
 
   constructor(options: LanguageModelV4CallOptions) {
     const caller = options.abortSignal;
@@ -81,8 +82,14 @@ class CallAbort implements EventListenerObject {
 
   /** The call was cut before its end: the listener is dropped and the call's signal aborted. */
   cut(): void {
-    this.#caller?.removeEventListener('abort', this);
+    this.release();
     this.controller.abort();
+  }
+
+  /** The call ended (completed or failed): the caller's signal no longer concerns it. */
+  release(): void {
+    this.#caller?.removeEventListener('abort', this);
+    this.#caller = undefined;
   }
 }
 
@@ -143,6 +150,7 @@ export class ModelRead {
         if (sink.closed) return;
         if (next.done) {
           this.#finished = true;
+          this.#abort.release();
           sink.complete();
           return;
         }
@@ -160,6 +168,7 @@ export class ModelRead {
   #fail(error: unknown): void {
     if (this.sink.closed) return;
     this.#finished = true;
+    this.#abort.release();
     this.sink.error(error);
   }
 
@@ -187,7 +196,8 @@ function observableCall(stream: ObservableStreamFunction, options: LanguageModel
     return stream(abort.callOptions).pipe(
       tap({ complete: () => (finished = true), error: () => (finished = true) }),
       finalize(() => {
-        if (!finished) abort.cut();
+        if (finished) abort.release();
+        else abort.cut();
       }),
     );
   });

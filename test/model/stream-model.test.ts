@@ -92,15 +92,54 @@ describe('streamModel', () => {
     expect(state.pulls).toBeLessThanOrEqual(4);
   });
 
-  it('combines the caller abortSignal with its own: aborting the caller aborts the provider signal', async () => {
+  it('combines the caller abortSignal with its own: aborting the caller mid-call aborts the provider signal', async () => {
     const caller = new AbortController();
-    const { model, state } = countingModel(3);
-    await collect(model, { ...userPrompt(), abortSignal: caller.signal });
+    const state = { signals: [] as Array<AbortSignal | undefined> };
+    const model: LanguageModelV4 = {
+      ...countingModel(0).model,
+      async doStream(options) {
+        state.signals.push(options.abortSignal);
+        let pulled = false;
+        // one part, then a stream that waits
+        const stream = new ReadableStream<LanguageModelV4StreamPart>({ pull: (controller) => (pulled ? new Promise<void>(() => undefined) : ((pulled = true), controller.enqueue(delta('1')))) }, { highWaterMark: 0 });
+        return { stream };
+      },
+    };
+    const reason = new Error('stop');
+    const parts: LanguageModelV4StreamPart[] = [];
+    const subscription = streamModel(model, { ...userPrompt(), abortSignal: caller.signal }).subscribe((event) => {
+      if (event.type === 'text-delta') parts.push(event);
+    });
+    await waitFor(() => parts.length > 0, 'the first part');
     const seen = state.signals[0];
     expect(seen).not.toBe(caller.signal);
     expect(seen?.aborted).toBe(false);
-    caller.abort(new Error('stop'));
+    caller.abort(reason);
     expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBe(reason);
+    subscription.unsubscribe();
+  });
+
+  it('lets go of the caller abortSignal once the call ended: a run signal does not collect a listener per finished call', async () => {
+    const caller = new AbortController();
+    const added: unknown[] = [];
+    const removed: unknown[] = [];
+    const { addEventListener, removeEventListener } = caller.signal;
+    caller.signal.addEventListener = function (this: AbortSignal, ...args: Parameters<AbortSignal['addEventListener']>) {
+      added.push(args[1]);
+      addEventListener.apply(this, args);
+    };
+    caller.signal.removeEventListener = function (this: AbortSignal, ...args: Parameters<AbortSignal['removeEventListener']>) {
+      removed.push(args[1]);
+      removeEventListener.apply(this, args);
+    };
+    const { model, state } = countingModel(3);
+    await collect(model, { ...userPrompt(), abortSignal: caller.signal });
+    await collect(countingModel(0).model, { ...userPrompt(), abortSignal: caller.signal }).catch(() => undefined);
+    expect(added).toHaveLength(2);
+    expect(removed).toEqual(added);
+    caller.abort(new Error('the run is over'));
+    expect(state.signals[0]?.aborted).toBe(false); // nothing of that call was in flight
   });
 
   it('cancels the stream when unsubscribed before doStream resolved', async () => {

@@ -322,6 +322,7 @@ class Chain implements StreamChain {
   /** `suspend`: at a hook's promise, return where the pass stopped (the caller awaits it) instead of a promise. */
   private pass(chunk: ChunkType, from: number, entered: ChunkType | null, suspend = false): MaybeAsync<ChunkType | null> | Suspension {
     const links = this.links;
+    const retryCount = this.context.retryCount;
     let current = chunk;
     let currentIsData = isData(current);
     for (let index = from; index < links.length; index++) {
@@ -333,7 +334,7 @@ class Chain implements StreamChain {
       this.record(link, current, entered);
       const args = link.args;
       args.part = current;
-      args.retryCount = this.context.retryCount;
+      args.retryCount = retryCount;
       const result = invokeStreamHook(link.binding, args, this.#tracingContext);
       if (result !== current && isPromiseLike<unknown>(result)) {
         if (suspend) return new Suspension(result, current, index);
