@@ -16,7 +16,7 @@ import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
 import { giveUpRun } from './internal/give-up.js';
-import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, jobIdOf, queueNameOf } from './internal/queues.js';
+import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
@@ -264,7 +264,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
 
   /** Queues a job of run `runId` (its policies on the job itself: they hold on a queue created before them too). */
   const sendJob = (queue: string, deadLetter: string, runId: string, generation: number): Promise<string | null> =>
-    boss.send(queue, generation === 0 ? { runId } : { runId, generation }, { ...policies, deadLetter, id: jobIdOf(runId, generation) });
+    boss.send(queue, generation === 0 ? { runId } : { runId, generation }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
 
   /**
    * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
@@ -275,7 +275,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const runId = job.data?.runId;
     if (typeof runId !== 'string') return;
     const generation = job.data.generation ?? 0;
-    const next = await boss.getJobById(queue, jobIdOf(runId, generation + 1));
+    const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
     if (next !== null && (next.state === 'created' || next.state === 'retry' || next.state === 'active')) return;
     const error = new RunAttemptsExhaustedError({ runId, attempts: (job.sourceRetryCount ?? 0) + 1, ...failureOf(job.sourceOutput) });
     const outcome = await giveUpRun(journal, runId, workerId, error);

@@ -30,7 +30,7 @@ import { Memory } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { giveUpRun } from '../../src/durable/internal/give-up.js';
-import { deadLetterQueueOf, jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { deadLetterQueueOf, generationJobIdOf, jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { settle, waitFor } from '../support/wait-for.js';
 import { journalEntries } from './fixtures/matrix-checks.js';
@@ -200,8 +200,8 @@ describe('what giving up leaves alone, and what it fences', () => {
     expect(completed.status).toBe('completed');
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish', epoch: 2, owner: 'handing-b' });
     await waitForJobState(queueOf('handed'), jobIdOf(runId), 'completed');
-    await waitForJobState(queueOf('handed'), jobIdOf(runId, 1), 'completed');
-    expect(await boss.getJobById(queueOf('handed'), jobIdOf(runId, 1))).toMatchObject({ data: { runId, generation: 1 }, retryCount: 0 });
+    await waitForJobState(queueOf('handed'), generationJobIdOf(runId, 1), 'completed');
+    expect(await boss.getJobById(queueOf('handed'), generationJobIdOf(runId, 1))).toMatchObject({ data: { runId, generation: 1 }, retryCount: 0 });
   }, 60_000);
 
   it('an owner still running when its job is given up (an expiry, say) is fenced: it writes nothing after the error', async () => {
@@ -257,7 +257,7 @@ describe('what giving up leaves alone, and what it fences', () => {
     await worker.start();
     const { runId } = await worker.submit('later', 'Talk');
     // the run was handed on (generation 1 is queued) and then the old job failed for good
-    await boss.send(queueOf('later'), { runId, generation: 1 }, { id: jobIdOf(runId, 1) });
+    await boss.send(queueOf('later'), { runId, generation: 1 }, { id: generationJobIdOf(runId, 1) });
     const giver = newWorker({ agents: [talker('later')], concurrency: 1, queue: { pollingIntervalSeconds: 0.5 } });
     const events: RunWorkerEvent[] = [];
     giver.events$.subscribe((event) => events.push(event));

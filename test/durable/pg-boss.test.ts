@@ -80,7 +80,7 @@ describe('pg-boss 12 as the run queue', () => {
       throw new Error(`attempt ${job!.retryCount} failed`);
     });
     const copies: Array<{ data: unknown; sourceId: string | null; sourceRetryCount: number | null; sourceOutput: unknown }> = [];
-    await boss.work<{ runId: string }>('runs-dead', { pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+    await boss.work('runs-dead', { pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
       copies.push({ data: job!.data, sourceId: job!.sourceId, sourceRetryCount: job!.sourceRetryCount, sourceOutput: job!.sourceOutput });
     });
     const deadline = Date.now() + 20_000;

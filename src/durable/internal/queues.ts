@@ -27,12 +27,22 @@ export function deadLetterQueueOf(queue: string): string {
 /**
  * The pg-boss job id of a run: a UUID (pg-boss job ids must be UUIDs) made from a SHA-256 of the
  * run id, in the layout of a name-based UUID (version 8, RFC 9562 variant). One run, one job: a
- * second send of the same run is a no-op. A handover (`close({ handover: true })`) hands the run on
- * in a new job, generation `n + 1` (generation 0 is the submitted job), with a budget of attempts of
- * its own.
+ * second send of the same run is a no-op.
  */
-export function jobIdOf(runId: string, generation = 0): string {
-  const name = generation === 0 ? `rxagent.run:${runId}` : `rxagent.run.handover:${generation}:${runId}`;
+export function jobIdOf(runId: string): string {
+  return uuidOf(`rxagent.run:${runId}`);
+}
+
+/**
+ * The job id of a run's job of `generation`: a handover (`close({ handover: true })`) hands the run
+ * on in a new job, generation `n + 1`, with attempts of its own; generation 0 is the submitted job
+ * ({@link jobIdOf}).
+ */
+export function generationJobIdOf(runId: string, generation: number): string {
+  return generation === 0 ? jobIdOf(runId) : uuidOf(`rxagent.run.handover:${generation}:${runId}`);
+}
+
+function uuidOf(name: string): string {
   const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
