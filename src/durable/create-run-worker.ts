@@ -12,9 +12,11 @@ import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../l
 import { FencedError, RunNotFoundError, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { NotDurableError } from './errors/not-durable-error.js';
+import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
-import { DEFAULT_QUEUE_PREFIX, jobIdOf, queueNameOf } from './internal/queues.js';
+import { giveUpRun } from './internal/give-up.js';
+import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
@@ -35,9 +37,25 @@ export interface RunJob {
   readonly data: {
     /** The run the job is for. */
     readonly runId: string;
+    /** 0 for the submitted job; each handover hands the run on in a job of the next generation. */
+    readonly generation?: number;
   };
   /** Aborted by pg-boss when this worker's claim on the job is gone. */
   readonly signal: AbortSignal;
+  /** In the dead-letter queue (`includeMetadata`): how many times the failed job was retried. */
+  readonly sourceRetryCount?: number | null;
+  /** In the dead-letter queue (`includeMetadata`): the failed job's output (why its last attempt failed). */
+  readonly sourceOutput?: object | null;
+}
+
+/** A job's policies: attempts, heartbeat, expiry, and where pg-boss copies it when it fails for the last time. */
+interface JobPolicies {
+  heartbeatSeconds?: number;
+  retryLimit?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+  deadLetter?: string;
 }
 
 /**
@@ -54,12 +72,18 @@ export interface RunJob {
  * ```
  */
 export interface RunQueue {
-  /** Creates the queue `name` with these policies. */
-  createQueue(name: string, options?: { heartbeatSeconds?: number; retryLimit?: number; retryDelay?: number; expireInSeconds?: number }): Promise<void>;
-  /** Queues a job with `data` under the given `id`: its id, or `null` when none was created (a job with that id exists). */
-  send(name: string, data: object, options: { id: string }): Promise<string | null>;
+  /** Creates the queue `name` with these policies (a queue that exists is left as it is). */
+  createQueue(name: string, options?: JobPolicies): Promise<void>;
+  /** Queues a job with `data` under the given `id` and policies: its id, or `null` when none was created (a job with that id exists). */
+  send(name: string, data: object, options: JobPolicies & { id: string }): Promise<string | null>;
   /** Starts polling queue `name`, handing fetched jobs to `handler`; resolves to the work id. */
-  work(name: string, options: { localConcurrency?: number; batchSize?: number; pollingIntervalSeconds?: number }, handler: (jobs: RunJob[]) => Promise<unknown>): Promise<string>;
+  work(
+    name: string,
+    options: { localConcurrency?: number; batchSize?: number; pollingIntervalSeconds?: number; includeMetadata?: boolean },
+    handler: (jobs: RunJob[]) => Promise<unknown>,
+  ): Promise<string>;
+  /** The job `id` of queue `name` (its `state`: `created`, `retry`, `active`, `completed`, `cancelled`, `failed`), or `null`. */
+  getJobById(name: string, id: string): Promise<{ readonly state: string } | null>;
   /** Stops working queue `name` (or only the work `id`); `wait`: until its running jobs have ended. */
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
 }
@@ -90,7 +114,11 @@ export interface RunWorkerOptions {
     prefix?: string;
     /** A worker silent this long loses its runs (pg-boss fails the job; another worker takes it over). Default 10 (pg-boss's minimum). */
     heartbeatSeconds?: number;
-    /** Takeovers, handovers and failed attempts a run's job may go through (default 10). */
+    /**
+     * Retries a run's job may go through — takeovers of a dead or silent worker's run, failed
+     * attempts, expired claims — before the run is given up: it then ends `failed` with
+     * `RunAttemptsExhaustedError` (default 10, so 11 attempts). Handovers spend none.
+     */
     retryLimit?: number;
     /** The longest one claim of a run may last before pg-boss hands it on (default 3600). */
     expireInSeconds?: number;
@@ -147,6 +175,14 @@ async function processorsOf(config: AgentConfig, requestContext: RequestContext)
   return resolved.flatMap((list) => list ?? []);
 }
 
+/** Why a dead-lettered job's last attempt failed, from its output (pg-boss's `{ value: { message } }`, or the handler's error). */
+function failureOf(output: object | null | undefined): { lastFailure?: string } {
+  const record = (output ?? {}) as { message?: unknown; value?: unknown };
+  const value = record.value as { message?: unknown } | string | undefined;
+  const message = typeof record.message === 'string' ? record.message : typeof value === 'string' ? value : typeof value?.message === 'string' ? value.message : undefined;
+  return message === undefined ? {} : { lastFailure: message };
+}
+
 function checkCount(name: string, value: number | undefined, minimum: number): void {
   if (value !== undefined && (!Number.isSafeInteger(value) || value < minimum)) throw new TypeError(`createRunWorker: ${name} must be an integer ≥ ${minimum} (got ${String(value)}).`);
 }
@@ -178,11 +214,23 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const concurrency = options.concurrency ?? 8;
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const prefix = options.queue?.prefix ?? DEFAULT_QUEUE_PREFIX;
-  const agents = new Map<string, { agent: Agent; config: AgentConfig; queue: string }>();
+  const agents = new Map<string, { agent: Agent; config: AgentConfig; queue: string; deadLetter: string }>();
   for (const agent of options.agents ?? []) {
     if (agents.has(agent.id)) throw new TypeError(`createRunWorker: two agents with the id "${agent.id}" (a durable run names its agent by id).`);
-    agents.set(agent.id, { agent, config: agentConfig(agent), queue: queueNameOf(prefix, agent.id) });
+    const queue = queueNameOf(prefix, agent.id);
+    agents.set(agent.id, { agent, config: agentConfig(agent), queue, deadLetter: deadLetterQueueOf(queue) });
   }
+  for (const { agent, queue } of agents.values()) {
+    const other = [...agents.values()].find((entry) => entry.deadLetter === queue);
+    if (other !== undefined) throw new TypeError(`createRunWorker: agent "${agent.id}" has the queue "${queue}", the dead-letter queue of agent "${other.agent.id}"; rename one.`);
+  }
+  const policies = {
+    heartbeatSeconds: options.queue?.heartbeatSeconds ?? 10,
+    retryLimit: options.queue?.retryLimit ?? 10,
+    retryDelay: 0,
+    expireInSeconds: options.queue?.expireInSeconds ?? 3600,
+  };
+  const pollingIntervalSeconds = options.queue?.pollingIntervalSeconds ?? 2;
   const events = new Subject<RunWorkerEvent>();
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
@@ -191,7 +239,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let closing: Promise<void> | undefined;
   let handingOver = false;
 
-  const agentOf = (agent: string | Agent): { agent: Agent; config: AgentConfig; queue: string } => {
+  const agentOf = (agent: string | Agent): { agent: Agent; config: AgentConfig; queue: string; deadLetter: string } => {
     const id = typeof agent === 'string' ? agent : agent?.id;
     const found = typeof id === 'string' ? agents.get(id) : undefined;
     if (found === undefined) {
@@ -200,20 +248,53 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     return found;
   };
 
-  const ensureQueue = (queue: string): Promise<void> => {
+  /** An agent's queue and, first, its dead-letter queue (giving up retries with backoff: a database that is down must not strand the run). */
+  const ensureQueue = (queue: string, deadLetter: string): Promise<void> => {
     let made = queues.get(queue);
     if (made === undefined) {
-      made = boss.createQueue(queue, {
-        heartbeatSeconds: options.queue?.heartbeatSeconds ?? 10,
-        retryLimit: options.queue?.retryLimit ?? 10,
-        retryDelay: 0,
-        expireInSeconds: options.queue?.expireInSeconds ?? 3600,
-      });
+      made = (async () => {
+        await boss.createQueue(deadLetter, { heartbeatSeconds: policies.heartbeatSeconds, retryLimit: 10, retryDelay: 1, retryBackoff: true, expireInSeconds: 300 });
+        await boss.createQueue(queue, { ...policies, deadLetter });
+      })();
       made.catch(() => queues.delete(queue));
       queues.set(queue, made);
     }
     return made;
   };
+
+  /** Queues a job of run `runId` (its policies on the job itself: they hold on a queue created before them too). */
+  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number): Promise<string | null> =>
+    boss.send(queue, generation === 0 ? { runId } : { runId, generation }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
+
+  /**
+   * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
+   * the run is live (a handover's, whose old job failed after it), the run ends `failed` under a new
+   * claim; a run that already ended is left alone.
+   */
+  const giveUp = async (job: RunJob, queue: string): Promise<void> => {
+    const runId = job.data?.runId;
+    if (typeof runId !== 'string') return;
+    const generation = job.data.generation ?? 0;
+    const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
+    if (next !== null && (next.state === 'created' || next.state === 'retry' || next.state === 'active')) return;
+    const error = new RunAttemptsExhaustedError({ runId, attempts: (job.sourceRetryCount ?? 0) + 1, ...failureOf(job.sourceOutput) });
+    const outcome = await giveUpRun(journal, runId, workerId, error);
+    if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
+  };
+
+  /** Runs `handler` for each fetched job, tracked so `close()` waits for it. */
+  const tracked =
+    (handler: (job: RunJob) => Promise<void>) =>
+    async ([job]: RunJob[]): Promise<void> => {
+      if (job === undefined) return;
+      const execution = handler(job);
+      executions.add(execution);
+      try {
+        await execution;
+      } finally {
+        executions.delete(execution);
+      }
+    };
 
   /** One job: claim the run, execute it, tell pg-boss (a throw fails the job: it comes back for a retry). */
   const work = async (job: RunJob): Promise<void> => {
@@ -246,6 +327,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     }
     const outcome = await executeRun(context, claim, job.signal);
     if (outcome.kind === 'retry') throw outcome.error;
+    // handed over: the run goes on in a job of the next generation (a budget of attempts of its own);
+    // this one completes. A crash between the two leaves both: the later claim fences the other.
+    if (outcome.kind === 'released') await sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1);
   };
 
   return {
@@ -256,25 +340,18 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (closing !== undefined) throw new TypeError('RunWorker.start(): the worker is closed.');
       started = true;
       for (const { config } of agents.values()) await checkMemoryFence(journal, config, workerId);
-      for (const { queue } of agents.values()) await ensureQueue(queue);
-      if (concurrency === 0) return;
-      for (const { queue } of agents.values()) {
-        const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: options.queue?.pollingIntervalSeconds ?? 2 }, async ([job]) => {
-          if (job === undefined) return;
-          const execution = work(job);
-          executions.add(execution);
-          try {
-            await execution;
-          } finally {
-            executions.delete(execution);
-          }
-        });
+      for (const { queue, deadLetter } of agents.values()) await ensureQueue(queue, deadLetter);
+      if (concurrency === 0) return; // submit and cancel only: no runs, no giving up
+      for (const { queue, deadLetter } of agents.values()) {
+        const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds }, tracked(work));
         works.push({ queue, id });
+        const giveUpId = await boss.work(deadLetter, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked((job) => giveUp(job, queue)));
+        works.push({ queue: deadLetter, id: giveUpId });
       }
     },
 
     async submit(agent, input, callOptions) {
-      const { agent: registered, config, queue } = agentOf(agent);
+      const { agent: registered, config, queue, deadLetter } = agentOf(agent);
       const stored = storedCallOf(input, callOptions);
       const requestContext = new RequestContext(Object.entries((stored.options['requestContext'] ?? {}) as Record<string, unknown>));
       for (const processor of await processorsOf(config, requestContext)) {
@@ -285,9 +362,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       const runId = callOptions?.runId ?? randomUUID();
       if (typeof runId !== 'string' || runId === '') throw new TypeError('RunWorker.submit: runId must be a non-empty string.');
       const { created } = await journal.createRun({ runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } });
-      await ensureQueue(queue);
+      await ensureQueue(queue, deadLetter);
       // sent again when the run existed: the job of a submit that died between the two is made now
-      await boss.send(queue, { runId }, { id: jobIdOf(runId) });
+      await sendJob(queue, deadLetter, runId, 0);
       return { runId, created };
     },
 

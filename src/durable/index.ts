@@ -51,5 +51,6 @@ export type { DurableCallOptions } from './durable-call-options.js';
 export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 export { NotDurableError } from './errors/not-durable-error.js';
 export { ToolOutcomeUnknownError } from './errors/tool-outcome-unknown-error.js';
+export { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 // what a commit's `state` holds, and the errors of a run's snapshot (a processor state that is not JSON; a snapshot that cannot be restored)
 export { DurableStateError, RunSnapshotError, type RunSnapshot, type RunPosition } from '../loop/index.js';

@@ -7,7 +7,8 @@ import type { RunCommitKind, RunStatus } from '../storage/index.js';
  * - `claimed`: this worker took the run (its epoch is the new owner's);
  * - `committed`: a commit was written (`commit`: `input`, `model`, `step`, `rejected`, `final`);
  * - `completed`: the run's `final` commit was written (`status`: `completed`, `failed` — it ended
- *   with an `error` chunk — or `cancelled`);
+ *   with an `error` chunk — or `cancelled`); also from the worker that gave a run up when its job
+ *   had no attempt left (`failed`, with `RunAttemptsExhaustedError`; no `claimed` before it);
  * - `fenced`: the run stopped here because another worker owns it now (a lost lease: pg-boss
  *   failed this worker's job, or another claim moved the epoch). Never the run's error; this
  *   worker wrote nothing after it;

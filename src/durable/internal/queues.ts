@@ -17,12 +17,33 @@ export function queueNameOf(prefix: string, agentId: string): string {
 }
 
 /**
+ * The dead-letter queue of an agent's queue, `<queue>/dead-letter`: pg-boss copies a run's job
+ * there when it fails for the last time, and a worker of the agent ends the run `failed`.
+ */
+export function deadLetterQueueOf(queue: string): string {
+  return `${queue}/dead-letter`;
+}
+
+/**
  * The pg-boss job id of a run: a UUID (pg-boss job ids must be UUIDs) made from a SHA-256 of the
  * run id, in the layout of a name-based UUID (version 8, RFC 9562 variant). One run, one job: a
  * second send of the same run is a no-op.
  */
 export function jobIdOf(runId: string): string {
-  const bytes = createHash('sha256').update(`rxagent.run:${runId}`).digest().subarray(0, 16);
+  return uuidOf(`rxagent.run:${runId}`);
+}
+
+/**
+ * The job id of a run's job of `generation`: a handover (`close({ handover: true })`) hands the run
+ * on in a new job, generation `n + 1`, with attempts of its own; generation 0 is the submitted job
+ * ({@link jobIdOf}).
+ */
+export function generationJobIdOf(runId: string, generation: number): string {
+  return generation === 0 ? jobIdOf(runId) : uuidOf(`rxagent.run.handover:${generation}:${runId}`);
+}
+
+function uuidOf(name: string): string {
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');

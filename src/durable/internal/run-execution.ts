@@ -20,8 +20,11 @@ import { JournalWriter } from './journal-writer.js';
 import { journalLedger } from './journal-ledger.js';
 import { openAt, planTakeover, stepFinish } from './takeover.js';
 
-/** How an execution ended, for its job: `done` completes it, `retry` fails it (pg-boss hands it on). */
-export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'retry'; readonly error: unknown };
+/**
+ * How an execution ended, for its job: `done` completes it, `released` hands the run on in a new
+ * job (a handover spends no attempt), `retry` fails it (pg-boss hands it on, an attempt spent).
+ */
+export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'released' } | { readonly kind: 'retry'; readonly error: unknown };
 
 /** What an execution needs from its worker. */
 export interface ExecutionContext {
@@ -103,7 +106,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       if (outcome.kind === 'fenced') emit({ type: 'fenced', runId, epoch, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       else if (outcome.kind === 'released') emit({ type: 'released', runId, epoch });
       else emit({ type: 'failed', runId, epoch, error: outcome.error });
-      resolve(outcome.kind === 'fenced' ? { kind: 'done' } : { kind: 'retry', error: outcome.error ?? new Error(`Run ${runId} released by its worker (handover)`) });
+      resolve(outcome.kind === 'fenced' ? { kind: 'done' } : outcome.kind === 'released' ? { kind: 'released' } : { kind: 'retry', error: outcome.error });
     };
 
     /** A failure while the run goes on: `fenced` when the lease is gone (never the run's error), else `failed`. */

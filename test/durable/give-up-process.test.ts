@@ -1,0 +1,115 @@
+/**
+ * A poison run — one that kills its worker on every attempt — ends (issue 25's "left running with
+ * no job" gap), with real worker processes: three child workers (forked with `--import tsx`) work
+ * its queue with `retryLimit: 1` and the shortest heartbeat pg-boss allows (10 s); the run SIGKILLs
+ * whichever process runs it, mid model stream. After the second death pg-boss fails the job for
+ * good and copies it to the dead-letter queue; the surviving process gives the run up. A live
+ * reader in the test process gets the end: the open parts closed, then `error`
+ * RunAttemptsExhaustedError { attempts: 2, lastFailure: 'job heartbeat timeout' }; nothing is
+ * written or claimed after it, and the survivor never runs the run. Wall time ≈ 35 s (three forked
+ * processes, two heartbeat timeouts of ≈ 11 s each): every wait is for an event or a row, never
+ * asserted on time.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import { lastValueFrom, toArray } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChunkType } from 'rxagent';
+import { createRunWorker, type JournalEntry, type RunWorker } from 'rxagent/durable';
+import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { settle } from '../support/wait-for.js';
+import { matrixAgent, matrixTables, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
+import { WorkerProcess } from './fixtures/worker-processes.js';
+
+const suffix = randomUUID().slice(0, 6);
+const schema = `rxagent_poison_${suffix}`;
+const bossSchema = `pgboss_poison_${suffix}`;
+const poison: MatrixCase = { id: `poison-${suffix}`, toolConcurrency: 1, plan: { at: 'chunks-flushed', step: 0, nth: 1, signal: 'SIGKILL', everyEpoch: true } };
+const retryLimit = 1;
+
+let server: TestPostgres;
+let db: pg.Pool;
+let journal: PostgresRunJournal;
+let storage: PostgresStorage;
+let boss: PgBoss;
+let submitter: RunWorker;
+const processes: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+  db = new pg.Pool({ connectionString: server.connectionString, max: 3 });
+  await db.query(matrixTables);
+  journal = new PostgresRunJournal({ pool: db, schema });
+  storage = new PostgresStorage({ pool: db, schema });
+  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, max: 2 });
+  boss.on('error', () => undefined);
+  await boss.start();
+  const never = async (): Promise<never> => new Promise<never>(() => undefined);
+  // the sender's queue options go on the job: the submitter has the workers' retryLimit
+  submitter = createRunWorker({
+    journal,
+    boss,
+    concurrency: 0,
+    queue: { retryLimit },
+    agents: [matrixAgent(poison, { db, storage, wordDelayMs: 0, plans: new Map<string, KillPlan>(), stop: never })],
+  });
+  await submitter.start();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map((process) => process.kill()));
+  await submitter?.close();
+  await boss?.stop({ graceful: false });
+  await journal?.close();
+  await storage?.close();
+  await db?.end();
+  await server?.stop();
+}, 60_000);
+
+describe('a run that kills its worker on every attempt', () => {
+  it('ends failed after retryLimit + 1 deaths: a live reader gets RunAttemptsExhaustedError, nothing is written or claimed after it', async () => {
+    for (const name of ['a', 'b', 'c']) {
+      processes.push(new WorkerProcess({ connectionString: server.connectionString, schema, bossSchema, workerId: `poison-${name}`, cases: [poison], concurrency: 1, wordDelayMs: 25, poolMax: 3, retryLimit }));
+    }
+    await Promise.all(processes.map((process) => process.ready));
+    const runId = `${poison.id}.1`;
+    await submitter.submit(poison.id, 'How much do the north, south and east stores have?', {
+      runId,
+      memory: { thread: `thread-${runId}`, resource: 'user-1' },
+      providerOptions: { matrix: { caseId: poison.id, runId } },
+    });
+    const entries: JournalEntry[] = await lastValueFrom(journal.read$(runId, { live: true }).pipe(toArray()));
+
+    // two owners died at the run's point; the third gave it up and never ran it
+    const died = processes.filter((process) => process.stops.length > 0);
+    expect(died).toHaveLength(retryLimit + 1);
+    for (const process of died) expect((await process.exited).signal).toBe('SIGKILL');
+    const survivor = processes.find((process) => process.stops.length === 0)!;
+    await survivor.waitForEvent('its give-up event', (event) => event.type === 'completed' && event.runId === runId);
+    expect(survivor.events.filter((event) => event.runId === runId).map((event) => [event.type, event.status])).toEqual([['completed', 'failed']]);
+
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', terminal: 'error', epoch: retryLimit + 2, owner: survivor.name });
+    const chunks = entries.map((entry) => entry.chunk);
+    const last = chunks.at(-1) as ChunkType & { type: 'error' };
+    expect(last.payload.error).toMatchObject({ name: 'RunAttemptsExhaustedError', runId, attempts: retryLimit + 1, lastFailure: 'job heartbeat timeout' });
+    expect((last.payload.error as { message: string }).message).toMatch(/stopped sending heartbeats/);
+    // the second owner rolled the first's attempt back (a takeover marker); the give-up closed the second's
+    const markers = chunks.filter((chunk) => chunk.type === 'step-finish' && chunk.payload.stepResult.reason === 'retry');
+    expect(markers).toHaveLength(1);
+    expect(chunks.slice(-3).map((chunk) => chunk.type)).toEqual(['text-end', 'step-finish', 'error']);
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1));
+    const { rows: calls } = await db.query<{ n: string }>('SELECT count(*) AS n FROM matrix_model_calls WHERE run_id = $1', [runId]);
+    expect(Number(calls[0]!.n)).toBe(retryLimit + 1);
+    expect(await boss.getJobById(queueNameOf('rxagent.runs.', poison.id), jobIdOf(runId))).toMatchObject({ state: 'failed', retryCount: retryLimit });
+
+    // nothing after it (an absence check: the survivor keeps polling its queues meanwhile)
+    const ended = await journal.getRun(runId);
+    await settle(() => false, 1500);
+    expect(await journal.getRun(runId)).toMatchObject({ epoch: ended!.epoch, lastSeq: ended!.lastSeq, status: 'failed' });
+    expect(survivor.events.filter((event) => event.runId === runId && event.type === 'claimed')).toEqual([]);
+    expect(survivor.child.exitCode).toBeNull();
+  }, 120_000);
+});
