@@ -3,6 +3,9 @@
  * plus custom `data-*` chunks (`{ type: 'data-…', data, transient?, id? }`).
  */
 import type { LanguageModelUsage, ProviderMetadata } from 'ai';
+import type { ToolCallInfo, ToolResultInfo } from './tool-call-info.js';
+
+export type { ToolCallInfo, ToolResultInfo } from './tool-call-info.js';
 
 /** Who produced a chunk. rxagent's agent loop always says `'AGENT'`. */
 export type ChunkFrom = 'AGENT' | 'USER' | 'SYSTEM' | 'WORKFLOW' | 'NETWORK';
@@ -28,34 +31,6 @@ export interface TripwirePayload<TMetadata = unknown> {
   metadata?: TMetadata;
   /** The processor that blocked the run. */
   processorId: string;
-}
-
-/** A tool call as steps and hooks report it. */
-export interface ToolCallInfo {
-  /** The id of the model's tool call. */
-  toolCallId: string;
-  /** The name of the tool. */
-  toolName: string;
-  /** The tool call's arguments (parsed input). */
-  args: unknown;
-  /** True when the provider ran the tool itself (provider tools). */
-  providerExecuted?: boolean;
-}
-
-/** A tool result as steps report it. */
-export interface ToolResultInfo {
-  /** The id of the model's tool call. */
-  toolCallId: string;
-  /** The name of the tool. */
-  toolName: string;
-  /** The tool call's arguments (parsed input). */
-  args: unknown;
-  /** The tool's result (what the model gets). */
-  result: unknown;
-  /** True when the tool result is an error. */
-  isError?: boolean;
-  /** True when the provider ran the tool itself (provider tools). */
-  providerExecuted?: boolean;
 }
 
 /** The payload of each agent chunk type, by `type`. */
