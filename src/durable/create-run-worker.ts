@@ -48,13 +48,27 @@ export interface RunJob {
   readonly sourceOutput?: object | null;
 }
 
-/** A job's policies: attempts, heartbeat, expiry, and where pg-boss copies it when it fails for the last time. */
-interface JobPolicies {
+/**
+ * A job's policies as the worker gives them to pg-boss (`createQueue` and `send`): attempts,
+ * heartbeat, expiry, and where pg-boss copies the job when it fails for the last time.
+ *
+ * @example
+ * ```ts
+ * const policies: JobPolicies = { retryLimit: 10, heartbeatSeconds: 10, deadLetter: 'rxagent/support/dead-letter' };
+ * ```
+ */
+export interface JobPolicies {
+  /** A worker that sends no heartbeat for this long loses the job (pg-boss fails it). */
   heartbeatSeconds?: number;
+  /** How many times a failed job is retried before it fails for good. */
   retryLimit?: number;
+  /** Seconds before a retry. */
   retryDelay?: number;
+  /** Retry delays grow exponentially. */
   retryBackoff?: boolean;
+  /** The longest one attempt may last. */
   expireInSeconds?: number;
+  /** The queue pg-boss copies the job to when it fails for the last time. */
   deadLetter?: string;
 }
 
@@ -83,7 +97,13 @@ export interface RunQueue {
     handler: (jobs: RunJob[]) => Promise<unknown>,
   ): Promise<string>;
   /** The job `id` of queue `name` (its `state`: `created`, `retry`, `active`, `completed`, `cancelled`, `failed`), or `null`. */
-  getJobById(name: string, id: string): Promise<{ readonly state: string } | null>;
+  getJobById(
+    name: string,
+    id: string,
+  ): Promise<{
+    /** pg-boss's state of the job: `created`, `retry`, `active`, `completed`, `cancelled` or `failed`. */
+    readonly state: string;
+  } | null>;
   /** Stops working queue `name` (or only the work `id`); `wait`: until its running jobs have ended. */
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
 }

@@ -45,7 +45,7 @@ export {
   type ToolTransition,
 } from '../storage/index.js';
 export { journalStreamResponse, type JournalStreamResponseOptions } from './journal-stream-response.js';
-export { createRunWorker, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
+export { createRunWorker, type JobPolicies, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
 export type { RunWorkerEvent } from './run-worker-event.js';
 export type { DurableCallOptions } from './durable-call-options.js';
 export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
