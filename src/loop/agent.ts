@@ -7,7 +7,6 @@ import { AgentOutput } from './consumers/agent-output.js';
 import { foldRun } from './consumers/fold-result.js';
 import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
-import { chunksOf } from './run/run-events.js';
 import { DemandGate } from '../contract/demand-gate.js';
 import { createRun, type RunWiring } from './run/create-run.js';
 import type { RunItem } from './run/run-events.js';
@@ -72,10 +71,10 @@ export class Agent {
   /** One run as a cold Observable of chunks (subscribe to start it). */
   stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> {
     // the paced variant hands a consumer (toUIMessageStream) the gate it holds while its reader is full
-    return withPacedRun(createRun(this.#config, input, options).pipe(chunksOf), (attach) => {
+    return withPacedRun(createRun(this.#config, input, options, { results: false }), (attach) => {
       const demand = new DemandGate();
       attach(demand);
-      return createRun(this.#config, input, options, { demand }).pipe(chunksOf);
+      return createRun(this.#config, input, options, { demand, results: false });
     });
   }
 

@@ -25,6 +25,14 @@ describe('Agent basics', () => {
     expect(result.finishReason).toBe('stop');
   });
 
+  it('stream$() gives chunks only: a run refused before it starts is start, error and nothing else', async () => {
+    const agent = new Agent({ id: 'a', model: mockModel({ parts: [finishPart('stop')] }) });
+    const chunks = await lastValueFrom(agent.stream$('').pipe(toArray()));
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'error']);
+    const ran = await lastValueFrom(agent.stream$('Hi').pipe(toArray()));
+    expect(ran.every((chunk) => typeof chunk.type === 'string')).toBe(true);
+  });
+
   it('runs a two-step tool loop with processors in the specification order', async () => {
     const log: string[] = [];
     const logger = (id: string): Processor => ({

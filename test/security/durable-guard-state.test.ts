@@ -4,12 +4,12 @@
  * step boundary goes on as the uninterrupted one: a secret split around a tool call is still caught
  * after the restore, and an address ending step 1 is still not joined with step 2's first word.
  */
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, toArray, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { createRun } from '../../src/loop/run/create-run.js';
 import type { RunCommitPoint } from '../../src/loop/run/run-durability.js';
-import { isChunk } from '../../src/loop/run/run-events.js';
+import { isChunk, type RunItem } from '../../src/loop/run/run-events.js';
 import type { RunSnapshot } from '../../src/loop/run/run-snapshot.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { mockModel } from '../../src/testing/mock-model.js';
@@ -25,7 +25,7 @@ const config = (parts: (callIndex: number) => LanguageModelV4StreamPart[]) => ({
   outputProcessors: [new RegexFilterProcessor({ presets: ['pii', 'secrets'], strategy: 'redact' })],
 });
 
-async function chunksOf(run: ReturnType<typeof createRun>) {
+async function chunksOf(run: Observable<RunItem>) {
   return (await lastValueFrom(run.pipe(toArray()))).filter(isChunk);
 }
 

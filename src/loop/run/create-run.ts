@@ -48,7 +48,7 @@ import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
-import { runEnd, type RunItem } from './run-events.js';
+import { runEnd, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from './commit-points.js';
 import type { RunDurability } from './run-durability.js';
 import { restoreRun } from './run-snapshot.js';
@@ -60,6 +60,9 @@ export interface RunWiring extends RunDurability {
   /** The run's demand gate, held by a consumer that reads slower than the model (default: a fresh one nobody holds). */
   readonly demand?: DemandGate;
 }
+
+/** `results: false`: the chunks only, no {@link RunEnd} after the terminal chunk (a consumer that keeps no results: `stream$()`). */
+type ChunksOnly = RunWiring & { readonly results: false };
 
 /**
  * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
@@ -155,12 +158,15 @@ function endRun(env: RunEnvironment | undefined): void {
  * the stream, not side channels. A consumer that paces the run gives it the demand gate it holds
  * (`wiring.demand`); durable execution gives it a checkpoint and a snapshot to go on from.
  */
-export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring = {}): Observable<RunItem> {
+export function createRun(config: AgentConfig, input: AgentInput, options?: AgentCallOptions, wiring?: RunWiring): Observable<RunItem>;
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: ChunksOnly): Observable<ChunkType>;
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<RunItem> {
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
     } catch (error) {
-      return from<RunItem[]>([makeChunk('run', 'start', {}), makeChunk('run', 'error', { error }), runEnd('run', [], emptyUsage())]);
+      const ended = [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })];
+      return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);
     }
     const demand = wiring.demand ?? new DemandGate();
     const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
@@ -176,18 +182,19 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
+    const terminal = {
+      runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
+      abortSignal: callerSignal,
+      onError: (error: unknown, runId: string) => endOnError(run?.env, run?.state, error, runId),
+      closeBrackets: true,
+    };
+    // the results, as the stream's last value
+    const results = (): RunEnd => {
+      const steps = run?.state.steps ?? [];
+      return runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage()));
+    };
     return chunks$.pipe(
-      endWithTerminal({
-        runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
-        abortSignal: callerSignal,
-        onError: (error, runId) => endOnError(run?.env, run?.state, error, runId),
-        closeBrackets: true,
-        // the results, as the stream's last value
-        then: () => {
-          const steps = run?.state.steps ?? [];
-          return runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage()));
-        },
-      }),
+      (wiring as Partial<ChunksOnly>).results === false ? endWithTerminal(terminal) : endWithTerminal({ ...terminal, then: results }),
       finalize(() => endRun(run?.env)),
     );
   });

@@ -1,10 +1,10 @@
 /**
  * The value a run emits besides its chunks. Internally a run is one Observable of
- * `ChunkType | RunEnd`: the chunks, then `RunEnd` after the terminal chunk. `agent.stream$()` filters the two out (`chunksOf`);
+ * `ChunkType | RunEnd`: the chunks, then `RunEnd` after the terminal chunk. `agent.stream$()` asks for the
+ * chunks only (`createRun(…, { results: false })`: no `RunEnd` is made);
  * `generate()` folds all of it (`foldRun`); `agent.stream()` derives its promises from the same
  * values. Nothing about a run leaves through a callback or a mutable environment.
  */
-import { filter, type OperatorFunction } from 'rxjs';
 import type { LanguageModelUsage } from 'ai';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
@@ -40,5 +40,3 @@ export function isChunk(item: RunItem): item is ChunkType {
   return (item as Partial<RunEnd>)[RUN_EVENT] === undefined;
 }
 
-/** The run's chunks only. */
-export const chunksOf: OperatorFunction<RunItem, ChunkType> = filter(isChunk);
