@@ -36,11 +36,13 @@ export interface WorkerRowsOptions {
   workers: number;
   /** Chunks of the CPU row's step. */
   chunks: number;
+  /** Only the owner CPU row, measured over 9 rounds instead of 3 (no takeover, no throughput). */
+  cpuOnly?: boolean;
 }
 
 export interface WorkerRows {
-  takeover: { p50: number; p95: number; samples: number };
-  throughput: { runs: number; workers: number; seconds: number; runsPerSecond: number };
+  takeover?: { p50: number; p95: number; samples: number };
+  throughput?: { runs: number; workers: number; seconds: number; runsPerSecond: number };
   cpu: { durableUs: number; plainUs: number; overheadUs: number };
 }
 
@@ -116,7 +118,7 @@ async function throughput(env: Awaited<ReturnType<typeof setUp>>, connectionStri
 }
 
 /** One run of `chunks` text deltas: CPU of this process per chunk, durable minus plain. */
-async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number): Promise<WorkerRows['cpu']> {
+async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number, rounds: number): Promise<WorkerRows['cpu']> {
   const words = Array.from({ length: chunks }, (_, index) => `w${index}`).join(' ');
   const model = {
     specificationVersion: 'v4',
@@ -155,7 +157,7 @@ async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number):
   };
   const durables: number[] = [];
   const plains: number[] = [];
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < rounds; round++) {
     gc();
     const d = await durable();
     gc();
@@ -175,7 +177,8 @@ async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number):
 export async function workerRows(options: WorkerRowsOptions): Promise<WorkerRows> {
   const env = await setUp(options.connectionString);
   try {
-    const cpu = await ownerCpu(env, options.chunks);
+    const cpu = await ownerCpu(env, options.chunks, options.cpuOnly === true ? 10 : 4);
+    if (options.cpuOnly === true) return { cpu };
     const takeoverRow = await takeover(env, options.connectionString, options.takeovers);
     const throughputRow = await throughput(env, options.connectionString, options.runs, options.workers);
     return { takeover: takeoverRow, throughput: throughputRow, cpu };
