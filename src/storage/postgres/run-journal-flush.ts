@@ -21,9 +21,10 @@ export interface FlushTarget {
 const ROW_SEPARATOR = '\x1e';
 
 function joined(chunks: readonly EncodedChunk[], field: 'type' | 'json'): string {
-  let text = '';
-  for (const chunk of chunks) text += chunk[field] + ROW_SEPARATOR;
-  return text;
+  const parts = new Array<string>(chunks.length + 1);
+  for (let index = 0; index < chunks.length; index++) parts[index] = (chunks[index] as EncodedChunk)[field];
+  parts[chunks.length] = '';
+  return parts.join(ROW_SEPARATOR);
 }
 
 /**
