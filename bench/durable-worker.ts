@@ -6,7 +6,8 @@
  *   throughput    N runs (one short step, memory) over W worker processes × 8: runs/s
  *   owner CPU     one run streaming a 10,000-chunk step: the owner process's CPU per chunk as a
  *                 durable run (createRunWorker on PostgresRunJournal) minus as a plain run
- *                 (agent.stream$), both in this process
+ *                 (agent.stream$), both in this process; a full GC before each run (the row), and
+ *                 again back to back without one (steady state); each also on the main thread only
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -36,12 +37,23 @@ export interface WorkerRowsOptions {
   workers: number;
   /** Chunks of the CPU row's step. */
   chunks: number;
+  /** Only the owner CPU row, measured over 9 rounds instead of 3 (no takeover, no throughput). */
+  cpuOnly?: boolean;
 }
 
 export interface WorkerRows {
-  takeover: { p50: number; p95: number; samples: number };
-  throughput: { runs: number; workers: number; seconds: number; runsPerSecond: number };
-  cpu: { durableUs: number; plainUs: number; overheadUs: number };
+  takeover?: { p50: number; p95: number; samples: number };
+  throughput?: { runs: number; workers: number; seconds: number; runsPerSecond: number };
+  cpu: {
+    durableUs: number;
+    plainUs: number;
+    overheadUs: number;
+    /** The same difference on the main thread only (V8's compiler and GC threads left out). */
+    mainOverheadUs: number;
+    /** Without a forced GC between runs: process, and main thread only. */
+    steadyOverheadUs: number;
+    steadyMainOverheadUs: number;
+  };
 }
 
 async function setUp(connectionString: string) {
@@ -116,7 +128,7 @@ async function throughput(env: Awaited<ReturnType<typeof setUp>>, connectionStri
 }
 
 /** One run of `chunks` text deltas: CPU of this process per chunk, durable minus plain. */
-async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number): Promise<WorkerRows['cpu']> {
+async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number, rounds: number): Promise<WorkerRows['cpu']> {
   const words = Array.from({ length: chunks }, (_, index) => `w${index}`).join(' ');
   const model = {
     specificationVersion: 'v4',
@@ -135,47 +147,70 @@ async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number):
   const agent = new Agent({ id: agentId, model, memory: new Memory({ storage: env.storage }) });
   const worker = createRunWorker({ journal: env.journal, boss: env.boss, agents: [agent], concurrency: 1, queue: { pollingIntervalSeconds: 0.5 } });
   await worker.start();
-  const durable = async (): Promise<number> => {
+  /** This process's CPU per chunk, and its main thread's (without V8's compiler and GC threads; NaN where Node lacks `threadCpuUsage`). */
+  const measure = async (work: () => Promise<unknown>, start: () => Promise<unknown> = async () => undefined): Promise<{ process: number; main: number }> => {
+    await start();
+    const threadCpuUsage = (process as { threadCpuUsage?: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage;
+    const before = process.cpuUsage();
+    const mainBefore = threadCpuUsage?.call(process);
+    await work();
+    const used = process.cpuUsage(before);
+    const mainUsed = mainBefore === undefined ? undefined : threadCpuUsage?.call(process, mainBefore);
+    return { process: (used.user + used.system) / chunks, main: mainUsed === undefined ? Number.NaN : (mainUsed.user + mainUsed.system) / chunks };
+  };
+  const durable = async (): Promise<{ process: number; main: number }> => {
     const runId = `${agentId}.${randomUUID()}`;
     const done = firstValueFrom(worker.events$.pipe(filter((event) => event.type === 'completed' && event.runId === runId)));
     // measured from the claim: the job's wait in the queue is not the owner's work
     const claimed = firstValueFrom(worker.events$.pipe(filter((event) => event.type === 'claimed' && event.runId === runId)));
-    await worker.submit(agentId, 'Stream please', { runId, memory: { thread: `thread-${runId}`, resource: 'u' } });
-    await claimed;
-    const before = process.cpuUsage();
-    await done;
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / chunks;
+    return measure(
+      () => done,
+      async () => {
+        await worker.submit(agentId, 'Stream please', { runId, memory: { thread: `thread-${runId}`, resource: 'u' } });
+        await claimed;
+      },
+    );
   };
-  const plain = async (): Promise<number> => {
-    const before = process.cpuUsage();
-    await lastValueFrom(agent.stream$('Stream please', { memory: { thread: `plain-${randomUUID()}`, resource: 'u' } }));
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / chunks;
-  };
-  const durables: number[] = [];
-  const plains: number[] = [];
-  for (let round = 0; round < 4; round++) {
-    gc();
-    const d = await durable();
-    gc();
-    const p = await plain();
-    if (round > 0) {
-      durables.push(d);
-      plains.push(p);
+  const plain = (): Promise<{ process: number; main: number }> =>
+    measure(() => lastValueFrom(agent.stream$('Stream please', { memory: { thread: `plain-${randomUUID()}`, resource: 'u' } })));
+  /** Rounds of one durable and one plain run (the first left out): medians of each measure. */
+  const rounds$ = async (count: number, forceGc: boolean) => {
+    const durables: Array<{ process: number; main: number }> = [];
+    const plains: Array<{ process: number; main: number }> = [];
+    for (let round = 0; round < count; round++) {
+      if (forceGc) gc();
+      const d = await durable();
+      if (forceGc) gc();
+      const p = await plain();
+      if (round > 0) {
+        durables.push(d);
+        plains.push(p);
+      }
     }
-  }
+    const median = (runs: Array<{ process: number; main: number }>, pick: 'process' | 'main') => percentile(runs.map((run) => run[pick]), 50);
+    return { durableUs: median(durables, 'process'), plainUs: median(plains, 'process'), mainOverheadUs: median(durables, 'main') - median(plains, 'main') };
+  };
+  // the issue's row: a full GC before each run (as every row of this file measures)
+  const row = await rounds$(rounds, true);
+  // steady state: the same runs back to back, no forced GC (which makes V8 optimize the run's code again: see bench/README.md)
+  const steady = await rounds$(Math.max(4, Math.ceil(rounds / 2)), false);
   await worker.close();
-  const durableUs = percentile(durables, 50);
-  const plainUs = percentile(plains, 50);
-  return { durableUs, plainUs, overheadUs: durableUs - plainUs };
+  return {
+    durableUs: row.durableUs,
+    plainUs: row.plainUs,
+    overheadUs: row.durableUs - row.plainUs,
+    mainOverheadUs: row.mainOverheadUs,
+    steadyOverheadUs: steady.durableUs - steady.plainUs,
+    steadyMainOverheadUs: steady.mainOverheadUs,
+  };
 }
 
 /** Measures the worker rows. */
 export async function workerRows(options: WorkerRowsOptions): Promise<WorkerRows> {
   const env = await setUp(options.connectionString);
   try {
-    const cpu = await ownerCpu(env, options.chunks);
+    const cpu = await ownerCpu(env, options.chunks, options.cpuOnly === true ? 10 : 4);
+    if (options.cpuOnly === true) return { cpu };
     const takeoverRow = await takeover(env, options.connectionString, options.takeovers);
     const throughputRow = await throughput(env, options.connectionString, options.runs, options.workers);
     return { takeover: takeoverRow, throughput: throughputRow, cpu };

@@ -17,6 +17,7 @@
  * npm run bench:durable -- --check  a small run of every row (one takeover, 100 runs over 2 workers,
  *                                   fewer rounds) that exits 1 when a row misses its target
  * npm run bench:durable -- --worker the worker rows only
+ * npm run bench:durable -- --cpu    the durable − non-durable owner CPU rows only (9 + 4 rounds, ≈ 30 s)
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -33,7 +34,8 @@ import { workerRows } from './durable-worker.js';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const check = process.argv.includes('--check');
-const workerOnly = process.argv.includes('--worker');
+const cpuOnly = process.argv.includes('--cpu');
+const workerOnly = cpuOnly || process.argv.includes('--worker');
 const schema = `rxagent_bench_${randomUUID().slice(0, 8)}`;
 
 const delta = (runId: string, index: number): ChunkType => ({ type: 'text-delta', runId, from: 'AGENT', payload: { id: 'text-1', text: `token ${index} ` } });
@@ -231,10 +233,14 @@ try {
       ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
     );
   }
-  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000 });
+  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly });
   rows.push(
     ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, '≤ 3 µs', worker.cpu.overheadUs <= 3],
     ['  durable / non-durable owner CPU per chunk', `${worker.cpu.durableUs.toFixed(2)} / ${worker.cpu.plainUs.toFixed(2)} µs`, 'report', true],
+    ['  of which on the main thread (no JIT/GC threads)', `${worker.cpu.mainOverheadUs.toFixed(2)} µs`, 'report', true],
+    ['  steady state (no forced GC between runs): process / main', `${worker.cpu.steadyOverheadUs.toFixed(2)} / ${worker.cpu.steadyMainOverheadUs.toFixed(2)} µs`, 'report', true],
+  );
+  if (worker.takeover !== undefined && worker.throughput !== undefined) rows.push(
     [`takeover SIGKILL → claim, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.p50 / 1000).toFixed(1)} / ${(worker.takeover.p95 / 1000).toFixed(1)} s`, 'p95 ≤ 15 s', worker.takeover.p95 <= 15_000],
     [`${worker.throughput.runs} runs / ${worker.throughput.workers} workers × 8`, `${worker.throughput.runsPerSecond.toFixed(1)} runs/s (${worker.throughput.seconds.toFixed(1)} s)`, 'report', true],
   );

@@ -116,6 +116,48 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
   return walk(value, '$', '') ?? null;
 }
 
+const dateToJson = Date.prototype.toJSON;
+const dateToIsoString = Date.prototype.toISOString;
+/** Deeper than this, {@link isPlainJson} gives up (the replacer's pass takes it, cycles included). */
+const PLAIN_DEPTH = 32;
+
+/**
+ * True when `JSON.stringify(value)` writes what the replacer's pass writes, so the replacer can be
+ * left out: strings, booleans, `undefined`, finite numbers, `null`, arrays and plain objects of
+ * those, and a `Date` with the built-in `toJSON` (its ISO text, as the replacer sees it). Anything
+ * else — an `Error`, a `Uint8Array`, a class instance, a function, a non-finite number, a cycle
+ * (past {@link PLAIN_DEPTH}) — is `false`, and the replacer decides. Only while neither
+ * `Object.prototype` nor `Array.prototype` has a `toJSON` (one would change every object's text).
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > PLAIN_DEPTH) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) {
+    const array = value as unknown[];
+    for (let index = 0; index < array.length; index++) if (!isPlainJson(array[index], depth + 1)) return false;
+    return true;
+  }
+  if (prototype === Object.prototype || prototype === null) {
+    // `for…in` also visits inherited enumerable keys, which `JSON.stringify` skips: checked for nothing
+    for (const key in value) if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+    return true;
+  }
+  return prototype === Date.prototype && (value as Date).toJSON === dateToJson && (value as Date).toISOString === dateToIsoString;
+}
+
 /** Thrown by {@link strictReplacer} where the fast path stops (the walk then names the path). */
 const NOT_PLAIN = Symbol('not plain JSON');
 
@@ -156,9 +198,12 @@ function strictReplacer(_key: string, value: unknown): unknown {
  * ```
  */
 export function encodeJson(value: unknown, what?: string): string {
-  // `JSON.stringify` with the rules as a replacer (one native pass); where it stops — a value the
-  // rules refuse, a cycle, a throwing `toJSON` — the walk does it again, names the path or rethrows
+  // Plain data (most chunks): `JSON.stringify` alone, after a cheap check that the rules change
+  // nothing. Else `JSON.stringify` with the rules as a replacer (one native pass); where it stops —
+  // a value the rules refuse, a cycle, a throwing `toJSON` — the walk does it again, names the path
+  // or rethrows.
   try {
+    if (!('toJSON' in Array.prototype) && isPlainJson(value, 0)) return JSON.stringify(value) ?? 'null';
     return JSON.stringify(value, strictReplacer) ?? 'null';
   } catch {
     return JSON.stringify(toJsonValue(value, what));

@@ -117,6 +117,87 @@ describe('encodeJson: the native fast path writes what the walk writes (property
     );
   });
 
+  // What a check could get wrong on the way to a plain `JSON.stringify`: prototypes, own `toJSON`s,
+  // dates, holes, -0, depth.
+  class Tagged extends Array<unknown> {
+    toJSON(): unknown {
+      return new Map();
+    }
+  }
+  const tricky = fc.constantFrom<unknown>(
+    new Date(0),
+    new Date(Number.NaN),
+    Object.assign(new Date(0), { toJSON: () => new Set() }),
+    Object.assign(new Date(0), { toISOString: () => 1n }),
+    new (class Stamp extends Date {})(0),
+    { toJSON: () => ({ replaced: true }) },
+    { toJSON: 'not callable' },
+    Object.assign(Object.create(null) as object, { a: 1, b: [undefined] }),
+    Object.assign(Object.create({ inherited: () => 1 }) as object, { own: 1 }),
+    Tagged.from([1, 2]),
+    [1, , 3],
+    -0,
+    Object.defineProperty({}, 'hidden', { value: () => 1, enumerable: false }),
+    Object.defineProperty({}, 'computed', { get: () => 42, enumerable: true }),
+    { [Symbol('key')]: () => 1, shown: 1 },
+  );
+  const plainData = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      fc.anything({ maxDepth: 3, withNullPrototype: true, withSparseArray: true, withDate: true, withUnicodeString: true }),
+      tricky,
+      fc.array(tie('node'), { maxLength: 5 }),
+      fc.dictionary(fc.string({ maxLength: 6 }), tie('node'), { maxKeys: 5 }),
+    ),
+  })).node;
+
+  it('for chunk-like data and the tricky cases of the check: the same text or error — 2,000 cases', () => {
+    fc.assert(
+      fc.property(plainData, (input) => {
+        const outcome = (encode: () => string): string => {
+          try {
+            return `ok ${encode()}`;
+          } catch (error) {
+            return JsonEncodingError.isInstance(error) ? `error ${error.path} ${error.type}` : `thrown ${String(error)}`;
+          }
+        };
+        expect(outcome(() => encodeJson(input))).toBe(outcome(() => JSON.stringify(toJsonValue(input))));
+      }),
+      { numRuns: 2000, seed: 20261203 },
+    );
+  });
+
+  it("plain data nested past the check's depth, and a Date whose built-in toJSON was replaced, write what the walk writes", () => {
+    let deep: unknown = { leaf: [1, 'two', null] };
+    for (let depth = 0; depth < 100; depth++) deep = depth % 2 === 0 ? [deep] : { next: deep };
+    expect(encodeJson(deep)).toBe(JSON.stringify(toJsonValue(deep)));
+    let deepBad: unknown = { leaf: Number.NaN };
+    for (let depth = 0; depth < 40; depth++) deepBad = [deepBad];
+    expect(() => encodeJson(deepBad)).toThrow(expect.objectContaining({ path: `$${'[0]'.repeat(40)}.leaf`, type: 'NaN' }));
+    const original = Object.getOwnPropertyDescriptor(Date.prototype, 'toJSON')!;
+    try {
+      Object.defineProperty(Date.prototype, 'toJSON', { ...original, value: () => new Map() });
+      expect(() => encodeJson({ at: new Date(0) })).toThrow(expect.objectContaining({ path: '$.at', type: 'Map' }));
+    } finally {
+      Object.defineProperty(Date.prototype, 'toJSON', original);
+    }
+    expect(encodeJson({ at: new Date(0) })).toBe('{"at":"1970-01-01T00:00:00.000Z"}');
+  });
+
+  it.each([
+    ['Object.prototype', Object.prototype, '$'],
+    ['Array.prototype', Array.prototype, '$.list'],
+  ])("a toJSON on %s (every object's text changes) goes through the replacer too", (_name, prototype, path) => {
+    const value = { list: [1, { a: 'x' }], n: 2 };
+    try {
+      Object.defineProperty(prototype, 'toJSON', { value: () => new Set(), configurable: true, writable: true });
+      expect(() => encodeJson(value)).toThrow(expect.objectContaining({ path, type: 'Set' }));
+    } finally {
+      delete (prototype as { toJSON?: unknown }).toJSON;
+    }
+    expect(encodeJson(value)).toBe(JSON.stringify(value));
+  });
+
   it('cycles, an error that is its own cause and a throwing toJSON go through the walk', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic['self'] = cyclic;

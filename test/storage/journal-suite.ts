@@ -213,6 +213,32 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect((await journal.getRun(runId))?.lastSeq).toBe(4);
       });
 
+      it('stores encoded chunks byte for byte: quotes, backslashes, escapes, astral and odd characters, spacing, one chunk or many', async () => {
+        const lease = await claimed();
+        const texts = ['"', '\\', '\\"', '{"a":"b"}', 'x\u001ey', '\u0000', 'line\nbreak', '👩‍💻 é \ud800', ',', '}', 'NULL', ''];
+        const encoded = texts.map((text, index) => ({ type: index % 2 === 0 ? 'text-delta' : 'data-odd "type" \\', json: JSON.stringify(delta(runId, text)) }));
+        encoded.push({ type: 'data-spaced', json: ' { "type" : "data-spaced" ,\t"data": [ 1 , 2 ] }\n' });
+        expect(await journal.appendEncoded(lease, encoded.slice(0, 1))).toEqual({ lastSeq: 1 });
+        expect(await journal.appendEncoded(lease, encoded.slice(1))).toEqual({ lastSeq: encoded.length });
+        const entries = await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()));
+        expect(entries.map((entry) => entry.json)).toEqual(encoded.map((chunk) => chunk.json));
+        expect(entries.map((entry) => entry.seq)).toEqual(encoded.map((_, index) => index + 1));
+        expect(entries.map((entry) => entry.chunk)).toEqual(encoded.map((chunk) => JSON.parse(chunk.json)));
+        expect(await journal.findLastSeq(runId, 'data-odd "type" \\', encoded.length)).toBe(encoded.length - 1);
+        expect(await journal.findLastSeq(runId, 'data-spaced', encoded.length)).toBe(encoded.length);
+      });
+
+      it('an encoded chunk holding a raw U+001E (never in JSON text) is a TypeError, nothing written', async () => {
+        const lease = await claimed();
+        await journal.append(lease, [start(runId)]);
+        for (const bad of [{ type: 'text-delta', json: '{"type":"text-delta","x":"\x1e"}' }, { type: 'text\x1edelta', json: '{}' }]) {
+          const error = await rejection(journal.appendEncoded(lease, [{ type: 'text-delta', json: '{}' }, bad]));
+          expect(error).toBeInstanceOf(TypeError);
+          expect((error as Error).message).toContain('U+001E');
+        }
+        expect((await journal.getRun(runId))?.lastSeq).toBe(1);
+      });
+
       it('encodes chunks with the codec: a Date becomes ISO text, an Error plain data; a BigInt is refused with its path, nothing written', async () => {
         const lease = await claimed();
         const at = new Date('2026-01-02T03:04:05.000Z');

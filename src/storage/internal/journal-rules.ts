@@ -108,6 +108,10 @@ export function checkAppend(
     if (typeof chunk?.type !== 'string' || typeof chunk.json !== 'string') {
       throw new TypeError(`RunJournal.append: chunk ${index} must be { type, json } text`);
     }
+    // U+001E never stands unescaped in JSON text; PostgresRunJournal separates a flush's rows with it
+    if (chunk.json.includes('\x1e') || chunk.type.includes('\x1e')) {
+      throw new TypeError(`RunJournal.append: chunk ${index} holds an unescaped U+001E, which JSON text never does`);
+    }
     if (terminalOf(chunk.type) !== undefined && (commit?.kind !== 'final' || index !== chunks.length - 1)) {
       throw new TypeError(`RunJournal.append: a terminal chunk (${chunk.type}) must be the last chunk of a 'final' commit`);
     }

@@ -248,7 +248,7 @@ export interface RunSignalRecord extends RunSignal {
 export interface EncodedChunk {
   /** The chunk's `type`. */
   readonly type: string;
-  /** The chunk as JSON text, stored as it is. */
+  /** The chunk as JSON text, stored as it is (a raw U+001E, never in JSON text, is a `TypeError`). */
   readonly json: string;
 }
 

@@ -13,9 +13,25 @@ export interface FlushTarget {
 }
 
 /**
+ * Strings joined for `string_to_array(…, E'\x1e')`, each followed by the separator (so an empty
+ * string survives, and the array's last element, empty, is not a row). U+001E never stands
+ * unescaped in JSON text, and `checkAppend` refuses a chunk whose type or text holds it. One text
+ * parameter instead of a `text[]`: the driver would quote and escape each element in JavaScript.
+ */
+const ROW_SEPARATOR = '\x1e';
+
+function joined(chunks: readonly EncodedChunk[], field: 'type' | 'json'): string {
+  const parts = new Array<string>(chunks.length + 1);
+  for (let index = 0; index < chunks.length; index++) parts[index] = (chunks[index] as EncodedChunk)[field];
+  parts[chunks.length] = '';
+  return parts.join(ROW_SEPARATOR);
+}
+
+/**
  * `WITH f AS (UPDATE runs … WHERE id AND epoch AND owner AND status = 'running' RETURNING …)`
  * feeding the `INSERT`s of chunks (seq `last_seq - n + ordinal`), the commit and its pinned tool
- * calls, and at most one `pg_notify` of `<schema>/<runId>/<lastSeq>`. No row back: fenced.
+ * calls, and at most one `pg_notify` of `<schema>/<runId>/<lastSeq>`. No row back: fenced. The
+ * chunks' types and texts travel as two texts ({@link ROW_SEPARATOR}), split by PostgreSQL.
  */
 export function flushStatement(
   where: FlushTarget,
@@ -36,7 +52,9 @@ export function flushStatement(
        WHERE id = $1 AND epoch = $2 AND owner = $3 AND status = 'running' RETURNING id, last_seq, last_commit)`,
     `c AS (INSERT INTO ${where.schema}.run_chunks (run_id, seq, epoch, type, chunk)
        SELECT f.id, f.last_seq - $4 + u.o, $2, u.t, u.c FROM f,
-         unnest(${param(chunks.map((chunk) => chunk.type))}::text[], ${param(chunks.map((chunk) => chunk.json))}::text[]) WITH ORDINALITY AS u(t, c, o))`,
+         unnest(string_to_array(${param(joined(chunks, 'type'))}::text, E'\\x1e'),
+                string_to_array(${param(joined(chunks, 'json'))}::text, E'\\x1e')) WITH ORDINALITY AS u(t, c, o)
+       WHERE u.o <= $4)`,
   ];
   if (commit !== undefined) {
     parts.push(`k AS (INSERT INTO ${where.schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
