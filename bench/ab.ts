@@ -11,7 +11,9 @@
  *
  *   npm run bench:ab -- --after dist --before .ab/base-dist [--rounds 15] [--quick] [--rows stream] [--wall] [--node 24]
  *
- * `--rows` keeps the rows whose name contains the text. Ratio = after / before.
+ * `--rows` keeps the rows whose name contains the text. Ratio = after / before. `--before ai-sdk`
+ * puts the AI SDK itself (`streamText` / `generateText`) in the before column, for the rows it has
+ * (e.g. `--rows "generate(), K=0"`).
  */
 import { reexecOnNode } from './lib/node-version.js';
 import { markdownTable, fmt, summarize } from './lib/stats.js';
@@ -32,9 +34,9 @@ const only = option('--rows');
 
 const subjects = [
   await startWorker('rxagent', profile, { name: 'after', env: { RXAGENT_BENCH_SRC: after } }),
-  await startWorker('rxagent', profile, { name: 'before', env: { RXAGENT_BENCH_SRC: before } }),
+  before === 'ai-sdk' ? await startWorker('ai-sdk', profile, { name: 'before' }) : await startWorker('rxagent', profile, { name: 'before', env: { RXAGENT_BENCH_SRC: before } }),
 ] as const;
-const rows = workloads(profile).filter((workload) => workload.by !== 'floor' && (only === undefined || workload.row.includes(only)));
+const rows = workloads(profile).filter((workload) => subjects.every((subject) => subject.measures(workload)) && (only === undefined || workload.row.includes(only)));
 if (rows.length === 0) throw new TypeError(`bench/ab.ts: no row contains ${JSON.stringify(only)}`);
 
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))] as number;
