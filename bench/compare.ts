@@ -57,6 +57,8 @@ interface TargetRow {
   ratio: number;
   target: string;
   met: boolean;
+  /** A target the issue "The loop reads as the pipeline it promises" retired: reported, not judged. */
+  retired?: true;
 }
 
 type Slow = { maxBuffered: number; received: number };
@@ -248,13 +250,14 @@ targets.push({
     rxagent: rx,
     reference: floor,
     ratio: rx / floor,
-    target: 'ratio ≤ 2',
+    target: 'ratio ≤ 2 (retired)',
     met: rx / floor <= 2,
+    retired: true,
   });
 }
 {
   const rx = memory.rxagent.liveBytesPerStream / 1024;
-  targets.push({ name: 'live KiB per in-flight stream, absolute (reference column = reference)', rxagent: rx, reference: memory.reference.liveBytesPerStream / 1024, ratio: rx / (memory.reference.liveBytesPerStream / 1024), target: 'rxagent ≤ 10 KiB', met: rx <= 10 });
+  targets.push({ name: 'live KiB per in-flight stream, absolute (reference column = reference)', rxagent: rx, reference: memory.reference.liveBytesPerStream / 1024, ratio: rx / (memory.reference.liveBytesPerStream / 1024), target: 'rxagent ≤ 10 KiB (retired)', met: rx <= 10, retired: true });
 }
 if (aiSdk !== undefined) {
   // a user must not pay for processors they do not use
@@ -270,11 +273,11 @@ out(`${markdownTable(['workload', 'rxagent', 'rxagent min–max', 'reference', '
 out(
   `${markdownTable(
     ['target', 'rxagent', 'reference', 'ratio', 'target', 'met'],
-    targets.map((row) => [row.name, fmt(row.rxagent), fmt(row.reference), fmt(row.ratio), row.target, row.met ? 'met' : 'NOT met']),
+    targets.map((row) => [row.name, fmt(row.rxagent), fmt(row.reference), fmt(row.ratio), row.target, row.retired ? 'report' : row.met ? 'met' : 'NOT met']),
   )}\n`,
 );
 log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 if (json) {
   const round = (value: number) => (Number.isFinite(value) ? Number(value.toPrecision(4)) : null);
-  out(`${JSON.stringify({ rows: targets.map((row) => ({ name: row.name, rxagent: round(row.rxagent), reference: round(row.reference), ratio: round(row.ratio), target: row.target, met: row.met })) })}\n`);
+  out(`${JSON.stringify({ rows: targets.map((row) => ({ name: row.name, rxagent: round(row.rxagent), reference: round(row.reference), ratio: round(row.ratio), target: row.target, met: row.met, ...(row.retired ? { retired: true } : {}) })) })}\n`);
 }
