@@ -16,6 +16,7 @@ import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
 import { giveUpRun } from './internal/give-up.js';
+import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
 import type { RunWorkerEvent } from './run-worker-event.js';
@@ -195,18 +196,6 @@ async function processorsOf(config: AgentConfig, requestContext: RequestContext)
   return resolved.flatMap((list) => list ?? []);
 }
 
-/** Why a dead-lettered job's last attempt failed, from its output (pg-boss's `{ value: { message } }`, or the handler's error). */
-function failureOf(output: object | null | undefined): { lastFailure?: string } {
-  const record = (output ?? {}) as { message?: unknown; value?: unknown };
-  const value = record.value as { message?: unknown } | string | undefined;
-  const message = typeof record.message === 'string' ? record.message : typeof value === 'string' ? value : typeof value?.message === 'string' ? value.message : undefined;
-  return message === undefined ? {} : { lastFailure: message };
-}
-
-function checkCount(name: string, value: number | undefined, minimum: number): void {
-  if (value !== undefined && (!Number.isSafeInteger(value) || value < minimum)) throw new TypeError(`createRunWorker: ${name} must be an integer ≥ ${minimum} (got ${String(value)}).`);
-}
-
 /**
  * A worker of durable runs on a {@link RunJournal} and pg-boss. Every instance of a deployment
  * creates one with the same agents; any instance submits, reads (`resumeUIMessageStreamResponse`)
@@ -226,11 +215,7 @@ function checkCount(name: string, value: number | undefined, minimum: number): v
  */
 export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const { journal, boss, faultPoint } = options;
-  if (journal === undefined || boss === undefined) throw new TypeError('createRunWorker: journal and boss are required.');
-  checkCount('concurrency', options.concurrency, 0);
-  checkCount('queue.heartbeatSeconds', options.queue?.heartbeatSeconds, 10);
-  checkCount('queue.retryLimit', options.queue?.retryLimit, 0);
-  checkCount('queue.expireInSeconds', options.queue?.expireInSeconds, 1);
+  checkWorkerOptions(options);
   const concurrency = options.concurrency ?? 8;
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const prefix = options.queue?.prefix ?? DEFAULT_QUEUE_PREFIX;
