@@ -71,6 +71,31 @@ describeRunJournal('PostgresRunJournal', () => journalOn(), {
 describeRunJournal('PostgresRunJournal (notify: false, polling only)', () => journalOn({ notify: false, pollIntervalMs: 20 }), { pageSize: 50 });
 
 describe('PostgresRunJournal across instances', () => {
+  it('the server ending its connections while close() is ending them is no uncaught error', async () => {
+    const uncaught: unknown[] = [];
+    const record = (error: unknown): void => void uncaught.push(error);
+    const admin = new pg.Pool({ connectionString: connectionString(), max: 1 });
+    await admin.query('SELECT 1');
+    process.on('uncaughtException', record);
+    try {
+      for (let round = 0; round < 10; round++) {
+        const name = `closing-${suffix}-${round}`;
+        const url = new URL(connectionString());
+        url.searchParams.set('application_name', name);
+        const journal = journalOn({ connectionString: url.toString() });
+        await journal.getRun(`none-${round}`);
+        // the FATAL (57P01) is on its way to the journal's idle client when close() begins ending it
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
+        await journal.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.removeListener('uncaughtException', record);
+      await admin.end();
+    }
+  });
+
   it('two journals on one database: a reader on B follows what A writes, live, to the end (woken by NOTIFY alone)', async () => {
     const a = journalOn();
     const b = journalOn({ pollIntervalMs: 60_000 }); // only NOTIFY can wake B in time

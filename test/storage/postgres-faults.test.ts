@@ -383,6 +383,23 @@ describe('PostgresStorage timeouts: a frozen database is a StorageError, not a h
     expect(() => new PostgresStorage({ connectionString: connectionString(), connectionTimeoutMs: 1.5 })).toThrow(RangeError);
   });
 
+  it('the server ending a connection while close() is ending it is no uncaught error (a restart, a test server stopping)', async () => {
+    // pool.end() resolves before its clients' sockets have closed; a FATAL arriving then (here
+    // pg_terminate_backend's 57P01) reaches the pool's error listener, which an owned pool keeps
+    for (let round = 0; round < 20; round++) {
+      const name = `closing-${schema}-${round}`;
+      const url = new URL(server.connectionString);
+      url.searchParams.set('application_name', name);
+      const storage = new PostgresStorage({ connectionString: url.toString(), schema });
+      await storage.getThread('x');
+      // the FATAL is on its way to the store's idle client when close() begins ending it
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
+      await storage.close();
+    }
+    await delay(100);
+    expect(failures).toEqual([]);
+  });
+
   it('close() removes the store’s listener from a pool you pass in', async () => {
     const pool = new pg.Pool({ connectionString: connectionString(), max: 1 });
     const storage = new PostgresStorage({ pool, schema });

@@ -323,8 +323,9 @@ export class PostgresRunJournal implements RunJournal {
     this.#closed = true;
     this.#closing.error(closedError('read'));
     this.#listener.close();
+    // an owned pool keeps its error listener: `end()` resolves while its clients are still closing
     if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
-    this.#db.pool.removeListener('error', this.#onIdleError);
+    else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
   /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */

@@ -307,10 +307,10 @@ export class PostgresStorage implements MemoryStorage {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsPool) {
-      await guard('close', () => this.#db.pool.end());
-    }
-    this.#db.pool.removeListener('error', this.#onIdleError);
+    // an owned pool keeps its error listener: `end()` resolves while its clients are still closing,
+    // and a server going away then (a restart, a test's server stopping) must not be an uncaught error
+    if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
+    else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
   /** Runs an operation once the schema is ready; backend failures become `StorageError`. */
