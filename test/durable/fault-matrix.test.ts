@@ -16,14 +16,15 @@
  * row, with a generous deadline: timing is never asserted.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { PgBoss } from 'pg-boss';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunWorker, type RunWorker } from 'rxagent/durable';
-import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+import type { TestPostgres } from '../support/postgres.js';
 import { effectiveChunks, journalEntries, memoryShape, normalise, uiMessageOf } from './fixtures/matrix-checks.js';
-import { matrixAgent, matrixTables, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
+import { matrixAgent, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
+import { closeDurableDb, openDurableDb } from './fixtures/durable-db.js';
 import { WorkerProcess, type WorkerProcessConfig } from './fixtures/worker-processes.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -91,14 +92,7 @@ async function waitForRuns(runIds: string[], timeoutMs: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startTestPostgres();
-  db = new pg.Pool({ connectionString: server.connectionString, max: 4 });
-  await db.query(matrixTables);
-  journal = new PostgresRunJournal({ pool: db, schema });
-  storage = new PostgresStorage({ pool: db, schema });
-  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, max: 2 });
-  boss.on('error', () => undefined);
-  await boss.start();
+  ({ server, db, journal, storage, boss } = await openDurableDb({ schema, bossSchema, poolMax: 4, bossMax: 2, maintenanceIntervalSeconds: 1 }));
   const noPlans = new Map<string, KillPlan>();
   const never = async (): Promise<never> => new Promise<never>(() => undefined);
   submitter = createRunWorker({ journal, boss, concurrency: 0, agents: allCases.map((matrixCase) => matrixAgent(matrixCase, { db, storage, wordDelayMs: 0, plans: noPlans, stop: never })) });
@@ -162,15 +156,7 @@ async function ownerWrites(runId: string): Promise<{ chunks: number; commits: nu
   };
 }
 
-afterAll(async () => {
-  await Promise.all(processes.map((process) => process.kill()));
-  await submitter?.close();
-  await boss?.stop({ graceful: false });
-  await journal?.close();
-  await storage?.close();
-  await db?.end();
-  await server?.stop();
-}, 60_000);
+afterAll(() => closeDurableDb({ processes, submitter, boss, journal, storage, db, server }), 60_000);
 
 async function compare(matrixCase: MatrixCase, reruns = false): Promise<void> {
   const { crashed, reference } = runs.get(matrixCase.id)!;

@@ -11,17 +11,18 @@
  * asserted on time.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { PgBoss } from 'pg-boss';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkType } from 'rxagent';
 import { createRunWorker, type JournalEntry, type RunWorker } from 'rxagent/durable';
-import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import type { TestPostgres } from '../support/postgres.js';
 import { settle } from '../support/wait-for.js';
-import { matrixAgent, matrixTables, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
+import { matrixAgent, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
+import { closeDurableDb, openDurableDb } from './fixtures/durable-db.js';
 import { WorkerProcess } from './fixtures/worker-processes.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -39,14 +40,7 @@ let submitter: RunWorker;
 const processes: WorkerProcess[] = [];
 
 beforeAll(async () => {
-  server = await startTestPostgres();
-  db = new pg.Pool({ connectionString: server.connectionString, max: 3 });
-  await db.query(matrixTables);
-  journal = new PostgresRunJournal({ pool: db, schema });
-  storage = new PostgresStorage({ pool: db, schema });
-  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1, max: 2 });
-  boss.on('error', () => undefined);
-  await boss.start();
+  ({ server, db, journal, storage, boss } = await openDurableDb({ schema, bossSchema, poolMax: 3, bossMax: 2, maintenanceIntervalSeconds: 1 }));
   const never = async (): Promise<never> => new Promise<never>(() => undefined);
   // the sender's queue options go on the job: the submitter has the workers' retryLimit
   submitter = createRunWorker({
@@ -59,15 +53,7 @@ beforeAll(async () => {
   await submitter.start();
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all(processes.map((process) => process.kill()));
-  await submitter?.close();
-  await boss?.stop({ graceful: false });
-  await journal?.close();
-  await storage?.close();
-  await db?.end();
-  await server?.stop();
-}, 60_000);
+afterAll(() => closeDurableDb({ processes, submitter, boss, journal, storage, db, server }), 60_000);
 
 describe('a run that kills its worker on every attempt', () => {
   it('ends failed after retryLimit + 1 deaths: a live reader gets RunAttemptsExhaustedError, nothing is written or claimed after it', async () => {

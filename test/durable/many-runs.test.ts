@@ -6,14 +6,15 @@
  * `RXAGENT_MANY_RUNS=1000 npx vitest run test/durable/many-runs.test.ts` runs the issue's 1,000.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { PgBoss } from 'pg-boss';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunWorker, type RunWorker } from 'rxagent/durable';
-import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
+import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { jobIdOf } from '../../src/durable/internal/queues.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { matrixAgent, matrixTables, type MatrixCase } from './fixtures/matrix.js';
+import type { TestPostgres } from '../support/postgres.js';
+import { matrixAgent, type MatrixCase } from './fixtures/matrix.js';
+import { closeDurableDb, openDurableDb } from './fixtures/durable-db.js';
 import { WorkerProcess } from './fixtures/worker-processes.js';
 
 const RUNS = Number(process.env['RXAGENT_MANY_RUNS'] ?? 200);
@@ -34,14 +35,7 @@ const runIds = Array.from({ length: RUNS }, (_, index) => `${bulk.id}.${index}`)
 let seconds = 0;
 
 beforeAll(async () => {
-  server = await startTestPostgres();
-  db = new pg.Pool({ connectionString: server.connectionString, max: 6 });
-  await db.query(matrixTables);
-  journal = new PostgresRunJournal({ pool: db, schema });
-  storage = new PostgresStorage({ pool: db, schema });
-  boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, max: 3 });
-  boss.on('error', () => undefined);
-  await boss.start();
+  ({ server, db, journal, storage, boss } = await openDurableDb({ schema, bossSchema, poolMax: 6, bossMax: 3 }));
   const never = async (): Promise<never> => new Promise<never>(() => undefined);
   submitter = createRunWorker({ journal, boss, concurrency: 0, agents: [matrixAgent(bulk, { db, storage, wordDelayMs: 0, plans: new Map(), stop: never })] });
   await submitter.start();
@@ -64,15 +58,7 @@ beforeAll(async () => {
   await Promise.all(processes.map((process) => process.waitUntil('the last completed event', () => (processes.flatMap((each) => each.events).filter((event) => event.type === 'completed').length >= RUNS ? true : undefined))));
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all(processes.map((process) => process.kill()));
-  await submitter?.close();
-  await boss?.stop({ graceful: false });
-  await journal?.close();
-  await storage?.close();
-  await db?.end();
-  await server?.stop();
-}, 60_000);
+afterAll(() => closeDurableDb({ processes, submitter, boss, journal, storage, db, server }), 60_000);
 
 describe(`${RUNS} runs over ${WORKERS} worker processes`, () => {
   it('every run completed once: one start, one finish (the last chunk), one final commit, dense seqs', async () => {
