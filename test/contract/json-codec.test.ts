@@ -97,6 +97,14 @@ describe('encodeJson: the native fast path writes what the walk writes (property
     fc.uint8Array({ maxLength: 8 }),
     fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1n, () => 1, Symbol('s'), new Map([[1, 2]]), new Set([1]), Promise.resolve()),
   );
+  /** What an encoder made of a value: its text, or its error (path and type). */
+  const outcome = (encode: () => string): string => {
+    try {
+      return `ok ${encode()}`;
+    } catch (error) {
+      return JsonEncodingError.isInstance(error) ? `error ${error.path} ${error.type}` : `thrown ${String(error)}`;
+    }
+  };
   const value = fc.letrec((tie) => ({
     node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 4 })),
   })).node;
@@ -104,13 +112,6 @@ describe('encodeJson: the native fast path writes what the walk writes (property
   it('for any value: the same text, or the same JsonEncodingError (path and type) — 1,000 cases', () => {
     fc.assert(
       fc.property(value, (input) => {
-        const outcome = (encode: () => string): string => {
-          try {
-            return `ok ${encode()}`;
-          } catch (error) {
-            return JsonEncodingError.isInstance(error) ? `error ${error.path} ${error.type}` : `thrown ${String(error)}`;
-          }
-        };
         expect(outcome(() => encodeJson(input))).toBe(outcome(() => JSON.stringify(toJsonValue(input))));
       }),
       { numRuns: 1000, seed: 20261202 },
@@ -154,13 +155,6 @@ describe('encodeJson: the native fast path writes what the walk writes (property
   it('for chunk-like data and the tricky cases of the check: the same text or error — 2,000 cases', () => {
     fc.assert(
       fc.property(plainData, (input) => {
-        const outcome = (encode: () => string): string => {
-          try {
-            return `ok ${encode()}`;
-          } catch (error) {
-            return JsonEncodingError.isInstance(error) ? `error ${error.path} ${error.type}` : `thrown ${String(error)}`;
-          }
-        };
         expect(outcome(() => encodeJson(input))).toBe(outcome(() => JSON.stringify(toJsonValue(input))));
       }),
       { numRuns: 2000, seed: 20261203 },
