@@ -74,6 +74,14 @@ export interface AgentCallOptions {
   tracingContext?: TracingContext;
   /** The run id (default: generated). */
   runId?: string;
+  /**
+   * The provider method `generate()` calls. `'doGenerate'` (the default): `doGenerate` when no
+   * output processor has `processOutputStream` — the same results and hooks, each text and
+   * reasoning block then one delta in `chunks` — else `doStream`. `'doStream'`: always
+   * `doStream` (a proxy or an HTTP recording that only streams). `stream()` and `stream$()`
+   * always stream.
+   */
+  generateWith?: 'doGenerate' | 'doStream';
 }
 
 /** An Agent's configuration. */

@@ -86,7 +86,7 @@ export class Agent {
 
   /** Runs to the end and folds the run into a result. */
   async generate(input: AgentInput, options?: AgentCallOptions): Promise<GenerateResult> {
-    return foldRun(createRun(this.#config, input, options));
+    return foldRun(createRun(this.#config, input, options, { folded: true }));
   }
 }
 

@@ -99,6 +99,12 @@ export function replayFetch(chunks: string | readonly string[], options: ReplayF
       });
     }
 
+    if (!asksForStream(request)) {
+      throw new TypeError(
+        `replayFetch replays a streamed response, and the request to ${request.url} asks for a non-streamed one (its body has no stream: true). ` +
+          "An agent's generate() calls the provider's doGenerate when no output processor reads the stream: pass generateWith: 'doStream' to replay a recording through generate().",
+      );
+    }
     const events = [...lines.map((line) => `data: ${line}\n\n`), 'data: [DONE]\n\n'];
     let index = 0;
     let onAbort: (() => void) | undefined;
@@ -152,6 +158,17 @@ async function describeRequest(input: string | URL | Request, init: RequestInit 
     body: parseBody(rawBody),
     signal: init?.signal ?? request?.signal ?? undefined,
   };
+}
+
+/**
+ * Whether a provider request asks for a stream: `stream: true` in its JSON body (OpenAI, Anthropic,
+ * Groq, Mistral, …) or a streaming endpoint in its URL (Google's `:streamGenerateContent`,
+ * Bedrock's `converse-stream`). A request without a JSON object body is taken as asking for one.
+ */
+function asksForStream(request: ReplayRequest): boolean {
+  const { body, url } = request;
+  if (typeof body !== 'object' || body === null) return true;
+  return (body as { stream?: unknown }).stream === true || /stream/i.test(url);
 }
 
 function parseBody(body: unknown): unknown {

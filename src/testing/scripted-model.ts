@@ -3,10 +3,11 @@
  * examples and tests that need a believable conversation (text, tool calls, answers from tool
  * results) without a provider. Streams word by word, optionally paced on an RxJS scheduler.
  */
-import { asyncScheduler, concatMap, from, of, timer, map, type SchedulerLike, type Observable } from 'rxjs';
+import { asyncScheduler, concatMap, from, lastValueFrom, of, timer, map, toArray, type SchedulerLike, type Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { OBSERVABLE_STREAM } from '../model/index.js';
 import { finishPart, textParts, toolCallParts } from './model-parts.js';
+import { foldParts } from './internal/mock-internals.js';
 
 /** What a rule sees of the request. */
 export interface ScriptContext {
@@ -169,8 +170,8 @@ export function scriptedModel(options: ScriptedModelOptions): LanguageModelV4 & 
       });
       return { stream };
     },
-    async doGenerate() {
-      throw new Error('scriptedModel streams only (rxagent calls doStream).');
+    async doGenerate(callOptions) {
+      return foldParts(await lastValueFrom(answer(callOptions).pipe(toArray())));
     },
   } as LanguageModelV4 & { readonly calls: LanguageModelV4CallOptions[] };
 }

@@ -47,7 +47,7 @@ async function run(kind: Kind, file: string, config: Partial<AgentConfig> = {}) 
   const { processor, seen } = spy();
   const agent = new Agent({ id: 'fixture', model: replayModel(kind, file), outputProcessors: [processor], maxSteps: 1, ...config });
   const chunks = await lastValueFrom(agent.stream$('Hello').pipe(toArray()));
-  const result = await new Agent({ id: 'fixture', model: replayModel(kind, file), maxSteps: 1, ...config }).generate('Hello').catch((error: unknown) => error);
+  const result = await new Agent({ id: 'fixture', model: replayModel(kind, file), maxSteps: 1, ...config }).generate('Hello', { generateWith: 'doStream' }).catch((error: unknown) => error);
   return { chunks, seen, result };
 }
 

@@ -53,7 +53,7 @@ describe('a LanguageModelV1 as an agent model', () => {
     ]);
     const agent = new Agent({ id: 'v1', instructions: 'Be brief.', model });
     const chunks: string[] = [];
-    const result = await agent.generate('Hi', {});
+    const result = await agent.generate('Hi', { generateWith: 'doStream' });
     await new Promise<void>((resolve) => agent.stream$('Hi').subscribe({ next: (chunk) => chunks.push(chunk.type), complete: resolve }));
     expect(result.text).toBe('Hello there');
     expect(result.usage.inputTokens).toBe(7);
@@ -86,7 +86,7 @@ describe('a LanguageModelV1 as an agent model', () => {
       model,
       tools: { weather: { description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => ({ city, tempC: 21 }) } },
     });
-    const result = await agent.generate('Weather in Paris?');
+    const result = await agent.generate('Weather in Paris?', { generateWith: 'doStream' });
     expect(result.text).toBe('It is 21°C.');
     expect(result.toolResults[0]?.result).toEqual({ city: 'Paris', tempC: 21 });
     const firstMode = model.calls[0]!.mode;
@@ -151,7 +151,7 @@ describe('a V1 judge that only implements doGenerate (MockLanguageModelV1 style)
       },
       doStream: () => Promise.reject(new Error('401 Unauthorized')),
     };
-    await expect(new Agent({ id: 'v1', instructions: 'x', model }).generate('Hi')).rejects.toBeDefined();
+    await expect(new Agent({ id: 'v1', instructions: 'x', model }).generate('Hi', { generateWith: 'doStream' })).rejects.toBeDefined();
     expect(generated).toBe(0);
   });
 });

@@ -70,7 +70,7 @@ describe('a provider whose doStream resolves with something that is not { stream
 
   it('generate() rejects with the InvalidModelResponseError (an rxagent error, kept as is)', async () => {
     const agent = new Agent({ id: 'a', instructions: 'x', model: brokenModel('v4', () => ({ stream: null })) });
-    const error: unknown = await agent.generate('Hello').catch((caught: unknown) => caught);
+    const error: unknown = await agent.generate('Hello', { generateWith: 'doStream' }).catch((caught: unknown) => caught);
     expect(InvalidModelResponseError.isInstance(error)).toBe(true);
     expect(RxAgentError.isInstance(error)).toBe(true);
     expect(AgentRunError.isInstance(error)).toBe(false);

@@ -164,9 +164,33 @@ describe('provider faults', () => {
       },
     };
     const agent = agentOn(seed, { model });
-    const rejected = await agent.generate('hi', { memory: THREAD, abortSignal: AbortSignal.timeout(30) }).catch((thrown: unknown) => thrown);
+    const rejected = await agent.generate('hi', { memory: THREAD, abortSignal: AbortSignal.timeout(30), generateWith: 'doStream' }).catch((thrown: unknown) => thrown);
     expect((rejected as Error).name).toBe('AbortError');
     expect(signal?.aborted).toBe(true);
+    await seed.expectKept();
+  });
+
+  it('hangs in doGenerate (generate(), nothing reads the stream): the timeout ends the run, the call is aborted, memory is kept', async () => {
+    const seed = await seeded();
+    let signal: AbortSignal | undefined;
+    let streamed = 0;
+    const model: LanguageModelV4 = {
+      ...viaDoStream(mockModel()),
+      doGenerate: (options) => {
+        signal = options.abortSignal;
+        return new Promise(() => undefined);
+      },
+      doStream: () => {
+        streamed++;
+        return new Promise(() => undefined);
+      },
+    };
+    const rejected = await agentOn(seed, { model })
+      .generate('hi', { memory: THREAD, abortSignal: AbortSignal.timeout(30) })
+      .catch((thrown: unknown) => thrown);
+    expect((rejected as Error).name).toBe('AbortError');
+    expect(signal?.aborted).toBe(true);
+    expect(streamed).toBe(0);
     await seed.expectKept();
   });
 

@@ -113,7 +113,7 @@ describe('API errors', () => {
       },
     };
     const agent = new Agent({ id: 'a', model, errorProcessors: [quota] });
-    const result = await agent.generate('hello');
+    const result = await agent.generate('hello', { generateWith: 'doStream' });
     expect(calls).toBe(2);
     expect(result.text).toBe('Recovered answer.');
     expect(String((seen[0] as Error).message)).toMatch(/quota/i);

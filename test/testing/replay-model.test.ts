@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError } from '@ai-sdk/provider';
+import { Agent } from '../../src/loop/agent.js';
 import { streamModel } from '../../src/model/stream-model.js';
 import { loadFixture, replayFetch, toEventLines } from '../../src/testing/replay-model.js';
 import { fixture } from '../model/helpers.js';
@@ -14,10 +15,35 @@ const prompt = { prompt: [{ role: 'user' as const, content: [{ type: 'text' as c
 describe('replayFetch', () => {
   it('answers with an SSE body: one data event per non-empty line, then [DONE]', async () => {
     const replay = replayFetch('{"a":1}\n\n{"b":2}\n');
-    const response = await replay('https://api.test/v1', { method: 'POST', body: '{"model":"m"}' });
+    const response = await replay('https://api.test/v1', { method: 'POST', body: '{"model":"m","stream":true}' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(await response.text()).toBe('data: {"a":1}\n\ndata: {"b":2}\n\ndata: [DONE]\n\n');
+  });
+
+  it('a request for a non-streamed answer (JSON body without stream: true) fails with a TypeError that says what to do; it is still recorded', async () => {
+    const replay = replayFetch('{"a":1}');
+    const error = await replay('https://api.test/v1/chat', { method: 'POST', body: '{"model":"m"}' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(/api\.test\/v1\/chat asks for a non-streamed one.*generateWith: 'doStream'/);
+    expect(replay.requests).toHaveLength(1);
+  });
+
+  it('a streaming endpoint in the URL (Google) or a body that is not JSON is answered with the stream', async () => {
+    const replay = replayFetch('{"a":1}');
+    const google = await replay('https://api.test/v1beta/models/g:streamGenerateContent?alt=sse', { method: 'POST', body: '{"contents":[]}' });
+    expect(await google.text()).toContain('data: {"a":1}');
+    expect((await replay('https://api.test/v1', { method: 'POST', body: 'plain' })).status).toBe(200);
+  });
+
+  it('generate() over a recording: the TypeError reaches the caller as the cause; with generateWith: doStream it replays', async () => {
+    const event = (delta: Record<string, unknown>, finish: string | null = null) =>
+      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-nano', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const replay = replayFetch([event({ role: 'assistant', content: 'Hello' }), event({}, 'stop')]);
+    const agent = new Agent({ id: 'a', model: createOpenAI({ apiKey: 'k', fetch: replay }).chat('gpt-4.1-nano') });
+    const error = await agent.generate('Hi').catch((caught: unknown) => caught);
+    expect(String((error as Error).cause ?? error)).toMatch(/generateWith: 'doStream'/);
+    expect((await agent.generate('Hi', { generateWith: 'doStream' })).text).toBe('Hello');
   });
 
   it('records every request with its parsed JSON body, headers and signal', async () => {

@@ -59,6 +59,8 @@ import { validateRunArguments } from './validate-options.js';
 export interface RunWiring extends RunDurability {
   /** The run's demand gate, held by a consumer that reads slower than the model (default: a fresh one nobody holds). */
   readonly demand?: DemandGate;
+  /** The consumer folds the run into one result (`generate()`): a step nothing streams may be answered through `doGenerate`. */
+  readonly folded?: boolean;
 }
 
 /** `results: false`: the chunks only, no {@link RunEnd} after the terminal chunk (a consumer that keeps no results: `stream$()`). */
@@ -179,7 +181,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
     const chunks$ = defer(() => {
-      const made = createEnvironment(config, input, options, demand, wiring);
+      const made = createEnvironment(config, input, options, demand, wiring, wiring.folded === true);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {

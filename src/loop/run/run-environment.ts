@@ -15,7 +15,13 @@ import type { DemandGate } from '../../contract/demand-gate.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { Processor } from '../../contract/processor-types.js';
 import { RequestContext } from '../../contract/request-context.js';
+import type { Observable } from 'rxjs';
+import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { callModel } from '../../model/stream-model.js';
+import { generateCall } from '../../model/generate-call.js';
+import { getObservableStream } from '../../model/observable-stream.js';
+import type { ModelEvent } from '../../model/model-events.js';
+import { hasHook } from '../internal/when-hooked.js';
 import { replayCall } from '../../model/replay-call.js';
 import { resolveModel } from '../../model/resolve-model.js';
 import type { MessageList as MessageListType } from '../../message-list/message-list.js';
@@ -72,6 +78,14 @@ function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prep
   return { id: 'prepare-step', processInputStep: (args) => prepareStep(args) };
 }
 
+/**
+ * A model call for a run nothing streams: through `doGenerate` (one answer, no web stream); through
+ * `doStream` for a model without `doGenerate` or one that streams on virtual time (`OBSERVABLE_STREAM`).
+ */
+function answerCall(model: LanguageModelV4, options: LanguageModelV4CallOptions, demand: DemandGate): Observable<ModelEvent> {
+  return typeof model.doGenerate !== 'function' || getObservableStream(model) !== undefined ? callModel(model, options, demand) : generateCall(model, options);
+}
+
 /** The default clock. */
 function currentDate(): Date {
   return new Date();
@@ -99,6 +113,8 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
 /**
  * Sets up a run of `config` on `input` with `options` (the agent's defaults under them): its
  * environment and its state. `demand` is the run's demand gate (made before, to hand to consumers).
+ * `folded`: the run is folded into one result (`generate()`), so its model calls may go through
+ * `doGenerate` when no output processor reads the stream (`generateWith`).
  */
 export function createEnvironment(
   config: AgentConfig,
@@ -106,6 +122,7 @@ export function createEnvironment(
   callOptions: AgentCallOptions,
   demand: DemandGate,
   durability: RunDurability = {},
+  folded = false,
 ): MaybePromise<RunSetUp> {
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
   // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
@@ -157,6 +174,7 @@ export function createEnvironment(
       const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
       const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
       const errorProcessors = agentError ?? [];
+      const call = folded && options.generateWith !== 'doStream' && !hasHook(outputProcessors, 'processOutputStream') ? answerCall : callModel;
       const { providers } = config;
       const resolve = providers === undefined ? resolveModel : (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
       const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
@@ -209,7 +227,7 @@ export function createEnvironment(
           call: (attempt, { request, callOptions }) =>
             request.response !== undefined
               ? replayCall(request.response)
-              : callModel(
+              : call(
                   (attempt.stepInput ?? env.stepDefaults).model,
                   // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
                   request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },

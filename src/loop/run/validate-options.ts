@@ -61,6 +61,7 @@ const callOptionKeys = Object.keys({
   prepareStep: true,
   tracingContext: true,
   runId: true,
+  generateWith: true,
 } satisfies Record<keyof AgentCallOptions | 'processorTimeoutMs', true>);
 
 const agentConfigKeys = Object.keys({
@@ -176,6 +177,9 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   }
   optionalFunction(options.prepareStep, `${path}.prepareStep`);
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.length === 0)) fail(`${path}.runId`, 'a non-empty string', options.runId);
+  if (options.generateWith !== undefined && options.generateWith !== 'doGenerate' && options.generateWith !== 'doStream') {
+    fail(`${path}.generateWith`, "'doGenerate' or 'doStream'", options.generateWith);
+  }
   for (const key of ['modelSettings', 'providerOptions', 'structuredOutput'] as const) {
     if (options[key] !== undefined && !isObject(options[key])) fail(`${path}.${key}`, 'an object', options[key]);
   }

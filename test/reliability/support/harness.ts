@@ -407,7 +407,8 @@ export async function runStream(agent: Agent, scenario: Scenario, recorder: Reco
 /** `generate()` for a scenario: the result or the rejection. */
 export async function runGenerate(agent: Agent, scenario: Scenario, recorder: Recorder, input = 'hello'): Promise<{ result?: GenerateResult; error?: unknown }> {
   try {
-    return { result: await agent.generate(input, callOptions(scenario, recorder)) };
+    // the stream folded (the scenarios script streamed calls: a throw before the stream, an early end)
+    return { result: await agent.generate(input, { ...callOptions(scenario, recorder), generateWith: 'doStream' }) };
   } catch (error) {
     return { error };
   }
