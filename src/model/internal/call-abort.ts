@@ -9,6 +9,13 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
  * the provider's signal aborts with the caller's reason when the caller's does, or when the call
  * is cut ({@link CallAbort.cut}, which also drops the listener). A call that ended drops the
  * listener ({@link CallAbort.release}): a run's signal does not collect one per finished step.
+ *
+ * @example
+ * ```ts
+ * const abort = new CallAbort(options);
+ * const result = await model.doGenerate(abort.callOptions);
+ * abort.release();
+ * ```
  */
 export class CallAbort implements EventListenerObject {
   readonly controller = new AbortController();
