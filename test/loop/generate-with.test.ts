@@ -6,8 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { createOpenAI } from '@ai-sdk/openai';
+import { z } from 'zod';
 import {
   APICallError,
+  type LanguageModelV2,
+  type LanguageModelV3,
   type LanguageModelV4,
   type LanguageModelV4Content,
   type LanguageModelV4FinishReason,
@@ -20,7 +23,8 @@ import type { Processor } from '../../src/contract/processor-types.js';
 import { InMemoryStorage, Memory } from '../../src/memory/index.js';
 import { RunAbortedError } from '../../src/loop/run/run-aborted-error.js';
 import { InvalidModelResponseError } from '../../src/model/errors/invalid-model-response-error.js';
-import { splitText, usage } from '../../src/testing/model-parts.js';
+import { finishPart, reasoningParts, splitText, textParts, toolCallParts, usage } from '../../src/testing/model-parts.js';
+import { mockModelV2, mockModelV3 } from '../../src/testing/mock-model-legacy.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
 
@@ -335,5 +339,41 @@ describe('the testing models answer doGenerate like their streams', () => {
     const viaGenerate = await new Agent({ id: 'a', model: generating as LanguageModelV4, tools, ...deterministic() }).generate('Where is order 7?');
     expect(viaGenerate.text).toBe('Found: {"found":{"order":7}}');
     expect(withoutChunks(viaGenerate)).toEqual(withoutChunks(viaStream));
+  });
+});
+
+describe('older-spec models and structured output through doGenerate', () => {
+  const legacyParts = (callIndex: number): LanguageModelV4StreamPart[] =>
+    callIndex === 0
+      ? [...reasoningParts('Look it up.'), ...toolCallParts('lookup', { order: 5 }, { toolCallId: 'c5' }), finishPart('tool-calls', { inputTokens: 4, outputTokens: 2 })]
+      : [...textParts('Order 5 is packed.'), finishPart('stop', { inputTokens: 9, outputTokens: 5 })];
+  const withoutFastPath = (model: object): LanguageModelV3 | LanguageModelV2 => {
+    const { [OBSERVABLE_STREAM]: _fast, ...plain } = model as Record<string | symbol, unknown>;
+    return plain as unknown as LanguageModelV3;
+  };
+
+  it.each([
+    ['V3', () => withoutFastPath(mockModelV3({ parts: ({ callIndex }) => legacyParts(callIndex) }))],
+    ['V2', () => withoutFastPath(mockModelV2({ parts: ({ callIndex }) => legacyParts(callIndex) }))],
+  ])('a %s model: the adapted doGenerate gives the streamed run’s results', async (_spec, make) => {
+    let generateCalls = 0;
+    const run = (generateWith: 'doGenerate' | 'doStream') => {
+      const model = make();
+      const doGenerate = model.doGenerate.bind(model) as (options: never) => Promise<never>;
+      Object.assign(model, { doGenerate: (options: never) => (generateCalls++, doGenerate(options)) });
+      return new Agent({ id: 'a', model: model as never, tools, ...deterministic() }).generate('Where is order 5?', { generateWith });
+    };
+    const [generated, streamed] = [await run('doGenerate'), await run('doStream')];
+    expect(generateCalls).toBe(2);
+    expect(generated.text).toBe('Order 5 is packed.');
+    expect(generated.usage.inputTokens).toBe(13);
+    expect(withoutChunks(generated)).toEqual(withoutChunks(streamed));
+  });
+
+  it('structuredOutput: the JSON answer of doGenerate is parsed and validated into result.object', async () => {
+    const { model, methods } = dualModel([{ content: [{ type: 'text', text: '{"city":"Paris","tempC":21}' }] }]);
+    const result = await new Agent({ id: 'a', model }).generate('Weather?', { structuredOutput: { schema: z.object({ city: z.string(), tempC: z.number() }) } });
+    expect(methods).toEqual(['doGenerate']);
+    expect(result.object).toEqual({ city: 'Paris', tempC: 21 });
   });
 });
