@@ -149,6 +149,9 @@ export interface GenerateResult {
   tripwire?: TripwirePayload;
   /** The structured output object (with `structuredOutput`). */
   object?: unknown;
-  /** The run's chunks, in order. */
+  /**
+   * The run's chunks, in order. When the answer came through `doGenerate` (see `generateWith`),
+   * each text or reasoning block is one delta and tool calls come whole.
+   */
   chunks: ChunkType[];
 }
