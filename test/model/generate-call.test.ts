@@ -23,6 +23,16 @@ function answering(doGenerate: LanguageModelV4['doGenerate']): LanguageModelV4 {
   };
 }
 
+/** A model whose `doGenerate` never answers, and the signal it was called with. */
+function pending() {
+  const called: { signal?: AbortSignal | undefined } = {};
+  const model = answering((options) => {
+    called.signal = options.abortSignal;
+    return new Promise(() => undefined);
+  });
+  return { model, called };
+}
+
 const result = (content: LanguageModelV4GenerateResult['content'], extra: Partial<LanguageModelV4GenerateResult> = {}): LanguageModelV4GenerateResult => ({
   content,
   finishReason: stop,
@@ -97,30 +107,22 @@ describe('generateCall', () => {
   });
 
   it('the provider gets its own signal, aborted when the subscriber leaves before the answer (the caller’s stays untouched)', async () => {
-    let signal: AbortSignal | undefined;
+    const { model, called } = pending();
     const caller = new AbortController();
-    const model = answering((options) => {
-      signal = options.abortSignal;
-      return new Promise(() => undefined);
-    });
     const subscription = generateCall(model, { ...prompt, abortSignal: caller.signal }).subscribe();
-    expect(signal?.aborted).toBe(false);
+    expect(called.signal?.aborted).toBe(false);
     subscription.unsubscribe();
-    expect(signal?.aborted).toBe(true);
+    expect(called.signal?.aborted).toBe(true);
     expect(caller.signal.aborted).toBe(false);
   });
 
   it('the caller’s abort reaches the provider’s signal with its reason', async () => {
-    let signal: AbortSignal | undefined;
+    const { model, called } = pending();
     const caller = new AbortController();
-    const model = answering((options) => {
-      signal = options.abortSignal;
-      return new Promise(() => undefined);
-    });
     generateCall(model, { ...prompt, abortSignal: caller.signal }).subscribe({ error: () => undefined });
     caller.abort('stop now');
-    expect(signal?.aborted).toBe(true);
-    expect(signal?.reason).toBe('stop now');
+    expect(called.signal?.aborted).toBe(true);
+    expect(called.signal?.reason).toBe('stop now');
   });
 
   it('an answer after the subscriber left emits nothing', async () => {

@@ -181,7 +181,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
     const chunks$ = defer(() => {
-      const made = createEnvironment(config, input, options, demand, wiring, wiring.folded === true);
+      const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {

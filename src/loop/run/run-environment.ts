@@ -113,17 +113,17 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
 /**
  * Sets up a run of `config` on `input` with `options` (the agent's defaults under them): its
  * environment and its state. `demand` is the run's demand gate (made before, to hand to consumers).
- * `folded`: the run is folded into one result (`generate()`), so its model calls may go through
- * `doGenerate` when no output processor reads the stream (`generateWith`).
+ * `wiring.folded`: the run is folded into one result (`generate()`), so its model calls may go
+ * through `doGenerate` when no output processor reads the stream (`generateWith`).
  */
 export function createEnvironment(
   config: AgentConfig,
   input: AgentInput,
   callOptions: AgentCallOptions,
   demand: DemandGate,
-  durability: RunDurability = {},
-  folded = false,
+  wiring: RunDurability & { readonly folded?: boolean } = {},
 ): MaybePromise<RunSetUp> {
+  const durability: RunDurability = wiring;
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
   // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
   const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
@@ -174,7 +174,7 @@ export function createEnvironment(
       const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
       const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
       const errorProcessors = agentError ?? [];
-      const call = folded && options.generateWith !== 'doStream' && !hasHook(outputProcessors, 'processOutputStream') ? answerCall : callModel;
+      const call = wiring.folded === true && options.generateWith !== 'doStream' && !hasHook(outputProcessors, 'processOutputStream') ? answerCall : callModel;
       const { providers } = config;
       const resolve = providers === undefined ? resolveModel : (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
       const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
