@@ -3,7 +3,7 @@
  * appends are recorded and can be held: batching by window (a virtual-time scheduler), by size
  * and at a commit; one flush in flight; backpressure; a FencedError stops it; codec refusals.
  */
-import { VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
+import { VirtualTimeScheduler, lastValueFrom, toArray, type SchedulerLike } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { JournalWriter } from '../../src/durable/internal/journal-writer.js';
@@ -60,7 +60,7 @@ describe('JournalWriter', () => {
     expect(writer.lastSeq).toBe(3);
   });
 
-  it('flushes at once at maxBatch chunks, one flush in flight, the rest in the next', async () => {
+  it('flushes at once at maxBatch chunks, one flush in flight, everything buffered meanwhile in the next', async () => {
     const { journal, writer } = await setUp({ maxBatch: 4 });
     let release: () => void = () => undefined;
     journal.hold = new Promise((resolve) => (release = resolve));
@@ -71,8 +71,24 @@ describe('JournalWriter', () => {
     journal.hold = undefined;
     await writer.flush();
     expect(journal.maxInFlight).toBe(1);
-    expect(journal.calls.map((call) => call.chunks)).toEqual([4, 4, 2]);
+    expect(journal.calls.map((call) => call.chunks)).toEqual([4, 6]);
     expect(writer.lastSeq).toBe(10);
+    expect((await lastValueFrom(journal.read$('r', { live: false }).pipe(toArray()))).map((entry) => entry.seq)).toEqual(Array.from({ length: 10 }, (_, index) => index + 1));
+  });
+
+  it('a flush behind a slow one takes at most highWaterMark chunks; the rest follow in order', async () => {
+    const { journal, writer } = await setUp({ maxBatch: 2, highWaterMark: 5 });
+    let release: () => void = () => undefined;
+    journal.hold = new Promise((resolve) => (release = resolve));
+    for (const chunk of chunks(13)) writer.write(chunk); // a producer that ignores isFull
+    await settle();
+    expect(journal.calls).toEqual([{ chunks: 2 }]);
+    release();
+    journal.hold = undefined;
+    await writer.flush();
+    expect(journal.calls.map((call) => call.chunks)).toEqual([2, 5, 5, 1]);
+    const texts = (await lastValueFrom(journal.read$('r', { live: false }).pipe(toArray()))).map((entry) => (entry.chunk as { payload: { text: string } }).payload.text);
+    expect(texts).toEqual(chunks(13).map((chunk) => (chunk as { payload: { text: string } }).payload.text));
   });
 
   it('a commit writes the buffered chunks, its own chunks and the checkpoint in one append', async () => {

@@ -1,7 +1,8 @@
 /**
  * The batched writer a run's owner appends through: each chunk encoded once into a buffer, a
- * flush 20 ms after the first buffered chunk, at 512 chunks, or at a commit; one flush in flight;
- * past 4,096 chunks not yet written it reports backpressure. A failed flush stops it for good
+ * flush 20 ms after the first buffered chunk, at 512 chunks, or at a commit; one flush in flight,
+ * and the next takes everything buffered meanwhile (up to 4,096 chunks: a group commit, so a slow
+ * database gets fewer, larger statements); past 4,096 chunks not yet written it reports backpressure. A failed flush stops it for good
  * (a `FencedError` above all: the run has another owner), and nothing is retried: a flush whose
  * outcome is unknown must not be written twice.
  */
@@ -17,7 +18,10 @@ export interface JournalWriterOptions {
   flushWindowMs?: number;
   /** Flush at once when this many chunks are buffered. Default 512. */
   maxBatch?: number;
-  /** Chunks not yet written (buffered or in flight) at which `isFull` turns true. Default 4096. */
+  /**
+   * Chunks not yet written (buffered or in flight) at which `isFull` turns true, and the most one
+   * flush takes without a commit (one behind a slow flush takes all that waited, up to this). Default 4096.
+   */
   highWaterMark?: number;
   /** Runs the flush window's timer. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
@@ -193,7 +197,8 @@ export class JournalWriter implements WriterBackpressure {
 
   async #flushOnce(): Promise<void> {
     const pending = this.#commits.shift();
-    const batch = pending === undefined ? this.#buffer.splice(0, this.#maxBatch) : [...this.#buffer.splice(0), ...pending.chunks];
+    // everything that waited goes (up to highWaterMark): under a slow database the batches grow instead of queueing
+    const batch = pending === undefined ? this.#buffer.splice(0, this.#highWaterMark) : [...this.#buffer.splice(0), ...pending.chunks];
     this.#inFlight = batch.length;
     try {
       const { lastSeq } = await this.#journal.appendEncoded(this.#lease, batch, pending?.commit);

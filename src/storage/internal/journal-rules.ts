@@ -104,7 +104,8 @@ export function checkAppend(
   commit: RunCommit | undefined,
 ): { state: string | undefined; terminal: RunTerminal | undefined; toolCalls: string[] } {
   if (!Array.isArray(chunks)) throw new TypeError('RunJournal.append: chunks must be an array');
-  for (const [index, chunk] of chunks.entries()) {
+  for (let index = 0; index < chunks.length; index++) {
+    const chunk = chunks[index];
     if (typeof chunk?.type !== 'string' || typeof chunk.json !== 'string') {
       throw new TypeError(`RunJournal.append: chunk ${index} must be { type, json } text`);
     }
