@@ -31,12 +31,12 @@ class RecordingJournal extends InMemoryRunJournal {
   }
 }
 
-async function setUp(options: { maxBatch?: number; highWaterMark?: number; scheduler?: SchedulerLike } = {}) {
+async function setUp(options: { maxBatch?: number; highWaterMark?: number; maxBatchChars?: number; scheduler?: SchedulerLike } = {}) {
   const journal = new RecordingJournal();
   await journal.createRun({ runId: 'r', agentId: 'a', input: null });
   const { lease } = await journal.claim('r', 'w');
   const scheduler = options.scheduler ?? new VirtualTimeScheduler();
-  const writer = new JournalWriter({ journal, lease, scheduler, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.highWaterMark === undefined ? {} : { highWaterMark: options.highWaterMark }) });
+  const writer = new JournalWriter({ journal, lease, scheduler, ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }), ...(options.highWaterMark === undefined ? {} : { highWaterMark: options.highWaterMark }), ...(options.maxBatchChars === undefined ? {} : { maxBatchChars: options.maxBatchChars }) });
   return { journal, lease, writer, scheduler: scheduler as VirtualTimeScheduler };
 }
 
@@ -89,6 +89,23 @@ describe('JournalWriter', () => {
     expect(journal.calls.map((call) => call.chunks)).toEqual([2, 5, 5, 1]);
     const texts = (await lastValueFrom(journal.read$('r', { live: false }).pipe(toArray()))).map((entry) => (entry.chunk as { payload: { text: string } }).payload.text);
     expect(texts).toEqual(chunks(13).map((chunk) => (chunk as { payload: { text: string } }).payload.text));
+  });
+
+  it('a flush behind a slow one stops at maxBatchChars of JSON text, taking a larger chunk alone', async () => {
+    const { journal, writer } = await setUp({ maxBatch: 1, maxBatchChars: 500 });
+    let release: () => void = () => undefined;
+    journal.hold = new Promise((resolve) => (release = resolve));
+    const sizes = [10, 10, 150, 150, 150, 1000, 10];
+    for (const [index, size] of sizes.entries()) writer.write(delta('r', `${index}`.padEnd(size, '.')));
+    await settle();
+    expect(journal.calls).toEqual([{ chunks: 1 }]);
+    release();
+    journal.hold = undefined;
+    await writer.flush();
+    // a delta's JSON is its text plus 75 characters: 85 + 225 (a third would pass 500), 225 + 225, the 1,075 alone, 85
+    expect(journal.calls.map((call) => call.chunks)).toEqual([1, 2, 2, 1, 1]);
+    expect(writer.lastSeq).toBe(sizes.length);
+    expect(() => new JournalWriter({ journal, lease: { runId: 'r', epoch: 1, owner: 'w' }, maxBatchChars: 0 })).toThrow(/maxBatchChars/);
   });
 
   it('a commit writes the buffered chunks, its own chunks and the checkpoint in one append', async () => {

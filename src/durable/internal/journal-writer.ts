@@ -1,8 +1,8 @@
 /**
  * The batched writer a run's owner appends through: each chunk encoded once into a buffer, a
  * flush 20 ms after the first buffered chunk, at 512 chunks, or at a commit; one flush in flight,
- * and the next takes everything buffered meanwhile (up to 4,096 chunks: a group commit, so a slow
- * database gets fewer, larger statements); past 4,096 chunks not yet written it reports backpressure. A failed flush stops it for good
+ * and the next takes everything buffered meanwhile (up to 4,096 chunks or 8 Mi characters: a group
+ * commit, so a slow database gets fewer, larger statements); past 4,096 chunks not yet written it reports backpressure. A failed flush stops it for good
  * (a `FencedError` above all: the run has another owner), and nothing is retried: a flush whose
  * outcome is unknown must not be written twice.
  */
@@ -23,6 +23,12 @@ export interface JournalWriterOptions {
    * flush takes without a commit (one behind a slow flush takes all that waited, up to this). Default 4096.
    */
   highWaterMark?: number;
+  /**
+   * The most JSON text one flush without a commit takes, in UTF-16 code units (at least one chunk
+   * goes, whatever its size). Default 8 Mi: a batch of large chunks stays far below PostgreSQL's
+   * 1 GB limit on a statement's parameter.
+   */
+  maxBatchChars?: number;
   /** Runs the flush window's timer. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
   /** Called after each successful write (the worker's `chunks-flushed` fault point). */
@@ -64,6 +70,7 @@ export class JournalWriter implements WriterBackpressure {
   readonly #windowMs: number;
   readonly #maxBatch: number;
   readonly #highWaterMark: number;
+  readonly #maxBatchChars: number;
   readonly #scheduler: SchedulerLike;
   readonly #onFlushed: JournalWriterOptions['onFlushed'];
   readonly #ready = new BehaviorSubject(true);
@@ -82,9 +89,10 @@ export class JournalWriter implements WriterBackpressure {
     this.#windowMs = options.flushWindowMs ?? 20;
     this.#maxBatch = options.maxBatch ?? 512;
     this.#highWaterMark = options.highWaterMark ?? 4096;
+    this.#maxBatchChars = options.maxBatchChars ?? 8 * 1024 * 1024;
     this.#scheduler = options.scheduler ?? asyncScheduler;
     this.#onFlushed = options.onFlushed;
-    for (const [name, value, minimum] of [['flushWindowMs', this.#windowMs, 0], ['maxBatch', this.#maxBatch, 1], ['highWaterMark', this.#highWaterMark, 1]] as const) {
+    for (const [name, value, minimum] of [['flushWindowMs', this.#windowMs, 0], ['maxBatch', this.#maxBatch, 1], ['highWaterMark', this.#highWaterMark, 1], ['maxBatchChars', this.#maxBatchChars, 1]] as const) {
       if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`JournalWriter: ${name} must be an integer ≥ ${minimum} (got ${String(value)})`);
     }
   }
@@ -197,8 +205,7 @@ export class JournalWriter implements WriterBackpressure {
 
   async #flushOnce(): Promise<void> {
     const pending = this.#commits.shift();
-    // everything that waited goes (up to highWaterMark): under a slow database the batches grow instead of queueing
-    const batch = pending === undefined ? this.#buffer.splice(0, this.#highWaterMark) : [...this.#buffer.splice(0), ...pending.chunks];
+    const batch = pending === undefined ? this.#takeBatch() : [...this.#buffer.splice(0), ...pending.chunks];
     this.#inFlight = batch.length;
     try {
       const { lastSeq } = await this.#journal.appendEncoded(this.#lease, batch, pending?.commit);
@@ -212,6 +219,19 @@ export class JournalWriter implements WriterBackpressure {
       pending?.reject(error);
       this.#stop(error);
     }
+  }
+
+  /** What waited, oldest first, up to highWaterMark chunks and maxBatchChars of text: under a slow database batches grow instead of queueing. */
+  #takeBatch(): EncodedChunk[] {
+    const limit = Math.min(this.#buffer.length, this.#highWaterMark);
+    let count = 0;
+    let chars = 0;
+    while (count < limit) {
+      chars += (this.#buffer[count] as EncodedChunk).json.length;
+      if (count > 0 && chars > this.#maxBatchChars) break;
+      count++;
+    }
+    return this.#buffer.splice(0, count);
   }
 
   #stop(error: unknown): void {
