@@ -102,7 +102,7 @@ describe('JournalWriter', () => {
     release();
     journal.hold = undefined;
     await writer.flush();
-    // a delta's JSON is its text plus 75 characters: 85 + 225 (a third would pass 500), 225 + 225, the 1,075 alone, 85
+    // a delta's JSON is its text plus 80 characters: 90 + 230 (a third would pass 500), 230 + 230, the 1,080 alone, 90
     expect(journal.calls.map((call) => call.chunks)).toEqual([1, 2, 2, 1, 1]);
     expect(writer.lastSeq).toBe(sizes.length);
     expect(() => new JournalWriter({ journal, lease: { runId: 'r', epoch: 1, owner: 'w' }, maxBatchChars: 0 })).toThrow(/maxBatchChars/);
