@@ -6,8 +6,9 @@
  *   throughput    N runs (one short step, memory) over W worker processes × 8: runs/s
  *   owner CPU     one run streaming a 10,000-chunk step: the owner process's CPU per chunk as a
  *                 durable run (createRunWorker on PostgresRunJournal) minus as a plain run
- *                 (agent.stream$), both in this process; a full GC before each run (the row), and
- *                 again back to back without one (steady state); each also on the main thread only
+ *                 (agent.stream$), both in this process, runs back to back (the row: no forced GC
+ *                 before a timed sample, as everywhere in bench/), and again with a full GC before
+ *                 each run; each also on the main thread only
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -50,9 +51,9 @@ export interface WorkerRows {
     overheadUs: number;
     /** The same difference on the main thread only (V8's compiler and GC threads left out). */
     mainOverheadUs: number;
-    /** Without a forced GC between runs: process, and main thread only. */
-    steadyOverheadUs: number;
-    steadyMainOverheadUs: number;
+    /** With a full GC before each run (V8 then optimizes the run's code again inside it): process, and main thread only. */
+    forcedGcOverheadUs: number;
+    forcedGcMainOverheadUs: number;
   };
 }
 
@@ -190,18 +191,18 @@ async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number, 
     const median = (runs: Array<{ process: number; main: number }>, pick: 'process' | 'main') => percentile(runs.map((run) => run[pick]), 50);
     return { durableUs: median(durables, 'process'), plainUs: median(plains, 'process'), mainOverheadUs: median(durables, 'main') - median(plains, 'main') };
   };
-  // the issue's row: a full GC before each run (as every row of this file measures)
-  const row = await rounds$(rounds, true);
-  // steady state: the same runs back to back, no forced GC (which makes V8 optimize the run's code again: see bench/README.md)
-  const steady = await rounds$(Math.max(4, Math.ceil(rounds / 2)), false);
+  // the row: runs back to back, as a server runs them
+  const row = await rounds$(rounds, false);
+  // with a full GC before each run: V8 drops optimized code and compiles it again inside the measured run (bench/README.md)
+  const forced = await rounds$(rounds, true);
   await worker.close();
   return {
     durableUs: row.durableUs,
     plainUs: row.plainUs,
     overheadUs: row.durableUs - row.plainUs,
     mainOverheadUs: row.mainOverheadUs,
-    steadyOverheadUs: steady.durableUs - steady.plainUs,
-    steadyMainOverheadUs: steady.mainOverheadUs,
+    forcedGcOverheadUs: forced.durableUs - forced.plainUs,
+    forcedGcMainOverheadUs: forced.mainOverheadUs,
   };
 }
 
