@@ -183,6 +183,29 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   return context;
 }
 
+/** `writer.custom()` into the run's outlet (no `this`: hooks may call it detached). */
+function outletWriter(custom$: Subject<DataChunkType>): ProcessorStreamWriter {
+  return {
+    custom(chunk: DataChunkType): Promise<void> {
+      assertDataChunk(chunk);
+      // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
+      // is dropped, never thrown into a caller that is gone.
+      if (!custom$.closed && !custom$.isStopped) custom$.next(chunk);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The run's `sendSignal`: queued for the next step's input, shown in the stream (transient), as the reference does. */
+function signalSender(state: RunContextState, writer: ProcessorStreamWriter, generateId: () => string, now: () => Date): SendSignalFunction {
+  return (input) => {
+    const signal = createSignal(input, generateId, now);
+    state.pendingSignals.push(signal);
+    void writer.custom(signalDataChunk(signal));
+    return Promise.resolve(signal);
+  };
+}
+
 /**
  * A run context: the services as own fields, the state fields ({@link RunContextState}) as
  * accessors of the run's state. `sendSignal` reads no `this` (hooks get it detached).
@@ -217,22 +240,8 @@ class Context implements RunContext {
     this.processorTimeoutMs = init.processorTimeoutMs;
     this.scheduler = init.scheduler;
     this.llmRequestStage = init.llmRequestStage ?? true;
-    const custom$ = this.custom$;
-    this.writer = {
-      custom(chunk: DataChunkType): Promise<void> {
-        assertDataChunk(chunk);
-        // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
-        // is dropped, never thrown into a caller that is gone.
-        if (!custom$.closed && !custom$.isStopped) custom$.next(chunk);
-        return Promise.resolve();
-      },
-    };
-    this.sendSignal = (input) => {
-      const signal = createSignal(input, generateId, now);
-      state.pendingSignals.push(signal);
-      void this.writer.custom(signalDataChunk(signal)); // shown in the stream (transient), as the reference does
-      return Promise.resolve(signal);
-    };
+    this.writer = outletWriter(this.custom$);
+    this.sendSignal = signalSender(state, this.writer, generateId, now);
   }
 
   stateFor(processorId: string): ProcessorState {
