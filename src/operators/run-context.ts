@@ -240,6 +240,8 @@ class Context implements RunContext {
     this.processorTimeoutMs = init.processorTimeoutMs;
     this.scheduler = init.scheduler;
     this.llmRequestStage = init.llmRequestStage ?? true;
+    // made outside the constructor: closures here would share a scope holding `this`, and V8 kept
+    // that scope, the whole run, through a scavenge on every run (bench/README.md, "the run context's closures")
     this.writer = outletWriter(this.custom$);
     this.sendSignal = signalSender(state, this.writer, generateId, now);
   }

@@ -2,9 +2,9 @@
  * The batched writer a run's owner appends through: each chunk encoded once into a buffer, a
  * flush 20 ms after the first buffered chunk, at 512 chunks, or at a commit; one flush in flight,
  * and the next takes everything buffered meanwhile (up to 4,096 chunks or 8 Mi characters: a group
- * commit, so a slow database gets fewer, larger statements); past 4,096 chunks not yet written it reports backpressure. A failed flush stops it for good
- * (a `FencedError` above all: the run has another owner), and nothing is retried: a flush whose
- * outcome is unknown must not be written twice.
+ * commit, so a slow database gets fewer, larger statements); past 4,096 chunks not yet written it
+ * reports backpressure. A failed flush stops it for good (a `FencedError` above all: the run has
+ * another owner), and nothing is retried: a flush whose outcome is unknown must not be written twice.
  */
 import { BehaviorSubject, asyncScheduler, distinctUntilChanged, filter, firstValueFrom, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { encodeJson, type ChunkType } from '../../contract/index.js';
