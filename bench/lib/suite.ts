@@ -22,6 +22,13 @@ export interface SuiteProfile {
   streamKs: number[];
   /** sequential `generate()` calls per sample */
   generateCalls: number;
+  /**
+   * Before the first sample of a per-call row (generate, tool loop) in a process: that row's action
+   * again and again, untimed, until this many calls (steps) or this many ms. A sample of a few
+   * dozen calls otherwise measures V8 compiling the run (20,000 calls bring a `generate()` to its
+   * steady cost on a 2-core machine; 3,000 do not: bench/README.md).
+   */
+  warmUp: { calls: number; ms: number };
   /** tool steps before the answer */
   toolSteps: number;
   /** chunks read by the one-chunk-per-millisecond consumer */
@@ -30,9 +37,9 @@ export interface SuiteProfile {
 }
 
 export const profiles: Record<SuiteProfile['name'], SuiteProfile> = {
-  check: { name: 'check', chunks: 200, reps: 1, warmup: 0, streamKs: [0, 1, 5, 10], generateCalls: 2, toolSteps: 3, slowChunks: 20, memory: { streams: 10, chunks: 40, processors: 5 } },
-  quick: { name: 'quick', chunks: 5_000, reps: 5, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 30, toolSteps: 20, slowChunks: 200, memory: { streams: 200, chunks: 200, processors: 5 } },
-  full: { name: 'full', chunks: 20_000, reps: 7, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 50, toolSteps: 20, slowChunks: 1_000, memory: { streams: 1_000, chunks: 200, processors: 5 } },
+  check: { name: 'check', chunks: 200, reps: 1, warmup: 0, streamKs: [0, 1, 5, 10], generateCalls: 2, warmUp: { calls: 0, ms: 0 }, toolSteps: 3, slowChunks: 20, memory: { streams: 10, chunks: 40, processors: 5 } },
+  quick: { name: 'quick', chunks: 5_000, reps: 5, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 30, warmUp: { calls: 20_000, ms: 2_000 }, toolSteps: 20, slowChunks: 200, memory: { streams: 200, chunks: 200, processors: 5 } },
+  full: { name: 'full', chunks: 20_000, reps: 7, warmup: 1, streamKs: [0, 1, 5, 10], generateCalls: 50, warmUp: { calls: 20_000, ms: 4_000 }, toolSteps: 20, slowChunks: 1_000, memory: { streams: 1_000, chunks: 200, processors: 5 } },
 };
 
 /** Row names. */
@@ -60,6 +67,8 @@ export interface Workload {
   count: number;
   /** builds what the action needs (untimed) and returns the timed action */
   prepare(subject: BenchSubject | undefined): () => Promise<void>;
+  /** per-call rows: warmed up before their first sample in a process (see {@link SuiteProfile.warmUp}) */
+  warmUp?: SuiteProfile['warmUp'];
 }
 
 /** Every row of `profile`, in order. */
@@ -102,6 +111,7 @@ export function workloads(profile: SuiteProfile): Workload[] {
       by: '*',
       unit: 'ms',
       count: profile.generateCalls,
+      warmUp: profile.warmUp,
       prepare: (subject) => {
         const agent = (subject as BenchSubject).agent({ model: minimalModel(() => oneChunk), inputProcessors: inputProcessors(k) });
         return async () => {
@@ -120,6 +130,7 @@ export function workloads(profile: SuiteProfile): Workload[] {
       by: '*',
       unit: 'ms',
       count: profile.toolSteps + 1,
+      warmUp: profile.warmUp,
       prepare: (subject) => {
         const processors = stepProcessors(k);
         const model = minimalModel(script);
@@ -159,6 +170,20 @@ export function workloads(profile: SuiteProfile): Workload[] {
   return list;
 }
 
+/** Rows warmed up in this process, by subject and row. */
+const warmed = new Set<string>();
+
+/** A per-call row's untimed warm-up, once per process and subject (see {@link SuiteProfile.warmUp}). */
+async function warmUpOnce(workload: Workload, subject: BenchSubject | undefined): Promise<void> {
+  const key = `${subject?.name ?? 'floor'}\u0000${workload.row}`;
+  if (workload.warmUp === undefined || warmed.has(key)) return;
+  warmed.add(key);
+  const started = now();
+  for (let units = 0; units < workload.warmUp.calls && now() - started < workload.warmUp.ms; units += workload.count) {
+    await workload.prepare(subject)();
+  }
+}
+
 /** One timing: per unit, wall clock and process CPU time. */
 export interface Timing {
   wall: number;
@@ -171,6 +196,7 @@ export interface Timing {
  * itself causes is part of its cost.
  */
 export async function timeWorkload(workload: Workload, subject: BenchSubject | undefined): Promise<Timing> {
+  await warmUpOnce(workload, subject);
   const action = workload.prepare(subject);
   await settle();
   const cpuStart = process.cpuUsage();
