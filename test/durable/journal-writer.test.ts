@@ -132,6 +132,22 @@ describe('JournalWriter', () => {
     expect(journal.calls).toEqual([{ chunks: 2 }, { chunks: 1, commit: 'step' }]);
   });
 
+  it('a commit behind more than highWaterMark buffered chunks: they go first in bounded appends, the commit with the last of them', async () => {
+    const { journal, writer } = await setUp({ maxBatch: 2, highWaterMark: 3 });
+    let release: () => void = () => undefined;
+    journal.hold = new Promise((resolve) => (release = resolve));
+    for (const chunk of chunks(7)) writer.write(chunk); // a producer that ignores isFull
+    const committed = writer.commit(commit('step'));
+    await settle();
+    expect(journal.calls).toEqual([{ chunks: 2 }]);
+    release();
+    journal.hold = undefined;
+    expect(await committed).toEqual({ lastSeq: 7 });
+    expect(journal.calls).toEqual([{ chunks: 2 }, { chunks: 3 }, { chunks: 2, commit: 'step' }]);
+    const committedRun = await journal.claim('r', 'next');
+    expect(committedRun.commits.map((entry) => entry.kind)).toEqual(['step']);
+  });
+
   it('reports backpressure past highWaterMark unwritten chunks and clears it when they are written', async () => {
     const { journal, writer } = await setUp({ maxBatch: 4, highWaterMark: 6 });
     const seen: boolean[] = [];

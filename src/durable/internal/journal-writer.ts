@@ -153,8 +153,10 @@ export class JournalWriter implements WriterBackpressure {
   }
 
   /**
-   * Writes every buffered chunk, then `chunks` and the commit, in one append (one transaction),
-   * after any flush in flight. Rejects with the stopping error (and stops the writer on failure).
+   * Writes every buffered chunk, then `chunks` and the commit, after any flush in flight: the
+   * commit and its chunks in one append (one transaction) with the last of the buffered chunks
+   * (more than `highWaterMark` chunks or `maxBatchChars` waiting go first, in appends of their
+   * own). Rejects with the stopping error (and stops the writer on failure).
    */
   commit(commit: RunCommit, chunks: readonly ChunkType[] = []): Promise<{ lastSeq: number }> {
     if (this.#stopped !== undefined) return Promise.reject(this.#stopped.error);
@@ -204,8 +206,10 @@ export class JournalWriter implements WriterBackpressure {
   }
 
   async #flushOnce(): Promise<void> {
-    const pending = this.#commits.shift();
-    const batch = pending === undefined ? this.#takeBatch() : [...this.#buffer.splice(0), ...pending.chunks];
+    // a commit goes in the append that takes the last buffered chunk, its own chunks after them
+    const batch = this.#takeBatch();
+    const pending = this.#buffer.length === 0 ? this.#commits.shift() : undefined;
+    if (pending !== undefined) batch.push(...pending.chunks);
     this.#inFlight = batch.length;
     try {
       const { lastSeq } = await this.#journal.appendEncoded(this.#lease, batch, pending?.commit);
