@@ -402,6 +402,22 @@ describe('sendSignal and llmRequestStage', () => {
     expect(ctx.messageList.get.all.db()).toHaveLength(1); // not in the list, so never in memory
   });
 
+  it('sendSignal and writer.custom called detached: the signal is queued and shown in the outlet; after the outlet closes writes are dropped', async () => {
+    const ctx = testContext();
+    const { sendSignal, writer } = ctx;
+    const { custom } = writer;
+    const seen: string[] = [];
+    ctx.custom$.subscribe((written) => seen.push(written.type));
+    const created = await sendSignal({ type: 'user-message', contents: [{ type: 'text', text: 'hi' }] });
+    await custom({ type: 'data-progress', data: { done: 1 } } as never);
+    expect(seen).toEqual([expect.stringMatching(/^data-/), 'data-progress']);
+    expect(ctx.pendingSignals).toEqual([created]);
+    expect(() => custom({ type: 'progress' } as never)).toThrow(/data chunks only/);
+    ctx.custom$.complete();
+    await expect(custom({ type: 'data-late', data: {} } as never)).resolves.toBeUndefined();
+    expect(seen).toHaveLength(2);
+  });
+
   it('a user signal is a plain user turn; bad signals are TypeErrors naming the field', async () => {
     const ctx = testContext();
     await ctx.sendSignal({ type: 'user-message', contents: [{ type: 'text', text: 'hello' }] });
