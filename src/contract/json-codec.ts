@@ -2,7 +2,8 @@
  * The one JSON codec of rxagent: how chunks, run snapshots and journal entries become JSON text.
  *
  * - `encodeJson` / `toJsonValue` (lenient, for chunks and snapshots): what `JSON.stringify` does —
- *   `toJSON` honoured, so a `Date` becomes its ISO string; `undefined` object fields dropped — plus
+ *   `toJSON` honoured, so a `Date` becomes its ISO string; `undefined` object fields dropped; a
+ *   boxed string, number or boolean written as its value (a boxed BigInt or symbol refused) — plus
  *   an `Error` as `{ name, message, …its own fields, cause? }` and a `Uint8Array` as its base64
  *   text. What would be lost silently is an error instead: a `BigInt`, a function or symbol value,
  *   a `Map`/`Set`, a non-finite number, a cycle (`JsonEncodingError` naming path and type).
@@ -44,6 +45,27 @@ function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * A boxed primitive's value (`new String('a')` → `'a'`, `Object(1n)` → `1n`), as `JSON.stringify`
+ * unwraps them; `value` itself for anything else (an object that only inherits from
+ * `String.prototype` and the like included: its `valueOf` refuses it).
+ */
+function unboxed(value: object): unknown {
+  const valueOf =
+    value instanceof String ? String.prototype.valueOf
+    : value instanceof Number ? Number.prototype.valueOf
+    : value instanceof Boolean ? Boolean.prototype.valueOf
+    : value instanceof BigInt ? BigInt.prototype.valueOf
+    : value instanceof Symbol ? Symbol.prototype.valueOf
+    : undefined;
+  if (valueOf === undefined) return value;
+  try {
+    return (valueOf as (this: object) => unknown).call(value);
+  } catch {
+    return value;
+  }
+}
+
 function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
@@ -77,6 +99,7 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
     if (current !== null && typeof current === 'object' && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
       current = (current as { toJSON(key: string): unknown }).toJSON(key);
     }
+    if (current !== null && typeof current === 'object') current = unboxed(current);
     switch (typeof current) {
       case 'string':
       case 'boolean':
@@ -166,7 +189,8 @@ const NOT_PLAIN = Symbol('not plain JSON');
  * base64; what `JSON.stringify` would drop or change silently (a function or symbol, a
  * non-finite number, a `Map`/`Set`/`Promise`) stops it.
  */
-function strictReplacer(_key: string, value: unknown): unknown {
+function strictReplacer(_key: string, given: unknown): unknown {
+  const value = given !== null && typeof given === 'object' ? unboxed(given) : given;
   switch (typeof value) {
     case 'string':
     case 'boolean':

@@ -89,6 +89,46 @@ describe('findNonJson (processor state)', () => {
   });
 });
 
+describe('boxed primitives', () => {
+  it('a boxed string, number or boolean is written as its value, both ways, as JSON.stringify writes it', () => {
+    const value = { s: new String('xy'), n: new Number(2), b: new Boolean(false), list: [new String('z')] };
+    const expected = { s: 'xy', n: 2, b: false, list: ['z'] };
+    expect(JSON.parse(encodeJson(value))).toEqual(expected);
+    expect(toJsonValue(value)).toEqual(expected);
+    expect(encodeJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it('a boxed BigInt, symbol or non-finite number is a JsonEncodingError naming path and type, never {} or null', () => {
+    for (const [boxed, type] of [
+      [Object(1n), 'bigint'],
+      [Object(Symbol('s')), 'symbol'],
+      [new Number(Number.NaN), 'NaN'],
+      [new Number(Number.POSITIVE_INFINITY), 'Infinity'],
+    ] as const) {
+      for (const encode of [() => encodeJson({ a: [boxed] }), () => toJsonValue({ a: [boxed] })]) {
+        let caught: unknown;
+        try {
+          encode();
+        } catch (error) {
+          caught = error;
+        }
+        expect(JsonEncodingError.isInstance(caught)).toBe(true);
+        expect(caught).toMatchObject({ path: '$.a[0]', type });
+      }
+    }
+  });
+
+  it('an object that only inherits from String.prototype is an object, not a string', () => {
+    const impostor = Object.assign(Object.create(String.prototype) as object, { k: 1 });
+    expect(toJsonValue({ impostor })).toEqual({ impostor: { k: 1 } });
+    expect(JSON.parse(encodeJson({ impostor }))).toEqual({ impostor: { k: 1 } });
+  });
+
+  it('the strict check reports them: they do not read back as themselves', () => {
+    expect(findNonJson({ s: new String('x') })).toEqual({ path: '$.s', type: 'String' });
+  });
+});
+
 describe('encodeJson: the native fast path writes what the walk writes (property)', () => {
   const leaf = fc.oneof(
     fc.anything({ maxDepth: 2 }),
@@ -96,6 +136,7 @@ describe('encodeJson: the native fast path writes what the walk writes (property
     fc.constantFrom(new TypeError('bad'), Object.assign(new Error('with fields'), { code: 'E1' }), new Error('caused', { cause: new RangeError('inner') })),
     fc.uint8Array({ maxLength: 8 }),
     fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1n, () => 1, Symbol('s'), new Map([[1, 2]]), new Set([1]), Promise.resolve()),
+    fc.constantFrom<unknown>(new String('s'), new Number(2), new Boolean(true), new Number(Number.NaN), Object(1n), Object(Symbol('s'))),
   );
   /** What an encoder made of a value: its text, or its error (path and type). */
   const outcome = (encode: () => string): string => {
