@@ -9,9 +9,13 @@
  *   signal aborted once its run ended;
  * - no active handle or request more than before (`process.getActiveResourcesInfo()` by type:
  *   timers, immediates, …);
- * - heap after `gc()` within {@link HEAP_BOUND_BYTES} of the warmed-up baseline (a leak of
- *   ~75 bytes per run would exceed it — the ~200 bytes per run that `AbortSignal.any` on a
- *   long-lived caller signal used to cost did).
+ * - heap after `gc()` over the second half of the runs within half of {@link HEAP_BOUND_BYTES}
+ *   (a leak of ~75 bytes per run would exceed it — the ~200 bytes per run that `AbortSignal.any`
+ *   on a long-lived caller signal used to cost did). Not from the warm-up: over the first
+ *   thousands of runs after it the heap still grows by 0.6–1.5 MB and then levels off (V8 compiling
+ *   and filling its caches: measured every 2,500 runs over 40,000, 0.6 MB at 2,500, 1.45 MB at
+ *   12,500, 1.75 MB at 40,000), and where a measurement lands on that curve moved with changes
+ *   that leak nothing.
  *
  * The figures are printed. `gc` comes from `--expose-gc` (vitest.config.ts `execArgv`).
  */
@@ -31,7 +35,7 @@ const RUNS = 20_000;
 const WARMUP = 1_000;
 const BATCH = 250;
 const KINDS = 9;
-/** Heap growth allowed over the runs (≈75 bytes a run; the measured noise is a few hundred KB either way). */
+/** Heap growth allowed over 20,000 runs (≈75 bytes a run); the second half of the runs gets half of it. */
 const HEAP_BOUND_BYTES = 1.5 * 1024 * 1024;
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -192,7 +196,11 @@ describe('resource hygiene', () => {
     const resourcesBefore = resources();
     const heapBefore = await settle();
     const started = performance.now();
-    for (let done = 0; done < RUNS; done += BATCH) await batch(WARMUP + done, Math.min(BATCH, RUNS - done));
+    let heapMiddle = 0;
+    for (let done = 0; done < RUNS; done += BATCH) {
+      await batch(WARMUP + done, Math.min(BATCH, RUNS - done));
+      if (done + BATCH === RUNS / 2) heapMiddle = await settle();
+    }
     const elapsed = performance.now() - started;
     const heapAfter = await settle();
     const resourcesAfter = resources();
@@ -201,7 +209,7 @@ describe('resource hygiene', () => {
     console.log(
       [
         `[leaks] ${RUNS} runs in ${Math.round(elapsed)} ms; ends: ${[...ends].map(([end, count]) => `${end} ${count}`).join(', ')}`,
-        `[leaks] heap after gc: before ${(heapBefore / 1048576).toFixed(2)} MB, after ${(heapAfter / 1048576).toFixed(2)} MB, growth ${((heapAfter - heapBefore) / 1024).toFixed(1)} KB (bound ${HEAP_BOUND_BYTES / 1048576} MB)`,
+        `[leaks] heap after gc: before ${(heapBefore / 1048576).toFixed(2)} MB, halfway ${(heapMiddle / 1048576).toFixed(2)} MB, after ${(heapAfter / 1048576).toFixed(2)} MB, growth over the second half ${((heapAfter - heapMiddle) / 1024).toFixed(1)} KB (bound ${HEAP_BOUND_BYTES / 2 / 1024} KB), over all ${((heapAfter - heapBefore) / 1024).toFixed(1)} KB`,
         `[leaks] active resources before ${JSON.stringify(resourcesBefore)}, after ${JSON.stringify(resourcesAfter)}`,
         `[leaks] open model streams ${openModelStreams}; abort listeners on the caller signal ${listenersAfter}; listener/abort problems ${problems.length}`,
       ].join('\n'),
@@ -212,6 +220,6 @@ describe('resource hygiene', () => {
     expect(openModelStreams).toBe(0);
     expect(listenersAfter).toBe(0);
     for (const [type, count] of Object.entries(resourcesAfter)) expect(count, `active ${type}`).toBeLessThanOrEqual(resourcesBefore[type] ?? 0);
-    expect(heapAfter - heapBefore).toBeLessThan(HEAP_BOUND_BYTES);
+    expect(heapAfter - heapMiddle).toBeLessThan(HEAP_BOUND_BYTES / 2);
   }, 120_000);
 });
