@@ -111,8 +111,19 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
     this.output.cancel();
   }
 
-  // the run's observer
+  // the run's observer: the consumer at the end of the pipeline. A throw while taking a value ends
+  // the streams and the result with that error and stops the run (RxJS would only report it).
   next(item: RunItem): void {
+    if (this.ended !== undefined) return;
+    try {
+      this.take(item);
+    } catch (error) {
+      this.error(error);
+      this.output.cancel();
+    }
+  }
+
+  take(item: RunItem): void {
     if (!isChunk(item)) {
       this.end = item;
       return;
@@ -127,6 +138,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   }
 
   error(error: unknown): void {
+    if (this.ended !== undefined) return;
     this.demand.stop();
     this.wake();
     this.ended = { error };
@@ -137,6 +149,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
   }
 
   complete(): void {
+    if (this.ended !== undefined) return;
     this.demand.stop();
     this.wake();
     this.ended = 'complete';
@@ -228,7 +241,7 @@ interface ResultFields {
 export class AgentOutput {
   /** Every chunk of the run, as a web `ReadableStream`. */
   readonly fullStream: ReadableStream<ChunkType>;
-  readonly #subscription: Subscription;
+  readonly #subscription: Subscription | undefined;
   readonly #sink: RunSink;
   /**
    * The fields of `result`, each made on first access, in one object made with the first (a run
@@ -322,10 +335,12 @@ export class AgentOutput {
     this.#sink = sink;
     this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
     this.#subscription = run.subscribe(sink);
+    // a failure while the run emitted synchronously, inside `subscribe`, could not unsubscribe yet
+    if (sink.ended !== undefined) this.#subscription.unsubscribe();
   }
 
   /** Stops the run (aborts the provider request and tools). */
   cancel(): void {
-    this.#subscription.unsubscribe();
+    this.#subscription?.unsubscribe();
   }
 }
