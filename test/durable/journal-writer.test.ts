@@ -18,6 +18,16 @@ class RecordingJournal extends InMemoryRunJournal {
   maxInFlight = 0;
   hold: Promise<void> | undefined;
 
+  /** Holds every append from now on; the returned function lets them (and later ones) through. */
+  holdAppends(): () => void {
+    let release: () => void = () => undefined;
+    this.hold = new Promise((resolve) => (release = resolve));
+    return () => {
+      release();
+      this.hold = undefined;
+    };
+  }
+
   override async appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], checkpoint?: RunCommit): Promise<{ lastSeq: number }> {
     this.calls.push({ chunks: chunks.length, ...(checkpoint === undefined ? {} : { commit: checkpoint.kind }) });
     this.inFlight += 1;
@@ -62,13 +72,11 @@ describe('JournalWriter', () => {
 
   it('flushes at once at maxBatch chunks, one flush in flight, everything buffered meanwhile in the next', async () => {
     const { journal, writer } = await setUp({ maxBatch: 4 });
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     for (const chunk of chunks(10)) writer.write(chunk);
     await settle();
     expect(journal.calls).toEqual([{ chunks: 4 }]);
     release();
-    journal.hold = undefined;
     await writer.flush();
     expect(journal.maxInFlight).toBe(1);
     expect(journal.calls.map((call) => call.chunks)).toEqual([4, 6]);
@@ -78,13 +86,11 @@ describe('JournalWriter', () => {
 
   it('a flush behind a slow one takes at most highWaterMark chunks; the rest follow in order', async () => {
     const { journal, writer } = await setUp({ maxBatch: 2, highWaterMark: 5 });
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     for (const chunk of chunks(13)) writer.write(chunk); // a producer that ignores isFull
     await settle();
     expect(journal.calls).toEqual([{ chunks: 2 }]);
     release();
-    journal.hold = undefined;
     await writer.flush();
     expect(journal.calls.map((call) => call.chunks)).toEqual([2, 5, 5, 1]);
     const texts = (await lastValueFrom(journal.read$('r', { live: false }).pipe(toArray()))).map((entry) => (entry.chunk as { payload: { text: string } }).payload.text);
@@ -93,14 +99,12 @@ describe('JournalWriter', () => {
 
   it('a flush behind a slow one stops at maxBatchChars of JSON text, taking a larger chunk alone', async () => {
     const { journal, writer } = await setUp({ maxBatch: 1, maxBatchChars: 500 });
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     const sizes = [10, 10, 150, 150, 150, 1000, 10];
     for (const [index, size] of sizes.entries()) writer.write(delta('r', `${index}`.padEnd(size, '.')));
     await settle();
     expect(journal.calls).toEqual([{ chunks: 1 }]);
     release();
-    journal.hold = undefined;
     await writer.flush();
     // a delta's JSON is its text plus 80 characters: 90 + 230 (a third would pass 500), 230 + 230, the 1,080 alone, 90
     expect(journal.calls.map((call) => call.chunks)).toEqual([1, 2, 2, 1, 1]);
@@ -119,29 +123,25 @@ describe('JournalWriter', () => {
 
   it('a commit during a flush waits for it, then goes with everything buffered meanwhile', async () => {
     const { journal, writer } = await setUp({ maxBatch: 2 });
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     for (const chunk of chunks(2)) writer.write(chunk);
     writer.write(delta('r', 'late'));
     const committed = writer.commit(commit('step'));
     await settle();
     expect(journal.calls).toEqual([{ chunks: 2 }]);
     release();
-    journal.hold = undefined;
     expect(await committed).toEqual({ lastSeq: 3 });
     expect(journal.calls).toEqual([{ chunks: 2 }, { chunks: 1, commit: 'step' }]);
   });
 
   it('a commit behind more than highWaterMark buffered chunks: they go first in bounded appends, the commit with the last of them', async () => {
     const { journal, writer } = await setUp({ maxBatch: 2, highWaterMark: 3 });
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     for (const chunk of chunks(7)) writer.write(chunk); // a producer that ignores isFull
     const committed = writer.commit(commit('step'));
     await settle();
     expect(journal.calls).toEqual([{ chunks: 2 }]);
     release();
-    journal.hold = undefined;
     expect(await committed).toEqual({ lastSeq: 7 });
     expect(journal.calls).toEqual([{ chunks: 2 }, { chunks: 3 }, { chunks: 2, commit: 'step' }]);
     const committedRun = await journal.claim('r', 'next');
@@ -152,13 +152,11 @@ describe('JournalWriter', () => {
     const { journal, writer } = await setUp({ maxBatch: 4, highWaterMark: 6 });
     const seen: boolean[] = [];
     writer.ready$.subscribe((ready) => seen.push(ready));
-    let release: () => void = () => undefined;
-    journal.hold = new Promise((resolve) => (release = resolve));
+    const release = journal.holdAppends();
     for (const chunk of chunks(6)) writer.write(chunk);
     expect(writer.isFull).toBe(true);
     const ready = writer.whenReady();
     release();
-    journal.hold = undefined;
     await ready;
     expect(writer.isFull).toBe(false);
     await writer.flush();
