@@ -25,7 +25,7 @@ import { fmt, markdownTable } from './lib/stats.js';
 
 /** The scenario's pace and the targets (issue 24 §12). */
 export const GUARD_SCENARIO = { deltas: 500, deltaChars: 4, deltaMs: 10, judgeMs: 150 } as const;
-export const GUARD_TARGETS = { firstTextMs: 350, calls: 12, judgedRatio: 1.2, endAfterModelMs: GUARD_SCENARIO.judgeMs } as const;
+export const GUARD_TARGETS = { firstTextMs: 200, calls: 12, judgedRatio: 1.2, endAfterModelMs: GUARD_SCENARIO.judgeMs } as const;
 
 interface Clock {
   now(): number;
@@ -137,7 +137,7 @@ export type GuardKind = 'moderation' | 'pii' | 'scrubber';
 
 /** The documented window settings of the trade-off table. */
 export const GUARD_SETTINGS: ReadonlyArray<{ name: string; options: Record<string, unknown> }> = [
-  { name: 'adaptive 50 → 200 → 800 (default)', options: {} },
+  { name: 'adaptive 12 → 48 → 200 → 800 (default)', options: {} },
   { name: 'fixed 200 (windowSize: 200)', options: { windowSize: 200 } },
   { name: 'fixed 800 (windowSize: 800)', options: { windowSize: 800 } },
   { name: "once per stream (streamMode: 'final')", options: { streamMode: 'final' } },

@@ -45,7 +45,7 @@ export interface ModerationOptions extends GuardJudgeOptions {
    * call per token; the client only sees judged content.
    */
   streamMode?: StreamMode;
-  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  /** Window sizes in characters, the last one repeating. Default `[12, 48, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
   windowSchedule?: readonly number[];
   /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;
@@ -141,10 +141,10 @@ export interface ModerationAnswer {
  * violation reaches `onViolation` once, with the judge's reason; the client's tripwire carries the
  * categories only (`revealJudgeReason` to send the reason too).
  *
- * Streaming: output is held back until judged, per window of an adaptive schedule (50, 200, 800…
- * characters) or once per stream (`'final'`) — never one call per token. A 2,000-character answer
- * costs 5 calls with the default schedule; the first clean text shows after ~50 characters plus
- * one judge round-trip. See docs/processors.md for the trade-offs.
+ * Streaming: output is held back until judged, per window of an adaptive schedule (12, 48, 200,
+ * 800… characters) or once per stream (`'final'`) — never one call per token. A 2,000-character
+ * answer costs 6 calls with the default schedule; the first clean text shows after ~12 characters
+ * plus one judge round-trip. See docs/processors.md for the trade-offs.
  *
  * Hooks: `processInput` (user messages) and `processOutputStream`.
  *

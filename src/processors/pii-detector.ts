@@ -86,7 +86,7 @@ export interface PIIDetectorOptions extends GuardJudgeOptions {
    * Never a call per token; the client only sees judged content.
    */
   streamMode?: StreamMode;
-  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  /** Window sizes in characters, the last one repeating. Default `[12, 48, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
   windowSchedule?: readonly number[];
   /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;

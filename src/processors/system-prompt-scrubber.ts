@@ -58,7 +58,7 @@ export interface SystemPromptScrubberOptions extends GuardJudgeOptions {
    * each window while the earlier ones show) or `'final'` (each stream judged once, when it ends).
    */
   streamMode?: StreamMode;
-  /** Window sizes in characters, the last one repeating. Default `[50, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
+  /** Window sizes in characters, the last one repeating. Default `[12, 48, 200, 800]` (`DEFAULT_WINDOW_SCHEDULE`). */
   windowSchedule?: readonly number[];
   /** Fixed windows of this many characters (the schedule `[windowSize]`). */
   windowSize?: number;

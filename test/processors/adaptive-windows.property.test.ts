@@ -1,14 +1,18 @@
 /**
- * Issue 24 §12: adaptive windows. With the default schedule (50, 200, 800… characters), for any
- * answer up to 2,000 characters of prose, any delta sizes, each of the windowed guards:
- * - the client gets exactly the answer (clean), every character judged exactly once before it is
- *   released, in at most 12 judge calls (content judged 1.0×);
- * - windows follow the schedule (the first at most 100 characters, the second 400, later 1,600);
+ * Issue 24 §12, issue 31: adaptive windows. With the default schedule (12, 48, 200, 800…
+ * characters), for any answer up to 2,000 characters of prose, any delta sizes, each of the
+ * windowed guards:
+ * - the client gets exactly the answer (clean), every character judged before it is released, in at
+ *   most 12 judge calls: each character once, except the small first window, judged again in front
+ *   of the second (so a word cut by it is judged whole; at most 24 characters more);
+ * - windows follow the schedule (own text: the first at most 24 characters, the second 96, the third
+ *   400, later 1,600);
  * - a harmful word anywhere — on a delta boundary or straddling deltas — never reaches the client:
  *   with `block` nothing from it on is released, with `redact` it is masked and the rest streams.
- * Plus the pipeline itself (hand-driven judge): a delta never waits for a judge, the next window is
- * judged while the previous one's verdict is pending, releases keep arrival order, and a block
- * stops the stream before the flagged window.
+ * Plus the pipeline itself (hand-driven judge): a delta never waits for a judge, the second window
+ * waits for the first's verdict and is judged with it in front, later windows are judged while
+ * earlier verdicts are pending, releases keep arrival order, and a block stops the stream before
+ * the flagged window.
  *
  * Case counts: `RXAGENT_PROPERTY_RUNS` (CI 1,000, soak 20,000).
  */
@@ -46,6 +50,19 @@ const proseArbitrary = fc
   });
 
 type Kind = 'moderation' | 'pii' | 'scrubber';
+
+/** The windows' own texts, in stream order, if the calls judged `text` as the schedule says. */
+function ownTexts(calls: readonly string[], text: string): string[] | undefined {
+  const [first = ''] = calls;
+  if (calls.length < 2) return calls.join('') === text ? [...calls] : undefined;
+  for (let at = 1; at < calls.length; at++) {
+    const second = calls[at] as string;
+    if (!second.startsWith(first)) continue;
+    const own = [first, second.slice(first.length), ...calls.slice(1, at), ...calls.slice(at + 1)];
+    if (own.join('') === text) return own;
+  }
+  return undefined;
+}
 
 function guard(kind: Kind, strategy: 'block' | 'redact'): { processor: Processor; calls: () => string[] } {
   const flagged = (prompt: string) => (judgedContents(prompt).at(-1) ?? '').includes(MARKER);
@@ -85,7 +102,7 @@ async function stream(processor: Processor, parts: readonly ChunkType[]): Promis
 
 describe('adaptive windows (property-based)', () => {
   it(
-    'clean prose up to 2,000 characters: streamed exactly, each character judged once, ≤ 12 calls, windows within the schedule',
+    'clean prose up to 2,000 characters: streamed exactly, each character judged once (the first window twice), ≤ 12 calls, windows within the schedule',
     async () => {
       const scenario = fc.tuple(proseArbitrary, fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 10 }), fc.constantFrom<Kind>('moderation', 'pii', 'scrubber'));
       await checkProperty('adaptive-windows-clean', scenario, async ([text, sizes, kind]) => {
@@ -94,11 +111,14 @@ describe('adaptive windows (property-based)', () => {
         if (error !== undefined) throw error;
         if (streamed !== text) throw new Error(`streamed ${JSON.stringify(streamed)} for ${JSON.stringify(text)}`);
         const judged = calls();
-        if (judged.join('') !== text) throw new Error(`judged ${JSON.stringify(judged)}`);
+        // the second window's call sees the first window in front of its own text (and, waiting for the
+        // first verdict, may come after later windows' calls); every other call sees its own text
+        const own = ownTexts(judged, text);
+        if (own === undefined) throw new Error(`judged ${JSON.stringify(judged)}`);
         if (judged.length > 12) throw new Error(`${judged.length} calls for ${text.length} characters`);
-        const caps = [100, 400];
-        judged.forEach((window, index) => {
-          if (window.length > (caps[index] ?? 1_600)) throw new Error(`window ${index} has ${window.length} characters: ${JSON.stringify(judged.map((item) => item.length))}`);
+        const caps = [24, 96, 400];
+        own.forEach((window, index) => {
+          if (window.length > (caps[index] ?? 1_600)) throw new Error(`window ${index} has ${window.length} characters: ${JSON.stringify(own.map((item) => item.length))}`);
         });
       });
     },
@@ -163,31 +183,38 @@ describe('the pipeline (a hand-driven judge)', () => {
   }
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('deltas never wait for a judge; the next window is judged while the first is pending; releases keep order', async () => {
+  it('deltas never wait for a judge; the second window is judged after the first, with it in front; later windows while earlier ones are pending; releases keep order', async () => {
     const { pending, feed, released } = handDriven();
     expect(feed(chunk.textStart('t'))).toBeUndefined();
     for (const piece of ['First one. ', 'Second sentence is here. ', 'Third and ']) expect(feed(chunk.textDelta(piece, 't'))).toBeUndefined();
     await settle();
-    // two windows cut and both being judged, none answered yet
-    expect(pending.map((call) => call.text)).toEqual(['First one.', ' Second sentence is here.']);
-    expect(released).toEqual([]);
-    // the second verdict arrives first: nothing is released out of order
-    pending[1]?.answer({ action: 'keep' });
-    await settle();
-    feed(chunk.textDelta('more', 't'));
-    expect(released).toEqual([]);
+    // two windows cut: the second waits for the first verdict
+    expect(pending.map((call) => call.text)).toEqual(['First one.']);
     pending[0]?.answer({ action: 'keep' });
     await settle();
+    expect(pending.map((call) => call.text)).toEqual(['First one.', 'First one. Second sentence is here.']);
+    expect(feed(chunk.textDelta('more words', 't'))).toBeUndefined();
+    expect(released).toEqual(['First one.']);
+    // a third window is judged while the second is pending; its verdict, arriving first, releases nothing out of order
+    expect(feed(chunk.textDelta(' now. ', 't'))).toBeUndefined();
+    await settle();
+    expect(pending.map((call) => call.text)).toEqual(['First one.', 'First one. Second sentence is here.', ' Third and more words now.']);
+    pending[2]?.answer({ action: 'keep' });
+    await settle();
+    feed(chunk.textDelta('Last', 't'));
+    expect(released).toEqual(['First one.']);
+    pending[1]?.answer({ action: 'keep' });
+    await settle();
     feed(chunk.textDelta(' words.', 't'));
-    expect(released).toEqual(['First one. Second sentence is here.']);
+    expect(released).toEqual(['First one.', ' Second sentence is here. Third and more words now.']);
     // the end of the stream waits for the last window only
     const end = feed(chunk.finish());
     expect(end).toBeInstanceOf(Promise);
     await settle();
-    expect(pending.at(-1)?.text).toBe(' Third and more words.');
+    expect(pending.at(-1)?.text).toBe(' Last words.');
     pending.at(-1)?.answer({ action: 'keep' });
     await end;
-    expect(released.join('')).toBe('First one. Second sentence is here. Third and more words.');
+    expect(released.join('')).toBe('First one. Second sentence is here. Third and more words now. Last words.');
   });
 
   it('a block verdict stops the stream at the next chunk, before the flagged window, after what was already released', async () => {
@@ -204,6 +231,39 @@ describe('the pipeline (a hand-driven judge)', () => {
     await settle();
     expect(() => feed(chunk.textDelta('More text.', 't'))).toThrow(TripWire);
     expect(released.join('')).not.toContain('bad');
+  });
+
+  it('a blocked first window: the second is never judged (one call, one report) and nothing is released', async () => {
+    const { pending, feed, released } = handDriven();
+    feed(chunk.textStart('t'));
+    feed(chunk.textDelta('Bad start. And the rest of it follows. ', 't'));
+    await settle();
+    expect(pending.map((call) => call.text)).toEqual(['Bad start.']);
+    pending[0]?.answer({ action: 'block', reason: 'flagged', metadata: {} });
+    await settle();
+    expect(pending).toHaveLength(1);
+    expect(() => feed(chunk.textDelta('More.', 't'))).toThrow(TripWire);
+    expect(released).toEqual([]);
+  });
+
+  it('a value the first window cuts at a word is judged whole in front of the second: what follows the cut is redacted', async () => {
+    const { pending, feed, released } = handDriven();
+    feed(chunk.textStart('t'));
+    feed(chunk.textDelta('Say it open ', 't'));
+    feed(chunk.textDelta('sesame now to enter. ', 't'));
+    await settle();
+    expect(pending.map((call) => call.text)).toEqual(['Say it open ']);
+    pending[0]?.answer({ action: 'keep' }); // "open" alone is nothing
+    await settle();
+    expect(pending[1]?.text).toBe('Say it open sesame now to enter.');
+    pending[1]?.answer({ action: 'replace', replacements: new Map([['open sesame now', '[PHRASE]']]) });
+    await settle();
+    const end = feed(chunk.finish());
+    await settle();
+    pending.at(-1)?.answer({ action: 'keep' });
+    await end;
+    // the first window was out on its own verdict; the rest of the value is not
+    expect(released.join('')).toBe('Say it open [PHRASE] to enter. ');
   });
 });
 

@@ -34,9 +34,14 @@ describe('SystemPromptScrubber', () => {
     const model = watcher();
     const onViolation = vi.fn();
     const { text } = await scrub({ model, onViolation }, ['Sure! ', 'The discount code ', 'is PANDA-42. Anything else?']);
-    expect(text).toBe('Sure! [SYSTEM_PROMPT] Anything else?');
+    // the small first window ("Sure! The discount code ", judged clean on its own) is out before the
+    // leak is complete; the judge sees it again in front of the next window, which is redacted
+    expect(text).toBe('Sure! The discount code [SYSTEM_PROMPT] Anything else?');
     expect(JSON.stringify(model.calls[0]?.prompt)).toContain('You are Otto.');
     expect(onViolation).toHaveBeenCalledTimes(1);
+    // a first window as large as the sentence holds all of it
+    const whole = await scrub({ model: watcher(), windowSchedule: [50, 200, 800] }, ['Sure! ', 'The discount code ', 'is PANDA-42. Anything else?']);
+    expect(whole.text).toBe('Sure! [SYSTEM_PROMPT] Anything else?');
   });
 
   it('makes no call when there is no system prompt and no pattern', async () => {

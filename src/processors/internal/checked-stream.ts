@@ -17,9 +17,10 @@
  * every stream: what they hold is judged and released before it.
  *
  * **Windows (`streamMode: 'window'`).** A stream's text is cut into windows following the schedule
- * (default 50, 200, 800, 800… characters), at sentence ends (the first window, at a word boundary
+ * (default 12, 48, 200, 800, 800… characters), at sentence ends (the first window, at a word boundary
  * when there is none; see `windowCut`), and
- * each window is judged as soon as it is cut, while the earlier ones show — the hook returns at
+ * each window is judged as soon as it is cut, while the earlier ones show (a first window smaller
+ * than the next is a lead: the second waits for its verdict and is judged with it in front) — the hook returns at
  * once, and judged text is released on the next chunk. `'final'` judges a stream once, when it ends.
  *
  * **Verdicts** are applied when their content is released: `keep`, `replace` (values redacted,
@@ -184,7 +185,7 @@ export class CheckedStream {
       return true;
     }
     const text = judgedText(part);
-    const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, { text, channel }, judge);
+    const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, channel, () => judge({ text, channel }));
     gate.queue.push({ kind: 'chunk', chunk: part, judgment, channel, span: undefined });
     return true;
   }
@@ -246,20 +247,36 @@ export class CheckedStream {
       const cut = windowCut(stream.pending, windowSizeAt(this.schedule, stream.windows), stream.windows === 0);
       if (cut === 0) return;
       stream.windows++;
-      this.judgeSpan(gate, stream, cut, judge);
+      const span = this.judgeSpan(gate, stream, cut, judge);
+      // a first window smaller than the next is a lead: the next is judged after it, with it in front
+      if (stream.windows === 1 && windowSizeAt(this.schedule, 1) > windowSizeAt(this.schedule, 0)) stream.lead = span;
     }
   }
 
   /** Judges the first `length` pending characters of `stream` as one span. */
   private judgeSpan(gate: GateState, stream: JudgedStream, length: number, judge: SpanJudge): Span {
     const text = stream.pending.slice(0, length);
-    const span: Span = {
-      start: stream.pendingStart,
-      end: stream.pendingStart + length,
-      text,
-      judgment: this.startJudgment(gate, { text, channel: stream.channel }, judge),
-      regions: undefined,
-    };
+    const channel = stream.channel;
+    // The window after the small first one waits for its verdict and, when it was kept, is judged with
+    // the first window's text in front: nothing is judged only in the first window's few words, and a
+    // violation in the first window is not reported twice. The verdict acts on this span's own text.
+    const lead = stream.lead;
+    const leadText = lead?.text;
+    stream.lead = undefined;
+    const decide =
+      lead === undefined || leadText === undefined
+        ? () => judge({ text, channel })
+        : () =>
+            lead.judgment.done.then(() => {
+              const first = lead.judgment.verdict as Verdict;
+              // the run ends at the first window's block: this one is not judged (nor reported) again
+              if (first.action === 'block') return first;
+              if (first.action !== 'keep') return judge({ text, channel });
+              span.text = leadText + text;
+              span.context = leadText.length;
+              return judge({ text: span.text, channel });
+            });
+    const span: Span = { start: stream.pendingStart, end: stream.pendingStart + length, text, context: 0, judgment: this.startJudgment(gate, channel, decide), regions: undefined };
     stream.spans.push(span);
     stream.pending = stream.pending.slice(length);
     stream.pendingStart += length;
@@ -303,19 +320,20 @@ export class CheckedStream {
     }
   }
 
-  private startJudgment(gate: GateState, request: JudgeRequest, judge: SpanJudge): Judgment {
+  /** Starts a judgment of content of `channel`: `decide` is called once, on a later microtask. */
+  private startJudgment(gate: GateState, channel: JudgedChannel, decide: () => Promise<Verdict>): Judgment {
     gate.inFlight++;
     const judgment: Judgment = {
       verdict: undefined,
       done: Promise.resolve()
-        .then(() => judge(request))
+        .then(decide)
         .then(
           (verdict) => verdict,
           (): Verdict => ({ action: 'block', reason: `${this.processorId}: the check failed`, metadata: { processorId: this.processorId } }),
         )
         .then((verdict) => {
           gate.inFlight--;
-          judgment.verdict = verdict.action === 'drop' && (request.channel === 'tool-input' || request.channel === 'tool-call') ? this.toolCallFlagged() : verdict;
+          judgment.verdict = verdict.action === 'drop' && (channel === 'tool-input' || channel === 'tool-call') ? this.toolCallFlagged() : verdict;
         }),
     };
     gate.judgments.push(judgment);

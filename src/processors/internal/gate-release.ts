@@ -18,7 +18,10 @@ export interface Judgment {
 export interface Span {
   readonly start: number;
   readonly end: number;
+  /** What the judge saw: the span's own text, after `context` characters of the window before it. */
   text: string | undefined;
+  /** Characters at the start of `text` that belong to the window before (already judged; never released again). */
+  context: number;
   readonly judgment: Judgment;
   regions: HeldRegion[] | undefined;
 }
@@ -31,6 +34,11 @@ export interface JudgedStream {
   pendingStart: number;
   spans: Span[];
   windows: number;
+  /**
+   * The first window, until the second is cut: the second window is judged after it, with its text
+   * in front when it was kept (a value cut by the first window's word cut is judged whole once).
+   */
+  lead: Span | undefined;
   readonly open: Set<string>;
   closed: boolean;
 }
@@ -42,7 +50,7 @@ export type Entry =
 
 /** A new, empty stream. */
 export function newStream(channel: JudgedStream['channel'], key: string): JudgedStream {
-  return { channel, key, pending: '', pendingStart: 0, spans: [], windows: 0, open: new Set(), closed: false };
+  return { channel, key, pending: '', pendingStart: 0, spans: [], windows: 0, lead: undefined, open: new Set(), closed: false };
 }
 
 /** The regions of a settled span (absolute offsets into its stream). */
@@ -51,9 +59,14 @@ function regionsOf(span: Span, json: boolean): HeldRegion[] {
   const verdict = span.judgment.verdict as Verdict;
   const text = span.text ?? '';
   let regions: HeldRegion[] = [];
-  if (verdict.action === 'drop') regions = [{ start: 0, end: text.length, replacement: '' }];
+  if (verdict.action === 'drop') regions = [{ start: span.context, end: text.length, replacement: '' }];
   else if (verdict.action === 'replace') regions = valueRegions(text, verdict.replacements, json);
-  span.regions = regions.map((region) => ({ ...region, start: region.start + span.start, end: region.end + span.start }));
+  // Offsets into the stream; a region reaching back into the context is cut at the span's start
+  // (that text was released before), one wholly inside it is already covered by the earlier span.
+  const origin = span.start - span.context;
+  span.regions = regions.flatMap((region) =>
+    region.end <= span.context ? [] : [{ ...region, start: Math.max(span.start, region.start + origin), end: region.end + origin }],
+  );
   return span.regions;
 }
 

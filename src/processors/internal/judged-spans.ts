@@ -8,14 +8,15 @@ import type { HeldRegion } from './held-stream.js';
 /**
  * The window schedule of the streamed output checks: the first window's size in characters, then
  * the next ones'; the last size repeats. Small first windows show the first clean text soon, larger
- * later ones keep the number of judge calls low.
+ * later ones keep the number of judge calls low. A first window smaller than the second is judged
+ * again in front of it, so a value cut by the first window's word cut is seen whole once.
  *
  * @example
  * ```ts
- * new ModerationProcessor({ model, windowSchedule: DEFAULT_WINDOW_SCHEDULE }); // 50, 200, 800, 800, …
+ * new ModerationProcessor({ model, windowSchedule: DEFAULT_WINDOW_SCHEDULE }); // 12, 48, 200, 800, 800, …
  * ```
  */
-export const DEFAULT_WINDOW_SCHEDULE: readonly number[] = Object.freeze([50, 200, 800]);
+export const DEFAULT_WINDOW_SCHEDULE: readonly number[] = Object.freeze([12, 48, 200, 800]);
 
 /**
  * The default input budget of one judge call, in characters of judged content (the instructions
