@@ -18,6 +18,7 @@ import { checkMemoryFence } from './internal/fence-probe.js';
 import { giveUpRun } from './internal/give-up.js';
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
+import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
@@ -189,6 +190,25 @@ export interface RunWorker {
   readonly events$: Observable<RunWorkerEvent>;
 }
 
+/** Attempts of one job the infrastructure may fail in a row, each claimed again by the same worker, before the job fails (an attempt spent). */
+const INFRASTRUCTURE_RETRIES = 20;
+
+/** Waits `ms`; false when `signal` aborted first (the job is no longer this worker's). */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** The processors of `config` as a run with `requestContext` resolves them. */
 async function processorsOf(config: AgentConfig, requestContext: RequestContext): Promise<Processor[]> {
   const lists = [config.inputProcessors, config.outputProcessors, config.errorProcessors];
@@ -301,16 +321,42 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       }
     };
 
-  /** One job: claim the run, execute it, tell pg-boss (a throw fails the job: it comes back for a retry). */
+  /**
+   * One job: claim the run, execute it, tell pg-boss (a throw fails the job: it comes back for a
+   * retry, an attempt spent). An attempt the infrastructure failed (the database, the way to it)
+   * spends none: this worker claims the run again after a jittered backoff, as long as the job is
+   * still its own and the run still at the epoch it left — up to `INFRASTRUCTURE_RETRIES` in a
+   * row, then the job fails as before.
+   */
   const work = async (job: RunJob): Promise<void> => {
     const runId = job.data?.runId;
     if (typeof runId !== 'string') return; // not a job of ours: nothing to run, nothing to retry
+    let lastEpoch: number | undefined;
+    for (let failures = 0; ; failures++) {
+      const outcome = await attempt(job, runId, lastEpoch);
+      if (outcome.kind !== 'infrastructure') return;
+      if (failures >= INFRASTRUCTURE_RETRIES || closing !== undefined || !(await pause(infrastructureBackoffMs(failures), job.signal))) throw outcome.error;
+      lastEpoch = outcome.epoch ?? lastEpoch;
+    }
+  };
+
+  /**
+   * One attempt of a job: `done`, or `infrastructure` (what failed, and the epoch it held) for
+   * `work` to try again. `expectedEpoch`: the epoch the previous attempt held; a run that moved
+   * past it has another owner now (this attempt stops, the job is done here).
+   */
+  const attempt = async (job: RunJob, runId: string, expectedEpoch: number | undefined): Promise<{ kind: 'done' } | { kind: 'infrastructure'; error: unknown; epoch?: number }> => {
     let claim;
     try {
+      if (expectedEpoch !== undefined) {
+        const run = await journal.getRun(runId);
+        if (run === null || run.epoch !== expectedEpoch || run.status !== 'running') return { kind: 'done' };
+      }
       claim = await journal.claim(runId, workerId);
     } catch (error) {
-      // the run ended (a stale job) or is gone: nothing to do; anything else comes back later
-      if ((FencedError.isInstance(error) && error.reason === 'ended') || RunNotFoundError.isInstance(error)) return;
+      // the run ended (a stale job) or is gone: nothing to do; a blip is tried again; anything else comes back later
+      if ((FencedError.isInstance(error) && error.reason === 'ended') || RunNotFoundError.isInstance(error)) return { kind: 'done' };
+      if (isInfrastructureError(error)) return { kind: 'infrastructure', error, ...(expectedEpoch === undefined ? {} : { epoch: expectedEpoch }) };
       throw error;
     }
     const { epoch } = claim.lease;
@@ -331,10 +377,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       throw error;
     }
     const outcome = await executeRun(context, claim, job.signal);
-    if (outcome.kind === 'retry') throw outcome.error;
+    if (outcome.kind === 'retry') {
+      if (outcome.infrastructure) return { kind: 'infrastructure', error: outcome.error, epoch };
+      throw outcome.error;
+    }
     // handed over: the run goes on in a job of the next generation (a budget of attempts of its own);
     // this one completes. A crash between the two leaves both: the later claim fences the other.
     if (outcome.kind === 'released') await sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1);
+    return { kind: 'done' };
   };
 
   return {

@@ -9,22 +9,31 @@
  * journal:  (S i)  s-t-t M  r  F  s'-t F   (d f final)
  * ```
  */
-import { Subscription, lastValueFrom, toArray } from 'rxjs';
+import { Subscription, defer, lastValueFrom, retry, throwError, timer, toArray } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
 import type { RunWorkerEvent } from '../run-worker-event.js';
+import { infrastructureBackoffMs, isInfrastructureError, isStorageInfrastructureError } from './infrastructure-error.js';
 import { JournalWriter } from './journal-writer.js';
 import { journalLedger } from './journal-ledger.js';
 import { openAt, planTakeover, stepFinish } from './takeover.js';
 
 /**
  * How an execution ended, for its job: `done` completes it, `released` hands the run on in a new
- * job (a handover spends no attempt), `retry` fails it (pg-boss hands it on, an attempt spent).
+ * job (a handover spends no attempt), `retry` fails it (pg-boss hands it on, an attempt spent) —
+ * unless `infrastructure`: the database or the way to it failed, and the worker claims the run
+ * again itself after a backoff (no attempt spent).
  */
-export type ExecutionOutcome = { readonly kind: 'done' } | { readonly kind: 'released' } | { readonly kind: 'retry'; readonly error: unknown };
+export type ExecutionOutcome =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'released' }
+  | { readonly kind: 'retry'; readonly error: unknown; readonly infrastructure: boolean };
+
+/** Consecutive failed reads of the signal channel retried before the attempt fails (its next owner reads the stop). */
+const SIGNAL_READ_RETRIES = 5;
 
 /** What an execution needs from its worker. */
 export interface ExecutionContext {
@@ -106,14 +115,28 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       if (outcome.kind === 'fenced') emit({ type: 'fenced', runId, epoch, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       else if (outcome.kind === 'released') emit({ type: 'released', runId, epoch });
       else emit({ type: 'failed', runId, epoch, error: outcome.error });
-      resolve(outcome.kind === 'fenced' ? { kind: 'done' } : outcome.kind === 'released' ? { kind: 'released' } : { kind: 'retry', error: outcome.error });
+      resolve(
+        outcome.kind === 'fenced'
+          ? { kind: 'done' }
+          : outcome.kind === 'released'
+            ? { kind: 'released' }
+            : { kind: 'retry', error: outcome.error, infrastructure: isInfrastructureError(outcome.error) },
+      );
     };
 
-    /** A failure while the run goes on: `fenced` when the lease is gone (never the run's error), else `failed`. */
+    /**
+     * A failure while the run goes on: `fenced` when the lease is gone (never the run's error), else
+     * `failed`. An infrastructure failure ends the attempt at once (the run unsubscribed before it
+     * can turn the error into a terminal chunk): the run goes on from its last commit.
+     */
     const stopOn = (error: unknown): void => {
       if (ended) return;
       if (FencedError.isInstance(error) || jobSignal.aborted) {
         end(new Stop('fenced', error));
+        return;
+      }
+      if (isInfrastructureError(error)) {
+        end(new Stop('failed', error));
         return;
       }
       journal.getRun(runId).then(
@@ -144,6 +167,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       const plan = await planTakeover(journal, claim);
       if (ended) return;
       let flushes = 0;
+      /** The step the run is in: the last commit's, then each `step-start` written (fault points report it). */
       let stepNumber = plan.commit?.step ?? 0;
       let attempt = plan.commit?.attempt ?? 0;
       const activeWriter = new JournalWriter({
@@ -163,14 +187,24 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       // the writer's backpressure holds the run's demand gate: a slow database pauses the model
       const demand = new DemandGate();
       subscriptions.add(activeWriter.ready$.subscribe({ next: (ready) => (ready ? demand.release(activeWriter) : demand.hold(activeWriter)), error: () => undefined }));
-      // a stop from any instance (recorded: one sent before this claim counts too)
+      // a stop from any instance (recorded: one sent before this claim counts too). A failed read of
+      // the channel is read again (all of it) after a backoff; past the retries, or on a failure that
+      // is not the infrastructure's, the attempt fails, so that the next owner reads the stop.
       subscriptions.add(
-        journal.signals$(runId).subscribe({
-          next: (signal) => {
-            if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
-          },
-          error: () => undefined,
-        }),
+        defer(() => journal.signals$(runId))
+          .pipe(
+            retry({
+              count: SIGNAL_READ_RETRIES,
+              resetOnSuccess: true,
+              delay: (error: unknown, retryCount: number) => (isInfrastructureError(error) ? timer(infrastructureBackoffMs(retryCount - 1)) : throwError(() => error)),
+            }),
+          )
+          .subscribe({
+            next: (signal) => {
+              if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
+            },
+            error: (error: unknown) => stopOn(error),
+          }),
       );
 
       /** Chunks held back: those before the `input` commit, and those after the last step. */
@@ -223,10 +257,20 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         await finalize([...closers, makeChunk(runId, 'error', { error })]);
       };
 
-      const ledger = journalLedger(journal, lease, claim.toolCalls, {
+      const journaled = journalLedger(journal, lease, claim.toolCalls, {
         started: (toolCallId) => fault('tool-started', { stepNumber, toolCallId }),
         returned: (toolCallId) => fault('tool-returned', { stepNumber, toolCallId }),
       });
+      /** A ledger write the infrastructure failed ends the attempt before the loop sees the error. */
+      const guarded = <T>(pending: Promise<T>): Promise<T> =>
+        pending.catch((error: unknown) => {
+          if (isInfrastructureError(error)) stopOn(error);
+          throw error;
+        });
+      const ledger: typeof journaled = {
+        begin: (call, tool) => guarded(Promise.resolve(journaled.begin(call, tool))),
+        end: (call, outcome) => guarded(Promise.resolve(journaled.end(call, outcome))),
+      };
       const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
       let run$: Subscription | undefined;
       run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
@@ -242,11 +286,16 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
             if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
+          } else if (chunk.type === 'error' && isStorageInfrastructureError(chunk.payload.error)) {
+            // the run's storage failed inside the run (memory's save in the commit phase): not the
+            // run's end, the attempt's (what it held is dropped; the next attempt does it again)
+            stopOn(chunk.payload.error);
           } else if (isTerminalChunk(chunk)) {
             finalize([...(held ?? []), chunk]).catch(stopOn);
           } else if (held !== undefined) {
             held.push(chunk);
           } else {
+            if (chunk.type === 'step-start') stepNumber = chunk.payload.stepNumber;
             try {
               activeWriter.write(chunk);
             } catch (error) {
