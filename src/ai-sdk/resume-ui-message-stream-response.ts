@@ -85,6 +85,7 @@ export async function resumeUIMessageStreamResponse(
           ? { pieces: [encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: clientSafeError(error).message })}\n\ndata: [DONE]\n\n`)], then: 'close' }
           : 'close',
       size: (piece) => piece.byteLength,
+      runId,
     },
   );
   const headers = new Headers(extra);

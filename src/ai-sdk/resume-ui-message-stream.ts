@@ -52,5 +52,6 @@ export function resumeUIMessageStream(journal: RunJournal, runId: string, option
     () => planResume(journal, runId, after, access),
     (plan, ready) => journalUIEvents(journal, runId, plan, encoderOptions, ready),
     (events) => events.map((event) => event.chunk),
+    { runId },
   );
 }

@@ -111,6 +111,8 @@ export function uiEventStream<T>(
     onComplete?: () => readonly T[];
     onError?: (error: unknown) => 'close' | 'error' | { pieces: readonly T[]; then: 'close' };
     size?: (piece: T) => number;
+    /** The run read (named by the error of a chunk that cannot be framed). */
+    runId?: string;
   } = {},
 ): ReadableStream<T> {
   let subscription: Subscription | undefined;
@@ -129,17 +131,34 @@ export function uiEventStream<T>(
         if (cancelled) return;
         const ready = (): Promise<void> | undefined =>
           (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
+        let ended = false;
+        const fail = (error: unknown): void => {
+          if (ended) return;
+          ended = true;
+          const how = finish.onError?.(error) ?? 'error';
+          if (how === 'error') return controller.error(error);
+          if (how !== 'close') for (const piece of how.pieces) controller.enqueue(piece);
+          controller.close();
+        };
         subscription = events(resolved, ready).subscribe({
           next: (batch) => {
-            for (const piece of frame(batch)) controller.enqueue(piece);
+            if (ended) return;
+            let pieces: readonly T[];
+            try {
+              pieces = frame(batch);
+            } catch (error) {
+              // a chunk the framing cannot write (nested past what JSON.stringify takes): that row ends the response, never the process
+              const seq = Number(batch[0]?.id.split(':')[0] ?? 0);
+              subscription?.unsubscribe();
+              fail(new MalformedJournalEntryError({ runId: finish.runId ?? '', seq, problem: `cannot be framed (${error instanceof Error ? error.name : 'Error'})` }));
+              return;
+            }
+            for (const piece of pieces) controller.enqueue(piece);
           },
-          error: (error: unknown) => {
-            const how = finish.onError?.(error) ?? 'error';
-            if (how === 'error') return controller.error(error);
-            if (how !== 'close') for (const piece of how.pieces) controller.enqueue(piece);
-            controller.close();
-          },
+          error: fail,
           complete: () => {
+            if (ended) return;
+            ended = true;
             for (const piece of finish.onComplete?.() ?? []) controller.enqueue(piece);
             controller.close();
           },

@@ -99,5 +99,10 @@ export function clientEntry(runId: string, entry: JournalEntry): { chunk: ChunkT
   const problem = chunkProblem(chunk);
   if (problem !== undefined) throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem });
   const safe = clientSafeChunk(chunk);
-  return safe === chunk ? { chunk, json: entry.json } : { chunk: safe, json: JSON.stringify(safe) };
+  if (safe === chunk) return { chunk, json: entry.json };
+  try {
+    return { chunk: safe, json: JSON.stringify(safe) };
+  } catch (error) {
+    throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem: `cannot be written back (${error instanceof Error ? error.name : 'Error'})` });
+  }
 }
