@@ -7,12 +7,20 @@
  *
  *   POST /api/chat               { id, messages } → submits the run, streams it (UI message stream)
  *   GET  /api/chat/:id/stream    the chat's run from `Last-Event-ID` (or all of it); 204 when none
- *   POST /api/chat/:id/stop      cancels the chat's run, wherever it runs
+ *   POST /api/chat/:id/stop      stops the chat's run itself, wherever it runs
  *
- * DATABASE_URL (required), PORT (3211; 0 picks one), HOST (127.0.0.1), WORKER_ID, WORD_DELAY_MS,
- * RXAGENT_SCHEMA (the journal's and memory's, default rxagent), PGBOSS_SCHEMA (default pgboss).
- * Offline: the model is rxagent's scripted model.
+ * Only the run's owner reads or stops it: each visitor is a user (cookie `demo_user`, made on the
+ * first message; a real app takes its session), runs belong to their user (`resource`), and every
+ * response carries a signed run token (`x-rxagent-run-token`, one hour) that
+ * `DurableChatTransport` sends back on reconnects and stops. A request with neither the owner's
+ * cookie nor a valid token for that run gets 404, as an unknown run does.
+ *
+ * DATABASE_URL (required), RUN_TOKEN_SECRET (≥ 32 bytes, the same on every instance; unset: a dev
+ * secret derived from DATABASE_URL, with a warning), PORT (3211; 0 picks one), HOST (127.0.0.1),
+ * WORKER_ID, WORD_DELAY_MS, RXAGENT_SCHEMA (the journal's and memory's, default rxagent),
+ * PGBOSS_SCHEMA (default pgboss). Offline: the model is rxagent's scripted model.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +28,7 @@ import type { UIMessage } from 'ai';
 import { PgBoss } from 'pg-boss';
 import { Agent } from 'rxagent';
 import { fromUIMessages, resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
-import { createRunWorker, type RunWorker } from 'rxagent/durable';
+import { RUN_TOKEN_HEADER, RunNotFoundError, createRunToken, createRunWorker, runTokenAuthorization, type RunAuthorize, type RunWorker } from 'rxagent/durable';
 import { Memory } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
@@ -98,9 +106,39 @@ async function send(from: Response, to: ServerResponse): Promise<void> {
   to.end();
 }
 
+/** The visitor's user id from the `demo_user` cookie (a real app reads its session), or `undefined`. */
+function userOf(headers: Headers): string | undefined {
+  const match = /(?:^|;\s*)demo_user=([\w-]{8,64})(?:;|$)/.exec(headers.get('cookie') ?? '');
+  return match?.[1];
+}
+
+/** A fetch `Request` view of a node request (what the readers' `authorize` looks at). */
+function webRequest(request: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(name, value);
+  return new Request(new URL(request.url ?? '/', 'http://localhost'), { headers });
+}
+
+/**
+ * The run-token secret: RUN_TOKEN_SECRET, else (development only) one derived from the database
+ * URL, so that every instance on the same database agrees, with a warning.
+ */
+export function runTokenSecret(connectionString: string, configured = process.env['RUN_TOKEN_SECRET']): string {
+  if (configured !== undefined && configured !== '') return configured;
+  console.warn('durable-chat: RUN_TOKEN_SECRET is not set; using a development secret derived from DATABASE_URL. Set a random secret of 32+ bytes in production.');
+  return createHash('sha256').update(`rxagent durable-chat dev secret\0${connectionString}`).digest('hex');
+}
+
 /** Starts one instance: a worker (runs any chat's run) and the three routes. */
-export async function startDurableChat(options: { connectionString: string; schema?: string; bossSchema?: string; port?: number; host?: string; workerId?: string; wordDelayMs?: number; concurrency?: number }): Promise<DurableChatServer> {
+export async function startDurableChat(options: { connectionString: string; schema?: string; bossSchema?: string; port?: number; host?: string; workerId?: string; wordDelayMs?: number; concurrency?: number; tokenSecret?: string }): Promise<DurableChatServer> {
   const { connectionString } = options;
+  const secret = options.tokenSecret ?? runTokenSecret(connectionString);
+  const byToken = runTokenAuthorization({ secret });
+  // the owner's cookie, or a valid run token for this run and owner
+  const authorize: RunAuthorize = (run, request) => (request !== undefined && run.resourceId !== undefined && userOf(request.headers) === run.resourceId) || byToken(run, request);
+  const tokenHeaders = (runId: string, resourceId: string): Record<string, string> => ({
+    [RUN_TOKEN_HEADER]: createRunToken({ runId, resourceId, expiresInSeconds: 3600, secret }),
+  });
   const schema = options.schema ?? 'rxagent';
   const journal = new PostgresRunJournal({ connectionString, schema });
   const storage = new PostgresStorage({ connectionString, schema }); // the journal's schema: memory's saves are fenced
@@ -121,21 +159,35 @@ export async function startDurableChat(options: { connectionString: string; sche
     const body = (await readJson(request)) as { id?: string; messages?: UIMessage[] };
     const last = body.messages?.at(-1);
     if (typeof body.id !== 'string' || last?.role !== 'user') return sendJson(response, 400, { error: { name: 'BadRequest', message: 'expected { id, messages } ending with a user message' } });
+    const incoming = webRequest(request);
+    const user = userOf(incoming.headers) ?? randomUUID();
+    // a chat (thread) belongs to the user who started it
+    const active = await journal.activeRun(body.id);
+    if (active !== null && active.resourceId !== user) return sendJson(response, 404, { error: { name: 'RunNotFoundError', message: 'no such chat' } });
     // memory holds the history: the run takes the new message only
-    const { runId } = await worker.submit('support', fromUIMessages([last]), { memory: { thread: body.id, resource: 'demo-user' } });
-    await send(await resumeUIMessageStreamResponse(journal, runId), response);
+    const { runId } = await worker.submit('support', fromUIMessages([last]), { memory: { thread: body.id, resource: user } });
+    const headers = { ...tokenHeaders(runId, user), 'set-cookie': `demo_user=${user}; Path=/; HttpOnly; SameSite=Lax` };
+    // the submitter is the owner: reading its own run needs no check
+    await send(await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true, headers }), response);
   };
   const resume = async (chatId: string, request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const header = request.headers['x-rxagent-run-id'];
     const runId = typeof header === 'string' ? header : (await journal.activeRun(chatId))?.runId;
     if (runId === undefined) return void response.writeHead(204).end();
     const after = request.headers['last-event-id'];
-    await send(await resumeUIMessageStreamResponse(journal, runId, { after: typeof after === 'string' ? after : null }), response);
+    await send(await resumeUIMessageStreamResponse(journal, runId, { request: webRequest(request), authorize, after: typeof after === 'string' ? after : null }), response);
   };
-  const stop = async (chatId: string, response: ServerResponse): Promise<void> => {
-    const run = await journal.activeRun(chatId);
-    if (run !== null) await worker.cancel(run.runId);
-    sendJson(response, 200, { stopped: run?.runId ?? null });
+  const stop = async (chatId: string, request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const header = request.headers['x-rxagent-run-id'];
+    const runId = typeof header === 'string' ? header : (await journal.activeRun(chatId))?.runId;
+    if (runId === undefined) return sendJson(response, 404, { error: { name: 'RunNotFoundError', message: 'no run to stop' } });
+    try {
+      await worker.cancel(runId, { request: webRequest(request), authorize, reason: 'stopped by the user' });
+    } catch (error) {
+      if (RunNotFoundError.isInstance(error)) return sendJson(response, 404, { error: { name: error.name, message: error.message } });
+      throw error;
+    }
+    sendJson(response, 200, { stopped: runId });
   };
 
   const server: Server = createServer((request, response) => {
@@ -147,10 +199,11 @@ export async function startDurableChat(options: { connectionString: string; sche
         : request.method === 'GET' && match?.[2] === 'stream'
           ? resume(decodeURIComponent(match[1]!), request, response)
           : request.method === 'POST' && match?.[2] === 'stop'
-            ? stop(decodeURIComponent(match[1]!), response)
+            ? stop(decodeURIComponent(match[1]!), request, response)
             : Promise.resolve(sendJson(response, 404, { error: { name: 'NotFound', message: url.pathname } }));
     handled.catch((error: unknown) => {
-      if (!response.headersSent) sendJson(response, 500, { error: { name: (error as Error)?.name ?? 'Error', message: (error as Error)?.message ?? String(error) } });
+      console.error('durable-chat:', error);
+      if (!response.headersSent) sendJson(response, 500, { error: { name: 'Error', message: 'An error occurred.' } });
       else response.destroy();
     });
   });

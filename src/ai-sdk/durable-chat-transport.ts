@@ -18,14 +18,27 @@ export type DurableChatTransportOptions<M extends UIMessage> = HttpChatTransport
   initialDelayMs?: number;
   /** The longest pause between tries, in ms. Default 4000. */
   maxDelayMs?: number;
+  /**
+   * Where `useChat`'s stop goes: when the stream is stopped before its end, the transport POSTs
+   * here (with `x-rxagent-run-id` and the run's token) so the run itself stops, not only this
+   * connection. A function of the chat id, a URL, or `false` (only the connection closes).
+   * Default `${api}/${chatId}/stop`.
+   */
+  stopApi?: string | ((chatId: string) => string) | false;
 };
 
-/** What a response stream of one chat knows: its run and the last SSE id it delivered. */
+/** What a response stream of one chat knows: its run, the run's token and the last SSE id it delivered. */
 interface StreamState {
   chatId: string;
   runId: string | undefined;
+  token?: string | undefined;
   lastId: string | undefined;
+  /** Set once the stream reached `[DONE]` (a stop after it stops nothing). */
+  ended?: boolean;
 }
+
+/** The header of a run's signed token (`RUN_TOKEN_HEADER` of `rxagent/durable`). */
+const TOKEN_HEADER = 'x-rxagent-run-token';
 
 const DONE = 'data: [DONE]';
 const resolveValue = async <T>(value: T | (() => T | PromiseLike<T>) | PromiseLike<T> | undefined): Promise<T | undefined> =>
@@ -44,7 +57,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries) and splices the rest into the same stream:
  * the client sees one uninterrupted message. `resumeStreamIsReplay` is `false`: a resume
  * continues after what this transport delivered (or replays the run when it delivered nothing).
- * `prepareReconnectToStreamRequest` still applies to reconnects.
+ * `prepareReconnectToStreamRequest` still applies to reconnects. A run token the server sends
+ * (`x-rxagent-run-token`) goes back on every reconnect and stop. When `useChat`'s stop is pressed
+ * before the stream ended — on the first response or on a resumed one — the transport POSTs
+ * `stopApi` (default `${api}/${chatId}/stop`) so the run itself stops.
  *
  * @example
  * ```ts
@@ -58,13 +74,14 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
   readonly #initialDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #userFetch: typeof globalThis.fetch | undefined;
+  readonly #stopApi: string | ((chatId: string) => string) | false | undefined;
   /** Per chat: the stream state of its latest response. */
   readonly #streams = new Map<string, StreamState>();
   /** The state the next response (of `sendMessages` / `reconnectToStream`) belongs to. */
   readonly #next: { opening?: StreamState | undefined };
 
   constructor(options: DurableChatTransportOptions<M> = {}) {
-    const { maxReconnects = 8, initialDelayMs = 250, maxDelayMs = 4000, ...transport } = options;
+    const { maxReconnects = 8, initialDelayMs = 250, maxDelayMs = 4000, stopApi, ...transport } = options;
     const next: { opening?: StreamState | undefined } = {};
     const userFetch = transport.fetch;
     super({
@@ -74,12 +91,18 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
       fetch: async (input, init) => {
         const response = await (userFetch ?? globalThis.fetch)(input, init);
         const runId = response.headers.get('x-rxagent-run-id');
+        const token = response.headers.get(TOKEN_HEADER);
         if (next.opening !== undefined && runId !== null) next.opening.runId = runId;
+        if (next.opening !== undefined && token !== null) next.opening.token = token;
         return response;
       },
     });
     this.#next = next;
     this.#userFetch = userFetch;
+    if (stopApi !== undefined && stopApi !== false && typeof stopApi !== 'string' && typeof stopApi !== 'function') {
+      throw new TypeError(`DurableChatTransport: stopApi must be a URL, a function of the chat id, or false (got ${typeof stopApi})`);
+    }
+    this.#stopApi = stopApi;
     for (const [name, value] of [['maxReconnects', maxReconnects], ['initialDelayMs', initialDelayMs], ['maxDelayMs', maxDelayMs]] as const) {
       if (!Number.isInteger(value) || value < 0) throw new RangeError(`DurableChatTransport: ${name} must be an integer ≥ 0 (got ${String(value)})`);
     }
@@ -93,6 +116,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     const state: StreamState = { chatId: options.chatId, runId: undefined, lastId: undefined };
     this.#streams.set(options.chatId, state);
     this.#next.opening = state;
+    this.#stopOnAbort(state, options.abortSignal);
     return super.sendMessages(options);
   }
 
@@ -100,8 +124,10 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
   override reconnectToStream(options: Parameters<DefaultChatTransport<M>['reconnectToStream']>[0]): Promise<ReadableStream<UIMessageChunk> | null> {
     const known = this.#streams.get(options.chatId);
     const state: StreamState = known ?? { chatId: options.chatId, runId: undefined, lastId: undefined };
+    state.ended = false;
     this.#streams.set(options.chatId, state);
     this.#next.opening = state;
+    this.#stopOnAbort(state, (options as { abortSignal?: AbortSignal }).abortSignal);
     const headers = { ...headerRecord(options.headers as HeadersInit | undefined), ...this.#resumeHeaders(state) };
     return super.reconnectToStream({ ...options, headers });
   }
@@ -116,8 +142,39 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
   #resumeHeaders(state: StreamState): Record<string, string> {
     return {
       ...(state.lastId === undefined ? {} : { 'last-event-id': state.lastId }),
-      ...(state.runId === undefined ? {} : { 'x-rxagent-run-id': state.runId }),
+      ...this.#runHeaders(state),
     };
+  }
+
+  #runHeaders(state: StreamState): Record<string, string> {
+    return {
+      ...(state.runId === undefined ? {} : { 'x-rxagent-run-id': state.runId }),
+      ...(state.token === undefined ? {} : { [TOKEN_HEADER]: state.token }),
+    };
+  }
+
+  /** When `signal` (useChat's stop) aborts before the stream ended, POSTs the stop endpoint for its run. */
+  #stopOnAbort(state: StreamState, signal: AbortSignal | undefined): void {
+    if (signal === undefined || this.#stopApi === false) return;
+    signal.addEventListener(
+      'abort',
+      () => {
+        if (state.ended === true) return;
+        void this.#stop(state).catch(() => undefined);
+      },
+      { once: true },
+    );
+  }
+
+  /** POST `stopApi` with the run's id and token (and the transport's headers and credentials). */
+  async #stop(state: StreamState): Promise<void> {
+    const api = this.#stopApi;
+    const url =
+      typeof api === 'function' ? api(state.chatId) : typeof api === 'string' ? api : `${this.api.replace(/\/$/, '')}/${encodeURIComponent(state.chatId)}/stop`;
+    const credentials = await resolveValue(this.credentials);
+    const headers = { ...headerRecord(await resolveValue(this.headers)), ...this.#runHeaders(state) };
+    const response = await (this.#userFetch ?? globalThis.fetch)(url, { method: 'POST', headers, ...(credentials === undefined ? {} : { credentials }) });
+    await response.body?.cancel().catch(() => undefined);
   }
 
   /**
@@ -148,6 +205,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
             if (complete.events !== '') controller.enqueue(encoder.encode(complete.events));
             if (complete.done) {
               done = true;
+              state.ended = true;
               controller.close();
               await reader.cancel().catch(() => undefined);
             }
@@ -230,6 +288,8 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     }
     const runId = response.headers.get('x-rxagent-run-id');
     if (runId !== null) state.runId = runId;
+    const token = response.headers.get(TOKEN_HEADER);
+    if (token !== null) state.token = token;
     return response.body;
   }
 }

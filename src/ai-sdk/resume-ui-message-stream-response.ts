@@ -1,5 +1,14 @@
 /** A journaled run as the AI SDK's UI message stream response, resumable on any instance. */
-import { JournalCursorError, JournalSchemaError, RunNotFoundError, type RunJournal } from '../storage/index.js';
+import { clientSafeError } from '../contract/index.js';
+import {
+  JournalCursorError,
+  JournalSchemaError,
+  MalformedJournalEntryError,
+  RunNotFoundError,
+  assertRunAccess,
+  type RunAccess,
+  type RunJournal,
+} from '../storage/index.js';
 import { journalUIEvents, planResume, uiEventStream, type ResumePlan } from './internal/journal-ui-events.js';
 import type { ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js';
 
@@ -9,13 +18,13 @@ import type { ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js
  * @example
  * ```ts
  * import type { ResumeUIMessageStreamResponseOptions } from 'rxagent/ai-sdk';
- * const options: ResumeUIMessageStreamResponseOptions = { after: request.headers.get('last-event-id') };
+ * const options: ResumeUIMessageStreamResponseOptions = { request, authorize, after: request.headers.get('last-event-id') };
  * ```
  */
-export interface ResumeUIMessageStreamResponseOptions extends ResumeUIMessageStreamOptions {
+export type ResumeUIMessageStreamResponseOptions = ResumeUIMessageStreamOptions & {
   /** Extra response headers. */
   headers?: HeadersInit;
-}
+};
 
 function statusOf(error: unknown): number {
   if (RunNotFoundError.isInstance(error)) return error.reason === 'expired' ? 410 : 404;
@@ -29,38 +38,55 @@ function statusOf(error: unknown): number {
  * `data: [DONE]`, header `x-vercel-ai-ui-message-stream: v1`), each event with `id: <seq>:<k>`
  * and the response with `x-rxagent-run-id`. Without a cursor it replays the run from its first
  * chunk, byte for byte what the first response sent (what `useChat({ resume: true })` expects);
- * with `after` (the client's `Last-Event-ID`) it sends exactly the rest. Bad requests are answered
- * before the first byte with `{ error: { name, message } }`: 404 `RunNotFoundError`, 400
- * `JournalCursorError`, 409 `JournalSchemaError`. A read failure mid-stream ends the body without
- * `[DONE]`, so a `DurableChatTransport` reconnects.
+ * with `after` (the client's `Last-Event-ID`) it sends exactly the rest. Only for a caller
+ * `options` authorizes (`authorize(run, request)`, or `unsafeNoAuthorization: true`; neither:
+ * `MissingAuthorizationError`). Bad requests are answered before the first byte with
+ * `{ error: { name, message } }`: 404 `RunNotFoundError` — an unknown run and a refused one
+ * alike —, 400 `JournalCursorError`, 409 `JournalSchemaError`. A read failure mid-stream ends the
+ * body without `[DONE]`, so a `DurableChatTransport` reconnects; a row it cannot serve
+ * (`MalformedJournalEntryError`) ends it with an `error` chunk and `[DONE]` (reconnecting would
+ * meet the same row).
  *
  * @example
  * ```ts
  * import { resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
+ * import { runTokenAuthorization } from 'rxagent/durable';
+ * const authorize = runTokenAuthorization({ secret: process.env.RUN_TOKEN_SECRET! });
  * // GET /api/chat/:id/stream
  * const runId = request.headers.get('x-rxagent-run-id') ?? (await journal.activeRun(chatId))?.runId;
- * return runId ? resumeUIMessageStreamResponse(journal, runId, { after: request.headers.get('last-event-id') }) : new Response(null, { status: 204 });
+ * return runId ? resumeUIMessageStreamResponse(journal, runId, { request, authorize, after: request.headers.get('last-event-id') }) : new Response(null, { status: 204 });
  * ```
  */
 export async function resumeUIMessageStreamResponse(
   journal: RunJournal,
   runId: string,
-  options: ResumeUIMessageStreamResponseOptions = {},
+  options: ResumeUIMessageStreamResponseOptions,
 ): Promise<Response> {
-  const { after, headers: extra, ...encoderOptions } = options;
+  assertRunAccess('resumeUIMessageStreamResponse', options);
+  const { after, headers: extra, authorize, unsafeNoAuthorization, request, ...encoderOptions } = options;
+  const access = { authorize, unsafeNoAuthorization, request } as RunAccess;
   let plan: ResumePlan;
   try {
-    plan = await planResume(journal, runId, after);
+    plan = await planResume(journal, runId, after, access);
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-    return Response.json({ error: { name, message } }, { status: statusOf(error) });
+    const own = RunNotFoundError.isInstance(error) || JournalCursorError.isInstance(error) || JournalSchemaError.isInstance(error);
+    return Response.json({ error: own ? { name: error.name, message: error.message } : clientSafeError(error) }, { status: statusOf(error) });
   }
   const encoder = new TextEncoder();
   const body = uiEventStream(
     async () => plan,
     (resolved, ready) => journalUIEvents(journal, runId, resolved, encoderOptions, ready),
     (events) => [encoder.encode(events.map((event) => `id: ${event.id}\ndata: ${JSON.stringify(event.chunk)}\n\n`).join(''))],
-    { onComplete: () => [encoder.encode('data: [DONE]\n\n')], onError: () => 'close', size: (piece) => piece.byteLength },
+    {
+      onComplete: () => [encoder.encode('data: [DONE]\n\n')],
+      // a row no reader can serve: an error chunk and [DONE] (a reconnect would meet it again); a read failure: close, the client reconnects
+      onError: (error) =>
+        MalformedJournalEntryError.isInstance(error)
+          ? { pieces: [encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: clientSafeError(error).message })}\n\ndata: [DONE]\n\n`)], then: 'close' }
+          : 'close',
+      size: (piece) => piece.byteLength,
+      runId,
+    },
   );
   const headers = new Headers(extra);
   headers.set('content-type', 'text/event-stream');

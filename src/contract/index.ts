@@ -100,4 +100,5 @@ export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
 export { warnOnce } from './warn-once.js';
 export { closestKey } from './closest-key.js';
+export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';
 export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';

@@ -27,6 +27,26 @@ export interface NonJsonAt {
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/**
+ * The deepest nesting the codec writes (objects and arrays within each other). Deeper values are
+ * a `JsonEncodingError` (type `depth > 1000`), never a stack overflow, and every reader can
+ * handle whatever the codec wrote.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** True when `value` nests objects or arrays deeper than `limit` (iterative: any depth; a cycle counts as deep). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) return true;
+    const children: unknown[] = Array.isArray(item) ? item : Object.values(item);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function childPath(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
   return identifier.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
@@ -94,7 +114,7 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
   const fail = (path: string, type: string): never => {
     throw new JsonEncodingError(what === undefined ? { path, type } : { path, type, what });
   };
-  const walk = (item: unknown, path: string, key: string): JsonValue | undefined => {
+  const walk = (item: unknown, path: string, key: string, depth: number): JsonValue | undefined => {
     let current = item;
     if (current !== null && typeof current === 'object' && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
       current = (current as { toJSON(key: string): unknown }).toJSON(key);
@@ -116,6 +136,7 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
     if (current === null) return null;
     const object = current as object;
     if (ancestors.includes(object)) return fail(path, 'cycle');
+    if (depth >= MAX_JSON_DEPTH) return fail(path, `depth > ${MAX_JSON_DEPTH}`);
     if (object instanceof Map || object instanceof Set || object instanceof WeakMap || object instanceof WeakSet || object instanceof Promise) {
       return fail(path, typeName(object));
     }
@@ -123,12 +144,12 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
     ancestors.push(object);
     try {
       if (Array.isArray(object)) {
-        return object.map((element, index) => walk(element, childPath(path, index), String(index)) ?? null);
+        return object.map((element, index) => walk(element, childPath(path, index), String(index), depth + 1) ?? null);
       }
       const source = object instanceof Error ? errorFields(object) : (object as Record<string, unknown>);
       const result: { [key: string]: JsonValue } = {};
       for (const field of Object.keys(source)) {
-        const encoded = walk(source[field], childPath(path, field), field);
+        const encoded = walk(source[field], childPath(path, field), field, depth + 1);
         if (encoded !== undefined) result[field] = encoded;
       }
       return result;
@@ -136,7 +157,7 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
       ancestors.pop();
     }
   };
-  return walk(value, '$', '') ?? null;
+  return walk(value, '$', '', 0) ?? null;
 }
 
 const dateToJson = Date.prototype.toJSON;
@@ -226,10 +247,14 @@ export function encodeJson(value: unknown, what?: string): string {
   // nothing. Else `JSON.stringify` with the rules as a replacer (one native pass); where it stops —
   // a value the rules refuse, a cycle, a throwing `toJSON` — the walk does it again, names the path
   // or rethrows.
+  // Past the plain check's depth, a value is measured (iteratively) first: one nested deeper than
+  // MAX_JSON_DEPTH goes to the walk, which names the path (or the cycle) instead of overflowing.
   try {
     if (!('toJSON' in Array.prototype) && isPlainJson(value, 0)) return JSON.stringify(value) ?? 'null';
+    if (deeperThan(value, MAX_JSON_DEPTH)) return JSON.stringify(toJsonValue(value, what));
     return JSON.stringify(value, strictReplacer) ?? 'null';
-  } catch {
+  } catch (error) {
+    if (JsonEncodingError.isInstance(error)) throw error;
     return JSON.stringify(toJsonValue(value, what));
   }
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
-import { FencedError, RunNotFoundError, type RunJournal } from '../storage/index.js';
+import { FencedError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { NotDurableError } from './errors/not-durable-error.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
@@ -158,7 +158,7 @@ export interface RunWorkerOptions {
  * ```ts
  * const { runId } = await worker.submit('support', 'Where is my order?', { memory: { thread: chatId, resource: userId } });
  * worker.events$.subscribe((event) => console.log(event.type, event.runId));
- * await worker.cancel(runId);
+ * await worker.cancel(runId, { request, authorize: runTokenAuthorization({ secret }) });
  * ```
  */
 export interface RunWorker {
@@ -179,8 +179,13 @@ export interface RunWorker {
     /** `false` when the same run was already submitted. */
     created: boolean;
   }>;
-  /** Asks the run's owner, wherever it is, to stop it (the run ends with `abort`, status `cancelled`). `RunNotFoundError` for an unknown run. */
-  cancel(runId: string, reason?: string): Promise<void>;
+  /**
+   * Asks the run's owner, wherever it is, to stop it (the run ends with `abort`, status
+   * `cancelled`), when `options` authorizes the caller (`authorize(run, request)`, or
+   * `unsafeNoAuthorization: true`; neither: `MissingAuthorizationError`). `RunNotFoundError` for an
+   * unknown run and for a refused caller alike (nothing is recorded): answer both with 404.
+   */
+  cancel(runId: string, options: CancelRunOptions): Promise<void>;
   /**
    * Stops taking runs; resolves when this worker's runs have ended — or, with `handover: true`,
    * when each was released at its next step commit for another worker to continue.
@@ -208,6 +213,20 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Options of `RunWorker.cancel`: who asks (see `RunAccess`) and why.
+ *
+ * @example
+ * ```ts
+ * import type { CancelRunOptions } from 'rxagent/durable';
+ * const options: CancelRunOptions = { request, authorize, reason: 'user pressed stop' };
+ * ```
+ */
+export type CancelRunOptions = RunAccess & {
+  /** Why (the run's `abort` chunk carries it). */
+  reason?: string;
+};
 
 /** The processors of `config` as a run with `requestContext` resolves them. */
 async function processorsOf(config: AgentConfig, requestContext: RequestContext): Promise<Processor[]> {
@@ -423,7 +442,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       return { runId, created };
     },
 
-    async cancel(runId, reason) {
+    async cancel(runId, options) {
+      assertRunAccess('RunWorker.cancel', options);
+      await authorizedRun(journal, runId, options);
+      const reason = options.reason;
       await journal.signal(runId, { kind: 'stop', ...(reason === undefined ? {} : { reason }) });
     },
 

@@ -7,11 +7,12 @@
  *
  * @example
  * ```ts
- * import { createRunWorker, journalStreamResponse } from 'rxagent/durable';
+ * import { createRunToken, createRunWorker, journalStreamResponse, runTokenAuthorization } from 'rxagent/durable';
  * const worker = createRunWorker({ journal, boss, agents: [support] });
  * await worker.start();
  * const { runId } = await worker.submit('support', 'Hi', { memory: { thread: chatId, resource: userId } });
- * const response = await journalStreamResponse(journal, runId, { request });
+ * const token = createRunToken({ runId, resourceId: userId, expiresInSeconds: 3600, secret });
+ * const response = await journalStreamResponse(journal, runId, { request, authorize: runTokenAuthorization({ secret }) });
  * ```
  */
 export {
@@ -19,8 +20,12 @@ export {
   InMemoryRunJournal,
   JournalCursorError,
   JournalSchemaError,
+  MalformedJournalEntryError,
+  MissingAuthorizationError,
   RunConflictError,
   RunNotFoundError,
+  type RunAccess,
+  type RunAuthorize,
   type EncodedChunk,
   type InMemoryRunJournalOptions,
   type JournalEntry,
@@ -45,7 +50,17 @@ export {
   type ToolTransition,
 } from '../storage/index.js';
 export { journalStreamResponse, type JournalStreamResponseOptions } from './journal-stream-response.js';
-export { createRunWorker, type JobPolicies, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
+export {
+  RUN_TOKEN_HEADER,
+  createRunToken,
+  runTokenAuthorization,
+  verifyRunToken,
+  type CreateRunTokenOptions,
+  type RunTokenAuthorizationOptions,
+  type RunTokenClaims,
+  type VerifyRunTokenOptions,
+} from './run-token.js';
+export { createRunWorker, type CancelRunOptions, type JobPolicies, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
 export type { RunWorkerEvent } from './run-worker-event.js';
 export type { DurableCallOptions } from './durable-call-options.js';
 export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';

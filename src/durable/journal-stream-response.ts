@@ -1,31 +1,40 @@
 /** A run's journal as server-sent events, from any instance: `id: <seq>`, `data: <chunk JSON>`. */
 import type { Subscription } from 'rxjs';
-import { JournalCursorError, JournalSchemaError, RunNotFoundError, type JournalEntry, type RunJournal } from '../storage/index.js';
-import { errorResponse, sseHeaders } from './internal/http.js';
+import {
+  JournalCursorError,
+  JournalSchemaError,
+  assertRunAccess,
+  authorizedRun,
+  clientEntry,
+  type JournalEntry,
+  type RunAccess,
+  type RunJournal,
+} from '../storage/index.js';
+import { errorBody, errorResponse, sseHeaders } from './internal/http.js';
 
 /**
- * Options of {@link journalStreamResponse}.
+ * Options of {@link journalStreamResponse}: who may read the run (an `authorize` check of the
+ * run against the `request`, or `unsafeNoAuthorization: true`; see `RunAccess`), the cursor,
+ * headers and keep-alive.
  *
  * @example
  * ```ts
- * import type { JournalStreamResponseOptions } from 'rxagent/durable';
- * const options: JournalStreamResponseOptions = { after: request.headers.get('last-event-id'), keepAliveMs: 15_000 };
+ * import { runTokenAuthorization, type JournalStreamResponseOptions } from 'rxagent/durable';
+ * const options: JournalStreamResponseOptions = { request, authorize: runTokenAuthorization({ secret }), keepAliveMs: 15_000 };
  * ```
  */
-export interface JournalStreamResponseOptions {
+export type JournalStreamResponseOptions = RunAccess & {
   /**
    * Serve entries after this seq (an integer from 0 to the run's `lastSeq`, as a number or its
    * decimal text). `null`/`undefined`: the `request`'s `Last-Event-ID` header or `?after=`
    * parameter, else 0 (the whole run).
    */
   after?: string | number | null;
-  /** The request being answered: where the cursor comes from when `after` is not given. */
-  request?: Request;
   /** Extra response headers. */
   headers?: HeadersInit;
   /** Send an SSE comment after this many idle milliseconds (proxies close quiet connections). */
   keepAliveMs?: number;
-}
+};
 
 /** The cursor of a request: `after`, else `Last-Event-ID`, else `?after=`. */
 export function requestCursor(after: string | number | null | undefined, request: Request | undefined): string | number | null {
@@ -46,30 +55,37 @@ function seqCursor(runId: string, after: string | number | null, lastSeq: number
 
 /**
  * The run's chunks as a `Response` of server-sent events (`id: <seq>\ndata: <chunk JSON>\n\n`),
- * byte for byte the JSON text the journal holds, from any instance: history first (pages, read
- * only as fast as the client takes them), then live until the terminal chunk. A client that
- * reconnects with `Last-Event-ID` gets the rest. Bad requests are answered before the first
- * byte with `{ error: { name, message } }`: 404 `RunNotFoundError` (410 when expired), 400
- * `JournalCursorError`, 409 `JournalSchemaError`.
+ * from any instance, for a caller `options` authorizes: history first (pages of at most 256 KiB,
+ * read only as fast as the client takes them), then live until the terminal chunk. Each `data`
+ * is the JSON text the journal holds, except that an `error` / `tool-error` chunk's error is in
+ * its client-safe form (`{ name, message: 'An error occurred.' }`: no provider bodies, URLs,
+ * headers or stacks; the journal keeps the full error). A client that reconnects with
+ * `Last-Event-ID` gets the rest. Bad requests are answered before the first byte with
+ * `{ error: { name, message } }`: 404 `RunNotFoundError` — an unknown run and a run `authorize`
+ * refuses alike — (410 when expired), 400 `JournalCursorError`, 409 `JournalSchemaError`. A row
+ * the reader cannot serve (`MalformedJournalEntryError`) or a read failure after the first byte
+ * ends the stream with an SSE `event: error`. Without `authorize` or `unsafeNoAuthorization` the
+ * promise rejects with `MissingAuthorizationError`.
  *
  * @example
  * ```ts
- * import { journalStreamResponse } from 'rxagent/durable';
- * // GET /runs/:runId/events
- * export const GET = (request: Request, runId: string) => journalStreamResponse(journal, runId, { request });
+ * import { journalStreamResponse, runTokenAuthorization } from 'rxagent/durable';
+ * const authorize = runTokenAuthorization({ secret: process.env.RUN_TOKEN_SECRET! });
+ * // GET /runs/:runId/events?token=…
+ * export const GET = (request: Request, runId: string) => journalStreamResponse(journal, runId, { request, authorize });
  * ```
  */
-export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions = {}): Promise<Response> {
+export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions): Promise<Response> {
+  assertRunAccess('journalStreamResponse', options);
   let after: number;
   try {
-    const run = await journal.getRun(runId);
-    if (run === null) throw new RunNotFoundError({ runId });
+    const run = await authorizedRun(journal, runId, options);
     if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
     after = seqCursor(runId, requestCursor(options.after, options.request), run.lastSeq);
   } catch (error) {
     return errorResponse(error);
   }
-  const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${entry.json}\n\n`, options.keepAliveMs);
+  const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${clientEntry(runId, entry).json}\n\n`, options.keepAliveMs);
   return new Response(stream, { status: 200, headers: sseHeaders(runId, options.headers) });
 }
 
@@ -77,10 +93,11 @@ export async function journalStreamResponse(journal: RunJournal, runId: string, 
 const BUFFERED_BYTES = 256 * 1024;
 
 /**
- * A byte stream of `read$` entries with backpressure: the next page is asked for only when the
- * client has taken what was sent. The entries of one page go out as one piece (framed text,
- * encoded once). An error after the first byte ends the stream with an SSE `event: error`
- * carrying `{ error: { name, message } }`.
+ * A byte stream of `read$` entries with backpressure: the next page (at most
+ * {@link BUFFERED_BYTES} of rows) is asked for only when the client has taken what was sent. The
+ * entries of one page go out as one piece (framed text, encoded once). An error after the first
+ * byte — a read failure, or `frame` refusing an entry — ends the stream with an SSE
+ * `event: error` carrying `{ error: { name, message } }`; it never throws out of the reader.
  */
 export function entryStream(
   journal: RunJournal,
@@ -119,17 +136,27 @@ export function entryStream(
           clearInterval(keepAlive);
           controller.close();
         };
-        subscription = journal.read$(runId, { after, ready }).subscribe({
+        const fail = (error: unknown): void => {
+          if (closed) return;
+          pending += `event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`;
+          subscription?.unsubscribe();
+          close();
+        };
+        subscription = journal.read$(runId, { after, ready, maxPageBytes: BUFFERED_BYTES }).subscribe({
           next: (entry) => {
+            if (closed) return;
+            let framed: string;
+            try {
+              framed = frame(entry);
+            } catch (error) {
+              fail(error);
+              return;
+            }
             lastWrite = Date.now();
             if (pending === '') queueMicrotask(send);
-            pending += frame(entry);
+            pending += framed;
           },
-          error: (error: unknown) => {
-            const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-            pending += `event: error\ndata: ${JSON.stringify({ error: { name, message } })}\n\n`;
-            close();
-          },
+          error: fail,
           complete: close,
         });
         if (keepAliveMs !== undefined && keepAliveMs > 0) {

@@ -56,3 +56,6 @@ export { JournalCursorError } from './journal/errors/journal-cursor-error.js';
 export { JournalSchemaError } from './journal/errors/journal-schema-error.js';
 export { FencedError } from './journal/errors/fenced-error.js';
 export { RunConflictError } from './journal/errors/run-conflict-error.js';
+export { MalformedJournalEntryError } from './journal/errors/malformed-journal-entry-error.js';
+export { MissingAuthorizationError } from './journal/errors/missing-authorization-error.js';
+export { assertRunAccess, authorizedRun, clientEntry, type RunAccess, type RunAuthorize } from './journal/run-access.js';

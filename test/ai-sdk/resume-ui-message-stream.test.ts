@@ -47,7 +47,7 @@ const events = (text: string) =>
 describe('resumeUIMessageStream', () => {
   it('replays the run as toUIMessageStream encodes it (the journaled messageId is the message id)', async () => {
     const { journal } = await journalWith(runChunks);
-    const replayed = await readAll(resumeUIMessageStream(journal, runId));
+    const replayed = await readAll(resumeUIMessageStream(journal, runId, { unsafeNoAuthorization: true }));
     const original = await readAll(toUIMessageStream(from(runChunks)));
     expect(replayed).toEqual(original);
     expect(replayed[0]).toEqual({ type: 'start', messageId: 'msg-1' });
@@ -57,20 +57,20 @@ describe('resumeUIMessageStream', () => {
 
   it('with a cursor, yields exactly the rest; errors error the stream', async () => {
     const { journal } = await journalWith(runChunks);
-    const full = await readAll(resumeUIMessageStream(journal, runId));
-    const rest = await readAll(resumeUIMessageStream(journal, runId, { after: '7:0' }));
-    const response = await (await resumeUIMessageStreamResponse(journal, runId)).text();
+    const full = await readAll(resumeUIMessageStream(journal, runId, { unsafeNoAuthorization: true }));
+    const rest = await readAll(resumeUIMessageStream(journal, runId, { unsafeNoAuthorization: true, after: '7:0' }));
+    const response = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true })).text();
     const index = events(response).findIndex((event) => event.id === '7:0');
     expect(rest).toEqual(full.slice(index + 1));
-    await expect(readAll(resumeUIMessageStream(journal, 'nope'))).rejects.toMatchObject({ name: 'RunNotFoundError' });
-    await expect(readAll(resumeUIMessageStream(journal, runId, { after: 'x' }))).rejects.toMatchObject({ name: 'JournalCursorError' });
+    await expect(readAll(resumeUIMessageStream(journal, 'nope', { unsafeNoAuthorization: true }))).rejects.toMatchObject({ name: 'RunNotFoundError' });
+    await expect(readAll(resumeUIMessageStream(journal, runId, { unsafeNoAuthorization: true, after: 'x' }))).rejects.toMatchObject({ name: 'JournalCursorError' });
   });
 });
 
 describe('resumeUIMessageStreamResponse', () => {
   it('frames id: <seq>:<k> / data: <UI chunk>, ends with [DONE], names the run', async () => {
     const { journal } = await journalWith(runChunks);
-    const response = await resumeUIMessageStreamResponse(journal, runId);
+    const response = await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-rxagent-run-id')).toBe(runId);
     expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
@@ -89,39 +89,39 @@ describe('resumeUIMessageStreamResponse', () => {
     await journal.createRun({ runId, agentId: 'a', input: null });
     const { lease } = await journal.claim(runId, 'w');
     await journal.append(lease, runChunks.slice(0, 2));
-    const live = (await resumeUIMessageStreamResponse(journal, runId)).text();
+    const live = (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true })).text();
     for (let index = 2; index < runChunks.length - 1; index += 2) {
       await journal.append(lease, runChunks.slice(index, Math.min(index + 2, runChunks.length - 1)));
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await journal.append(lease, runChunks.slice(-1), commit('final'));
-    const replay = await (await resumeUIMessageStreamResponse(journal, runId)).text();
+    const replay = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true })).text();
     expect(await live).toBe(replay);
   });
 
   it('resuming after every SSE id of the run yields exactly the rest of the bytes (and after <seq> the rest after that entry)', async () => {
     const { journal } = await journalWith(runChunks);
-    const full = await (await resumeUIMessageStreamResponse(journal, runId)).text();
+    const full = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true })).text();
     const parsed = full.split('\n\n').filter((event) => event !== '').map((event) => `${event}\n\n`);
     let checked = 0;
     for (const [index, event] of parsed.entries()) {
       const id = /^id: (.*)$/m.exec(event)?.[1];
       if (id === undefined) continue;
-      const rest = await (await resumeUIMessageStreamResponse(journal, runId, { after: id })).text();
+      const rest = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true, after: id })).text();
       expect(rest, `after ${id}`).toBe(parsed.slice(index + 1).join(''));
       checked += 1;
     }
     expect(checked).toBe(parsed.length - 1);
-    const afterEntry = await (await resumeUIMessageStreamResponse(journal, runId, { after: '11' })).text();
+    const afterEntry = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true, after: '11' })).text();
     expect(afterEntry).toBe(parsed.slice(parsed.findIndex((event) => event.startsWith('id: 12:'))).join(''));
   });
 
   it('a resumed response of a live run goes on until the terminal chunk', async () => {
     const { journal, lease } = await journalWith(runChunks.slice(0, 13), { ended: false });
-    const pending = (await resumeUIMessageStreamResponse(journal, runId, { after: '12:0' })).text();
+    const pending = (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true, after: '12:0' })).text();
     await appendAll(journal, lease, runChunks.slice(13));
     const rest = await pending;
-    const full = await (await resumeUIMessageStreamResponse(journal, runId)).text();
+    const full = await (await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true })).text();
     expect(full.endsWith(rest)).toBe(true);
     expect(events(rest)[0]?.id).toBe('13:0');
   });
@@ -135,7 +135,7 @@ describe('resumeUIMessageStreamResponse', () => {
     [runId, '0:0', 400, 'JournalCursorError'],
   ])('run %s, cursor %s → %i %s as JSON before the first byte', async (id, after, status, name) => {
     const { journal } = await journalWith(runChunks);
-    const response = await resumeUIMessageStreamResponse(journal, id, after === undefined ? {} : { after });
+    const response = await resumeUIMessageStreamResponse(journal, id, after === undefined ? { unsafeNoAuthorization: true } : { unsafeNoAuthorization: true, after });
     expect(response.status).toBe(status);
     expect(((await response.json()) as { error: { name: string } }).error.name).toBe(name);
   });

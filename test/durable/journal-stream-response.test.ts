@@ -20,7 +20,7 @@ async function runWith(count: number, ended = true) {
 describe('journalStreamResponse', () => {
   it('frames every entry as id: <seq> / data: <the journal text>, and ends after the terminal chunk', async () => {
     const { journal } = await runWith(9);
-    const response = await journalStreamResponse(journal, 'r');
+    const response = await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(response.headers.get('x-rxagent-run-id')).toBe('r');
@@ -35,12 +35,12 @@ describe('journalStreamResponse', () => {
   it('takes the cursor from after, else Last-Event-ID, else ?after=', async () => {
     const { journal } = await runWith(3);
     const ids = async (response: Response) => [...(await response.text()).matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
-    expect(await ids(await journalStreamResponse(journal, 'r', { after: 3 }))).toEqual([4, 5]);
-    expect(await ids(await journalStreamResponse(journal, 'r', { after: '4' }))).toEqual([5]);
+    expect(await ids(await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after: 3 }))).toEqual([4, 5]);
+    expect(await ids(await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after: '4' }))).toEqual([5]);
     const request = new Request('http://x/runs/r?after=1', { headers: { 'last-event-id': '2' } });
-    expect(await ids(await journalStreamResponse(journal, 'r', { request }))).toEqual([3, 4, 5]);
-    expect(await ids(await journalStreamResponse(journal, 'r', { request: new Request('http://x/runs/r?after=1') }))).toEqual([2, 3, 4, 5]);
-    expect(await ids(await journalStreamResponse(journal, 'r', { after: null, request: new Request('http://x/') }))).toEqual([1, 2, 3, 4, 5]);
+    expect(await ids(await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, request }))).toEqual([3, 4, 5]);
+    expect(await ids(await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, request: new Request('http://x/runs/r?after=1') }))).toEqual([2, 3, 4, 5]);
+    expect(await ids(await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after: null, request: new Request('http://x/') }))).toEqual([1, 2, 3, 4, 5]);
   });
 
   it.each([
@@ -52,7 +52,7 @@ describe('journalStreamResponse', () => {
     [-1, 400, 'JournalCursorError'],
   ] as const)('cursor %s → %i %s before the first byte, as JSON', async (after, status, name) => {
     const { journal } = await runWith(3);
-    const response = await journalStreamResponse(journal, 'r', { after });
+    const response = await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after });
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toContain('application/json');
     const body = (await response.json()) as { error: { name: string; message: string } };
@@ -62,14 +62,14 @@ describe('journalStreamResponse', () => {
 
   it('an unknown run → 404 RunNotFoundError', async () => {
     const { journal } = await runWith(1);
-    const response = await journalStreamResponse(journal, 'missing');
+    const response = await journalStreamResponse(journal, 'missing', { unsafeNoAuthorization: true });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: { name: 'RunNotFoundError', message: 'Run "missing" does not exist' } });
   });
 
   it('follows a live run until its terminal chunk', async () => {
     const { journal, lease } = await runWith(1, false);
-    const response = await journalStreamResponse(journal, 'r', { after: 2 });
+    const response = await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after: 2 });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     await journal.append(lease, [delta('r', 'live')]);
     const first = await reader.read();
@@ -82,12 +82,12 @@ describe('journalStreamResponse', () => {
 
   it('a cancelled body unsubscribes the reader (the run goes on, a new request resumes)', async () => {
     const { journal, lease } = await runWith(1, false);
-    const response = await journalStreamResponse(journal, 'r');
+    const response = await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true });
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
     await journal.append(lease, [delta('r', 'after'), finish('r')], commit('final'));
-    const again = await (await journalStreamResponse(journal, 'r', { after: 2 })).text();
+    const again = await (await journalStreamResponse(journal, 'r', { unsafeNoAuthorization: true, after: 2 })).text();
     expect(again).toContain('id: 3\n');
     expect(again).toContain('id: 4\n');
   });

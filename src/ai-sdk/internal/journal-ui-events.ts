@@ -6,7 +6,15 @@
  */
 import type { UIMessageChunk } from 'ai';
 import { Observable, type Subscription } from 'rxjs';
-import { JournalCursorError, JournalSchemaError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
+import {
+  JournalCursorError,
+  JournalSchemaError,
+  MalformedJournalEntryError,
+  authorizedRun,
+  clientEntry,
+  type RunAccess,
+  type RunJournal,
+} from '../../storage/index.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './ui-chunk-encoder.js';
 
 /** One UI chunk and its SSE id. */
@@ -24,13 +32,13 @@ export interface ResumePlan {
 }
 
 /**
- * Checks the run and the cursor (`RunNotFoundError`, `JournalSchemaError`, `JournalCursorError`)
- * and finds where to start reading. Cursor forms: `<seq>:<k>` (after UI chunk k of entry seq),
- * `<seq>` (after entry seq), empty or `0` (the whole run).
+ * Checks the run, the caller's access (a refused caller gets `RunNotFoundError`, as for an
+ * unknown run), the format and the cursor (`JournalSchemaError`, `JournalCursorError`) and finds
+ * where to start reading. Cursor forms: `<seq>:<k>` (after UI chunk k of entry seq), `<seq>`
+ * (after entry seq), empty or `0` (the whole run).
  */
-export async function planResume(journal: RunJournal, runId: string, after: string | number | null | undefined): Promise<ResumePlan> {
-  const run = await journal.getRun(runId);
-  if (run === null) throw new RunNotFoundError({ runId });
+export async function planResume(journal: RunJournal, runId: string, after: string | number | null | undefined, access: RunAccess): Promise<ResumePlan> {
+  const run = await authorizedRun(journal, runId, access);
   if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
   if (after === null || after === undefined || after === '' || after === 0 || after === '0') return { readAfter: 0 };
   const match = typeof after === 'string' ? /^(\d{1,15})(?::(\d{1,6}))?$/.exec(after) : null;
@@ -44,9 +52,14 @@ export async function planResume(journal: RunJournal, runId: string, after: stri
   return { readAfter: stepStart > 0 ? stepStart - 1 : 0, cursor };
 }
 
+/** How many bytes of journal rows one page of a UI reader holds at most. */
+const PAGE_BYTES = 256 * 1024;
+
 /**
  * The UI events of a run from a plan: live until the terminal chunk. `ready` is the consumer's
- * backpressure (awaited before each page).
+ * backpressure (awaited before each page of at most 256 KiB of rows). Each entry is checked and
+ * served in its client-safe form (`clientEntry`); one the encoder cannot take errors the
+ * stream with `MalformedJournalEntryError` (never a throw out of the subscriber).
  */
 export function journalUIEvents(
   journal: RunJournal,
@@ -61,10 +74,18 @@ export function journalUIEvents(
     if (plan.readAfter > 0) encoder.markStarted();
     const cursor = plan.cursor;
     return journal
-      .read$(runId, { after: plan.readAfter, ...(ready === undefined ? {} : { ready }) })
+      .read$(runId, { after: plan.readAfter, maxPageBytes: PAGE_BYTES, ...(ready === undefined ? {} : { ready }) })
       .subscribe({
         next: (entry) => {
-          const encoded = encoder.encode(entry.chunk);
+          if (subscriber.closed) return;
+          let encoded: readonly UIMessageChunk[];
+          try {
+            encoded = encoder.encode(clientEntry(runId, entry).chunk);
+          } catch (error) {
+            const problem = MalformedJournalEntryError.isInstance(error) ? error : new MalformedJournalEntryError({ runId, seq: entry.seq, problem: `the UI encoder refused it (${error instanceof Error ? error.name : 'Error'})` });
+            subscriber.error(problem);
+            return;
+          }
           if (cursor !== undefined && entry.seq < cursor.seq) return;
           const skip = cursor !== undefined && entry.seq === cursor.seq ? cursor.skip : 0;
           const events: UIEvent[] = [];
@@ -86,7 +107,13 @@ export function uiEventStream<T>(
   plan: () => Promise<ResumePlan>,
   events: (plan: ResumePlan, ready: () => Promise<void> | void) => Observable<UIEvent[]>,
   frame: (events: UIEvent[]) => readonly T[],
-  finish: { onComplete?: () => readonly T[]; onError?: (error: unknown) => 'close' | 'error'; size?: (piece: T) => number } = {},
+  finish: {
+    onComplete?: () => readonly T[];
+    onError?: (error: unknown) => 'close' | 'error' | { pieces: readonly T[]; then: 'close' };
+    size?: (piece: T) => number;
+    /** The run read (named by the error of a chunk that cannot be framed). */
+    runId?: string;
+  } = {},
 ): ReadableStream<T> {
   let subscription: Subscription | undefined;
   let waiting: (() => void) | undefined;
@@ -104,15 +131,34 @@ export function uiEventStream<T>(
         if (cancelled) return;
         const ready = (): Promise<void> | undefined =>
           (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
+        let ended = false;
+        const fail = (error: unknown): void => {
+          if (ended) return;
+          ended = true;
+          const how = finish.onError?.(error) ?? 'error';
+          if (how === 'error') return controller.error(error);
+          if (how !== 'close') for (const piece of how.pieces) controller.enqueue(piece);
+          controller.close();
+        };
         subscription = events(resolved, ready).subscribe({
           next: (batch) => {
-            for (const piece of frame(batch)) controller.enqueue(piece);
+            if (ended) return;
+            let pieces: readonly T[];
+            try {
+              pieces = frame(batch);
+            } catch (error) {
+              // a chunk the framing cannot write (nested past what JSON.stringify takes): that row ends the response, never the process
+              const seq = Number(batch[0]?.id.split(':')[0] ?? 0);
+              subscription?.unsubscribe();
+              fail(new MalformedJournalEntryError({ runId: finish.runId ?? '', seq, problem: `cannot be framed (${error instanceof Error ? error.name : 'Error'})` }));
+              return;
+            }
+            for (const piece of pieces) controller.enqueue(piece);
           },
-          error: (error: unknown) => {
-            if (finish.onError?.(error) === 'close') controller.close();
-            else controller.error(error);
-          },
+          error: fail,
           complete: () => {
+            if (ended) return;
+            ended = true;
             for (const piece of finish.onComplete?.() ?? []) controller.enqueue(piece);
             controller.close();
           },

@@ -5,6 +5,7 @@
  */
 import { generateId, type FinishReason, type UIMessageChunk } from 'ai';
 import {
+  CLIENT_ERROR_MESSAGE,
   type AgentChunk,
   type ChunkType,
   type DataChunkType,
@@ -45,7 +46,8 @@ export interface UIChunkEncoderOptions {
   messageMetadata?: (event: { chunk: ChunkType }) => unknown;
 }
 
-const defaultOnError = (): string => 'An error occurred.';
+/** The one client-safe rule (`clientSafeError`): an error's text never reaches a client by default. */
+const defaultOnError = (): string => CLIENT_ERROR_MESSAGE;
 
 function finishReasonOf(reason: RxFinishReason | undefined): FinishReason {
   switch (reason) {

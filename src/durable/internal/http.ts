@@ -1,5 +1,6 @@
 /** HTTP framing shared by the durable readers: status codes of journal errors, SSE headers. */
-import { JournalCursorError, JournalSchemaError, RunNotFoundError } from '../../storage/index.js';
+import { clientSafeError } from '../../contract/index.js';
+import { JournalCursorError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError } from '../../storage/index.js';
 
 /** The status a journal error answers with: 404 (410 expired), 400, 409; anything else 500. */
 export function statusOf(error: unknown): number {
@@ -9,10 +10,20 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
-/** `{ error: { name, message } }` with the error's status. */
+/**
+ * `{ error: { name, message } }` for a client: the reader's own errors (unknown run, cursor,
+ * format, malformed row) with their message, anything else (a storage failure, whose message may
+ * quote a connection string) in the client-safe form.
+ */
+export function errorBody(error: unknown): { error: { name: string; message: string } } {
+  const own =
+    RunNotFoundError.isInstance(error) || JournalCursorError.isInstance(error) || JournalSchemaError.isInstance(error) || MalformedJournalEntryError.isInstance(error);
+  return { error: own ? { name: error.name, message: error.message } : clientSafeError(error) };
+}
+
+/** {@link errorBody} with the error's status. */
 export function errorResponse(error: unknown): Response {
-  const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-  return Response.json({ error: { name, message } }, { status: statusOf(error) });
+  return Response.json(errorBody(error), { status: statusOf(error) });
 }
 
 /** Headers of an SSE response for a run (`x-rxagent-run-id` names it). */

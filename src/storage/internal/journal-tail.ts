@@ -17,18 +17,48 @@ export interface ChunkRow {
 
 /** What a journal gives the read loop. */
 export interface TailSource {
-  /** Rows with `after < seq ≤ until` (`until` omitted: no upper bound), oldest first, at most `limit`. */
-  page(after: number, limit: number, until: number | undefined): Promise<readonly ChunkRow[]>;
+  /**
+   * Rows with `after < seq ≤ until` (`until` omitted: no upper bound), oldest first, at most
+   * `limit`, and (`maxBytes` given) only as many as start below `maxBytes` bytes of chunk text
+   * (the first row always).
+   */
+  page(after: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<readonly ChunkRow[]>;
   /** Emits when the run may have new rows (subscribed before the first page is read). */
   wake$: Observable<unknown>;
   pageSize: number;
+}
+
+/** The bytes of chunk text of `rows` (UTF-8). */
+export function pageBytes(rows: readonly ChunkRow[]): number {
+  let bytes = 0;
+  for (const row of rows) bytes += Buffer.byteLength(row.json, 'utf8');
+  return bytes;
+}
+
+/** The rows of a page that start below `maxBytes` bytes of chunk text (the first always). */
+export function cutPage(rows: readonly ChunkRow[], maxBytes: number | undefined): readonly ChunkRow[] {
+  if (maxBytes === undefined) return rows;
+  let bytes = 0;
+  for (let index = 0; index < rows.length; index++) {
+    if (index > 0 && bytes >= maxBytes) return rows.slice(0, index);
+    bytes += Buffer.byteLength((rows[index] as ChunkRow).json, 'utf8');
+  }
+  return rows;
 }
 
 /**
  * Entries after `after`. `end` (not live) stops at that seq; live, the stream completes after
  * the terminal entry. `ready` is awaited before each page after the first.
  */
-export function tailEntries(source: TailSource, after: number, options: { end?: number; ready?: () => Promise<void> | void }): Observable<JournalEntry> {
+export function tailEntries(
+  source: TailSource,
+  after: number,
+  options: { end?: number; ready?: () => Promise<void> | void; maxPageBytes?: number | undefined },
+): Observable<JournalEntry> {
+  const maxBytes = options.maxPageBytes;
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1)) {
+    throw new TypeError(`RunJournal.read$: maxPageBytes must be an integer ≥ 1 (got ${String(maxBytes)})`);
+  }
   return new Observable<JournalEntry>((subscriber) => {
     let cursor = after;
     let woken = true;
@@ -50,7 +80,7 @@ export function tailEntries(source: TailSource, after: number, options: { end?: 
           if (!first && options.ready !== undefined) await options.ready();
           first = false;
           if (done()) return;
-          const rows = await source.page(cursor, source.pageSize, options.end);
+          const rows = await source.page(cursor, source.pageSize, options.end, maxBytes);
           for (const row of rows) {
             if (done()) return;
             // Rows are the truth: a repeated or out-of-order row (a poll racing a notification) is skipped.
@@ -66,8 +96,8 @@ export function tailEntries(source: TailSource, after: number, options: { end?: 
             // Bounded read: rows up to `end` exist (seq is dense); none means they were removed.
             if (rows.length === 0) subscriber.complete();
             woken = true;
-          } else if (rows.length === source.pageSize) {
-            // A full page: more may be there already; a short one waits for the next wake-up.
+          } else if (rows.length === source.pageSize || (maxBytes !== undefined && pageBytes(rows) >= maxBytes)) {
+            // A full page (by rows or bytes): more may be there already; a short one waits for the next wake-up.
             woken = true;
           }
         }

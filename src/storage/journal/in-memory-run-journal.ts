@@ -16,7 +16,7 @@ import {
   isOpen,
   statusOf,
 } from '../internal/journal-rules.js';
-import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import { cutPage, tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import type { StorageOperation } from '../errors/storage-error.js';
 import { FencedError } from './errors/fenced-error.js';
 import { JournalSchemaError } from './errors/journal-schema-error.js';
@@ -292,13 +292,14 @@ export class InMemoryRunJournal implements RunJournal {
       const { record } = stored;
       if (record.format > RUN_FORMAT) return throwError(() => new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId }));
       const after = checkCursor(runId, options.after, record.lastSeq);
-      const page = async (from: number, limit: number, until: number | undefined): Promise<ChunkRow[]> =>
-        stored.chunks.slice(from, Math.min(from + limit, until ?? Number.POSITIVE_INFINITY));
+      const page = async (from: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<readonly ChunkRow[]> =>
+        cutPage(stored.chunks.slice(from, Math.min(from + limit, until ?? Number.POSITIVE_INFINITY)), maxBytes);
       // An ended run (or a bounded read) stops at the current end; a live one at the terminal entry.
       const end = options.live === false || !isOpen(record.status) ? record.lastSeq : undefined;
       return tailEntries({ page, wake$: stored.wake, pageSize: this.#pageSize }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
+        maxPageBytes: options.maxPageBytes,
       });
     });
   }

@@ -263,6 +263,12 @@ export interface JournalReadOptions {
    * waits for its client). Default: none.
    */
   ready?: () => Promise<void> | void;
+  /**
+   * At most this many bytes of chunk text per page (a reader's buffer bound): a page of large
+   * chunks is split, a single chunk larger than the bound comes alone. Default: pages bounded by
+   * row count only.
+   */
+  maxPageBytes?: number;
 }
 
 /**

@@ -285,12 +285,22 @@ export class PostgresRunJournal implements RunJournal {
       if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
       const after = checkCursor(runId, options.after, run.lastSeq);
       const end = options.live === false || !isOpen(run.status) ? run.lastSeq : undefined;
-      const page = async (cursor: number, limit: number, until: number | undefined): Promise<ChunkRow[]> => {
+      const page = async (cursor: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<ChunkRow[]> => {
+        // Bounded in bytes: the rows of the page (by count) that start below maxBytes, counted by
+        // octet_length (read from the stored size, without detoasting the text of rows left out).
+        const text =
+          maxBytes === undefined
+            ? `SELECT seq::float8 AS seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
+               WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4`
+            : `SELECT seq::float8 AS seq, epoch, type, chunk FROM (
+                 SELECT seq, epoch, type, chunk, sum(octet_length(chunk)) OVER (ORDER BY seq) - octet_length(chunk) AS before
+                 FROM (SELECT seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
+                       WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4) AS counted
+               ) AS paged WHERE before < $5 ORDER BY seq`;
         const result = await guard('read', () =>
           this.#db.query<{ seq: number; epoch: number; type: string; chunk: string }>(
-            `SELECT seq::float8 AS seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
-             WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4`,
-            [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit],
+            text,
+            maxBytes === undefined ? [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit] : [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit, maxBytes],
           ),
         );
         return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
@@ -298,6 +308,7 @@ export class PostgresRunJournal implements RunJournal {
       return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
+        maxPageBytes: options.maxPageBytes,
       });
     });
   }

@@ -1,0 +1,180 @@
+/**
+ * Signed, expiring run tokens: what a resume URL (or a `DurableChatTransport`) carries so that a
+ * run id alone opens nothing. A token is bound to one run and its owner (`resourceId`), signed
+ * with HMAC-SHA256 under the app's secret, and checked in constant time.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RunAuthorize } from '../storage/index.js';
+
+/** The header a run token travels in (the readers' responses may carry it too). */
+export const RUN_TOKEN_HEADER = 'x-rxagent-run-token';
+
+const VERSION = 'rt1';
+const MIN_SECRET_BYTES = 32;
+
+/**
+ * What a valid run token says.
+ *
+ * @example
+ * ```ts
+ * import { verifyRunToken, type RunTokenClaims } from 'rxagent/durable';
+ * const claims: RunTokenClaims | null = verifyRunToken(token, { secret });
+ * ```
+ */
+export interface RunTokenClaims {
+  /** The run the token opens. */
+  runId: string;
+  /** The run's owner (its memory `resource`), as the run records it. */
+  resourceId: string;
+  /** When the token expires, in seconds since the epoch. */
+  expiresAt: number;
+}
+
+/**
+ * Options of {@link createRunToken}.
+ *
+ * @example
+ * ```ts
+ * import type { CreateRunTokenOptions } from 'rxagent/durable';
+ * const options: CreateRunTokenOptions = { runId, resourceId: userId, expiresInSeconds: 3600, secret };
+ * ```
+ */
+export interface CreateRunTokenOptions {
+  /** The run the token opens. */
+  runId: string;
+  /** The run's owner: the `resource` the run was submitted with. */
+  resourceId: string;
+  /** How long the token is valid, in seconds (an integer from 1 to 31 days). */
+  expiresInSeconds: number;
+  /** The signing secret: at least 32 bytes (a string's UTF-8 or a `Uint8Array`). */
+  secret: string | Uint8Array;
+  /** The clock, for tests (default `Date.now`). */
+  now?: () => number;
+}
+
+function secretBytes(what: string, secret: unknown): Uint8Array {
+  const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret instanceof Uint8Array ? secret : undefined;
+  if (bytes === undefined || bytes.byteLength < MIN_SECRET_BYTES) {
+    throw new TypeError(`${what}: secret must be a string or Uint8Array of at least ${MIN_SECRET_BYTES} bytes (got ${bytes === undefined ? typeof secret : `${bytes.byteLength} bytes`})`);
+  }
+  return bytes;
+}
+
+const sign = (key: Uint8Array, body: string): Buffer => createHmac('sha256', key).update(`${VERSION}.${body}`).digest();
+
+/**
+ * A token that opens run `runId` of owner `resourceId` until it expires: `rt1.<claims>.<mac>`
+ * (base64url), safe in a URL or a header. `TypeError` for an empty id, a bad lifetime or a
+ * secret shorter than 32 bytes.
+ *
+ * @example
+ * ```ts
+ * import { createRunToken } from 'rxagent/durable';
+ * const token = createRunToken({ runId, resourceId: userId, expiresInSeconds: 3600, secret: process.env.RUN_TOKEN_SECRET! });
+ * const resumeUrl = `/runs/${runId}/events?token=${token}`;
+ * ```
+ */
+export function createRunToken(options: CreateRunTokenOptions): string {
+  const { runId, resourceId, expiresInSeconds } = options;
+  if (typeof runId !== 'string' || runId === '') throw new TypeError('createRunToken: runId must be a non-empty string');
+  if (typeof resourceId !== 'string' || resourceId === '') throw new TypeError('createRunToken: resourceId must be a non-empty string');
+  if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 31 * 24 * 3600) {
+    throw new TypeError(`createRunToken: expiresInSeconds must be an integer from 1 to ${31 * 24 * 3600} (got ${String(expiresInSeconds)})`);
+  }
+  const key = secretBytes('createRunToken', options.secret);
+  const expiresAt = Math.floor((options.now ?? Date.now)() / 1000) + expiresInSeconds;
+  const body = Buffer.from(JSON.stringify({ r: runId, o: resourceId, e: expiresAt }), 'utf8').toString('base64url');
+  return `${VERSION}.${body}.${sign(key, body).toString('base64url')}`;
+}
+
+/**
+ * Options of {@link verifyRunToken}.
+ *
+ * @example
+ * ```ts
+ * import type { VerifyRunTokenOptions } from 'rxagent/durable';
+ * const options: VerifyRunTokenOptions = { secret };
+ * ```
+ */
+export interface VerifyRunTokenOptions {
+  /** The secret the token was signed with. */
+  secret: string | Uint8Array;
+  /** The clock, for tests (default `Date.now`). */
+  now?: () => number;
+}
+
+/**
+ * The claims of `token` when it is well formed, signed with `secret` (compared in constant time)
+ * and not expired; `null` otherwise (a bad secret is a `TypeError`).
+ *
+ * @example
+ * ```ts
+ * import { verifyRunToken } from 'rxagent/durable';
+ * const claims = verifyRunToken(token, { secret });
+ * if (claims?.runId === runId) console.log('opens', claims.runId, 'for', claims.resourceId);
+ * ```
+ */
+export function verifyRunToken(token: unknown, options: VerifyRunTokenOptions): RunTokenClaims | null {
+  const key = secretBytes('verifyRunToken', options.secret);
+  if (typeof token !== 'string' || token.length > 4096) return null;
+  const [version, body, mac, extra] = token.split('.');
+  if (version !== VERSION || body === undefined || mac === undefined || extra !== undefined) return null;
+  if (!/^[\w-]+$/.test(body) || !/^[\w-]+$/.test(mac)) return null;
+  const expected = sign(key, body);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.byteLength !== expected.byteLength || !timingSafeEqual(given, expected)) return null;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const { r, o, e } = (claims ?? {}) as { r?: unknown; o?: unknown; e?: unknown };
+  if (typeof r !== 'string' || typeof o !== 'string' || typeof e !== 'number' || !Number.isSafeInteger(e)) return null;
+  if (Math.floor((options.now ?? Date.now)() / 1000) >= e) return null;
+  return { runId: r, resourceId: o, expiresAt: e };
+}
+
+/**
+ * Options of {@link runTokenAuthorization}.
+ *
+ * @example
+ * ```ts
+ * import type { RunTokenAuthorizationOptions } from 'rxagent/durable';
+ * const options: RunTokenAuthorizationOptions = { secret, tokenOf: (request) => request?.headers.get('x-run-token') ?? null };
+ * ```
+ */
+export interface RunTokenAuthorizationOptions extends VerifyRunTokenOptions {
+  /**
+   * Where a request carries its token. Default: the `x-rxagent-run-token` header, else the
+   * `?token=` query parameter (an `EventSource` cannot set headers).
+   */
+  tokenOf?: (request: Request | undefined) => string | null | undefined;
+}
+
+/** The token of a request: `x-rxagent-run-token`, else `?token=`. */
+function defaultTokenOf(request: Request | undefined): string | null {
+  if (request === undefined) return null;
+  return request.headers.get(RUN_TOKEN_HEADER) ?? new URL(request.url, 'http://localhost').searchParams.get('token');
+}
+
+/**
+ * A ready `authorize` for the readers and `cancel`: the request's run token must be valid
+ * ({@link verifyRunToken}), for this run, and for its owner (`run.resourceId`; a run without an
+ * owner is refused). Everything else is refused — answered as an unknown run (404).
+ *
+ * @example
+ * ```ts
+ * import { journalStreamResponse, runTokenAuthorization } from 'rxagent/durable';
+ * const authorize = runTokenAuthorization({ secret: process.env.RUN_TOKEN_SECRET! });
+ * export const GET = (request: Request, runId: string) => journalStreamResponse(journal, runId, { request, authorize });
+ * ```
+ */
+export function runTokenAuthorization(options: RunTokenAuthorizationOptions): RunAuthorize {
+  secretBytes('runTokenAuthorization', options.secret);
+  const tokenOf = options.tokenOf ?? defaultTokenOf;
+  return (run, request) => {
+    const claims = verifyRunToken(tokenOf(request), options);
+    return claims !== null && run.resourceId !== undefined && claims.runId === run.runId && claims.resourceId === run.resourceId;
+  };
+}
