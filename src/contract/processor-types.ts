@@ -49,6 +49,10 @@ export type DurableStateOption =
   | 'reset'
   | false
   | {
+      /** The processor cannot run durably, and why (what `submit()`'s `NotDurableError` says). */
+      notDurable: string;
+    }
+  | {
       /** The state as JSON, for the snapshot. */
       snapshot(state: ProcessorState): JsonValue;
       /** The state again, from what `snapshot` made. */
@@ -97,8 +101,9 @@ export interface Processor<TId extends string = string, TTripwireMetadata = unkn
   /**
    * How the processor's `state` survives a durable run's takeover (a run snapshot): `'json'`
    * (default: it must be plain JSON — else the snapshot fails with a `DurableStateError` naming the
-   * path), `'reset'` (it restores empty), `false` (the processor cannot run durably: refused at
-   * submit), or your own `{ snapshot, restore }`.
+   * path), `'reset'` (it restores empty), `false` or `{ notDurable: 'why' }` (the processor
+   * cannot run durably: refused at submit with a `NotDurableError` naming it and saying why), or
+   * your own `{ snapshot, restore }`.
    */
   durableState?: DurableStateOption | undefined;
 

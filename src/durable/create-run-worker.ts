@@ -11,7 +11,7 @@ import { RequestContext, type Processor } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
 import { FencedError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
-import { NotDurableError } from './errors/not-durable-error.js';
+import { assertDurableProcessor } from './internal/durable-processors.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
@@ -428,11 +428,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       const { agent: registered, config, queue, deadLetter } = agentOf(agent);
       const stored = storedCallOf(input, callOptions);
       const requestContext = new RequestContext(Object.entries((stored.options['requestContext'] ?? {}) as Record<string, unknown>));
-      for (const processor of await processorsOf(config, requestContext)) {
-        if ((processor as { durableState?: unknown }).durableState === false) {
-          throw new NotDurableError({ what: `processor "${processor.id}"`, message: 'its state cannot be kept across workers (durableState: false)' });
-        }
-      }
+      for (const processor of await processorsOf(config, requestContext)) assertDurableProcessor(processor);
       const runId = callOptions?.runId ?? randomUUID();
       if (typeof runId !== 'string' || runId === '') throw new TypeError('RunWorker.submit: runId must be a non-empty string.');
       const { created } = await journal.createRun({ runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } });

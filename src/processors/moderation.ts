@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
+import type { ChunkType, DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
@@ -8,6 +8,7 @@ import type { Verdict } from './internal/judged-spans.js';
 import { flaggedCategories, type CategoryScores } from './internal/model-backed.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
+import { keepStateExcept } from './internal/step-scoped-state.js';
 
 /**
  * What to do with flagged content: abort the run, report it and let it through, or remove it.
@@ -165,6 +166,8 @@ export class ModerationProcessor implements Processor<'moderation'> {
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  /** In a durable run: the state is kept as JSON; the output gate (`moderationHeld`, step-scoped) starts fresh after a takeover. */
+  readonly durableState: DurableStateOption = keepStateExcept(['moderationHeld']);
   private readonly judge: GuardJudge;
   private readonly violations: PrivateViolations;
   private readonly categories: readonly string[];

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type {
+  DurableStateOption,
   ChunkType,
   ProcessInputArgs,
   Processor,
@@ -22,6 +23,7 @@ import { applyRedactionsToReply, rememberRedactions } from './internal/redaction
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { stringsOf } from './internal/whole-chunks.js';
+import { keepStateExcept } from './internal/step-scoped-state.js';
 
 /**
  * What to do with detected PII: abort, report only, drop the message / output span, or redact the values.
@@ -181,6 +183,11 @@ export class PIIDetector implements Processor<'pii-detector'> {
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  /**
+   * In a durable run: the state is kept as JSON; the output gate (`piiHeld`, step-scoped) starts fresh
+   * after a takeover. Not durable with `redactionMethod: 'hash'` and no `hashKey` (refused at submit).
+   */
+  readonly durableState: DurableStateOption;
   private readonly judge: GuardJudge;
   private readonly violations: PrivateViolations;
   private readonly detectionTypes: readonly string[];
@@ -204,6 +211,11 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.redactionMethod = options.redactionMethod ?? 'mask';
     this.preserveFormat = options.preserveFormat ?? true;
     this.hashKey = options.hashKey ?? randomBytes(32);
+    // each worker would draw its own key: a value hashed before a takeover would hash differently after it
+    this.durableState =
+      (options.redactionMethod ?? 'mask') === 'hash' && options.hashKey === undefined
+        ? { notDurable: "redactionMethod 'hash' without a hashKey draws a random key per process, so a value would hash differently after a takeover: pass the same hashKey to every worker" }
+        : keepStateExcept(['piiHeld']);
     this.includeDetections = options.includeDetections ?? false;
     this.lastMessageOnly = options.lastMessageOnly ?? false;
     this.stream = new CheckedStream({ ...options, stateKey: 'piiHeld', processorId: 'pii-detector' });

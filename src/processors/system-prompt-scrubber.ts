@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
+import type { ChunkType, DurableStateOption, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
 import { CheckedStream, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
@@ -8,6 +8,7 @@ import { budgetPieces, jsonEscaped, type Verdict } from './internal/judged-spans
 import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
+import { keepStateExcept } from './internal/step-scoped-state.js';
 
 /**
  * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
@@ -151,6 +152,8 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
   /** Data chunks must not overtake the held output. */
   readonly processDataParts = true;
   readonly onViolation: ((violation: ProcessorViolation) => void | Promise<void>) | undefined;
+  /** In a durable run: the state is kept as JSON; the output gate (`scrubberHeld`, step-scoped) starts fresh after a takeover. */
+  readonly durableState: DurableStateOption = keepStateExcept(['scrubberHeld']);
   private readonly judge: GuardJudge;
   private readonly violations: PrivateViolations;
   private readonly strategy: SystemPromptScrubberStrategy;

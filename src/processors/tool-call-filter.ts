@@ -34,7 +34,7 @@ export interface ToolCallFilterOptions {
 type AssistantContent = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'];
 type ToolContent = Extract<LanguageModelV4Message, { role: 'tool' }>['content'];
 
-/** State key: the tool call ids of the run's first prompt (history, as opposed to this run's calls). */
+/** State key: the tool call ids of the run's first prompt (history, as opposed to this run's calls), a JSON array. */
 const HISTORY_IDS_KEY = 'toolCallFilter.historyIds';
 
 /**
@@ -141,8 +141,10 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
     for (const id of toolCallIds(prompt, lastUser + 1)) preserved.add(id);
     if (state !== undefined) {
       // The first prompt of the run is history; calls that appear later were made by this run.
-      const history = (state[HISTORY_IDS_KEY] as ReadonlySet<string> | undefined) ?? all;
-      state[HISTORY_IDS_KEY] = history;
+      // kept as a JSON array, so a durable run's snapshot carries it across a takeover
+      const remembered = state[HISTORY_IDS_KEY] as readonly string[] | undefined;
+      if (remembered === undefined) state[HISTORY_IDS_KEY] = [...all];
+      const history = remembered === undefined ? all : new Set(remembered);
       for (const id of all) if (!history.has(id)) preserved.add(id);
     }
     return preserved;

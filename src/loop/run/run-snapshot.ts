@@ -42,6 +42,7 @@ function processorStatesOf(env: StepEnvironment, state: RunState): Record<string
     const durable = processors.get(processorId)?.durableState ?? 'json';
     if (durable === 'reset') continue;
     if (durable === false) throw new DurableStateError({ processorId, path: '$', type: 'durableState: false' });
+    if (typeof durable === 'object' && 'notDurable' in durable) throw new DurableStateError({ processorId, path: '$', type: `not durable: ${durable.notDurable}` });
     const value: unknown = durable === 'json' ? processorState : durable.snapshot(processorState);
     const nonJson = findNonJson(value);
     if (nonJson !== undefined) throw new DurableStateError({ processorId, path: nonJson.path, type: nonJson.type });
@@ -115,7 +116,7 @@ function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>)
   const restored: Record<string, ProcessorState> = {};
   for (const [processorId, json] of Object.entries(states)) {
     const durable = processors.get(processorId)?.durableState ?? 'json';
-    if (durable === 'reset' || durable === false) continue;
+    if (durable === 'reset' || durable === false || (typeof durable === 'object' && 'notDurable' in durable)) continue;
     restored[processorId] = durable === 'json' ? (json as ProcessorState) : durable.restore(json);
   }
   return restored;
