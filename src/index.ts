@@ -50,6 +50,7 @@ export {
   type ReadableRequestContext,
   TripWire,
   isAbortChunk,
+  currentAttemptParts,
   isChunkType,
   isDataChunk,
   isErrorChunk,

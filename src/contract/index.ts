@@ -50,6 +50,7 @@ export type {
 } from './chunk-types.js';
 export type { MemoryFence } from './memory-types.js';
 export * from './chunk-guards.js';
+export { currentAttemptParts } from './current-attempt-parts.js';
 export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';

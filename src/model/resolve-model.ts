@@ -87,23 +87,71 @@ export function resolveModel(model: ModelInput, registry?: ModelRegistry): Langu
   return toV4(model, describe(model));
 }
 
+/**
+ * Throws the `ModelResolutionError` for a value that is certainly not a model, whatever it is used
+ * as: a provider (`openai` where `openai('gpt-4o')` belongs, a provider registry), or an object
+ * naming a specification version rxagent does not know. The Agent calls it on `config.model` when
+ * it is built, since a function there is otherwise taken for a function of
+ * `{ requestContext }` returning the model.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAI } from '@ai-sdk/openai';
+ * const openai = createOpenAI({ apiKey });
+ * rejectMisusedModel(openai); // ModelResolutionError: … is a provider, not a language model … openai('gpt-4o'), not openai …
+ * ```
+ */
+export function rejectMisusedModel(model: unknown, options: {
+  /** Where the value was given, put before the message (`'new Agent({ id: "a" }): config.model'`). */
+  where?: string;
+  /** How to name the value (default: a short description of it). */
+  given?: string;
+  /** The error's `modelId` (default: `given`). */
+  modelId?: string;
+} = {}): void {
+  if ((typeof model !== 'object' && typeof model !== 'function') || model === null) return;
+  const given = options.given ?? describe(model);
+  const modelId = options.modelId ?? given;
+  const where = options.where === undefined ? '' : `${options.where}: `;
+  const record = model as { doStream?: unknown; languageModel?: unknown; specificationVersion?: unknown };
+  if (typeof record.doStream !== 'function' && (typeof record.languageModel === 'function' || (typeof model === 'function' && record.specificationVersion !== undefined))) {
+    throw new ModelResolutionError(
+      modelId,
+      `${where}${capitalize(given)} is a ${typeof model === 'function' ? 'provider' : 'provider (or a provider registry)'}, not a language model. Pass the model it makes: call the provider with a ` +
+        "model id — openai('gpt-4o'), not openai; anthropic('claude-sonnet-4-5'), not anthropic; or " +
+        "registry.languageModel('openai:gpt-4o') — or pass the id as a string, 'openai/gpt-4o', and give the agent " +
+        '`providers` (createProviderRegistry(...) or a record of providers such as { openai }).',
+    );
+  }
+  const version = record.specificationVersion;
+  if (version !== undefined && !(typeof version === 'string' && supportedVersions.includes(version))) {
+    throw new ModelResolutionError(
+      modelId,
+      `${where}${capitalize(given)} implements language model specification ${typeof version === 'string' ? `'${version}'` : `${String(version)} (a ${typeof version}, not a version string)`}, ` +
+        `which rxagent does not support (supported: ${supportedVersions.join(', ')}). Pass a model made by an AI SDK ` +
+        "provider package of AI SDK 4 to 7 (e.g. openai('gpt-4o')), or upgrade rxagent if the provider is newer.",
+    );
+  }
+}
+
 function toV4(model: unknown, given: string, modelId = given): LanguageModelV4 {
   if (typeof model !== 'object' && typeof model !== 'function') {
     throw new ModelResolutionError(modelId, `Cannot use ${given} as a model. ${accepted}`);
   }
   if (model === null) throw new ModelResolutionError(modelId, `Cannot use null as a model. ${accepted}`);
-  const version: unknown = (model as { specificationVersion?: unknown }).specificationVersion;
-  if (typeof version === 'string' && !supportedVersions.includes(version)) {
+  if (typeof (model as { then?: unknown }).then === 'function') {
     throw new ModelResolutionError(
       modelId,
-      `${capitalize(given)} implements language model specification '${version}', which rxagent does not support ` +
-        `(supported: ${supportedVersions.join(', ')}). Upgrade the provider package.`,
+      `Cannot use ${given}, a promise, as a model: await it first (const model = await …), or pass a function of { requestContext } that returns it.`,
     );
   }
+  rejectMisusedModel(model, { given, modelId });
+  const version: unknown = (model as { specificationVersion?: unknown }).specificationVersion;
   if (version === undefined || typeof (model as { doStream?: unknown }).doStream !== 'function') {
+    const hint = typeof model === 'function' ? " If this function makes the model, call it and pass what it returns (openai('gpt-4o'), not openai)." : '';
     throw new ModelResolutionError(
       modelId,
-      `${capitalize(given)} is not a language model (it needs specificationVersion and doStream). ${accepted}`,
+      `${capitalize(given)} is not a language model (it needs specificationVersion and doStream).${hint} ${accepted}`,
     );
   }
   const typed = model as AnyLanguageModel;
@@ -224,7 +272,10 @@ function list(names: readonly string[]): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return `the string '${value}'`;
-  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
+  if (typeof value === 'function') {
+    const keys = Object.keys(value).slice(0, 4);
+    return `a function${value.name ? ` (${value.name})` : ''}${keys.length === 0 ? '' : ` with keys ${keys.join(', ')}${Object.keys(value).length > 4 ? ', …' : ''}`}`;
+  }
   if (typeof value !== 'object') return `${typeof value} ${String(value)}`;
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const record = value as Record<string, unknown>;

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { NEVER, Subject, concat, from, lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { createOpenAI } from '@ai-sdk/openai';
 import { Agent } from '../../src/loop/agent.js';
+import { ModelResolutionError } from '../../src/contract/errors/model-resolution-error.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import type { Processor } from '../../src/contract/processor-types.js';
@@ -309,6 +311,32 @@ describe('models and instructions', () => {
     const error = await unknown.generate('x').catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({ name: 'ModelResolutionError' });
     expect(String((error as Error).message)).toContain('local');
+  });
+
+  it("a provider given as the model (openai for openai('gpt-4o')) is a ModelResolutionError when the agent is built", () => {
+    const openai = createOpenAI({ apiKey: 'test' });
+    let error: unknown;
+    try {
+      new Agent({ id: 'a', instructions: 'x', model: openai as never });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(ModelResolutionError.isInstance(error)).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain('new Agent({ id: "a" }): config.model: A function (provider) with keys specificationVersion, languageModel');
+    expect(message).toContain("openai('gpt-4o'), not openai");
+    expect(() => new Agent({ id: 'a', model: { specificationVersion: 'v9', provider: 'p', modelId: 'm', doStream: () => undefined } as never })).toThrow(
+      /config\.model: An object \(specificationVersion 'v9', provider 'p', modelId 'm'\) implements language model specification 'v9'/,
+    );
+  });
+
+  it('a function of { requestContext } stays a dynamic model; one that returns a provider fails the run with a ModelResolutionError', async () => {
+    const openai = createOpenAI({ apiKey: 'test' });
+    const model = mockModel({ parts: [...textParts('dynamic'), finishPart()] });
+    expect((await new Agent({ id: 'a', model: () => model }).generate('x')).text).toBe('dynamic');
+    const error = await new Agent({ id: 'a', model: () => openai as never }).generate('x').catch((thrown: unknown) => thrown);
+    expect(ModelResolutionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('is a provider, not a language model');
   });
 
   it('per-call instructions replace the agent instructions', async () => {

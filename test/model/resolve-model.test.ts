@@ -64,6 +64,52 @@ describe('resolveModel: model objects', () => {
   });
 });
 
+describe('resolveModel: a misused model names what was passed and what to pass', () => {
+  it('a provider function (openai for openai(\'gpt-4o\'))', () => {
+    const error = resolutionError(() => resolveModel(openai as never));
+    expect(error.message).toContain('A function (provider) with keys specificationVersion, languageModel');
+    expect(error.message).toContain('is a provider, not a language model');
+    expect(error.message).toContain("openai('gpt-4o'), not openai");
+    expect(error.message).toContain("'openai/gpt-4o'");
+    expect(error.modelId).toContain('a function (provider)');
+  });
+
+  it('a provider registry', () => {
+    const error = resolutionError(() => resolveModel(createProviderRegistry({ openai }) as never));
+    expect(error.message).toContain('A DefaultProviderRegistry object');
+    expect(error.message).toContain('is a provider (or a provider registry), not a language model');
+    expect(error.message).toContain("registry.languageModel('openai:gpt-4o')");
+  });
+
+  it('a specification version that is not a version string (never adapted as V2)', () => {
+    for (const version of [4, null, 'V4', '']) {
+      const model = { specificationVersion: version, provider: 'p', modelId: 'm', doStream: () => undefined };
+      const error = resolutionError(() => resolveModel(model as never));
+      expect(error.message).toContain('implements language model specification');
+      expect(error.message).toContain('supported: v1, v2, v3, v4');
+      expect(error.message).toContain("openai('gpt-4o')");
+    }
+    expect(resolutionError(() => resolveModel({ specificationVersion: 4, doStream: () => undefined } as never)).message).toContain('specification 4 (a number, not a version string)');
+  });
+
+  it('a promise of a model', () => {
+    const error = resolutionError(() => resolveModel(Promise.resolve(mockModel()) as never));
+    expect(error.message).toContain('a promise, as a model: await it first');
+  });
+
+  it('a function that is not a provider: says to call it', () => {
+    const error = resolutionError(() => resolveModel((() => mockModel()) as never));
+    expect(error.message).toContain("call it and pass what it returns (openai('gpt-4o'), not openai)");
+  });
+
+  it('a provider returned by a provider record entry', () => {
+    const error = resolutionError(() => resolveModel('acme/x', { acme: () => openai as never }));
+    expect(error.modelId).toBe('acme/x');
+    expect(error.message).toContain("The model provider 'acme' returned for 'x' (a function (provider)");
+    expect(error.message).toContain('is a provider, not a language model');
+  });
+});
+
 describe('resolveModel: string ids', () => {
   it('resolves through an AI SDK createProviderRegistry, with / or the registry separator', () => {
     const registry = createProviderRegistry({ openai, anthropic });

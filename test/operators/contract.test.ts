@@ -133,7 +133,7 @@ describe('onViolation', () => {
       processOutputStream: ({ abort }) => abort('PII detected', { metadata: { kind: 'email' } }),
     };
     createTestScheduler(expect).run(({ cold, expectObservable }) => {
-      expectObservable(cold('-a|', { a }).pipe(processOutputStream([guard]))).toBe('-#', undefined, new TripWire('PII detected', {}, 'guard'));
+      expectObservable(cold('-a|', { a }).pipe(processOutputStream([guard]))).toBe('-#', undefined, new TripWire('PII detected', { metadata: { kind: 'email' } }, 'guard'));
     });
     expect(violations).toEqual([{ processorId: 'guard', message: 'PII detected', detail: { kind: 'email' } }]);
   });

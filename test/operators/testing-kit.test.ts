@@ -10,11 +10,14 @@ import { runProcessor } from '../../src/testing/run-processor.js';
 import { createTestScheduler, normalizeErrors } from '../../src/testing/test-scheduler.js';
 import { ContentFilter, LowercaseProcessor, QualityGuardrail, WordCounterV2 } from '../fixtures/spec-processors.js';
 import { listWith, user } from './helpers.js';
+import { processOutputStream } from '../../src/operators/process-output-stream.js';
 
 describe('createTestScheduler', () => {
-  it('compares errors by name, message and processorId, not identity', () => {
+  it('compares errors by name, message, processorId and a TripWire\'s options, not identity', () => {
     createTestScheduler(expect).run(({ cold, expectObservable }) => {
-      expectObservable(cold('-#', undefined, new TripWire('no', {}, 'guard'))).toBe('-#', undefined, new TripWire('no', { retry: true }, 'guard'));
+      const thrown = new TripWire('no', { retry: true, metadata: { kind: 'email', at: [1, 2] } }, 'guard');
+      const expected = new TripWire('no', { retry: true, metadata: { kind: 'email', at: [1, 2] } }, 'guard');
+      expectObservable(cold('-#', undefined, thrown)).toBe('-#', undefined, expected);
     });
   });
 
@@ -22,12 +25,70 @@ describe('createTestScheduler', () => {
     ['another processorId', new TripWire('no', {}, 'other')],
     ['another message', new TripWire('nope', {}, 'guard')],
     ['another name', new Error('no')],
+    ['retry: true expected, the guard does not retry', new TripWire('no', { retry: true }, 'guard')],
+    ['metadata expected, the guard gives none', new TripWire('no', { metadata: { kind: 'email' } }, 'guard')],
   ])('fails for %s', (_label, expected) => {
     expect(() =>
       createTestScheduler(expect).run(({ cold, expectObservable }) => {
         expectObservable(cold('-#', undefined, new TripWire('no', {}, 'guard'))).toBe('-#', undefined, expected);
       }),
     ).toThrow();
+  });
+
+  it.each([
+    ['no retry expected, the guard retries', new TripWire('no', {}, 'guard')],
+    ['other metadata expected', new TripWire('no', { retry: true, metadata: { kind: 'phone' } }, 'guard')],
+    ['no metadata expected, the guard gives some', new TripWire('no', { retry: true }, 'guard')],
+  ])('fails for %s (against a retrying guard with metadata)', (_label, expected) => {
+    expect(() =>
+      createTestScheduler(expect).run(({ cold, expectObservable }) => {
+        expectObservable(cold('-#', undefined, new TripWire('no', { retry: true, metadata: { kind: 'email' } }, 'guard'))).toBe('-#', undefined, expected);
+      }),
+    ).toThrow();
+  });
+
+  it('tells a guard that retries from one that does not, through the operator (both directions)', () => {
+    const retrying: Processor = { id: 'polite', processOutputStream: ({ part, abort }) => (part.type === 'text-delta' ? abort('Say please.', { retry: true }) : part) };
+    const blocking: Processor = { id: 'polite', processOutputStream: ({ part, abort }) => (part.type === 'text-delta' ? abort('Say please.') : part) };
+    const wantsRetry = new TripWire('Say please.', { retry: true }, 'polite');
+    const wantsBlock = new TripWire('Say please.', {}, 'polite');
+    const outcome = (guard: Processor, expected: TripWire): 'pass' | 'fail' => {
+      try {
+        createTestScheduler(expect).run(({ cold, expectObservable }) => {
+          expectObservable(cold('-a|', { a: chunk.textDelta('hi') }).pipe(processOutputStream([guard]))).toBe('-#', undefined, expected);
+        });
+        return 'pass';
+      } catch {
+        return 'fail';
+      }
+    };
+    expect([outcome(retrying, wantsRetry), outcome(blocking, wantsRetry), outcome(blocking, wantsBlock), outcome(retrying, wantsBlock)]).toEqual(['pass', 'fail', 'pass', 'fail']);
+  });
+
+  it('reads another package\'s TripWire (and a pasted inspector export) by its options', () => {
+    class ForeignTripWire extends Error {
+      constructor(reason: string, readonly options: { retry?: boolean; metadata?: unknown } = {}, readonly processorId?: string) {
+        super(reason);
+        this.name = 'TripWire';
+      }
+    }
+    const pasted = Object.assign(new Error('no'), { reason: 'no', options: { retry: true }, processorId: 'guard', name: 'TripWire' });
+    expect(normalizeErrors([new ForeignTripWire('no', { retry: true }, 'guard'), pasted])).toEqual([
+      { name: 'TripWire', message: 'no', processorId: 'guard', retry: true },
+      { name: 'TripWire', message: 'no', processorId: 'guard', retry: true },
+    ]);
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-#', undefined, new TripWire('no', { retry: true }, 'guard'))).toBe('-#', undefined, pasted);
+    });
+  });
+
+  it('normalises errors inside metadata, and metadata that holds its own tripwire', () => {
+    const metadata: Record<string, unknown> = { cause: new ProcessorError('judge', 'processOutputStep', 'timeout') };
+    const tripwire = new TripWire('no', { metadata }, 'guard');
+    metadata['self'] = tripwire;
+    const normalised = normalizeErrors(tripwire) as { metadata: { cause: unknown; self: unknown } };
+    expect(normalised.metadata.cause).toEqual({ name: 'ProcessorError', message: 'Processor "judge" failed in processOutputStep: timeout', processorId: 'judge' });
+    expect(normalised.metadata.self).toBe(normalised);
   });
 
   it('gives the assertion function the normalised notifications', () => {

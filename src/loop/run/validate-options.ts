@@ -9,6 +9,7 @@ import { checkProcessorList } from '../../contract/processor-checks.js';
 import { InvalidMessageError } from '../../message-list/errors/invalid-message-error.js';
 import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
 import { closestKey } from '../../contract/closest-key.js';
+import { rejectMisusedModel } from '../../model/resolve-model.js';
 
 const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
 
@@ -203,6 +204,9 @@ export function validateAgentConfig(config: unknown): asserts config is AgentCon
   if (typeof config.model !== 'string' && typeof config.model !== 'object' && typeof config.model !== 'function') {
     fail('config.model', "a language model, a 'provider/model' id or a function returning one", config.model);
   }
+  // a provider passed as the model (`openai` for `openai('gpt-4o')`) would otherwise be called as a
+  // function of { requestContext } and fail at run time with a message about its model id
+  rejectMisusedModel(config.model, { where: `new Agent({ id: ${JSON.stringify(config.id)} }): config.model` });
   rejectUnknownKeys(config, agentConfigKeys, 'config');
   if (config.name !== undefined && typeof config.name !== 'string') fail('config.name', 'a string', config.name);
   if (typeof config.instructions !== 'function') validateInstructions(config.instructions, 'config.instructions');
