@@ -47,7 +47,9 @@ describe(`every Default_Ignorable_Code_Point of Unicode ${process.versions.unico
     for (const char of IGNORABLE) {
       const original = `A${char}B`;
       const view = normalizeForMatching(original);
-      if (view.text !== 'AB') problems.push(`${hex(char)}: view ${JSON.stringify(view.text)}`);
+      // (a bidi control also adds its paragraph in display order after the stored text: `storedLength`)
+      const stored = view.text.slice(0, view.storedLength ?? view.text.length);
+      if (stored !== 'AB') problems.push(`${hex(char)}: view ${JSON.stringify(view.text)}`);
       else if (originalSpan(view, 0, 2).end !== original.length) problems.push(`${hex(char)}: span ${JSON.stringify(originalSpan(view, 0, 2))}`);
     }
     expectNone(problems, 'normalised view');

@@ -7,7 +7,8 @@
  *   (surrogate pairs included), `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` — as the client's
  *   (partial) JSON parse and the tool see them.
  * - `markup` (every channel: chat clients render text as Markdown or HTML, and follow links):
- *   HTML character references (decimal `&#64;`, hex `&#x40;`, and the HTML standard's named ones,
+ *   HTML character references (decimal `&#64;`, hex `&#x40;`, any number of digits as HTML reads
+ *   them — `&#0000000064;` —, and the HTML standard's named ones,
  *   `&commat;`, `&Aopf;`…, legacy ones such as `&amp` without `;` too); Markdown backslash escapes
  *   of ASCII punctuation (`\-`, `\@`, `\.`); and percent-encoded UTF-8 (`%40`, `%E2%80%8B`), which a
  *   link's target reaches its server (and the address bar) decoded as.
@@ -110,14 +111,32 @@ function named(): Map<string, string> {
 }
 
 const ASCII_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
-const numericReference = /&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?/y;
+/** Any number of digits, leading zeros included, as the HTML tokenizer reads them (`&#0000000064;` is `@`). */
+const numericReference = /&#(?:[xX]([0-9a-fA-F]+)|([0-9]+));?/y;
 const namedReference = /&([A-Za-z][A-Za-z0-9]{0,31})(;?)/y;
 const percentByte = /%([0-9a-fA-F]{2})/y;
+
+/**
+ * What HTML reads a numeric reference to U+0080–U+009F as (the Windows-1252 characters; the HTML
+ * standard's "numeric character reference end state"); the five left out read as themselves.
+ */
+const C1_READINGS: Readonly<Record<number, number>> = {
+  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02c6, 0x89: 0x2030,
+  0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201c, 0x94: 0x201d, 0x95: 0x2022,
+  0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc, 0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a, 0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
+};
+
+/** The value of a reference's digits, capped just above U+10FFFF (so any length reads as one number). */
+function referenceValue(digits: string, radix: number): number {
+  let value = 0;
+  for (let index = 0; index < digits.length && value <= 0x10ffff; index++) value = value * radix + Number.parseInt(digits[index] as string, radix);
+  return value;
+}
 
 /** The character of a numeric reference (invalid code points read as U+FFFD, as in HTML). */
 function fromCodePoint(codePoint: number): string {
   if (codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return '\uFFFD';
-  return String.fromCodePoint(codePoint);
+  return String.fromCodePoint(C1_READINGS[codePoint] ?? codePoint);
 }
 
 /** A character reference at `index` (`&…`): its text and length, or `undefined`. */
@@ -125,7 +144,7 @@ function reference(text: string, index: number): [string, number] | undefined {
   numericReference.lastIndex = index;
   const numeric = numericReference.exec(text);
   if (numeric !== null) {
-    const codePoint = numeric[1] === undefined ? Number.parseInt(numeric[2] as string, 10) : Number.parseInt(numeric[1], 16);
+    const codePoint = numeric[1] === undefined ? referenceValue(numeric[2] as string, 10) : referenceValue(numeric[1], 16);
     return [fromCodePoint(codePoint), numeric[0].length];
   }
   namedReference.lastIndex = index;

@@ -69,8 +69,10 @@ function holdCut(filter: StreamFilter, text: string, json: boolean, single: Segm
   const { carryover } = filter;
   const plain = Math.max(0, text.length - carryover);
   const { source, view } = single ?? { source: undefined, view: filter.matcher.viewOf(text, json) };
-  if (view.starts === undefined) return source === undefined ? plain : Math.min(plain, Math.max(0, heldOffset(source, view.text.length - carryover)));
-  const at = view.text.length - carryover;
+  // the text in stored order (display-order paragraphs, when the view has them, come after it)
+  const viewLength = view.storedLength ?? view.text.length;
+  if (view.starts === undefined) return source === undefined ? plain : Math.min(plain, Math.max(0, heldOffset(source, viewLength - carryover)));
+  const at = viewLength - carryover;
   const original = at <= 0 ? 0 : (view.starts[at] as number);
   const viewCut = source === undefined ? original : Math.max(0, heldOffset(source, original));
   return Math.max(0, text.length - carryover * MAX_EXPANSION, Math.min(plain, viewCut));

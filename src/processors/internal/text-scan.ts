@@ -45,6 +45,7 @@ export function scanMatches(text: string, rules: readonly ScanRule[], from = 0, 
         const value = view.text.slice(start, end);
         if (rule.validate !== undefined && !rule.validate(value)) continue;
         const span = originalSpan(view, start, end);
+        if (span.start < from) continue; // a display-order paragraph reaches back before `from`
         matches.push({ rule: ruleIndex, start: span.start, end: span.end, value });
       }
       continue;
@@ -59,6 +60,7 @@ export function scanMatches(text: string, rules: readonly ScanRule[], from = 0, 
       }
       if (rule.validate !== undefined && !rule.validate(value)) continue;
       const span = originalSpan(view, match.index, match.index + value.length);
+      if (span.start < from) continue;
       matches.push({ rule: ruleIndex, start: span.start, end: span.end, value });
     }
   }
