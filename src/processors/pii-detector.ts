@@ -70,7 +70,7 @@ export interface PIIDetectorOptions extends GuardJudgeOptions {
    * instance, so a hash cannot be reversed by hashing candidate values (a phone number or a
    * 4-digit PIN would be brute-forced in moments from a plain hash). Equal values get equal hashes
    * within one instance; pass the same key to correlate across instances or processes, and keep it
-   * secret.
+   * secret. A durable run needs it with `'hash'` (`submit()` refuses the processor without it).
    */
   hashKey?: string | Uint8Array;
   /** With `'mask'`, keep separators (`@ . - +` and spaces) so the shape stays readable. Default `true`. */

@@ -11,7 +11,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { APICallError, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { concatMap, filter, firstValueFrom, from, of, throwError, timer, map, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,8 +86,8 @@ function shopModel(requestContext: RequestContext, fault: ModelFault) {
       const parts =
         step === 0
           ? [...textParts(LOOKING, { id: 'text-0', chunkSize: 6 }), ...toolCallParts('lookup', { order: 'A-17' }, { toolCallId: 'call-lookup' }), finishPart('tool-calls')]
-          : [...textParts(ANSWER, { id: 'text-1', chunkSize: 6 }), finishPart('stop')];
-      return from(parts).pipe(concatMap((part) => (part.type === 'text-delta' ? timer(2).pipe(map(() => part)) : of(part))));
+          : [...textParts(ANSWER, { id: 'text-1', chunkSize: 12 }), finishPart('stop')];
+      return from(parts).pipe(concatMap((part) => (part.type === 'text-delta' ? timer(4).pipe(map(() => part)) : of(part))));
     },
   });
 }
@@ -176,7 +175,6 @@ const GUARDS: Record<string, GuardCase> = {
 const guardOf = (requestContext: RequestContext): GuardCase => GUARDS[requestContext.get('guard') as string] as GuardCase;
 
 let server: TestPostgres;
-let db: pg.Pool;
 let journal: PostgresRunJournal;
 let storage: PostgresStorage;
 let boss: PgBoss;
@@ -258,7 +256,6 @@ const views = new Map<string, { clean: ClientView; crashed: ClientView }>();
 
 beforeAll(async () => {
   server = await startTestPostgres();
-  db = new pg.Pool({ connectionString: server.connectionString, max: 2 });
   journal = new PostgresRunJournal({ connectionString: server.connectionString, schema });
   storage = new PostgresStorage({ connectionString: server.connectionString, schema });
   boss = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
@@ -267,23 +264,24 @@ beforeAll(async () => {
   const names = Object.keys(GUARDS);
   worker = createRunWorker({ journal, boss, agents: [guardsAgent()], concurrency: names.length * 2, queue: { pollingIntervalSeconds: 0.5 }, faultPoint: faultPoint() });
   await worker.start();
-  const ends = new Map<string, Promise<RunWorkerEvent>>();
-  const submitted: Array<{ name: string; kind: 'clean' | 'crashed'; runId: string; thread: string }> = [];
-  for (const name of names) {
-    for (const kind of ['clean', 'crashed'] as const) {
+  const submitted = names.flatMap((name) =>
+    (['clean', 'crashed'] as const).map((kind) => {
       const runId = `${kind === 'clean' ? 'clean' : 'crash'}-${name}-${suffix}`;
-      const thread = `t-${runId}`;
-      ends.set(runId, firstValueFrom(worker.events$.pipe(filter((event) => event.type === 'completed' && event.runId === runId))));
-      await worker.submit('guards', 'Where is my order A-17? Please look it up.', { runId, memory: { thread, resource: 'u1' }, requestContext: { guard: name, run: runId } });
-      submitted.push({ name, kind, runId, thread });
-    }
+      return { name, kind, runId, thread: `t-${runId}` };
+    }),
+  );
+  const ends = submitted.map(({ runId }) => firstValueFrom(worker.events$.pipe(filter((event) => event.type === 'completed' && event.runId === runId))));
+  // one after the other: the runs start staggered, not 32 flushing at once on a 2-core machine
+  for (const { name, runId, thread } of submitted) {
+    await worker.submit('guards', 'Where is my order A-17? Please look it up.', { runId, memory: { thread, resource: 'u1' }, requestContext: { guard: name, run: runId } });
   }
-  await Promise.all(ends.values());
-  for (const { name, kind, runId, thread } of submitted) {
+  await Promise.all(ends);
+  const seen = await Promise.all(submitted.map(({ runId, thread }) => clientView(runId, thread)));
+  submitted.forEach(({ name, kind }, index) => {
     const entry = views.get(name) ?? ({} as { clean: ClientView; crashed: ClientView });
-    entry[kind] = await clientView(runId, thread);
+    entry[kind] = seen[index] as ClientView;
     views.set(name, entry);
-  }
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -291,7 +289,6 @@ afterAll(async () => {
   await boss?.stop({ graceful: false });
   await journal?.close();
   await storage?.close();
-  await db?.end();
   await server?.stop();
 }, 60_000);
 

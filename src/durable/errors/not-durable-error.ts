@@ -7,8 +7,9 @@ const marker = Symbol.for('rxagent.error.NotDurableError');
  * context value that is not JSON (a function, a `Date`, an `AbortSignal`, a zod schema…), a call
  * option a durable run cannot carry (`prepareStep`, `stopWhen`, per-call processors: another
  * process could not rebuild them — put them in the agent's configuration), a processor with
- * `durableState: false`, or (from `start()`) an agent whose memory cannot fence a stale owner's
- * save. `what` names the option, the path or the processor.
+ * `durableState: false` or `{ notDurable: 'why' }` or a `durableState` of no documented form (e.g.
+ * `PIIDetector` hashing without a `hashKey`), or (from `start()`) an agent whose memory cannot
+ * fence a stale owner's save. `what` names the option, the path or the processor.
  *
  * @example
  * ```ts
