@@ -41,6 +41,8 @@ export interface RunJob {
     readonly runId: string;
     /** 0 for the submitted job; each handover hands the run on in a job of the next generation. */
     readonly generation?: number;
+    /** How many times a job of the run was queued again because none of its attempts ever claimed the run (a fetch whose reply was lost). */
+    readonly requeued?: number;
   };
   /** Aborted by pg-boss when this worker's claim on the job is gone. */
   readonly signal: AbortSignal;
@@ -193,6 +195,9 @@ export interface RunWorker {
 /** Attempts of one job the infrastructure may fail in a row, each claimed again by the same worker, before the job fails (an attempt spent). */
 const INFRASTRUCTURE_RETRIES = 20;
 
+/** Times a run that no attempt ever claimed is queued again in a new job instead of being given up. */
+const MAX_REQUEUES = 3;
+
 /** Waits `ms`; false when `signal` aborted first (the job is no longer this worker's). */
 function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
@@ -288,8 +293,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
 
   /** Queues a job of run `runId` (its policies on the job itself: they hold on a queue created before them too). */
-  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number): Promise<string | null> =>
-    boss.send(queue, generation === 0 ? { runId } : { runId, generation }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
+  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number, requeued = 0): Promise<string | null> =>
+    boss.send(queue, { runId, ...(generation === 0 ? {} : { generation }), ...(requeued === 0 ? {} : { requeued }) }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
 
   /**
    * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
@@ -302,6 +307,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const generation = job.data.generation ?? 0;
     const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
     if (next !== null && (next.state === 'created' || next.state === 'retry' || next.state === 'active')) return;
+    // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
+    // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
+    const requeued = job.data.requeued ?? 0;
+    if (requeued < MAX_REQUEUES && (await journal.getRun(runId))?.status === 'queued') {
+      if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, requeued + 1)) !== null) return;
+    }
     const error = new RunAttemptsExhaustedError({ runId, attempts: (job.sourceRetryCount ?? 0) + 1, ...failureOf(job.sourceOutput) });
     const outcome = await giveUpRun(journal, runId, workerId, error);
     if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
@@ -349,8 +360,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     let claim;
     try {
       if (expectedEpoch !== undefined) {
+        // still ours: at the epoch the last attempt held, or claimed by this worker since (a claim whose reply was lost)
         const run = await journal.getRun(runId);
-        if (run === null || run.epoch !== expectedEpoch || run.status !== 'running') return { kind: 'done' };
+        if (run === null || run.status !== 'running' || (run.epoch !== expectedEpoch && run.owner !== workerId)) return { kind: 'done' };
       }
       claim = await journal.claim(runId, workerId);
     } catch (error) {
