@@ -85,6 +85,7 @@ export interface JobPolicies {
  * import { PgBoss } from 'pg-boss';
  * import type { RunQueue } from 'rxagent/durable';
  * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * boss.on('error', (error) => console.error('pg-boss:', error.message)); // unhandled, the first blip ends the process
  * await boss.start();
  * const queue: RunQueue = boss;
  * ```
@@ -124,7 +125,7 @@ export interface RunQueue {
 export interface RunWorkerOptions {
   /** Where runs are journaled (a `PostgresRunJournal`; `InMemoryRunJournal` for one-process tests). */
   journal: RunJournal;
-  /** A started pg-boss 12 (`new PgBoss({ connectionString, schema })`, then `await boss.start()`). */
+  /** A started pg-boss 12 (`new PgBoss({ connectionString, schema })`, an `error` listener, then `await boss.start()`). */
   boss: RunQueue;
   /** The agents this worker runs, by id (every worker of a deployment has the same ones). */
   agents: readonly Agent[];
@@ -141,7 +142,8 @@ export interface RunWorkerOptions {
     /**
      * Retries a run's job may go through — takeovers of a dead or silent worker's run, failed
      * attempts, expired claims — before the run is given up: it then ends `failed` with
-     * `RunAttemptsExhaustedError` (default 10, so 11 attempts). Handovers spend none.
+     * `RunAttemptsExhaustedError` (default 10, so 11 attempts). Handovers spend none, and neither
+     * do attempts the infrastructure failed (the worker claims the run again itself, backing off).
      */
     retryLimit?: number;
     /** The longest one claim of a run may last before pg-boss hands it on (default 3600). */
@@ -232,6 +234,7 @@ async function processorsOf(config: AgentConfig, requestContext: RequestContext)
  * import { createRunWorker } from 'rxagent/durable';
  * import { PostgresRunJournal } from 'rxagent/storage/postgres';
  * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * boss.on('error', (error) => console.error('pg-boss:', error.message)); // unhandled, the first blip ends the process
  * await boss.start();
  * const worker = createRunWorker({ journal: new PostgresRunJournal({ connectionString }), boss, agents: [support] });
  * await worker.start();
