@@ -41,6 +41,8 @@ export interface RunJob {
     readonly runId: string;
     /** 0 for the submitted job; each handover hands the run on in a job of the next generation. */
     readonly generation?: number;
+    /** How many times a job of the run was queued again because none of its attempts ever claimed the run (a fetch whose reply was lost). */
+    readonly requeued?: number;
   };
   /** Aborted by pg-boss when this worker's claim on the job is gone. */
   readonly signal: AbortSignal;
@@ -83,6 +85,7 @@ export interface JobPolicies {
  * import { PgBoss } from 'pg-boss';
  * import type { RunQueue } from 'rxagent/durable';
  * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * boss.on('error', (error) => console.error('pg-boss:', error.message)); // unhandled, the first blip ends the process
  * await boss.start();
  * const queue: RunQueue = boss;
  * ```
@@ -122,7 +125,7 @@ export interface RunQueue {
 export interface RunWorkerOptions {
   /** Where runs are journaled (a `PostgresRunJournal`; `InMemoryRunJournal` for one-process tests). */
   journal: RunJournal;
-  /** A started pg-boss 12 (`new PgBoss({ connectionString, schema })`, then `await boss.start()`). */
+  /** A started pg-boss 12 (`new PgBoss({ connectionString, schema })`, an `error` listener, then `await boss.start()`). */
   boss: RunQueue;
   /** The agents this worker runs, by id (every worker of a deployment has the same ones). */
   agents: readonly Agent[];
@@ -139,7 +142,8 @@ export interface RunWorkerOptions {
     /**
      * Retries a run's job may go through — takeovers of a dead or silent worker's run, failed
      * attempts, expired claims — before the run is given up: it then ends `failed` with
-     * `RunAttemptsExhaustedError` (default 10, so 11 attempts). Handovers spend none.
+     * `RunAttemptsExhaustedError` (default 10, so 11 attempts). Handovers spend none, and neither
+     * do attempts the infrastructure failed (the worker claims the run again itself, backing off).
      */
     retryLimit?: number;
     /** The longest one claim of a run may last before pg-boss hands it on (default 3600). */
@@ -198,6 +202,9 @@ export interface RunWorker {
 /** Attempts of one job the infrastructure may fail in a row, each claimed again by the same worker, before the job fails (an attempt spent). */
 const INFRASTRUCTURE_RETRIES = 20;
 
+/** Times a run that no attempt ever claimed is queued again in a new job instead of being given up. */
+const MAX_REQUEUES = 3;
+
 /** Waits `ms`; false when `signal` aborted first (the job is no longer this worker's). */
 function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
@@ -246,6 +253,7 @@ async function processorsOf(config: AgentConfig, requestContext: RequestContext)
  * import { createRunWorker } from 'rxagent/durable';
  * import { PostgresRunJournal } from 'rxagent/storage/postgres';
  * const boss = new PgBoss({ connectionString, schema: 'pgboss' });
+ * boss.on('error', (error) => console.error('pg-boss:', error.message)); // unhandled, the first blip ends the process
  * await boss.start();
  * const worker = createRunWorker({ journal: new PostgresRunJournal({ connectionString }), boss, agents: [support] });
  * await worker.start();
@@ -307,8 +315,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
 
   /** Queues a job of run `runId` (its policies on the job itself: they hold on a queue created before them too). */
-  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number): Promise<string | null> =>
-    boss.send(queue, generation === 0 ? { runId } : { runId, generation }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
+  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number, requeued = 0): Promise<string | null> =>
+    boss.send(queue, { runId, ...(generation === 0 ? {} : { generation }), ...(requeued === 0 ? {} : { requeued }) }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
 
   /**
    * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
@@ -321,6 +329,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const generation = job.data.generation ?? 0;
     const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
     if (next !== null && (next.state === 'created' || next.state === 'retry' || next.state === 'active')) return;
+    // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
+    // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
+    const requeued = job.data.requeued ?? 0;
+    if (requeued < MAX_REQUEUES && (await journal.getRun(runId))?.status === 'queued') {
+      if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, requeued + 1)) !== null) return;
+    }
     const error = new RunAttemptsExhaustedError({ runId, attempts: (job.sourceRetryCount ?? 0) + 1, ...failureOf(job.sourceOutput) });
     const outcome = await giveUpRun(journal, runId, workerId, error);
     if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
@@ -368,8 +382,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     let claim;
     try {
       if (expectedEpoch !== undefined) {
+        // still ours: at the epoch the last attempt held, or claimed by this worker since (a claim whose reply was lost)
         const run = await journal.getRun(runId);
-        if (run === null || run.epoch !== expectedEpoch || run.status !== 'running') return { kind: 'done' };
+        if (run === null || run.status !== 'running' || (run.epoch !== expectedEpoch && run.owner !== workerId)) return { kind: 'done' };
       }
       claim = await journal.claim(runId, workerId);
     } catch (error) {

@@ -13,14 +13,13 @@ import { randomUUID } from 'node:crypto';
 import { defer, filter, firstValueFrom, throwError, timer, mergeMap, type Observable } from 'rxjs';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from 'rxagent';
 import { createRunWorker, type RunWorker, type RunWorkerEvent } from 'rxagent/durable';
-import { Memory, StorageError, type MemoryStorage, type StorageOperation } from 'rxagent/memory';
+import { StorageError, type MemoryStorage, type StorageOperation } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
-import { scriptedModel } from 'rxagent/testing';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { waitFor } from '../support/wait-for.js';
 import { effectiveChunks, journalEntries, memoryShape, normalise } from './fixtures/matrix-checks.js';
+import { effects, lookAgent, perRunIds } from './fixtures/look-agent.js';
 
 const suffix = randomUUID().slice(0, 6);
 const schema = `rxagent_infra_${suffix}`;
@@ -113,51 +112,12 @@ function faultyStorage(real: PostgresStorage): MemoryStorage {
   });
 }
 
-/** Effects of the idempotent `lookup` tool, by idempotency key. */
-const effects: string[] = [];
-
-function lookAgent(id: string, memoryStorage: MemoryStorage, wordDelayMs = 2): Agent {
-  return new Agent({
-    id,
-    model: scriptedModel({
-      wordDelayMs,
-      rules: [
-        { match: ({ toolResults }) => toolResults.length > 0, reply: ({ toolResults }) => ({ text: `Done: ${JSON.stringify(toolResults.map((result) => result.output))}.` }) },
-        { match: /look/, reply: { text: 'Looking it up.', toolCalls: [{ toolName: 'lookup', args: { q: 'a' } }] } },
-      ],
-      fallback: { text: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen' },
-    }),
-    memory: new Memory({ storage: memoryStorage }),
-    tools: {
-      lookup: {
-        description: 'Looks up (idempotent)',
-        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-        idempotent: true,
-        execute: async ({ q }: { q: string }, { idempotencyKey }: { idempotencyKey: string }) => {
-          effects.push(idempotencyKey);
-          return { found: q };
-        },
-      },
-    },
-  });
-}
-
 const until = <T extends RunWorkerEvent['type']>(events$: Observable<RunWorkerEvent>, type: T, runId: string) =>
   firstValueFrom(events$.pipe(filter((event): event is Extract<RunWorkerEvent, { type: T }> => event.type === type && event.runId === runId)));
 
 let worker: RunWorker;
 const events: RunWorkerEvent[] = [];
 let baseline: { chunks: unknown; memory: unknown };
-
-/** The scripted model counts its calls across runs: its text part and tool call ids numbered per run, in order of appearance. */
-function perRunIds(value: unknown): unknown {
-  const seen = new Map<string, string>();
-  const text = JSON.stringify(value).replace(/"(t\d+|call_\d+_\d+)"/g, (_match, id: string) => {
-    if (!seen.has(id)) seen.set(id, `ID-${seen.size}`);
-    return `"${seen.get(id)}"`;
-  });
-  return JSON.parse(text);
-}
 
 /** Runs 'Please look' as `runId` on its own thread; the client view and memory, normalised. */
 async function lookRun(runId: string): Promise<{ status: string; chunks: unknown; memory: unknown; types: string[] }> {

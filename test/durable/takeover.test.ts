@@ -9,6 +9,7 @@ import type { ChunkType } from 'rxagent';
 import { InMemoryRunJournal, type RunCommit, type RunLease } from 'rxagent/durable';
 import { planTakeover } from '../../src/durable/internal/takeover.js';
 import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { effectiveChunks, journalEntries } from './fixtures/matrix-checks.js';
 
 const runId = 'run-1';
 const chunk = (type: string, payload: Record<string, unknown> = {}): ChunkType => ({ type, runId, from: 'AGENT', payload }) as ChunkType;
@@ -59,6 +60,25 @@ describe('planTakeover', () => {
     })).slice(0, step.length);
     expect(plan.replay.map((entry) => entry.json)).toEqual(journaled);
     expect(plan.replay.map((entry) => entry.type)).toEqual(step.map((item) => item.type));
+  });
+
+  it('a second takeover after the same model commit (the first one\'s replay and a tool result past it): the step is replayed again, from the commit\'s own step-start, so readers keep it', async () => {
+    const { journal, lease } = await setUp();
+    const step = [chunk('step-start', { stepNumber: 0 }), chunk('text-start', { id: 't' }), chunk('text-delta', { id: 't', text: 'Looking' }), chunk('text-end', { id: 't' }), chunk('tool-call', { toolCallId: 'c1', toolName: 'lookup', args: { q: 1 } })];
+    await journal.append(lease, step, commit('model'));
+    await journal.append(lease, [chunk('tool-result', { toolCallId: 'c1', toolName: 'lookup', result: 7 })]);
+    // the first successor writes its marker and replay, and a tool result, then dies too
+    const second = await journal.claim(runId, 'second');
+    const first = await planTakeover(journal, second);
+    await journal.appendEncoded(second.lease, [...first.marker.map((item) => ({ type: item.type, json: JSON.stringify(item) })), ...first.replay]);
+    await journal.append(second.lease, [chunk('tool-result', { toolCallId: 'c1', toolName: 'lookup', result: 7 })]);
+    const third = await journal.claim(runId, 'third');
+    const plan = await planTakeover(journal, third);
+    expect(plan.marker.map((marker) => marker.type)).toEqual(['step-finish']);
+    expect(plan.replay.map((entry) => entry.type)).toEqual(step.map((item) => item.type));
+    await journal.appendEncoded(third.lease, [...plan.marker.map((item) => ({ type: item.type, json: JSON.stringify(item) })), ...plan.replay]);
+    // what a reader keeps: the start, then the committed step (once), ready for the tool phase
+    expect(effectiveChunks(await journalEntries(journal, runId)).map((item) => item.type)).toEqual(['start', ...step.map((item) => item.type)]);
   });
 
   it('after a model commit with nothing past it: no marker, no replay (the tool phase goes on)', async () => {

@@ -92,9 +92,12 @@ export async function planTakeover(journal: RunJournal, claim: RunClaim): Promis
   const committedTo = commit?.seqEnd ?? 0;
   const started = run.lastSeq > 0;
   if (run.lastSeq <= committedTo) return { commit, marker: [], replay: [], started };
-  // from the last step-start (the open step, if any), so the marker can name it
+  // from the last step-start (the open step, if any), so the marker can name it; after a `model`
+  // commit also from the commit's own step-start, which a takeover before this one may have
+  // written again past the commit (its replay): the replay is always the commit's step as committed
   const stepStart = await journal.findLastSeq(run.runId, 'step-start', run.lastSeq);
-  const from = stepStart > 0 ? Math.min(stepStart - 1, committedTo) : committedTo;
+  const committedStepStart = commit?.kind !== 'model' ? 0 : stepStart > 0 && stepStart <= committedTo ? stepStart : await journal.findLastSeq(run.runId, 'step-start', committedTo);
+  const from = Math.min(committedTo, ...[stepStart, committedStepStart].filter((seq) => seq > 0).map((seq) => seq - 1));
   const entries = await lastValueFrom(journal.read$(run.runId, { after: from, live: false }).pipe(toArray()));
   const { step, closers, runId } = openAt(entries, committedTo);
   const marker = [...closers];
@@ -102,8 +105,8 @@ export async function planTakeover(journal: RunJournal, claim: RunClaim): Promis
     marker.push(stepFinish(runId || run.runId, step, { reason: 'retry', isContinued: true, takeover: { epoch: lease.epoch } }));
   }
   const replay =
-    commit?.kind === 'model' && step !== undefined && stepStart > 0 && stepStart <= committedTo
-      ? entries.filter((entry) => entry.seq >= stepStart && entry.seq <= committedTo).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
+    commit?.kind === 'model' && step !== undefined && committedStepStart > 0
+      ? entries.filter((entry) => entry.seq >= committedStepStart && entry.seq <= committedTo).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
       : [];
   return { commit, marker, replay, started };
 }
