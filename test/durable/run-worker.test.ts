@@ -14,8 +14,11 @@ import { Agent, type ChunkType, type Processor } from 'rxagent';
 import {
   InMemoryRunJournal,
   NotDurableError,
+  RUN_TOKEN_HEADER,
   ToolOutcomeUnknownError,
+  createRunToken,
   createRunWorker,
+  runTokenAuthorization,
   type FaultPointInfo,
   type RunFaultPoint,
   type RunWorker,
@@ -134,18 +137,28 @@ describe('RunWorker: a run from submit to its end', () => {
     expect(await worker.submit('support', 'Hi!', { runId, memory: { thread: `t-${suffix}-1`, resource: 'u1' }, messageId: 'm-1' })).toEqual({ runId, created: false });
   });
 
-  it('cancel from another instance (concurrency 0): the owner aborts, status cancelled', async () => {
+  it("cancel from another instance (concurrency 0), behind the readers' authorization: another owner's stop is refused as an unknown run and recorded nowhere; the owner's stops the run, status cancelled", async () => {
     const owner = newWorker({ agents: [supportAgent('slow', { model: scriptedModel({ wordDelayMs: 200, rules: [], fallback: { text: 'one two three four five six seven eight nine ten eleven twelve' } }) })] });
     const front = newWorker({ concurrency: 0, agents: [supportAgent('slow')] });
     await owner.start();
     await front.start();
-    const { runId } = await front.submit('slow', 'Talk slowly');
+    const { runId } = await front.submit('slow', 'Talk slowly', { memory: { thread: `t-${suffix}-cancel`, resource: 'owner-1' } });
     await until(owner.events$, 'committed', runId);
-    await front.cancel(runId, { unsafeNoAuthorization: true, reason: 'user pressed stop' });
+    const secret = 'cancel-test-secret-of-32-bytes-or-more!!';
+    const authorize = runTokenAuthorization({ secret });
+    const stopRequest = (resourceId: string) =>
+      new Request(`http://app/api/chat/c/stop`, { method: 'POST', headers: { [RUN_TOKEN_HEADER]: createRunToken({ runId, resourceId, expiresInSeconds: 60, secret }) } });
+    await expect(front.cancel(runId, { request: stopRequest('intruder'), authorize, reason: 'intruder' })).rejects.toMatchObject({ name: 'RunNotFoundError' });
+    await expect(front.cancel(runId, { reason: 'no authorization' } as never)).rejects.toMatchObject({ name: 'MissingAuthorizationError', what: 'RunWorker.cancel' });
+    expect((await journal.getRun(runId))?.status).toBe('running');
+    await front.cancel(runId, { request: stopRequest('owner-1'), authorize, reason: 'user pressed stop' });
     const completed = await until(owner.events$, 'completed', runId);
     expect(completed.status).toBe('cancelled');
     const entries = await journalEntries(journal, runId);
     expect(entries.at(-1)?.chunk.type).toBe('abort');
+    // the owner acted on the first stop recorded: the owner's, not the refused one
+    expect(JSON.stringify(entries.at(-1)?.chunk)).toContain('user pressed stop');
+    expect(JSON.stringify(entries.at(-1)?.chunk)).not.toContain('intruder');
     expect(await journal.getRun(runId)).toMatchObject({ status: 'cancelled', terminal: 'abort' });
     await expect(front.cancel('no-such-run', { unsafeNoAuthorization: true })).rejects.toMatchObject({ name: 'RunNotFoundError' });
   });
