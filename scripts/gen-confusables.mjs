@@ -45,14 +45,16 @@ for (const [char, target] of Object.entries(table)) {
   const lower = members.find((member) => /[a-z]/.test(member)) ?? '';
   const digit = members.find((member) => /[0-9]/.test(member)) ?? '';
   const own = /^[\x21-\x7e]$/.test(target) ? target : members[0];
-  const preferred = (/\p{Lu}|\p{Lt}/u.test(char) ? upper : /\p{Ll}/u.test(char) ? lower : /\p{N}/u.test(char) ? digit : '') || own;
-  const key = [preferred, upper || ' ', lower || ' ', digit || ' '].join('');
+  const byCategory = /\p{Lu}|\p{Lt}/u.test(char) ? upper : /\p{Ll}/u.test(char) ? lower : /\p{N}/u.test(char) ? digit : '';
+  const preferred = byCategory || own;
+  const key = [preferred, upper || ' ', lower || ' ', digit || ' ', byCategory === '' ? ' ' : 'c'].join('');
   groups.set(key, [...(groups.get(key) ?? []), codePoint.toString(36)]);
   kept++;
 }
 
-// Each group: four characters — preferred, uppercase, lowercase and digit member (a space: none) —
-// then the code points in base 36, '.'-separated.
+// Each group: five characters — preferred, uppercase, lowercase and digit member (a space: none),
+// `c` when the preferred one follows from the character's category — then the code points in
+// base 36, '.'-separated.
 const lines = [...groups.entries()]
   .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   .map(([key, points]) => `${key}${points.join('.')}`);
@@ -65,9 +67,10 @@ const body = `/**
  * npm package ${manifest.name}@${manifest.version} (MIT; the data is Unicode's, under the Unicode
  * License v3: https://www.unicode.org/license.txt).
  *
- * ${kept} look-alikes of printable ASCII characters, grouped by what they read as. Each entry: four
- * characters — the ASCII character it reads as by its own category, then the uppercase, lowercase
- * and digit look-alike of its class (a space: none) — followed by its code points in base 36.
+ * ${kept} look-alikes of printable ASCII characters, grouped by what they read as. Each entry: five
+ * characters — the ASCII character it reads as by itself, then the uppercase, lowercase and digit
+ * member of its class (a space: none), then \`c\` when the first follows from its general category
+ * (an uppercase letter, a lowercase letter, a number) — followed by its code points in base 36.
  */
 export const CONFUSABLE_GROUPS: readonly string[] = ${JSON.stringify(lines, null, 1).replace(/\n /g, '\n  ')};
 `;

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { entries, specifier } from '../scripts/entries.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const peers = ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@types/node'];
+// the required peers, and the dependencies (with theirs) that npm installs along with rxagent
+const peers = ['rxjs', 'ai', 'zod', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@types/node', 'bidi-js', 'require-from-string'];
 const absent = ['@opentelemetry/api', 'gpt-tokenizer', '@libsql/client', 'pg'];
 const dir = mkdtempSync(join(tmpdir(), 'rxagent-consumer-'));
 try {

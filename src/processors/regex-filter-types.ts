@@ -74,7 +74,8 @@ export interface RegexFilterOptions {
   channels?: RegexFilterChannel[];
   /**
    * Match on the normalised view of the text (invisible characters dropped, NFKC, digits of every
-   * script, Cyrillic/Greek homoglyphs in Latin words) and redact the original span. Default `true`.
+   * script, Unicode's confusables and every dash folded to ASCII, bidi-controlled paragraphs also in
+   * display order) and redact the original span. Default `true`.
    */
   normalize?: boolean;
   /** Told of each match that blocks, redacts or warns (the matched values only with `includeRedactedValues`). */

@@ -33,9 +33,9 @@ const MAX_HOLD = 8192;
  * tool results (`processToolResult`), tool errors, `data-*` chunks, structured-output objects and
  * the stored reply. No model call.
  *
- * Matching runs on a normalised view of the text (zero-width and soft-hyphen characters dropped,
- * full-width and other-script digits and common homoglyphs folded), and the original span is
- * redacted. Streamed channels hold back their last `streamCarryoverSize` characters, so a match
+ * Matching runs on a normalised view of the text that reads like the screen (invisible characters
+ * dropped; full-width forms, other-script digits, Unicode's confusables and dashes folded; text
+ * behind bidi overrides also read in display order), and the original span is redacted. Streamed channels hold back their last `streamCarryoverSize` characters, so a match
  * split across chunks or across a step's text blocks is handled before any of it is emitted.
  * Scanning is incremental: n streamed characters cost O(n).
  *

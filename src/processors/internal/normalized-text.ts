@@ -49,8 +49,10 @@ export interface NormalizeOptions {
 
 /** The ASCII characters a look-alike may read as (char codes, 0: none). */
 interface LookAlike {
-  /** By its own category (an uppercase letter: the uppercase member…). */
+  /** By itself: by its category (an uppercase letter: the uppercase member…), else Unicode's prototype. */
   readonly preferred: number;
+  /** `preferred` follows from its general category (a letter of a case, a number). */
+  readonly byCategory: boolean;
   readonly upper: number;
   readonly lower: number;
   readonly digit: number;
@@ -64,8 +66,14 @@ function lookAlikeOf(codePoint: number): LookAlike | undefined {
     lookAlikes = new Map();
     const code = (char: string) => (char === ' ' ? 0 : char.charCodeAt(0));
     for (const group of CONFUSABLE_GROUPS) {
-      const entry: LookAlike = { preferred: code(group[0] as string), upper: code(group[1] as string), lower: code(group[2] as string), digit: code(group[3] as string) };
-      for (const point of group.slice(4).split('.')) lookAlikes.set(Number.parseInt(point, 36), entry);
+      const entry: LookAlike = {
+        preferred: code(group[0] as string),
+        upper: code(group[1] as string),
+        lower: code(group[2] as string),
+        digit: code(group[3] as string),
+        byCategory: group[4] === 'c',
+      };
+      for (const point of group.slice(5).split('.')) lookAlikes.set(Number.parseInt(point, 36), entry);
     }
   }
   return lookAlikes.get(codePoint);
@@ -143,7 +151,10 @@ function lookAlikeFolding(char: string, lookAlike: LookAlike): Folding {
   const readings = (lookAlike.upper === 0 ? 0 : UPPER) | (lookAlike.lower === 0 ? 0 : LOWER) | (lookAlike.digit === 0 ? 0 : DIGIT);
   // (never ASCII: a word of look-alikes alone is folded only when nothing in it is foreign)
   const flags = readings === UPPER || readings === LOWER || readings === DIGIT ? readings : 0;
-  return { folded: char, lookAlike, flags };
+  // The view keeps one unit for it until its word resolves it: the character itself, or its NFKC
+  // form (`𝛒` → `ρ`); a look-alike outside the BMP (two units) takes its preferred reading at once.
+  const kept = char.normalize('NFKC');
+  return { folded: kept.length === 1 ? kept : String.fromCharCode(lookAlike.preferred), lookAlike, flags };
 }
 
 function classify(codePoint: number): Folding {
@@ -299,20 +310,26 @@ function fold(text: string): MappedText {
 /**
  * Writes the ASCII readings of look-alikes (the caller keeps those of a word written in another
  * script as they are). Where a look-alike's class has several readings, the word
- * picks: digits only — the digit; capitals only — the capital; lowercase only — the lowercase letter;
- * otherwise the look-alike's own category.
+ * picks, in this order: a word of digits only, or of nothing that gives a reading (`ΟΙ`, `О.О`) —
+ * the digit; a letter or number — the member of its category (Cyrillic `О`: `O`; `〇`: `0`);
+ * a symbol next to a digit — the digit; a symbol in a word of capitals only — the capital, of
+ * lowercase only — the lowercase letter; otherwise Unicode's prototype (`l` for `∣`).
  */
 function resolveLookAlikes(codes: Uint16Array, pending: ReadonlyArray<[number, LookAlike]>, flags: number): void {
   const cased = flags & (UPPER | LOWER | DIGIT);
   for (const [at, lookAlike] of pending) {
     const reading =
-      cased === DIGIT ? lookAlike.digit
+      cased === DIGIT || cased === 0 ? lookAlike.digit
+      : lookAlike.byCategory ? lookAlike.preferred
+      : isDigitUnit(codes[at - 1]) || isDigitUnit(codes[at + 1]) ? lookAlike.digit
       : (cased & (UPPER | LOWER)) === UPPER ? lookAlike.upper
       : (cased & (UPPER | LOWER)) === LOWER ? lookAlike.lower
       : 0;
     codes[at] = reading === 0 ? lookAlike.preferred : reading;
   }
 }
+
+const isDigitUnit = (unit: number | undefined) => unit !== undefined && unit >= 0x30 && unit <= 0x39;
 
 /** The original span of the view's span `[start, end)` (`end > start`). */
 export function originalSpan(view: NormalizedText, start: number, end: number): { start: number; end: number } {
