@@ -6,6 +6,8 @@ import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } fr
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+import { canonicalLabel } from './internal/judge-answer.js';
+import { LANGUAGE_SYNONYMS } from './internal/judge-synonyms.js';
 
 /**
  * What to do with input in another language: annotate it (`detect`), translate it into the first
@@ -86,16 +88,9 @@ export interface LanguageAnswer {
   translation?: string;
 }
 
-const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
-  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ru: 'russian',
-  zh: 'chinese', ja: 'japanese', ko: 'korean', ar: 'arabic', hi: 'hindi', pl: 'polish', tr: 'turkish', sv: 'swedish',
-  uk: 'ukrainian', cs: 'czech', el: 'greek', he: 'hebrew', da: 'danish', fi: 'finnish', no: 'norwegian', vi: 'vietnamese',
-};
-
+/** A language as a comparable label: the ISO 639-1 code of a code, tag or name the table knows (`en-US`, `English`, `eng` → `en`). */
 function normalizeLanguage(language: string): string {
-  const lowered = language.trim().toLowerCase();
-  const code = lowered.split(/[-_]/)[0] ?? lowered;
-  return LANGUAGE_NAMES[code] ?? lowered;
+  return canonicalLabel(language, LANGUAGE_SYNONYMS);
 }
 
 /**

@@ -5,7 +5,9 @@ import { CheckedStream, type GuardChannel, type StreamMode } from './internal/ch
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
-import { flaggedCategories, type CategoryScores } from './internal/model-backed.js';
+import { LabelReader, readScores } from './internal/judge-answer.js';
+import { MODERATION_SYNONYMS } from './internal/judge-synonyms.js';
+import type { CategoryScores } from './internal/model-backed.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
@@ -171,6 +173,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
   private readonly judge: GuardJudge;
   private readonly violations: PrivateViolations;
   private readonly categories: readonly string[];
+  private readonly labels: LabelReader;
   private readonly threshold: number;
   private readonly strategy: ModerationStrategy;
   private readonly includeScores: boolean;
@@ -184,6 +187,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     this.violations = new PrivateViolations('moderation', options.onViolation);
     this.onViolation = this.violations.onViolation;
     this.categories = options.categories ?? DEFAULT_MODERATION_CATEGORIES;
+    this.labels = new LabelReader(this.categories, MODERATION_SYNONYMS);
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'block';
     this.includeScores = options.includeScores ?? false;
@@ -214,8 +218,10 @@ export class ModerationProcessor implements Processor<'moderation'> {
     call: JudgeCall = {},
   ): Promise<
     | {
-        /** The categories at or above the threshold. */
+        /** The configured categories at or above the threshold (however the judge spelled them). */
         flagged: string[];
+        /** Categories the judge named at or above the threshold that are none of the known ones (as written): a violation too. */
+        unrecognized: string[];
         /** The judge's answer (merged over the pieces). */
         answer: ModerationAnswer;
       }
@@ -228,14 +234,14 @@ export class ModerationProcessor implements Processor<'moderation'> {
       call,
     );
     if (!outcome.ok) return outcome.failure;
-    const categories: CategoryScores = {};
-    const reasons: string[] = [];
-    for (const value of outcome.values) {
-      for (const [category, score] of Object.entries(value.categories)) categories[category] = Math.max(categories[category] ?? 0, score);
-      if (value.reason !== undefined) reasons.push(value.reason);
-    }
-    const answer: ModerationAnswer = reasons.length === 0 ? { categories } : { categories, reason: reasons.join(' ') };
-    return { flagged: flaggedCategories(categories, this.threshold, this.categories), answer };
+    const reasons = outcome.values.flatMap((value) => (value.reason === undefined ? [] : [value.reason]));
+    const read = readScores(
+      outcome.values.flatMap((value) => Object.entries(value.categories)),
+      this.labels,
+      this.threshold,
+    );
+    const answer: ModerationAnswer = reasons.length === 0 ? { categories: read.scores } : { categories: read.scores, reason: reasons.join(' ') };
+    return { flagged: read.flagged, unrecognized: read.unrecognized, answer };
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
@@ -265,11 +271,19 @@ export class ModerationProcessor implements Processor<'moderation'> {
   private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
     const result = await this.moderate(state, text, call);
     if ('kind' in result) return this.judge.failureVerdict(result, this.violations) ?? { action: 'keep' };
-    const { flagged, answer } = result;
+    const { answer, unrecognized } = result;
+    // a category the judge flagged that this guard cannot place is a violation, never "nothing found"
+    const flagged = unrecognized.length === 0 ? result.flagged : [...result.flagged, 'unrecognized'];
     if (flagged.length === 0) return { action: 'keep' };
     const scores = this.includeScores ? { scores: answer.categories } : {};
-    const server = { phase, categories: flagged, ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };
-    const message = `moderation flagged the ${phase}: ${flagged.join(', ')}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
+    const server = {
+      phase,
+      categories: flagged,
+      ...(unrecognized.length === 0 ? {} : { unrecognized }),
+      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      scores: answer.categories,
+    };
+    const message = `moderation flagged the ${phase}: ${flagged.join(', ')}${unrecognized.length === 0 ? '' : ` (categories it cannot place: ${unrecognized.join(', ')})`}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
     if (this.strategy === 'block') {
       const reveal = this.revealJudgeReason && answer.reason !== undefined ? { reason: answer.reason } : {};
       return this.violations.block(this.blockReason(flagged, answer), { phase, categories: flagged, ...scores, ...reveal }, { message, detail: server });

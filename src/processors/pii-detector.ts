@@ -16,7 +16,9 @@ import type {
 import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
-import { jsonEscaped, type Verdict } from './internal/judged-spans.js';
+import type { Verdict } from './internal/judged-spans.js';
+import { LabelReader, locateValue, type LocatedValue } from './internal/judge-answer.js';
+import { PII_SYNONYMS } from './internal/judge-synonyms.js';
 import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
 import { mapStrings } from './internal/deep-strings.js';
 import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
@@ -145,6 +147,16 @@ const piiAnswer = z.object({
  */
 export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
 
+/** What one judgment found: the located detections (where they are stored), and what could not be placed. */
+interface PIIReading {
+  /** Detections whose value was located, with the stored spans that display as it. */
+  located: Array<{ detection: PIIDetection; places: LocatedValue[]; unrecognizedType: boolean }>;
+  /** Detections whose value is nowhere in the text, as stored or as displayed. */
+  unlocated: PIIDetection[];
+  /** Types the judge named (at or above the threshold) that are none of the known ones, as written. */
+  unrecognizedTypes: string[];
+}
+
 /**
  * Detects personal data (e-mail addresses, phone numbers, card numbers, names, addresses…) with a
  * model, in the input and in the streamed output, and blocks, reports, drops or redacts it.
@@ -191,6 +203,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
   private readonly judge: GuardJudge;
   private readonly violations: PrivateViolations;
   private readonly detectionTypes: readonly string[];
+  private readonly labels: LabelReader;
   private readonly threshold: number;
   private readonly strategy: PIIStrategy;
   private readonly redactionMethod: PIIRedactionMethod;
@@ -206,6 +219,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.violations = new PrivateViolations('pii-detector', options.onViolation);
     this.onViolation = this.violations.onViolation;
     this.detectionTypes = options.detectionTypes ?? DEFAULT_PII_TYPES;
+    this.labels = new LabelReader(this.detectionTypes, PII_SYNONYMS);
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'redact';
     this.redactionMethod = options.redactionMethod ?? 'mask';
@@ -243,10 +257,17 @@ export class PIIDetector implements Processor<'pii-detector'> {
   }
 
   /**
-   * Finds PII in `text` (one call per `maxJudgeInputChars` piece): the detections whose value
-   * occurs in the text (as written, or JSON-escaped), or the failure.
+   * Finds PII in `text` (one call per `maxJudgeInputChars` piece): the detections (types as
+   * configured, however the judge spelled them) whose value occurs in the text as stored or as
+   * displayed (character references, no-break and zero-width spaces…), or the failure.
    */
   async detect(state: ProcessorState, text: string, call: JudgeCall = {}): Promise<PIIDetection[] | JudgeFailure> {
+    const reading = await this.read(state, text, call);
+    return 'kind' in reading ? reading : reading.located.map((entry) => entry.detection);
+  }
+
+  /** Judges `text` and reads the answer: located detections, unlocated ones, unknown types. */
+  private async read(state: ProcessorState, text: string, call: JudgeCall): Promise<PIIReading | JudgeFailure> {
     const outcome = await this.judge.judge(
       state,
       text,
@@ -254,16 +275,19 @@ export class PIIDetector implements Processor<'pii-detector'> {
       call,
     );
     if (!outcome.ok) return outcome.failure;
-    const types = new Set(this.detectionTypes);
-    return outcome.values
-      .flatMap((value) => value.detections)
-      .filter(
-        (detection) =>
-          types.has(detection.type) &&
-          (detection.confidence ?? 1) >= this.threshold &&
-          detection.value !== '' &&
-          (text.includes(detection.value) || text.includes(jsonEscaped(detection.value))),
-      );
+    const reading: PIIReading = { located: [], unlocated: [], unrecognizedTypes: [] };
+    for (const detection of outcome.values.flatMap((value) => value.detections)) {
+      if ((detection.confidence ?? 1) < this.threshold) continue;
+      const label = this.labels.read(detection.type);
+      // a type the guard knows but was configured not to look for is left alone
+      if (label.kind === 'ignored') continue;
+      const resolved: PIIDetection = label.kind === 'known' ? { ...detection, type: label.label } : detection;
+      if (label.kind === 'unknown' && !reading.unrecognizedTypes.includes(detection.type)) reading.unrecognizedTypes.push(detection.type);
+      const places = locateValue(text, detection.value);
+      if (places.length === 0) reading.unlocated.push(resolved);
+      else reading.located.push({ detection: resolved, places, unrecognizedType: label.kind === 'unknown' });
+    }
+    return reading;
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
@@ -328,19 +352,37 @@ export class PIIDetector implements Processor<'pii-detector'> {
     return applyRedactionsToReply(messages, state);
   }
 
-  /** Judges `text` and decides: block, keep (warn), drop (filter) or the value → replacement map (redact). */
+  /**
+   * Judges `text` and decides: block, keep (warn), drop (filter) or the stored span → replacement
+   * map (redact). What the judge reported but the guard cannot place is a violation too: a type it
+   * does not know (redacted as `pii`), a value nowhere in the text (under `redact`, the whole
+   * judged text is dropped, as no span can be named).
+   */
   private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
-    const detections = await this.detect(state, text, call);
-    if (!Array.isArray(detections)) return this.judge.failureVerdict(detections, this.violations) ?? { action: 'keep' };
-    if (detections.length === 0) return { action: 'keep' };
-    const types = [...new Set(detections.map((detection) => detection.type))];
-    const client = { phase, types, count: detections.length };
-    const server = { ...client, ...(this.includeDetections ? { detections } : {}) };
-    const message = `PII detected in the ${phase}: ${types.join(', ')}`;
-    if (this.strategy === 'block') return this.violations.block(message, client, { message, detail: server });
+    const reading = await this.read(state, text, call);
+    if ('kind' in reading) return this.judge.failureVerdict(reading, this.violations) ?? { action: 'keep' };
+    const { located, unlocated, unrecognizedTypes } = reading;
+    const count = located.length + unlocated.length;
+    if (count === 0) return { action: 'keep' };
+    const known = [...located.filter((entry) => !entry.unrecognizedType).map((entry) => entry.detection), ...unlocated.filter((detection) => !unrecognizedTypes.includes(detection.type))];
+    const types = [...new Set(known.map((detection) => detection.type)), ...(unrecognizedTypes.length === 0 ? [] : ['unrecognized'])];
+    const client = { phase, types, count };
+    const notUnderstood = {
+      ...(unrecognizedTypes.length === 0 ? {} : { unrecognizedTypes }),
+      ...(unlocated.length === 0 ? {} : { unlocated: unlocated.length }),
+    };
+    const detections = [...located.map((entry) => entry.detection), ...unlocated];
+    const server = { ...client, ...notUnderstood, ...(this.includeDetections ? { detections, ...(unlocated.length === 0 ? {} : { unlocatedDetections: unlocated }) } : {}) };
+    const unplaced = unlocated.length === 0 ? '' : ` (${unlocated.length} value(s) the judge named could not be located in the text)`;
+    const message = `PII detected in the ${phase}: ${types.join(', ')}${unplaced}`;
+    if (this.strategy === 'block') return this.violations.block(`PII detected in the ${phase}: ${types.join(', ')}`, client, { message, detail: server });
     this.violations.report(message, { ...server, strategy: this.strategy });
     if (this.strategy === 'warn') return { action: 'keep' };
-    if (this.strategy === 'filter') return { action: 'drop' };
-    return { action: 'replace', replacements: new Map(detections.map((detection) => [detection.value, this.redactValue(detection.value, detection.type)])) };
+    if (this.strategy === 'filter' || unlocated.length > 0) return { action: 'drop' };
+    const replacements = new Map<string, string>();
+    for (const { detection, places, unrecognizedType } of located) {
+      for (const place of places) replacements.set(place.stored, this.redactValue(place.shown, unrecognizedType ? 'pii' : detection.type));
+    }
+    return { action: 'replace', replacements };
   }
 }

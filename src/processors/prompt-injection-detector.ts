@@ -4,7 +4,8 @@ import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, T
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
-import { flaggedCategories } from './internal/model-backed.js';
+import { LabelReader, readScores } from './internal/judge-answer.js';
+import { INJECTION_SYNONYMS } from './internal/judge-synonyms.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 
@@ -169,6 +170,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   private readonly violations: PrivateViolations;
   private readonly revealJudgeReason: boolean;
   private readonly detectionTypes: readonly string[];
+  private readonly labels: LabelReader;
   private readonly threshold: number;
   private readonly strategy: PromptInjectionStrategy;
   private readonly includeScores: boolean;
@@ -181,6 +183,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     this.violations = new PrivateViolations('prompt-injection-detector', options.onViolation);
     this.revealJudgeReason = options.revealJudgeReason ?? false;
     this.detectionTypes = options.detectionTypes ?? DEFAULT_INJECTION_TYPES;
+    this.labels = new LabelReader(this.detectionTypes, INJECTION_SYNONYMS);
     this.threshold = options.threshold ?? 0.5;
     this.strategy = options.strategy ?? 'block';
     this.includeScores = options.includeScores ?? false;
@@ -253,12 +256,15 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   private async judgeBatch(batch: readonly MastraDBMessage[], text: string, state: ProcessorState, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<BatchVerdict> {
     const answer = await this.score(state, text, call);
     if ('kind' in answer) return this.judge.failureVerdict(answer, this.violations) ?? { action: 'keep' };
-    const detected = flaggedCategories(answer.categories, this.threshold, this.detectionTypes);
+    const read = readScores(Object.entries(answer.categories), this.labels, this.threshold);
+    const unrecognized = read.unrecognized;
+    // an attack type the judge flagged that this guard cannot place is a violation, never "nothing found"
+    const detected = unrecognized.length === 0 ? read.flagged : [...read.flagged, 'unrecognized'];
     await this.notifyDetection({ detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });
     if (detected.length === 0) return { action: 'keep' };
     const scores = this.includeScores ? { scores: answer.categories } : {};
-    const server = { types: detected, ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };
-    const message = `prompt injection detected: ${detected.join(', ')}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
+    const server = { types: detected, ...(unrecognized.length === 0 ? {} : { unrecognized }), ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };
+    const message = `prompt injection detected: ${detected.join(', ')}${unrecognized.length === 0 ? '' : ` (types it cannot place: ${unrecognized.join(', ')})`}${answer.reason === undefined ? '' : ` (${answer.reason})`}`;
     if (this.strategy === 'block') {
       const revealed = this.revealJudgeReason && answer.reason !== undefined;
       const reason = revealed ? `. Reason: ${answer.reason ?? ''}` : '';

@@ -4,7 +4,8 @@ import type { ChunkType, DurableStateOption, Processor, ProcessorState, Processo
 import { CheckedStream, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
-import { budgetPieces, jsonEscaped, type Verdict } from './internal/judged-spans.js';
+import { budgetPieces, type Verdict } from './internal/judged-spans.js';
+import { locateValue } from './internal/judge-answer.js';
 import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -99,10 +100,15 @@ const leakAnswer = z.object({
  * ```
  */
 export interface SystemPromptLeak {
-  /** The matched value. */
+  /** The matched value: the stored text that displays as the judge's quote. */
   value: string;
   /** Where it came from. */
   source: 'model' | 'pattern';
+  /**
+   * `false` for a passage the judge quoted that is nowhere in the text, as stored or as displayed:
+   * still a leak (the judge saw one), but no span can be named, so `redact` drops the judged text.
+   */
+  located?: boolean;
 }
 
 function toGlobal(pattern: RegExp | string): RegExp {
@@ -216,8 +222,11 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       );
       if (!outcome.ok) return outcome.failure;
       for (const detection of outcome.values.flatMap((value) => value.detections ?? [])) {
-        const found = text.includes(detection.value) || text.includes(jsonEscaped(detection.value));
-        if (detection.value.trim() !== '' && found && (detection.confidence ?? 1) >= this.threshold) leaks.push({ value: detection.value, source: 'model' });
+        if ((detection.confidence ?? 1) < this.threshold) continue;
+        // the passage is found as a reader sees the text; one the judge names but that is nowhere is still a leak
+        const places = locateValue(text, detection.value);
+        if (places.length === 0) leaks.push({ value: detection.value, source: 'model', located: false });
+        for (const place of places) leaks.push({ value: place.stored, source: 'model' });
       }
     }
     return leaks;
@@ -237,12 +246,18 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     const leaks = await this.findLeaks(state, request.text, systemPrompt, call);
     if (!Array.isArray(leaks)) return this.judge.failureVerdict(leaks, this.violations) ?? { action: 'keep' };
     if (leaks.length === 0) return { action: 'keep' };
+    const unlocated = leaks.filter((leak) => leak.located === false);
     const client = { count: leaks.length, sources: [...new Set(leaks.map((leak) => leak.source))] };
-    const server = { ...client, channel: request.channel, ...(this.includeDetections ? { leaks: leaks.map((leak) => leak.value) } : {}) };
+    const server = {
+      ...client,
+      channel: request.channel,
+      ...(unlocated.length === 0 ? {} : { unlocated: unlocated.length }),
+      ...(this.includeDetections ? { leaks: leaks.map((leak) => leak.value) } : {}),
+    };
     if (this.strategy === 'block') return this.violations.block('The response revealed the system prompt', client, { message: 'the response revealed the system prompt', detail: server });
     this.violations.report('the response revealed the system prompt', { ...server, strategy: this.strategy });
     if (this.strategy === 'warn') return { action: 'keep' };
-    if (this.strategy === 'filter') return { action: 'drop' };
+    if (this.strategy === 'filter' || unlocated.length > 0) return { action: 'drop' };
     const replacements = new Map(leaks.map((leak) => [leak.value, this.redact(leak.value)]));
     rememberRedactions(state, replacements);
     return { action: 'replace', replacements };

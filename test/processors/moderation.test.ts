@@ -85,10 +85,19 @@ describe('ModerationProcessor: input', () => {
     expect(TripWire.isInstance(result)).toBe(true);
   });
 
-  it('only the categories asked for count, at the threshold', async () => {
-    const model = judgeModel(() => '{"categories": {"violence": 0.6, "spam": 0.99}}');
-    expect(TripWire.isInstance((await moderateInput(new ModerationProcessor({ model, categories: ['spam'] }), 'x')).result)).toBe(true);
+  it('only the categories asked for count, at the threshold (a known category not asked for is left alone)', async () => {
+    const model = judgeModel(() => '{"categories": {"violence": 0.6, "hate": 0.99}}');
+    expect(TripWire.isInstance((await moderateInput(new ModerationProcessor({ model, categories: ['hate'] }), 'x')).result)).toBe(true);
     expect(TripWire.isInstance((await moderateInput(new ModerationProcessor({ model, categories: ['violence'], threshold: 0.7 }), 'x')).result)).toBe(false);
+  });
+
+  it('a category the judge flags that the guard cannot place is a violation, reported with what was not understood', async () => {
+    const model = judgeModel(() => '{"categories": {"violence": 0.6, "spam": 0.99}}');
+    const onViolation = vi.fn();
+    const { result } = await moderateInput(new ModerationProcessor({ model, categories: ['violence'], threshold: 0.7, onViolation }), 'x');
+    expect(TripWire.isInstance(result)).toBe(true);
+    expect(onViolation).toHaveBeenCalledTimes(1);
+    expect(JSON.stringify(onViolation.mock.calls[0]?.[0])).toContain('"unrecognized":["spam"]');
   });
 
   it('tolerates a ```json fence and prose around the answer', async () => {

@@ -135,18 +135,3 @@ export class ModelJudge {
  * ```
  */
 export type CategoryScores = Record<string, number>;
-
-/**
- * The categories whose score is at or above `threshold` (restricted to `categories` when given).
- *
- * @example
- * ```ts
- * flaggedCategories({ violence: 0.8, hate: 0.1 }, 0.5); // ['violence']
- * ```
- */
-export function flaggedCategories(scores: CategoryScores, threshold: number, categories?: readonly string[]): string[] {
-  const allowed = categories === undefined ? undefined : new Set(categories);
-  return Object.entries(scores)
-    .filter(([category, score]) => (allowed === undefined || allowed.has(category)) && score >= threshold)
-    .map(([category]) => category);
-}

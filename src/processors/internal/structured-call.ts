@@ -8,6 +8,10 @@ import { lastValueFrom, map, reduce } from 'rxjs';
 import { z } from 'zod';
 import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { type ModelInput, type ModelRegistry, resolveModel, streamModel } from '../../model/index.js';
+import { parseJsonAnswer } from './judge-answer.js';
+
+// How an answer is read (fences, prose, near-JSON) lives with the rest of the answer reader.
+export { parseJsonAnswer };
 
 /**
  * Why a structured call failed: the model call itself, an answer that is not the expected JSON,
@@ -59,28 +63,6 @@ export function resolveProcessorModel(model: ModelInput, registry?: ModelRegistr
 /** The sentence every structured prompt ends with: answer with JSON only, shaped like `example`. */
 export function answerFormat(example: string): string {
   return `Respond with a single JSON object and nothing else (no prose, no Markdown), shaped like:\n${example}`;
-}
-
-/**
- * Parses a model's JSON answer, tolerating a ```json fence and text around the object.
- * Returns `undefined` when no JSON object can be read.
- */
-export function parseJsonAnswer(answer: string): unknown {
-  const trimmed = answer.trim();
-  const fenced = /```(?:json|JSON)?\s*([\s\S]*?)```/.exec(trimmed);
-  const candidates = [fenced?.[1]?.trim(), trimmed];
-  const first = trimmed.indexOf('{');
-  const last = trimmed.lastIndexOf('}');
-  if (first !== -1 && last > first) candidates.push(trimmed.slice(first, last + 1));
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '') continue;
-    try {
-      return JSON.parse(candidate) as unknown;
-    } catch {
-      // try the next reading
-    }
-  }
-  return undefined;
 }
 
 function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
