@@ -43,6 +43,7 @@ export {
   toJsonValue,
   type JsonValue,
   type NonJsonAt,
+  InvalidProcessorOptionError,
   ModelResolutionError,
   ProcessorError,
   REPROCESS_PART_KEY,

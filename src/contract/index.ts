@@ -55,6 +55,7 @@ export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type Tri
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';
 export { JsonEncodingError } from './errors/json-encoding-error.js';
+export { InvalidProcessorOptionError } from './errors/invalid-processor-option-error.js';
 export { encodeJson, findNonJson, toJsonValue, type JsonValue, type NonJsonAt } from './json-codec.js';
 export { RequestContext, type ReadableRequestContext } from './request-context.js';
 export type { TracingContext, ProcessorHookEvent, JudgeCallEvent } from './tracing-context.js';

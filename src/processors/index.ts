@@ -64,7 +64,17 @@ export {
 export type { ErrorStrategy, ModelBackedOptions, CategoryScores } from './internal/model-backed.js';
 export { DEFAULT_WINDOW_SIZE, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 export { DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE } from './internal/judged-spans.js';
-export { DEFAULT_MAX_JUDGE_CALLS, type GuardJudgeOptions, type JudgeCall, type JudgeFailure, type JudgeFailureKind } from './internal/guard-judge.js';
+export {
+  DEFAULT_JUDGE_DEADLINE_MS,
+  DEFAULT_MAX_CONCURRENT_JUDGE_CALLS,
+  DEFAULT_MAX_JUDGE_CALLS,
+  type FailOpenInfo,
+  type GuardErrorStrategy,
+  type GuardJudgeOptions,
+  type JudgeCall,
+  type JudgeFailure,
+  type JudgeFailureKind,
+} from './internal/guard-judge.js';
 
 export {
   DEFAULT_MODERATION_CATEGORIES,

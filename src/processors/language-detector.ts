@@ -103,7 +103,7 @@ function normalizeLanguage(language: string): string {
  * `translated_text` only asked for with `strategy: 'translate'`; a missing translation counts as a
  * failed check). An unreadable answer or a request the judge rejects blocks
  * (`contentErrorStrategy`, default `'strict'`); an infrastructure failure follows `errorStrategy`
- * (`'warn'` default: fails open). Input outside the target languages is a violation for every
+ * (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Input outside the target languages is a violation for every
  * strategy and reaches `onViolation` once.
  *
  * Hook: `processInput` (user messages; one model call per message — a message is not batched with

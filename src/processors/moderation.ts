@@ -139,7 +139,7 @@ export interface ModerationAnswer {
  * "…"}` (the reference's shape; `{"categories": {"violence": 0.9}}` is read too; fences and
  * surrounding prose are tolerated). An unreadable answer or a request the judge rejects (content
  * the judge cannot take) blocks the run (`contentErrorStrategy`, default `'strict'`); an
- * infrastructure failure follows `errorStrategy` (`'warn'` default: fails open). Input messages are
+ * infrastructure failure follows `errorStrategy` (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Input messages are
  * judged in batches of up to `maxJudgeInputChars`; at most `maxJudgeCalls` calls per run. Every
  * violation reaches `onViolation` once, with the judge's reason; the client's tripwire carries the
  * categories only (`revealJudgeReason` to send the reason too).

@@ -164,7 +164,7 @@ interface PIIReading {
  * The judge answers with JSON `{"detections": [{"type": "email", "value": "jane@x.io", "confidence": 0.98}]}`;
  * each detected value is redacted wherever it occurs (`redactionMethod`). An unreadable answer or a
  * request the judge rejects blocks (`contentErrorStrategy`, default `'strict'`); an infrastructure
- * failure follows `errorStrategy` (`'warn'` default: fails open). Every detection reaches
+ * failure follows `errorStrategy` (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Every detection reaches
  * `onViolation` once; the client's tripwire carries the types, never the values.
  *
  * Every output channel a client receives is judged (`channels`): text and reasoning (per block;

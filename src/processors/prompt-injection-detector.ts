@@ -143,8 +143,8 @@ export interface PromptInjectionAnswer {
  * "rewritten_content": "…"}` (the reference's shape; a record of scores with `rewritten` is read too;
  * `rewritten_content` only asked for with `strategy: 'rewrite'`). An unreadable answer or a request
  * the judge rejects blocks (`contentErrorStrategy`, default `'strict'`: an attack that makes the
- * judge answer in prose does not pass); an infrastructure failure follows `errorStrategy` (`'warn'`
- * default: fails open). Every detection reaches `onViolation` once, with the judge's reason; the
+ * judge answer in prose does not pass); an infrastructure failure is retried within `judgeDeadlineMs`,
+ * then follows `errorStrategy` (`'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Every detection reaches `onViolation` once, with the judge's reason; the
  * client's tripwire carries the types only (`revealJudgeReason` to send the reason too).
  *
  * Hook: `processInput` (user messages, judged in batches of up to `maxJudgeInputChars`; a flagged

@@ -125,7 +125,7 @@ function toGlobal(pattern: RegExp | string): RegExp {
  * `{"detections": [{"value": "<leaked text as it appears in the output>", "confidence": 0.9}]}`.
  * Without system messages and patterns there is nothing to protect and no call is made. An
  * unreadable answer or a request the judge rejects blocks (`contentErrorStrategy`, default
- * `'strict'`); an infrastructure failure follows `errorStrategy` (`'warn'` default: fails open).
+ * `'strict'`); an infrastructure failure follows `errorStrategy` (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`).
  * Every leak reaches `onViolation` once (with the passages under `includeDetections`); the
  * client's tripwire never quotes them. A block is never swallowed by the processor's own error
  * handling (the reference's fail-open catch swallowed it, #18760).

@@ -57,17 +57,17 @@ describe('ModerationProcessor (window mode) in an Agent', () => {
     expect(terminals(chunks)).toHaveLength(1);
   });
 
-  it("a failing judge under 'strict' ends the run with a tripwire; under 'warn' the text passes", async () => {
-    const make = (errorStrategy: 'strict' | 'warn') =>
+  it("a failing judge under 'strict' (the default) ends the run with a tripwire; under 'fail-open' the text passes", async () => {
+    const make = (errorStrategy: 'strict' | 'fail-open') =>
       new Agent({
         id: 'a',
         model: mockModel({ parts: [...textParts('Some reply.'), finishPart()] }),
-        outputProcessors: [new ModerationProcessor({ model: mockModel({ error: new Error('judge down') }), streamMode: 'final', errorStrategy })],
+        outputProcessors: [new ModerationProcessor({ model: mockModel({ error: new Error('judge down') }), streamMode: 'final', errorStrategy, judgeDeadlineMs: 50 })],
       });
     const strict = await make('strict').generate('x');
     expect(strict.tripwire?.processorId).toBe('moderation');
     expect(strict.finishReason).toBe('other');
-    expect((await make('warn').generate('x')).text).toBe('Some reply.');
+    expect((await make('fail-open').generate('x')).text).toBe('Some reply.');
   });
 });
 

@@ -20,7 +20,9 @@ describe('rxagent/processors barrel', () => {
       [
         "BatchPartsProcessor",
         "DEFAULT_INJECTION_TYPES",
+        "DEFAULT_JUDGE_DEADLINE_MS",
         "DEFAULT_JUDGE_INPUT_CHARS",
+        "DEFAULT_MAX_CONCURRENT_JUDGE_CALLS",
         "DEFAULT_MAX_JUDGE_CALLS",
         "DEFAULT_MODERATION_CATEGORIES",
         "DEFAULT_PII_TYPES",

@@ -137,16 +137,18 @@ describe('ModerationProcessor: input', () => {
       });
     }
     for (const [name, makeModel] of Object.entries(infrastructureFailures)) {
-      it(`warn (default) fails open on ${name} and tells onError`, async () => {
+      it(`'fail-open' fails open on ${name} and tells onError and onFailOpen`, async () => {
         const onError = vi.fn();
-        const { list, result } = await moderateInput(new ModerationProcessor({ model: makeModel(), onError }), 'KILL');
+        const onFailOpen = vi.fn();
+        const { list, result } = await moderateInput(new ModerationProcessor({ model: makeModel(), onError, onFailOpen, errorStrategy: 'fail-open', judgeDeadlineMs: 50 }), 'KILL');
         expect(TripWire.isInstance(result)).toBe(false);
         expect(list.get.input.db().map(textOf)).toEqual(['KILL']);
         expect(onError).toHaveBeenCalledTimes(1);
+        expect(onFailOpen).toHaveBeenCalledTimes(1);
       });
 
-      it(`strict fails closed on ${name}`, async () => {
-        const { result } = await moderateInput(new ModerationProcessor({ model: makeModel(), errorStrategy: 'strict' }), 'hello');
+      it(`the default (strict) fails closed on ${name}`, async () => {
+        const { result } = await moderateInput(new ModerationProcessor({ model: makeModel(), judgeDeadlineMs: 50 }), 'hello');
         expect(TripWire.isInstance(result)).toBe(true);
         expect((result as TripWire).reason).toContain("errorStrategy is 'strict'");
       });

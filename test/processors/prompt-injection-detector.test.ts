@@ -93,16 +93,16 @@ describe('PromptInjectionDetector', () => {
 
   describe('errorStrategy', () => {
     for (const [name, { kind, model: makeModel }] of Object.entries(judgeFailures)) {
-      const lenient = kind === 'content' ? { contentErrorStrategy: 'warn' as const } : {};
-      const strict = kind === 'content' ? {} : { errorStrategy: 'strict' as const };
-      it(`${kind} failure: fails open on ${name} with ${kind === 'content' ? "contentErrorStrategy 'warn'" : "errorStrategy 'warn' (default)"}`, async () => {
+      const lenient = kind === 'content' ? { contentErrorStrategy: 'fail-open' as const } : { errorStrategy: 'fail-open' as const };
+      const strict = { judgeDeadlineMs: 50 };
+      it(`${kind} failure: fails open on ${name} with ${kind === 'content' ? "contentErrorStrategy 'fail-open'" : "errorStrategy 'fail-open'"}`, async () => {
         const onError = vi.fn();
-        const { texts, result } = await detect({ model: makeModel() as MockModel, onError, ...lenient }, attack);
+        const { texts, result } = await detect({ model: makeModel() as MockModel, onError, judgeDeadlineMs: 50, ...lenient }, attack);
         expect(TripWire.isInstance(result)).toBe(false);
         expect(texts()).toEqual([attack]);
         expect(onError).toHaveBeenCalledTimes(1);
       });
-      it(`${kind} failure: fails closed on ${name} with ${kind === 'content' ? 'the defaults (an attack that makes the judge answer in prose does not pass)' : "errorStrategy 'strict'"}`, async () => {
+      it(`${kind} failure: fails closed on ${name} with the defaults${kind === 'content' ? ' (an attack that makes the judge answer in prose does not pass)' : ''}`, async () => {
         const { result } = await detect({ model: makeModel(), ...strict }, 'harmless');
         expect(TripWire.isInstance(result)).toBe(true);
       });

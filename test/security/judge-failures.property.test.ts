@@ -4,7 +4,8 @@
  * - Any failure the judged content can cause (an answer in prose, JSON of another shape, a
  *   request rejected as too long or refused, an answer cut by the content filter), in any guard,
  *   on input or output, ends the run in a tripwire before the content reaches the model or the
- *   client; infrastructure failures follow `errorStrategy` (fail open by default, `onError` told).
+ *   client; infrastructure failures follow `errorStrategy` (fail closed by default since issue 31;
+ *   `'fail-open'` lets the content through, `onError` and `onFailOpen` told).
  * - Content of any length up to 5× the judge's input budget is judged in pieces that fit the
  *   budget: a judge that rejects longer prompts never overflows, and a marker anywhere is found.
  * - Any posted history (up to 2,000 messages) costs judge calls in proportion to its characters,
@@ -120,7 +121,7 @@ describe('a judge failure the content can cause never lets the content through (
   );
 
   it(
-    'infrastructure failures follow errorStrategy: warn (default) lets the content through and tells onError; strict blocks',
+    "infrastructure failures follow errorStrategy: strict (default) blocks; 'fail-open' lets the content through and tells onError and onFailOpen",
     async () => {
       const scenario = fc
         .constantFrom<GuardName>('moderation', 'pii', 'injection', 'scrubber', 'language')
@@ -130,12 +131,16 @@ describe('a judge failure the content can cause never lets the content through (
         scenario,
         async ([name, phase, failure, { text }, strict]) => {
           const onError = vi.fn();
-          const options = { onError, ...(strict ? { errorStrategy: 'strict' } : {}) };
+          const onFailOpen = vi.fn();
+          // the failures are permanent: a short deadline keeps the retries from taking 10 s per case
+          const options = { onError, onFailOpen, judgeDeadlineMs: 20, ...(strict ? {} : { errorStrategy: 'fail-open' }) };
           const { tripwire, streamed, model } = await run(guard(name, (infrastructureFailures[failure] as () => MockModel)(), options), phase, text);
           if (strict !== (tripwire !== undefined)) throw new Error(`${name}/${phase}/${failure}: strict=${String(strict)} but tripwire=${JSON.stringify(tripwire)}`);
           if (!strict && phase === 'output' && streamed !== text) throw new Error(`${name}/${failure}: warn lost text`);
           if (!strict && phase === 'input' && model.calls.length !== 1) throw new Error(`${name}/${failure}: warn did not reach the model`);
           if (onError.mock.calls.length === 0) throw new Error(`${name}/${failure}: onError not told`);
+          if (!strict && onFailOpen.mock.calls.length === 0) throw new Error(`${name}/${failure}: onFailOpen not told`);
+          if (strict && onFailOpen.mock.calls.length > 0) throw new Error(`${name}/${failure}: onFailOpen told though it blocked`);
         },
         RUNS,
       );

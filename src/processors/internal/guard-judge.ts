@@ -2,20 +2,23 @@
  * The judge of the guarding model-backed processors (Moderation, PIIDetector,
  * PromptInjectionDetector, SystemPromptScrubber, LanguageDetector), on top of `ModelJudge`:
  *
- * - **Nothing in the content switches it off.** A failure the judged content can cause — an answer
- *   that is not the expected JSON (the content asked the judge to answer in prose), a request the
- *   provider rejects as too long or refuses (4xx, context overflow, content filter) — fails closed
- *   by default (`contentErrorStrategy: 'strict'`); `errorStrategy` (default `'warn'`, fail open)
- *   applies to infrastructure failures only (network, timeouts, 408/429/5xx).
+ * - **Fails closed.** A failure the judged content can cause — an answer that is not the expected
+ *   JSON (the content asked the judge to answer in prose), a request the provider rejects as too
+ *   long or refuses (4xx, context overflow, content filter) — blocks (`contentErrorStrategy`,
+ *   default `'strict'`). Infrastructure failures (network, timeouts, 408/429/5xx) are retried with
+ *   backoff (honouring `Retry-After`) within `judgeDeadlineMs`; after that `errorStrategy` applies,
+ *   default `'strict'` too. Failing open is explicit (`'fail-open'`) and reported to `onFailOpen`
+ *   each time it lets content through.
  * - **Never past its context.** Content longer than `maxJudgeInputChars` is judged in pieces
- *   (overlapping, cut at whitespace), in parallel; the verdicts are merged.
- * - **Bounded cost.** At most `maxJudgeCalls` calls per processor and run; past the bound the
- *   run is blocked (fail closed).
+ *   (overlapping, cut at whitespace); the verdicts are merged.
+ * - **Bounded cost and load.** At most `maxJudgeCalls` calls per processor and run (past the bound
+ *   the run is blocked) and at most `maxConcurrentJudgeCalls` of them at once (the others wait).
  */
-import { APICallError } from '@ai-sdk/provider';
 import type { ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
-import { ModelJudge, type ErrorStrategy, type ModelBackedOptions } from './model-backed.js';
+import { InvalidProcessorOptionError } from '../../contract/index.js';
+import { ModelJudge, type ModelBackedOptions } from './model-backed.js';
+import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import type { PrivateViolations } from './private-violation.js';
 import { StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -31,26 +34,83 @@ import { StructuredCallError, type StructuredCallRequest } from './structured-ca
 export const DEFAULT_MAX_JUDGE_CALLS = 100;
 
 /**
+ * The default bound on judge calls of one guard in one run running at the same time.
+ *
+ * @example
+ * ```ts
+ * new ModerationProcessor({ model, maxConcurrentJudgeCalls: DEFAULT_MAX_CONCURRENT_JUDGE_CALLS + 2 });
+ * ```
+ */
+export const DEFAULT_MAX_CONCURRENT_JUDGE_CALLS = 2;
+
+/**
+ * The default time one judge call may take, retries of infrastructure failures included.
+ *
+ * @example
+ * ```ts
+ * new PIIDetector({ model, judgeDeadlineMs: DEFAULT_JUDGE_DEADLINE_MS / 2 });
+ * ```
+ */
+export const DEFAULT_JUDGE_DEADLINE_MS = 10_000;
+
+/**
+ * What a guard does when its judge could not give a verdict: `'strict'` (the default) blocks the
+ * run (fails closed); `'fail-open'` lets the content through unchecked and calls `onFailOpen`.
+ * `'warn'` is a deprecated alias of `'fail-open'` (its meaning before 0.x: it was the default).
+ *
+ * @example
+ * ```ts
+ * new ModerationProcessor({ model, errorStrategy: 'fail-open', onFailOpen: (info) => metrics.increment(info.processorId) });
+ * ```
+ */
+export type GuardErrorStrategy = 'strict' | 'fail-open' | 'warn';
+
+/**
+ * What `onFailOpen` is told each time a guard with a `'fail-open'` strategy lets content through
+ * unchecked.
+ *
+ * @example
+ * ```ts
+ * const onFailOpen = (info: FailOpenInfo) => console.warn(`${info.processorId} let content through: ${info.summary} after ${info.attempts} attempts`);
+ * ```
+ */
+export interface FailOpenInfo {
+  /** The guard's id. */
+  processorId: string;
+  /** Which strategy let it through: `infrastructure` (`errorStrategy`) or `content` (`contentErrorStrategy`). */
+  kind: 'infrastructure' | 'content';
+  /** What happened, without the content (safe to log). */
+  summary: string;
+  /** The last attempt's error. */
+  error: unknown;
+  /** Judge attempts made for the piece that failed (1 when nothing was retried). */
+  attempts: number;
+}
+
+/**
  * Options of the guarding model-backed processors, on top of {@link ModelBackedOptions}.
  *
  * @example
  * ```ts
- * const options: GuardJudgeOptions = { model, maxJudgeInputChars: 4_000, maxJudgeCalls: 50, contentErrorStrategy: 'strict' };
+ * const options: GuardJudgeOptions = { model, maxJudgeInputChars: 4_000, maxJudgeCalls: 50, maxConcurrentJudgeCalls: 2, judgeDeadlineMs: 10_000 };
  * ```
  */
-export interface GuardJudgeOptions extends ModelBackedOptions {
+export interface GuardJudgeOptions extends Omit<ModelBackedOptions, 'errorStrategy'> {
   /**
-   * Infrastructure failures of the judge (network, timeouts, 408/429/5xx): `'warn'` (default)
-   * lets the content through and calls `onError`, `'strict'` blocks the run.
+   * Infrastructure failures of the judge (network, timeouts, 408/429/5xx) that retries within
+   * `judgeDeadlineMs` did not cure: `'strict'` (default) blocks the run; `'fail-open'` lets the
+   * content through and calls `onFailOpen` (and `onError`). `'warn'`: deprecated alias of `'fail-open'`.
    */
-  errorStrategy?: ErrorStrategy;
+  errorStrategy?: GuardErrorStrategy;
   /**
    * Failures the judged content can cause — an unreadable answer, a request rejected as too long
    * or refused (4xx, context overflow, content filter): `'strict'` (default) blocks the run, so
-   * padding the content or asking the judge to answer in prose never lets it through. `'warn'`
-   * lets such content through (and calls `onError`).
+   * padding the content or asking the judge to answer in prose never lets it through.
+   * `'fail-open'` lets such content through (and calls `onFailOpen`). Never retried.
    */
-  contentErrorStrategy?: ErrorStrategy;
+  contentErrorStrategy?: GuardErrorStrategy;
+  /** Called each time a `'fail-open'` strategy lets content through unchecked; its throws are swallowed. */
+  onFailOpen?: (info: FailOpenInfo) => void;
   /**
    * Characters of content one judge call may carry (instructions not counted). Default 8,000 (≈ 2,000
    * tokens). Longer content is judged in overlapping pieces, one call each.
@@ -58,6 +118,14 @@ export interface GuardJudgeOptions extends ModelBackedOptions {
   maxJudgeInputChars?: number;
   /** Judge calls this processor may make per run (input, stream, tool results together). Default 100; past it the run is blocked. */
   maxJudgeCalls?: number;
+  /** Judge calls of this processor in one run at the same time. Default 2; the others wait their turn. */
+  maxConcurrentJudgeCalls?: number;
+  /**
+   * Milliseconds one judge call may take, its retries included (408/429/5xx, timeouts and network
+   * errors are retried with exponential backoff and jitter, honouring `Retry-After`). Default
+   * 10,000; past it the attempt is aborted and `errorStrategy` applies.
+   */
+  judgeDeadlineMs?: number;
 }
 
 /**
@@ -87,6 +155,8 @@ export interface JudgeFailure {
   summary: string;
   /** The error itself (given to `onError` and `onViolation`, never to the client). */
   error: unknown;
+  /** Judge attempts made (retries of infrastructure failures included). */
+  attempts?: number;
 }
 
 /**
@@ -109,13 +179,22 @@ export interface JudgeCall {
 export type GuardOutcome<T> = { ok: true; values: T[] } | { ok: false; failure: JudgeFailure };
 
 const CALLS_KEY = 'rxagent.judgeCalls';
+const SLOTS_KEY = 'rxagent.judgeSlots';
 
-function statusOf(error: unknown): number | undefined {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (APICallError.isInstance(current)) return current.statusCode;
-    current = (current as { cause?: unknown }).cause;
+const strategies: ReadonlySet<unknown> = new Set<GuardErrorStrategy>(['strict', 'fail-open', 'warn']);
+
+function strategyOption(processorId: string, option: string, value: unknown): 'strict' | 'fail-open' {
+  if (value === undefined) return 'strict';
+  if (!strategies.has(value)) throw new InvalidProcessorOptionError(processorId, option, value, "'strict' or 'fail-open' ('warn': deprecated alias of 'fail-open')");
+  return value === 'strict' ? 'strict' : 'fail-open';
+}
+
+function countOption(processorId: string, option: string, value: unknown, fallback: number, least: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < least) {
+    throw new InvalidProcessorOptionError(processorId, option, value, `a finite number of at least ${least}`);
   }
-  return undefined;
+  return Math.floor(value);
 }
 
 /**
@@ -131,7 +210,8 @@ function statusOf(error: unknown): number | undefined {
 export function classifyFailure(error: StructuredCallError): JudgeFailure {
   if (error.kind === 'malformed') return { kind: 'content', summary: "the judge's answer could not be read", error };
   if (error.kind === 'refused') return { kind: 'content', summary: 'the judge refused the content', error };
-  const status = statusOf(error.cause);
+  if (error.cause instanceof JudgeDeadlineError) return { kind: 'infrastructure', summary: 'the judge did not answer in time', error };
+  const status = apiCallErrorOf(error.cause)?.statusCode;
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     return { kind: 'content', summary: `the judge rejected the request (HTTP ${status})`, error };
   }
@@ -142,7 +222,8 @@ export function classifyFailure(error: StructuredCallError): JudgeFailure {
 }
 
 /**
- * The judge of a guarding processor: budgeted, chunked calls, and the error strategies.
+ * The judge of a guarding processor: budgeted, chunked, bounded and retried calls, and the error
+ * strategies.
  *
  * @example
  * ```ts
@@ -154,20 +235,29 @@ export class GuardJudge {
   readonly model: ModelJudge;
   readonly maxInputChars: number;
   private readonly maxCalls: number;
-  private readonly infrastructureStrategy: ErrorStrategy;
-  private readonly contentStrategy: ErrorStrategy;
+  private readonly maxConcurrent: number;
+  private readonly deadlineMs: number;
+  private readonly infrastructureStrategy: 'strict' | 'fail-open';
+  private readonly contentStrategy: 'strict' | 'fail-open';
   private readonly onError: ((error: unknown) => void) | undefined;
+  private readonly onFailOpen: ((info: FailOpenInfo) => void) | undefined;
 
   constructor(
     private readonly processorId: string,
     options: GuardJudgeOptions,
+    /** The time retries run on (tests pass a fake one). */
+    private readonly clock?: JudgeClock,
   ) {
-    this.model = new ModelJudge(options);
-    this.maxInputChars = Math.max(200, Math.floor(options.maxJudgeInputChars ?? DEFAULT_JUDGE_INPUT_CHARS));
-    this.maxCalls = Math.max(1, Math.floor(options.maxJudgeCalls ?? DEFAULT_MAX_JUDGE_CALLS));
-    this.infrastructureStrategy = options.errorStrategy ?? 'warn';
-    this.contentStrategy = options.contentErrorStrategy ?? 'strict';
+    const { errorStrategy, contentErrorStrategy, ...shared } = options;
+    this.infrastructureStrategy = strategyOption(processorId, 'errorStrategy', errorStrategy);
+    this.contentStrategy = strategyOption(processorId, 'contentErrorStrategy', contentErrorStrategy);
+    this.maxInputChars = Math.max(200, countOption(processorId, 'maxJudgeInputChars', options.maxJudgeInputChars, DEFAULT_JUDGE_INPUT_CHARS, 1));
+    this.maxCalls = countOption(processorId, 'maxJudgeCalls', options.maxJudgeCalls, DEFAULT_MAX_JUDGE_CALLS, 1);
+    this.maxConcurrent = countOption(processorId, 'maxConcurrentJudgeCalls', options.maxConcurrentJudgeCalls, DEFAULT_MAX_CONCURRENT_JUDGE_CALLS, 1);
+    this.deadlineMs = countOption(processorId, 'judgeDeadlineMs', options.judgeDeadlineMs, DEFAULT_JUDGE_DEADLINE_MS, 1);
+    this.model = new ModelJudge({ ...shared, errorStrategy: 'strict' });
     this.onError = options.onError;
+    this.onFailOpen = options.onFailOpen;
   }
 
   /** Calls made in this run so far. */
@@ -176,9 +266,10 @@ export class GuardJudge {
   }
 
   /**
-   * Judges `text`: one call per budget piece (in parallel), each built by `request` and reported
-   * to `tracingContext.onJudge`. Fails with kind `'budget'` without calling when the run's bound
-   * would be passed.
+   * Judges `text`: one call per budget piece (at most `maxConcurrentJudgeCalls` at once for this
+   * processor in this run), each built by `request`, retried through infrastructure faults within
+   * `judgeDeadlineMs`, and reported to `tracingContext.onJudge`. Fails with kind `'budget'`
+   * without calling when the run's bound would be passed.
    */
   async judge<T>(
     state: ProcessorState,
@@ -199,20 +290,48 @@ export class GuardJudge {
       };
     }
     state[CALLS_KEY] = used + pieces.length;
-    const tracing = { processorId: this.processorId, tracingContext: call.tracingContext };
-    const abortSignal = call.abortSignal;
-    const outcomes = await Promise.all(pieces.map((piece) => this.model.ask({ ...request(piece), tracing, ...(abortSignal === undefined ? {} : { abortSignal }) })));
+    const slots = ((state[SLOTS_KEY] as JudgeSlots | undefined) ??= new JudgeSlots(this.maxConcurrent));
+    const outcomes = await Promise.all(pieces.map((piece) => this.judgePiece(slots, request(piece), call)));
     const values: T[] = [];
     for (const outcome of outcomes) {
-      if (!outcome.ok) return { ok: false, failure: classifyFailure(outcome.error) };
+      if (!outcome.ok) return outcome;
       values.push(outcome.value);
     }
     return { ok: true, values };
   }
 
+  /** One piece: waits for a slot, then calls (and retries) within the deadline. */
+  private async judgePiece<T>(
+    slots: JudgeSlots,
+    request: Omit<StructuredCallRequest<T>, 'model' | 'providerOptions' | 'abortSignal'>,
+    call: JudgeCall,
+  ): Promise<{ ok: true; value: T } | { ok: false; failure: JudgeFailure }> {
+    const release = await slots.acquire();
+    try {
+      const tracing = { processorId: this.processorId, tracingContext: call.tracingContext };
+      const outcome = await callWithRetry(
+        async (abortSignal) => {
+          const asked = await this.model.ask({ ...request, tracing, abortSignal });
+          if (asked.ok) return asked;
+          return { ok: false, error: asked.error, retryable: classifyFailure(asked.error).kind === 'infrastructure' };
+        },
+        { deadlineMs: this.deadlineMs, signal: call.abortSignal, clock: this.clock },
+      );
+      if (outcome.ok) return outcome;
+      const error =
+        outcome.error instanceof StructuredCallError ? outcome.error : new StructuredCallError('model', outcome.error instanceof Error ? outcome.error.message : String(outcome.error), { cause: outcome.error });
+      const failure = classifyFailure(error);
+      const after = outcome.attempts > 1 || outcome.deadlineExceeded ? ` (${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'} within judgeDeadlineMs ${this.deadlineMs})` : '';
+      return { ok: false, failure: { ...failure, summary: `${failure.summary}${after}`, attempts: outcome.attempts } };
+    } finally {
+      release();
+    }
+  }
+
   /**
    * What a failure means: a block verdict (reported privately with the error) when it fails
-   * closed, `undefined` when the content passes (`onError` is called either way).
+   * closed, `undefined` when the content passes (`onError` is called either way, `onFailOpen`
+   * when it passes).
    */
   failureVerdict(failure: JudgeFailure, violations: PrivateViolations): Extract<Verdict, { action: 'block' }> | undefined {
     try {
@@ -221,8 +340,15 @@ export class GuardJudge {
       // a failing onError never changes the outcome
     }
     const strategy = failure.kind === 'budget' ? 'strict' : failure.kind === 'content' ? this.contentStrategy : this.infrastructureStrategy;
-    if (strategy !== 'strict') return undefined;
-    const why = failure.kind === 'infrastructure' ? "errorStrategy is 'strict'" : failure.kind === 'content' ? 'the content can cause this failure' : 'the bound fails closed';
+    if (strategy !== 'strict' && failure.kind !== 'budget') {
+      try {
+        this.onFailOpen?.({ processorId: this.processorId, kind: failure.kind, summary: failure.summary, error: failure.error, attempts: failure.attempts ?? 1 });
+      } catch {
+        // a failing onFailOpen never changes the outcome
+      }
+      return undefined;
+    }
+    const why = failure.kind === 'infrastructure' ? "errorStrategy is 'strict' (the default)" : failure.kind === 'content' ? 'the content can cause this failure' : 'the bound fails closed';
     return violations.block(`${this.processorId}: the check could not be completed (${failure.summary}); blocked because ${why}`, { kind: failure.kind }, {
       message: `${this.processorId}: judge failure (${failure.kind})`,
       detail: { kind: failure.kind, error: failure.error instanceof Error ? failure.error.message : String(failure.error) },

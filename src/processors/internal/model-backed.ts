@@ -12,10 +12,10 @@ import { resolveProcessorModel, structuredCall, StructuredCallError, type Struct
 /**
  * What happens when the processor's model call fails or answers something unreadable:
  * `'warn'` (the default) fails open — the content passes unchecked and `onError` is told;
- * `'strict'` fails closed — the processor aborts the run. For the guards (Moderation, PIIDetector,
- * PromptInjectionDetector, SystemPromptScrubber, LanguageDetector: `GuardJudgeOptions`) it applies
- * to infrastructure failures only; failures the judged content can cause follow
- * `contentErrorStrategy` (default `'strict'`).
+ * `'strict'` fails closed — the processor aborts the run. This is the strategy of the processors that
+ * are not guards (ModelSelection, StructuredOutput's own); the guards (Moderation, PIIDetector,
+ * PromptInjectionDetector, SystemPromptScrubber, LanguageDetector) take a `GuardErrorStrategy`
+ * whose default is `'strict'` (see `GuardJudgeOptions`).
  *
  * @example
  * ```ts

@@ -91,7 +91,7 @@ export function modelStreaming(parts: LanguageModelV4StreamPart[]): MockModel {
 /**
  * The ways a judge model can fail, for the error-strategy tests of every model-backed processor:
  * `content` failures (the judged content can cause them: `contentErrorStrategy`, fail closed by
- * default) and `infrastructure` ones (`errorStrategy`, fail open by default).
+ * default) and `infrastructure` ones (`errorStrategy`: retried within `judgeDeadlineMs`, then fail closed by default).
  */
 export const judgeFailures: Record<string, { kind: 'content' | 'infrastructure'; model: () => MockModel }> = {
   'a malformed answer': { kind: 'content', model: () => judgeModel(() => 'Sorry, I cannot answer in JSON.') },

@@ -1,0 +1,219 @@
+/**
+ * Calling a guard's judge through infrastructure faults: an attempt that failed for a reason the
+ * content cannot cause (network, timeouts, 408/429/5xx) is tried again after an exponential,
+ * jittered backoff — or after the provider's `Retry-After`, when it asks for longer — until the
+ * call's deadline; an attempt still running at the deadline is aborted. What happens then is the
+ * guard's `errorStrategy` (its caller's business). And the slots: at most `max` judge calls of one
+ * guard in one run at once; the others wait their turn, in order.
+ *
+ * Time comes from a {@link JudgeClock} (real timers by default) so tests run faults on fake time.
+ */
+import { APICallError } from '@ai-sdk/provider';
+
+/**
+ * The time a judge call runs on: now, a sleep that an abort signal ends early, and the jitter.
+ *
+ * @example
+ * ```ts
+ * const clock: JudgeClock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), random: Math.random };
+ * ```
+ */
+export interface JudgeClock {
+  now(): number;
+  /** Resolves after `ms` milliseconds, or as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** A number in [0, 1). */
+  random(): number;
+}
+
+/** Real time: `Date.now`, `setTimeout`, `Math.random` (looked up at each call, so fake timers apply). */
+export const realClock: JudgeClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted === true) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+  random: () => Math.random(),
+};
+
+/** First backoff (before jitter), doubled per retry up to {@link MAX_BACKOFF_MS}. */
+export const BASE_BACKOFF_MS = 200;
+/** The longest backoff between two attempts (a longer `Retry-After` is honoured). */
+export const MAX_BACKOFF_MS = 4_000;
+
+/**
+ * The wait before retry `retry` (0 first): exponential from {@link BASE_BACKOFF_MS}, capped, with
+ * "equal jitter" (half fixed, half random, so retries of parallel calls spread out).
+ *
+ * @example
+ * ```ts
+ * backoffMs(0, () => 0.5); // 150
+ * ```
+ */
+export function backoffMs(retry: number, random: () => number): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(retry, 20));
+  return ceiling / 2 + (ceiling / 2) * random();
+}
+
+/**
+ * The wait a provider asked for in `error`'s `Retry-After` (seconds or an HTTP date) or
+ * `retry-after-ms` header, in milliseconds from `now`; `undefined` without one (or unreadable).
+ *
+ * @example
+ * ```ts
+ * retryAfterMs(new APICallError({ message: 'slow down', url, requestBodyValues: {}, statusCode: 429, responseHeaders: { 'retry-after': '2' } }), Date.now()); // 2000
+ * ```
+ */
+export function retryAfterMs(error: unknown, now: number): number | undefined {
+  const headers = apiCallErrorOf(error)?.responseHeaders;
+  if (headers === undefined) return undefined;
+  let seconds: string | undefined;
+  let millis: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'retry-after') seconds = value;
+    else if (lower === 'retry-after-ms') millis = value;
+  }
+  if (millis !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(millis)) return Number(millis);
+  if (seconds === undefined) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(seconds)) return Number(seconds) * 1_000;
+  const date = Date.parse(seconds);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The first `APICallError` in `error`'s cause chain. */
+export function apiCallErrorOf(error: unknown): APICallError | undefined {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (APICallError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * One attempt's outcome as the retry loop needs it: the value, or an error and whether trying again
+ * can help (an infrastructure failure).
+ */
+export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown; retryable: boolean };
+
+/**
+ * What {@link callWithRetry} ended with: the last attempt's outcome, how many attempts were made,
+ * and whether the deadline ended it (then `error` is the last attempt's error or a timeout).
+ */
+export type RetriedOutcome<T> =
+  | { ok: true; value: T; attempts: number }
+  | { ok: false; error: unknown; retryable: boolean; attempts: number; deadlineExceeded: boolean };
+
+/**
+ * The error an attempt gets when the deadline passed while it was still running (it is aborted).
+ *
+ * @example
+ * ```ts
+ * if (outcome.error instanceof JudgeDeadlineError) console.warn('judge hung');
+ * ```
+ */
+export class JudgeDeadlineError extends Error {
+  constructor(deadlineMs: number) {
+    super(`the judge did not answer within judgeDeadlineMs (${deadlineMs} ms)`);
+    this.name = 'JudgeDeadlineError';
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good (`retryable: false`), the run is aborted
+ * (`signal`), or `deadlineMs` passed since the first attempt started. Each attempt gets a signal
+ * that aborts at the deadline or with `signal`.
+ *
+ * @example
+ * ```ts
+ * const outcome = await callWithRetry((signal) => ask(signal), { deadlineMs: 10_000 });
+ * ```
+ */
+export async function callWithRetry<T>(
+  attempt: (signal: AbortSignal) => Promise<AttemptOutcome<T>>,
+  options: { deadlineMs: number; signal?: AbortSignal | undefined; clock?: JudgeClock | undefined },
+): Promise<RetriedOutcome<T>> {
+  const clock = options.clock ?? realClock;
+  const deadline = clock.now() + options.deadlineMs;
+  for (let attempts = 1; ; attempts++) {
+    const controller = new AbortController();
+    const stop = (): void => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const timer = new AbortController();
+    let timedOut = false;
+    // the deadline, raced against the attempt: a hung call is aborted and counted as a timeout
+    const expiry = clock.sleep(Math.max(0, deadline - clock.now()), timer.signal).then(() => {
+      if (timer.signal.aborted) return undefined;
+      timedOut = true;
+      controller.abort(new JudgeDeadlineError(options.deadlineMs));
+      return { ok: false as const, error: new JudgeDeadlineError(options.deadlineMs), retryable: true };
+    });
+    let outcome: AttemptOutcome<T>;
+    try {
+      const raced = await Promise.race([attempt(controller.signal).catch((error: unknown) => ({ ok: false as const, error, retryable: false })), expiry]);
+      outcome = raced ?? { ok: false, error: new JudgeDeadlineError(options.deadlineMs), retryable: true };
+    } finally {
+      timer.abort();
+      options.signal?.removeEventListener('abort', stop);
+    }
+    if (outcome.ok) return { ...outcome, attempts };
+    if (timedOut) return { ok: false, error: new JudgeDeadlineError(options.deadlineMs), retryable: true, attempts, deadlineExceeded: true };
+    if (!outcome.retryable || isAborted(options.signal)) return { ...outcome, attempts, deadlineExceeded: false };
+    const now = clock.now();
+    const wait = Math.max(backoffMs(attempts - 1, clock.random), retryAfterMs(outcome.error, now) ?? 0);
+    // no time left for another attempt after the wait: the deadline ends it now
+    if (now + wait >= deadline) return { ...outcome, attempts, deadlineExceeded: true };
+    await clock.sleep(wait, options.signal);
+    if (isAborted(options.signal)) return { ...outcome, attempts, deadlineExceeded: false };
+  }
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/**
+ * At most `max` holders at once; the others wait in arrival order. Lives in a processor's per-run
+ * state (never module-level), so the bound is per guard and run.
+ *
+ * @example
+ * ```ts
+ * const slots = new JudgeSlots(2); const release = await slots.acquire(); try { await call(); } finally { release(); }
+ * ```
+ */
+export class JudgeSlots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly max: number) {}
+
+  /** Calls running now. */
+  get inUse(): number {
+    return this.active;
+  }
+
+  /** Resolves with a release function once a slot is free. */
+  acquire(): Promise<() => void> {
+    return new Promise((resolve) => {
+      const grant = (): void => {
+        this.active++;
+        let released = false;
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.active--;
+          this.waiting.shift()?.();
+        });
+      };
+      if (this.active < this.max) grant();
+      else this.waiting.push(grant);
+    });
+  }
+}
