@@ -172,7 +172,7 @@ export const FALSE_MATCHES_ALLOWED: ReadonlySet<string> = new Set(['email', 'url
 
 /**
  * The verdict a check gives without a reviewer: a `url` match that reads (percent-decoded) as an
- * `http:`/`https:` URL with a host is a URL — what the rule is for — so thousands of links need no
+ * `http:`/`https:` URL whose host has a dot or is `localhost` is a URL — what the rule is for — so thousands of links need no
  * entry each. Any other match needs a review.
  */
 export function automaticVerdict(match: Pick<PresetMatch, 'rule' | 'value'>): 'real' | undefined {
@@ -185,7 +185,7 @@ export function automaticVerdict(match: Pick<PresetMatch, 'rule' | 'value'>): 'r
   }
   try {
     const url = new URL(decoded);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.includes('.') ? 'real' : undefined;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && (url.hostname.includes('.') || url.hostname === 'localhost') ? 'real' : undefined;
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@
  * structure is checked (`regex-checks.ts`), and the false-positive corpus
  * (`test/security/preset-corpus.test.ts`) must pass clean.
  */
-import { isBearerToken, isCardNumber, isIban, isKeyValue, isPhoneNumber, isSecretKey, isSsn } from './regex-checks.js';
+import { isBearerToken, isCardNumber, isEmailAddress, isIban, isJwt, isKeyValue, isPhoneNumber, isSecretKey, isSlackToken, isSsn } from './regex-checks.js';
 
 /**
  * One pattern to look for (the reference's `{ name, pattern, replacement }` plus rxagent's fields).
@@ -76,6 +76,27 @@ const findEmails: RuleFinder = (text, from) => {
 };
 
 const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const quad = `(?:${octet}\\.){3}${octet}`;
+/** A three-part version (`2.3.4`, `1.9.0`): never an address, so a four-part number near one is a version too. */
+const threePart = '(?<![\\d.])\\d{1,4}\\.\\d{1,4}\\.\\d{1,4}(?![.\\d])';
+/** Up to 30 characters of one clause: no line break, no `,;:!?`, dash or sentence-ending `.`. */
+const sameClause = '(?:[^\\n,;:!?\u2014\u2013]|\\.(?!\\s)){0,30}';
+/** Words that introduce a version (`Version 1.2.3.4`, `release: 10.0.19041.1`). */
+const versionWord = '\\b(?:[Vv]ersions?|VERSION|[Vv]er|[Rr]elease[ds]?|RELEASE|[Rr]el|[Bb]uild|BUILD|[Rr]ev|[Rr]evision|[Tt]ag)[\\s:.#]{0,3}';
+/**
+ * IPv4 addresses, not four-part versions: a dotted quad not inside a word or a longer number
+ * (`v1.2.3.4`, `0xc0.168.1.1`, `1.2.3.4.5`), and — unless written as an address, with a port or a
+ * prefix length (`10.0.0.1:8080`, `10.0.0.0/8`) — not after `@` (`zlib@1.2.13.1`) or a version word,
+ * not with a pre-release or build suffix (`1.2.3.4-rc.1`, `10.2.154.26-node.26`; a range
+ * `10.0.0.1-10.0.0.9` is two addresses), and not within 30 characters of a three-part version in
+ * the same clause (`from 1.2.3 to 1.2.3.4`; `10.0.0.1, version 1.2.3` is an address).
+ */
+const IPV4 = new RegExp(
+  `(?<![\\w.])(?=\\d)(?:${quad}(?=[:/]\\d)|(?<!@|${versionWord}|${threePart}${sameClause})${quad}(?!\\.?\\d|[-+](?!\\d{1,3}\\.\\d)[0-9A-Za-z]|${sameClause}?${threePart}))`,
+  'g',
+);
+/** Currencies written before or after an amount (a symbol, a common ISO 4217 code, or a local sign: `kr`, `zł`). */
+const currencyCode = '(?:USD|EUR|GBP|JPY|CHF|CNY|INR|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RUB|BRL|MXN|KRW|ZAR|TRY|HKD|SGD|kr|zł|Kč|Ft|lei|Rs)';
 
 /**
  * The built-in rules of each preset. The reference's rules and replacement tokens
@@ -92,6 +113,7 @@ const EMAIL_RULE: RegexRule = {
   name: 'email',
   pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,6}\.[A-Za-z]{2,24}(?![A-Za-z])/g,
   replacement: '[EMAIL]',
+  validate: isEmailAddress,
   maxMatchLength: 128,
 };
 
@@ -105,10 +127,14 @@ export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> 
     {
       // E.164 (`+14155552671`), international with separators (`+44 20 7946 0958`, `+1 (415) 555-2671`),
       // North American (`(415) 555-2671`, `415-555-2671`) and national numbers with a trunk `0`
-      // (`020 7946 0958`, `030 1234567`, `01 23 45 67 89`); not thousands (`10 000 000`) or dates.
+      // (`020 7946 0958`, `030 1234567`, `01 23 45 67 89`); not thousands (`10 000 000`) or dates,
+      // not an amount (a currency before or after it, or decimals: `+12 345 678 €`, `+100 000.00`),
+      // not a piece of a longer run of digit groups (a hex dump, a table: `08 00 00 00 00 28 58`).
       name: 'phone',
-      pattern:
-        /(?<![\w+])(?:\+[1-9]\d{6,14}|\+[1-9]\d{0,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]\d{1,6}){1,6}|(?:1[ .-])?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}|0\d{1,4}(?:[ ./-]\d{2,8}){1,4}|\(0\d{1,4}\) ?\d{2,8}(?:[ .-]\d{2,8}){0,3})(?![\w])/g,
+      pattern: new RegExp(
+        `(?<![\\w+]|\\d[ .'\\u00a0\\u202f-]|\\p{Sc}\\s?|\\b${currencyCode}\\s?)(?:\\+[1-9]\\d{6,14}|\\+[1-9]\\d{0,3}(?:[ .-]?\\(\\d{1,4}\\))?(?:[ .-]\\d{1,6}){1,6}|(?:1[ .-])?(?:\\(\\d{3}\\) ?|\\d{3}[ .-])\\d{3}[ .-]\\d{4}|0\\d{1,4}(?:[ ./-]\\d{2,8}){1,4}|\\(0\\d{1,4}\\) ?\\d{2,8}(?:[ .-]\\d{2,8}){0,3})(?![\\w]|[ .,'\\u00a0\\u202f-]\\d|\\s?(?:\\p{Sc}|${currencyCode}(?!\\w)))`,
+        'gu',
+      ),
       replacement: '[PHONE]',
       validate: isPhoneNumber,
       maxMatchLength: 40,
@@ -116,14 +142,15 @@ export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> 
     { name: 'ssn', pattern: /(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])/g, replacement: '[SSN]', validate: isSsn, maxMatchLength: 11 },
     {
       name: 'credit-card',
-      pattern: /(?<![\d-])(?:\d[ -]?){11,18}\d(?![\d-])/g,
+      // not inside a word (a commit hash: `…ca4671703986996be2b…`)
+      pattern: /(?<![\w-])(?:\d[ -]?){11,18}\d(?![\w-])/g,
       replacement: '[CREDIT_CARD]',
       validate: isCardNumber,
       maxMatchLength: 37,
     },
     {
       name: 'ipv4',
-      pattern: new RegExp(`(?<!\\d\\.?)(?:${octet}\\.){3}${octet}(?!\\.?\\d)`, 'g'),
+      pattern: IPV4,
       replacement: '[IP_ADDRESS]',
       maxMatchLength: 15,
     },
@@ -161,12 +188,14 @@ export const REGEX_PRESETS: Readonly<Record<RegexPreset, readonly RegexRule[]>> 
       maxMatchLength: 266,
     },
     { name: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, replacement: '[GOOGLE_API_KEY]', maxMatchLength: 39 },
-    { name: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,255}/g, replacement: '[SLACK_TOKEN]', maxMatchLength: 260 },
+    // not words joined by dashes (`xoxo-see-you-soon`), not the start of a longer name (`xoxo-Hugs_v1`)
+    { name: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,255}(?!\w)/g, replacement: '[SLACK_TOKEN]', validate: isSlackToken, maxMatchLength: 260 },
     {
       // A JWT is flagged from its header on ('eyJ' is base64 for '{"'), so it is held while it grows.
       name: 'jwt',
       pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,2048}(?:\.[A-Za-z0-9_-]{0,4096}){0,2}/g,
       replacement: '[JWT]',
+      validate: isJwt,
       maxMatchLength: 8192,
     },
   ],
