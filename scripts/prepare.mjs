@@ -4,7 +4,10 @@
 // It builds only when there is something to build with and something new to build:
 // - skipped when the dev dependencies are not installed (`npm ci --omit=dev`: no tsup);
 // - skipped when dist/ is up to date (every entry's four files newer than every source input);
-// - skipped when RXAGENT_SKIP_PREPARE=1 (.ci/run, which builds later with `npm run build`);
+// - skipped under `npm ci` (npm_command=ci): the README's quick start and .ci/run install a clone to
+//   run it from source (`npm run demo`, `npm test`), and .ci/run builds later with `npm run build`;
+//   a git URL's install and `npm install` in a clone are `npm install`, and build;
+// - skipped when RXAGENT_SKIP_PREPARE=1;
 // - otherwise `npm run build` (whose prebuild asserts Node >= 22: the `node` devDependency).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -30,6 +33,7 @@ function newestMtime(path) {
  */
 export function prepareDecision(root, env) {
   if (env.RXAGENT_SKIP_PREPARE === '1') return { build: false, reason: 'RXAGENT_SKIP_PREPARE=1' };
+  if (env.npm_command === 'ci') return { build: false, reason: '`npm ci` runs a clone from source (`npm run build` builds dist/)' };
   if (!existsSync(join(root, 'node_modules', 'tsup', 'package.json'))) {
     return { build: false, reason: 'the dev dependencies are not installed (no tsup): nothing to build with' };
   }

@@ -1,7 +1,7 @@
 /**
  * npm's `prepare` (scripts/prepare.mjs) builds dist/ when a clone or a git URL is installed, and
  * costs nothing where it must not: no dev dependencies (nothing to build with), dist/ up to date,
- * or RXAGENT_SKIP_PREPARE=1 (.ci/run, which builds later itself).
+ * `npm ci` (the README's quick start and .ci/run run the clone from source), or RXAGENT_SKIP_PREPARE=1.
  */
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,5 +59,10 @@ describe('prepare', () => {
       reason: 'the dev dependencies are not installed (no tsup): nothing to build with',
     });
     expect(prepareDecision(clone({ sourcesAt: 1000 }), { RXAGENT_SKIP_PREPARE: '1' }).build).toBe(false);
+  });
+
+  it("skips under `npm ci` (the quick start runs from source), builds under a git URL's or a clone's `npm install`", () => {
+    expect(prepareDecision(clone({ sourcesAt: 1000 }), { npm_command: 'ci' }).build).toBe(false);
+    expect(prepareDecision(clone({ sourcesAt: 1000 }), { npm_command: 'install' }).build).toBe(true);
   });
 });
