@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
+import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { keepStateExcept } from './internal/step-scoped-state.js';
 import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { PrivateViolations } from './internal/private-violation.js';
@@ -120,6 +121,8 @@ function normalizeLanguage(language: string): string {
 export class LanguageDetector implements Processor<'language-detector'> {
   /** The processor's id. */
   readonly id = 'language-detector';
+  /** Durable runs snapshot the state as JSON, without the judge-call slots (free at every commit). */
+  readonly durableState: DurableStateOption = keepStateExcept([]);
   /** A human-readable name. */
   readonly name = 'Language Detector';
   /** What the processor does. */

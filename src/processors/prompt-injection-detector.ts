@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
+import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { keepStateExcept } from './internal/step-scoped-state.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
 import { LabelReader, readScores } from './internal/judge-answer.js';
@@ -161,6 +162,8 @@ export interface PromptInjectionAnswer {
 export class PromptInjectionDetector implements Processor<'prompt-injection-detector'> {
   /** The processor's id. */
   readonly id = 'prompt-injection-detector';
+  /** Durable runs snapshot the state as JSON, without the judge-call slots (free at every commit). */
+  readonly durableState: DurableStateOption = keepStateExcept([]);
   /** A human-readable name. */
   readonly name = 'Prompt Injection Detector';
   /** What the processor does. */

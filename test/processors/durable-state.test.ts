@@ -14,6 +14,7 @@ import { isChunk } from '../../src/loop/run/run-events.js';
 import type { RunSnapshot } from '../../src/loop/run/run-snapshot.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { PIIDetector } from '../../src/processors/pii-detector.js';
+import { PromptInjectionDetector } from '../../src/processors/prompt-injection-detector.js';
 import { SystemPromptScrubber } from '../../src/processors/system-prompt-scrubber.js';
 import { ToolCallFilter } from '../../src/processors/tool-call-filter.js';
 import { mockModel } from '../../src/testing/mock-model.js';
@@ -67,6 +68,15 @@ describe('built-in state in a run snapshot', () => {
     const whole = await runWith(() => ({ outputProcessors: [make()] }));
     expect(whole.snapshots[0]?.processorStates['pii-detector']).toMatchObject({ redactions: [[EMAIL, '[EMAIL]']] });
     expect(text(whole.chunks)).not.toContain(EMAIL);
+  });
+
+  it('prompt-injection-detector (input side): the judge-call slots are left out, the calls spent kept', async () => {
+    const guard = () => new PromptInjectionDetector({ model: judgeModel(() => '{"categories": {}}') });
+    const whole = await runWith(() => ({ inputProcessors: [guard()] }));
+    expect(whole.snapshots).toHaveLength(2);
+    const state = whole.snapshots[0]?.processorStates['prompt-injection-detector'] as Record<string, unknown>;
+    expect(state).not.toHaveProperty('rxagent.judgeSlots');
+    expect(state['rxagent.judgeCalls']).toBeGreaterThan(0);
   });
 
   it('tool-call-filter: the history ids are a JSON array in the snapshot', async () => {

@@ -19,6 +19,7 @@ import type { TracingContext } from '../../contract/index.js';
 import { InvalidProcessorOptionError } from '../../contract/index.js';
 import { ModelJudge, type ModelBackedOptions } from './model-backed.js';
 import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
+import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import type { PrivateViolations } from './private-violation.js';
 import { StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -179,7 +180,7 @@ export interface JudgeCall {
 export type GuardOutcome<T> = { ok: true; values: T[] } | { ok: false; failure: JudgeFailure };
 
 const CALLS_KEY = 'rxagent.judgeCalls';
-const SLOTS_KEY = 'rxagent.judgeSlots';
+const SLOTS_KEY = JUDGE_SLOTS_KEY;
 
 const strategies: ReadonlySet<unknown> = new Set<GuardErrorStrategy>(['strict', 'fail-open', 'warn']);
 

@@ -98,6 +98,12 @@ const ssnShape = /^\d{3}-\d{2}-\d{4}$/;
 const thousandsShape = /^\+?[1-9]\d{0,2}([ .,'\u00a0\u202f])\d{3}(?:\1\d{3})+$/;
 /** Thousands (or none), then a decimal mark and cents (`+200 300.00`, `+1.234,5`): an amount. */
 const decimalShape = /^\+?[1-9]\d{0,2}(?:([ .,'\u00a0\u202f])\d{3}(?:\1\d{3})*)?[.,]\d{1,2}$/;
+/**
+ * `+`, then a first group of four digits or more and more groups (`+1300-3000`, `≈ +8000–16000`: a
+ * range or a signed quantity): an international number written in groups sets its country code
+ * (1–3 digits) apart.
+ */
+const plusLongFirstGroup = /^\+\d{4,}[ .\-/(]/;
 /** A country code written with `+` or `00` as the first group (`+44 20…`, `0049 30…`) and the group after it. */
 const internationalGroups = /^(?:\+|00)([1-9]\d{0,2})[ .-](?:\(0\)[ .-]?)?(\d)/;
 
@@ -107,13 +113,15 @@ const internationalGroups = /^(?:\+|00)([1-9]\d{0,2})[ .-](?:\(0\)[ .-]?)?(\d)/;
  * at least 9 digits, one kind of separator between its groups (a date followed by a time,
  * `01.02.2024 10:30`, mixes them) and is neither a date nor shaped like a social security number.
  * An international number's own digits never start with the trunk `0` after its country code
- * (`+44 020…`, `0044 0532…` are not numbers; Italy, +39, keeps its `0`).
+ * (`+44 020…`, `0044 0532…` are not numbers; Italy, +39, keeps its `0`), and written in groups it
+ * sets the country code apart (`+1300-3000` is a range).
  */
 export function isPhoneNumber(candidate: string): boolean {
   const digits = digitsOf(candidate);
   if (digits.length < 8 || digits.length > 15 || /^(\d)\1+$/.test(digits) || decimalShape.test(candidate)) return false;
   // grouped in thousands with fewer than ten digits: an amount (`+12 345 678`); with ten or more it may be either, and reads as a number
   if (digits.length < 10 && thousandsShape.test(candidate)) return false;
+  if (plusLongFirstGroup.test(candidate)) return false;
   const international = internationalGroups.exec(candidate);
   if (international !== null) {
     const [, country, firstDigit] = international;

@@ -79,8 +79,11 @@ const octet = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const quad = `(?:${octet}\\.){3}${octet}`;
 /** A three-part version (`2.3.4`, `1.9.0`): never an address, so a four-part number near one is a version too. */
 const threePart = '(?<![\\d.])\\d{1,4}\\.\\d{1,4}\\.\\d{1,4}(?![.\\d])';
-/** Up to 30 characters of one clause: no line break, no `,;:!?`, dash or sentence-ending `.`. */
-const sameClause = '(?:[^\\n,;:!?\u2014\u2013]|\\.(?!\\s)){0,30}';
+/**
+ * Up to 30 characters of one clause: no line break, no `,;:!?`, dash or sentence-ending `.` (the
+ * normalised view folds every dash to `-`: a `-` before a space is a dash, `1.2.3-rc` is not).
+ */
+const sameClause = '(?:[^\\n,;:!?\u2014\u2013.-]|[.-](?!\\s)){0,30}';
 /** Words that introduce a version (`Version 1.2.3.4`, `release: 10.0.19041.1`). */
 const versionWord = '\\b(?:[Vv]ersions?|VERSION|[Vv]er|[Rr]elease[ds]?|RELEASE|[Rr]el|[Bb]uild|BUILD|[Rr]ev|[Rr]evision|[Tt]ag)[\\s:.#]{0,3}';
 /**

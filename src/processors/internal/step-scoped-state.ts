@@ -11,8 +11,15 @@
 import type { DurableStateOption, JsonValue, ProcessorState } from '../../contract/index.js';
 
 /**
+ * The state key of a guard's judge-call slots (`maxConcurrentJudgeCalls`): run machinery, free at
+ * every commit point (no judge call spans one), so never in a snapshot.
+ */
+export const JUDGE_SLOTS_KEY = 'rxagent.judgeSlots';
+
+/**
  * A `durableState` that snapshots the state as JSON without the `reset` keys (step-scoped
- * machinery a restored run builds again); the rest must be JSON, which the snapshot checks.
+ * machinery a restored run builds again) and without the judge-call slots; the rest must be JSON,
+ * which the snapshot checks.
  *
  * @example
  * ```ts
@@ -23,7 +30,7 @@ export function keepStateExcept(reset: readonly string[]): DurableStateOption {
   return {
     snapshot(state: ProcessorState): JsonValue {
       const kept: ProcessorState = {};
-      for (const [key, value] of Object.entries(state)) if (!reset.includes(key)) kept[key] = value;
+      for (const [key, value] of Object.entries(state)) if (key !== JUDGE_SLOTS_KEY && !reset.includes(key)) kept[key] = value;
       return kept as unknown as JsonValue;
     },
     restore(json: JsonValue): ProcessorState {
