@@ -101,13 +101,21 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
     const abort = new AbortController();
     let writer: JournalWriter | undefined;
     let ended = false;
+    let settled = false;
 
-    /** Ends the execution once: the run unsubscribed, the writer closed, the event out, the job told. */
-    const end = (outcome: ExecutionOutcome | Stop): void => {
+    /** Stops the run where it is: unsubscribed, the writer closed; nothing more is written. */
+    const halt = (): void => {
       if (ended) return;
       ended = true;
       subscriptions.unsubscribe();
       writer?.close();
+    };
+
+    /** Ends the execution once: halted, the event out, the job told. */
+    const end = (outcome: ExecutionOutcome | Stop): void => {
+      if (settled) return;
+      settled = true;
+      halt();
       if (!(outcome instanceof Stop)) {
         resolve(outcome);
         return;
@@ -136,7 +144,13 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         return;
       }
       if (isInfrastructureError(error)) {
-        end(new Stop('failed', error));
+        // halted at once (the run cannot turn the error into a terminal chunk); `fenced` when the
+        // failure was the lease's (a paused owner's transaction cut off after a takeover), else `failed`
+        halt();
+        journal.getRun(runId).then(
+          (run) => end(new Stop(run !== null && run.epoch !== epoch ? 'fenced' : 'failed', error)),
+          () => end(new Stop('failed', error)),
+        );
         return;
       }
       journal.getRun(runId).then(
