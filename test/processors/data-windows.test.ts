@@ -4,14 +4,18 @@
  * released in order with the verdict of its window, and a part written again with the same id while
  * pending replaces the pending one (only its latest version is judged and released).
  */
-import { from } from 'rxjs';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { PIIDetector } from '../../src/processors/pii-detector.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
+import { Agent } from '../../src/loop/agent.js';
 import { createRunContext } from '../../src/operators/run-context.js';
+import { mockModel } from '../../src/testing/mock-model.js';
+import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { judgedContents, judgeModel, outputStream, promptText, runOutputStream } from './support/harness.js';
 
 const VALUE = 'Ada Lovelace';
@@ -90,5 +94,38 @@ describe('data chunks judged in windows', () => {
       [progress(0, 'start'), progress(1, `found ${VALUE}`), chunk.textStart('t'), chunk.textDelta('Done.', 't'), chunk.textEnd('t'), progress(2, 'end'), chunk.finish()],
     );
     expect(output.map((part) => dataOf(part)?.note ?? part.type)).toEqual(['start', 'found [NAME]', 'text-start', 'text-delta', 'text-end', 'end', 'finish']);
+  });
+
+  it('in an Agent: a tool writing 1,000 progress parts through writer.custom costs at most 12 judge calls; all reach the client in order, part 517 redacted', async () => {
+    const judge = detector();
+    const model = mockModel({
+      parts: ({ options }) =>
+        options.prompt.some((message) => message.role === 'tool')
+          ? [...textParts('All rows loaded.'), finishPart('stop')]
+          : [...toolCallParts('load', { rows: 1_000 }), finishPart('tool-calls')],
+    });
+    type Writer = { custom: (part: ChunkType & { type: `data-${string}` }) => Promise<void> };
+    const agent = new Agent({
+      id: 'a',
+      model,
+      instructions: 'Load the rows.',
+      outputProcessors: [new PIIDetector({ model: judge, redactionMethod: 'placeholder', channels: ['data'] })],
+      tools: {
+        load: {
+          inputSchema: z.object({ rows: z.number() }),
+          execute: async ({ rows }: { rows: number }, { writer }: { writer: Writer }) => {
+            for (const part of thousandParts().slice(0, rows)) await writer.custom(part as ChunkType & { type: `data-${string}` });
+            return { loaded: rows };
+          },
+        },
+      },
+    });
+    const chunks = await lastValueFrom(agent.stream$('go').pipe(toArray()));
+    const parts = chunks.filter((part) => part.type === 'data-progress');
+    expect(parts.map((part) => dataOf(part)?.done)).toEqual(Array.from({ length: 1_000 }, (_, index) => index));
+    expect(dataOf(parts[FLAGGED_PART])?.note).toBe('looked up [NAME]');
+    expect(JSON.stringify(chunks)).not.toContain(VALUE);
+    expect(chunks.at(-1)?.type).toBe('finish');
+    expect(judge.calls.length).toBeLessThanOrEqual(12);
   });
 });
