@@ -23,8 +23,13 @@
  * than the next is a lead: the second waits for its verdict and is judged with it in front) — the hook returns at
  * once, and judged text is released on the next chunk. `'final'` judges a stream once, when it ends.
  *
+ * **Data windows.** `data-*` chunks are held per data type in a pending window judged with one call when
+ * its text reaches the schedule's size for its index (then doubling, never past one judge call's input)
+ * or when any other chunk comes; a part whose `id` is pending replaces it in place (only the latest
+ * version is judged and released). The call budget counts windows, not chunks.
+ *
  * **Verdicts** are applied when their content is released: `keep`, `replace` (values redacted,
- * JSON-escaped in tool input), `drop` (the span's text, a data chunk; a flagged tool call's input
+ * JSON-escaped in tool input), `drop` (the span's text, the data chunks of a window; a flagged tool call's input
  * cannot be cut out of the call and blocks), `block` (the hook aborts the run on the first chunk
  * after the verdict arrived, before anything after the flagged content is released).
  */
