@@ -86,6 +86,15 @@ describe('data chunks judged in windows', () => {
     expect(judged.join('\n')).not.toContain('step 48');
   });
 
+  it('a part whose earlier version was already sent to the judge is a new part: both are released, each judged once', async () => {
+    const model = detector();
+    const guard = new PIIDetector({ model, redactionMethod: 'placeholder', windowSchedule: [10] });
+    // the first part fills its 10-character window and is sent to the judge at once; the second comes after
+    const output = await runOutputStream([guard], [progress(0, 'first version', 'job'), progress(1, 'second version', 'job'), chunk.finish()]);
+    expect(output.map((part) => dataOf(part)?.note)).toEqual(['first version', 'second version', undefined]);
+    expect(model.calls).toHaveLength(2);
+  });
+
   it('a chunk that is not data judges the pending window first and keeps its place behind it', async () => {
     const model = detector();
     const guard = new PIIDetector({ model, redactionMethod: 'placeholder' });
