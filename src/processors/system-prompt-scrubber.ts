@@ -186,6 +186,8 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
       stateKey: 'scrubberHeld',
       processorId: 'system-prompt-scrubber',
+      // the passage gets at least half of a call's input (the system prompt takes the rest): data windows stop there
+      maxJudgeInputChars: Math.floor(this.judge.maxInputChars / 2),
     });
     this.system = [
       options.instructions ??

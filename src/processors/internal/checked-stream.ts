@@ -23,15 +23,20 @@
  * than the next is a lead: the second waits for its verdict and is judged with it in front) — the hook returns at
  * once, and judged text is released on the next chunk. `'final'` judges a stream once, when it ends.
  *
+ * **Data windows.** `data-*` chunks are held per data type in a pending window judged with one call when
+ * its text reaches the schedule's size for its index (then doubling, never past one judge call's input)
+ * or when any other chunk comes; a part whose `id` is pending replaces it in place (only the latest
+ * version is judged and released). The call budget counts windows, not chunks.
+ *
  * **Verdicts** are applied when their content is released: `keep`, `replace` (values redacted,
- * JSON-escaped in tool input), `drop` (the span's text, a data chunk; a flagged tool call's input
+ * JSON-escaped in tool input), `drop` (the span's text, the data chunks of a window; a flagged tool call's input
  * cannot be cut out of the call and blocks), `block` (the hook aborts the run on the first chunk
  * after the verdict arrived, before anything after the flagged content is released).
  */
 import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
 import { emitInOrder } from './emit-in-order.js';
 import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
-import { windowCut, windowSizeAt, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
+import { windowCut, windowSizeAt, DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
 
 export type { GuardChannel, JudgedChannel };
 import { applyToWhole, judgedText } from './whole-chunks.js';
@@ -76,7 +81,25 @@ interface GateState {
   judgments: Judgment[];
   /** Each tool call's input stream, until its `tool-call` arrives. */
   toolInputs: Map<string, JudgedStream>;
+  /** The pending (not yet judged) window of `data-*` chunks, per data type. */
+  dataWindows: Map<string, DataWindow>;
+  /** Data windows judged so far in this step, per data type (where each type is in the schedule). */
+  dataWindowCounts: Map<string, number>;
 }
+
+type ChunkEntry = Extract<Entry, { kind: 'chunk' }>;
+
+/** Data chunks of one type held until they are judged together, one call for the window. */
+interface DataWindow {
+  readonly entries: ChunkEntry[];
+  /** The judged text of each entry (same order). */
+  readonly texts: string[];
+  /** Judged characters held (the texts joined by newlines). */
+  size: number;
+}
+
+/** The judgment of a data window not yet sent: its chunks stay held (never resolves, never read). */
+const PENDING_WINDOW: Judgment = Object.freeze({ verdict: undefined, done: new Promise<void>(() => undefined) });
 
 /** Options of a gate. */
 export interface CheckedStreamOptions {
@@ -87,6 +110,8 @@ export interface CheckedStreamOptions {
   windowSchedule?: readonly number[];
   /** Channels judged (default: all). */
   channels?: readonly GuardChannel[];
+  /** Characters one judge call carries (the guard's `maxJudgeInputChars`): data windows stop growing there. */
+  maxJudgeInputChars?: number;
   stateKey: string;
   /** The processor's id, for the reason of a block the gate itself decides. */
   processorId: string;
@@ -109,6 +134,7 @@ export class CheckedStream {
   private readonly channels: ReadonlySet<JudgedChannel>;
   private readonly stateKey: string;
   private readonly processorId: string;
+  private readonly dataWindowCap: number;
 
   constructor(options: CheckedStreamOptions) {
     this.mode = options.streamMode ?? 'window';
@@ -122,6 +148,7 @@ export class CheckedStream {
     this.channels = channels;
     this.stateKey = options.stateKey;
     this.processorId = options.processorId;
+    this.dataWindowCap = Math.max(200, Math.floor(options.maxJudgeInputChars ?? DEFAULT_JUDGE_INPUT_CHARS));
   }
 
   /**
@@ -133,7 +160,7 @@ export class CheckedStream {
     // A step (or a retried attempt) starts with nothing held; content still held here belongs to an
     // attempt that ended without passing its end through this gate (rejected): it is dropped, never shown.
     if (part.type === 'step-start') state[this.stateKey] = undefined;
-    const gate = ((state[this.stateKey] as GateState | undefined) ??= { queue: [], streams: new Map(), ended: new Map(), inFlight: 0, judgments: [], toolInputs: new Map() });
+    const gate = ((state[this.stateKey] as GateState | undefined) ??= { queue: [], streams: new Map(), ended: new Map(), inFlight: 0, judgments: [], toolInputs: new Map(), dataWindows: new Map(), dataWindowCounts: new Map() });
     const wait = this.ingest(gate, part, judge);
     const released = this.drain(gate, abort);
     if (!wait || gate.queue.length === 0) return emitInOrder(state, released);
@@ -143,6 +170,7 @@ export class CheckedStream {
   /** Adds `part` to the queue; true when it ends the held streams (the call then waits for them). */
   private ingest(gate: GateState, part: ChunkType, judge: SpanJudge): boolean {
     const type = part.type;
+    if (!type.startsWith('data-')) this.flushData(gate, judge);
     if (textChannels.has(type)) {
       const channel = type.startsWith('text') ? 'text' : 'reasoning';
       if (!this.channels.has(channel)) return this.passBehind(gate, part);
@@ -170,6 +198,8 @@ export class CheckedStream {
       return false;
     }
     this.closeAll(gate, judge);
+    if (type.startsWith('data-') && this.channels.has('data')) return this.holdData(gate, part, judge);
+    this.flushData(gate, judge);
     const channel: JudgedChannel | undefined =
       type === 'tool-call' ? (this.channels.has('tool-input') ? 'tool-call' : undefined)
       : type === 'tool-error' ? 'tool-error'
@@ -188,6 +218,70 @@ export class CheckedStream {
     const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, channel, () => judge({ text, channel }));
     gate.queue.push({ kind: 'chunk', chunk: part, judgment, channel, span: undefined });
     return true;
+  }
+
+  /**
+   * Holds a `data-*` chunk in its type's pending window (a chunk whose `id` is already pending there
+   * replaces it in place: only the latest version is judged and released). The window is judged once
+   * it reaches its size: the schedule's size for its index, then doubling, up to one judge call's
+   * input (`maxJudgeInputChars`); any other chunk judges what is pending. Never waits.
+   */
+  private holdData(gate: GateState, part: ChunkType, judge: SpanJudge): boolean {
+    const text = judgedText(part);
+    if (text.trim() === '') return this.passBehind(gate, part);
+    const type = part.type;
+    let window = gate.dataWindows.get(type);
+    const id = (part as { id?: unknown }).id;
+    const at = window !== undefined && typeof id === 'string' ? window.entries.findIndex((entry) => (entry.chunk as { id?: unknown }).id === id) : -1;
+    // a window never grows past one judge call's input: a part that would overflow it starts the next one
+    if (window !== undefined && at < 0 && window.entries.length > 0 && window.size + 1 + text.length > this.dataWindowCap) {
+      this.judgeDataWindow(gate, type, judge);
+      window = undefined;
+    }
+    if (window === undefined) {
+      window = { entries: [], texts: [], size: 0 };
+      gate.dataWindows.set(type, window);
+    }
+    if (at >= 0) {
+      const entry = window.entries[at] as ChunkEntry;
+      entry.chunk = part;
+      window.size += text.length - (window.texts[at] as string).length;
+      window.texts[at] = text;
+    } else {
+      const entry: ChunkEntry = { kind: 'chunk', chunk: part, judgment: PENDING_WINDOW, channel: 'data', span: undefined };
+      gate.queue.push(entry);
+      window.size += (window.entries.length > 0 ? 1 : 0) + text.length;
+      window.entries.push(entry);
+      window.texts.push(text);
+    }
+    if (this.mode === 'window') {
+      const size = Math.min(this.dataWindowCap, this.dataWindowSize(gate.dataWindowCounts.get(type) ?? 0));
+      if (window.size >= size && (gate.inFlight < MAX_IN_FLIGHT || window.size >= this.dataWindowCap)) this.judgeDataWindow(gate, type, judge);
+    } else if (window.size >= this.dataWindowCap) this.judgeDataWindow(gate, type, judge);
+    return false;
+  }
+
+  /** The size of a data type's window `index`: the schedule, then doubling its last size. */
+  private dataWindowSize(index: number): number {
+    const last = this.schedule.length - 1;
+    if (index <= last) return windowSizeAt(this.schedule, index);
+    return (this.schedule[last] as number) * 2 ** Math.min(index - last, 30);
+  }
+
+  /** Judges every pending data window (a chunk that is not data came, or the stream ends). */
+  private flushData(gate: GateState, judge: SpanJudge): void {
+    for (const type of [...gate.dataWindows.keys()]) this.judgeDataWindow(gate, type, judge);
+  }
+
+  /** Sends `type`'s pending data window to the judge: one call, its verdict applies to each of its chunks. */
+  private judgeDataWindow(gate: GateState, type: string, judge: SpanJudge): void {
+    const window = gate.dataWindows.get(type);
+    gate.dataWindows.delete(type);
+    if (window === undefined || window.entries.length === 0) return;
+    gate.dataWindowCounts.set(type, (gate.dataWindowCounts.get(type) ?? 0) + 1);
+    const text = window.texts.join('\n');
+    const judgment = this.startJudgment(gate, 'data', () => judge({ text, channel: 'data' }));
+    for (const entry of window.entries) entry.judgment = judgment;
   }
 
   /** A chunk of a channel this gate does not judge: kept in order behind held content. */
