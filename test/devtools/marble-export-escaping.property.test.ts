@@ -1,0 +1,150 @@
+/**
+ * Exported marbles are data, never code (issue 31 §4). For any title and payload strings (unicode,
+ * with line terminators, U+2028/U+2029, comment ends, backticks, `${`, quotes, backslashes, lone
+ * surrogates and bidi controls mixed in), the snippet `toMarbleDiagram` writes:
+ * - parses with TypeScript's parser without a diagnostic, to the same statements (kind by kind, the
+ *   whole tree) and the same comments as the export of plain strings;
+ * - keeps the title inside its one header line, written so that it reads back as the title;
+ * - holds every payload string as a literal TypeScript reads back exactly, and run as written
+ *   rebuilds the chunks and defines nothing global.
+ *
+ * Cases: `RXAGENT_PROPERTY_RUNS` / 5 (CI 200; the soak run 4,000), at least 20.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import ts from 'typescript';
+import type { ChunkType } from 'rxagent';
+import { toMarbleDiagram } from 'rxagent/devtools';
+import { createChunkBuilders, testUsage } from 'rxagent/testing';
+import { sameValue } from '../../src/devtools/internal/js-literal.js';
+import { checkProperty, expectNone, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
+import { evaluateSnippet } from './support/evaluate-snippet.js';
+
+const RUNS = Math.max(20, Math.floor(PROPERTY_RUNS / 5));
+
+/** What breaks generated source when written raw: each is mixed into the generated strings. */
+const DANGEROUS = ['\n', '\r', '\r\n', '\u2028', '\u2029', '*/', '/*', '//', '`', '${', '${x}', "'", '"', '\\', '\\u', '\ud800', '\udfff', '\u202e', '\u2066', '\ufeff', '\u0000', '\u0085', '<!--', '-->', '</script>'];
+
+const text = fc.string({ unit: fc.oneof(fc.constantFrom(...DANGEROUS), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 12 });
+
+/** A title and five payload strings, all different (equal chunks would share a diagram key). */
+const input = fc.record({ title: text, payloads: fc.uniqueArray(text, { minLength: 5, maxLength: 5 }) });
+
+/** A run whose strings are `payloads`: a text delta, a reasoning delta, tool input, a data part, an error message. */
+function runWith(payloads: readonly string[]): ChunkType[] {
+  const [delta, reasoning, query, data, message] = payloads as [string, string, string, string, string];
+  const chunk = createChunkBuilders('run-1');
+  return [
+    chunk.start(),
+    chunk.stepStart(0),
+    chunk.textStart(),
+    chunk.textDelta(delta),
+    chunk.textEnd(),
+    chunk.reasoningDelta(reasoning),
+    chunk.toolCall({ toolCallId: 'call-1', toolName: 'search', args: { query } }),
+    chunk.data('data-note', { note: data }),
+    chunk.error(new Error(message)),
+    chunk.finish('stop', { text: delta, usage: testUsage({ inputTokens: 1, outputTokens: 2 }) }),
+  ];
+}
+
+function parse(code: string): { file: ts.SourceFile; diagnostics: readonly ts.DiagnosticWithLocation[] } {
+  const file = ts.createSourceFile('exported.test.ts', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  // parse errors only (no type check): the parser's own list
+  const diagnostics = (file as unknown as { parseDiagnostics: readonly ts.DiagnosticWithLocation[] }).parseDiagnostics;
+  return { file, diagnostics };
+}
+
+/** Every node's kind, depth first: the shape of the file without its literals' text. */
+function shape(file: ts.SourceFile): string[] {
+  const kinds: string[] = [];
+  const visit = (node: ts.Node, depth: number): void => {
+    kinds.push(`${depth}:${ts.SyntaxKind[node.kind]}`);
+    node.forEachChild((child) => visit(child, depth + 1));
+  };
+  visit(file, 0);
+  return kinds;
+}
+
+/** The text of every comment in the file, as the scanner sees it. */
+function comments(code: string): string[] {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, code);
+  const found: string[] = [];
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    if (token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia) found.push(scanner.getTokenText());
+  }
+  return found;
+}
+
+function stringLiterals(file: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** What TypeScript reads `body` as, between single quotes (how the header writes the title). */
+function readBack(body: string): string | undefined {
+  const { file, diagnostics } = parse(`'${body}';`);
+  const statement = file.statements[0];
+  if (diagnostics.length > 0 || file.statements.length !== 1 || statement === undefined || !ts.isExpressionStatement(statement)) return undefined;
+  return ts.isStringLiteral(statement.expression) ? statement.expression.text : undefined;
+}
+
+function problemsOf(title: string, payloads: readonly string[]): string[] {
+  const problems: string[] = [];
+  const chunks = runWith(payloads);
+  const exported = toMarbleDiagram(chunks, { title });
+  const plain = toMarbleDiagram(runWith(payloads.map((_, index) => `plain ${index}`)), { title: 'plain title' });
+  const { file, diagnostics } = parse(exported.code);
+  if (diagnostics.length > 0) problems.push(`parse errors: ${diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')).join('; ')}`);
+  const expectedShape = shape(parse(plain.code).file);
+  if (shape(file).join(' ') !== expectedShape.join(' ')) problems.push(`statements differ from the plain export: ${file.statements.map((statement) => ts.SyntaxKind[statement.kind]).join(', ')}`);
+  const found = comments(exported.code);
+  const expectedComments = comments(plain.code);
+  if (found.length !== expectedComments.length) problems.push(`${found.length} comments, the plain export has ${expectedComments.length}`);
+  const header = /^\/\/ (.*): 10 chunks, exported by the rxagent inspector\.$/su.exec(found[0] ?? '');
+  if (header === null) problems.push(`the header comment is not one line ending the usual way: ${JSON.stringify(found[0])}`);
+  else if (readBack(header[1] as string) !== title) problems.push(`the header reads back as ${JSON.stringify(readBack(header[1] as string))}, not the title`);
+  for (const comment of found) if (/[\n\r\u2028\u2029]/u.test(comment.slice(0, 2) === '//' ? comment : '')) problems.push(`a line comment spans lines: ${JSON.stringify(comment)}`);
+  const literals = stringLiterals(file);
+  for (const payload of payloads) if (!literals.includes(payload)) problems.push(`no literal reads back as ${JSON.stringify(payload)}`);
+  const globalsBefore = Object.getOwnPropertyNames(globalThis).join(',');
+  let evaluated: ReturnType<typeof evaluateSnippet> | undefined;
+  try {
+    evaluated = evaluateSnippet(exported.code);
+  } catch (error) {
+    problems.push(`running the snippet threw: ${String(error)}`);
+  }
+  if (Object.getOwnPropertyNames(globalThis).join(',') !== globalsBefore) problems.push('running the snippet defined a global');
+  if (evaluated !== undefined) {
+    if (evaluated.diagram !== exported.diagram) problems.push(`the snippet's diagram is ${JSON.stringify(evaluated.diagram)}, not ${JSON.stringify(exported.diagram)}`);
+    if (!sameValue(evaluated.values, exported.values)) problems.push("the snippet's values differ from the chunks");
+  }
+  return problems;
+}
+
+describe('marble export: strings are data, never code (property)', () => {
+  it(
+    'any title and payload strings parse to the plain export\'s statements and read back exactly',
+    async () => {
+      await checkProperty('marble-export-escaping', input, async ({ title, payloads }) => expectNone(problemsOf(title, payloads), `title ${JSON.stringify(title)}, payloads ${JSON.stringify(payloads)}`), RUNS);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it('examples: a title that closes its comment, a payload with U+2028, a lone surrogate, a template', () => {
+    for (const [title, payloads] of [
+      ['x\nprocess.exit(1)', ['a', 'b', 'c', 'd', 'e']],
+      ['t', ['\u2028', '\ud800', '`${globalThis}`', '*/ end', "'; throw 1; '"]],
+    ] as const) {
+      expect(problemsOf(title, payloads)).toEqual([]);
+    }
+    const { code } = toMarbleDiagram(runWith(['a\u2028b', 'b', 'c', 'd', 'e']), { title: 'x\u2029y */' });
+    expect(code).toContain("chunk.textDelta('a\\u2028b')");
+    expect(code.split('\n')[0]).toBe('// x\\u2029y *\\/: 10 chunks, exported by the rxagent inspector.');
+  });
+});
