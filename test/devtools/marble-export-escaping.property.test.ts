@@ -5,8 +5,10 @@
  * - parses with TypeScript's parser without a diagnostic, to the same statements (kind by kind, the
  *   whole tree) and the same comments as the export of plain strings;
  * - keeps the title inside its one header line, written so that it reads back as the title;
- * - holds every payload string as a literal TypeScript reads back exactly, and run as written
- *   rebuilds the chunks and defines nothing global.
+ * - holds every payload string as a literal TypeScript reads back exactly, whose source text is
+ *   also safe pasted into a comment or a template literal (no raw line terminator, comment end,
+ *   backtick, `${`, control, format or lone surrogate code point);
+ * - run as written, rebuilds the chunks and defines nothing global.
  *
  * Cases: `RXAGENT_PROPERTY_RUNS` / 5 (CI 200; the soak run 4,000), at least 20.
  */
@@ -14,7 +16,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import ts from 'typescript';
 import type { ChunkType } from 'rxagent';
-import { toMarbleDiagram } from 'rxagent/devtools';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { Inspector, toMarbleDiagram } from 'rxagent/devtools';
 import { createChunkBuilders, testUsage } from 'rxagent/testing';
 import { sameValue } from '../../src/devtools/internal/js-literal.js';
 import { checkProperty, expectNone, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
@@ -76,15 +79,23 @@ function comments(code: string): string[] {
   return found;
 }
 
-function stringLiterals(file: ts.SourceFile): string[] {
-  const found: string[] = [];
+/** Every string literal: what it reads as, and its source text. */
+function stringLiterals(file: ts.SourceFile): Array<{ text: string; source: string }> {
+  const found: Array<{ text: string; source: string }> = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push({ text: node.text, source: node.getText(file) });
     node.forEachChild(visit);
   };
   visit(file);
   return found;
 }
+
+/**
+ * What a literal's source must not hold raw, so that the same text is safe pasted into a comment,
+ * a JSDoc block or a template literal: line terminators, a comment end, a backtick or `${`, and
+ * control, format (bidi, zero-width) or lone surrogate code points.
+ */
+const UNSAFE_SOURCE = /[\n\r\u2028\u2029`]|\*\/|\$\{|[\p{Cc}\p{Cf}\p{Cs}]/u;
 
 /** What TypeScript reads `body` as, between single quotes (how the header writes the title). */
 function readBack(body: string): string | undefined {
@@ -111,7 +122,9 @@ function problemsOf(title: string, payloads: readonly string[]): string[] {
   else if (readBack(header[1] as string) !== title) problems.push(`the header reads back as ${JSON.stringify(readBack(header[1] as string))}, not the title`);
   for (const comment of found) if (/[\n\r\u2028\u2029]/u.test(comment.slice(0, 2) === '//' ? comment : '')) problems.push(`a line comment spans lines: ${JSON.stringify(comment)}`);
   const literals = stringLiterals(file);
-  for (const payload of payloads) if (!literals.includes(payload)) problems.push(`no literal reads back as ${JSON.stringify(payload)}`);
+  for (const payload of payloads) if (!literals.some((literal) => literal.text === payload)) problems.push(`no literal reads back as ${JSON.stringify(payload)}`);
+  // an escaped character (`\``, `\${`, `*\/`) is safe; an escaped line terminator or invisible character is not
+  for (const literal of literals) if (UNSAFE_SOURCE.test(literal.source.replace(/\\[^\n\r\u2028\u2029\p{Cc}\p{Cf}\p{Cs}]/gu, '_'))) problems.push(`a literal is not safe in a comment or template: ${JSON.stringify(literal.source)}`);
   const globalsBefore = Object.getOwnPropertyNames(globalThis).join(',');
   let evaluated: ReturnType<typeof evaluateSnippet> | undefined;
   try {
@@ -135,6 +148,29 @@ describe('marble export: strings are data, never code (property)', () => {
     },
     PROPERTY_TIMEOUT_MS,
   );
+
+  it(
+    'payload strings alone (a plain title): every literal reads back exactly and is safe in a comment or template',
+    async () => {
+      await checkProperty('marble-export-escaping-payloads', input, async ({ payloads }) => expectNone(problemsOf('plain title', payloads), `payloads ${JSON.stringify(payloads)}`), RUNS);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it("the inspector's export: a run title and agent id with line breaks and comment ends stay in the header", async () => {
+    const inspector = new Inspector();
+    const chunks = runWith(['a', 'b', 'c', 'd', 'e']);
+    const title = 'line one\nglobalThis.pwned = true; /* */ \u2028 `${x}`';
+    await lastValueFrom(inspector.trace(() => from(chunks), { agentId: 'agent\r\nx', title }).pipe(toArray()));
+    const [summary] = inspector.runs();
+    const { code } = inspector.exportMarbles(summary!.runId);
+    const { file, diagnostics } = parse(code);
+    expect(diagnostics).toEqual([]);
+    expect(file.statements.map((statement) => ts.SyntaxKind[statement.kind])).toEqual(['ImportDeclaration', 'FirstStatement', 'FirstStatement', 'FirstStatement']);
+    const header = comments(code)[0] ?? '';
+    expect(header).not.toMatch(/[\n\r\u2028\u2029]/u);
+    expect(readBack(/^\/\/ (.*): \d+ chunks/u.exec(header)?.[1] ?? '')).toBe(`Run ${summary!.runId} of agent "agent\r\nx" ("${title}")`);
+  });
 
   it('examples: a title that closes its comment, a payload with U+2028, a lone surrogate, a template', () => {
     for (const [title, payloads] of [
