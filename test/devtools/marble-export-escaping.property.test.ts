@@ -19,14 +19,14 @@ import type { ChunkType } from 'rxagent';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { Inspector, toMarbleDiagram } from 'rxagent/devtools';
 import { createChunkBuilders, testUsage } from 'rxagent/testing';
-import { sameValue } from '../../src/devtools/internal/js-literal.js';
+import { escapeText, sameValue } from '../../src/devtools/internal/js-literal.js';
 import { checkProperty, expectNone, PROPERTY_RUNS, PROPERTY_TIMEOUT_MS } from '../reliability/support/property.js';
 import { evaluateSnippet } from './support/evaluate-snippet.js';
 
 const RUNS = Math.max(20, Math.floor(PROPERTY_RUNS / 5));
 
 /** What breaks generated source when written raw: each is mixed into the generated strings. */
-const DANGEROUS = ['\n', '\r', '\r\n', '\u2028', '\u2029', '*/', '/*', '//', '`', '${', '${x}', "'", '"', '\\', '\\u', '\ud800', '\udfff', '\u202e', '\u2066', '\ufeff', '\u0000', '\u0085', '<!--', '-->', '</script>'];
+const DANGEROUS = ['\n', '\r', '\r\n', '\u2028', '\u2029', '*/', '/*', '//', '`', '${', '${x}', "'", '"', '\\', '\\u', '\ud800', '\udfff', '\u202e', '\u2066', '\ufeff', '\u0000', '\u0085', '\u{E0041}', '\u{1D173}', '\u00a0', '<!--', '-->', '</script>'];
 
 const text = fc.string({ unit: fc.oneof(fc.constantFrom(...DANGEROUS), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 12 });
 
@@ -182,5 +182,8 @@ describe('marble export: strings are data, never code (property)', () => {
     const { code } = toMarbleDiagram(runWith(['a\u2028b', 'b', 'c', 'd', 'e']), { title: 'x\u2029y */' });
     expect(code).toContain("chunk.textDelta('a\\u2028b')");
     expect(code.split('\n')[0]).toBe('// x\\u2029y *\\/: 10 chunks, exported by the rxagent inspector.');
+    // ordinary text of any script reads as written; invisible and astral format characters become escapes
+    expect(escapeText('Grüße, 你好 👋 "ok" a/b * c')).toBe('Grüße, 你好 👋 "ok" a/b * c');
+    expect(escapeText('\u{E0041}\u200b\u00a0$x${')).toBe('\\udb40\\udc41\\u200b\\u00a0$x\\${');
   });
 });
