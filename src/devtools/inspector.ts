@@ -190,7 +190,8 @@ export class Inspector {
         `Run ${runId} had ${recorder.chunks.length + recorder.droppedChunks} chunks, more than maxChunksPerRun (${this.#caps.maxChunks}): its diagram would be incomplete. Raise maxChunksPerRun.`,
       );
     }
-    const title = `Run ${runId} of agent "${recorder.agentId}"${recorder.title === '' ? '' : ` (${JSON.stringify(recorder.title)})`}`;
+    // raw text: toMarbleDiagram escapes the title as it writes it
+    const title = `Run ${runId} of agent "${recorder.agentId}"${recorder.title === '' ? '' : ` ("${recorder.title}")`}`;
     return toMarbleDiagram(recorder.chunks, { groups: recorder.groups, complete: recorder.completed, title });
   }
 

@@ -6,7 +6,7 @@
  */
 import type { ChunkType } from '../contract/index.js';
 import { createChunkBuilders, DEFAULT_REASONING_ID, DEFAULT_TEXT_ID, testUsage, type ChunkBuilders } from '../testing/index.js';
-import { jsLiteral, quote, sameValue, type LiteralOverride } from './internal/js-literal.js';
+import { escapeText, jsLiteral, quote, sameValue, type LiteralOverride } from './internal/js-literal.js';
 
 /**
  * Options of {@link toMarbleDiagram}.
@@ -26,7 +26,10 @@ export interface MarbleExportOptions {
   groups?: readonly number[];
   /** End the diagram with `|` (the run completed). Default `true`. */
   complete?: boolean;
-  /** A line for the snippet's header comment. */
+  /**
+   * A line for the snippet's header comment, written with the same escaper as the string literals
+   * (a line break or a comment end in it is written as an escape, never as itself).
+   */
   title?: string;
 }
 
@@ -244,7 +247,8 @@ export function toMarbleDiagram(chunks: readonly ChunkType[], options: MarbleExp
   const diagram = frames.map((frame) => (frame.length === 1 ? (frame[0] as string) : `(${frame.join('')})`)).join('-');
   const imports = usesUsage ? 'createChunkBuilders, testUsage' : 'createChunkBuilders';
   const header = [
-    `// ${options.title ?? `Run ${runId}`}: ${chunks.length} chunks, exported by the rxagent inspector.`,
+    // the title and run id are data: escaped (no line terminator, no comment end) like every string below
+    `// ${escapeText(options.title ?? `Run ${runId}`)}: ${chunks.length} chunks, exported by the rxagent inspector.`,
     '// Replay it with cold(diagram, values), or pin a run down with expectObservable(run$).toBe(diagram, values).',
     "// Chunks in ( ) were emitted together; the frames keep the run's order, not its timing.",
     ...(exact ? [] : ['// Not exact: some values held functions or class instances, written here as plain objects.']),

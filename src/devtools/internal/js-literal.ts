@@ -15,10 +15,48 @@ export type LiteralOverride = (value: unknown) => string | undefined;
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** A single-quoted string literal. */
+/**
+ * What {@link escapeText} rewrites: quotes and backslashes; a backtick, `$` before `{` and `/` after
+ * `*` (template literals, block comments); every control, format (bidi, zero-width, BOM), separator
+ * (U+2028, U+2029, spaces other than U+0020) and lone surrogate code point.
+ */
+const UNSAFE = /[\\'`]|\$(?=\{)|(?<=\*)\/|(?! )[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}]/gu;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v' };
+
+function unitEscape(unit: number): string {
+  return `\\u${unit.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * The one escaper for every string the marble export writes (titles, run ids, payloads, keys,
+ * labels): the body of a single-quoted literal that is also safe inside a template literal, a line
+ * comment and a block comment. The result is printable: no line terminator (`\n`, `\r`, U+2028,
+ * U+2029), no `*` + `/`, no backtick, no `$` + `{`, no control or invisible format character and no
+ * lone surrogate survives; each is written as an escape that evaluates back to it. Other text
+ * (letters of any script, emoji) stays as it is, so ordinary text reads as written.
+ *
+ * @example
+ * ```ts
+ * escapeText("it's done\n"); // "it\\'s done\\n": safe between quotes, in a template and in a comment
+ * quote('a\u2028b'); // "'a\\u2028b'"
+ * ```
+ */
+export function escapeText(text: string): string {
+  return text.replace(UNSAFE, (match) => {
+    if (match === '\\' || match === "'" || match === '`' || match === '$' || match === '/') return `\\${match}`;
+    const short = SHORT_ESCAPES[match];
+    if (short !== undefined) return short;
+    // one code point: a BMP unit, a lone surrogate, or an astral format character (written as its pair)
+    let written = '';
+    for (let index = 0; index < match.length; index++) written += unitEscape(match.charCodeAt(index));
+    return written;
+  });
+}
+
+/** A single-quoted string literal, written with {@link escapeText}. */
 export function quote(text: string): string {
-  const escaped = JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'");
-  return `'${escaped}'`;
+  return `'${escapeText(text)}'`;
 }
 
 function propertyKey(key: string): string {
