@@ -2,7 +2,7 @@
 import type { UIMessageChunk } from 'ai';
 import { assertRunAccess, type RunAccess, type RunJournal } from '../storage/index.js';
 import { journalUIEvents, planResume, uiEventStream } from './internal/journal-ui-events.js';
-import type { UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
+import type { ToUIMessageStreamOptions } from './to-ui-message-stream.js';
 
 /**
  * Options of {@link resumeUIMessageStream}: who may read the run (`authorize` + `request`, or
@@ -16,7 +16,7 @@ import type { UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
  * ```
  */
 export type ResumeUIMessageStreamOptions = RunAccess &
-  UIChunkEncoderOptions & {
+  Omit<ToUIMessageStreamOptions, 'release'> & {
     /**
      * Resume after this UI chunk: `<seq>:<k>` (an SSE id of `resumeUIMessageStreamResponse`), or
      * `<seq>` (after every UI chunk of entry seq). `null`/`undefined`/`''`: the whole run.

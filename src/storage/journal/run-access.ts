@@ -40,6 +40,7 @@ export type RunAccess =
       authorize: RunAuthorize;
       /** The request being answered (what `authorize` looks at). */
       request?: Request | undefined;
+      /** Not with `authorize`. */
       unsafeNoAuthorization?: never;
     }
   | {
@@ -47,6 +48,7 @@ export type RunAccess =
       unsafeNoAuthorization: true;
       /** The request being answered (readers take their cursor from it). */
       request?: Request | undefined;
+      /** Not with `unsafeNoAuthorization`. */
       authorize?: never;
     };
 
