@@ -117,6 +117,39 @@ describe('PostgresRunJournal across instances', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("times come from the database's clock: two instances whose clocks disagree by two hours order runs, claims, commits and signals as the database saw them", async () => {
+    const hour = 3_600_000;
+    const ahead = journalOn({ now: () => new Date(Date.now() + hour) }); // an instance whose clock runs an hour ahead
+    const behind = journalOn({ now: () => new Date(Date.now() - hour) }); // and one an hour behind
+    const threadId = `thread-${randomUUID()}`;
+    const first = `run-${randomUUID()}`;
+    const second = `run-${randomUUID()}`;
+    const before = (await sql('SELECT clock_timestamp() AS t')).rows[0].t as Date;
+    await ahead.createRun({ runId: first, agentId: 'support', input: 'hi', threadId });
+    await behind.createRun({ runId: second, agentId: 'support', input: 'hi', threadId });
+    // the newest run of the thread is the one created last, whichever instance's clock said otherwise
+    expect((await ahead.activeRun(threadId))?.runId).toBe(second);
+    const { lease } = await behind.claim(first, 'instance-behind');
+    await behind.append(lease, [start(first)], commit('input'));
+    await ahead.toolCall(lease, { toolCallId: 'c1', status: 'pending', toolName: 'send', args: {} });
+    await ahead.signal(first, { kind: 'stop' });
+    const after = (await sql('SELECT clock_timestamp() AS t')).rows[0].t as Date;
+    const times = (
+      await sql(
+        `SELECT r.created_at, r.updated_at, k.created_at AS commit_at, t.updated_at AS tool_at, s.created_at AS signal_at
+         FROM "${schema}".runs r, "${schema}".run_commits k, "${schema}".run_tool_calls t, "${schema}".run_signals s
+         WHERE r.id = $1 AND k.run_id = r.id AND t.run_id = r.id AND s.run_id = r.id`,
+        [first],
+      )
+    ).rows[0] as Record<string, Date>;
+    for (const [column, time] of Object.entries(times)) {
+      expect({ column, within: time.getTime() >= before.getTime() && time.getTime() <= after.getTime() }).toEqual({ column, within: true });
+    }
+    const run = await ahead.getRun(first);
+    expect(run!.updatedAt.getTime()).toBeGreaterThanOrEqual(run!.createdAt.getTime());
+    await Promise.all([ahead.close(), behind.close()]);
+  });
+
   it('a takeover on B fences A: its append, tool transition and memory save are refused, nothing stored', async () => {
     const a = journalOn();
     const b = journalOn();
