@@ -1,4 +1,4 @@
-import { EMPTY, Observable, Subject, defer, filter, from, interval, merge, switchMap } from 'rxjs';
+import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
@@ -56,6 +56,7 @@ import {
   type ToolCallRow,
 } from './run-journal-rows.js';
 import { flushStatement } from './run-journal-flush.js';
+import { RunPoller } from './run-poller.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -81,7 +82,11 @@ export type PostgresRunJournalOptions = PostgresStorageOptions & {
   pageSize?: number;
   /** Notify readers (LISTEN/NOTIFY, ids only) on every write. Default true; `false`: readers only poll. */
   notify?: boolean;
-  /** How often a live reader polls besides notifications (the backstop), in ms. Default 1000 (100 with `notify: false`). */
+  /**
+   * How often the journal polls the runs its live readers and signal listeners watch, besides
+   * notifications (the backstop), in ms: one statement per interval for all of them. Default 1000
+   * (100 with `notify: false`).
+   */
   pollIntervalMs?: number;
 };
 
@@ -115,6 +120,7 @@ export class PostgresRunJournal implements RunJournal {
   readonly #notify: boolean;
   readonly #pollIntervalMs: number;
   readonly #listener: JournalListener;
+  readonly #poller: RunPoller;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
   readonly #closing = new Subject<never>();
@@ -138,6 +144,7 @@ export class PostgresRunJournal implements RunJournal {
     this.#db = new GuardedPool(pool, timeouts);
     this.#ownsPool = owned;
     this.#listener = new JournalListener(this.#db, this.#schemaName);
+    this.#poller = new RunPoller(this.#db, this.#schema, this.#pollIntervalMs);
     pool.on('error', this.#onIdleError);
   }
 
@@ -338,18 +345,23 @@ export class PostgresRunJournal implements RunJournal {
     this.#closed = true;
     this.#closing.error(closedError('read'));
     this.#listener.close();
+    this.#poller.close();
     // an owned pool keeps its error listener: `end()` resolves while its clients are still closing
     if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
     else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
-  /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */
+  /**
+   * Wake-ups of one run: its notifications, this instance's own writes, the journal's shared poll
+   * (one statement per interval for all watched runs: it wakes a run only when its row moved or a
+   * signal arrived), and close.
+   */
   #wake$(runId: string, kind?: RunNotice['kind']): Observable<unknown> {
     const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind);
     return merge(
       this.#listener.notices$.pipe(filter(news)),
       this.#local.pipe(filter(news)),
-      interval(this.#pollIntervalMs),
+      this.#poller.watch$(runId).pipe(filter(news)),
       this.#closing,
     );
   }
