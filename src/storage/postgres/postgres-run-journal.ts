@@ -1,4 +1,4 @@
-import { EMPTY, Observable, Subject, defer, filter, from, interval, merge, switchMap } from 'rxjs';
+import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
@@ -56,6 +56,7 @@ import {
   type ToolCallRow,
 } from './run-journal-rows.js';
 import { flushStatement } from './run-journal-flush.js';
+import { RunPoller } from './run-poller.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -70,11 +71,22 @@ import { checkEpoch, fenceSettings } from './save-fence.js';
  * ```
  */
 export type PostgresRunJournalOptions = PostgresStorageOptions & {
+  /**
+   * Ignored by the journal (accepted because the options are `PostgresStorage`'s): every time it
+   * stores — a run's `createdAt` / `updatedAt`, a commit's, a signal's, a ledger row's — is the
+   * database's clock (`clock_timestamp()`), so runs order the same whichever instance wrote them.
+   * @deprecated the journal takes its time from the database.
+   */
+  now?: () => Date;
   /** Rows per page a reader asks for. Default 500. */
   pageSize?: number;
   /** Notify readers (LISTEN/NOTIFY, ids only) on every write. Default true; `false`: readers only poll. */
   notify?: boolean;
-  /** How often a live reader polls besides notifications (the backstop), in ms. Default 1000 (100 with `notify: false`). */
+  /**
+   * How often the journal polls the runs its live readers and signal listeners watch, besides
+   * notifications (the backstop), in ms: one statement per interval for all of them. Default 1000
+   * (100 with `notify: false`).
+   */
   pollIntervalMs?: number;
 };
 
@@ -102,13 +114,13 @@ export class PostgresRunJournal implements RunJournal {
   readonly #ownsPool: boolean;
   readonly #schemaName: string;
   readonly #schema: string;
-  readonly #now: () => Date;
   readonly #statementTimeoutMs: number;
   readonly #fenceTimeoutMs: number;
   readonly #pageSize: number;
   readonly #notify: boolean;
   readonly #pollIntervalMs: number;
   readonly #listener: JournalListener;
+  readonly #poller: RunPoller;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
   readonly #closing = new Subject<never>();
@@ -120,7 +132,6 @@ export class PostgresRunJournal implements RunJournal {
   constructor(options: PostgresRunJournalOptions) {
     this.#schemaName = options.schema ?? 'rxagent';
     this.#schema = quoteIdentifier(this.#schemaName);
-    this.#now = options.now ?? (() => new Date());
     const { pool, owned, timeouts } = openPool('PostgresRunJournal', options);
     this.#statementTimeoutMs = timeouts.statementTimeoutMs;
     this.#fenceTimeoutMs = positiveMs('PostgresRunJournal', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
@@ -133,17 +144,17 @@ export class PostgresRunJournal implements RunJournal {
     this.#db = new GuardedPool(pool, timeouts);
     this.#ownsPool = owned;
     this.#listener = new JournalListener(this.#db, this.#schemaName);
+    this.#poller = new RunPoller(this.#db, this.#schema, this.#pollIntervalMs);
     pool.on('error', this.#onIdleError);
   }
 
   async createRun(run: NewRun): Promise<CreatedRun> {
     const input = checkNewRun(run);
     return this.#run('createRun', async () => {
-      const now = this.#now();
       const inserted = await this.#db.query<RunRow>(
         `INSERT INTO ${this.#schema}.runs (id, agent_id, thread_id, resource_id, format, status, input, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, $7, $7) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
-        [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input, now],
+         VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, clock_timestamp(), clock_timestamp()) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
+        [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input],
       );
       if (inserted.rows[0] !== undefined) return { run: runFromRow(inserted.rows[0]), created: true };
       const stored = (
@@ -180,9 +191,9 @@ export class PostgresRunJournal implements RunJournal {
     assertJournalId('claim', 'owner', owner);
     return this.#run('claim', async () => {
       const claimed = await this.#db.query<RunRow & { input: string }>(
-        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = $3
-         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $4 RETURNING ${runColumns}, input::text AS input`,
-        [runId, owner, this.#now(), RUN_FORMAT],
+        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = clock_timestamp()
+         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $3 RETURNING ${runColumns}, input::text AS input`,
+        [runId, owner, RUN_FORMAT],
       );
       const row = claimed.rows[0];
       if (row === undefined) {
@@ -214,7 +225,7 @@ export class PostgresRunJournal implements RunJournal {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     return this.#run('append', async () => {
-      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify, now: this.#now() }, lease, chunks, commit, checked);
+      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify }, lease, chunks, commit, checked);
       const result = await this.#db.query<{ last_seq: number }>(statement.text, statement.values);
       const row = result.rows[0];
       if (row === undefined) await this.#refused(lease, 'append');
@@ -229,7 +240,7 @@ export class PostgresRunJournal implements RunJournal {
     const outcome = await this.#run('toolCall', () =>
       this.#db.transaction(async (query): Promise<ToolCallRecord | { refused: unknown }> => {
         await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner);
-        return transitionToolCall(query, this.#schema, lease, transition, payload, this.#now());
+        return transitionToolCall(query, this.#schema, lease, transition, payload);
       }, fenceSettings(this.#fenceTimeoutMs)),
     );
     if ('refused' in outcome) throw outcome.refused;
@@ -241,13 +252,13 @@ export class PostgresRunJournal implements RunJournal {
     if (signal?.kind !== 'stop') throw new TypeError(`RunJournal.signal: unknown signal kind ${JSON.stringify(signal?.kind)}`);
     const reason = signal.reason === undefined ? null : encodeJson(signal.reason, 'signal reason');
     await this.#run('signal', async () => {
-      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $5 || r.id || '/signal')` : '';
+      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $4 || r.id || '/signal')` : '';
       const result = await this.#db.query<{ status: string }>(
         `WITH r AS (SELECT id, status FROM ${this.#schema}.runs WHERE id = $1),
               s AS (INSERT INTO ${this.#schema}.run_signals (run_id, kind, reason, created_at)
-                    SELECT r.id, $2, $3::json, $4 FROM r WHERE r.status IN ('queued', 'running'))
+                    SELECT r.id, $2, $3::json, clock_timestamp() FROM r WHERE r.status IN ('queued', 'running'))
          SELECT r.status${notify} FROM r`,
-        [runId, signal.kind, reason, this.#now(), ...(this.#notify ? [`${this.#schemaName}/`] : [])],
+        [runId, signal.kind, reason, ...(this.#notify ? [`${this.#schemaName}/`] : [])],
       );
       if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
       this.#local.next({ runId, kind: 'signal' });
@@ -334,18 +345,23 @@ export class PostgresRunJournal implements RunJournal {
     this.#closed = true;
     this.#closing.error(closedError('read'));
     this.#listener.close();
+    this.#poller.close();
     // an owned pool keeps its error listener: `end()` resolves while its clients are still closing
     if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
     else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
-  /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */
+  /**
+   * Wake-ups of one run: its notifications, this instance's own writes, the journal's shared poll
+   * (one statement per interval for all watched runs: it wakes a run only when its row moved or a
+   * signal arrived), and close.
+   */
   #wake$(runId: string, kind?: RunNotice['kind']): Observable<unknown> {
     const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind);
     return merge(
       this.#listener.notices$.pipe(filter(news)),
       this.#local.pipe(filter(news)),
-      interval(this.#pollIntervalMs),
+      this.#poller.watch$(runId).pipe(filter(news)),
       this.#closing,
     );
   }
