@@ -45,7 +45,7 @@ export function flushStatement(
   const set = ['last_seq = last_seq + $4', 'updated_at = $5'];
   if (commit !== undefined) set.push('last_commit = last_commit + 1');
   if (checked.terminal !== undefined) {
-    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = $5');
+    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = now()');
   }
   const parts = [
     `f AS (UPDATE ${where.schema}.runs SET ${set.join(', ')}
@@ -59,6 +59,8 @@ export function flushStatement(
   if (commit !== undefined) {
     parts.push(`k AS (INSERT INTO ${where.schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
        SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, $5 FROM f)`);
+    // the snapshots before it are superseded (a claim goes on from the last commit): kept, they would make a run's commits grow with steps × history
+    parts.push(`d AS (DELETE FROM ${where.schema}.run_commits WHERE run_id = $1 AND no < (SELECT f.last_commit FROM f))`);
   }
   const pins = commit?.toolCalls ?? [];
   if (pins.length > 0) {
