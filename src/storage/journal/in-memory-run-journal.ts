@@ -363,15 +363,21 @@ export class InMemoryRunJournal implements RunJournal {
   }
 
   async purgeExpired(options?: PurgeOptions): Promise<PurgeResult> {
-    resolvePurge(options);
+    const { batchSize, maxStatements } = resolvePurge(options);
     this.#assertOpen('purge');
     const now = this.#now().getTime();
     const result: PurgeResult = { expired: 0, removed: 0, runsRemoved: 0, done: true };
+    // counted as PostgresRunJournal's statements would be: a mark, then each table's rows by batchSize
+    let statements = 0;
     for (const [runId, stored] of this.#runs) {
       const ended = stored.endedAt?.getTime();
       if (ended === undefined) continue;
       if (stored.record.expiredAt === undefined && ended <= now - this.#retention.chunkSeconds * 1000) {
-        result.removed += stored.chunks.length + stored.commits.length + stored.toolCalls.size + stored.signals.length;
+        const rows = [stored.chunks.length, stored.commits.length, stored.toolCalls.size, stored.signals.length];
+        const cost = 1 + rows.reduce((sum, count) => sum + Math.floor(count / batchSize) + 1, 0);
+        if (statements > 0 && statements + cost > maxStatements) return { ...result, done: false }; // a round always makes progress
+        statements += cost;
+        result.removed += rows.reduce((sum, count) => sum + count, 0);
         stored.chunks = [];
         stored.commits = [];
         stored.toolCalls.clear();
@@ -380,6 +386,8 @@ export class InMemoryRunJournal implements RunJournal {
         result.expired += 1;
       }
       if (stored.record.expiredAt !== undefined && ended <= now - this.#retention.runSeconds * 1000) {
+        if (statements >= maxStatements) return { ...result, done: false };
+        statements += 1;
         this.#runs.delete(runId);
         result.removed += 1;
         result.runsRemoved += 1;
