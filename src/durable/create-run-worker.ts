@@ -15,6 +15,7 @@ import { assertDurableProcessor } from './internal/durable-processors.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
+import { retentionJob, type RetentionJobOptions } from './internal/retention-job.js';
 import { giveUpRun } from './internal/give-up.js';
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
@@ -74,6 +75,8 @@ export interface JobPolicies {
   expireInSeconds?: number;
   /** The queue pg-boss copies the job to when it fails for the last time. */
   deadLetter?: string;
+  /** The queue's policy (`createQueue` only): the retention queue is `exclusive`, one job queued or active. */
+  policy?: 'standard' | 'exclusive';
 }
 
 /**
@@ -111,6 +114,8 @@ export interface RunQueue {
   } | null>;
   /** Stops working queue `name` (or only the work `id`); `wait`: until its running jobs have ended. */
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
+  /** Sends a job to queue `name` on a cron schedule (one schedule per name, one job per tick across instances). */
+  schedule(name: string, cron: string): Promise<void>;
 }
 
 /**
@@ -151,6 +156,15 @@ export interface RunWorkerOptions {
     /** How often an idle worker asks for a job (default 2, pg-boss's minimum 0.5). */
     pollingIntervalSeconds?: number;
   };
+  /**
+   * The journal's retention, run through pg-boss (docs/durable.md, "Retention"): every worker
+   * schedules `retention.cron` (default every 15 minutes) on `retention.queue` (default
+   * `rxagent.retention`), and workers with `concurrency > 0` purge expired runs when it fires, one
+   * job at a time across instances. How long runs are kept is the journal's option
+   * (`chunkRetentionSeconds`, `runRetentionSeconds`). `false`: nothing is scheduled (purge yourself
+   * with `journal.purgeExpired()`).
+   */
+  retention?: RetentionJobOptions | false;
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
   faultPoint?: (point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>;
 }
@@ -283,6 +297,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     expireInSeconds: options.queue?.expireInSeconds ?? 3600,
   };
   const pollingIntervalSeconds = options.queue?.pollingIntervalSeconds ?? 2;
+  const retention = options.retention === false ? undefined : retentionJob(journal, options.retention);
   const events = new Subject<RunWorkerEvent>();
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
@@ -430,7 +445,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       started = true;
       for (const { config } of agents.values()) await checkMemoryFence(journal, config, workerId);
       for (const { queue, deadLetter } of agents.values()) await ensureQueue(queue, deadLetter);
-      if (concurrency === 0) return; // submit and cancel only: no runs, no giving up
+      if (retention !== undefined) {
+        await boss.createQueue(retention.queue, { policy: 'exclusive', retryLimit: 2, retryDelay: 60, expireInSeconds: 900 });
+        await boss.schedule(retention.queue, retention.cron);
+      }
+      if (concurrency === 0) return; // submit and cancel only: no runs, no giving up, no purging
+      if (retention !== undefined) {
+        const id = await boss.work(retention.queue, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, () => retention.run());
+        works.push({ queue: retention.queue, id });
+      }
       for (const { queue, deadLetter } of agents.values()) {
         const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds }, tracked(work));
         works.push({ queue, id });

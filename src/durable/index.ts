@@ -24,6 +24,11 @@ export {
   MissingAuthorizationError,
   RunConflictError,
   RunNotFoundError,
+  RunOpenError,
+  type DeleteRunOptions,
+  type PurgeOptions,
+  type PurgeResult,
+  type RunRetentionOptions,
   type RunAccess,
   type RunAuthorize,
   type EncodedChunk,
@@ -61,6 +66,7 @@ export {
   type VerifyRunTokenOptions,
 } from './run-token.js';
 export { createRunWorker, type CancelRunOptions, type JobPolicies, type RunJob, type RunQueue, type RunWorker, type RunWorkerOptions } from './create-run-worker.js';
+export type { RetentionJobOptions } from './internal/retention-job.js';
 export type { RunWorkerEvent } from './run-worker-event.js';
 export type { DurableCallOptions } from './durable-call-options.js';
 export type { FaultPointInfo, RunFaultPoint } from './fault-point.js';

@@ -49,6 +49,10 @@ export type {
   ToolCallRecord,
   ToolCallStatus,
   ToolTransition,
+  DeleteRunOptions,
+  PurgeOptions,
+  PurgeResult,
+  RunRetentionOptions,
 } from './journal/types.js';
 export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
 export { RunNotFoundError } from './journal/errors/run-not-found-error.js';
@@ -56,6 +60,7 @@ export { JournalCursorError } from './journal/errors/journal-cursor-error.js';
 export { JournalSchemaError } from './journal/errors/journal-schema-error.js';
 export { FencedError } from './journal/errors/fenced-error.js';
 export { RunConflictError } from './journal/errors/run-conflict-error.js';
+export { RunOpenError } from './journal/errors/run-open-error.js';
 export { MalformedJournalEntryError } from './journal/errors/malformed-journal-entry-error.js';
 export { MissingAuthorizationError } from './journal/errors/missing-authorization-error.js';
 export { assertRunAccess, authorizedRun, clientEntry, type RunAccess, type RunAuthorize } from './journal/run-access.js';

@@ -305,13 +305,14 @@ describe('two workers giving up on one run at once', () => {
 });
 
 describe('which workers give up on runs', () => {
-  it('concurrency 0 works no queue (not the dead-letter queue either); concurrency > 0 works each agent’s queue and its dead-letter queue', async () => {
+  it('concurrency 0 works no queue (not the dead-letter queue either); concurrency > 0 works each agent’s queue, its dead-letter queue and the retention queue', async () => {
     const worked: string[] = [];
     const recording: RunQueue = {
       createQueue: (name, options) => boss.createQueue(name, options),
       send: (name, data, options) => boss.send(name, data, options),
       getJobById: (name, id) => boss.getJobById(name, id),
       offWork: (name, options) => boss.offWork(name, options),
+      schedule: (name, cron) => boss.schedule(name, cron),
       work: (name, options, handler) => {
         worked.push(name);
         return boss.work(name, options, handler);
@@ -323,7 +324,7 @@ describe('which workers give up on runs', () => {
     expect((await boss.getQueue(queueOf('watched')))?.deadLetter).toBe(deadLetterQueueOf(queueOf('watched')));
     const back = newWorker({ boss: recording, agents: [talker('watched')], concurrency: 2 });
     await back.start();
-    expect(worked).toEqual([queueOf('watched'), deadLetterQueueOf(queueOf('watched'))]);
+    expect(worked).toEqual([queueOf('watched'), deadLetterQueueOf(queueOf('watched')), 'rxagent.retention']);
     await back.close();
   });
 

@@ -63,12 +63,16 @@ async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult
 
 describeRunJournal('PostgresRunJournal', () => journalOn(), {
   pageSize: 50,
+  withRetention: (retention) => journalOn(retention),
   forceFormat: async (_journal, runId, format) => {
     await sql(`UPDATE "${schema}".runs SET format = $2 WHERE id = $1`, [runId, format]);
   },
 });
 
-describeRunJournal('PostgresRunJournal (notify: false, polling only)', () => journalOn({ notify: false, pollIntervalMs: 20 }), { pageSize: 50 });
+describeRunJournal('PostgresRunJournal (notify: false, polling only)', () => journalOn({ notify: false, pollIntervalMs: 20 }), {
+  pageSize: 50,
+  withRetention: (retention) => journalOn({ notify: false, pollIntervalMs: 20, ...retention }),
+});
 
 describe('PostgresRunJournal across instances', () => {
   it('the server ending its connections while close() is ending them is no uncaught error', async () => {
@@ -327,7 +331,7 @@ describe('PostgresRunJournal across instances', () => {
     const journal = journalOn({ schema: newer });
     const error = await rejection(journal.createRun({ runId: 'r', agentId: 'a', input: null }));
     expect(JournalSchemaError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ found: 99, known: 2, subject: 'schema' });
+    expect(error).toMatchObject({ found: 99, known: 3, subject: 'schema' });
     const memory = new PostgresStorage({ connectionString: connectionString(), schema: newer });
     expect(JournalSchemaError.isInstance(await rejection(memory.getThread('t')))).toBe(true);
     const tables = await sql(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [newer]);

@@ -12,7 +12,8 @@ import { JournalCursorError } from '../../src/storage/journal/errors/journal-cur
 import { JournalSchemaError } from '../../src/storage/journal/errors/journal-schema-error.js';
 import { RunConflictError } from '../../src/storage/journal/errors/run-conflict-error.js';
 import { RunNotFoundError } from '../../src/storage/journal/errors/run-not-found-error.js';
-import type { JournalEntry, RunCommit, RunJournal, RunLease } from '../../src/storage/journal/types.js';
+import { RunOpenError } from '../../src/storage/journal/errors/run-open-error.js';
+import type { JournalEntry, RunCommit, RunJournal, RunLease, RunRetentionOptions } from '../../src/storage/journal/types.js';
 
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -72,6 +73,8 @@ export async function until(check: () => boolean, what: string, limitMs = 10_000
 export interface JournalSuiteOptions {
   /** Page size the journal under test was built with (readers page at this size). */
   pageSize: number;
+  /** A journal of the same store with these retention options (for the purge tests). */
+  withRetention: (retention: RunRetentionOptions) => RunJournal | Promise<RunJournal>;
   /** Writes a run format newer than the build into the store (for the schema checks). */
   forceFormat?: (journal: RunJournal, runId: string, format: number) => Promise<void>;
 }
@@ -154,7 +157,7 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
     });
 
     describe('claim', () => {
-      it('bumps the epoch, records the owner and returns commits and the ledger', async () => {
+      it('bumps the epoch, records the owner and returns the last commit and the ledger', async () => {
         await newRun();
         const first = await journal.claim(runId, 'worker-a');
         expect(first.lease).toEqual({ runId, epoch: 1, owner: 'worker-a' });
@@ -167,10 +170,8 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect(second.lease).toEqual({ runId, epoch: 2, owner: 'worker-b' });
         expect(second.input).toEqual({ prompt: 'hi' });
         expect(first.input).toEqual({ prompt: 'hi' });
-        expect(second.commits).toEqual([
-          { no: 1, kind: 'input', step: 0, attempt: 0, epoch: 1, seqEnd: 1, state: { list: ['a'] } },
-          { no: 2, kind: 'model', step: 0, attempt: 0, epoch: 1, seqEnd: 2, state: { n: 2 } },
-        ]);
+        // only the last commit: the one a new owner goes on from (older snapshots are superseded)
+        expect(second.commits).toEqual([{ no: 2, kind: 'model', step: 0, attempt: 0, epoch: 1, seqEnd: 2, state: { n: 2 } }]);
         expect(second.toolCalls).toEqual([{ toolCallId: 'c1', toolName: 'search', args: { q: 'x' }, status: 'started', epoch: 1 }]);
       });
 
@@ -305,18 +306,16 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect((await journal.claim(runId, 'w2')).commits).toEqual([]);
       });
 
-      it('commits record the seq they cover; a commit without chunks is allowed', async () => {
+      it('commits record the seq they cover and are numbered on; a commit without chunks is allowed; a claim gets the last', async () => {
         const lease = await claimed();
         await journal.append(lease, [start(runId)], commit('input'));
         await journal.append(lease, [delta(runId, 'a'), delta(runId, 'b')]);
         await journal.append(lease, [], commit('step', { s: 1 }, 0));
         await journal.append(lease, [delta(runId, 'c')], commit('rejected', { r: 1 }, 1));
-        const { commits } = await journal.claim(runId, 'w2');
-        expect(commits.map((entry) => [entry.no, entry.kind, entry.step, entry.seqEnd])).toEqual([
-          [1, 'input', 0, 1],
-          [2, 'step', 0, 3],
-          [3, 'rejected', 1, 4],
-        ]);
+        const claimedAgain = await journal.claim(runId, 'w2');
+        expect(claimedAgain.commits.map((entry) => [entry.no, entry.kind, entry.step, entry.seqEnd])).toEqual([[3, 'rejected', 1, 4]]);
+        await journal.append(claimedAgain.lease, [], commit('step', { s: 2 }, 1));
+        expect((await journal.claim(runId, 'w3')).commits.map((entry) => [entry.no, entry.kind, entry.seqEnd])).toEqual([[4, 'step', 4]]);
       });
 
       it('concurrent appends with one lease get dense, distinct seqs', async () => {
@@ -498,6 +497,150 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect(await journal.findLastSeq(runId, 'step-start', 99)).toBe(4);
         expect(await journal.findLastSeq(runId, 'finish', 5)).toBe(0);
         expect(RunNotFoundError.isInstance(await rejection(journal.findLastSeq(`${runId}-x`, 'start', 1)))).toBe(true);
+      });
+    });
+
+    describe('readStructure', () => {
+      it('gives every entry but the deltas, in a range, byte for byte; an unknown run → RunNotFoundError', async () => {
+        const lease = await claimed();
+        const stepStart: ChunkType = { type: 'step-start', runId, from: 'AGENT', payload: { stepNumber: 0 } };
+        const textStart: ChunkType = { type: 'text-start', runId, from: 'AGENT', payload: { id: 't1' } };
+        const reasoning: ChunkType = { type: 'reasoning-delta', runId, from: 'AGENT', payload: { id: 'r1', text: 'hm' } };
+        const toolDelta: ChunkType = { type: 'tool-call-delta', runId, from: 'AGENT', payload: { toolCallId: 'c1', argsTextDelta: '{' } };
+        const textEnd: ChunkType = { type: 'text-end', runId, from: 'AGENT', payload: { id: 't1' } };
+        await journal.append(lease, [start(runId), stepStart, textStart, delta(runId, 'a'), reasoning, toolDelta, delta(runId, 'b'), textEnd]);
+        const all = await journal.readStructure(runId, { after: 0, until: 8 });
+        expect(all.map((entry) => [entry.seq, entry.chunk.type])).toEqual([
+          [1, 'start'],
+          [2, 'step-start'],
+          [3, 'text-start'],
+          [8, 'text-end'],
+        ]);
+        expect(all[2]?.json).toBe(JSON.stringify(textStart));
+        expect((await journal.readStructure(runId, { after: 2, until: 7 })).map((entry) => entry.seq)).toEqual([3]);
+        expect(RunNotFoundError.isInstance(await rejection(journal.readStructure(`${runId}-x`, { after: 0, until: 1 })))).toBe(true);
+      });
+    });
+
+    describe('deleteRun (erasure)', () => {
+      it('erases an ended run with its chunks, commits, ledger and signals: unknown afterwards, other runs untouched', async () => {
+        const lease = await claimed();
+        const other = `${runId}-other`;
+        const otherLease = await claimed(other);
+        await journal.append(otherLease, [start(other)], commit('input'));
+        await journal.append(lease, [start(runId)], { ...commit('model'), toolCalls: [{ toolCallId: 'c1', toolName: 'search', args: { q: 'x' } }] });
+        await journal.signal(runId, { kind: 'stop' });
+        await journal.append(lease, [terminal(runId, 'abort')], commit('final'));
+        expect(await journal.deleteRun(runId)).toBe(true);
+        expect(await journal.getRun(runId)).toBeNull();
+        const read = await rejection(lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray())));
+        expect(RunNotFoundError.isInstance(read) && read.reason === undefined).toBe(true);
+        expect(RunNotFoundError.isInstance(await rejection(journal.claim(runId, 'w2')))).toBe(true);
+        expect(await journal.deleteRun(runId)).toBe(false);
+        // nothing of it is left: the same id makes a new, empty run (no commits, no ledger, no signals)
+        expect((await newRun()).created).toBe(true);
+        const fresh = await journal.claim(runId, 'w3');
+        expect([fresh.commits, fresh.toolCalls, fresh.run.lastSeq]).toEqual([[], [], 0]);
+        expect((await journal.getRun(other))?.lastSeq).toBe(1);
+        expect((await journal.claim(other, 'w2')).commits).toHaveLength(1);
+      });
+
+      it('refuses an open run with RunOpenError naming its status (nothing erased); force erases it and fences its owner', async () => {
+        await newRun();
+        const queued = await rejection(journal.deleteRun(runId));
+        expect(RunOpenError.isInstance(queued) && queued.status === 'queued' && queued.runId === runId).toBe(true);
+        const { lease } = await journal.claim(runId, 'worker-a');
+        await journal.append(lease, [start(runId)]);
+        const running = await rejection(journal.deleteRun(runId));
+        expect(RunOpenError.isInstance(running) && running.status === 'running').toBe(true);
+        expect((await journal.getRun(runId))?.lastSeq).toBe(1);
+        expect(await journal.deleteRun(runId, { force: true })).toBe(true);
+        expect(await journal.getRun(runId)).toBeNull();
+        expect(RunNotFoundError.isInstance(await rejection(journal.append(lease, [delta(runId, 'late')])))).toBe(true);
+        expect(await rejection(journal.deleteRun(''))).toBeInstanceOf(TypeError);
+      });
+    });
+
+    describe('retention (purgeExpired)', () => {
+      const ended = async (target: RunJournal, id: string, extra: { threadId?: string } = {}): Promise<void> => {
+        await target.createRun({ runId: id, agentId: 'support', input: { prompt: 'hi' }, ...extra });
+        const { lease } = await target.claim(id, 'worker-a');
+        await target.append(lease, [start(id), delta(id, 'x')], { ...commit('model'), toolCalls: [{ toolCallId: 'c1', toolName: 'search', args: {} }] });
+        await target.signal(id, { kind: 'stop' });
+        await target.append(lease, [finish(id)], commit('final'));
+      };
+
+      it('past chunkRetentionSeconds an ended run expires: its row says so, readers get RunNotFoundError expired; open runs are kept', async () => {
+        const purging = await options.withRetention({ chunkRetentionSeconds: 0, runRetentionSeconds: 3600 });
+        try {
+          await ended(purging, runId);
+          const open = `${runId}-open`;
+          await purging.createRun({ runId: open, agentId: 'support', input: null });
+          const { lease } = await purging.claim(open, 'worker-a');
+          await purging.append(lease, [start(open)], commit('input'));
+          const result = await purging.purgeExpired();
+          expect(result.done).toBe(true);
+          expect(result.expired).toBeGreaterThanOrEqual(1);
+          const run = await purging.getRun(runId);
+          expect(run).toMatchObject({ status: 'completed', lastSeq: 3, terminal: 'finish' });
+          expect(run?.expiredAt).toBeInstanceOf(Date);
+          const read = await rejection(lastValueFrom(purging.read$(runId, { live: false }).pipe(toArray())));
+          expect(RunNotFoundError.isInstance(read) && read.reason === 'expired').toBe(true);
+          const found = await rejection(purging.findLastSeq(runId, 'start', 3));
+          expect(RunNotFoundError.isInstance(found) && found.reason === 'expired').toBe(true);
+          const structure = await rejection(purging.readStructure(runId, { after: 0, until: 3 }));
+          expect(RunNotFoundError.isInstance(structure) && structure.reason === 'expired').toBe(true);
+          // the open run keeps everything
+          expect((await purging.getRun(open))?.expiredAt).toBeUndefined();
+          expect(await lastValueFrom(purging.read$(open, { live: false }).pipe(toArray()))).toHaveLength(1);
+          // nothing left to do: a second round expires nothing more of ours
+          await purging.purgeExpired();
+          expect((await purging.getRun(runId))?.expiredAt?.getTime()).toBe(run?.expiredAt?.getTime());
+        } finally {
+          await purging.close();
+        }
+      });
+
+      it('past runRetentionSeconds the row goes too (unknown: RunNotFoundError without reason); default retention keeps a run that just ended', async () => {
+        const keeping = await options.withRetention({});
+        const purging = await options.withRetention({ chunkRetentionSeconds: 0, runRetentionSeconds: 0 });
+        try {
+          await ended(keeping, runId);
+          await keeping.purgeExpired();
+          expect((await keeping.getRun(runId))?.expiredAt).toBeUndefined();
+          expect(await lastValueFrom(keeping.read$(runId, { live: false }).pipe(toArray()))).toHaveLength(3);
+          const target = `${runId}-2`;
+          await ended(purging, target);
+          const result = await purging.purgeExpired();
+          expect(result.runsRemoved).toBeGreaterThanOrEqual(1);
+          expect(await purging.getRun(target)).toBeNull();
+          const read = await rejection(lastValueFrom(purging.read$(target, { live: false }).pipe(toArray())));
+          expect(RunNotFoundError.isInstance(read) && read.reason === undefined).toBe(true);
+        } finally {
+          await purging.close();
+          await keeping.close();
+        }
+      });
+
+      it('works in bounded batches: a round stops at maxStatements with done: false, and rounds finish the work', async () => {
+        const purging = await options.withRetention({ chunkRetentionSeconds: 0, runRetentionSeconds: 3600 });
+        try {
+          const ids = [0, 1, 2].map((index) => `${runId}-${index}`);
+          for (const id of ids) await ended(purging, id);
+          let rounds = 0; // each run costs more than 2 statements: the first round cannot finish
+          let result = await purging.purgeExpired({ batchSize: 1, maxStatements: 2 });
+          while (!result.done && rounds++ < 200) result = await purging.purgeExpired({ batchSize: 1, maxStatements: 2 });
+          expect(rounds).toBeGreaterThan(0);
+          for (const id of ids) expect((await purging.getRun(id))?.expiredAt).toBeInstanceOf(Date);
+        } finally {
+          await purging.close();
+        }
+      });
+
+      it('bad options are RangeErrors naming the field', async () => {
+        expect(() => options.withRetention({ chunkRetentionSeconds: -1 })).toThrow(/chunkRetentionSeconds/);
+        expect(() => options.withRetention({ chunkRetentionSeconds: 10, runRetentionSeconds: 5 })).toThrow(/runRetentionSeconds/);
+        expect(await rejection(journal.purgeExpired({ batchSize: 0 }))).toBeInstanceOf(RangeError);
       });
     });
 

@@ -2,16 +2,22 @@
  * `start()`'s check that an agent's memory can fence a durable run's save: the save of a stale
  * owner must be refused by the store itself, against this journal's runs (the same PostgreSQL
  * database and schema, or the `InMemoryRunJournal` an `InMemoryStorage` was built with). Checked
- * by doing it: a probe run of this journal is claimed, and a save under an epoch below the claim's
- * must come back as `FencedError` naming the claim's epoch (or a later one). A store on another
- * database, another schema or another journal cannot see the probe's epoch; a store that cannot
- * fence refuses a fenced save. Nothing is saved either way (the save carries no message).
+ * by doing it: a probe run of this journal is created and claimed, and a save under an epoch below
+ * the claim's must come back as `FencedError` naming the claim's epoch (or a later one). A store on
+ * another database, another schema or another journal cannot see the probe's epoch; a store that
+ * cannot fence refuses a fenced save. Nothing is saved either way (the save carries no message).
+ * The probe run is erased right after (`deleteRun`), whatever the outcome: it never stays behind
+ * as a run stuck `running` (only a process killed inside the check leaves its probe).
  */
-import { FencedError, RunConflictError, type RunJournal } from '../../storage/index.js';
+import { randomUUID } from 'node:crypto';
+import { FencedError, type RunJournal } from '../../storage/index.js';
 import type { AgentConfig } from '../../loop/index.js';
 import { NotDurableError } from '../errors/not-durable-error.js';
 
-/** The probe run: one per journal, claimed by every check (its epoch counts the checks). */
+/**
+ * The prefix of probe run ids (`<prefix>.<uuid>`, one run per check). Earlier versions claimed one run of exactly
+ * this id in every check and left it `running`: each check erases that one too.
+ */
 export const FENCE_PROBE_RUN_ID = 'rxagent.fence-probe';
 
 /** What the probe needs of a store (`MemoryStorage.saveMessages`). */
@@ -33,17 +39,22 @@ export async function checkMemoryFence(journal: RunJournal, config: AgentConfig,
   if (saver === undefined) {
     throw new NotDurableError({ what, message: 'durable runs need a Memory whose storage fences saves (new Memory({ storage: new PostgresStorage(…) }) on the journal’s database and schema)' });
   }
-  await journal.createRun({ runId: FENCE_PROBE_RUN_ID, agentId: FENCE_PROBE_RUN_ID, input: null }).catch((error: unknown) => {
-    if (!RunConflictError.isInstance(error)) throw error;
-  });
-  const { lease } = await journal.claim(FENCE_PROBE_RUN_ID, `${workerId}.probe`);
+  const probeRunId = `${FENCE_PROBE_RUN_ID}.${randomUUID()}`;
+  await journal.createRun({ runId: probeRunId, agentId: FENCE_PROBE_RUN_ID, input: null });
   let outcome: unknown;
   try {
-    await saver.saveMessages({ threadId: FENCE_PROBE_RUN_ID, resourceId: FENCE_PROBE_RUN_ID, messages: [], fence: { runId: FENCE_PROBE_RUN_ID, epoch: lease.epoch - 1 } });
-  } catch (error) {
-    outcome = error;
+    const { lease } = await journal.claim(probeRunId, `${workerId}.probe`);
+    try {
+      await saver.saveMessages({ threadId: FENCE_PROBE_RUN_ID, resourceId: FENCE_PROBE_RUN_ID, messages: [], fence: { runId: probeRunId, epoch: lease.epoch - 1 } });
+    } catch (error) {
+      outcome = error;
+    }
+    if (FencedError.isInstance(outcome) && outcome.currentEpoch >= lease.epoch) return;
+  } finally {
+    // the probe is no run: erased whatever the outcome (and the one run earlier versions left `running`)
+    await journal.deleteRun(probeRunId, { force: true });
+    await journal.deleteRun(FENCE_PROBE_RUN_ID, { force: true });
   }
-  if (FencedError.isInstance(outcome) && outcome.currentEpoch >= lease.epoch) return;
   const why =
     outcome === undefined
       ? 'its storage saved under a stale fence (it does not check fences)'

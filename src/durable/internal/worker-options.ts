@@ -1,13 +1,14 @@
 /** Checks of `createRunWorker`'s options, and what the worker reads off a dead-lettered job. */
 
 /** What the worker calls on `boss`: every method of `RunQueue` (create-run-worker.ts; keep the two in step). */
-const QUEUE_METHODS = ['createQueue', 'send', 'work', 'getJobById', 'offWork'] as const;
+const QUEUE_METHODS = ['createQueue', 'send', 'work', 'getJobById', 'offWork', 'schedule'] as const;
 
 /** The options checked here (the shape of `RunWorkerOptions`; not imported: that file imports this one). */
 interface CheckedOptions {
   readonly journal?: unknown;
   readonly boss?: unknown;
   readonly concurrency?: number;
+  readonly retention?: unknown;
   readonly queue?: { readonly heartbeatSeconds?: number; readonly retryLimit?: number; readonly expireInSeconds?: number };
 }
 
@@ -27,7 +28,8 @@ function checkCount(name: string, value: number | undefined, minimum: number): v
 export function checkWorkerOptions(options: CheckedOptions): void {
   const { journal, boss } = options;
   if (journal === undefined || boss === undefined) throw new TypeError('createRunWorker: journal and boss are required.');
-  const missing = QUEUE_METHODS.filter((method) => typeof (boss as Record<string, unknown>)[method] !== 'function');
+  // `schedule` only for the retention job (`retention: false` schedules nothing)
+  const missing = QUEUE_METHODS.filter((method) => typeof (boss as Record<string, unknown>)[method] !== 'function' && (method !== 'schedule' || options.retention !== false));
   if (missing.length > 0) throw new TypeError(`createRunWorker: boss has no ${missing.join(', ')} (a started pg-boss 12 instance has them; see RunQueue).`);
   checkCount('concurrency', options.concurrency, 0);
   checkCount('queue.heartbeatSeconds', options.queue?.heartbeatSeconds, 10);

@@ -30,6 +30,8 @@ export type StorageOperation =
   | 'toolCall'
   | 'signal'
   | 'read'
+  | 'deleteRun'
+  | 'purge'
   | 'close';
 
 /**

@@ -15,26 +15,34 @@ import {
   encodeChunks,
   isOpen,
   statusOf,
+  StoredEntry,
 } from '../internal/journal-rules.js';
 import { cutPage, tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import type { StorageOperation } from '../errors/storage-error.js';
+import { isDeltaType } from '../internal/delta-types.js';
+import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
 import { FencedError } from './errors/fenced-error.js';
 import { JournalSchemaError } from './errors/journal-schema-error.js';
 import { RunConflictError } from './errors/run-conflict-error.js';
 import { RunNotFoundError } from './errors/run-not-found-error.js';
+import { RunOpenError } from './errors/run-open-error.js';
 import type {
   Appended,
   CreatedRun,
+  DeleteRunOptions,
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
   NewRun,
+  PurgeOptions,
+  PurgeResult,
   RunClaim,
   RunCommit,
   RunCommitRecord,
   RunJournal,
   RunLease,
   RunRecord,
+  RunRetentionOptions,
   RunSignal,
   RunSignalRecord,
   ToolCallRecord,
@@ -50,8 +58,8 @@ import type {
  * const journal = new InMemoryRunJournal({ now: () => new Date('2026-01-01T00:00:00Z'), pageSize: 100 });
  * ```
  */
-export interface InMemoryRunJournalOptions {
-  /** The clock for `createdAt`/`updatedAt`. Default: `new Date()`. */
+export interface InMemoryRunJournalOptions extends RunRetentionOptions {
+  /** The clock for `createdAt`/`updatedAt` and retention. Default: `new Date()`. */
   now?: () => Date;
   /** Entries per page a reader takes at once. Default 500. */
   pageSize?: number;
@@ -71,14 +79,24 @@ interface StoredRun {
   record: RunRecord;
   input: string;
   chunks: ChunkRow[];
+  /** The last commit only (a claim goes on from it; older snapshots are superseded). */
   commits: StoredCommit[];
+  /** How many commits the run has had (the last one's `no`). */
+  commitCount: number;
+  /** When the terminal chunk was written. */
+  endedAt?: Date;
   toolCalls: Map<string, StoredToolCall>;
   signals: RunSignalRecord[];
   /** Emits after every write that readers or the owner's signal listener may want. */
   wake: Subject<void>;
 }
 
-const copyRecord = (record: RunRecord): RunRecord => ({ ...record, createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) });
+const copyRecord = (record: RunRecord): RunRecord => ({
+  ...record,
+  createdAt: new Date(record.createdAt),
+  updatedAt: new Date(record.updatedAt),
+  ...(record.expiredAt === undefined ? {} : { expiredAt: new Date(record.expiredAt) }),
+});
 
 const parse = (text: string): JsonValue => JSON.parse(text) as JsonValue;
 
@@ -112,6 +130,7 @@ export class InMemoryRunJournal implements RunJournal {
   readonly format = RUN_FORMAT;
   readonly #now: () => Date;
   readonly #pageSize: number;
+  readonly #retention: Retention;
   readonly #runs = new Map<string, StoredRun>();
   #signalIds = 0;
   #closed = false;
@@ -119,6 +138,7 @@ export class InMemoryRunJournal implements RunJournal {
   constructor(options: InMemoryRunJournalOptions = {}) {
     this.#now = options.now ?? (() => new Date());
     this.#pageSize = options.pageSize ?? 500;
+    this.#retention = resolveRetention('InMemoryRunJournal', options);
     if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
       throw new RangeError(`InMemoryRunJournal: pageSize must be an integer ≥ 1 (got ${String(options.pageSize)})`);
     }
@@ -146,7 +166,7 @@ export class InMemoryRunJournal implements RunJournal {
       createdAt: now,
       updatedAt: now,
     };
-    this.#runs.set(run.runId, { record, input, chunks: [], commits: [], toolCalls: new Map(), signals: [], wake: new Subject() });
+    this.#runs.set(run.runId, { record, input, chunks: [], commits: [], commitCount: 0, toolCalls: new Map(), signals: [], wake: new Subject() });
     return { run: copyRecord(record), created: true };
   }
 
@@ -202,15 +222,15 @@ export class InMemoryRunJournal implements RunJournal {
     const { record } = stored;
     for (const chunk of chunks) stored.chunks.push({ seq: ++record.lastSeq, epoch: lease.epoch, type: chunk.type, json: chunk.json });
     if (commit !== undefined && checked.state !== undefined) {
-      stored.commits.push({
-        no: stored.commits.length + 1,
+      stored.commits = [{
+        no: ++stored.commitCount,
         kind: commit.kind,
         step: commit.step,
         attempt: commit.attempt,
         epoch: lease.epoch,
         seqEnd: record.lastSeq,
         state: checked.state,
-      });
+      }];
       for (const [index, call] of (commit.toolCalls ?? []).entries()) {
         if (stored.toolCalls.has(call.toolCallId)) continue;
         stored.toolCalls.set(call.toolCallId, {
@@ -225,6 +245,7 @@ export class InMemoryRunJournal implements RunJournal {
     if (checked.terminal !== undefined) {
       record.terminal = checked.terminal;
       record.status = statusOf(checked.terminal);
+      stored.endedAt = this.#now();
     }
     record.updatedAt = this.#now();
     if (chunks.length > 0 || checked.terminal !== undefined) stored.wake.next();
@@ -290,6 +311,7 @@ export class InMemoryRunJournal implements RunJournal {
       const stored = this.#runs.get(runId);
       if (stored === undefined) return throwError(() => new RunNotFoundError({ runId }));
       const { record } = stored;
+      if (record.expiredAt !== undefined) return throwError(() => new RunNotFoundError({ runId, reason: 'expired' }));
       if (record.format > RUN_FORMAT) return throwError(() => new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId }));
       const after = checkCursor(runId, options.after, record.lastSeq);
       const page = async (from: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<readonly ChunkRow[]> =>
@@ -309,10 +331,69 @@ export class InMemoryRunJournal implements RunJournal {
     this.#assertOpen('read');
     const stored = this.#runs.get(runId);
     if (stored === undefined) throw new RunNotFoundError({ runId });
+    if (stored.record.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
     for (let index = Math.min(atOrBefore, stored.chunks.length) - 1; index >= 0; index--) {
       if (stored.chunks[index]?.type === type) return index + 1;
     }
     return 0;
+  }
+
+  async readStructure(runId: string, range: { after: number; until: number }): Promise<JournalEntry[]> {
+    assertJournalId('readStructure', 'runId', runId);
+    this.#assertOpen('read');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) throw new RunNotFoundError({ runId });
+    if (stored.record.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
+    return stored.chunks
+      .slice(Math.max(0, Math.floor(range.after)), Math.max(0, Math.floor(range.until)))
+      .filter((row) => !isDeltaType(row.type))
+      .map((row) => new StoredEntry(row.seq, row.epoch, row.json));
+  }
+
+  async deleteRun(runId: string, options: DeleteRunOptions = {}): Promise<boolean> {
+    assertJournalId('deleteRun', 'runId', runId);
+    this.#assertOpen('deleteRun');
+    const stored = this.#runs.get(runId);
+    if (stored === undefined) return false;
+    if (isOpen(stored.record.status) && options.force !== true) throw new RunOpenError({ runId, status: stored.record.status });
+    this.#runs.delete(runId);
+    // live readers and the owner's signal listener of a forced erase learn it at once
+    stored.wake.error(new RunNotFoundError({ runId }));
+    return true;
+  }
+
+  async purgeExpired(options?: PurgeOptions): Promise<PurgeResult> {
+    const { batchSize, maxStatements } = resolvePurge(options);
+    this.#assertOpen('purge');
+    const now = this.#now().getTime();
+    const result: PurgeResult = { expired: 0, removed: 0, runsRemoved: 0, done: true };
+    // counted as PostgresRunJournal's statements would be: a mark, then each table's rows by batchSize
+    let statements = 0;
+    for (const [runId, stored] of this.#runs) {
+      const ended = stored.endedAt?.getTime();
+      if (ended === undefined) continue;
+      if (stored.record.expiredAt === undefined && ended <= now - this.#retention.chunkSeconds * 1000) {
+        const rows = [stored.chunks.length, stored.commits.length, stored.toolCalls.size, stored.signals.length];
+        const cost = 1 + rows.reduce((sum, count) => sum + Math.floor(count / batchSize) + 1, 0);
+        if (statements > 0 && statements + cost > maxStatements) return { ...result, done: false }; // a round always makes progress
+        statements += cost;
+        result.removed += rows.reduce((sum, count) => sum + count, 0);
+        stored.chunks = [];
+        stored.commits = [];
+        stored.toolCalls.clear();
+        stored.signals = [];
+        stored.record.expiredAt = new Date(now);
+        result.expired += 1;
+      }
+      if (stored.record.expiredAt !== undefined && ended <= now - this.#retention.runSeconds * 1000) {
+        if (statements >= maxStatements) return { ...result, done: false };
+        statements += 1;
+        this.#runs.delete(runId);
+        result.removed += 1;
+        result.runsRemoved += 1;
+      }
+    }
+    return result;
   }
 
   /**

@@ -70,12 +70,13 @@ export function assertRunAccess(what: string, access: unknown): asserts access i
 
 /**
  * The run, when it exists and `access` allows the request to use it; `RunNotFoundError` for an
- * unknown run and for a refused one alike (an `authorize` that throws refuses).
+ * unknown run and for a refused one alike (an `authorize` that throws refuses), and
+ * `RunNotFoundError { reason: 'expired' }` (HTTP 410) for an allowed run whose chunks retention removed.
  */
 export async function authorizedRun(journal: RunJournal, runId: string, access: RunAccess): Promise<RunRecord> {
   const run = await journal.getRun(runId);
   if (run === null) throw new RunNotFoundError({ runId });
-  if (access.unsafeNoAuthorization === true) return run;
+  if (access.unsafeNoAuthorization === true) return expiredOr(run);
   let allowed: boolean;
   try {
     allowed = (await access.authorize(run, access.request)) === true;
@@ -83,6 +84,11 @@ export async function authorizedRun(journal: RunJournal, runId: string, access: 
     allowed = false;
   }
   if (!allowed) throw new RunNotFoundError({ runId });
+  return expiredOr(run);
+}
+
+function expiredOr(run: RunRecord): RunRecord {
+  if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId: run.runId, reason: 'expired' });
   return run;
 }
 

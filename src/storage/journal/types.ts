@@ -70,6 +70,71 @@ export interface RunRecord {
   createdAt: Date;
   /** When the run's record last changed. */
   updatedAt: Date;
+  /**
+   * When retention removed the run's chunks, commits, ledger and signals (the run ended more than
+   * `chunkRetentionSeconds` ago): readers answer it with `RunNotFoundError { reason: 'expired' }`
+   * (HTTP 410). Absent while the run's chunks are kept.
+   */
+  expiredAt?: Date;
+}
+
+/**
+ * How long a journal keeps ended runs (see docs/durable.md, "Retention"). Both count from the
+ * run's end on the database's clock; `chunkRetentionSeconds ≤ runRetentionSeconds`.
+ *
+ * @example
+ * ```ts
+ * import { PostgresRunJournal } from 'rxagent/storage/postgres';
+ * const journal = new PostgresRunJournal({ connectionString, chunkRetentionSeconds: 86_400, runRetentionSeconds: 7 * 86_400 });
+ * ```
+ */
+export interface RunRetentionOptions {
+  /**
+   * Seconds an ended run keeps its chunks, commits, tool ledger and signals; after that a purge
+   * removes them and readers answer 410. Default 604,800 (7 days).
+   */
+  chunkRetentionSeconds?: number;
+  /**
+   * Seconds an ended run keeps its row (its status, owner, terminal, ids: what a 410 is told from a
+   * 404 by); after that a purge removes it and the run is unknown (404). Default 2,592,000 (30 days).
+   */
+  runRetentionSeconds?: number;
+}
+
+/**
+ * What one `RunJournal.purgeExpired` call did.
+ *
+ * @example
+ * ```ts
+ * const { expired, removed, done }: PurgeResult = await journal.purgeExpired({ batchSize: 1000 });
+ * ```
+ */
+export interface PurgeResult {
+  /** Runs whose chunks (and commits, ledger, signals) were removed: they now answer 410. */
+  expired: number;
+  /** Rows removed in all (chunks, commits, ledger rows, signals, run rows). */
+  removed: number;
+  /** Run rows removed (past `runRetentionSeconds`): they now answer 404. */
+  runsRemoved: number;
+  /** `false` when the call stopped at `maxStatements` with work left: call again. */
+  done: boolean;
+}
+
+/** Options of `RunJournal.purgeExpired`. */
+export interface PurgeOptions {
+  /** At most this many rows per statement (and runs marked expired per statement). Default 1000. */
+  batchSize?: number;
+  /** At most this many delete statements in the call. Default 100. */
+  maxStatements?: number;
+}
+
+/** Options of `RunJournal.deleteRun`. */
+export interface DeleteRunOptions {
+  /**
+   * Erase a run that is still `queued` or `running` too: its owner's next write finds no run
+   * (`RunNotFoundError`) and stops. Default false: an open run is refused with `RunOpenError`.
+   */
+  force?: boolean;
 }
 
 /**
@@ -214,7 +279,7 @@ export interface ToolCallRecord {
   error?: JsonValue;
 }
 
-/** What `claim` gives the new owner: its lease, the run, its input as created, every commit (oldest first) and the ledger. */
+/** What `claim` gives the new owner: its lease, the run, its input as created, its last commit and the ledger. */
 export interface RunClaim {
   /** The new owner's lease: every write it makes carries it. */
   lease: RunLease;
@@ -222,7 +287,10 @@ export interface RunClaim {
   run: RunRecord;
   /** The run's `input`, as given to `createRun` (what a new owner rebuilds the run from). */
   input: JsonValue;
-  /** Every commit of the run, oldest first. */
+  /**
+   * The run's last commit (an empty array before the first): the one a new owner goes on from.
+   * Older commits are not read (their snapshots are superseded; journals keep only the last).
+   */
   commits: RunCommitRecord[];
   /** The run's tool ledger. */
   toolCalls: ToolCallRecord[];
@@ -345,6 +413,27 @@ export interface RunJournal {
    * UI-stream reader finds the step a cursor falls in without reading the run from the start.
    */
   findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number>;
+  /**
+   * The run's **structure** with `after < seq ≤ until`: every entry but the deltas (`text-delta`,
+   * `reasoning-delta`, `tool-call-delta`), in order. What a takeover and a UI resume need of a long
+   * step (its start, which parts opened and closed), at a cost that does not grow with its deltas.
+   * Unknown run → `RunNotFoundError` (`reason: 'expired'` once retention removed its chunks).
+   */
+  readStructure(runId: string, range: { after: number; until: number }): Promise<JournalEntry[]>;
+  /**
+   * Erases a run for an erasure request: its row, chunks, commits, tool ledger and signals, in one
+   * atomic write. Resolves `true` when a run was erased, `false` when the journal held none. A run
+   * still `queued` or `running` is refused with `RunOpenError` unless `force` is set. Afterwards
+   * the run is unknown (`getRun` → `null`, readers 404).
+   */
+  deleteRun(runId: string, options?: DeleteRunOptions): Promise<boolean>;
+  /**
+   * One round of retention (the worker schedules it through pg-boss): runs ended more than
+   * `chunkRetentionSeconds` ago are marked expired and their chunks, commits, ledger and signals
+   * removed; rows of runs ended more than `runRetentionSeconds` ago are removed. Every statement
+   * touches at most `batchSize` rows; safe to run from many instances at once.
+   */
+  purgeExpired(options?: PurgeOptions): Promise<PurgeResult>;
   /** Releases connections and ends live readers. Idempotent. */
   close(): Promise<void>;
 }

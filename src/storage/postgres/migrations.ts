@@ -113,6 +113,20 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
       )`,
     ],
   },
+  {
+    // Long runs and old runs. Retention: `expired_at` marks a run whose chunks, commits, ledger and
+    // signals were removed (readers answer 410), `purged` that nothing but its row is left; two
+    // partial indexes find ended runs by their end. `run_chunks_structure` indexes every chunk
+    // that is not a delta: a takeover or a UI resume finds a step's start and its open parts by it,
+    // without reading the step's deltas (the queries that use it repeat its predicate: run-journal-structure.ts).
+    version: 3,
+    statements: (schema) => [
+      `ALTER TABLE ${schema}.runs ADD COLUMN expired_at timestamptz(3), ADD COLUMN purged boolean NOT NULL DEFAULT false`,
+      `CREATE INDEX runs_retention_pending ON ${schema}.runs (ended_at) WHERE ended_at IS NOT NULL AND NOT purged`,
+      `CREATE INDEX runs_retention_purged ON ${schema}.runs (ended_at) WHERE purged`,
+      `CREATE INDEX run_chunks_structure ON ${schema}.run_chunks (run_id, seq) INCLUDE (type) WHERE type NOT IN ('text-delta', 'reasoning-delta', 'tool-call-delta')`,
+    ],
+  },
 ];
 
 /**

@@ -13,26 +13,33 @@ import {
   checkNewRun,
   checkTransition,
   conflictingField,
+  StoredEntry,
   encodeChunks,
   isOpen,
 } from '../internal/journal-rules.js';
 import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
 import { FencedError } from '../journal/errors/fenced-error.js';
 import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
 import { RunConflictError } from '../journal/errors/run-conflict-error.js';
 import { RunNotFoundError } from '../journal/errors/run-not-found-error.js';
+import { RunOpenError } from '../journal/errors/run-open-error.js';
 import type {
   Appended,
   CreatedRun,
+  DeleteRunOptions,
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
   NewRun,
+  PurgeOptions,
+  PurgeResult,
   RunClaim,
   RunCommit,
   RunJournal,
   RunLease,
   RunRecord,
+  RunRetentionOptions,
   RunSignal,
   RunSignalRecord,
   ToolCallRecord,
@@ -57,6 +64,8 @@ import {
 } from './run-journal-rows.js';
 import { flushStatement } from './run-journal-flush.js';
 import { RunPoller } from './run-poller.js';
+import { eraseRun, purgeRound } from './run-journal-retention.js';
+import { lastSeqOfType, structureRows } from './run-journal-structure.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -70,7 +79,8 @@ import { checkEpoch, fenceSettings } from './save-fence.js';
  * const journal = new PostgresRunJournal({ connectionString: process.env.DATABASE_URL!, pollIntervalMs: 500 });
  * ```
  */
-export type PostgresRunJournalOptions = PostgresStorageOptions & {
+export type PostgresRunJournalOptions = PostgresStorageOptions &
+  RunRetentionOptions & {
   /**
    * Ignored by the journal (accepted because the options are `PostgresStorage`'s): every time it
    * stores — a run's `createdAt` / `updatedAt`, a commit's, a signal's, a ledger row's — is the
@@ -119,6 +129,7 @@ export class PostgresRunJournal implements RunJournal {
   readonly #pageSize: number;
   readonly #notify: boolean;
   readonly #pollIntervalMs: number;
+  readonly #retention: Retention;
   readonly #listener: JournalListener;
   readonly #poller: RunPoller;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
@@ -141,6 +152,7 @@ export class PostgresRunJournal implements RunJournal {
     if (!Number.isSafeInteger(this.#pageSize) || this.#pageSize < 1) {
       throw new RangeError(`PostgresRunJournal: pageSize must be an integer ≥ 1 (got ${String(options.pageSize)})`);
     }
+    this.#retention = resolveRetention('PostgresRunJournal', options);
     this.#db = new GuardedPool(pool, timeouts);
     this.#ownsPool = owned;
     this.#listener = new JournalListener(this.#db, this.#schemaName);
@@ -204,7 +216,8 @@ export class PostgresRunJournal implements RunJournal {
       }
       const run = runFromRow(row);
       const [commits, toolCalls] = await Promise.all([
-        this.#db.query<CommitRow>(`SELECT ${commitColumns} FROM ${this.#schema}.run_commits WHERE run_id = $1 ORDER BY no`, [runId]),
+        // the last commit only: the one the new owner goes on from
+        this.#db.query<CommitRow>(`SELECT ${commitColumns} FROM ${this.#schema}.run_commits WHERE run_id = $1 ORDER BY no DESC LIMIT 1`, [runId]),
         this.#db.query<ToolCallRow>(`SELECT ${toolCallColumns} FROM ${this.#schema}.run_tool_calls WHERE run_id = $1 ORDER BY position`, [runId]),
       ]);
       return {
@@ -294,6 +307,7 @@ export class PostgresRunJournal implements RunJournal {
   read$(runId: string, options: JournalReadOptions = {}): Observable<JournalEntry> {
     return this.#opened('read', runId, (run) => {
       if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
+      if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
       const after = checkCursor(runId, options.after, run.lastSeq);
       const end = options.live === false || !isOpen(run.status) ? run.lastSeq : undefined;
       const page = async (cursor: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<ChunkRow[]> => {
@@ -327,17 +341,36 @@ export class PostgresRunJournal implements RunJournal {
   async findLastSeq(runId: string, type: string, atOrBefore: number): Promise<number> {
     assertJournalId('findLastSeq', 'runId', runId);
     return this.#run('read', async () => {
-      // One round trip: the run's existence and the seq.
-      const result = await this.#db.query<{ seq: number | null }>(
-        `SELECT (SELECT c.seq::float8 FROM ${this.#schema}.run_chunks c WHERE c.run_id = r.id AND c.seq <= $2 AND c.type = $3
-                 ORDER BY c.seq DESC LIMIT 1) AS seq
-         FROM ${this.#schema}.runs r WHERE r.id = $1`,
-        [runId, Math.max(0, Math.floor(atOrBefore)), type],
-      );
-      const row = result.rows[0];
-      if (row === undefined) throw new RunNotFoundError({ runId });
-      return Number(row.seq ?? 0);
+      // One round trip: the run's existence and the seq (a structural type through its index).
+      const found = await lastSeqOfType(this.#db, this.#schema, runId, type, Math.max(0, Math.floor(atOrBefore)));
+      if (found === undefined) throw new RunNotFoundError({ runId });
+      if (found.expired) throw new RunNotFoundError({ runId, reason: 'expired' });
+      return found.seq ?? 0;
     });
+  }
+
+  async readStructure(runId: string, range: { after: number; until: number }): Promise<JournalEntry[]> {
+    assertJournalId('readStructure', 'runId', runId);
+    return this.#run('read', async () => {
+      const run = await this.#getRun(runId);
+      if (run === null) throw new RunNotFoundError({ runId });
+      if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
+      const rows = await structureRows(this.#db, this.#schema, runId, Math.max(0, Math.floor(range.after)), Math.floor(range.until));
+      return rows.map((row) => new StoredEntry(row.seq, row.epoch, row.json));
+    });
+  }
+
+  async deleteRun(runId: string, options: DeleteRunOptions = {}): Promise<boolean> {
+    assertJournalId('deleteRun', 'runId', runId);
+    const outcome = await this.#run('deleteRun', () => eraseRun(this.#db, this.#schema, runId, options.force === true));
+    if (outcome === undefined) return false;
+    if (!outcome.erased) throw new RunOpenError({ runId, status: outcome.status as RunRecord['status'] });
+    return true;
+  }
+
+  async purgeExpired(options?: PurgeOptions): Promise<PurgeResult> {
+    const limits = resolvePurge(options);
+    return this.#run('purge', () => purgeRound(this.#db, this.#schema, this.#retention, limits));
   }
 
   async close(): Promise<void> {

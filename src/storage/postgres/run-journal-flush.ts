@@ -59,6 +59,8 @@ export function flushStatement(
   if (commit !== undefined) {
     parts.push(`k AS (INSERT INTO ${where.schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
        SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, clock_timestamp() FROM f)`);
+    // the snapshots before it are superseded (a claim goes on from the last commit): kept, they would make a run's commits grow with steps × history
+    parts.push(`d AS (DELETE FROM ${where.schema}.run_commits WHERE run_id = $1 AND no < (SELECT f.last_commit FROM f))`);
   }
   const pins = commit?.toolCalls ?? [];
   if (pins.length > 0) {
