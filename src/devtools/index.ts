@@ -6,7 +6,7 @@
  */
 export { inspect, type InspectOptions, type InspectorServer } from './inspect.js';
 export { Inspector, type InspectorOptions, type TraceContext, type TraceOptions } from './inspector.js';
-export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions } from './marble-export.js';
+export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions, type MarbleTestOptions } from './marble-export.js';
 export { InspectorError, type InspectorErrorReason } from './errors/inspector-error.js';
 export type {
   ChunkEvent,

@@ -31,13 +31,16 @@ export type InspectorRunStatus = 'running' | 'finish' | 'tripwire' | 'error' | '
 
 /**
  * What a processor hook did with what it got, as drawn on its lane:
- * - `pass` — returned what it got (or, outside `processOutputStream`, returned nothing: no change);
- * - `rewrite` — returned something else (a changed chunk, new messages…), or, for
- *   `processToolResult`, changed the result it passed on (through the message list);
- * - `drop` — a `processOutputStream` hook returned `null`/`undefined`;
- * - `hold` — a drop that was released later: the same processor emitted, in the same step, a chunk
- *   of the same kind that it had not been given (a batch, a redacted carry-over). A heuristic: a
- *   processor that drops some deltas and rewrites a later one shows holds too;
+ * - `pass` — returned what it got, or an equal copy (the same chunk, the message list holding the
+ *   messages it was shown, `{ prompt }` with the prompt it got…), or nothing;
+ * - `rewrite` — returned something that differs from what it got (a changed chunk, added or
+ *   changed messages…), or, for `processToolResult`, changed the result it passed on (through the
+ *   message list);
+ * - `hold` — a `processOutputStream` hook returned `null`/`undefined` and its step is still
+ *   streaming (nothing is known yet), or the same processor later emitted, in that step, a chunk of
+ *   the same stream it had not been given (a batch, a redacted carry-over: `releasedBy` names that
+ *   call). A heuristic: a processor that drops some deltas and rewrites a later one shows holds too;
+ * - `drop` — a held chunk that was never released by the end of its step (or run);
  * - `abort` / `retry` — it called `abort()` (with `retry: true`: the step runs again);
  * - `error` — it threw (the run fails closed).
  *
@@ -174,9 +177,10 @@ export interface ChunkEvent extends InspectorEventBase {
 }
 
 /**
- * Earlier hook events, seen in a new light: `drop`s that were holds (`outcome: 'hold'`, released
- * by the hook event `releasedBy`), or `processToolResult` calls that changed the result through the
- * message list (`outcome: 'rewrite'`, `output`: the result they passed on).
+ * Earlier hook events, seen in a new light: holds released (`outcome: 'hold'`, by the hook event
+ * `releasedBy`), holds never released by the end of their step (`outcome: 'drop'`), or
+ * `processToolResult` calls that changed the result through the message list
+ * (`outcome: 'rewrite'`, `output`: the result they passed on).
  *
  * @example
  * ```ts
@@ -189,7 +193,7 @@ export interface RevisedEvent extends InspectorEventBase {
   type: 'revised';
   /** The `seq` of each hook event revised. */
   seqs: number[];
-  /** Their outcome now (`hold` or `rewrite`). */
+  /** Their outcome now (`hold`, `drop` or `rewrite`). */
   outcome: MarbleOutcome;
   /** For holds: the `seq` of the hook event that released them. */
   releasedBy?: number;

@@ -178,10 +178,16 @@ export class Inspector {
   }
 
   /**
-   * An ended run as a marble diagram, its values and a test snippet (see `toMarbleDiagram`).
+   * An ended run as a marble diagram, its values and a test snippet (see `toMarbleDiagram`);
+   * `{ test: true }` also writes a ready-to-run `it()` that replays it.
    * `InspectorError`: `unknown-run`, `run-in-progress`, or `run-truncated` (more chunks than `maxChunksPerRun`).
+   *
+   * @example
+   * ```ts
+   * const { code } = inspector.exportMarbles(runId, { test: true }); // paste into a *.test.ts file
+   * ```
    */
-  exportMarbles(runId: string): MarbleExport {
+  exportMarbles(runId: string, options: { test?: boolean } = {}): MarbleExport {
     const recorder = this.#recorder(runId);
     if (!recorder.ended) throw new InspectorError('run-in-progress', `Run ${runId} has not ended yet: export its diagram once it has.`);
     if (recorder.droppedChunks > 0) {
@@ -192,7 +198,8 @@ export class Inspector {
     }
     // raw text: toMarbleDiagram escapes the title as it writes it
     const title = `Run ${runId} of agent "${recorder.agentId}"${recorder.title === '' ? '' : ` ("${recorder.title}")`}`;
-    return toMarbleDiagram(recorder.chunks, { groups: recorder.groups, complete: recorder.completed, title });
+    const test = options.test === true ? { name: `replays run ${runId} as recorded`, ...(recorder.title === '' ? {} : { input: recorder.title }) } : undefined;
+    return toMarbleDiagram(recorder.chunks, { groups: recorder.groups, complete: recorder.completed, title, ...(test === undefined ? {} : { test }) });
   }
 
   #recorder(runId: string): RunRecorder {

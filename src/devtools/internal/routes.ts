@@ -100,11 +100,11 @@ function events(context: InspectorRoutesContext, response: ServerResponse): Prom
   return pipeUIMessageStreamToResponse({ response, stream, keepAliveMs: 15_000 });
 }
 
-function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined): void {
+function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined, query: URLSearchParams): void {
   try {
     if (what === undefined) sendJson(response, 200, context.inspector.run(runId));
     else if (what === 'marbles') {
-      const { diagram, code, exact } = context.inspector.exportMarbles(runId);
+      const { diagram, code, exact } = context.inspector.exportMarbles(runId, { test: query.get('test') === '1' });
       sendJson(response, 200, { diagram, code, exact });
     } else send(response, 404, 'Not found');
   } catch (error) {
@@ -130,7 +130,7 @@ export async function handleRequest(context: InspectorRoutesContext, request: In
     if (path === '/api/runs') return sendJson(response, 200, context.inspector.runs());
     if (path === '/api/events') return events(context, response);
     const match = /^\/api\/runs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
-    if (match !== null) return runRoute(context, response, decodeURIComponent(match[1] as string), match[2]);
+    if (match !== null) return runRoute(context, response, decodeURIComponent(match[1] as string), match[2], url.searchParams);
   } else if (request.method === 'POST' && path === '/api/chat') {
     return chat(context, request, response);
   }

@@ -17,6 +17,7 @@ import type {
   RunEndEvent,
   RunStartEvent,
 } from '../inspector-events.js';
+import { hookOutcome } from './hook-outcome.js';
 import { hookArgsPayload, toPayload } from './payload.js';
 
 /** The caps of one run's record. */
@@ -180,20 +181,21 @@ export class RunRecorder {
   }
 
   #outcome(report: ProcessorHookEvent, stream: boolean): MarbleOutcome {
+    // a drop is not final while its step streams: drawn held until released or the step ends
+    if (report.outcome === 'drop') return stream ? 'hold' : 'drop';
     if (report.outcome !== 'pass') return report.outcome;
     if (!('output' in report)) return 'pass';
-    const { input, output } = report;
-    if (stream) {
-      if (output === input) return 'pass';
-      return JSON.stringify(toPayload(output)) === JSON.stringify(toPayload(input)) ? 'pass' : 'rewrite';
-    }
-    return output === undefined ? 'pass' : 'rewrite';
+    return hookOutcome(report.hook, report.input, report.output);
   }
 
-  /** A drop may be a hold: released when the processor later emits a chunk of that stream it was not given. */
+  /**
+   * A chunk a processor did not pass on is held while its step streams: released when the
+   * processor later emits a chunk of that stream it was not given, dropped if the step ends first
+   * (see {@link RunRecorder.#settleHolds}).
+   */
   #trackHolds(event: HookEvent, report: ProcessorHookEvent): void {
     const pending = this.#pendingDrops.get(event.processorId) ?? [];
-    if (event.outcome === 'drop') {
+    if (event.outcome === 'hold') {
       pending.push({ event, channel: channelOf(report.input) });
       this.#pendingDrops.set(event.processorId, pending);
       return;
@@ -206,11 +208,18 @@ export class RunRecorder {
       event.processorId,
       pending.filter((drop) => drop.channel !== channel),
     );
-    for (const drop of released) {
-      drop.event.outcome = 'hold';
-      drop.event.releasedBy = event.seq;
-    }
+    for (const drop of released) drop.event.releasedBy = event.seq;
     this.#push<RevisedEvent>({ type: 'revised', outcome: 'hold', seqs: released.map((drop) => drop.event.seq), releasedBy: event.seq, column: event.column });
+  }
+
+  /** The step ended (or the run did): what was held and never released was dropped. */
+  #settleHolds(): void {
+    const unreleased = [...this.#pendingDrops.values()].flat().map((drop) => drop.event);
+    this.#pendingDrops.clear();
+    if (unreleased.length === 0) return;
+    for (const event of unreleased) event.outcome = 'drop';
+    const last = unreleased[unreleased.length - 1] as HookEvent;
+    this.#push<RevisedEvent>({ type: 'revised', outcome: 'drop', seqs: unreleased.map((event) => event.seq), column: last.column });
   }
 
   /** A model call of a model-backed processor (`tracingContext.onJudge`). */
@@ -268,7 +277,7 @@ export class RunRecorder {
       ...(known === undefined ? {} : { column: known }),
     });
     if (chunk.type === 'step-finish') {
-      this.#pendingDrops.clear();
+      this.#settleHolds();
       this.#step = undefined;
       const reason = (chunk.payload as { stepResult?: { reason?: unknown } }).stepResult?.reason;
       if (reason === 'retry') this.#attempt += 1;
@@ -282,6 +291,7 @@ export class RunRecorder {
   /** The run ended (its terminal chunk, an error notification, or an unsubscription). */
   end(status: Exclude<InspectorRunStatus, 'running'>): void {
     if (this.ended) return;
+    this.#settleHolds();
     this.status = status;
     this.endedAt = Date.now();
     this.#push<RunEndEvent>({ type: 'run-end', status, droppedEvents: this.droppedEvents, droppedChunks: this.droppedChunks });
