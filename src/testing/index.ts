@@ -49,3 +49,17 @@ export {
   type ReplayRequest,
 } from './replay-model.js';
 export { scriptedModel, scriptContext, type ScriptContext, type ScriptReply, type ScriptRule, type ScriptedModelOptions } from './scripted-model.js';
+export { checkProcessor, expectConformance, DEFAULT_CONVERSATIONS } from './conformance.js';
+export { ConformanceError } from './conformance-error.js';
+export type {
+  ConformanceCause,
+  ConformanceFinding,
+  ConformanceMode,
+  ConformanceOptions,
+  ConformanceReport,
+  Conversation,
+  ConversationStep,
+  ConversationToolCall,
+  ProcessorFactoryContext,
+  ProcessorUnderTest,
+} from './conformance-types.js';
