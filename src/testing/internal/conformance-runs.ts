@@ -62,18 +62,27 @@ export interface RunView {
   readonly changedFields: Array<{ field: string; before: string; after: string }>;
 }
 
-/** A printable value of a field (Maps and Sets by their entries; `undefined` for a class instance or a function: not inspected). */
-function printField(value: unknown): string | undefined {
+/** Whether `value` is data the check looks into (an array, a Map, a Set, a plain object), not a class instance. */
+function isPlainData(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return Array.isArray(value) || value instanceof Map || value instanceof Set || prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * A printable value of a field, two levels deep (a counter, a list, a Map of entries; what sits
+ * deeper — a model given in the options, with its own call log — is printed as `{…}`), or
+ * `undefined` for a class instance or a function (not inspected).
+ */
+function printField(value: unknown, depth = 0): string | undefined {
   if (typeof value === 'function' || typeof value === 'symbol') return undefined;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value);
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  const plain = Array.isArray(value) || value instanceof Map || value instanceof Set || prototype === Object.prototype || prototype === null;
-  if (!plain) return undefined;
-  try {
-    return JSON.stringify(value, (_key, item: unknown) => (item instanceof Map ? { Map: [...item.entries()] } : item instanceof Set ? { Set: [...item] } : item));
-  } catch {
-    return undefined;
-  }
+  if (!isPlainData(value)) return undefined;
+  if (depth >= 2) return '{…}';
+  const inner = (item: unknown): string => printField(item, depth + 1) ?? '{…}';
+  if (Array.isArray(value)) return `[${value.map(inner).join(',')}]`;
+  if (value instanceof Map) return `Map{${[...value.entries()].map(([key, item]) => `${inner(key)}=>${inner(item)}`).join(',')}}`;
+  if (value instanceof Set) return `Set{${[...value].map(inner).join(',')}}`;
+  return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${inner(item)}`).join(',')}}`;
 }
 
 /** The processor's own enumerable data fields, printed (`processorIndex` is the runtime's to set). */
