@@ -1,8 +1,9 @@
 /**
  * `rxagent/testing`: what users need to test their processors and agents — a marble
  * `TestScheduler` wired to vitest/jest `expect`, chunk builders, `runProcessor` for one hook,
- * mock models (V4, V3, V2) whose streams can be marble diagrams, model stream part helpers, and a
- * replay `fetch` that feeds recorded provider HTTP streams through the real provider packages.
+ * mock models (V4, V3, V2) whose streams can be marble diagrams, model stream part helpers, a
+ * replay `fetch` that feeds recorded provider HTTP streams through the real provider packages, and
+ * the processor conformance kit (`expectConformance`: live, retried, restored, taken over).
  */
 export { createTestScheduler, normalizeErrors, type ComparableError, type ExpectLike } from './test-scheduler.js';
 export {

@@ -53,7 +53,8 @@ export function reportText(options: {
     if (ofCause.length === 0) continue;
     lines.push('', `✗ ${CAUSES[cause].title} (${ofCause.length})`, `  ${CAUSES[cause].advice}`);
     ofCause.slice(0, SHOWN_WITH_DIFF).forEach((finding) => {
-      lines.push(`  • "${finding.conversation}", ${finding.mode}, ${finding.where}: ${finding.compared}${finding.compared === 'fields' || finding.compared === 'snapshot' ? '' : ' differ (- live, + ' + finding.mode + ')'}`);
+      const compared = finding.compared === 'fields' || finding.compared === 'snapshot' ? '' : `: ${finding.compared} differ (${finding.mode === 'live' ? '- first run, + second run' : `- live, + ${finding.mode}`})`;
+      lines.push(`  • "${finding.conversation}", ${finding.mode}, ${finding.where}${compared}`);
       for (const line of finding.diff) lines.push(`      ${line}`);
     });
     const rest = ofCause.slice(SHOWN_WITH_DIFF);
