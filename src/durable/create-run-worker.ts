@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
+import { asProcessors } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
 import { FencedError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
@@ -253,7 +254,7 @@ export type CancelRunOptions = RunAccess & {
 async function processorsOf(config: AgentConfig, requestContext: RequestContext): Promise<Processor[]> {
   const lists = [config.inputProcessors, config.outputProcessors, config.errorProcessors];
   const resolved = await Promise.all(lists.map((list) => (typeof list === 'function' ? list({ requestContext }) : list)));
-  return resolved.flatMap((list) => list ?? []);
+  return resolved.flatMap((list) => asProcessors(list ?? []));
 }
 
 /**
