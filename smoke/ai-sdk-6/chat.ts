@@ -71,6 +71,33 @@ for (const [n, question] of ['Hello', 'And again?', 'One more'].entries()) {
 }
 console.log(history.map((message) => `${message.role}: ${text(message)}`).join(' | '));
 
+// What ai@6 cannot read: `reset-step`, a UI chunk of ai@7. rxagent's UI stream sends it in its
+// default live release when a tripwire ends a run (and when a step is retried, or a durable run
+// taken over); with `release: 'accepted'` it never does. Read through DefaultChatTransport, as
+// useChat reads it: the README's AI SDK 6 paragraph says the same.
+const guarded = new Agent({
+  id: 'ai6-guarded',
+  instructions: 'Be brief.',
+  model: openai.chat('gpt-4o'),
+  outputProcessors: [{ id: 'no-turns', processOutputStream: ({ part, abort }) => (part.type === 'text-delta' && part.payload.text.includes('Turn') ? abort('no turns here') : part) }],
+});
+async function tripwired(release: 'live' | 'accepted'): Promise<string> {
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: 'http://app/api/chat',
+    fetch: async (_input, init) => {
+      const { messages } = JSON.parse(String(init?.body)) as { messages: UIMessage[] };
+      return toUIMessageStreamResponse(guarded.stream$(fromUIMessages(messages)), { release });
+    },
+  });
+  const stream = await transport.sendMessages({ chatId: 'c', messages: [history[0]!], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+  const errors: string[] = [];
+  let last: UIMessage | undefined;
+  for await (const message of readUIMessageStream({ stream, onError: (error) => errors.push(error instanceof Error && error.name !== 'Error' ? error.name : String((error as Error).message ?? error)) })) last = message;
+  return `${release}: parts [${last?.parts.map((part) => part.type).join(', ') ?? ''}], errors [${errors.join(', ')}]`;
+}
+console.log(await tripwired('live'));
+console.log(await tripwired('accepted'));
+
 // type-checked only (a hook runs inside a React component): useChat with rxagent's transport
 export function useSupportChat() {
   const durable = useChat({ transport: new DurableChatTransport<UIMessage>({ api: '/api/chat' }), resume: true });
