@@ -22,6 +22,9 @@ export class InProcessQueue implements RunQueue {
 
   async createQueue(_name: string, _options?: JobPolicies): Promise<void> {}
 
+  /** Schedules nothing: the kit's runs are short, the journal's retention purge never due. */
+  async schedule(_name: string, _cron: string): Promise<void> {}
+
   async send(name: string, data: object, options: JobPolicies & { id: string }): Promise<string | null> {
     if (this.#jobs.some((job) => job.id === options.id)) return null;
     this.#jobs.push({ name, id: options.id, data: data as RunJob['data'], state: 'created' });
