@@ -31,9 +31,11 @@ import type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  LostOwnerRun,
   NewRun,
   PurgeOptions,
   PurgeResult,
+  OwnerSession,
   RunClaim,
   RunCommit,
   RunJournal,
@@ -66,6 +68,7 @@ import { flushStatement } from './run-journal-flush.js';
 import { RunPoller } from './run-poller.js';
 import { eraseRun, purgeRound } from './run-journal-retention.js';
 import { lastSeqOfType, structureRows } from './run-journal-structure.js';
+import { PostgresOwnerSession, runsOfLostOwnersStatement } from './owner-session.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -132,6 +135,8 @@ export class PostgresRunJournal implements RunJournal {
   readonly #retention: Retention;
   readonly #listener: JournalListener;
   readonly #poller: RunPoller;
+  readonly #sessions = new Set<PostgresOwnerSession>();
+  readonly #connectionTimeoutMs: number;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
   readonly #closing = new Subject<never>();
@@ -145,6 +150,7 @@ export class PostgresRunJournal implements RunJournal {
     this.#schema = quoteIdentifier(this.#schemaName);
     const { pool, owned, timeouts } = openPool('PostgresRunJournal', options);
     this.#statementTimeoutMs = timeouts.statementTimeoutMs;
+    this.#connectionTimeoutMs = timeouts.connectionTimeoutMs;
     this.#fenceTimeoutMs = positiveMs('PostgresRunJournal', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
     this.#notify = options.notify ?? true;
     this.#pollIntervalMs = positiveMs('PostgresRunJournal', 'pollIntervalMs', options.pollIntervalMs, this.#notify ? 1000 : 100);
@@ -373,9 +379,55 @@ export class PostgresRunJournal implements RunJournal {
     return this.#run('purge', () => purgeRound(this.#db, this.#schema, this.#retention, limits));
   }
 
+  /**
+   * Holds `owner`'s database session: one dedicated connection holding a session-level advisory
+   * lock keyed from the schema and the owner id, opened again (and the lock taken again) when the
+   * connection is lost. While it is held, the owner's `running` runs are not in
+   * {@link runsOfLostOwners}; when the owner's process dies, its session ends and they are.
+   */
+  holdOwnerSession(owner: string): OwnerSession {
+    assertJournalId('holdOwnerSession', 'owner', owner);
+    if (this.#closed) throw closedError('read');
+    const session = new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs);
+    this.#sessions.add(session);
+    const close = session.close.bind(session);
+    return {
+      ready: () => session.ready(),
+      get held() {
+        return session.held;
+      },
+      close: async () => {
+        this.#sessions.delete(session);
+        await close();
+      },
+    };
+  }
+
+  /**
+   * `running` runs of `agentIds` whose owner's session lock no session of this database holds
+   * (the owner died, or its session is between a lost connection and the next): one statement
+   * over `pg_locks`, oldest write first, at most `limit` (default 100).
+   */
+  async runsOfLostOwners(agentIds: readonly string[], limit = 100): Promise<LostOwnerRun[]> {
+    if (!Array.isArray(agentIds) || agentIds.some((id) => typeof id !== 'string')) {
+      throw new TypeError('PostgresRunJournal.runsOfLostOwners: agentIds must be an array of agent ids (strings).');
+    }
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`PostgresRunJournal.runsOfLostOwners: limit must be an integer ≥ 1 (got ${String(limit)})`);
+    if (agentIds.length === 0) return [];
+    return this.#run('read', async () => {
+      const result = await this.#db.query<{ id: string; agent_id: string; owner: string; epoch: number; updated_at: Date }>(
+        runsOfLostOwnersStatement(this.#schema, this.#schemaName),
+        [agentIds, limit],
+      );
+      return result.rows.map((row) => ({ runId: row.id, agentId: row.agent_id, owner: row.owner, epoch: Number(row.epoch), updatedAt: row.updated_at }));
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#sessions].map((session) => session.close()));
+    this.#sessions.clear();
     this.#closing.error(closedError('read'));
     this.#listener.close();
     this.#poller.close();
