@@ -4,6 +4,7 @@
  * `takeover: { epoch }`); after a `model` commit with a marker, the step's chunks from its
  * `step-start` through the commit again, byte for byte.
  */
+import { tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ChunkType } from 'rxagent';
 import { InMemoryRunJournal, type RunCommit, type RunLease } from 'rxagent/durable';
@@ -97,6 +98,34 @@ describe('planTakeover', () => {
       ['tool-call-input-streaming-end', 'c9'],
       ['step-finish', 2],
     ]);
+  });
+
+  it('a takeover inside a long open step reads its structure, not its deltas (entries read do not grow with the step)', async () => {
+    // counts every entry the planner gets from the journal, through either read
+    class CountingJournal extends InMemoryRunJournal {
+      read = 0;
+      override read$(...args: Parameters<InMemoryRunJournal['read$']>): ReturnType<InMemoryRunJournal['read$']> {
+        return super.read$(...args).pipe(tap(() => (this.read += 1)));
+      }
+      override async readStructure(...args: Parameters<InMemoryRunJournal['readStructure']>): ReturnType<InMemoryRunJournal['readStructure']> {
+        const entries = await super.readStructure(...args);
+        this.read += entries.length;
+        return entries;
+      }
+    }
+    const journal = new CountingJournal();
+    await journal.createRun({ runId, agentId: 'a', input: null });
+    const { lease } = await journal.claim(runId, 'dead');
+    await journal.append(lease, [chunk('start', { messageId: 'm1' })], commit('input'));
+    await journal.append(lease, [chunk('step-start', { stepNumber: 0 }), chunk('text-start', { id: 'a' }), chunk('text-end', { id: 'a' }), chunk('text-start', { id: 't' })]);
+    const deltas = 10_000;
+    for (let sent = 0; sent < deltas; sent += 1000) await journal.append(lease, Array.from({ length: 1000 }, (_, index) => chunk('text-delta', { id: 't', text: `${sent + index} ` })));
+    journal.read = 0;
+    const plan = await planTakeover(journal, await journal.claim(runId, 'next'));
+    expect(plan.marker.map((marker) => marker.type)).toEqual(['text-end', 'step-finish']);
+    expect((plan.marker[0] as { payload: { id: string } }).payload.id).toBe('t');
+    // step-start, text-start a, text-end a, text-start t: 4 entries, not the step's 10,004
+    expect(journal.read).toBe(4);
   });
 
   it('a fresh run (never committed): nothing to roll back, no start journaled yet', async () => {

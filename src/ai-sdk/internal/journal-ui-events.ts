@@ -1,8 +1,11 @@
 /**
  * A journaled run as UI message chunks with stable ids (`<seq>:<k>`: the k-th UI chunk of entry
  * seq), resumable after any id: the encoder is fed silently from the last `step-start` at or
- * before the cursor (at a step boundary it holds nothing but "started"), the cursor entry's first
- * k + 1 UI chunks are dropped, and the rest goes out as it did the first time.
+ * before the cursor (at a step boundary it holds nothing but "started") — in a long step only the
+ * structure (every entry but the deltas, `RunJournal.readStructure`): a delta of a part its start
+ * opened changes nothing the encoder keeps, so a resume near the end of a long step reads no deltas
+ * before its cursor — the cursor entry's first k + 1 UI chunks are dropped, and the rest goes out
+ * as it did the first time.
  */
 import type { UIMessageChunk } from 'ai';
 import { Observable, type Subscription } from 'rxjs';
@@ -12,6 +15,7 @@ import {
   MalformedJournalEntryError,
   authorizedRun,
   clientEntry,
+  type JournalEntry,
   type RunAccess,
   type RunJournal,
 } from '../../storage/index.js';
@@ -27,9 +31,21 @@ export interface UIEvent {
 export interface ResumePlan {
   /** Read entries after this seq. */
   readAfter: number;
+  /** Entries fed to the encoder silently before those read (the cursor's step structure before it). */
+  silent?: readonly JournalEntry[];
+  /** The silent entries start past the run's `start` (at a step boundary): the encoder is told it went out. */
+  started?: boolean;
   /** Entries up to `seq` are encoded silently; entry `seq`'s first `skip` UI chunks too. */
   cursor?: { seq: number; skip: number };
 }
+
+/**
+ * Up to this many entries between a step's start and the cursor are read whole; past it only the
+ * structure. The two agree on every journal a run writes (its brackets are repaired by
+ * `closeBrackets`, so no delta opens a part); read whole, a journal written by hand whose deltas
+ * open parts without a start also resumes exactly.
+ */
+const FULL_READ_ENTRIES = 2000;
 
 /**
  * Checks the run, the caller's access (a refused caller gets `RunNotFoundError`, as for an
@@ -49,7 +65,10 @@ export async function planResume(journal: RunJournal, runId: string, after: stri
   }
   const cursor = { seq, skip: k === undefined ? Number.POSITIVE_INFINITY : k + 1 };
   const stepStart = await journal.findLastSeq(runId, 'step-start', seq);
-  return { readAfter: stepStart > 0 ? stepStart - 1 : 0, cursor };
+  const from = stepStart > 0 ? stepStart - 1 : 0;
+  if (seq - 1 - from <= FULL_READ_ENTRIES) return { readAfter: from, cursor };
+  const silent = await journal.readStructure(runId, { after: from, until: seq - 1 });
+  return { readAfter: seq - 1, cursor, silent, started: from > 0 };
 }
 
 /** How many bytes of journal rows one page of a UI reader holds at most. */
@@ -71,8 +90,16 @@ export function journalUIEvents(
   return new Observable<UIEvent[]>((subscriber) => {
     const encoder = new UIChunkEncoder(options);
     // Reading from a step boundary past the run's first chunk: `start` went out long ago.
-    if (plan.readAfter > 0) encoder.markStarted();
+    if (plan.started ?? plan.readAfter > 0) encoder.markStarted();
     const cursor = plan.cursor;
+    for (const entry of plan.silent ?? []) {
+      try {
+        encoder.encode(clientEntry(runId, entry).chunk);
+      } catch (error) {
+        subscriber.error(MalformedJournalEntryError.isInstance(error) ? error : new MalformedJournalEntryError({ runId, seq: entry.seq, problem: `the UI encoder refused it (${error instanceof Error ? error.name : 'Error'})` }));
+        return undefined;
+      }
+    }
     return journal
       .read$(runId, { after: plan.readAfter, maxPageBytes: PAGE_BYTES, ...(ready === undefined ? {} : { ready }) })
       .subscribe({

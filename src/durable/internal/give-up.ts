@@ -10,7 +10,6 @@
  * give up:  S i s-t-t-t (te sf e)  (te text-end, sf step-finish { reason: 'error' }, e error: one final commit)
  * ```
  */
-import { lastValueFrom, toArray } from 'rxjs';
 import { makeChunk, type ChunkType } from '../../contract/index.js';
 import { FencedError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
@@ -53,8 +52,8 @@ export async function giveUpRun(journal: RunJournal, runId: string, owner: strin
   } else {
     const stepStart = await journal.findLastSeq(runId, 'step-start', run.lastSeq);
     if (stepStart > 0) {
-      const entries = await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
-      const open = openAt(entries, stepStart - 1);
+      // the open step's structure (no deltas): what it opened, at a cost independent of its length
+      const open = openAt(await journal.readStructure(runId, { after: stepStart - 1, until: run.lastSeq }), stepStart - 1);
       chunks.push(...open.closers);
       if (open.step !== undefined) chunks.push(stepFinish(runId, open.step, { reason: 'error', isContinued: false }));
     }

@@ -5,7 +5,7 @@
  * after a `model` commit, only when a marker was written, the step's journaled chunks from its
  * `step-start` through the commit again, verbatim, since the marker reset them for every reader.
  */
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { makeChunk, type ChunkType } from '../../contract/index.js';
 import type { EncodedChunk, JournalEntry, RunClaim, RunCommitRecord, RunJournal } from '../../storage/index.js';
 
@@ -85,7 +85,11 @@ export function openAt(entries: readonly JournalEntry[], after: number): { step:
   return { step, closers, runId };
 }
 
-/** Plans the takeover of a claimed run from its journal (reads only what is past the last commit, from the open step's start). */
+/**
+ * Plans the takeover of a claimed run from its journal. What it reads does not grow with the open
+ * step's length: the structure (no deltas) from the open step's start, and, for a marked `model`
+ * commit, the committed step's entries through the commit (what it writes again).
+ */
 export async function planTakeover(journal: RunJournal, claim: RunClaim): Promise<TakeoverPlan> {
   const { run, lease } = claim;
   const commit = claim.commits.at(-1);
@@ -98,15 +102,23 @@ export async function planTakeover(journal: RunJournal, claim: RunClaim): Promis
   const stepStart = await journal.findLastSeq(run.runId, 'step-start', run.lastSeq);
   const committedStepStart = commit?.kind !== 'model' ? 0 : stepStart > 0 && stepStart <= committedTo ? stepStart : await journal.findLastSeq(run.runId, 'step-start', committedTo);
   const from = Math.min(committedTo, ...[stepStart, committedStepStart].filter((seq) => seq > 0).map((seq) => seq - 1));
-  const entries = await lastValueFrom(journal.read$(run.runId, { after: from, live: false }).pipe(toArray()));
-  const { step, closers, runId } = openAt(entries, committedTo);
+  // the open parts and the open step: every chunk but the deltas (which open and close nothing in a run's journal)
+  const structure = await journal.readStructure(run.runId, { after: from, until: run.lastSeq });
+  const { step, closers, runId } = openAt(structure, committedTo);
   const marker = [...closers];
   if (step !== undefined) {
     marker.push(stepFinish(runId || run.runId, step, { reason: 'retry', isContinued: true, takeover: { epoch: lease.epoch } }));
   }
   const replay =
     commit?.kind === 'model' && step !== undefined && committedStepStart > 0
-      ? entries.filter((entry) => entry.seq >= committedStepStart && entry.seq <= committedTo).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
+      ? (
+          await lastValueFrom(
+            journal.read$(run.runId, { after: committedStepStart - 1, live: false }).pipe(
+              takeWhile((entry) => entry.seq <= committedTo),
+              toArray(),
+            ),
+          )
+        ).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
       : [];
   return { commit, marker, replay, started };
 }
