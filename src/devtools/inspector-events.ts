@@ -92,6 +92,8 @@ export interface RunStartEvent extends InspectorEventBase {
   title: string;
   /** Wall-clock start (`Date.now()`). */
   startedAt: number;
+  /** Recorded live, or opened from a journal (see {@link InspectorRunSummary.source}). */
+  source: 'live' | 'journal';
 }
 
 /**
@@ -222,6 +224,25 @@ export interface RunEndEvent extends InspectorEventBase {
 }
 
 /**
+ * A run opened from a `RunJournal`: from here on, its chunks were written by another owner (a
+ * takeover: a claim bumped the run's epoch). Drawn as a marker on the *owners* lane.
+ *
+ * @example
+ * ```ts
+ * import type { TakeoverEvent } from 'rxagent/devtools';
+ * const label = (event: TakeoverEvent) => `epoch ${event.previousEpoch} → ${event.epoch}`;
+ * ```
+ */
+export interface TakeoverEvent extends InspectorEventBase {
+  /** The event's kind. */
+  type: 'takeover';
+  /** The epoch of the owner that wrote the chunks from here on. */
+  epoch: number;
+  /** The epoch of the owner that wrote the chunks before. */
+  previousEpoch: number;
+}
+
+/**
  * Any event of a run's record.
  *
  * @example
@@ -230,7 +251,7 @@ export interface RunEndEvent extends InspectorEventBase {
  * const hooks = (events: InspectorEvent[]) => events.filter((event) => event.type === 'hook');
  * ```
  */
-export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent;
+export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent | TakeoverEvent;
 
 /**
  * A run as listed by the inspector.
@@ -260,6 +281,38 @@ export interface InspectorRunSummary {
   eventCount: number;
   /** Some events or chunks were past the caps: the record (and a marble export) is incomplete. */
   truncated: boolean;
+  /**
+   * `live`: recorded as it ran (hook calls, judge calls, chunks); `journal`: opened after the fact
+   * from a `RunJournal`, which keeps the chunks only (no hook or judge events), replayed on virtual
+   * time (one frame per journal entry: `t` counts entries, not milliseconds).
+   */
+  source: 'live' | 'journal';
+  /** For a run opened from a journal: the journal's record of it when it was opened. */
+  journal?: InspectorJournalFacts;
+}
+
+/**
+ * What the journal said of a run the inspector opened from it.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorJournalFacts } from 'rxagent/devtools';
+ * const takenOver = (facts: InspectorJournalFacts) => facts.epoch > 1;
+ * ```
+ */
+export interface InspectorJournalFacts {
+  /** The journal's status of the run (`queued`, `running`, `completed`, `failed`, `cancelled`). */
+  status: string;
+  /** The run's epoch: how many times it was claimed (2 or more: taken over). */
+  epoch: number;
+  /** The owner of the last claim. */
+  owner?: string;
+  /** The seq of the run's last entry. */
+  lastSeq: number;
+  /** When the run was created (`Date.now()` scale). */
+  createdAt: number;
+  /** When the run's record last changed. */
+  updatedAt: number;
 }
 
 /**
@@ -272,6 +325,8 @@ export interface InspectorRunSummary {
  * ```
  */
 export interface InspectorRunRecord extends InspectorRunSummary {
+  /** The conversation the run was asked, as its caller gave it to `trace()` (`TraceOptions.messages`): the page's chat shows it. */
+  messages?: Payload;
   /** The run's events, in order. */
   events: InspectorEvent[];
 }

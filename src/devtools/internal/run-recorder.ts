@@ -7,6 +7,7 @@ import type {
   ChunkEvent,
   HookEvent,
   InspectorEvent,
+  InspectorJournalFacts,
   InspectorRunRecord,
   InspectorRunStatus,
   InspectorRunSummary,
@@ -16,6 +17,7 @@ import type {
   RevisedEvent,
   RunEndEvent,
   RunStartEvent,
+  TakeoverEvent,
 } from '../inspector-events.js';
 import { hookOutcome } from './hook-outcome.js';
 import { hookArgsPayload, toPayload } from './payload.js';
@@ -47,12 +49,24 @@ function labelOf(chunk: ChunkType): string {
   return text.length > 24 ? `${text.slice(0, 23)}…` : text;
 }
 
+/**
+ * Where a recorder's time comes from: `live` — `performance.now()` since the run started, and
+ * chunks of one synchronous burst share a marble frame; a virtual clock (a run replayed from a
+ * journal) — its `now()` is the time, and each chunk is a frame at that time.
+ */
+export type RecorderClock = { kind: 'live' } | { kind: 'virtual'; now: () => number };
+
 /** Records one run. Every method is safe to call after the run ended (it then does nothing). */
 export class RunRecorder {
   readonly runId: string;
   readonly agentId: string;
   readonly title: string;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
+  readonly source: 'live' | 'journal';
+  readonly journal: InspectorJournalFacts | undefined;
+  /** The conversation the run was asked (as the page sent it), shown in the page's chat. */
+  readonly messages: Payload | undefined;
+  readonly #clock: RecorderClock;
   readonly #origin = performance.now();
   readonly #caps: RunCaps;
   readonly #emit: (event: InspectorEvent) => void;
@@ -82,13 +96,28 @@ export class RunRecorder {
   #burst = 0;
   #burstOpen = false;
 
-  constructor(options: { runId: string; agentId: string; title: string; caps: RunCaps; emit: (event: InspectorEvent) => void }) {
+  constructor(options: {
+    runId: string;
+    agentId: string;
+    title: string;
+    caps: RunCaps;
+    emit: (event: InspectorEvent) => void;
+    clock?: RecorderClock;
+    startedAt?: number;
+    journal?: InspectorJournalFacts;
+    messages?: unknown;
+  }) {
     this.runId = options.runId;
     this.agentId = options.agentId;
     this.title = options.title;
     this.#caps = options.caps;
     this.#emit = options.emit;
-    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt });
+    this.#clock = options.clock ?? { kind: 'live' };
+    this.startedAt = options.startedAt ?? Date.now();
+    this.journal = options.journal;
+    this.source = options.journal === undefined ? 'live' : 'journal';
+    this.messages = options.messages === undefined ? undefined : toPayload(options.messages);
+    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt, source: this.source });
   }
 
   get ended(): boolean {
@@ -96,6 +125,7 @@ export class RunRecorder {
   }
 
   #now(): number {
+    if (this.#clock.kind === 'virtual') return this.#clock.now();
     return Math.round((performance.now() - this.#origin) * 10) / 10;
   }
 
@@ -241,8 +271,9 @@ export class RunRecorder {
     );
   }
 
-  /** Chunks emitted in one synchronous burst share a group (a frame of the marble diagram). */
+  /** Chunks emitted in one synchronous burst share a group (a frame of the marble diagram); on a virtual clock, its time is the frame. */
   #group(): number {
+    if (this.#clock.kind === 'virtual') return this.#clock.now();
     if (!this.#burstOpen) {
       this.#burstOpen = true;
       this.#burst += 1;
@@ -288,12 +319,20 @@ export class RunRecorder {
     }
   }
 
+  /** A run replayed from a journal: the chunks from here on were written by the owner of `epoch`. */
+  takeover(epoch: number, previousEpoch: number): void {
+    if (this.ended) return;
+    this.#lastPhase = undefined;
+    this.#push<TakeoverEvent>({ type: 'takeover', epoch, previousEpoch });
+  }
+
   /** The run ended (its terminal chunk, an error notification, or an unsubscription). */
   end(status: Exclude<InspectorRunStatus, 'running'>): void {
     if (this.ended) return;
     this.#settleHolds();
     this.status = status;
-    this.endedAt = Date.now();
+    // a journaled run ended when its record last changed, not when it was opened
+    this.endedAt = this.journal?.updatedAt ?? Date.now();
     this.#push<RunEndEvent>({ type: 'run-end', status, droppedEvents: this.droppedEvents, droppedChunks: this.droppedChunks });
   }
 
@@ -308,10 +347,12 @@ export class RunRecorder {
       chunkCount: this.#chunkIndex,
       eventCount: this.events.length,
       truncated: this.droppedEvents > 0 || this.droppedChunks > 0,
+      source: this.source,
+      ...(this.journal === undefined ? {} : { journal: { ...this.journal } }),
     };
   }
 
   record(): InspectorRunRecord {
-    return { ...this.summary(), events: [...this.events] };
+    return { ...this.summary(), ...(this.messages === undefined ? {} : { messages: this.messages }), events: [...this.events] };
   }
 }

@@ -16,6 +16,7 @@ import {
   StoredEntry,
   encodeChunks,
   isOpen,
+  listLimit,
 } from '../internal/journal-rules.js';
 import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
@@ -190,6 +191,24 @@ export class PostgresRunJournal implements RunJournal {
   async getRun(runId: string): Promise<RunRecord | null> {
     assertJournalId('getRun', 'runId', runId);
     return this.#run('getRun', () => this.#getRun(runId));
+  }
+
+  /**
+   * The runs changed most recently, newest first (what the run inspector lists to open): `limit`
+   * from 1 to 1000, default 50. Reads the runs table ordered by `updated_at`: a tool's read, not a
+   * hot path.
+   *
+   * @example
+   * ```ts
+   * for (const run of await journal.listRuns({ limit: 10 })) console.log(run.runId, run.status, run.epoch);
+   * ```
+   */
+  async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
+    const limit = listLimit('PostgresRunJournal', options.limit);
+    return this.#run('getRun', async () => {
+      const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs ORDER BY updated_at DESC, id LIMIT $1`, [limit]);
+      return result.rows.map(runFromRow);
+    });
   }
 
   async activeRun(threadId: string): Promise<RunRecord | null> {
