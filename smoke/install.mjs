@@ -2,7 +2,8 @@
 // serve it), then `npm install <tarball>` with its peers into an app in a temp directory outside the
 // repository, offline from the npm cache (`--prefer-offline`: the versions pinned by this repository,
 // which its own install put in the cache). Then checks:
-// - the tarball ships NOTICE and CHANGELOG.md;
+// - the tarball ships NOTICE and CHANGELOG.md, and its package.json has no `prepare` (prepack /
+//   postpack: scripts/pack-manifest.mjs), so the app's install prints nothing but its summary;
 // - one copy of @ai-sdk/provider: none under node_modules/rxagent/node_modules (a caret range shared with ai);
 // - a tiny agent runs from the installed package, from ESM and from CommonJS;
 // - an AI SDK 6 app (smoke/ai-sdk-6: ai@6, its provider package @ai-sdk/openai@3, its useChat from
@@ -12,11 +13,12 @@
 //   through toUIMessageStreamResponse, read from the Response body's SSE by ai@6.
 // Needs dist/ (`npm run build`). Not part of `npm run smoke` (an install takes ≈ 30 s or more on a
 // loaded machine): `npm run smoke:install`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packManifest } from '../scripts/pack-manifest.mjs';
 
 const started = Date.now();
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,8 +69,17 @@ function aiSdk6App(dir, tarball) {
   return `ai@${ai}: type-checked (strict, exactOptionalPropertyTypes, useChat with DurableChatTransport), 3 turns streamed: ${out.replaceAll('\n', '; tripwire ')}`;
 }
 try {
-  // --ignore-scripts: prepack would build again; dist/ is what this run checks
-  const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', dir], root));
+  // --ignore-scripts: prepack would build again; dist/ is what this run checks. Its manifest step
+  // runs here, as prepack and postpack run it (the packed package.json has no `prepare`).
+  packManifest(root, 'strip');
+  let packed;
+  try {
+    [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--loglevel=error', '--pack-destination', dir], root));
+  } finally {
+    packManifest(root, 'restore');
+  }
+  const packedScripts = JSON.parse(execFileSync('tar', ['-xzOf', join(dir, packed.filename), 'package/package.json'], { encoding: 'utf8' })).scripts;
+  if (packedScripts.prepare !== undefined) throw new Error('smoke install: the tarball\'s package.json has a prepare script (npm lists it on every install)');
   const shipped = packed.files.map((file) => file.path);
   for (const name of ['NOTICE', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.cjs']) {
     if (!shipped.includes(name)) throw new Error(`smoke install: the tarball does not ship ${name}`);
@@ -77,11 +88,15 @@ try {
   execFileSync('mkdir', [app]);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   const dev = pkg.devDependencies;
-  npm(
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error',
-      join(dir, packed.filename), `rxjs@${dev.rxjs}`, `ai@${dev.ai}`, `zod@${dev.zod}`],
-    app,
+  // npm's warnings shown (on the Node 22 this script runs on there is no EBADENGINE): an install prints none
+  const installed = spawnSync(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename), `rxjs@${dev.rxjs}`, `ai@${dev.ai}`, `zod@${dev.zod}`],
+    { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  if (installed.status !== 0) throw new Error(`smoke install: npm install failed (${installed.status})\n${installed.stderr}`);
+  const noise = `${installed.stdout}\n${installed.stderr}`.split('\n').filter((line) => line.trim() !== '' && !/^(added|changed|removed|up to date)\b/.test(line));
+  if (noise.length > 0) throw new Error(`smoke install: the install printed more than its summary:\n${noise.join('\n')}`);
   const nested = join(app, 'node_modules', 'rxagent', 'node_modules', '@ai-sdk', 'provider');
   if (existsSync(nested)) throw new Error(`smoke install: a second copy of @ai-sdk/provider under rxagent: ${nested}`);
   const agentCode = (imports) => `${imports}
