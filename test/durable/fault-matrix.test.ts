@@ -49,7 +49,28 @@ const stopCases: Array<MatrixCase & { name: string }> = [
 ];
 /** A SIGKILL inside a tool that is not idempotent: the call is not run again, the model is told ToolOutcomeUnknownError. */
 const unsafeCase: MatrixCase & { name: string } = { id: `m${suffix}-during-unsafe-tool`, name: 'during a non-idempotent tool', toolConcurrency: 1, unsafe: true, plan: { at: 'tool', toolCall: 'call-1', signal: 'SIGKILL' } };
-const allCases = [...killCases, unsafeCase, ...stopCases];
+/**
+ * Takeovers compose (issue 32 §1) under real kills: the first owner is SIGKILLed at its plan, the
+ * second owner (another process, the only one working the queues then) takes the run over and is
+ * SIGKILLed at `second`, and a rescuer completes it — at the same point twice, inside the replay a
+ * takeover after a model commit writes, between a tool's result and memory's save, and in a retry.
+ */
+const composed: Array<[string, KillPlan, KillPlan, number]> = [
+  // name, first kill, second kill (epoch 2), most extra model calls (kills inside a model stream)
+  ['mid-stream twice', { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGKILL' }, { at: 'chunks-flushed', step: 0, nth: 2, signal: 'SIGKILL', epoch: 2 }, 2],
+  ['after the model commit, then inside the replay', { at: 'model-committed', signal: 'SIGKILL' }, { at: 'chunks-flushed', nth: 1, signal: 'SIGKILL', epoch: 2 }, 0],
+  ['after a tool result, then in memory’s save', { at: 'tool-returned', nth: 2, signal: 'SIGKILL' }, { at: 'memory-save', signal: 'SIGKILL', epoch: 2 }, 0],
+  ['between steps, then in the retry', { at: 'step-committed', step: 0, signal: 'SIGKILL' }, { at: 'chunks-flushed', step: 2, nth: 1, signal: 'SIGKILL', epoch: 2 }, 1],
+];
+const composedCases: Array<MatrixCase & { name: string; second: KillPlan; extraModelCalls: number }> = composed.map(([name, plan, second, extraModelCalls], index) => ({
+  id: `m${suffix}-twice-${index}`,
+  name,
+  toolConcurrency: 1,
+  plan,
+  second,
+  extraModelCalls,
+}));
+const allCases = [...killCases, unsafeCase, ...stopCases, ...composedCases];
 /** The victim processes: the SIGKILL cases by tool concurrency, the SIGSTOP cases (≤ 8 connections each). */
 const groups: MatrixCase[][] = [[...killCases.filter((matrixCase) => matrixCase.toolConcurrency === 1), unsafeCase], killCases.filter((matrixCase) => matrixCase.toolConcurrency === 4), stopCases];
 
@@ -129,9 +150,29 @@ beforeAll(async () => {
       runs.get(matrixCase.id)!.killedAt = stops.at(-1)!.at; // the process stops after the last report
     }
   };
-  await Promise.all(
-    groups.map((cases, index) => victimOf(cases, `group-${index}`)),
-  );
+  // two victims in a row: the second works the queues (alone) before the first dies, takes the runs
+  // over at epoch 2, holds them at their second plans and dies too; then the rescuers join
+  const composedVictims = async (): Promise<void> => {
+    const first = spawn('victim-composed-1', composedCases.map(({ second: _second, ...matrixCase }) => matrixCase), 1, { poolMax: 6 });
+    await first.ready;
+    for (const matrixCase of composedCases) runs.set(matrixCase.id, { crashed: `${matrixCase.id}.1`, reference: `${matrixCase.id}.0`, victim: first });
+    await Promise.all(composedCases.map((matrixCase) => submit(matrixCase, `${matrixCase.id}.1`)));
+    for (const matrixCase of composedCases) await first.waitForEvent(`the claim of ${matrixCase.id}.1`, (event) => event.type === 'claimed' && event.runId === `${matrixCase.id}.1`);
+    const second = spawn('victim-composed-2', composedCases.map(({ second: plan, ...matrixCase }) => ({ ...matrixCase, plan })), 1, { poolMax: 6 });
+    await second.ready;
+    await first.waitForStops(composedCases.length);
+    for (const matrixCase of composedCases) {
+      await second.waitForEvent(`the second claim of ${matrixCase.id}.1`, (event) => event.type === 'claimed' && event.runId === `${matrixCase.id}.1` && event.epoch === 2);
+    }
+    await rescue(composedCases);
+    await Promise.all(composedCases.map((matrixCase) => submit(matrixCase, `${matrixCase.id}.0`)));
+    const stops = await second.waitForStops(composedCases.length);
+    for (const matrixCase of composedCases) {
+      expect(stops.find((each) => each.runId === `${matrixCase.id}.1`), `${matrixCase.id} held at its second plan`).toBeDefined();
+      Object.assign(runs.get(matrixCase.id)!, { victim: second, killedAt: stops.at(-1)!.at });
+    }
+  };
+  await Promise.all([...groups.map((cases, index) => victimOf(cases, `group-${index}`)), composedVictims()]);
   await waitForRuns([...runs.values()].flatMap((run) => [run.crashed, run.reference]), 300_000);
   // the SIGSTOPped owner wakes up: its runs are someone else's now
   for (const matrixCase of stopCases) stopSnapshots.set(matrixCase.id, await ownerWrites(`${matrixCase.id}.1`));
@@ -158,7 +199,7 @@ async function ownerWrites(runId: string): Promise<{ chunks: number; commits: nu
 
 afterAll(() => closeDurableDb({ processes, submitter, boss, journal, storage, db, server }), 60_000);
 
-async function compare(matrixCase: MatrixCase, reruns = false): Promise<void> {
+async function compare(matrixCase: MatrixCase, reruns: boolean | 'twice' = false): Promise<void> {
   const { crashed, reference } = runs.get(matrixCase.id)!;
   const [crashedRun, referenceRun] = await Promise.all([journal.getRun(crashed), journal.getRun(reference)]);
   expect(referenceRun).toMatchObject({ status: 'completed', epoch: 1, terminal: 'finish' });
@@ -181,7 +222,10 @@ async function compare(matrixCase: MatrixCase, reruns = false): Promise<void> {
   // executions: a call the ledger knew the outcome of never ran again; only a call in flight at the kill did
   const attempts = await perToolCall('matrix_tool_attempts', crashed);
   expect(attempts.map(([toolCallId]) => toolCallId)).toEqual(referenceEffects.map(([toolCallId]) => toolCallId));
-  if (reruns) {
+  if (reruns === 'twice') {
+    // two kills: a call in flight at either runs again (same key, so its effect above stays one)
+    expect(attempts.every(([, count]) => count >= 1 && count <= 3), JSON.stringify(attempts)).toBe(true);
+  } else if (reruns) {
     expect(attempts.every(([, count]) => count === 1 || count === 2), JSON.stringify(attempts)).toBe(true);
     expect(attempts.some(([, count]) => count === 2), JSON.stringify(attempts)).toBe(true);
   } else {
@@ -205,6 +249,17 @@ describe('fault matrix: SIGKILL of the owner, another worker completes the run',
     const { crashed, reference } = runs.get(matrixCase.id)!;
     const extra = (await modelCalls(crashed)) - (await modelCalls(reference));
     expect(extra).toBe(matrixCase.inModelStream ? 1 : 0);
+  });
+});
+
+describe('fault matrix: takeovers compose — the owner SIGKILLed, its successor SIGKILLed, a third owner completes the run', () => {
+  it.each(composedCases)('$name', async (matrixCase) => {
+    await compare(matrixCase, 'twice');
+    const { crashed, reference } = runs.get(matrixCase.id)!;
+    expect((await journal.getRun(crashed))!.epoch).toBeGreaterThanOrEqual(3);
+    const extra = (await modelCalls(crashed)) - (await modelCalls(reference));
+    expect(extra).toBeGreaterThanOrEqual(0);
+    expect(extra).toBeLessThanOrEqual(matrixCase.extraModelCalls);
   });
 });
 
