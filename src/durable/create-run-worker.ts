@@ -495,10 +495,6 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await boss.schedule(retention.queue, retention.cron);
       }
       if (concurrency === 0) return; // submit and cancel only: no runs, no giving up, no purging
-      if (retention !== undefined) {
-        const id = await boss.work(retention.queue, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, () => retention.run());
-        works.push({ queue: retention.queue, id });
-      }
       if (options.lostOwnerSweep !== false && journal.holdOwnerSession !== undefined) {
         // held before the first claim, so this worker's runs never look like a dead owner's
         session = journal.holdOwnerSession(workerId);
@@ -509,6 +505,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         works.push({ queue, id });
         const giveUpId = await boss.work(deadLetter, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked((job) => giveUp(job, queue)));
         works.push({ queue: deadLetter, id: giveUpId });
+      }
+      if (retention !== undefined) {
+        const id = await boss.work(retention.queue, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, () => retention.run());
+        works.push({ queue: retention.queue, id });
       }
       const { findJobs, fail } = boss;
       if (session !== undefined && journal.runsOfLostOwners !== undefined && findJobs !== undefined && fail !== undefined) {
