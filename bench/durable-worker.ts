@@ -2,7 +2,9 @@
  * The worker's rows of `npm run bench:durable` (issue 25), against the same PostgreSQL:
  *
  *   takeover      a worker process SIGKILLed at a step commit; another, already working the
- *                 queue, claims the run: kill → claim, p50/p95 (pg-boss heartbeat 10 s, monitor 1 s)
+ *                 queue, claims the run: kill → claim, and kill → the next owner's first chunk
+ *                 (read live from the journal here), p50/p95 (pg-boss heartbeat 10 s, monitor 1 s;
+ *                 the owner-session sweep, on by default, sees the dead session at once)
  *   throughput    N runs (one short step, memory) over W worker processes × 8: runs/s
  *   owner CPU     one run streaming a 10,000-chunk step: the owner process's CPU per chunk as a
  *                 durable run (createRunWorker on PostgresRunJournal) minus as a plain run
@@ -40,12 +42,14 @@ export interface WorkerRowsOptions {
   chunks: number;
   /** Only the owner CPU row, measured over 9 rounds instead of 3 (no takeover, no throughput). */
   cpuOnly?: boolean;
+  /** Only the takeover rows. */
+  takeoverOnly?: boolean;
 }
 
 export interface WorkerRows {
-  takeover?: { p50: number; p95: number; samples: number };
+  takeover?: { p50: number; p95: number; samples: number; firstChunkP50: number; firstChunkP95: number };
   throughput?: { runs: number; workers: number; seconds: number; runsPerSecond: number };
-  cpu: {
+  cpu?: {
     durableUs: number;
     plainUs: number;
     overheadUs: number;
@@ -80,10 +84,12 @@ async function setUp(connectionString: string) {
 /** Kill → claim of a run whose owner died at a step commit, with a rescuer already polling. */
 async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString: string, samples: number): Promise<WorkerRows['takeover']> {
   const latencies: number[] = [];
+  const firstChunks: number[] = [];
   const base = { connectionString, schema: env.schema, bossSchema: env.bossSchema, concurrency: 1, wordDelayMs: 5 };
   for (let index = 0; index < samples; index++) {
     const matrixCase: MatrixCase = { id: `takeover-${env.suffix}-${index}`, toolConcurrency: 1, plan: { at: 'step-committed', step: 0, signal: 'SIGKILL' } };
-    const victim = new WorkerProcess({ ...base, workerId: `victim-${index}`, cases: [matrixCase] });
+    // a slower victim: the rescuer is working the queue before the kill
+    const victim = new WorkerProcess({ ...base, wordDelayMs: 50, workerId: `victim-${index}`, cases: [matrixCase] });
     const rescuer = new WorkerProcess({ ...base, workerId: `rescuer-${index}`, cases: [] });
     try {
       await Promise.all([victim.ready, rescuer.ready]);
@@ -91,17 +97,26 @@ async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString
       const runId = `${matrixCase.id}.1`;
       await submitter.submit(matrixCase.id, 'How much do the stores have?', { runId, memory: { thread: `thread-${runId}`, resource: 'u' }, providerOptions: { matrix: { caseId: matrixCase.id, runId } } });
       await victim.waitForEvent('its claim', (event) => event.type === 'claimed' && event.runId === runId);
+      // the first entry the next owner writes, as a reader on another instance gets it
+      const rescuedEntry = firstValueFrom(env.journal.read$(runId, { after: 0 }).pipe(filter((entry) => entry.epoch >= 2))).then(() => Date.now());
       const { plan: _plan, ...rescued } = matrixCase;
       await rescuer.add([rescued]);
       const [stopped] = await victim.waitForStops(1);
       const claim = await rescuer.waitForEvent('the takeover', (event) => event.type === 'claimed' && event.runId === runId);
       latencies.push(claim.at - stopped!.at);
+      firstChunks.push((await rescuedEntry) - stopped!.at);
       await rescuer.waitForEvent('the end of the run', (event) => event.type === 'completed' && event.runId === runId);
     } finally {
       await Promise.all([victim.kill(), rescuer.kill()]);
     }
   }
-  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), samples: latencies.length };
+  return {
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    samples: latencies.length,
+    firstChunkP50: percentile(firstChunks, 50),
+    firstChunkP95: percentile(firstChunks, 95),
+  };
 }
 
 async function throughput(env: Awaited<ReturnType<typeof setUp>>, connectionString: string, runs: number, workers: number): Promise<WorkerRows['throughput']> {
@@ -210,6 +225,10 @@ async function ownerCpu(env: Awaited<ReturnType<typeof setUp>>, chunks: number, 
 export async function workerRows(options: WorkerRowsOptions): Promise<WorkerRows> {
   const env = await setUp(options.connectionString);
   try {
+    if (options.takeoverOnly === true) {
+      const takeoverRow = await takeover(env, options.connectionString, options.takeovers);
+      return { takeover: takeoverRow };
+    }
     const cpu = await ownerCpu(env, options.chunks, options.cpuOnly === true ? 10 : 4);
     if (options.cpuOnly === true) return { cpu };
     const takeoverRow = await takeover(env, options.connectionString, options.takeovers);

@@ -10,7 +10,7 @@
  *                 request → first resumed UI chunk, p50/p95 of 50
  *   writer CPU    JournalWriter encode + batch per chunk (journal answering at once), and the
  *                 owner's whole CPU per chunk writing through PostgresRunJournal (driver included)
- *   worker        takeover (SIGKILL → claim), runs/s over worker processes, durable − plain owner
+ *   worker        takeover (SIGKILL → claim, SIGKILL → next owner's first chunk), runs/s over worker processes, durable − plain owner
  *                 CPU per chunk (bench/durable-worker.ts)
  *
  * npm run bench:durable           (prints a table)
@@ -18,6 +18,7 @@
  *                                   fewer rounds) that exits 1 when a row misses its target (the
  *                                   owner-CPU row is reported only); part of `npm run bench:check`
  * npm run bench:durable -- --worker the worker rows only
+ * npm run bench:durable -- --takeover the takeover rows only (5 kills)
  * npm run bench:durable -- --cpu    the durable − non-durable owner CPU rows only (9 rounds back to back, 9 with a full GC before each run, ≈ 40 s)
  */
 import { randomUUID } from 'node:crypto';
@@ -36,7 +37,8 @@ import { workerRows } from './durable-worker.js';
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const check = process.argv.includes('--check');
 const cpuOnly = process.argv.includes('--cpu');
-const workerOnly = cpuOnly || process.argv.includes('--worker');
+const takeoverOnly = process.argv.includes('--takeover');
+const workerOnly = cpuOnly || takeoverOnly || process.argv.includes('--worker');
 const schema = `rxagent_bench_${randomUUID().slice(0, 8)}`;
 
 const delta = (runId: string, index: number): ChunkType => ({ type: 'text-delta', runId, from: 'AGENT', payload: { id: 'text-1', text: `token ${index} ` } });
@@ -234,17 +236,21 @@ try {
       ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
     );
   }
-  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly });
+  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly, takeoverOnly });
   // --check (CI) prints the CPU row but does not fail on it: CPU per chunk on a shared 2-core machine is a measurement, not a test
   const cpuTarget = check ? '≤ 3 µs (reported)' : '≤ 3 µs';
-  rows.push(
+  if (worker.cpu !== undefined) rows.push(
     ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, cpuTarget, check || worker.cpu.overheadUs <= 3],
     ['  durable / non-durable owner CPU per chunk', `${worker.cpu.durableUs.toFixed(2)} / ${worker.cpu.plainUs.toFixed(2)} µs`, 'report', true],
     ['  of which on the main thread (no JIT/GC threads)', `${worker.cpu.mainOverheadUs.toFixed(2)} µs`, 'report', true],
     ['  with a full GC before each run: process / main', `${worker.cpu.forcedGcOverheadUs.toFixed(2)} / ${worker.cpu.forcedGcMainOverheadUs.toFixed(2)} µs`, 'report', true],
   );
-  if (worker.takeover !== undefined && worker.throughput !== undefined) rows.push(
-    [`takeover SIGKILL → claim, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.p50 / 1000).toFixed(1)} / ${(worker.takeover.p95 / 1000).toFixed(1)} s`, 'p95 ≤ 15 s', worker.takeover.p95 <= 15_000],
+  // --check (CI, one kill on a loaded machine): the first-chunk row fails only past 5 s
+  if (worker.takeover !== undefined) rows.push(
+    [`takeover SIGKILL → claim, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.p50 / 1000).toFixed(2)} / ${(worker.takeover.p95 / 1000).toFixed(2)} s`, 'p95 ≤ 15 s', worker.takeover.p95 <= 15_000],
+    [`takeover after process kill → next owner's first chunk, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.firstChunkP50 / 1000).toFixed(2)} / ${(worker.takeover.firstChunkP95 / 1000).toFixed(2)} s`, check ? 'p95 ≤ 2 s (fails past 5 s)' : 'p95 ≤ 2 s', worker.takeover.firstChunkP95 <= (check ? 5000 : 2000)],
+  );
+  if (worker.throughput !== undefined) rows.push(
     [`${worker.throughput.runs} runs / ${worker.throughput.workers} workers × 8`, `${worker.throughput.runsPerSecond.toFixed(1)} runs/s (${worker.throughput.seconds.toFixed(1)} s)`, 'report', true],
   );
   const width = Math.max(...rows.map((row) => row[0].length));

@@ -204,7 +204,8 @@ export interface RunWorkerOptions {
    * this worker holds an owner session (a session-level lock on a connection of its own), and
    * every `intervalMs` (default 400, jittered ±25 %; at least 50) looks in one statement for
    * `running` runs whose owner's session is gone, and fails the dead owner's attempt of their job
-   * so a worker takes them over at once instead of after `heartbeatSeconds`. `false`: heartbeat only.
+   * so a worker takes them over at once instead of after `heartbeatSeconds`. `false`: this worker
+   * does not sweep (it still holds its owner session, so its own runs never look lost to others).
    */
   lostOwnerSweep?: false | { intervalMs?: number };
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
@@ -495,8 +496,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await boss.schedule(retention.queue, retention.cron);
       }
       if (concurrency === 0) return; // submit and cancel only: no runs, no giving up, no purging
-      if (options.lostOwnerSweep !== false && journal.holdOwnerSession !== undefined) {
-        // held before the first claim, so this worker's runs never look like a dead owner's
+      if (journal.holdOwnerSession !== undefined) {
+        // held before the first claim (also with lostOwnerSweep: false: other workers sweep), so this worker's runs never look like a dead owner's
         session = journal.holdOwnerSession(workerId);
         await Promise.race([session.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       }
@@ -511,7 +512,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         works.push({ queue: retention.queue, id });
       }
       const { findJobs, fail } = boss;
-      if (session !== undefined && journal.runsOfLostOwners !== undefined && findJobs !== undefined && fail !== undefined) {
+      if (options.lostOwnerSweep !== false && session !== undefined && journal.runsOfLostOwners !== undefined && findJobs !== undefined && fail !== undefined) {
         const byAgent = new Map([...agents.values()].map((entry) => [entry.agent.id, entry.queue]));
         sweeps = sweepLostOwners({
           journal,

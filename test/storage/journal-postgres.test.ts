@@ -192,6 +192,38 @@ describe('PostgresRunJournal across instances', () => {
     await pool.end();
   });
 
+  it("owner sessions: a running run is a lost owner's exactly while no session of its owner holds the lock; two holders of one owner share it", async () => {
+    const a = journalOn();
+    const b = journalOn();
+    const agentId = `agent-${randomUUID()}`;
+    const runId = `run-${randomUUID()}`;
+    const owner = `owner-${randomUUID()}`;
+    await a.createRun({ runId, agentId, input: 'hi' });
+    expect(await b.runsOfLostOwners([agentId])).toEqual([]); // queued: no owner yet
+    const first = a.holdOwnerSession(owner);
+    const second = a.holdOwnerSession(owner); // a second worker of the same owner in this process
+    await Promise.all([first.ready(), second.ready()]);
+    expect(first.held && second.held).toBe(true);
+    await a.claim(runId, owner);
+    expect(await b.runsOfLostOwners([agentId])).toEqual([]);
+    await first.close();
+    expect(await b.runsOfLostOwners([agentId])).toEqual([]); // the other holder keeps it
+    await second.close();
+    const lost = await b.runsOfLostOwners([agentId]);
+    expect(lost).toMatchObject([{ runId, agentId, owner, epoch: 1 }]);
+    expect(lost[0]!.updatedAt).toBeInstanceOf(Date);
+    expect(await b.runsOfLostOwners([`other-${agentId}`])).toEqual([]);
+    // held again (by another journal: another instance of the same owner): alive again
+    const again = b.holdOwnerSession(owner);
+    await again.ready();
+    expect(await a.runsOfLostOwners([agentId])).toEqual([]);
+    await expect(a.runsOfLostOwners([agentId], 0)).rejects.toThrow(RangeError);
+    await Promise.all([a.close(), b.close()]); // close() ends held sessions too
+    const c = journalOn();
+    expect(await c.runsOfLostOwners([agentId])).toMatchObject([{ runId }]);
+    await c.close();
+  });
+
   it('a takeover on B fences A: its append, tool transition and memory save are refused, nothing stored', async () => {
     const a = journalOn();
     const b = journalOn();

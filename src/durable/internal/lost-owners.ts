@@ -71,7 +71,8 @@ async function release(sweep: LostOwnerSweep, run: LostOwnerRun): Promise<void> 
   const jobs = await sweep.queue.findJobs(queue, { data: { runId: run.runId }, limit: 100 });
   for (const job of jobs) {
     // the dead owner's attempt: fetched before the run's last write (a later fetch is a live worker's)
-    if (job.state !== 'active' || job.startedOn == null || job.startedOn.getTime() > run.updatedAt.getTime()) continue;
+    const startedOn = job.startedOn == null ? Number.NaN : new Date(job.startedOn).getTime();
+    if (job.state !== 'active' || !(startedOn <= run.updatedAt.getTime())) continue;
     const failed = await sweep.queue.fail(queue, { id: job.id, retryCount: job.retryCount }, { message: 'owner session ended', owner: run.owner });
     if ((failed.affected ?? 0) > 0) sweep.woken(queue);
   }

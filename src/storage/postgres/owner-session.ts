@@ -64,6 +64,7 @@ export class PostgresOwnerSession implements OwnerSession {
     return this.#held;
   }
 
+  /** Resolves once the owner looks alive: the lock held by this session (or, meanwhile, by another session of the owner's). */
   ready(): Promise<void> {
     if (this.#held || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
@@ -94,7 +95,12 @@ export class PostgresOwnerSession implements OwnerSession {
         [this.#key],
       );
       if (this.#closed || this.#client !== client) return;
-      if (result.rows[0]?.locked !== true) throw new Error('owner lock held by another session');
+      if (result.rows[0]?.locked !== true) {
+        // another session holds it (one of ours the server has not seen die yet, or another pool
+        // of this owner's): the owner looks alive meanwhile, so waiting callers go on; we retry
+        for (const resolve of this.#waiters.splice(0)) resolve();
+        throw new Error('owner lock held by another session');
+      }
       this.#held = true;
       this.#failures = 0;
       for (const resolve of this.#waiters.splice(0)) resolve();

@@ -136,7 +136,8 @@ export class PostgresRunJournal implements RunJournal {
   readonly #retention: Retention;
   readonly #listener: JournalListener;
   readonly #poller: RunPoller;
-  readonly #sessions = new Set<PostgresOwnerSession>();
+  /** Held owner sessions, one per owner however many workers of that owner hold it. */
+  readonly #sessions = new Map<string, { session: PostgresOwnerSession; holders: number }>();
   readonly #connectionTimeoutMs: number;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
@@ -407,17 +408,26 @@ export class PostgresRunJournal implements RunJournal {
   holdOwnerSession(owner: string): OwnerSession {
     assertJournalId('holdOwnerSession', 'owner', owner);
     if (this.#closed) throw closedError('read');
-    const session = new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs);
-    this.#sessions.add(session);
-    const close = session.close.bind(session);
+    let shared = this.#sessions.get(owner);
+    if (shared === undefined) {
+      shared = { session: new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs), holders: 0 };
+      this.#sessions.set(owner, shared);
+    }
+    shared.holders++;
+    const { session } = shared;
+    const entry = shared;
+    let released = false;
     return {
       ready: () => session.ready(),
       get held() {
         return session.held;
       },
       close: async () => {
-        this.#sessions.delete(session);
-        await close();
+        if (released) return;
+        released = true;
+        if (--entry.holders > 0) return;
+        if (this.#sessions.get(owner) === entry) this.#sessions.delete(owner);
+        await session.close();
       },
     };
   }
@@ -445,7 +455,7 @@ export class PostgresRunJournal implements RunJournal {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all([...this.#sessions].map((session) => session.close()));
+    await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
     this.#sessions.clear();
     this.#closing.error(closedError('read'));
     this.#listener.close();
