@@ -12,7 +12,7 @@ import { JournalCursorError } from '../../src/storage/journal/errors/journal-cur
 import { JournalSchemaError } from '../../src/storage/journal/errors/journal-schema-error.js';
 import { RunConflictError } from '../../src/storage/journal/errors/run-conflict-error.js';
 import { RunNotFoundError } from '../../src/storage/journal/errors/run-not-found-error.js';
-import type { JournalEntry, RunCommit, RunJournal, RunLease, RunRecord } from '../../src/storage/journal/types.js';
+import type { JournalEntry, RunCommit, RunJournal, RunLease } from '../../src/storage/journal/types.js';
 
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -150,29 +150,6 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect((await journal.activeRun(thread))?.runId).toBe(`${runId}-b`);
         await journal.append(lease, [finish(`${runId}-b`)], commit('final'));
         expect((await journal.activeRun(thread))?.runId).toBe(`${runId}-a`);
-      });
-    });
-
-    describe('listRuns (the built-in journals, for the run inspector)', () => {
-      it('the runs changed most recently, newest first, at most limit; a bad limit is a RangeError naming it', async () => {
-        const listing = journal as RunJournal & { listRuns(options?: { limit?: number }): Promise<RunRecord[]> };
-        const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-        await newRun(`${runId}-a`);
-        await pause();
-        await newRun(`${runId}-b`);
-        await pause();
-        await journal.claim(`${runId}-a`, 'worker-a'); // a changed last
-        const listed = await listing.listRuns({ limit: 2 });
-        expect(listed.map((run) => [run.runId, run.status, run.epoch])).toEqual([
-          [`${runId}-a`, 'running', 1],
-          [`${runId}-b`, 'queued', 0],
-        ]);
-        expect(listed[0]).toEqual(await journal.getRun(`${runId}-a`));
-        for (const limit of [0, 1001, 1.5]) {
-          const error = await rejection(listing.listRuns({ limit }));
-          expect(error).toBeInstanceOf(RangeError);
-          expect((error as Error).message).toMatch(/\.listRuns: limit must be an integer from 1 to 1000/);
-        }
       });
     });
 
