@@ -9,8 +9,8 @@
  * and the page comes back to it after a reload. Journaled runs made by the real durable worker on
  * PostgreSQL — one taken over after its first owner crashed mid-step, one cancelled — are listed,
  * opened after the fact with the owners lane, the takeover band and no made-up processor lanes,
- * and exported as marbles that replay the journal. Screenshots go to test-artifacts/ (and the
- * journaled one to docs/images/).
+ * and exported as marbles that replay the journal. Screenshots go to test-artifacts/
+ * (docs/images/inspector-journal.png is a copy of the journaled one).
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,7 +247,7 @@ describe('run inspector page', () => {
     expect(await marbles('[data-lane="output"]').count()).toBe(entries.length);
     // the chat follows it: the answer the takeover completed (the dead attempt's words left out)
     await expect.poll(() => page.getByTestId('messages').innerText(), POLL).toContain('Your parcel left the warehouse this morning and should arrive on Thursday.');
-    await page.screenshot({ path: 'docs/images/inspector-journal.png' });
+    await page.screenshot({ path: 'test-artifacts/inspector-journal.png' }); // docs/images/inspector-journal.png is a copy
     // exported: the snippet replays the journal's chunks, in order
     await page.getByTestId('export-as-test').uncheck();
     await page.getByTestId('export-marbles').click();

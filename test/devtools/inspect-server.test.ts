@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { Agent } from 'rxagent';
 import { inspect, InspectorError, type InspectorRunRecord, type InspectorServer } from 'rxagent/devtools';
+import { InMemoryRunJournal } from 'rxagent/durable';
 import { scriptedModel } from 'rxagent/testing';
 import { createDemoAgent } from '../../examples/inspector/demo-agent.js';
 
@@ -192,5 +193,35 @@ describe('the inspector server', () => {
     await expect.poll(() => seen).toEqual(['hello']);
     await other.close();
     await reading; // the stream ends (or errors) instead of hanging
+  });
+});
+
+describe('the inspector server with a journal', () => {
+  it('lists the journal runs, opens one by id (kept from then on), 404s an unknown one; without a journal, 404 no-journal', async () => {
+    const journal = new InMemoryRunJournal();
+    await journal.createRun({ runId: 'jr-1', agentId: 'support', input: null });
+    const { lease } = await journal.claim('jr-1', 'instance-a');
+    await journal.append(lease, [{ type: 'start', runId: 'jr-1', from: 'AGENT', payload: { messageId: 'm1' } }]);
+    const server = await inspect(createDemoAgent(), { port: 0, journal });
+    const plain = await inspect(createDemoAgent(), { port: 0 });
+    try {
+      const get = (base: InspectorServer, path: string) => fetch(new URL(path, base.url));
+      expect(await (await get(server, '/api/info')).json()).toMatchObject({ journal: true });
+      const listed = (await (await get(server, '/api/journal')).json()) as { runs: Array<{ runId: string; status: string }> };
+      expect(listed.runs.map((run) => [run.runId, run.status])).toEqual([['jr-1', 'running']]);
+      const opened = (await (await get(server, '/api/journal/runs/jr-1')).json()) as InspectorRunRecord;
+      expect(opened).toMatchObject({ runId: 'jr-1', source: 'journal', status: 'running', chunkCount: 1, journal: { epoch: 1, owner: 'instance-a' } });
+      expect(((await (await get(server, '/api/runs')).json()) as Array<{ runId: string }>).map((run) => run.runId)).toEqual(['jr-1']);
+      const unknown = await get(server, '/api/journal/runs/nope');
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toMatchObject({ error: 'unknown-run' });
+      const none = await get(plain, '/api/journal');
+      expect(none.status).toBe(404);
+      expect(await none.json()).toMatchObject({ error: 'no-journal' });
+      await expect(inspect(createDemoAgent(), { port: 0, journal: {} as never })).rejects.toMatchObject({ reason: 'invalid-option', message: expect.stringContaining('options.journal') });
+    } finally {
+      await server.close();
+      await plain.close();
+    }
   });
 });
