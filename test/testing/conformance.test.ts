@@ -112,6 +112,10 @@ describe('expectConformance on a user processor', () => {
     for (const finding of findings) expect(finding).toMatchObject({ cause: 'not-idempotent-on-replay', mode: 'retried', compared: 'chunks' });
     // the live answer's words after the rejected attempt used the budget up
     expect(findings[0]?.diff).toContain('- text-delta {"text":"It is su"}');
+    // both retries: a step rejected by a guard, and a model call that failed mid-stream (its first deltas counted too)
+    expect(new Set(findings.map((finding) => finding.where))).toEqual(
+      new Set(['each step rejected once, then retried', "each step's model call failing mid-stream once, then retried"]),
+    );
     expect(error.message).toContain('✗ a hook that is not idempotent across a replay');
   });
 
