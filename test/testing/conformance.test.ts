@@ -139,6 +139,14 @@ describe('expectConformance on a user processor', () => {
     expect(seen).toContainEqual({ refunded: true });
   });
 
+  it('a processor that declares itself not durable is checked live and retried only, and the report says why', async () => {
+    const local: Processor = { ...shouting, id: 'local-only', durableState: { notDurable: 'holds a socket' } };
+    const report = await expectConformance(local, { conversations: [DEFAULT_CONVERSATIONS[0]!] });
+    expect(report.skipped).toEqual(['processor "local-only" is not durable (holds a socket): restored and taken-over modes not run']);
+    expect(report.runs).toBe(4); // recorded, again, rejected-and-retried, failed-call-and-retried
+    expect(report.text).toContain('skipped: processor "local-only" is not durable (holds a socket)');
+  });
+
   it('says what was wrong with options written wrong', async () => {
     await expect(checkProcessor({} as Processor)).rejects.toThrow(new TypeError('checkProcessor: the first argument must be a processor (an object with a non-empty string `id` and its hooks); got an object with the keys [].'));
     await expect(checkProcessor({ id: 'idle' })).rejects.toThrow(/processor "idle" has none of the nine hooks/);
