@@ -8,7 +8,7 @@
  * each commit point.
  */
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { findNonJson, type ChunkType, type JsonValue, type Processor } from '../../contract/index.js';
+import type { ChunkType, JsonValue, Processor } from '../../contract/index.js';
 import { createRunWorker, InMemoryRunJournal, type RunFaultPoint, type RunWorker } from '../../durable/index.js';
 import { DurableStateError, isRunEnd, runAgent, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { InMemoryStorage } from '../../memory/index.js';
@@ -273,9 +273,4 @@ export function notJsonAt(point: RecordedPoint, processorId: string): { path: st
   if (!DurableStateError.isInstance(error)) return undefined;
   const { processorId: failing, path, type } = error as DurableStateError & { processorId: string; path: string; type: string };
   return failing === processorId ? { path, type } : undefined;
-}
-
-/** Whether a state is plain JSON (what a snapshot saves as it is). */
-export function isJsonState(state: unknown): boolean {
-  return findNonJson(state) === undefined;
 }
