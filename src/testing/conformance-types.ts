@@ -67,7 +67,8 @@ export interface Conversation {
  * How the check runs a conversation:
  * - `live`: as an app runs it (and a second time, on the same instance when you passed one);
  * - `retried`: each step's first attempt rejected (`abort(…, { retry: true })` after your
- *   post-model hooks ran) and retried;
+ *   post-model hooks ran) and retried; in a second run, each step's model call fails half way
+ *   through its stream once and is retried (`processAPIError`);
  * - `restored`: from the run's snapshot at every commit point, in a fresh run (what a durable
  *   worker does after a crash);
  * - `taken-over`: a durable worker (`createRunWorker` on an `InMemoryRunJournal`) crashes at each

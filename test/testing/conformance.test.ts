@@ -112,6 +112,10 @@ describe('expectConformance on a user processor', () => {
     for (const finding of findings) expect(finding).toMatchObject({ cause: 'not-idempotent-on-replay', mode: 'retried', compared: 'chunks' });
     // the live answer's words after the rejected attempt used the budget up
     expect(findings[0]?.diff).toContain('- text-delta {"text":"It is su"}');
+    // both retries: a step rejected by a guard, and a model call that failed mid-stream (its first deltas counted too)
+    expect(new Set(findings.map((finding) => finding.where))).toEqual(
+      new Set(['each step rejected once, then retried', "each step's model call failing mid-stream once, then retried"]),
+    );
     expect(error.message).toContain('✗ a hook that is not idempotent across a replay');
   });
 
@@ -133,6 +137,14 @@ describe('expectConformance on a user processor', () => {
     const report = await expectConformance(auditor, { conversations: [refund] });
     expect(report.conversations).toEqual(['refund']);
     expect(seen).toContainEqual({ refunded: true });
+  });
+
+  it('a processor that declares itself not durable is checked live and retried only, and the report says why', async () => {
+    const local: Processor = { ...shouting, id: 'local-only', durableState: { notDurable: 'holds a socket' } };
+    const report = await expectConformance(local, { conversations: [DEFAULT_CONVERSATIONS[0]!] });
+    expect(report.skipped).toEqual(['processor "local-only" is not durable (holds a socket): restored and taken-over modes not run']);
+    expect(report.runs).toBe(4); // recorded, again, rejected-and-retried, failed-call-and-retried
+    expect(report.text).toContain('skipped: processor "local-only" is not durable (holds a socket)');
   });
 
   it('says what was wrong with options written wrong', async () => {

@@ -8,7 +8,7 @@
  * each commit point.
  */
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { findNonJson, type ChunkType, type JsonValue, type Processor } from '../../contract/index.js';
+import type { ChunkType, JsonValue, Processor } from '../../contract/index.js';
 import { createRunWorker, InMemoryRunJournal, type RunFaultPoint, type RunWorker } from '../../durable/index.js';
 import { DurableStateError, isRunEnd, runAgent, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { InMemoryStorage } from '../../memory/index.js';
@@ -18,11 +18,11 @@ import {
   CONFORMANCE_CALL,
   IdSequence,
   conversationAgent,
-  conversationModel,
   type ProcessorLists,
 
 } from './conversation-agent.js';
 import type { Conversation as ScriptedConversation } from '../conformance-types.js';
+import { conversationModel } from './conversation-model.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { chunkLines, messageLines } from './visible-output.js';
 
@@ -110,13 +110,13 @@ function stateIn(snapshot: RunSnapshot, processorId: string): JsonValue | undefi
 async function loopRun(
   subject: Subject,
   conversation: ScriptedConversation,
-  options: { record: boolean; restore?: RecordedPoint; outputTail?: (processorId: string) => Processor[] },
+  options: { record: boolean; restore?: RecordedPoint; outputTail?: Processor[]; errorTail?: Processor[]; failOnce?: boolean },
 ): Promise<RunView> {
-  const model = conversationModel(conversation);
+  const model = conversationModel(conversation, { failOnce: options.failOnce === true });
   const processor = subject.make(model);
   const storage = new InMemoryStorage();
   const ids = new IdSequence(options.restore?.idNext ?? 0);
-  const agent = conversationAgent({ conversation, processor, lists: subject.lists, model, storage, ids, maxProcessorRetries: subject.maxProcessorRetries, outputTail: options.outputTail?.(subject.processorId) ?? [] });
+  const agent = conversationAgent({ conversation, processor, lists: subject.lists, model, storage, ids, maxProcessorRetries: subject.maxProcessorRetries, outputTail: options.outputTail ?? [], errorTail: options.errorTail ?? [] });
   const chunks: ChunkType[] = [];
   const points: RecordedPoint[] = [];
   const checkpoint = (point: RunCommitPoint): void => {
@@ -172,7 +172,17 @@ function rejecter(): Processor {
 
 /** The run with each step's first attempt rejected after the processor's post-model hooks ran, then retried. */
 export function retriedRun(subject: Subject, conversation: ScriptedConversation): Promise<RunView> {
-  return loopRun({ ...subject, maxProcessorRetries: subject.maxProcessorRetries + conversation.steps.length }, conversation, { record: false, outputTail: () => [rejecter()] });
+  return loopRun({ ...subject, maxProcessorRetries: subject.maxProcessorRetries + conversation.steps.length }, conversation, { record: false, outputTail: [rejecter()] });
+}
+
+/** Retries every provider error (`processAPIError`), for the run whose model fails once per step. */
+function apiErrorRetrier(): Processor {
+  return { id: 'rxagent-conformance-api-retry', processAPIError: () => ({ retry: true }) };
+}
+
+/** The run whose model call fails mid-stream once per step, retried (`processAPIError` → `{ retry: true }`). */
+export function failedCallRun(subject: Subject, conversation: ScriptedConversation): Promise<RunView> {
+  return loopRun({ ...subject, maxProcessorRetries: subject.maxProcessorRetries + conversation.steps.length }, conversation, { record: false, errorTail: [apiErrorRetrier()], failOnce: true });
 }
 
 /** A fresh run restored from a recorded point's snapshot, recording its own points. */
@@ -263,9 +273,4 @@ export function notJsonAt(point: RecordedPoint, processorId: string): { path: st
   if (!DurableStateError.isInstance(error)) return undefined;
   const { processorId: failing, path, type } = error as DurableStateError & { processorId: string; path: string; type: string };
   return failing === processorId ? { path, type } : undefined;
-}
-
-/** Whether a state is plain JSON (what a snapshot saves as it is). */
-export function isJsonState(state: unknown): boolean {
-  return findNonJson(state) === undefined;
 }
