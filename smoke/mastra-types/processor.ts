@@ -23,7 +23,7 @@ import type {
 } from '@mastra/core/processors';
 import type { MastraDBMessage, MessageList } from '@mastra/core/agent';
 import type { ChunkType } from '@mastra/core/stream';
-import { Agent } from 'rxagent';
+import { Agent, type Processor } from 'rxagent';
 import {
   processInput,
   processInputStep,
@@ -123,3 +123,10 @@ export const inline = new Agent({
 });
 // @ts-expect-error an inline hook's arguments are still rxagent's (there is no `nope`)
 export const typo = processOutputStream([{ id: 'typo', processOutputStream: ({ nope }) => nope }]);
+
+// `satisfies Processor` keeps an inline processor's results checked too
+export const checked = {
+  id: 'checked',
+  // @ts-expect-error a hook's result must be a chunk (or null/undefined), not a number
+  processOutputStream: ({ part }) => part.type.length,
+} satisfies Processor;

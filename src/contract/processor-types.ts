@@ -191,7 +191,6 @@ export type ModelCallOptions = LanguageModelV4CallOptions;
 // `Function` (no call signature) on purpose: a hook typed `(args: never) => unknown` would give an
 // inline object literal in a processor list two different contextual signatures (rxagent's and
 // this one), and its parameters would lose their types.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export type ForeignHook = Function;
 
 /**

@@ -58,7 +58,8 @@ function batchesOf(selected: readonly MastraDBMessage[], batchChars: number): Ma
 export async function judgeInputMessages(options: {
   processorId: string;
   messages: MastraDBMessage[];
-  messageList: MessageList;
+  /** Missing when the hook is called directly (the reference's unit tests pass `{ messages, abort }` only). */
+  messageList: MessageList | undefined;
   abort: AbortFunction;
   lastMessageOnly: boolean;
   batchChars: number;
@@ -93,7 +94,8 @@ export async function judgeInputMessages(options: {
   if (kept.length === 0) {
     options.abort(`${options.processorId}: every input message was filtered out`, { metadata: { processorId: options.processorId, filtered: dropped.length } });
   }
-  options.messageList.removeByIds(dropped);
+  // in a run the list drops them too (so memory never stores them); called directly the returned array says it all
+  options.messageList?.removeByIds(dropped);
   return kept;
 }
 
