@@ -43,6 +43,9 @@ export function packageExports() {
         },
       ];
     }),
+    // the declaration chunks the entries share, by name (scripts/readable-declarations.mjs): types only,
+    // so a consumer's compiler can name them (`import("rxagent/types/processor-types").ProcessInputArgs`)
+    ['./types/*', { import: { types: './dist/types/*.d.ts' }, require: { types: './dist/types/*.d.cts' } }],
     ['./package.json', './package.json'],
   ]);
 }
@@ -56,7 +59,8 @@ export function packageTypesVersions() {
     '*': Object.fromEntries(
       Object.keys(entries)
         .filter((subpath) => subpath !== '.')
-        .map((subpath) => [outName(subpath), [`./dist/${outName(subpath)}.d.ts`]]),
+        .map((subpath) => [outName(subpath), [`./dist/${outName(subpath)}.d.ts`]])
+        .concat([['types/*', ['./dist/types/*.d.ts']]]),
     ),
   };
 }

@@ -9,6 +9,8 @@
 //   a git URL's install and `npm install` in a clone are `npm install`, and build;
 // - skipped when RXAGENT_SKIP_PREPARE=1;
 // - otherwise `npm run build` (whose prebuild asserts Node >= 22: the `node` devDependency).
+// It prints nothing when it skips (an `npm ci` on Node 20 prints npm's EBADENGINE warnings, which
+// the README explains, and nothing of rxagent's), and one line before and after a build.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,9 +52,8 @@ export function prepareDecision(root, env) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const decision = prepareDecision(root, process.env);
-  if (!decision.build) {
-    console.error(`prepare: no build (${decision.reason}).`);
-  } else {
+  // Quiet when it does not build (an install prints nothing of ours); `prepareDecision` says why.
+  if (decision.build) {
     console.error(`prepare: building (${decision.reason})…`);
     const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     if (result.status !== 0) {

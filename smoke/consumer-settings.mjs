@@ -5,11 +5,15 @@
 // - Bundler                                      - legacy `"moduleResolution": "node"` (node10, no
 // - NodeNext + exactOptionalPropertyTypes          `exports`: subpaths through `typesVersions`)
 // The consumer imports every entry point, implements a processor as a class, and passes tools of
-// every kind an app has (inline, AI SDK `tool()`, a reference-style `createTool` object).
+// every kind an app has (inline, AI SDK `tool()`, a reference-style `createTool` object). It is
+// compiled with `declaration`, as a library of processors would be: the declarations it emits name
+// rxagent's types (`import("rxagent/types/processor-types").ProcessInputArgs`), never a bundled
+// chunk's one-letter alias or hashed file; and a hook written with the wrong argument is an error
+// naming `ProcessInputArgs`.
 import { execFile, execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +71,29 @@ const agent = new Agent({
   memory: new Memory({ storage: new LibSQLStorage({ url: ':memory:' }) }),
 });
 void agent; void oneTool; void processOutputStream; void ModerationProcessor; void PostgresStorage; void MissingDriverError.isInstance;
+
+// a library of processors built on rxagent, compiled with \`declaration\`: its emitted declarations must
+// name rxagent's types (not TS2742 "cannot be named", not a chunk's one-letter alias)
+export const redactor = new RegexFilterProcessor({ presets: ['pii'], strategy: 'redact' });
+export const streamHook = redactor.processOutputStream;
+export const inputHook = redactor.processInput;
 `;
+
+// A hook written with the wrong argument: the error names rxagent's real types.
+const wrongHook = `import type { Processor } from 'rxagent';
+export const wrong: Processor = { id: 'wrong', processInput: (args: { messages: number }) => args.messages };
+`;
+
+/** Problems with a consumer's emitted declarations (`consumer.d.ts`): unnamed or aliased rxagent types. */
+function declarationProblems(text) {
+  const problems = [];
+  for (const name of ['ProcessOutputStreamArgs', 'ProcessInputArgs', 'ChunkType']) if (!text.includes(name)) problems.push(`no ${name} in consumer.d.ts`);
+  const aliased = text.match(/import\("rxagent[^"]*"\)\.[A-Za-z_$][\w$]?(?![\w$])/g);
+  if (aliased) problems.push(`one-letter aliases: ${[...new Set(aliased)].join(', ')}`);
+  const hashed = text.match(/rxagent\/dist\/[\w-]+-[A-Za-z0-9_-]{8}\b/g);
+  if (hashed) problems.push(`hashed chunk files: ${[...new Set(hashed)].join(', ')}`);
+  return problems;
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'rxagent-consumer-settings-'));
 try {
@@ -99,7 +125,7 @@ try {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2023', lib: ['ES2023', 'DOM', 'DOM.AsyncIterable'], types: ['node'], strict: true, skipLibCheck: false, noEmit: true, ...options },
+        compilerOptions: { target: 'ES2023', lib: ['ES2023', 'DOM', 'DOM.AsyncIterable'], types: ['node'], strict: true, skipLibCheck: false, declaration: true, emitDeclarationOnly: true, outDir: 'out', ...options },
         files: ['consumer.ts', 'json-schema-shim.d.ts'],
       }),
     );
@@ -117,6 +143,18 @@ try {
     const others = errors.length - ours.length;
     const unparsed = output.trim() !== '' && errors.length === 0;
     if (ours.length > 0 || unparsed) return `${name}:\n${unparsed ? output : ours.join('\n')}`;
+    const problems = declarationProblems(readFileSync(join(project, 'out', 'consumer.d.ts'), 'utf8'));
+    if (problems.length > 0) return `${name}: emitted declarations: ${problems.join('; ')}`;
+    // the wrong hook, once per setup: exactly its error, naming ProcessInputArgs
+    writeFileSync(join(project, 'wrong.ts'), wrongHook);
+    writeFileSync(join(project, 'tsconfig.wrong.json'), JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: true, noEmit: true, types: ['node'], ...options }, files: ['wrong.ts'] }));
+    const wrong = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.wrong.json', '--pretty', 'false'], { cwd: project, encoding: 'utf8' }).then(
+      () => '',
+      (error) => `${error.stdout}${error.stderr}`,
+    );
+    if (!/^wrong\.ts\(2,\d+\): error TS2322: .*ProcessInputArgs/m.test(wrong) || /\.[A-Za-z_$][\w$]?\b\)? =>|-[A-Za-z0-9_-]{8}/.test(wrong.split('\n')[0] ?? '')) {
+      return `${name}: a hook with the wrong argument should be an error naming ProcessInputArgs; tsc said:\n${wrong || '(nothing)'}`;
+    }
     console.log(`smoke consumer-settings: ${name}: ok${others > 0 ? ` (${others} errors in other packages' declarations, e.g. ${errors[0].split('(')[0]})` : ''}`);
     return undefined;
   };

@@ -23,7 +23,7 @@ const anonymousGuard = (specifier, exportName) => specifier === 'rxagent' && /^i
 
 const problems = [];
 let checked = 0;
-for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json')) {
+for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json' && !key.includes('*'))) {
   const specifier = subpath === '.' ? 'rxagent' : `rxagent/${subpath.slice(2)}`;
   const builds = { esm: await import(specifier), cjs: require(specifier) };
   for (const [format, module] of Object.entries(builds)) {

@@ -6,7 +6,9 @@
  *   line (`// state-example.ts`, else `block-<n>.ts`), type-checked together (strict, the repository
  *   tsconfig: `rxagent/…` resolve to the sources), then run: a block importing `vitest` is a test
  *   file whose tests are collected into this file; any other block is imported as a program and
- *   checks itself with `node:assert`;
+ *   checks itself with `node:assert`; a page whose blocks read `DATABASE_URL` (docs/durable.md's
+ *   "Durable in five minutes") runs them against the test PostgreSQL (`DATABASE_URL`, else a
+ *   throwaway cluster: test/support/postgres.ts);
  * - ```sh blocks: every command is an npm script, `npm ci`/`npm install`, or a file of the repository;
  * - other languages are refused (a ```tsx block would need a JSX setup: write it without JSX);
  *   blocks without a language are diagrams and shapes, not code.
@@ -15,7 +17,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { describe, expect, it, type RunnerTask } from 'vitest';
+import { afterAll, describe, expect, it, type RunnerTask } from 'vitest';
+import { startTestPostgres } from './support/postgres.js';
 
 interface Block {
   page: string;
@@ -62,6 +65,13 @@ rmSync(scratch, { recursive: true, force: true });
 for (const block of tsBlocks) {
   mkdirSync(join(block.file, '..'), { recursive: true });
   writeFileSync(block.file, isTestFile(block) ? block.code : `${block.code}\nexport {};\n`);
+}
+
+// blocks that read DATABASE_URL run against the test PostgreSQL (CI's, else a throwaway cluster)
+if (tsBlocks.some((block) => block.code.includes('process.env.DATABASE_URL'))) {
+  const server = await startTestPostgres();
+  process.env['DATABASE_URL'] = server.connectionString;
+  afterAll(() => server.stop(), 60_000);
 }
 
 describe('docs test blocks (collected as written)', async () => {

@@ -19,8 +19,16 @@
  * secret derived from DATABASE_URL, with a warning), PORT (3211; 0 picks one), HOST (127.0.0.1),
  * WORKER_ID, WORD_DELAY_MS, RXAGENT_SCHEMA (the journal's and memory's, default rxagent),
  * PGBOSS_SCHEMA (default pgboss). Offline: the model is rxagent's scripted model.
+ *
+ * Each instance logs what its worker does with each run (`worker.events$`), so two terminals show
+ * which instance claimed a run and which one finished it:
+ *
+ *   [instance-a] claimed run 3f2c… (epoch 1)
+ *   [instance-b] claimed run 3f2c… (epoch 2)        after instance-a died: a takeover
+ *   [instance-b] finished run 3f2c…: completed
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -28,7 +36,7 @@ import type { UIMessage } from 'ai';
 import { PgBoss } from 'pg-boss';
 import { Agent } from 'rxagent';
 import { fromUIMessages, resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
-import { RUN_TOKEN_HEADER, RunNotFoundError, createRunToken, createRunWorker, runTokenAuthorization, type RunAuthorize, type RunWorker } from 'rxagent/durable';
+import { RUN_TOKEN_HEADER, RunNotFoundError, createRunToken, createRunWorker, runTokenAuthorization, type RunAuthorize, type RunWorker, type RunWorkerEvent } from 'rxagent/durable';
 import { Memory } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
@@ -129,9 +137,30 @@ export function runTokenSecret(connectionString: string, configured = process.en
   return createHash('sha256').update(`rxagent durable-chat dev secret\0${connectionString}`).digest('hex');
 }
 
-/** Starts one instance: a worker (runs any chat's run) and the three routes. */
-export async function startDurableChat(options: { connectionString: string; schema?: string; bossSchema?: string; port?: number; host?: string; workerId?: string; wordDelayMs?: number; concurrency?: number; tokenSecret?: string }): Promise<DurableChatServer> {
+/** The log line of a worker event (`undefined`: not logged), e.g. `[instance-a] claimed run r1 (epoch 1)`. */
+export function describeWorkerEvent(workerId: string, event: RunWorkerEvent): string | undefined {
+  const run = `run ${event.runId}`;
+  switch (event.type) {
+    case 'claimed':
+      return `[${workerId}] claimed ${run} (epoch ${event.epoch})`;
+    case 'completed':
+      return `[${workerId}] finished ${run}: ${event.status}`;
+    case 'released':
+      return `[${workerId}] handed ${run} over (epoch ${event.epoch}): another instance goes on with it`;
+    case 'fenced':
+      return `[${workerId}] lost ${run} (epoch ${event.epoch}): another instance owns it now`;
+    case 'failed':
+      return `[${workerId}] could not go on with ${run} (epoch ${event.epoch}): ${event.error instanceof Error ? event.error.message : String(event.error)}`;
+    default:
+      return undefined; // committed: one per checkpoint, too many to log
+  }
+}
+
+/** Starts one instance: a worker (runs any chat's run) and the three routes; logs each run it claims and ends. */
+export async function startDurableChat(options: { connectionString: string; schema?: string; bossSchema?: string; port?: number; host?: string; workerId?: string; wordDelayMs?: number; concurrency?: number; tokenSecret?: string; log?: (line: string) => void }): Promise<DurableChatServer> {
   const { connectionString } = options;
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}`;
+  const log = options.log ?? ((line: string) => console.log(line));
   const secret = options.tokenSecret ?? runTokenSecret(connectionString);
   const byToken = runTokenAuthorization({ secret });
   // the owner's cookie, or a valid run token for this run and owner
@@ -149,9 +178,13 @@ export async function startDurableChat(options: { connectionString: string; sche
     journal,
     boss,
     agents: [createDurableChatAgent(storage, options.wordDelayMs ?? 60)],
-    ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+    workerId,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     queue: { pollingIntervalSeconds: 0.5 },
+  });
+  const logging = worker.events$.subscribe((event) => {
+    const line = describeWorkerEvent(workerId, event);
+    if (line !== undefined) log(line);
   });
   await worker.start();
 
@@ -218,6 +251,7 @@ export async function startDurableChat(options: { connectionString: string; sche
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker.close({ handover: true });
+      logging.unsubscribe();
       await boss.stop();
       await Promise.all([journal.close(), storage.close()]);
     },

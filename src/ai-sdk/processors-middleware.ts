@@ -1,7 +1,8 @@
 /** rxagent processors as AI SDK language-model middleware (`wrapLanguageModel`). */
 import type { LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { lastValueFrom, toArray } from 'rxjs';
-import type { Processor, RequestContext, TracingContext } from '../contract/index.js';
+import type { Processor, ProcessorLike, RequestContext, TracingContext } from '../contract/index.js';
+import { asProcessors } from '../contract/index.js';
 import { foldGenerateResult } from './internal/fold-generate-result.js';
 import { prepareCall, type MiddlewareCall, type MiddlewareCallConfig } from './internal/middleware-call.js';
 import { openModelStream, processedStream } from './internal/middleware-stream.js';
@@ -18,11 +19,11 @@ import { observableToReadable } from './internal/streams.js';
  */
 export interface ProcessorsMiddlewareOptions {
   /** `processInput`, `processInputStep`, `processLLMRequest`, `processLLMResponse` (and `processAPIError`). */
-  inputProcessors?: Processor[];
+  inputProcessors?: ProcessorLike[];
   /** `processOutputStream`, `processOutputStep` (and `processAPIError`). */
-  outputProcessors?: Processor[];
+  outputProcessors?: ProcessorLike[];
   /** `processAPIError`. */
-  errorProcessors?: Processor[];
+  errorProcessors?: ProcessorLike[];
   /** Bound for `processAPIError` retries (default 10 when a processor has the hook). Tripwire retries do not apply here. */
   maxProcessorRetries?: number;
   /** A fresh `RequestContext` per model call (default: an empty one). */
@@ -67,9 +68,9 @@ export interface ProcessorsMiddlewareOptions {
  */
 export function processorsMiddleware(options: ProcessorsMiddlewareOptions = {}): LanguageModelV4Middleware {
   const config: MiddlewareCallConfig = {
-    inputProcessors: options.inputProcessors ?? [],
-    outputProcessors: options.outputProcessors ?? [],
-    errorProcessors: options.errorProcessors ?? [],
+    inputProcessors: asProcessors(options.inputProcessors ?? []),
+    outputProcessors: asProcessors(options.outputProcessors ?? []),
+    errorProcessors: asProcessors(options.errorProcessors ?? []),
     maxProcessorRetries: options.maxProcessorRetries,
     requestContext: options.requestContext,
     tracingContext: options.tracingContext,

@@ -5,6 +5,8 @@ export type {
   CallSettings,
   DurableStateOption,
   ErrorProcessor,
+  ForeignHook,
+  ForeignProcessor,
   HookReturn,
   InputProcessor,
   ModelCallOptions,
@@ -27,6 +29,7 @@ export type {
   ProcessToolResultArgs,
   Processor,
   ProcessorContext,
+  ProcessorLike,
   ProcessorMessageResult,
   ProcessorState,
   ProcessorViolation,
@@ -51,6 +54,7 @@ export type {
 export type { MemoryFence } from './memory-types.js';
 export * from './chunk-guards.js';
 export { currentAttemptParts } from './current-attempt-parts.js';
+export { asProcessors } from './processor-types.js';
 export { TripWire, isForeignTripWire, toTripWire, type ForeignTripWire, type TripWireOptions } from './errors/trip-wire.js';
 export { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 export { ModelResolutionError } from './errors/model-resolution-error.js';

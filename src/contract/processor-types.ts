@@ -176,3 +176,90 @@ export type ErrorProcessor = WithHook<'processAPIError'>;
 
 /** The call options rxagent builds for the provider (AI SDK `LanguageModelV4CallOptions`). */
 export type ModelCallOptions = LanguageModelV4CallOptions;
+
+/**
+ * A hook of a processor typed against the reference implementation's own types
+ * (`@mastra/core/processors`): a function rxagent calls with its own arguments, which carry every
+ * field the reference's arguments do (see {@link ForeignProcessor}).
+ *
+ * @example
+ * ```ts
+ * import type { ForeignHook } from 'rxagent';
+ * const hook: ForeignHook = async ({ part }: { part: unknown }) => part;
+ * ```
+ */
+// `Function` (no call signature) on purpose: a hook typed `(args: never) => unknown` would give an
+// inline object literal in a processor list two different contextual signatures (rxagent's and
+// this one), and its parameters would lose their types.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export type ForeignHook = Function;
+
+/**
+ * A processor whose hooks are typed with the reference implementation's types (a class that
+ * `implements Processor` from `@mastra/core/processors`, unchanged). Its argument types name the
+ * reference's own `MessageList`, `RequestContext` and chunk classes, which no other class can
+ * satisfy (they have private members), so it cannot be a {@link Processor}; rxagent's processor
+ * lists and operators accept it as it is ({@link ProcessorLike}) and call its hooks with rxagent's
+ * arguments, which carry the fields the reference lists for each hook. Its hooks are checked when
+ * the run starts, as every processor's are (a misspelt hook is a `TypeError`).
+ *
+ * @example
+ * ```ts
+ * import type { Processor as ReferenceProcessor, ProcessOutputStreamArgs } from '@mastra/core/processors';
+ * import type { ChunkType } from '@mastra/core/stream';
+ * import { Agent } from 'rxagent';
+ * class Shout implements ReferenceProcessor<'shout'> {
+ *   readonly id = 'shout' as const;
+ *   async processOutputStream({ part }: ProcessOutputStreamArgs): Promise<ChunkType> { return part; }
+ * }
+ * new Agent({ id: 'a', instructions: 'Be brief.', model, outputProcessors: [new Shout()] });
+ * ```
+ */
+export interface ForeignProcessor {
+  /** The processor's id. */
+  readonly id: string;
+  /** Its `processInput`. */
+  readonly processInput?: ForeignHook | undefined;
+  /** Its `processInputStep`. */
+  readonly processInputStep?: ForeignHook | undefined;
+  /** Its `processLLMRequest`. */
+  readonly processLLMRequest?: ForeignHook | undefined;
+  /** Its `processLLMResponse`. */
+  readonly processLLMResponse?: ForeignHook | undefined;
+  /** Its `processAPIError`. */
+  readonly processAPIError?: ForeignHook | undefined;
+  /** Its `processOutputStream`. */
+  readonly processOutputStream?: ForeignHook | undefined;
+  /** Its `processOutputStep`. */
+  readonly processOutputStep?: ForeignHook | undefined;
+  /** Its `processToolResult`. */
+  readonly processToolResult?: ForeignHook | undefined;
+  /** Its `processOutputResult`. */
+  readonly processOutputResult?: ForeignHook | undefined;
+}
+
+/**
+ * What a processor list holds: rxagent {@link Processor}s (object literals get their hooks'
+ * argument types from it) and processors typed with the reference's types ({@link ForeignProcessor}).
+ *
+ * @example
+ * ```ts
+ * import type { ProcessorLike } from 'rxagent';
+ * const list: ProcessorLike[] = [{ id: 'pass', processOutputStream: ({ part }) => part }];
+ * ```
+ */
+export type ProcessorLike = Processor | ForeignProcessor;
+
+/**
+ * The list as rxagent runs it (internal: not exported from an entry point). The hooks of a
+ * {@link ForeignProcessor} are called with rxagent's arguments, which have every field its own
+ * types list, so it runs as a {@link Processor}.
+ *
+ * @example
+ * ```ts
+ * const runnable = asProcessors([referenceTypedProcessor]);
+ * ```
+ */
+export function asProcessors(list: readonly ProcessorLike[]): readonly Processor[] {
+  return list as readonly Processor[];
+}

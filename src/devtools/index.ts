@@ -5,8 +5,8 @@
  * run's chunks into a diagram and values for a `TestScheduler` test. Node only (`node:http`).
  */
 export { inspect, type InspectOptions, type InspectorServer } from './inspect.js';
-export { Inspector, type InspectorOptions, type TraceContext, type TraceOptions } from './inspector.js';
-export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions } from './marble-export.js';
+export { Inspector, type InspectableJournal, type InspectorOptions, type TraceContext, type TraceOptions } from './inspector.js';
+export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions, type MarbleTestOptions } from './marble-export.js';
 export { InspectorError, type InspectorErrorReason } from './errors/inspector-error.js';
 export type {
   ChunkEvent,
@@ -15,6 +15,7 @@ export type {
   InspectorEventBase,
   InspectorRunRecord,
   InspectorRunStatus,
+  InspectorJournalFacts,
   InspectorRunSummary,
   JudgeEvent,
   MarbleOutcome,
@@ -22,4 +23,5 @@ export type {
   RevisedEvent,
   RunEndEvent,
   RunStartEvent,
+  TakeoverEvent,
 } from './inspector-events.js';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentCallOptions } from '../loop/index.js';
 import { InspectorError } from './errors/inspector-error.js';
-import { Inspector, type InspectorOptions } from './inspector.js';
+import { Inspector, type InspectableJournal, type InspectorOptions } from './inspector.js';
 import { handleRequest, type InspectorRoutesContext } from './internal/routes.js';
 import { loadPageAssets } from './page-assets.js';
 
@@ -30,6 +30,11 @@ export interface InspectOptions extends InspectorOptions {
   suggestions?: readonly string[];
   /** Record into this inspector (e.g. one that also traces your app's runs); default: a new one. */
   inspector?: Inspector;
+  /**
+   * A `RunJournal` (`PostgresRunJournal`, `InMemoryRunJournal`) whose runs the page lists and opens
+   * after the fact (see `Inspector.openJournalRun`). Default: none.
+   */
+  journal?: InspectableJournal;
 }
 
 /**
@@ -98,12 +103,15 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
   if (!isAgentLike(agent)) {
     throw new InspectorError('not-an-agent', `inspect(agent): expected an rxagent Agent (new Agent({ … })), got ${describe(agent)}.`);
   }
-  const { port = 3211, host = '127.0.0.1', callOptions = {}, inspector: given, suggestions = [], ...caps } = options;
+  const { port = 3211, host = '127.0.0.1', callOptions = {}, inspector: given, suggestions = [], journal, ...caps } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new InspectorError('invalid-option', `inspect(): options.port must be an integer from 0 to 65535 (got ${String(port)}).`);
   }
   if (given !== undefined && !(given instanceof Inspector)) {
     throw new InspectorError('invalid-option', 'inspect(): options.inspector must be an Inspector (new Inspector()).');
+  }
+  if (journal !== undefined && (typeof journal !== 'object' || journal === null || typeof journal.getRun !== 'function' || typeof journal.read$ !== 'function')) {
+    throw new InspectorError('invalid-option', 'inspect(): options.journal must be a RunJournal (e.g. new PostgresRunJournal({ connectionString })).');
   }
   const inspector = given ?? new Inspector(caps);
   const context: InspectorRoutesContext = {
@@ -112,6 +120,7 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
     assets: await loadPageAssets(),
     callOptions,
     suggestions: suggestions.map(String),
+    ...(journal === undefined ? {} : { journal }),
     hosts: new Set(['127.0.0.1', 'localhost', '::1', host]),
   };
   const server: Server = createServer((request, response) => {

@@ -31,13 +31,16 @@ export type InspectorRunStatus = 'running' | 'finish' | 'tripwire' | 'error' | '
 
 /**
  * What a processor hook did with what it got, as drawn on its lane:
- * - `pass` — returned what it got (or, outside `processOutputStream`, returned nothing: no change);
- * - `rewrite` — returned something else (a changed chunk, new messages…), or, for
- *   `processToolResult`, changed the result it passed on (through the message list);
- * - `drop` — a `processOutputStream` hook returned `null`/`undefined`;
- * - `hold` — a drop that was released later: the same processor emitted, in the same step, a chunk
- *   of the same kind that it had not been given (a batch, a redacted carry-over). A heuristic: a
- *   processor that drops some deltas and rewrites a later one shows holds too;
+ * - `pass` — returned what it got, or an equal copy (the same chunk, the message list holding the
+ *   messages it was shown, `{ prompt }` with the prompt it got…), or nothing;
+ * - `rewrite` — returned something that differs from what it got (a changed chunk, added or
+ *   changed messages…), or, for `processToolResult`, changed the result it passed on (through the
+ *   message list);
+ * - `hold` — a `processOutputStream` hook returned `null`/`undefined` and its step is still
+ *   streaming (nothing is known yet), or the same processor later emitted, in that step, a chunk of
+ *   the same stream it had not been given (a batch, a redacted carry-over: `releasedBy` names that
+ *   call). A heuristic: a processor that drops some deltas and rewrites a later one shows holds too;
+ * - `drop` — a held chunk that was never released by the end of its step (or run);
  * - `abort` / `retry` — it called `abort()` (with `retry: true`: the step runs again);
  * - `error` — it threw (the run fails closed).
  *
@@ -89,6 +92,8 @@ export interface RunStartEvent extends InspectorEventBase {
   title: string;
   /** Wall-clock start (`Date.now()`). */
   startedAt: number;
+  /** Recorded live, or opened from a journal (see {@link InspectorRunSummary.source}). */
+  source: 'live' | 'journal';
 }
 
 /**
@@ -174,9 +179,10 @@ export interface ChunkEvent extends InspectorEventBase {
 }
 
 /**
- * Earlier hook events, seen in a new light: `drop`s that were holds (`outcome: 'hold'`, released
- * by the hook event `releasedBy`), or `processToolResult` calls that changed the result through the
- * message list (`outcome: 'rewrite'`, `output`: the result they passed on).
+ * Earlier hook events, seen in a new light: holds released (`outcome: 'hold'`, by the hook event
+ * `releasedBy`), holds never released by the end of their step (`outcome: 'drop'`), or
+ * `processToolResult` calls that changed the result through the message list
+ * (`outcome: 'rewrite'`, `output`: the result they passed on).
  *
  * @example
  * ```ts
@@ -189,7 +195,7 @@ export interface RevisedEvent extends InspectorEventBase {
   type: 'revised';
   /** The `seq` of each hook event revised. */
   seqs: number[];
-  /** Their outcome now (`hold` or `rewrite`). */
+  /** Their outcome now (`hold`, `drop` or `rewrite`). */
   outcome: MarbleOutcome;
   /** For holds: the `seq` of the hook event that released them. */
   releasedBy?: number;
@@ -218,6 +224,25 @@ export interface RunEndEvent extends InspectorEventBase {
 }
 
 /**
+ * A run opened from a `RunJournal`: from here on, its chunks were written by another owner (a
+ * takeover: a claim bumped the run's epoch). Drawn as a marker on the *owners* lane.
+ *
+ * @example
+ * ```ts
+ * import type { TakeoverEvent } from 'rxagent/devtools';
+ * const label = (event: TakeoverEvent) => `epoch ${event.previousEpoch} → ${event.epoch}`;
+ * ```
+ */
+export interface TakeoverEvent extends InspectorEventBase {
+  /** The event's kind. */
+  type: 'takeover';
+  /** The epoch of the owner that wrote the chunks from here on. */
+  epoch: number;
+  /** The epoch of the owner that wrote the chunks before. */
+  previousEpoch: number;
+}
+
+/**
  * Any event of a run's record.
  *
  * @example
@@ -226,7 +251,7 @@ export interface RunEndEvent extends InspectorEventBase {
  * const hooks = (events: InspectorEvent[]) => events.filter((event) => event.type === 'hook');
  * ```
  */
-export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent;
+export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent | TakeoverEvent;
 
 /**
  * A run as listed by the inspector.
@@ -256,6 +281,38 @@ export interface InspectorRunSummary {
   eventCount: number;
   /** Some events or chunks were past the caps: the record (and a marble export) is incomplete. */
   truncated: boolean;
+  /**
+   * `live`: recorded as it ran (hook calls, judge calls, chunks); `journal`: opened after the fact
+   * from a `RunJournal`, which keeps the chunks only (no hook or judge events), replayed on virtual
+   * time (one frame per journal entry: `t` counts entries, not milliseconds).
+   */
+  source: 'live' | 'journal';
+  /** For a run opened from a journal: the journal's record of it when it was opened. */
+  journal?: InspectorJournalFacts;
+}
+
+/**
+ * What the journal said of a run the inspector opened from it.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorJournalFacts } from 'rxagent/devtools';
+ * const takenOver = (facts: InspectorJournalFacts) => facts.epoch > 1;
+ * ```
+ */
+export interface InspectorJournalFacts {
+  /** The journal's status of the run (`queued`, `running`, `completed`, `failed`, `cancelled`). */
+  status: string;
+  /** The run's epoch: how many times it was claimed (2 or more: taken over). */
+  epoch: number;
+  /** The owner of the last claim. */
+  owner?: string;
+  /** The seq of the run's last entry. */
+  lastSeq: number;
+  /** When the run was created (`Date.now()` scale). */
+  createdAt: number;
+  /** When the run's record last changed. */
+  updatedAt: number;
 }
 
 /**
@@ -268,6 +325,8 @@ export interface InspectorRunSummary {
  * ```
  */
 export interface InspectorRunRecord extends InspectorRunSummary {
+  /** The conversation the run was asked, as its caller gave it to `trace()` (`TraceOptions.messages`): the page's chat shows it. */
+  messages?: Payload;
   /** The run's events, in order. */
   events: InspectorEvent[];
 }

@@ -2,8 +2,9 @@
  * The inspector's state: the runs it recorded (bounded), and the live feed of their events.
  * One `Inspector` per `inspect()` server (or per test); nothing is shared between instances.
  */
-import { defer, finalize, Observable, tap } from 'rxjs';
+import { concatMap, defer, delay, finalize, from, lastValueFrom, Observable, of, tap, toArray, VirtualTimeScheduler } from 'rxjs';
 import type { ChunkType, TracingContext } from '../contract/index.js';
+import type { JournalEntry, RunJournal, RunRecord } from '../storage/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import type { InspectorEvent, InspectorRunRecord, InspectorRunSummary } from './inspector-events.js';
 import { RunRecorder } from './internal/run-recorder.js';
@@ -65,7 +66,32 @@ export interface TraceOptions {
   agentId?: string;
   /** What the run was asked (shown in the run list). */
   title?: string;
+  /** The conversation the run was asked (e.g. the page's UI messages): kept with the record, shown in the page's chat. */
+  messages?: unknown;
 }
+
+/**
+ * What {@link Inspector.openJournalRun} reads: a `RunJournal` (`PostgresRunJournal`,
+ * `InMemoryRunJournal`, or your own). `listRuns` (both built-in journals have it) lets the page
+ * list recent runs.
+ *
+ * @example
+ * ```ts
+ * import type { InspectableJournal } from 'rxagent/devtools';
+ * import { PostgresRunJournal } from 'rxagent/storage/postgres';
+ * const journal: InspectableJournal = new PostgresRunJournal({ connectionString: process.env.DATABASE_URL! });
+ * ```
+ */
+export type InspectableJournal = Pick<RunJournal, 'getRun' | 'read$'> & {
+  /** The runs changed most recently, newest first. */
+  listRuns?(options?: { limit?: number }): Promise<RunRecord[]>;
+};
+
+const isJournal = (value: unknown): value is InspectableJournal =>
+  typeof value === 'object' && value !== null && typeof (value as { getRun?: unknown }).getRun === 'function' && typeof (value as { read$?: unknown }).read$ === 'function';
+
+/** The chunk ending each journal status, for a run the journal says ended. */
+const TERMINAL_STATUS = { finish: 'finish', tripwire: 'tripwire', error: 'error', abort: 'abort' } as const;
 
 const DEFAULTS = { maxRuns: 50, maxChunksPerRun: 2_000, maxEventsPerRun: 20_000 } as const;
 
@@ -124,6 +150,7 @@ export class Inspector {
         title: (options.title ?? '').slice(0, 200),
         caps: this.#caps,
         emit: (event) => this.#emit(event),
+        ...(options.messages === undefined ? {} : { messages: options.messages }),
       });
       this.#keep(recorder);
       // the run reports through tracing, which swallows what a report throws; the chunks pass through
@@ -158,6 +185,81 @@ export class Inspector {
     });
   }
 
+  /**
+   * Opens a run from a `RunJournal` after the fact — one that ended an hour ago on another
+   * instance, was taken over, was cancelled — and keeps it like a recorded run (same id): its
+   * journaled chunks replayed on virtual time (one frame per entry) on the *run output* lane, a
+   * takeover marker where the entries' epoch changes, exportable as marbles. The journal keeps
+   * chunks only: the record has no hook or judge events (`source: 'journal'`). A run still going
+   * is read up to its current end (open it again for more). `InspectorError`: `invalid-option`
+   * (not a journal), `unknown-run` (the journal has no such run).
+   *
+   * @example
+   * ```ts
+   * import { PostgresRunJournal } from 'rxagent/storage/postgres';
+   * const journal = new PostgresRunJournal({ connectionString: process.env.DATABASE_URL! });
+   * const record = await inspector.openJournalRun(journal, 'run-42');
+   * console.log(record.journal?.epoch, inspector.exportMarbles('run-42').diagram);
+   * ```
+   */
+  async openJournalRun(journal: InspectableJournal, runId: string): Promise<InspectorRunRecord> {
+    if (!isJournal(journal)) {
+      throw new InspectorError('invalid-option', 'Inspector.openJournalRun: expected a RunJournal (an object with getRun and read$), e.g. a PostgresRunJournal.');
+    }
+    if (typeof runId !== 'string' || runId === '') throw new InspectorError('invalid-option', `Inspector.openJournalRun: runId must be a non-empty string (got ${typeof runId}).`);
+    const run = await journal.getRun(runId);
+    if (run === null) throw new InspectorError('unknown-run', `The journal has no run ${JSON.stringify(runId)}.`);
+    const entries = await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()));
+    // replayed on virtual time: entry n is emitted at frame n, as a marble diagram would
+    const scheduler = new VirtualTimeScheduler();
+    const recorder = new RunRecorder({
+      runId,
+      agentId: run.agentId,
+      title: `journaled run ${runId}`,
+      caps: this.#caps,
+      emit: () => undefined, // not live: the page that opened it loads the record
+      clock: { kind: 'virtual', now: () => scheduler.now() },
+      startedAt: run.createdAt.getTime(),
+      journal: {
+        status: run.status,
+        epoch: run.epoch,
+        ...(run.owner === undefined ? {} : { owner: run.owner }),
+        lastSeq: run.lastSeq,
+        createdAt: run.createdAt.getTime(),
+        updatedAt: run.updatedAt.getTime(),
+      },
+    });
+    let epoch: number | undefined;
+    from(entries)
+      .pipe(concatMap((entry: JournalEntry) => of(entry).pipe(delay(1, scheduler))))
+      .subscribe((entry) => {
+        if (epoch !== undefined && entry.epoch !== epoch) recorder.takeover(entry.epoch, epoch);
+        epoch = entry.epoch;
+        recorder.chunk(entry.chunk);
+      });
+    scheduler.flush();
+    if (!recorder.ended && run.terminal !== undefined) recorder.end(TERMINAL_STATUS[run.terminal]);
+    this.#runs.delete(runId);
+    this.#keep(recorder);
+    return recorder.record();
+  }
+
+  /**
+   * The journal's most recently changed runs, newest first (`limit` default 20), for a list to
+   * open them from. `InspectorError` `invalid-option` when the journal cannot list (no `listRuns`).
+   *
+   * @example
+   * ```ts
+   * for (const run of await inspector.journalRuns(journal)) console.log(run.runId, run.status, run.epoch);
+   * ```
+   */
+  async journalRuns(journal: InspectableJournal, limit = 20): Promise<RunRecord[]> {
+    if (!isJournal(journal) || typeof journal.listRuns !== 'function') {
+      throw new InspectorError('invalid-option', 'Inspector.journalRuns: this journal cannot list its runs (no listRuns method): open a run by its id.');
+    }
+    return journal.listRuns({ limit });
+  }
+
   /** The runs kept, oldest first. */
   runs(): InspectorRunSummary[] {
     return [...this.#runs.values()].map((recorder) => recorder.summary());
@@ -178,10 +280,16 @@ export class Inspector {
   }
 
   /**
-   * An ended run as a marble diagram, its values and a test snippet (see `toMarbleDiagram`).
+   * An ended run as a marble diagram, its values and a test snippet (see `toMarbleDiagram`);
+   * `{ test: true }` also writes a ready-to-run `it()` that replays it.
    * `InspectorError`: `unknown-run`, `run-in-progress`, or `run-truncated` (more chunks than `maxChunksPerRun`).
+   *
+   * @example
+   * ```ts
+   * const { code } = inspector.exportMarbles(runId, { test: true }); // paste into a *.test.ts file
+   * ```
    */
-  exportMarbles(runId: string): MarbleExport {
+  exportMarbles(runId: string, options: { test?: boolean } = {}): MarbleExport {
     const recorder = this.#recorder(runId);
     if (!recorder.ended) throw new InspectorError('run-in-progress', `Run ${runId} has not ended yet: export its diagram once it has.`);
     if (recorder.droppedChunks > 0) {
@@ -192,7 +300,8 @@ export class Inspector {
     }
     // raw text: toMarbleDiagram escapes the title as it writes it
     const title = `Run ${runId} of agent "${recorder.agentId}"${recorder.title === '' ? '' : ` ("${recorder.title}")`}`;
-    return toMarbleDiagram(recorder.chunks, { groups: recorder.groups, complete: recorder.completed, title });
+    const test = options.test === true ? { name: `replays run ${runId} as recorded`, ...(recorder.title === '' ? {} : { input: recorder.title }) } : undefined;
+    return toMarbleDiagram(recorder.chunks, { groups: recorder.groups, complete: recorder.completed, title, ...(test === undefined ? {} : { test }) });
   }
 
   #recorder(runId: string): RunRecorder {

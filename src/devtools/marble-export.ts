@@ -31,6 +31,30 @@ export interface MarbleExportOptions {
    * (a line break or a comment end in it is written as an escape, never as itself).
    */
   title?: string;
+  /**
+   * Also write a ready-to-run vitest `it()` that replays the run on virtual time
+   * (`expectObservable(cold(diagram, values)).toBe(diagram, values)`), with a comment saying how to
+   * pin an agent down instead. `true`, or the test's name and the run's input (for that comment).
+   * Default: the snippet defines `diagram` and `values` only.
+   */
+  test?: boolean | MarbleTestOptions;
+}
+
+/**
+ * What the `it()` of a test export says (see {@link MarbleExportOptions.test}).
+ *
+ * @example
+ * ```ts
+ * import { toMarbleDiagram, type MarbleTestOptions } from 'rxagent/devtools';
+ * const test: MarbleTestOptions = { name: 'the refund run replays', input: 'Can I get a refund?' };
+ * const { code } = toMarbleDiagram(chunks, { test });
+ * ```
+ */
+export interface MarbleTestOptions {
+  /** The test's name. Default: `replays run <runId> as recorded`. */
+  name?: string;
+  /** What the run was asked: written (escaped) into the comment that shows how to pin an agent down. */
+  input?: string;
 }
 
 /**
@@ -48,7 +72,11 @@ export interface MarbleExport {
   diagram: string;
   /** The chunks, keyed by the diagram's characters. */
   values: Record<string, ChunkType>;
-  /** A snippet for a test file: `diagram` and `values`, written with `createChunkBuilders` (and `testUsage`). */
+  /**
+   * A snippet for a test file: `diagram` and `values` (`satisfies Record<string, ChunkType>`, so it
+   * type-checks as pasted), written with `createChunkBuilders` (and `testUsage`); with
+   * `options.test`, also the `it()` that replays them.
+   */
   code: string;
   /** `false` when a value holds something a literal cannot rebuild (a function, a class instance): the snippet's header says so. */
   exact: boolean;
@@ -189,6 +217,22 @@ function chunkSource(chunk: ChunkType, builders: ChunkBuilders): { code: string;
   return { ...literal, usesUsage: literal.code.includes('testUsage(') };
 }
 
+/** The `it()` of a test export: the run replayed on virtual time, and how to pin an agent down instead. */
+function testLines(test: MarbleTestOptions, runId: string): string[] {
+  const input = test.input === undefined ? 'input' : quote(test.input);
+  return [
+    `it(${quote(test.name ?? `replays run ${runId} as recorded`)}, () => {`,
+    '  createTestScheduler().run(({ cold, expectObservable }) => {',
+    // the input is data: quote() writes it with the one escaper (no line break, no comment end)
+    `    // pin an agent down instead (synchronous model, processors and tools; a deterministic generateId): agent.stream$(${input}, { runId: chunk.runId })`,
+    '    const run$ = cold(diagram, values);',
+    '    expectObservable(run$).toBe(diagram, values);',
+    '  });',
+    '});',
+    '',
+  ];
+}
+
 /**
  * A run's chunks as a marble diagram, its values, and a snippet that rebuilds the values with
  * `rxagent/testing`'s chunk builders (each builder call is checked to rebuild its chunk exactly;
@@ -245,7 +289,8 @@ export function toMarbleDiagram(chunks: readonly ChunkType[], options: MarbleExp
     (frames[frames.length - 1] as string[]).push('|');
   }
   const diagram = frames.map((frame) => (frame.length === 1 ? (frame[0] as string) : `(${frame.join('')})`)).join('-');
-  const imports = usesUsage ? 'createChunkBuilders, testUsage' : 'createChunkBuilders';
+  const test = options.test === true ? {} : options.test === false ? undefined : options.test;
+  const imports = [...(test === undefined ? [] : ['createTestScheduler']), 'createChunkBuilders', ...(usesUsage ? ['testUsage'] : [])].join(', ');
   const header = [
     // the title and run id are data: escaped (no line terminator, no comment end) like every string below
     `// ${escapeText(options.title ?? `Run ${runId}`)}: ${chunks.length} chunks, exported by the rxagent inspector.`,
@@ -255,14 +300,17 @@ export function toMarbleDiagram(chunks: readonly ChunkType[], options: MarbleExp
   ];
   const code = [
     ...header,
+    ...(test === undefined ? [] : ["import { it } from 'vitest';"]),
+    "import type { ChunkType } from 'rxagent';",
     `import { ${imports} } from 'rxagent/testing';`,
     '',
     `const chunk = createChunkBuilders(${quote(runId)});`,
     `const diagram = ${quote(diagram)};`,
     'const values = {',
     ...lines,
-    '};',
+    '} satisfies Record<string, ChunkType>;',
     '',
+    ...(test === undefined ? [] : testLines(test, runId)),
   ].join('\n');
   return { diagram, values, code, exact };
 }

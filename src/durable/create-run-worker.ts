@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
+import { asProcessors } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
 import { FencedError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunJournal } from '../storage/index.js';
 import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
@@ -21,6 +22,9 @@ import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
 import { executeRun, type ExecutionContext } from './internal/run-execution.js';
+import { sweepLostOwners } from './internal/lost-owners.js';
+import type { OwnerSession } from '../storage/index.js';
+import type { Subscription } from 'rxjs';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
 /**
@@ -116,6 +120,36 @@ export interface RunQueue {
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
   /** Sends a job to queue `name` on a cron schedule (one schedule per name, one job per tick across instances). */
   schedule(name: string, cron: string): Promise<void>;
+  /**
+   * Optional (pg-boss 12 has it; the fast takeover after a dead owner needs it): the jobs of queue
+   * `name` whose data contains `options.data`.
+   */
+  findJobs?(
+    name: string,
+    options: { data: object; limit?: number },
+  ): Promise<
+    ReadonlyArray<{
+      /** The job's id. */
+      readonly id: string;
+      /** pg-boss's state of the job. */
+      readonly state: string;
+      /** The attempt (fetches after the first). */
+      readonly retryCount: number;
+      /** When the attempt was fetched (the database's clock). */
+      readonly startedOn?: Date | null;
+    }>
+  >;
+  /** Optional (pg-boss 12 has it; the fast takeover needs it): fails one attempt of a job, fenced to it (`{ id, retryCount }`). */
+  fail?(
+    name: string,
+    attempt: { id: string; retryCount: number },
+    data: object,
+  ): Promise<{
+    /** How many jobs were failed (0: the attempt was no longer active). */
+    readonly affected?: number;
+  }>;
+  /** Optional (pg-boss 12 has it): wakes the work `id` to fetch at once instead of at its next poll. */
+  notifyWorker?(id: string): void;
 }
 
 /**
@@ -165,6 +199,14 @@ export interface RunWorkerOptions {
    * with `journal.purgeExpired()`).
    */
   retention?: RetentionJobOptions | false;
+  /**
+   * Takeover when an owner's process dies (default on, with a `PostgresRunJournal` and pg-boss):
+   * this worker holds an owner session (a session-level lock on a connection of its own), and
+   * every `intervalMs` (default 400, jittered ±25 %; at least 50) looks in one statement for
+   * `running` runs whose owner's session is gone, and fails the dead owner's attempt of their job
+   * so a worker takes them over at once instead of after `heartbeatSeconds`. `false`: heartbeat only.
+   */
+  lostOwnerSweep?: false | { intervalMs?: number };
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
   faultPoint?: (point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>;
 }
@@ -253,7 +295,7 @@ export type CancelRunOptions = RunAccess & {
 async function processorsOf(config: AgentConfig, requestContext: RequestContext): Promise<Processor[]> {
   const lists = [config.inputProcessors, config.outputProcessors, config.errorProcessors];
   const resolved = await Promise.all(lists.map((list) => (typeof list === 'function' ? list({ requestContext }) : list)));
-  return resolved.flatMap((list) => list ?? []);
+  return resolved.flatMap((list) => asProcessors(list ?? []));
 }
 
 /**
@@ -298,12 +340,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
   const pollingIntervalSeconds = options.queue?.pollingIntervalSeconds ?? 2;
   const retention = options.retention === false ? undefined : retentionJob(journal, options.retention);
+  const lostOwnerIntervalMs = (options.lostOwnerSweep === false ? undefined : options.lostOwnerSweep?.intervalMs) ?? 400;
   const events = new Subject<RunWorkerEvent>();
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
   const executions = new Set<Promise<unknown>>();
   let started = false;
   let closing: Promise<void> | undefined;
+  let session: OwnerSession | undefined;
+  let sweeps: Subscription | undefined;
   let handingOver = false;
 
   const agentOf = (agent: string | Agent): { agent: Agent; config: AgentConfig; queue: string; deadLetter: string } => {
@@ -454,11 +499,31 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         const id = await boss.work(retention.queue, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, () => retention.run());
         works.push({ queue: retention.queue, id });
       }
+      if (options.lostOwnerSweep !== false && journal.holdOwnerSession !== undefined) {
+        // held before the first claim, so this worker's runs never look like a dead owner's
+        session = journal.holdOwnerSession(workerId);
+        await Promise.race([session.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+      }
       for (const { queue, deadLetter } of agents.values()) {
         const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds }, tracked(work));
         works.push({ queue, id });
         const giveUpId = await boss.work(deadLetter, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked((job) => giveUp(job, queue)));
         works.push({ queue: deadLetter, id: giveUpId });
+      }
+      const { findJobs, fail } = boss;
+      if (session !== undefined && journal.runsOfLostOwners !== undefined && findJobs !== undefined && fail !== undefined) {
+        const byAgent = new Map([...agents.values()].map((entry) => [entry.agent.id, entry.queue]));
+        sweeps = sweepLostOwners({
+          journal,
+          queue: { findJobs: findJobs.bind(boss), fail: fail.bind(boss) },
+          workerId,
+          agentIds: [...byAgent.keys()],
+          queueOf: (agentId) => byAgent.get(agentId),
+          woken: (queue) => {
+            for (const work of works) if (work.queue === queue || work.queue === deadLetterQueueOf(queue)) boss.notifyWorker?.(work.id);
+          },
+          intervalMs: lostOwnerIntervalMs,
+        });
       }
     },
 
@@ -488,6 +553,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         handingOver = handover;
         await Promise.all(works.map(({ queue, id }) => boss.offWork(queue, { id, wait: false })));
         while (executions.size > 0) await Promise.allSettled([...executions]);
+        sweeps?.unsubscribe();
+        await session?.close();
         events.complete();
       })();
       return closing;

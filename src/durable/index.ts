@@ -35,6 +35,8 @@ export {
   type InMemoryRunJournalOptions,
   type JournalEntry,
   type JournalReadOptions,
+  type LostOwnerRun,
+  type OwnerSession,
   type Appended,
   type CreatedRun,
   type NewRun,

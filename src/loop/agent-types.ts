@@ -3,7 +3,7 @@ import type { LanguageModelUsage } from 'ai';
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { InboundMessage, CoreSystemMessage } from '../message-list/types.js';
 import type { RxFinishReason, ToolCallInfo, ToolResultInfo, TripwirePayload, ChunkType } from '../contract/chunk-types.js';
-import type { CallSettings, ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, StepResult, StructuredOutputOptions } from '../contract/processor-types.js';
+import type { CallSettings, ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorLike, StepResult, StructuredOutputOptions } from '../contract/processor-types.js';
 import type { RequestContext } from '../contract/request-context.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
@@ -32,11 +32,11 @@ export interface AgentCallOptions {
   /** System instructions for this call: replace the agent's. */
   instructions?: AgentInstructions;
   /** Input processors for this call: replace the agent's (memory's stay). */
-  inputProcessors?: Processor[];
+  inputProcessors?: ProcessorLike[];
   /** Output processors for this call: replace the agent's (memory's stay). */
-  outputProcessors?: Processor[];
+  outputProcessors?: ProcessorLike[];
   /** Error processors (`processAPIError`) for this call: replace the agent's. */
-  errorProcessors?: Processor[];
+  errorProcessors?: ProcessorLike[];
   /** How many times processors may reject a step with `abort(…, { retry: true })` (and API errors be retried) in one run. */
   maxProcessorRetries?: number;
   /**
@@ -103,11 +103,11 @@ export interface AgentConfig {
   /** Memory threads (`new Memory({ storage })`); calls then pass `memory: { thread, resource }`. */
   memory?: AgentMemory;
   /** Input processors: an array, or a function of `{ requestContext }` returning one. */
-  inputProcessors?: DynamicArgument<Processor[]>;
+  inputProcessors?: DynamicArgument<ProcessorLike[]>;
   /** Output processors: an array, or a function of `{ requestContext }` returning one. */
-  outputProcessors?: DynamicArgument<Processor[]>;
+  outputProcessors?: DynamicArgument<ProcessorLike[]>;
   /** Error processors (`processAPIError`): an array, or a function of `{ requestContext }` returning one. */
-  errorProcessors?: DynamicArgument<Processor[]>;
+  errorProcessors?: DynamicArgument<ProcessorLike[]>;
   /** How many times processors may reject a step with `abort(…, { retry: true })` (and API errors be retried) in one run. */
   maxProcessorRetries?: number;
   /**

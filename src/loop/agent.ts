@@ -1,7 +1,7 @@
 /** The Agent: a configured model, tools and processors; each call is one Observable run. */
 import type { Observable } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { ProcessorLike } from '../contract/processor-types.js';
 import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
 import { AgentOutput } from './consumers/agent-output.js';
 import { foldRun } from './consumers/fold-result.js';
@@ -14,7 +14,7 @@ import { withPacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
-function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly Processor[]> | undefined>): boolean {
+function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly ProcessorLike[]> | undefined>): boolean {
   return lists.some((list) => typeof list === 'function' || (list?.some((processor) => typeof processor.processAPIError === 'function') ?? false));
 }
 

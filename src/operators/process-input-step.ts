@@ -1,7 +1,8 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { ProcessorError } from '../contract/errors/processor-error.js';
-import type { CallSettings, Processor, StructuredOutputOptions } from '../contract/processor-types.js';
+import type { CallSettings, Processor, ProcessorLike, StructuredOutputOptions } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
@@ -137,7 +138,8 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
  * stepInputs$.pipe(processInputStep([new DynamicModelProcessor()], ctx)).subscribe((step) => console.log(step.model.modelId));
  * ```
  */
-export function processInputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepInput, StepInput> {
+export function processInputStep(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<StepInput, StepInput> {
+  const processors = asProcessors(list);
   // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
   // its project runs when the value's turn comes, so no inner `defer` either)
   if (ctx !== undefined) return processInputStepStage(processors, ctx);

@@ -1,6 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { contextArgs, bindingsWith } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -72,7 +73,8 @@ function runProcessInputHooks(
  * of(list).pipe(processInput([new UnicodeNormalizer()])).subscribe((processed) => console.log(processed.get.all.db()));
  * ```
  */
-export function processInput(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<MessageList, MessageList> {
+export function processInput(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<MessageList, MessageList> {
+  const processors = asProcessors(list);
   // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
   // its project runs when the value's turn comes, so no inner `defer` either)
   if (ctx !== undefined) return processInputStage(processors, ctx);

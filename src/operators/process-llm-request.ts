@@ -1,7 +1,8 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { ProcessorError } from '../contract/errors/processor-error.js';
-import type { CachedLLMStepResponse, CallSettings, Processor } from '../contract/processor-types.js';
+import type { CachedLLMStepResponse, CallSettings, Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -93,7 +94,8 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
  * requests$.pipe(processLLMRequest([new ToolCallFilter()], ctx)).subscribe((request) => send(request.prompt));
  * ```
  */
-export function processLLMRequest(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<LLMRequest, LLMRequest> {
+export function processLLMRequest(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<LLMRequest, LLMRequest> {
+  const processors = asProcessors(list);
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();

@@ -1,7 +1,8 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { CachedLLMStepChunk } from '../contract/chunk-types.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -66,7 +67,8 @@ function runProcessLLMResponseHooks(processors: readonly Processor[], context: R
  * responses$.pipe(processLLMResponse([responseCache], ctx)).subscribe();
  * ```
  */
-export function processLLMResponse(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<LLMResponse, LLMResponse> {
+export function processLLMResponse(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<LLMResponse, LLMResponse> {
+  const processors = asProcessors(list);
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();

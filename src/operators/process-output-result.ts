@@ -1,6 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MastraDBMessage } from '../message-list/types.js';
-import type { OutputResult, Processor } from '../contract/processor-types.js';
+import type { OutputResult, Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -76,7 +77,8 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
  * results$.pipe(processOutputResult([auditLogger], ctx)).subscribe((result) => console.log(result.text));
  * ```
  */
-export function processOutputResult(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<OutputResult, OutputResult> {
+export function processOutputResult(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<OutputResult, OutputResult> {
+  const processors = asProcessors(list);
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();

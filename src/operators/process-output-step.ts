@@ -1,5 +1,6 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
-import type { ProcessOutputStepArgs, Processor } from '../contract/processor-types.js';
+import type { ProcessOutputStepArgs, Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -63,7 +64,8 @@ function runProcessOutputStepHooks(processors: readonly Processor[], context: Ru
  * stepOutputs$.pipe(processOutputStep([new QualityGuardrail()], ctx)).subscribe();
  * ```
  */
-export function processOutputStep(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<StepOutput, StepOutput> {
+export function processOutputStep(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<StepOutput, StepOutput> {
+  const processors = asProcessors(list);
   // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
   // its project runs when the value's turn comes, so no inner `defer` either)
   if (ctx !== undefined) return processOutputStepStage(processors, ctx);

@@ -1,6 +1,7 @@
 import { isObservable, Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { sharedStreamChain } from './internal/shared-stream-chain.js';
@@ -38,7 +39,8 @@ const QUEUE_LOW = 8;
  * chunks$.pipe(processOutputStream([new WordCounter(), redactor], ctx)).subscribe((chunk) => send(chunk));
  * ```
  */
-export function processOutputStream(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<ChunkType, ChunkType> {
+export function processOutputStream(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<ChunkType, ChunkType> {
+  const processors = asProcessors(list);
   return (source) =>
     new Observable<ChunkType>((subscriber) => {
       const pass = openOutputStream(processors, ctx ?? createRunContext(), subscriber);

@@ -1,7 +1,8 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import type { MessageList } from '../message-list/message-list.js';
 import type { ToolInvocationPart } from '../message-list/types.js';
-import type { ProcessToolResultArgs, Processor } from '../contract/processor-types.js';
+import type { ProcessToolResultArgs, Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -99,7 +100,8 @@ export function runProcessToolResultHooks(processors: readonly Processor[], cont
  * toolResults$.pipe(processToolResult([new RedactToolResult()], ctx)).subscribe((event) => console.log(event.result));
  * ```
  */
-export function processToolResult(processors: readonly Processor[], ctx?: RunContext): OperatorFunction<ToolResultEvent, ToolResultEvent> {
+export function processToolResult(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<ToolResultEvent, ToolResultEvent> {
+  const processors = asProcessors(list);
   return (source) =>
     defer(() => {
       const context = ctx ?? createRunContext();

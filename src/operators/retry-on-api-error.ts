@@ -1,7 +1,8 @@
 import { catchError, concatMap, defer, isObservable, mergeMap, of, retry, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { ProcessorError } from '../contract/errors/processor-error.js';
 import { TripWire } from '../contract/errors/trip-wire.js';
-import type { Processor } from '../contract/processor-types.js';
+import type { Processor, ProcessorLike } from '../contract/processor-types.js';
+import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -109,10 +110,11 @@ export function apiErrorBudget(processors: readonly Processor[], context: RunCon
  * ```
  */
 export function retryOnAPIError<T>(
-  processors: readonly Processor[],
+  list: readonly ProcessorLike[],
   ctx?: RunContext,
   options: RetryOnAPIErrorOptions = {},
 ): MonoTypeOperatorFunction<T> {
+  const processors = asProcessors(list);
   const isAPIError = options.isAPIError ?? ((error: unknown) => !TripWire.isInstance(error) && !ProcessorError.isInstance(error));
   const toAPIError = options.toAPIError ?? ((error: unknown) => error);
   return (source) =>

@@ -43,6 +43,7 @@ export {
   isRetryableOpenAIResponsesStreamError,
   isRetryableProviderError,
   retryAfterMs,
+  isECONNRESETError,
   type RetryDelay,
   type RetryDelayArgs,
   type StreamErrorRetryMatcher,

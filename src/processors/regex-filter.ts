@@ -78,7 +78,7 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
       if (!(preset in REGEX_PRESETS)) throw new TypeError(`RegexFilterProcessor: unknown preset '${String(preset)}' (pii, secrets, urls)`);
     }
     const rules = [...presets.flatMap((preset) => REGEX_PRESETS[preset]), ...(options.rules ?? [])];
-    if (rules.length === 0) throw new TypeError('RegexFilterProcessor needs at least one rule or preset.');
+    if (rules.length === 0) throw new TypeError('RegexFilterProcessor requires at least one rule or preset (options.rules or options.presets).');
     this.onViolation = options.onViolation;
     this.matcher = new RegexMatcher({ processor: this, rules, strategy, includeValues: options.includeRedactedValues ?? false, normalize: options.normalize ?? true });
     this.phase = options.phase ?? 'all';
@@ -155,18 +155,24 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
   }
 
   /** The `processOutputResult` hook (see `Processor.processOutputResult` for when it runs and what it may return). */
-  processOutputResult({ messages, state, abort }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
-    if (this.phase === 'input') return undefined;
+  /**
+   * The `processOutputResult` hook: the reply filtered — the same array when nothing changed, as the
+   * reference returns it (the runtime takes it as "no change"). Called directly (as the reference's
+   * own tests do), messages may have string content and `state` may be missing.
+   */
+  processOutputResult({ messages, state = {}, abort }: ProcessOutputResultArgs): MastraDBMessage[] {
+    if (this.phase === 'input') return messages;
     // Warnings about text the stream hook already saw were reported there.
     this.matcher.quietWarnings = state.streamed === true;
+    const stored = messages.map(storedShape);
     let filtered: MastraDBMessage[];
     try {
-      filtered = filterMessages(this.filter, messages, 'output', abort);
+      filtered = filterMessages(this.filter, stored, 'output', abort);
     } finally {
       this.matcher.quietWarnings = false;
     }
     const fragments = streamFragments(state);
     if (fragments.length > 0) filtered = withoutFragments(filtered, fragments);
-    return filtered === messages ? undefined : filtered;
+    return filtered === stored ? messages : filtered;
   }
 }

@@ -1,10 +1,10 @@
 import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type SchedulerLike } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
-import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/index.js';
+import { InvalidProcessorOptionError, type ProcessAPIErrorArgs, type ProcessAPIErrorResult, type Processor } from '../contract/index.js';
 
 /**
  * What a `delayMs` function and a matcher's `onRetry` receive: the `processAPIError` arguments
- * (`error`, `retryCount`, `abortSignal`, …) plus `attempt` (1 for the first retry of this processor).
+ * (`error`, `retryCount`, `abortSignal`, …) plus `attempt` (1 for the first retry of the run).
  *
  * @example
  * ```ts
@@ -12,7 +12,7 @@ import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../c
  * ```
  */
 export type RetryDelayArgs = ProcessAPIErrorArgs & {
-  /** 1 for the first retry by this processor, 2 for the second, … */
+  /** 1 for the first retry, 2 for the second, … (counted with the run's `retryCount` of API-error retries, as the reference counts) */
   attempt: number;
 };
 
@@ -118,9 +118,9 @@ const RETRYABLE_STREAM_CODES = new Set([
   'timeout',
 ]);
 const NEVER_RETRY_CODES = new Set(['insufficient_quota', 'invalid_request_error', 'context_length_exceeded', 'invalid_api_key']);
-const NON_RETRYABLE_STATUS = new Set([400, 401, 403, 404, 422]);
+const NON_RETRYABLE_STATUS = new Set([400, 401, 403, 404, 413, 422]);
 
-/** The error and its causes (`cause`, and the `error`/`data` fields stream errors wrap), depth-limited. */
+/** The error and its causes (`cause`, and the `error`/`data`/`response` fields stream errors wrap), depth-limited. */
 function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   const queue: unknown[] = [error];
@@ -129,11 +129,39 @@ function errorChain(error: unknown): unknown[] {
     if (current === null || current === undefined || chain.includes(current)) continue;
     chain.push(current);
     if (typeof current === 'object') {
-      const record = current as { cause?: unknown; error?: unknown; data?: unknown };
-      queue.push(record.cause, record.error, record.data);
+      const record = current as { cause?: unknown; error?: unknown; data?: unknown; response?: unknown };
+      queue.push(record.cause, record.error, record.data, record.response);
     }
   }
   return chain;
+}
+
+/**
+ * True when the error (or a cause, or a JSON `responseBody`) is one docs/processors.md lists as never
+ * retried: a request error (400/401/403/404/413/422) or `insufficient_quota`,
+ * `invalid_request_error`, `context_length_exceeded`, `invalid_api_key` — whatever flag, retry
+ * message or matcher says otherwise: such a request fails the same way again.
+ */
+function isNeverRetried(chain: readonly unknown[]): boolean {
+  return chain.some((candidate) => {
+    const status = statusOf(candidate);
+    if (status !== undefined && NON_RETRYABLE_STATUS.has(status)) return true;
+    if (codesOf(candidate).some((code) => NEVER_RETRY_CODES.has(code))) return true;
+    return bodyCodesOf(candidate).some((code) => NEVER_RETRY_CODES.has(code));
+  });
+}
+
+/** The codes of an `APICallError`'s JSON `responseBody` (`{ error: { code, type } }`), when its `data` was not parsed. */
+function bodyCodesOf(candidate: unknown): string[] {
+  if (typeof candidate !== 'object' || candidate === null) return [];
+  const body = (candidate as { responseBody?: unknown }).responseBody;
+  if (typeof body !== 'string' || body.length > 65_536) return [];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return [parsed, (parsed as { error?: unknown } | null)?.error].flatMap(codesOf);
+  } catch {
+    return [];
+  }
 }
 
 function codesOf(candidate: unknown): string[] {
@@ -216,7 +244,7 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   /** The processor's id. */
   readonly id = 'stream-error-retry-processor';
   /** A human-readable name. */
-  readonly name = 'Stream Error Retry';
+  readonly name = 'Stream Error Retry Processor';
   /** What the processor does. */
   readonly description = 'Retries the model call after transient provider errors.';
   private readonly maxRetries: number;
@@ -228,10 +256,10 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   private readonly onRetry: StreamErrorRetryOptions['onRetry'];
 
   constructor(options: StreamErrorRetryOptions = {}) {
-    this.maxRetries = Math.max(0, options.maxRetries ?? 1);
-    this.delayMs = options.delayMs ?? (({ attempt }: RetryDelayArgs) => 500 * 2 ** (attempt - 1));
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
-    this.matchers = (options.matchers ?? []).map((entry) => (typeof entry === 'function' ? { match: entry } : entry));
+    this.maxRetries = countOption('maxRetries', options.maxRetries, 1);
+    this.delayMs = delayOption('delayMs', options.delayMs) ?? (({ attempt }: RetryDelayArgs) => 500 * 2 ** (attempt - 1));
+    this.maxRetryAfterMs = countOption('maxRetryAfterMs', options.maxRetryAfterMs, 30_000);
+    this.matchers = (options.matchers ?? []).map((entry, index) => matcherOption(`matchers[${index}]`, entry));
     this.retryUnknownErrors = options.retryUnknownErrors ?? false;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.onRetry = options.onRetry;
@@ -245,34 +273,34 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   /** The policy for `error`: the first matcher entry matching it or a cause, else the built-in recognition. */
   private policyFor(error: unknown): MatchedPolicy | undefined {
     const chain = errorChain(error);
+    // a matcher is the user's explicit word (e.g. `isBadRequestError` for a provider's transient 400s)
     for (const candidate of chain) {
       const entry = this.matchers.find((matcher) => safeMatch(matcher.match, candidate));
       if (entry !== undefined) return entry;
     }
+    if (isNeverRetried(chain)) return undefined;
     if (isRetryableProviderError(error) || isRetryableOpenAIResponsesStreamError(error)) return {};
     return this.retryUnknown(chain) ? {} : undefined;
   }
 
   private retryUnknown(chain: unknown[]): boolean {
-    if (!this.retryUnknownErrors) return false;
-    if (chain.some((candidate) => codesOf(candidate).some((code) => NEVER_RETRY_CODES.has(code)))) return false;
-    return !chain.some((candidate) => {
-      const status = statusOf(candidate);
-      return status !== undefined && NON_RETRYABLE_STATUS.has(status);
-    });
+    return this.retryUnknownErrors && !isNeverRetried(chain);
   }
 
   /** The `processAPIError` hook (see `Processor.processAPIError` for when it runs and what it may return). */
-  processAPIError(args: ProcessAPIErrorArgs): undefined | Promise<ProcessAPIErrorResult | undefined> {
-    const { error, state, abortSignal } = args;
-    const used = (state.retries as number | undefined) ?? 0;
-    if (abortSignal?.aborted === true) return undefined;
+  processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
+    const { error, abortSignal } = args;
+    // called directly (the reference's unit tests) there may be no `state`; `retryCount` (retries
+    // so far in the run) counts too, as in the reference
+    const state = args.state ?? {};
+    const used = Math.max((state.retries as number | undefined) ?? 0, typeof args.retryCount === 'number' ? args.retryCount : 0);
+    if (abortSignal?.aborted === true) return noRetry;
     const policy = this.policyFor(error);
-    if (policy === undefined || used >= Math.max(0, policy.maxRetries ?? this.maxRetries)) return undefined;
+    if (policy === undefined || used >= Math.max(0, policy.maxRetries ?? this.maxRetries)) return noRetry;
     const attempt = used + 1;
     const requested = retryAfterMs(error, this.scheduler.now());
-    if (requested !== undefined && requested > this.maxRetryAfterMs) return undefined;
-    const delayArgs: RetryDelayArgs = { ...args, attempt };
+    if (requested !== undefined && requested > this.maxRetryAfterMs) return noRetry;
+    const delayArgs: RetryDelayArgs = { ...args, state, attempt };
     const configured = policy.delayMs ?? this.delayMs;
     const chosen = typeof configured === 'number' ? configured : configured(delayArgs);
     // A number (or a function returning one) schedules the wait synchronously, so a virtual-time
@@ -302,6 +330,37 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
     const notified = policy.onRetry?.({ ...args, delayMs: delay });
     return isPromiseLike(notified) ? Promise.resolve(notified).then(wait) : wait();
   }
+}
+
+/** "No retry", as a promise: the hook always answers with one, as the reference's does. */
+const noRetry: Promise<undefined> = Promise.resolve(undefined);
+
+const PROCESSOR_ID = 'stream-error-retry-processor';
+
+/** A count or a time in ms: a finite number, 0 or more (NaN, infinities and negatives are a typed error). */
+function countOption(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, value, 'a finite number of at least 0');
+  }
+  return value;
+}
+
+/** `delayMs`: a count (as above) or a function. */
+function delayOption(option: string, value: RetryDelay | undefined): RetryDelay | undefined {
+  if (value === undefined || typeof value === 'function') return value;
+  return countOption(option, value, 0);
+}
+
+/** A matcher entry: a predicate or `{ match, maxRetries?, delayMs?, onRetry? }`, its numbers checked. */
+function matcherOption(option: string, entry: StreamErrorRetryMatcherEntry | undefined): StreamErrorRetryMatcherConfig {
+  if (typeof entry === 'function') return { match: entry };
+  if (typeof entry !== 'object' || entry === null || typeof entry.match !== 'function') {
+    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, entry, 'a predicate or an object with a match function');
+  }
+  const maxRetries = entry.maxRetries === undefined ? undefined : countOption(`${option}.maxRetries`, entry.maxRetries, 0);
+  const delayMs = delayOption(`${option}.delayMs`, entry.delayMs);
+  return { ...entry, ...(maxRetries === undefined ? {} : { maxRetries }), ...(delayMs === undefined ? {} : { delayMs }) };
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
@@ -358,4 +417,24 @@ function safeMatch(matcher: (error: unknown) => boolean, candidate: unknown): bo
   } catch {
     return false;
   }
+}
+
+/**
+ * True for a connection reset: an error (or one of its causes) whose `code` is `ECONNRESET` (any
+ * case) or whose message says `ECONNRESET` or `socket hang up`. Not retried by default; pass it as a
+ * matcher to retry resets (the request may have reached the provider).
+ *
+ * @example
+ * ```ts
+ * import { StreamErrorRetryProcessor, isECONNRESETError } from 'rxagent/processors';
+ * const retry = new StreamErrorRetryProcessor({ matchers: [isECONNRESETError] });
+ * ```
+ */
+export function isECONNRESETError(error: unknown): boolean {
+  return errorChain(error).some((candidate) => {
+    if (typeof candidate !== 'object' || candidate === null) return false;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && code.toUpperCase() === 'ECONNRESET') return true;
+    return typeof message === 'string' && /ECONNRESET|socket hang up/i.test(message);
+  });
 }

@@ -268,6 +268,10 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream(args: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     const { part, state, abort } = args;
+    if (part.type === 'step-start' && this.countMode === 'cumulative') {
+      startAttempt(state, part.payload.stepNumber, args.retryCount ?? 0);
+      return part;
+    }
     if (part.type !== 'text-delta') return part;
     if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processOutputStream(args));
     if (state.truncated === true && this.countMode === 'cumulative') return null;
@@ -304,6 +308,30 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     }
     return text.slice(0, low);
   }
+}
+
+/** Where the output count stood when the current attempt's step started (plain JSON in `state`). */
+interface AttemptStart {
+  readonly stepNumber: number;
+  readonly retryCount: number;
+  readonly outputTokens: number;
+  readonly truncated: boolean;
+}
+
+/**
+ * A step starts (cumulative counting): when it follows a rejected attempt — a tripwire retry
+ * (`retryCount` grew) or an API-error retry (the same step number again) — the rejected attempt's
+ * tokens are taken back, since nobody sees its text; then the count at this start is kept.
+ */
+function startAttempt(state: Record<string, unknown>, stepNumber: number, retryCount: number): void {
+  const previous = state.attemptStart as AttemptStart | undefined;
+  if (previous !== undefined && (retryCount > previous.retryCount || stepNumber <= previous.stepNumber)) {
+    state.outputTokens = previous.outputTokens;
+    if (previous.truncated) state.truncated = true;
+    else delete state.truncated;
+  }
+  const start: AttemptStart = { stepNumber, retryCount, outputTokens: (state.outputTokens as number | undefined) ?? 0, truncated: state.truncated === true };
+  state.attemptStart = start;
 }
 
 /** For each message, the index of its group: messages sharing a tool call id are in one group. */

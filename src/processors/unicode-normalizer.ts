@@ -12,7 +12,7 @@ import { mapMessageText } from './internal/message-text.js';
  */
 export interface UnicodeNormalizerOptions {
   /**
-   * Remove control and invisible characters (keeps `\n`, `\t`), chosen by Unicode property:
+   * Remove control and invisible characters (keeps `\n`, `\t`, `\r`), chosen by Unicode property:
    * controls (`\p{Cc}`), format characters (`\p{Cf}`), every default-ignorable code point
    * (`\p{Default_Ignorable_Code_Point}`: zero-width characters, joiners, soft hyphen, bidi controls,
    * tags, variation selectors — except the one that makes a kept emoji —, the combining grapheme
@@ -22,7 +22,7 @@ export interface UnicodeNormalizerOptions {
   stripControlChars?: boolean;
   /** Leave emoji (and the joiners / variation selectors they are built with) untouched. Default `true`. */
   preserveEmojis?: boolean;
-  /** Collapse runs of spaces/tabs to one space and 3+ line breaks to a blank line. Default `true`. */
+  /** Turn `\r\n` and `\r` into `\n`, collapse runs of spaces/tabs to one space and 3+ line breaks to a blank line. Default `true`. */
   collapseWhitespace?: boolean;
   /** Trim each text part. Default `true`. */
   trim?: boolean;
@@ -38,7 +38,7 @@ const emojiSequenceWithoutKeycaps =
  * characters, default-ignorable code points and enclosing marks (see the option).
  */
 const controlChars = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Me}]/gu;
-const keptControls = new Set(['\n', '\t']);
+const keptControls = new Set(['\n', '\t', '\r']);
 
 /**
  * Normalises the text of the input messages before the model sees them: Unicode NFKC (full-width
@@ -77,7 +77,7 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
   normalize(text: string): string {
     const { stripControlChars, preserveEmojis, collapseWhitespace, trim } = this.options;
     let result = preserveEmojis ? normalizeAroundEmoji(text, stripControlChars) : stripAndNormalize(text, stripControlChars);
-    if (collapseWhitespace) result = result.replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+    if (collapseWhitespace) result = result.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
     if (trim) result = result.trim();
     return result;
   }

@@ -31,6 +31,8 @@ export type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  LostOwnerRun,
+  OwnerSession,
   Appended,
   CreatedRun,
   NewRun,

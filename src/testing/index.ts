@@ -1,8 +1,9 @@
 /**
  * `rxagent/testing`: what users need to test their processors and agents — a marble
  * `TestScheduler` wired to vitest/jest `expect`, chunk builders, `runProcessor` for one hook,
- * mock models (V4, V3, V2) whose streams can be marble diagrams, model stream part helpers, and a
- * replay `fetch` that feeds recorded provider HTTP streams through the real provider packages.
+ * mock models (V4, V3, V2) whose streams can be marble diagrams, model stream part helpers, a
+ * replay `fetch` that feeds recorded provider HTTP streams through the real provider packages, and
+ * the processor conformance kit (`expectConformance`: live, retried, restored, taken over).
  */
 export { createTestScheduler, normalizeErrors, type ComparableError, type ExpectLike } from './test-scheduler.js';
 export {
@@ -49,3 +50,17 @@ export {
   type ReplayRequest,
 } from './replay-model.js';
 export { scriptedModel, scriptContext, type ScriptContext, type ScriptReply, type ScriptRule, type ScriptedModelOptions } from './scripted-model.js';
+export { checkProcessor, expectConformance, DEFAULT_CONVERSATIONS } from './conformance.js';
+export { ConformanceError } from './conformance-error.js';
+export type {
+  ConformanceCause,
+  ConformanceFinding,
+  ConformanceMode,
+  ConformanceOptions,
+  ConformanceReport,
+  Conversation,
+  ConversationStep,
+  ConversationToolCall,
+  ProcessorFactoryContext,
+  ProcessorUnderTest,
+} from './conformance-types.js';

@@ -4,16 +4,24 @@
  * marble timeline: it fills in while the run streams; a refund answer sent back once shows a retry
  * marble, a rejected attempt and a second one; a leaked secret shows the tripwire; the judge and
  * the tool call have their lanes; clicking a marble shows its payload; "Export marbles" gives a
- * snippet whose diagram and values replay the run. Screenshots go to test-artifacts/.
+ * snippet whose diagram and values replay the run; the ruler reads as passes with times; held
+ * deltas are drawn held while the run streams, never dropped; the chat follows the selected run
+ * and the page comes back to it after a reload. Journaled runs made by the real durable worker on
+ * PostgreSQL — one taken over after its first owner crashed mid-step, one cancelled — are listed,
+ * opened after the fact with the owners lane, the takeover band and no made-up processor lanes,
+ * and exported as marbles that replay the journal. Screenshots go to test-artifacts/ (and the
+ * journaled one to docs/images/).
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inspect, type InspectorServer } from 'rxagent/devtools';
 import { createTestScheduler } from 'rxagent/testing';
+import { lastValueFrom, toArray } from 'rxjs';
 import { createDemoAgent, DEMO_PROMPTS } from '../../examples/inspector/demo-agent.js';
 import { CURT_REPLY_FEEDBACK } from '../../examples/web-chat/chat-agent.js';
 import { evaluateSnippet } from '../devtools/support/evaluate-snippet.js';
+import { makeJournaledRuns, type JournaledRuns } from './support/journaled-runs.js';
 
 const executablePath = process.env.RXAGENT_CHROMIUM ?? '/usr/bin/chromium';
 const launchArgs = [
@@ -33,13 +41,12 @@ const POLL = { timeout: 15_000, interval: 50 };
 let server: InspectorServer;
 let browser: Browser;
 let page: Page;
+let journaled: JournaledRuns;
 
 beforeAll(async () => {
   mkdirSync('test-artifacts', { recursive: true });
-  [server, browser] = await Promise.all([
-    inspect(createDemoAgent({ wordDelayMs: 40 }), { port: 0, suggestions: DEMO_PROMPTS }),
-    chromium.launch({ executablePath, args: launchArgs }),
-  ]);
+  [journaled, browser] = await Promise.all([makeJournaledRuns(), chromium.launch({ executablePath, args: launchArgs })]);
+  server = await inspect(createDemoAgent({ wordDelayMs: 40 }), { port: 0, suggestions: DEMO_PROMPTS, journal: journaled.journal });
   page = await browser.newPage({ viewport: { width: 1360, height: 820 } });
   // No network beyond the loopback server.
   await page.route(/^(?!http:\/\/127\.0\.0\.1)/, (route) => route.abort());
@@ -50,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await journaled?.close();
 });
 
 async function send(text: string): Promise<void> {
@@ -67,8 +75,16 @@ describe('run inspector page', () => {
     await page.evaluate(() => {
       const samples: Array<[string, number]> = [];
       (window as unknown as { samples: typeof samples }).samples = samples;
+      const batching = '[data-testid="marble"][data-lane="hook:batch-parts:processOutputStream"]';
+      const marks = { held: 0, dropped: 0 };
+      (window as unknown as { marks: typeof marks }).marks = marks;
       new MutationObserver(() => {
-        samples.push([document.querySelector('[data-testid="run-status"]')?.textContent ?? '', document.querySelectorAll('[data-testid="marble"]').length]);
+        const running = document.querySelector('[data-testid="run-status"]')?.textContent ?? '';
+        samples.push([running, document.querySelectorAll('[data-testid="marble"]').length]);
+        if (running !== 'running') return;
+        // what the batching processor has not passed on yet, as drawn while the run streams
+        marks.held = Math.max(marks.held, document.querySelectorAll(`${batching}[data-outcome="hold"]`).length);
+        marks.dropped = Math.max(marks.dropped, document.querySelectorAll(`${batching}[data-outcome="drop"]`).length);
       }).observe(document.getElementById('timeline') as HTMLElement, { childList: true, subtree: true });
     });
     await send('Can I get a refund?');
@@ -80,6 +96,15 @@ describe('run inspector page', () => {
     expect(whileRunning.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...whileRunning)).toBeGreaterThan(Math.min(...whileRunning));
     expect(await marbles().count()).toBeGreaterThan(Math.max(...whileRunning) - 1);
+    // held deltas are drawn held while the run streams, never as dropped
+    const marks = await page.evaluate(() => (window as unknown as { marks: { held: number; dropped: number } }).marks);
+    expect(marks.held).toBeGreaterThan(0);
+    expect(marks.dropped).toBe(0);
+    // the ruler reads as what it is: passes, each with the time it began
+    expect(await page.getByTestId('ruler-label').textContent()).toBe('pass · ms');
+    const ticks = await page.getByTestId('ruler-tick').allTextContents();
+    expect(ticks.length).toBeGreaterThan(1);
+    for (const tick of ticks) expect(tick).toMatch(/^\d+ · \d+ ms$/);
 
     // a lane per processor and hook, the judge's lane, the model stream and the run's output
     const lanes = await page.getByTestId('lane').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.lane));
@@ -174,5 +199,71 @@ describe('run inspector page', () => {
     const record = server.inspector.run(runId);
     expect(replayed).toEqual(record.events.flatMap((event) => (event.type === 'chunk' ? [event.chunkType] : [])));
     expect(replayed.filter((type) => type === 'step-finish')).toHaveLength(2);
+    // as a ready-to-run it() test
+    await page.getByTestId('export-as-test').check();
+    await expect.poll(() => code.textContent(), POLL).toContain(`it('replays run ${runId} as recorded', () => {`);
+    await page.locator('#close-export').click();
+  });
+
+  it('the chat follows the selected run, and the page comes back to it after a reload', async () => {
+    const chatOf = () => page.getByTestId('messages').innerText();
+    // the refund run is selected (previous test): its conversation, the accepted answer only
+    await expect.poll(chatOf, POLL).toContain('Can I get a refund?');
+    expect(await chatOf()).toContain('Sorry for the short answer!');
+    expect(await chatOf()).not.toContain('Where is order 123?');
+    expect(await chatOf()).not.toContain('Absolutely not'); // the rejected attempt
+    await page.locator('[data-testid="run-item"]').nth(0).click(); // the order run
+    // its conversation: what the page sent with it (the turns before it, too) and its answer
+    await expect.poll(chatOf, POLL).toContain('Order 123 is shipped');
+    const selectedRun = await page.locator('[data-testid="run-item"].selected').getAttribute('data-run-id');
+    expect(page.url()).toContain(`#run=${selectedRun}`);
+    await page.reload();
+    await page.getByTestId('feed-status').filter({ hasText: 'live' }).waitFor({ timeout: POLL.timeout });
+    await expect.poll(() => page.locator('#run-header h2').textContent(), POLL).toBe('Where is order 123?');
+    await expect.poll(chatOf, POLL).toContain('Where is order 123?');
+    expect(await chatOf()).toContain('[EMAIL]');
+  });
+
+  it('opens a journaled run that was taken over, after the fact, and exports it', async () => {
+    const item = page.locator(`[data-testid="journal-item"][data-run-id="${journaled.takenOver}"]`);
+    await item.waitFor({ timeout: POLL.timeout });
+    expect(await item.getAttribute('data-epoch')).toBe('2');
+    expect(await page.locator(`[data-testid="journal-item"][data-run-id="${journaled.cancelled}"]`).getAttribute('data-status')).toBe('cancelled');
+    await item.click();
+    await page.getByTestId('journal-note').waitFor({ timeout: POLL.timeout });
+    await expect.poll(status, POLL).toBe('finish');
+    expect(await page.getByTestId('run-header').textContent()).toContain('epoch 2');
+    // the journal keeps chunks only: an owners lane and the run's output, no processor lanes made up
+    const lanes = await page.getByTestId('lane').evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.lane));
+    expect(lanes).toEqual(['owners', 'output']);
+    expect(await marbles('[data-lane="owners"][data-outcome="takeover"]').count()).toBe(1);
+    const bands = await page.getByTestId('band').evaluateAll((nodes) => nodes.map((node) => [(node as HTMLElement).dataset.kind, node.textContent]));
+    expect(bands).toEqual([
+      ['takeover', 'step 0 · taken over (epoch 2)'],
+      ['step', 'step 0 · attempt 2'],
+    ]);
+    expect(await page.getByTestId('ruler-label').textContent()).toBe('entry');
+    const entries = await lastValueFrom(journaled.journal.read$(journaled.takenOver, { live: false }).pipe(toArray()));
+    expect(await marbles('[data-lane="output"]').count()).toBe(entries.length);
+    // the chat follows it: the answer the takeover completed (the dead attempt's words left out)
+    await expect.poll(() => page.getByTestId('messages').innerText(), POLL).toContain('Your parcel left the warehouse this morning and should arrive on Thursday.');
+    await page.screenshot({ path: 'docs/images/inspector-journal.png' });
+    // exported: the snippet replays the journal's chunks, in order
+    await page.getByTestId('export-as-test').uncheck();
+    await page.getByTestId('export-marbles').click();
+    const code = page.getByTestId('export-code');
+    await expect.poll(() => code.textContent(), POLL).toContain(`createChunkBuilders('${journaled.takenOver}')`);
+    const { diagram, values } = evaluateSnippet((await code.textContent()) ?? '');
+    const replayed: unknown[] = [];
+    createTestScheduler().run(({ cold, flush }) => {
+      cold(diagram, values).subscribe((emitted) => replayed.push(emitted));
+      flush();
+    });
+    expect(replayed).toEqual(entries.map((entry) => entry.chunk));
+    await page.locator('#close-export').click();
+    // the cancelled one: ended by its abort chunk
+    await page.locator(`[data-testid="journal-item"][data-run-id="${journaled.cancelled}"]`).click();
+    await expect.poll(() => page.getByTestId('run-header').textContent(), POLL).toContain('journal: cancelled');
+    expect(await status()).toBe('abort');
   });
 });

@@ -48,6 +48,24 @@ describe('toJsonValue / encodeJson (chunks and snapshots)', () => {
     expect((thrown as Error).message).toContain('chunk tool-result');
   });
 
+  it('shortens a long path around an ellipsis (a client may see the error): start and end kept, at most 160 characters', () => {
+    let deep: unknown = 1n;
+    for (let level = 0; level < 1_200; level++) deep = { child: deep };
+    const caught = (() => {
+      try {
+        encodeJson(deep, 'chunk data-x');
+      } catch (error) {
+        return error as JsonEncodingError;
+      }
+      return undefined;
+    })();
+    expect(JsonEncodingError.isInstance(caught)).toBe(true);
+    expect(caught!.type).toBe('depth > 1000');
+    expect(caught!.path.length).toBe(160);
+    expect(caught!.path).toMatch(/^\$\.child\.child.*….*child$/);
+    expect(caught!.message.length).toBeLessThan(220);
+  });
+
   it('refuses a cycle', () => {
     const value: Record<string, unknown> = { a: { b: {} } };
     (value['a'] as Record<string, Record<string, unknown>>)['b']!['back'] = value;

@@ -119,7 +119,7 @@ describe('the inspector server', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain(type);
     }
-    expect(await (await fetch(new URL('/api/info', server.url))).json()).toEqual({ agentId: 'support-desk', agentName: 'Support desk (offline)', suggestions: ['Hello!'] });
+    expect(await (await fetch(new URL('/api/info', server.url))).json()).toEqual({ agentId: 'support-desk', agentName: 'Support desk (offline)', suggestions: ['Hello!'], journal: false });
     expect((await fetch(new URL('/nope', server.url))).status).toBe(404);
   });
 

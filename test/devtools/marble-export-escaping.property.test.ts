@@ -166,10 +166,22 @@ describe('marble export: strings are data, never code (property)', () => {
     const { code } = inspector.exportMarbles(summary!.runId);
     const { file, diagnostics } = parse(code);
     expect(diagnostics).toEqual([]);
-    expect(file.statements.map((statement) => ts.SyntaxKind[statement.kind])).toEqual(['ImportDeclaration', 'FirstStatement', 'FirstStatement', 'FirstStatement']);
+    expect(file.statements.map((statement) => ts.SyntaxKind[statement.kind])).toEqual(['ImportDeclaration', 'ImportDeclaration', 'FirstStatement', 'FirstStatement', 'FirstStatement']);
     const header = comments(code)[0] ?? '';
     expect(header).not.toMatch(/[\n\r\u2028\u2029]/u);
     expect(readBack(/^\/\/ (.*): \d+ chunks/u.exec(header)?.[1] ?? '')).toBe(`Run ${summary!.runId} of agent "agent\r\nx" ("${title}")`);
+    // as an it() test: the title is also the input in the test's comment, inert there too
+    const asTest = parse(inspector.exportMarbles(summary!.runId, { test: true }).code);
+    expect(asTest.diagnostics).toEqual([]);
+    expect(asTest.file.statements.map((statement) => ts.SyntaxKind[statement.kind])).toEqual([
+      'ImportDeclaration',
+      'ImportDeclaration',
+      'ImportDeclaration',
+      'FirstStatement',
+      'FirstStatement',
+      'FirstStatement',
+      'ExpressionStatement',
+    ]);
   });
 
   it('examples: a title that closes its comment, a payload with U+2028, a lone surrogate, a template', () => {

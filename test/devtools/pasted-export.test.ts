@@ -12,6 +12,7 @@ import { createDemoAgent } from '../../examples/inspector/demo-agent.js';
 // Run run-y47uii-1 of agent "support-desk" ("Can I get a refund?"): 14 chunks, exported by the rxagent inspector.
 // Replay it with cold(diagram, values), or pin a run down with expectObservable(run$).toBe(diagram, values).
 // Chunks in ( ) were emitted together; the frames keep the run's order, not its timing.
+import type { ChunkType } from 'rxagent';
 import { createChunkBuilders, testUsage } from 'rxagent/testing';
 
 const chunk = createChunkBuilders('run-y47uii-1');
@@ -31,7 +32,7 @@ const values = {
   l: chunk.textEnd('t1'),
   m: { type: 'step-finish', runId: 'run-y47uii-1', from: 'AGENT', payload: { stepNumber: 1, messageId: 'id-3', stepResult: { reason: 'stop', isContinued: false, warnings: [] }, output: { text: 'Sorry for the short answer! You can get a full refund within 30 days: tell me the order number and I\'ll start it.', toolCalls: [], usage: testUsage({ inputTokens: 20, outputTokens: 29 }) }, response: {} } },
   n: chunk.finish('stop', { text: 'Sorry for the short answer! You can get a full refund within 30 days: tell me the order number and I\'ll start it.', usage: testUsage({ inputTokens: 40, outputTokens: 43 }) }),
-};
+} satisfies Record<string, ChunkType>;
 
 it('the pasted export reproduces the run on virtual time', () => {
   let next = 0;

@@ -2,13 +2,15 @@
  * A poison run — one that kills its worker on every attempt — ends (issue 25's "left running with
  * no job" gap), with real worker processes: three child workers (forked with `--import tsx`) work
  * its queue with `retryLimit: 1` and the shortest heartbeat pg-boss allows (10 s); the run SIGKILLs
- * whichever process runs it, mid model stream. After the second death pg-boss fails the job for
- * good and copies it to the dead-letter queue; the surviving process gives the run up. A live
- * reader in the test process gets the end: the open parts closed, then `error`
- * RunAttemptsExhaustedError { attempts: 2, lastFailure: 'job heartbeat timeout' }; nothing is
- * written or claimed after it, and the survivor never runs the run. Wall time ≈ 35 s (three forked
- * processes, two heartbeat timeouts of ≈ 11 s each): every wait is for an event or a row, never
- * asserted on time.
+ * whichever process runs it, mid model stream. Each death ends the owner's database session; a
+ * survivor's sweep fails the dead owner's attempt (what the heartbeat timeout did before, ≈ 10 s
+ * later). After the second death the job fails for good and is copied to the dead-letter queue;
+ * the surviving process gives the run up. A live reader in the test process gets the end: the
+ * open parts closed, then `error` RunAttemptsExhaustedError { attempts: 2, lastFailure: 'owner
+ * session ended' }; nothing is written or claimed after it, and the survivor never runs the run.
+ * Wall time (three forked
+ * processes; each death is seen by the survivors' owner-session sweep within a second, not after a
+ * heartbeat timeout): every wait is for an event or a row, never asserted on time.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -81,8 +83,9 @@ describe('a run that kills its worker on every attempt', () => {
     expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', terminal: 'error', epoch: retryLimit + 2, owner: survivor.name });
     const chunks = entries.map((entry) => entry.chunk);
     const last = chunks.at(-1) as ChunkType & { type: 'error' };
-    expect(last.payload.error).toMatchObject({ name: 'RunAttemptsExhaustedError', runId, attempts: retryLimit + 1, lastFailure: 'job heartbeat timeout' });
-    expect((last.payload.error as { message: string }).message).toMatch(/stopped sending heartbeats/);
+    // the survivors saw each owner's database session end (lostOwnerSweep): no heartbeat timeout to wait for
+    expect(last.payload.error).toMatchObject({ name: 'RunAttemptsExhaustedError', runId, attempts: retryLimit + 1, lastFailure: 'owner session ended' });
+    expect((last.payload.error as { message: string }).message).toMatch(/database session ended/);
     // the second owner rolled the first's attempt back (a takeover marker); the give-up closed the second's
     const markers = chunks.filter((chunk) => chunk.type === 'step-finish' && chunk.payload.stepResult.reason === 'retry');
     expect(markers).toHaveLength(1);

@@ -305,7 +305,7 @@ describe('RunWorker: bad input, nothing stored', () => {
   });
 
   it('a boss without a method the worker calls (an older pg-boss, a wrapper) → TypeError naming what is missing', () => {
-    const { getJobById: _getJobById, ...withoutGetJobById } = { createQueue: boss.createQueue.bind(boss), send: boss.send.bind(boss), work: boss.work.bind(boss), getJobById: boss.getJobById.bind(boss), offWork: boss.offWork.bind(boss) };
+    const { getJobById: _getJobById, ...withoutGetJobById } = { createQueue: boss.createQueue.bind(boss), send: boss.send.bind(boss), work: boss.work.bind(boss), getJobById: boss.getJobById.bind(boss), offWork: boss.offWork.bind(boss), schedule: boss.schedule.bind(boss) };
     expect(() => createRunWorker({ journal, boss: withoutGetJobById as never, agents: [supportAgent()] })).toThrow(/boss has no getJobById \(a started pg-boss 12/);
     expect(() => createRunWorker({ journal, boss: {} as never, agents: [supportAgent()] })).toThrow(/boss has no createQueue, send, work, getJobById, offWork/);
     expect(() => createRunWorker({ journal, boss, concurrency: -1, agents: [supportAgent()] })).toThrow(/concurrency must be an integer ≥ 0 \(got -1\)/);

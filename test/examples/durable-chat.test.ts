@@ -5,7 +5,7 @@
  * whichever instance claimed the run (pg-boss decides) is SIGKILLed mid-answer; the survivor takes
  * the run over — the client's stream goes on (reconnected to the survivor when its own instance
  * died, else read live from the journal) and ends with the whole answer once; memory holds the
- * exchange once.
+ * exchange once. Each instance's log says which one claimed the run and which one finished it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +29,8 @@ interface Instance {
   child: ChildProcess;
   url: string;
   exited: Promise<void>;
+  /** What the instance printed so far. */
+  stdout(): string;
 }
 
 let server: TestPostgres;
@@ -49,8 +51,8 @@ function startInstance(workerId: string): Promise<Instance> {
     child.stdout?.on('data', (data: Buffer) => {
       stdout += data.toString();
       const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (url !== undefined) {
-        const instance = { child, url, exited };
+      if (url !== undefined && !instances.some((known) => known.child === child)) {
+        const instance = { child, url, exited, stdout: () => stdout };
         instances.push(instance);
         resolve(instance);
       }
@@ -130,8 +132,15 @@ describe('examples/durable-chat', () => {
     const storage = new PostgresStorage({ connectionString: server.connectionString, schema });
     const db = new pg.Pool({ connectionString: server.connectionString, max: 1 });
     try {
-      const { rows } = await db.query<{ status: string; epoch: number; owner: string }>(`SELECT status, epoch, owner FROM "${schema}".runs WHERE thread_id = $1`, [chatId]);
-      expect(rows).toEqual([{ status: 'completed', epoch: 2, owner: survivor }]);
+      const { rows } = await db.query<{ id: string; status: string; epoch: number; owner: string }>(`SELECT id, status, epoch, owner FROM "${schema}".runs WHERE thread_id = $1`, [chatId]);
+      expect(rows).toEqual([{ id: expect.any(String), status: 'completed', epoch: 2, owner: survivor }]);
+      // the logs tell the same story: the killed instance claimed the run, the survivor took it over and finished it
+      const runId = rows[0]!.id;
+      const logOf = (workerId: string) => both[workerId === 'instance-a' ? 0 : 1]!.stdout();
+      expect(logOf(killed!)).toContain(`[${killed}] claimed run ${runId} (epoch 1)`);
+      expect(logOf(killed!)).not.toContain(`finished run ${runId}`);
+      expect(logOf(survivor)).toContain(`[${survivor}] claimed run ${runId} (epoch 2)\n`);
+      expect(logOf(survivor)).toContain(`[${survivor}] finished run ${runId}: completed\n`);
       const thread = await storage.getMessages({ threadId: chatId });
       expect(thread.map((message) => message.role)).toEqual(['user', 'assistant']);
       expect(thread[1]?.content.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual([ANSWER]);

@@ -3,9 +3,10 @@
  * costs nothing where it must not: no dev dependencies (nothing to build with), dist/ up to date,
  * `npm ci` (the README's quick start and .ci/run run the clone from source), or RXAGENT_SKIP_PREPARE=1.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entries, outName } from '../../scripts/entries.mjs';
 import { prepareDecision } from '../../scripts/prepare.mjs';
@@ -64,5 +65,13 @@ describe('prepare', () => {
   it("skips under `npm ci` (the quick start runs from source), builds under a git URL's or a clone's `npm install`", () => {
     expect(prepareDecision(clone({ sourcesAt: 1000 }), { npm_command: 'ci' }).build).toBe(false);
     expect(prepareDecision(clone({ sourcesAt: 1000 }), { npm_command: 'install' }).build).toBe(true);
+  });
+
+  it('prints nothing when it skips (the quick start’s `npm ci` shows nothing of rxagent’s)', () => {
+    const script = resolve(import.meta.dirname, '../../scripts/prepare.mjs');
+    for (const env of [{ npm_command: 'ci' }, { RXAGENT_SKIP_PREPARE: '1' }]) {
+      const run = spawnSync(process.execPath, [script], { env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8' });
+      expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }, JSON.stringify(env)).toEqual({ status: 0, stdout: '', stderr: '' });
+    }
   });
 });

@@ -48,6 +48,7 @@ describe('rxagent/processors barrel', () => {
         "ToolSearchProcessor",
         "UnicodeNormalizer",
         "isBadRequestError",
+        "isECONNRESETError",
         "isPrefillRejection",
         "isRetryableOpenAIResponsesStreamError",
         "isRetryableProviderError",

@@ -74,12 +74,13 @@ describe('matcher policies', () => {
 describe('delayMs', () => {
   it('a function of the processAPIError args (async allowed)', async () => {
     const delayMs = vi.fn(async ({ attempt, retryCount }: RetryDelayArgs) => 100 * attempt + retryCount);
-    const retrier = new StreamErrorRetryProcessor({ delayMs, onRetry: (event) => events.push(event.delayMs) });
+    const retrier = new StreamErrorRetryProcessor({ maxRetries: 5, delayMs, onRetry: (event) => events.push(event.delayMs) });
     const events: number[] = [];
+    // the run's retryCount (3 API-error retries so far) counts, as in the reference: this is attempt 4
     const result = await runProcessor(retrier, 'processAPIError', { error: rateLimited(), retryCount: 3 });
     expect(result.result).toEqual({ retry: true });
-    expect(events).toEqual([103]);
-    expect(delayMs.mock.calls[0]?.[0]).toMatchObject({ attempt: 1, retryCount: 3 });
+    expect(events).toEqual([403]);
+    expect(delayMs.mock.calls[0]?.[0]).toMatchObject({ attempt: 4, retryCount: 3 });
   });
 
   it("the wait is the longer of delayMs and the provider's Retry-After", async () => {

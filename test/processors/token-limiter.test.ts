@@ -9,6 +9,9 @@ import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { TokenLimiterProcessor } from '../../src/processors/token-limiter.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { mockModel } from '../../src/testing/mock-model.js';
+import { finishPart, textParts } from '../../src/testing/model-parts.js';
+import { Agent } from '../../src/loop/agent.js';
+import type { Processor } from '../../src/contract/processor-types.js';
 import { runProcessor } from '../../src/testing/run-processor.js';
 import { contextWith, dbMessage, listWith, runOutputStream, streamedText, textBlock, textMessage } from './support/harness.js';
 
@@ -131,6 +134,21 @@ describe('TokenLimiterProcessor: output', () => {
     const error = await runOutputStream([limiter], textBlock(['a b', ' c d'])).catch((caught: unknown) => caught);
     expect(TripWire.isInstance(error)).toBe(true);
     expect((error as TripWire).metadata).toEqual({ limit: 3, tokens: 4, countMode: 'cumulative' });
+  });
+
+  it('cumulative: the tokens of a rejected attempt are taken back, so the retried answer gets the whole budget (conformance kit, retried mode)', async () => {
+    const answer = mockModel({ parts: [...textParts('aaa bbb ccc ddd eee', { chunkSize: 4 }), finishPart('stop')] });
+    const rejectFirst: Processor = {
+      id: 'reject-first',
+      processOutputStep: ({ retryCount, abort }) => {
+        if (retryCount === 0) abort('Answer again.', { retry: true });
+      },
+    };
+    const limiter = new TokenLimiterProcessor({ limit: 1000, outputLimit: 3, tokenCounter: words });
+    const agent = new Agent({ id: 'limited', model: answer, outputProcessors: [limiter, rejectFirst], maxProcessorRetries: 1 });
+    const result = await agent.generate('Hi');
+    expect(answer.calls).toHaveLength(2);
+    expect(result.text).toBe('aaa bbb ccc ');
   });
 
   it('counts per run: a new run context starts from zero', async () => {

@@ -67,4 +67,26 @@ describe('UnicodeNormalizer', () => {
     // Without stripControlChars keycaps are kept as emoji.
     expect(new UnicodeNormalizer().normalize('PIN 1\uFE0F\u20E3')).toBe('PIN 1\uFE0F\u20E3');
   });
+
+  describe('messages as the reference hands them (issue 34)', () => {
+    const hookInput = (message: unknown) => ({ messages: [message] }) as unknown as Parameters<UnicodeNormalizer['processInput']>[0];
+
+    it('a text part with `text: null` is left as it is (no throw); the other parts are normalised', () => {
+      const message = { id: 'm1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: null }, { type: 'text', text: ' ｈｉ ' }] } };
+      const [result] = new UnicodeNormalizer().processInput(hookInput(message));
+      expect(result?.content.parts).toEqual([{ type: 'text', text: null }, { type: 'text', text: 'hi' }]);
+    });
+
+    it('a legacy `content` string of its own (not a mirror of the parts) is normalised on its own', () => {
+      const message = { id: 'm1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: '  part  ' }], content: '  ｃontent  ' } };
+      const [result] = new UnicodeNormalizer().processInput(hookInput(message));
+      expect(result?.content.parts).toEqual([{ type: 'text', text: 'part' }]);
+      expect(result?.content.content).toBe('content');
+    });
+
+    it('collapseWhitespace turns \\r\\n and \\r into \\n; stripControlChars keeps \\r (a line ending, not an invisible character)', () => {
+      expect(new UnicodeNormalizer().normalize('a\r\nb\rc\nd')).toBe('a\nb\nc\nd');
+      expect(new UnicodeNormalizer({ stripControlChars: true, collapseWhitespace: false }).normalize('a\rb\u0000c')).toBe('a\rbc');
+    });
+  });
 });

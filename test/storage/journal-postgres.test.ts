@@ -121,6 +121,77 @@ describe('PostgresRunJournal across instances', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("times come from the database's clock: two instances whose clocks disagree by two hours order runs, claims, commits and signals as the database saw them", async () => {
+    const hour = 3_600_000;
+    const ahead = journalOn({ now: () => new Date(Date.now() + hour) }); // an instance whose clock runs an hour ahead
+    const behind = journalOn({ now: () => new Date(Date.now() - hour) }); // and one an hour behind
+    const threadId = `thread-${randomUUID()}`;
+    const first = `run-${randomUUID()}`;
+    const second = `run-${randomUUID()}`;
+    const before = (await sql('SELECT clock_timestamp() AS t')).rows[0].t as Date;
+    await ahead.createRun({ runId: first, agentId: 'support', input: 'hi', threadId });
+    await behind.createRun({ runId: second, agentId: 'support', input: 'hi', threadId });
+    // the newest run of the thread is the one created last, whichever instance's clock said otherwise
+    expect((await ahead.activeRun(threadId))?.runId).toBe(second);
+    const { lease } = await behind.claim(first, 'instance-behind');
+    await behind.append(lease, [start(first)], commit('input'));
+    await ahead.toolCall(lease, { toolCallId: 'c1', status: 'pending', toolName: 'send', args: {} });
+    await ahead.signal(first, { kind: 'stop' });
+    const after = (await sql('SELECT clock_timestamp() AS t')).rows[0].t as Date;
+    const times = (
+      await sql(
+        `SELECT r.created_at, r.updated_at, k.created_at AS commit_at, t.updated_at AS tool_at, s.created_at AS signal_at
+         FROM "${schema}".runs r, "${schema}".run_commits k, "${schema}".run_tool_calls t, "${schema}".run_signals s
+         WHERE r.id = $1 AND k.run_id = r.id AND t.run_id = r.id AND s.run_id = r.id`,
+        [first],
+      )
+    ).rows[0] as Record<string, Date>;
+    for (const [column, time] of Object.entries(times)) {
+      expect({ column, within: time.getTime() >= before.getTime() && time.getTime() <= after.getTime() }).toEqual({ column, within: true });
+    }
+    const run = await ahead.getRun(first);
+    expect(run!.updatedAt.getTime()).toBeGreaterThanOrEqual(run!.createdAt.getTime());
+    await Promise.all([ahead.close(), behind.close()]);
+  });
+
+  it('one shared poll per journal: 200 live readers and 200 signal listeners of 200 open runs cost a statement per interval, not one per reader; a write NOTIFY never announced still reaches its readers', async () => {
+    const pool = new pg.Pool({ connectionString: connectionString(), max: 10 });
+    let statements = 0;
+    pool.on('acquire', () => statements++); // every statement of the journal takes a pooled connection
+    const journal = new PostgresRunJournal({ pool, schema, pollIntervalMs: 100 });
+    const writer = journalOn({ notify: false }); // writes no NOTIFY: only the poll can wake the readers
+    const runIds = Array.from({ length: 200 }, () => `run-${randomUUID()}`);
+    const leases = await Promise.all(
+      runIds.map(async (runId) => {
+        await writer.createRun({ runId, agentId: 'support', input: 'hi' });
+        const { lease } = await writer.claim(runId, 'instance-w');
+        await writer.append(lease, [start(runId)], commit('input'));
+        return lease;
+      }),
+    );
+    const readers = runIds.map((runId) => collect(journal, runId));
+    const signals = runIds.map((runId) => journal.signals$(runId).subscribe({ error: () => undefined }));
+    await until(() => readers.every((reader) => reader.entries.length === 1), 'every reader at its first entry');
+    // the listeners' first reads done and the first polls past: a 300 ms window with at most 4 statements
+    for (let last = -1, rounds = 0; (last === -1 || statements - last > 4) && rounds < 15; rounds++) {
+      last = statements;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    statements = 0;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const idle = statements;
+    // 2 s at 100 ms: about 20 polls (one per reader would be 400 readers × 20 = 8,000)
+    expect(idle).toBeGreaterThan(0);
+    expect(idle).toBeLessThanOrEqual(30);
+    for (const [index, lease] of leases.slice(0, 3).entries()) await writer.append(lease, [delta(lease.runId, `${index}`)]);
+    await until(() => readers.slice(0, 3).every((reader) => reader.entries.length === 2), 'the polled readers woken');
+    expect(readers.slice(3).every((reader) => reader.entries.length === 1)).toBe(true);
+    for (const subscription of signals) subscription.unsubscribe();
+    await Promise.all([journal.close(), writer.close()]);
+    await Promise.all(readers.map((reader) => reader.done));
+    await pool.end();
+  });
+
   it('a takeover on B fences A: its append, tool transition and memory save are refused, nothing stored', async () => {
     const a = journalOn();
     const b = journalOn();

@@ -1,7 +1,7 @@
 // The chat: sends the conversation as UIMessages to POST /api/chat and reads the AI SDK UI message
 // stream it answers with (what useChat does), in plain JavaScript.
 
-const messages = []; // UIMessage[], sent back with every request
+let messages = []; // UIMessage[], sent back with every request
 let nextId = 0;
 const newId = () => 'm' + ++nextId + '-' + Math.random().toString(36).slice(2, 8);
 
@@ -95,6 +95,68 @@ async function readStream(body, onChunk) {
       if (data !== '' && data !== '[DONE]') onChunk(JSON.parse(data));
     }
   }
+}
+
+/**
+ * The assistant's reply of a recorded run, as a UIMessage, from its chunk events: the text of
+ * accepted attempts (a step a processor sent back, or a dead owner's attempt a takeover closed,
+ * is left out, as a UI drops it), tool calls with their results, a tripwire's notice, an error.
+ */
+export function replyOf(events) {
+  const reply = { id: 'reply', role: 'assistant', parts: [] };
+  let step = [];
+  for (const event of events) {
+    if (event.type !== 'chunk') continue;
+    const chunk = event.chunk && typeof event.chunk === 'object' ? event.chunk : {};
+    const payload = chunk.payload ?? {};
+    switch (event.chunkType) {
+      case 'step-start':
+        step = [];
+        break;
+      case 'text-delta': {
+        const last = step.at(-1);
+        if (last && last.type === 'text' && last.id === payload.id) last.text += payload.text ?? '';
+        else step.push({ type: 'text', id: payload.id, text: payload.text ?? '' });
+        break;
+      }
+      case 'tool-call':
+        step.push({ type: 'tool-' + payload.toolName, toolCallId: payload.toolCallId, state: 'input-available', input: payload.args ?? payload.input });
+        break;
+      case 'tool-result': {
+        const part = step.find((candidate) => candidate.toolCallId === payload.toolCallId);
+        if (part) Object.assign(part, { state: 'output-available', output: payload.result });
+        break;
+      }
+      case 'step-finish':
+        if (!(payload.stepResult && payload.stepResult.reason === 'retry')) reply.parts.push(...step.map(({ id, ...part }) => part));
+        step = [];
+        break;
+      case 'tripwire':
+        reply.parts = [{ type: 'data-tripwire', data: { processorId: payload.processorId, reason: payload.reason } }];
+        break;
+      case 'error':
+        reply.errorText = typeof payload.error === 'object' && payload.error ? String(payload.error.message ?? 'error') : String(payload.error ?? 'error');
+        break;
+    }
+  }
+  return reply;
+}
+
+/**
+ * Shows a recorded run's conversation in the chat (its messages as the page sent them, then its
+ * reply from the record): the chat follows the selected run, and the next message continues it.
+ * A run with no messages (opened from a journal, traced by an app) shows its reply alone.
+ */
+export function showRun(record) {
+  const send = document.getElementById('send');
+  if (send.disabled) return; // a reply is streaming: the chat stays on it
+  const asked = Array.isArray(record.messages) ? record.messages.map((message) => ({ ...message, id: message.id ?? newId() })) : [];
+  const reply = replyOf(record.events);
+  reply.id = newId();
+  messages = [...asked, reply];
+  const view = document.getElementById('messages');
+  view.dataset.runId = record.runId;
+  render(view);
 }
 
 /** Wires the chat form and the suggestion chips. */

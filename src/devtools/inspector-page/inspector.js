@@ -1,7 +1,7 @@
 // The inspector page: a chat with the agent (an AI SDK UI message stream from POST /api/chat), the
 // runs it recorded, and the selected run as a marble timeline, live from GET /api/events.
 import { buildTimeline, renderTimeline, COLUMN_WIDTH } from './timeline.js';
-import { startChat } from './chat.js';
+import { startChat, showRun } from './chat.js';
 
 const PART_TYPE = 'data-rxagent-inspector';
 const $ = (id) => document.getElementById(id);
@@ -12,6 +12,8 @@ let selectedRunId;
 let selected; // { seq, lane }
 let follow = true;
 let renderQueued = false;
+/** The run named in the address (`#run=<id>`): selected again after a reload. */
+const linked = new URLSearchParams(location.hash.slice(1)).get('run') ?? undefined;
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -59,7 +61,7 @@ function applyEvent(run, event) {
 
 function onEvent(event) {
   if (event.type === 'run-start') {
-    const run = addRun({ runId: event.runId, agentId: event.agentId, title: event.title, startedAt: event.startedAt, status: 'running', chunkCount: 0, eventCount: 0, truncated: false }, []);
+    const run = addRun({ runId: event.runId, agentId: event.agentId, title: event.title, startedAt: event.startedAt, status: 'running', chunkCount: 0, eventCount: 0, truncated: false, source: event.source ?? 'live' }, []);
     applyEvent(run, event);
     if (follow) select(event.runId);
   } else {
@@ -92,31 +94,81 @@ function connectFeed() {
     if (chunk.type !== PART_TYPE) return;
     if (chunk.data.type === 'hello') {
       for (const summary of chunk.data.runs) addRun(summary);
-      if (selectedRunId === undefined && chunk.data.runs.length > 0) select(chunk.data.runs[chunk.data.runs.length - 1].runId);
+      if (selectedRunId === undefined && linked !== undefined && runs.has(linked)) {
+        // a reload: the run in the address again, its timeline and its conversation
+        follow = false;
+        select(linked, { chat: true });
+      } else if (selectedRunId === undefined && chunk.data.runs.length > 0) select(chunk.data.runs[chunk.data.runs.length - 1].runId);
       queueRender();
     } else onEvent(chunk.data);
   };
 }
 
-async function load(run) {
+async function load(run, { chat = false } = {}) {
   const response = await fetch('/api/runs/' + encodeURIComponent(run.summary.runId));
   if (!response.ok) return;
-  const record = await response.json();
+  adopt(run, await response.json(), { chat });
+}
+
+/** A run's whole record (loaded, or opened from the journal) into the page. */
+function adopt(run, record, { chat = false } = {}) {
   const last = record.events.length === 0 ? -1 : record.events[record.events.length - 1].seq;
   run.events = [];
   for (const event of record.events) applyEvent(run, event);
   for (const event of run.pending) if (event.seq > last) applyEvent(run, event);
   run.pending = [];
-  Object.assign(run.summary, { status: record.status, durationMs: record.durationMs, chunkCount: record.chunkCount, truncated: record.truncated });
+  run.messages = record.messages;
+  Object.assign(run.summary, { status: record.status, durationMs: record.durationMs, chunkCount: record.chunkCount, truncated: record.truncated, source: record.source, journal: record.journal });
+  if (chat && selectedRunId === run.summary.runId) showRun({ runId: run.summary.runId, messages: run.messages, events: run.events });
   queueRender();
 }
 
-function select(runId) {
+/** Selects a run; `chat`: the chat shows its conversation too (a run the user picked, or a reload). */
+function select(runId, { chat = false } = {}) {
   if (selectedRunId !== runId) selected = undefined;
   selectedRunId = runId;
+  history.replaceState(null, '', '#run=' + encodeURIComponent(runId));
   const run = runs.get(runId);
-  if (run && run.events === null) load(run);
+  // a live run's events may still be coming: load its record again to show the conversation as it stands
+  if (run && (run.events === null || (chat && run.summary.status !== 'running'))) load(run, { chat });
+  else if (run && chat) showRun({ runId, messages: run.messages, events: run.events });
   queueRender();
+}
+
+// ---- the journal ---------------------------------------------------------------------------------
+
+async function loadJournal() {
+  const response = await fetch('/api/journal');
+  if (!response.ok) return;
+  const { runs: listed } = await response.json();
+  $('journal-list').replaceChildren(
+    ...listed.map((run) => {
+      const item = el('li');
+      const button = el('button', 'journal-item');
+      button.type = 'button';
+      Object.assign(button.dataset, { testid: 'journal-item', runId: run.runId, status: run.status, epoch: String(run.epoch) });
+      button.title = `${run.runId} · ${run.agentId} · ${run.status} · epoch ${run.epoch}${run.owner ? ' · ' + run.owner : ''} · updated ${run.updatedAt}`;
+      button.append(el('span', 'run-title', run.runId), el('span', 'badge ' + run.status, run.epoch > 1 ? `${run.status} · taken over` : run.status));
+      button.addEventListener('click', () => openJournalRun(run.runId));
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+/** Opens a journaled run (the server reads it from the journal) and selects it. */
+async function openJournalRun(runId) {
+  const response = await fetch('/api/journal/runs/' + encodeURIComponent(runId));
+  if (!response.ok) return;
+  const record = await response.json();
+  runs.delete(runId); // opened again: the journal's current record replaces the one kept
+  const { events, messages, ...summary } = record;
+  const run = addRun(summary, null);
+  follow = false;
+  selectedRunId = runId;
+  selected = undefined;
+  history.replaceState(null, '', '#run=' + encodeURIComponent(runId));
+  adopt(run, record, { chat: true });
 }
 
 // ---- rendering ----------------------------------------------------------------------------------
@@ -132,7 +184,7 @@ function renderRunList() {
       button.append(el('span', 'run-title', summary.title || '(no text)'), el('span', 'badge ' + summary.status, summary.status));
       button.addEventListener('click', () => {
         follow = summary.runId === [...runs.keys()].at(-1);
-        select(summary.runId);
+        select(summary.runId, { chat: true });
       });
       item.append(button);
       return item;
@@ -150,13 +202,21 @@ function renderHeader(run) {
   const facts = [`${summary.agentId}`, `${summary.chunkCount} chunks`];
   if (summary.durationMs !== undefined) facts.push(`${summary.durationMs} ms`);
   if (summary.truncated) facts.push('truncated (past the caps)');
+  if (summary.journal) facts.push(`journal: ${summary.journal.status}`, `epoch ${summary.journal.epoch}`, ...(summary.journal.owner ? [`owner ${summary.journal.owner}`] : []));
   const meta = el('p', 'run-meta', facts.join(' · '));
+  const parts = [title, meta];
+  if (summary.source === 'journal') {
+    // what the journal lacks is said, not drawn: no processor lanes are made up
+    const note = el('p', 'journal-note', 'Opened from the journal: it keeps the chunks only, so there are no processor or judge lanes. Columns are journal entries; a takeover is marked where another owner took the run over.');
+    note.dataset.testid = 'journal-note';
+    parts.push(note);
+  }
   const exportButton = el('button', 'export-button', 'Export marbles');
   exportButton.type = 'button';
   exportButton.dataset.testid = 'export-marbles';
   exportButton.disabled = summary.status === 'running' || summary.truncated;
   exportButton.addEventListener('click', () => exportMarbles(summary.runId));
-  header.replaceChildren(title, meta, exportButton);
+  header.replaceChildren(...parts, exportButton);
 }
 
 function block(label, value) {
@@ -213,7 +273,7 @@ function render() {
   if (run && run.events) {
     const live = run.summary.status === 'running';
     const atEnd = container.scrollLeft + container.clientWidth >= container.scrollWidth - COLUMN_WIDTH.max * 2;
-    renderTimeline(container, buildTimeline(run.events), {
+    renderTimeline(container, buildTimeline(run.events, { source: run.summary.source }), {
       selectedSeq: selected?.seq,
       selectedLane: selected?.lane,
       onSelect: (marble) => {
@@ -228,14 +288,19 @@ function render() {
 
 // ---- export -------------------------------------------------------------------------------------
 
+let exportedRunId;
+
 async function exportMarbles(runId) {
-  const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/marbles');
+  exportedRunId = runId;
+  const asTest = $('export-as-test').checked ? '?test=1' : '';
+  const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/marbles' + asTest);
   const body = await response.json();
   $('export-code').textContent = response.ok ? body.code : body.message;
-  $('export-dialog').showModal();
+  if (!$('export-dialog').open) $('export-dialog').showModal();
 }
 
 $('close-export').addEventListener('click', () => $('export-dialog').close());
+$('export-as-test').addEventListener('change', () => exportedRunId !== undefined && exportMarbles(exportedRunId));
 $('copy-export').addEventListener('click', async () => {
   try {
     await navigator.clipboard.writeText($('export-code').textContent);
@@ -255,5 +320,10 @@ fetch('/api/info')
     const chips = info.suggestions ?? [];
     $('suggestions').replaceChildren(...chips.map((text) => el('button', 'chip', text)));
     startChat({ onSend: () => (follow = true) });
+    if (info.journal) {
+      $('journal').hidden = false;
+      $('journal-refresh').addEventListener('click', loadJournal);
+      loadJournal();
+    }
   });
 connectFeed();

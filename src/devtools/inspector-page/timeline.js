@@ -6,7 +6,7 @@
 export const COLUMN_WIDTH = { min: 12, max: 24 };
 
 /** Shapes and colours tell outcomes apart (see the CSS); these few also get a sign. */
-const GLYPHS = { retry: '↻', error: '!' };
+const GLYPHS = { retry: '↻', error: '!', takeover: '⇄' };
 
 /** The colour family of a chunk type. */
 export function kindOf(chunkType) {
@@ -38,7 +38,8 @@ function shortText(payload) {
  * Lanes keep the order they first appear in (the pipeline's order), with "model stream" before the
  * first processOutputStream lane, and "tools" and "run output" last.
  */
-export function buildTimeline(events) {
+export function buildTimeline(events, { source = 'live' } = {}) {
+  const journal = source === 'journal';
   const lanes = new Map();
   const marbles = [];
   const bands = [];
@@ -74,10 +75,15 @@ export function buildTimeline(events) {
     } else if (event.type === 'judge') {
       const key = lane(`judge:${event.processorId}`, event.processorId, `judge · ${event.modelId}`);
       marbles.push({ event, lane: key, column: event.column, outcome: event.outcome === 'ok' ? 'judge' : 'judge-error', kind: 'judge', title: `${event.processorId} asked ${event.provider}/${event.modelId} · ${event.outcome} · ${event.duration} ms` });
+    } else if (event.type === 'takeover') {
+      // a journaled run: another owner claimed the run and wrote the chunks from here on
+      const title = `taken over: epoch ${event.previousEpoch} → ${event.epoch} (another owner claimed the run)`;
+      marbles.push({ event, lane: lane('owners', 'owners', 'epochs, from the journal', -1), column: event.column, outcome: 'takeover', kind: 'control', title });
     } else if (event.type === 'chunk') {
       const kind = kindOf(event.chunkType);
       const outcome = event.chunkType === 'tripwire' ? 'abort' : event.chunkType === 'error' ? 'error' : 'pass';
-      marbles.push({ event, lane: lane('output', 'run output', 'what the subscriber got', 2), column: event.column, outcome, kind, title: `#${event.index} ${event.chunkType} ${event.label ? JSON.stringify(event.label) : ''}` });
+      const output = journal ? lane('output', 'run output', 'the chunks, from the journal', 2) : lane('output', 'run output', 'what the subscriber got', 2);
+      marbles.push({ event, lane: output, column: event.column, outcome, kind, title: `#${event.index} ${event.chunkType} ${event.label ? JSON.stringify(event.label) : ''}` });
       if (event.chunkType === 'tool-call' || event.chunkType === 'tool-result' || event.chunkType === 'tool-error') {
         const glyph = event.chunkType === 'tool-call' ? 'call' : event.chunkType === 'tool-result' ? 'result' : 'error';
         marbles.push({ event, lane: lane('tools', 'tools', 'calls and results', 1), column: event.column, outcome: glyph === 'error' ? 'error' : 'pass', kind: 'tool', glyph: glyph === 'call' ? '⚙' : glyph === 'result' ? '✓' : '!', title: `${event.label} · ${glyph}` });
@@ -86,12 +92,15 @@ export function buildTimeline(events) {
       if (event.chunkType === 'step-finish') {
         const step = event.chunk && event.chunk.payload ? event.chunk.payload.stepNumber : undefined;
         const open = openSteps.get(step);
-        const reason = event.chunk && event.chunk.payload && event.chunk.payload.stepResult ? event.chunk.payload.stepResult.reason : '';
+        const stepResult = event.chunk && event.chunk.payload && event.chunk.payload.stepResult ? event.chunk.payload.stepResult : {};
+        const reason = stepResult.reason ?? '';
+        // a takeover marker: the new owner closed the attempt its dead predecessor left open
+        const takenOver = reason === 'retry' && stepResult.takeover ? stepResult.takeover : undefined;
         if (open) {
           openSteps.delete(step);
           const attempt = open.attempt > 1 ? ` · attempt ${open.attempt}` : '';
-          const verdict = reason === 'retry' ? ' · rejected ↻' : reason === 'tripwire' ? ' · tripwire' : '';
-          bands.push({ from: open.from, to: event.column, label: `step ${step}${attempt}${verdict}`, kind: reason === 'retry' ? 'retry' : reason === 'tripwire' ? 'abort' : 'step' });
+          const verdict = takenOver ? ` · taken over (epoch ${takenOver.epoch})` : reason === 'retry' ? ' · rejected ↻' : reason === 'tripwire' ? ' · tripwire' : '';
+          bands.push({ from: open.from, to: event.column, label: `step ${step}${attempt}${verdict}`, kind: takenOver ? 'takeover' : reason === 'retry' ? 'retry' : reason === 'tripwire' ? 'abort' : 'step' });
         }
       }
     }
@@ -104,7 +113,22 @@ export function buildTimeline(events) {
     const owner = ordered.findIndex((candidate) => candidate.key.startsWith('hook:') && candidate.title === judge.title);
     ordered.splice(owner === -1 ? ordered.length : owner + 1, 0, judge);
   }
-  return { lanes: ordered, marbles, bands, columns, columnTime };
+  return { lanes: ordered, marbles, bands, columns, columnTime, source };
+}
+
+/**
+ * The ruler's labels: columns are passes (a chunk's way through the processors, or a hook phase),
+ * not a time axis; each tick names its pass and when it began. A journaled run has no times, only
+ * the order of its entries (its virtual time: entry n at frame n).
+ */
+export function rulerLabels(timeline) {
+  const journal = timeline.source === 'journal';
+  return {
+    label: journal ? 'entry' : 'pass · ms',
+    title: journal ? 'columns are journal entries, in order (replayed on virtual time: entry n at frame n)' : 'columns are passes, not a time axis: each tick names its pass and the ms since the run started when it began',
+    tick: (column, t) => (journal ? `#${Math.round(t)}` : `${column} · ${Math.round(t)} ms`),
+    tickTitle: (column, t) => (journal ? `journal entry ${Math.round(t)}` : `pass ${column}, began ${t} ms after the run started`),
+  };
 }
 
 function el(tag, className, text) {
@@ -125,14 +149,20 @@ export function renderTimeline(container, timeline, { selectedSeq, selectedLane,
   grid.style.setProperty('--marble', Math.min(16, COLUMN - 3) + 'px');
 
   const ruler = el('div', 'tl-row tl-ruler');
-  ruler.append(el('div', 'tl-label', 'ms'));
+  const labels = rulerLabels(timeline);
+  const rulerLabel = el('div', 'tl-label', labels.label);
+  rulerLabel.title = labels.title;
+  rulerLabel.dataset.testid = 'ruler-label';
+  ruler.append(rulerLabel);
   const ticks = el('div', 'tl-track');
   let lastTick = -Infinity;
   for (let column = 0; column < timeline.columns; column++) {
     const t = timeline.columnTime.get(column);
-    if (t === undefined || (column - lastTick) * COLUMN < 80) continue;
+    if (t === undefined || (column - lastTick) * COLUMN < 90) continue;
     lastTick = column;
-    const tick = el('span', 'tl-tick', String(Math.round(t)));
+    const tick = el('span', 'tl-tick', labels.tick(column, t));
+    tick.title = labels.tickTitle(column, t);
+    tick.dataset.testid = 'ruler-tick';
     tick.style.left = column * COLUMN + 'px';
     ticks.append(tick);
   }

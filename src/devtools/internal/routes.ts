@@ -11,7 +11,7 @@ import type { ChunkType } from '../../contract/index.js';
 import type { AgentCallOptions, AgentInput } from '../../loop/index.js';
 import { fromUIMessages, toUIMessageStream } from '../../ai-sdk/index.js';
 import { InspectorError } from '../errors/inspector-error.js';
-import type { Inspector } from '../inspector.js';
+import type { InspectableJournal, Inspector } from '../inspector.js';
 import type { PageAssets } from '../page-assets.js';
 
 /** What the routes serve. */
@@ -23,6 +23,8 @@ export interface InspectorRoutesContext {
   suggestions: readonly string[];
   /** Host names the server answers to (loopback names and the one it listens on). */
   hosts: ReadonlySet<string>;
+  /** The journal whose runs the page lists and opens, if any. */
+  journal?: InspectableJournal;
 }
 
 /** The UI part type the live feed sends events as. */
@@ -63,10 +65,12 @@ async function chat(context: InspectorRoutesContext, request: IncomingMessage, r
   }
   let input: AgentInput;
   let title: string;
+  let messages: UIMessage[];
   try {
     const body = (await readJson(request)) as { messages?: unknown };
     if (!Array.isArray(body?.messages)) throw new TypeError('expected { "messages": UIMessage[] }');
-    title = lastUserText(body.messages as UIMessage[]);
+    messages = body.messages as UIMessage[];
+    title = lastUserText(messages);
     input = fromUIMessages(body.messages as UIMessage[]) as AgentInput;
   } catch (error) {
     send(response, 400, `Bad request: ${error instanceof Error ? error.message : String(error)}`);
@@ -76,6 +80,7 @@ async function chat(context: InspectorRoutesContext, request: IncomingMessage, r
   const run$ = inspector.trace(({ tracingContext, runId }) => agent.stream$(input, { ...callOptions, tracingContext, runId }), {
     agentId: agent.id,
     title,
+    messages, // the page's chat shows the selected run's conversation, after a reload too
   });
   // the browser going away cancels the stream, which unsubscribes the run
   const stream = toUIMessageStream(run$, { onError: (error) => (error instanceof Error ? error.message : String(error)) });
@@ -100,13 +105,26 @@ function events(context: InspectorRoutesContext, response: ServerResponse): Prom
   return pipeUIMessageStreamToResponse({ response, stream, keepAliveMs: 15_000 });
 }
 
-function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined): void {
+function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined, query: URLSearchParams): void {
   try {
     if (what === undefined) sendJson(response, 200, context.inspector.run(runId));
     else if (what === 'marbles') {
-      const { diagram, code, exact } = context.inspector.exportMarbles(runId);
+      const { diagram, code, exact } = context.inspector.exportMarbles(runId, { test: query.get('test') === '1' });
       sendJson(response, 200, { diagram, code, exact });
     } else send(response, 404, 'Not found');
+  } catch (error) {
+    if (!InspectorError.isInstance(error)) throw error;
+    sendJson(response, error.reason === 'unknown-run' ? 404 : 409, { error: error.reason, message: error.message });
+  }
+}
+
+/** The journal's recent runs, and one opened by id (its record, kept by the inspector from then on). */
+async function journalRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string | undefined): Promise<void> {
+  const { journal, inspector } = context;
+  if (journal === undefined) return sendJson(response, 404, { error: 'no-journal', message: 'This inspector was started without a journal (inspect(agent, { journal })).' });
+  try {
+    if (runId === undefined) return sendJson(response, 200, { runs: await inspector.journalRuns(journal) });
+    return sendJson(response, 200, await inspector.openJournalRun(journal, runId));
   } catch (error) {
     if (!InspectorError.isInstance(error)) throw error;
     sendJson(response, error.reason === 'unknown-run' ? 404 : 409, { error: error.reason, message: error.message });
@@ -126,11 +144,16 @@ export async function handleRequest(context: InspectorRoutesContext, request: In
   if (request.method === 'GET') {
     const asset = context.assets.get(path === '/' ? '/index.html' : path);
     if (asset !== undefined) return send(response, 200, asset.body, asset.type);
-    if (path === '/api/info') return sendJson(response, 200, { agentId: context.agent.id, agentName: context.agent.name ?? context.agent.id, suggestions: context.suggestions });
+    if (path === '/api/info') {
+      return sendJson(response, 200, { agentId: context.agent.id, agentName: context.agent.name ?? context.agent.id, suggestions: context.suggestions, journal: context.journal !== undefined });
+    }
+    if (path === '/api/journal') return journalRoute(context, response, undefined);
+    const opened = /^\/api\/journal\/runs\/([^/]+)$/.exec(path);
+    if (opened !== null) return journalRoute(context, response, decodeURIComponent(opened[1] as string));
     if (path === '/api/runs') return sendJson(response, 200, context.inspector.runs());
     if (path === '/api/events') return events(context, response);
     const match = /^\/api\/runs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
-    if (match !== null) return runRoute(context, response, decodeURIComponent(match[1] as string), match[2]);
+    if (match !== null) return runRoute(context, response, decodeURIComponent(match[1] as string), match[2], url.searchParams);
   } else if (request.method === 'POST' && path === '/api/chat') {
     return chat(context, request, response);
   }

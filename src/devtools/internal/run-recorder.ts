@@ -7,6 +7,7 @@ import type {
   ChunkEvent,
   HookEvent,
   InspectorEvent,
+  InspectorJournalFacts,
   InspectorRunRecord,
   InspectorRunStatus,
   InspectorRunSummary,
@@ -16,7 +17,9 @@ import type {
   RevisedEvent,
   RunEndEvent,
   RunStartEvent,
+  TakeoverEvent,
 } from '../inspector-events.js';
+import { hookOutcome } from './hook-outcome.js';
 import { hookArgsPayload, toPayload } from './payload.js';
 
 /** The caps of one run's record. */
@@ -46,12 +49,24 @@ function labelOf(chunk: ChunkType): string {
   return text.length > 24 ? `${text.slice(0, 23)}…` : text;
 }
 
+/**
+ * Where a recorder's time comes from: `live` — `performance.now()` since the run started, and
+ * chunks of one synchronous burst share a marble frame; a virtual clock (a run replayed from a
+ * journal) — its `now()` is the time, and each chunk is a frame at that time.
+ */
+export type RecorderClock = { kind: 'live' } | { kind: 'virtual'; now: () => number };
+
 /** Records one run. Every method is safe to call after the run ended (it then does nothing). */
 export class RunRecorder {
   readonly runId: string;
   readonly agentId: string;
   readonly title: string;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
+  readonly source: 'live' | 'journal';
+  readonly journal: InspectorJournalFacts | undefined;
+  /** The conversation the run was asked (as the page sent it), shown in the page's chat. */
+  readonly messages: Payload | undefined;
+  readonly #clock: RecorderClock;
   readonly #origin = performance.now();
   readonly #caps: RunCaps;
   readonly #emit: (event: InspectorEvent) => void;
@@ -81,13 +96,28 @@ export class RunRecorder {
   #burst = 0;
   #burstOpen = false;
 
-  constructor(options: { runId: string; agentId: string; title: string; caps: RunCaps; emit: (event: InspectorEvent) => void }) {
+  constructor(options: {
+    runId: string;
+    agentId: string;
+    title: string;
+    caps: RunCaps;
+    emit: (event: InspectorEvent) => void;
+    clock?: RecorderClock;
+    startedAt?: number;
+    journal?: InspectorJournalFacts;
+    messages?: unknown;
+  }) {
     this.runId = options.runId;
     this.agentId = options.agentId;
     this.title = options.title;
     this.#caps = options.caps;
     this.#emit = options.emit;
-    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt });
+    this.#clock = options.clock ?? { kind: 'live' };
+    this.startedAt = options.startedAt ?? Date.now();
+    this.journal = options.journal;
+    this.source = options.journal === undefined ? 'live' : 'journal';
+    this.messages = options.messages === undefined ? undefined : toPayload(options.messages);
+    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt, source: this.source });
   }
 
   get ended(): boolean {
@@ -95,6 +125,7 @@ export class RunRecorder {
   }
 
   #now(): number {
+    if (this.#clock.kind === 'virtual') return this.#clock.now();
     return Math.round((performance.now() - this.#origin) * 10) / 10;
   }
 
@@ -180,20 +211,21 @@ export class RunRecorder {
   }
 
   #outcome(report: ProcessorHookEvent, stream: boolean): MarbleOutcome {
+    // a drop is not final while its step streams: drawn held until released or the step ends
+    if (report.outcome === 'drop') return stream ? 'hold' : 'drop';
     if (report.outcome !== 'pass') return report.outcome;
     if (!('output' in report)) return 'pass';
-    const { input, output } = report;
-    if (stream) {
-      if (output === input) return 'pass';
-      return JSON.stringify(toPayload(output)) === JSON.stringify(toPayload(input)) ? 'pass' : 'rewrite';
-    }
-    return output === undefined ? 'pass' : 'rewrite';
+    return hookOutcome(report.hook, report.input, report.output);
   }
 
-  /** A drop may be a hold: released when the processor later emits a chunk of that stream it was not given. */
+  /**
+   * A chunk a processor did not pass on is held while its step streams: released when the
+   * processor later emits a chunk of that stream it was not given, dropped if the step ends first
+   * (see {@link RunRecorder.#settleHolds}).
+   */
   #trackHolds(event: HookEvent, report: ProcessorHookEvent): void {
     const pending = this.#pendingDrops.get(event.processorId) ?? [];
-    if (event.outcome === 'drop') {
+    if (event.outcome === 'hold') {
       pending.push({ event, channel: channelOf(report.input) });
       this.#pendingDrops.set(event.processorId, pending);
       return;
@@ -206,11 +238,18 @@ export class RunRecorder {
       event.processorId,
       pending.filter((drop) => drop.channel !== channel),
     );
-    for (const drop of released) {
-      drop.event.outcome = 'hold';
-      drop.event.releasedBy = event.seq;
-    }
+    for (const drop of released) drop.event.releasedBy = event.seq;
     this.#push<RevisedEvent>({ type: 'revised', outcome: 'hold', seqs: released.map((drop) => drop.event.seq), releasedBy: event.seq, column: event.column });
+  }
+
+  /** The step ended (or the run did): what was held and never released was dropped. */
+  #settleHolds(): void {
+    const unreleased = [...this.#pendingDrops.values()].flat().map((drop) => drop.event);
+    this.#pendingDrops.clear();
+    if (unreleased.length === 0) return;
+    for (const event of unreleased) event.outcome = 'drop';
+    const last = unreleased[unreleased.length - 1] as HookEvent;
+    this.#push<RevisedEvent>({ type: 'revised', outcome: 'drop', seqs: unreleased.map((event) => event.seq), column: last.column });
   }
 
   /** A model call of a model-backed processor (`tracingContext.onJudge`). */
@@ -232,8 +271,9 @@ export class RunRecorder {
     );
   }
 
-  /** Chunks emitted in one synchronous burst share a group (a frame of the marble diagram). */
+  /** Chunks emitted in one synchronous burst share a group (a frame of the marble diagram); on a virtual clock, its time is the frame. */
   #group(): number {
+    if (this.#clock.kind === 'virtual') return this.#clock.now();
     if (!this.#burstOpen) {
       this.#burstOpen = true;
       this.#burst += 1;
@@ -268,7 +308,7 @@ export class RunRecorder {
       ...(known === undefined ? {} : { column: known }),
     });
     if (chunk.type === 'step-finish') {
-      this.#pendingDrops.clear();
+      this.#settleHolds();
       this.#step = undefined;
       const reason = (chunk.payload as { stepResult?: { reason?: unknown } }).stepResult?.reason;
       if (reason === 'retry') this.#attempt += 1;
@@ -279,11 +319,20 @@ export class RunRecorder {
     }
   }
 
+  /** A run replayed from a journal: the chunks from here on were written by the owner of `epoch`. */
+  takeover(epoch: number, previousEpoch: number): void {
+    if (this.ended) return;
+    this.#lastPhase = undefined;
+    this.#push<TakeoverEvent>({ type: 'takeover', epoch, previousEpoch });
+  }
+
   /** The run ended (its terminal chunk, an error notification, or an unsubscription). */
   end(status: Exclude<InspectorRunStatus, 'running'>): void {
     if (this.ended) return;
+    this.#settleHolds();
     this.status = status;
-    this.endedAt = Date.now();
+    // a journaled run ended when its record last changed, not when it was opened
+    this.endedAt = this.journal?.updatedAt ?? Date.now();
     this.#push<RunEndEvent>({ type: 'run-end', status, droppedEvents: this.droppedEvents, droppedChunks: this.droppedChunks });
   }
 
@@ -298,10 +347,12 @@ export class RunRecorder {
       chunkCount: this.#chunkIndex,
       eventCount: this.events.length,
       truncated: this.droppedEvents > 0 || this.droppedChunks > 0,
+      source: this.source,
+      ...(this.journal === undefined ? {} : { journal: { ...this.journal } }),
     };
   }
 
   record(): InspectorRunRecord {
-    return { ...this.summary(), events: [...this.events] };
+    return { ...this.summary(), ...(this.messages === undefined ? {} : { messages: this.messages }), events: [...this.events] };
   }
 }

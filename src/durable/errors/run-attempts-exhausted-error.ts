@@ -6,6 +6,8 @@ const marker = Symbol.for('rxagent.error.RunAttemptsExhaustedError');
 const pgBossFailures: Record<string, string> = {
   'job heartbeat timeout': 'its worker stopped sending heartbeats (it died, hung or lost the database)',
   'job timed out': 'it ran past queue.expireInSeconds',
+  // written by a surviving worker (lostOwnerSweep), not pg-boss: the owner's database session ended
+  'owner session ended': "its worker's database session ended (the process died or lost the database)",
 };
 
 /**

@@ -10,6 +10,7 @@ interface CheckedOptions {
   readonly concurrency?: number;
   readonly retention?: unknown;
   readonly queue?: { readonly heartbeatSeconds?: number; readonly retryLimit?: number; readonly expireInSeconds?: number };
+  readonly lostOwnerSweep?: false | { readonly intervalMs?: number };
 }
 
 function checkCount(name: string, value: number | undefined, minimum: number): void {
@@ -35,6 +36,11 @@ export function checkWorkerOptions(options: CheckedOptions): void {
   checkCount('queue.heartbeatSeconds', options.queue?.heartbeatSeconds, 10);
   checkCount('queue.retryLimit', options.queue?.retryLimit, 0);
   checkCount('queue.expireInSeconds', options.queue?.expireInSeconds, 1);
+  const sweep = options.lostOwnerSweep;
+  if (sweep !== undefined && sweep !== false && (typeof sweep !== 'object' || sweep === null)) {
+    throw new TypeError(`createRunWorker: lostOwnerSweep must be false or { intervalMs } (got ${String(sweep)}).`);
+  }
+  if (sweep !== undefined && sweep !== false) checkCount('lostOwnerSweep.intervalMs', sweep.intervalMs, 50);
 }
 
 /**

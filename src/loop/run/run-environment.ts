@@ -14,6 +14,7 @@ import { demandOf } from '../../operators/demand.js';
 import type { DemandGate } from '../../contract/demand-gate.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { Processor } from '../../contract/processor-types.js';
+import { asProcessors } from '../../contract/processor-types.js';
 import { RequestContext } from '../../contract/request-context.js';
 import type { Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
@@ -171,9 +172,9 @@ export function createEnvironment(
           })
         : noMemoryProcessors;
     return thenMaybe(memory, (memoryProcessors): RunSetUp => {
-      const inputProcessors = [...memoryProcessors.input, ...(agentInput ?? [])];
-      const outputProcessors = [...(agentOutput ?? []), ...memoryProcessors.output];
-      const errorProcessors = agentError ?? [];
+      const inputProcessors = [...memoryProcessors.input, ...asProcessors(agentInput ?? [])];
+      const outputProcessors = [...asProcessors(agentOutput ?? []), ...memoryProcessors.output];
+      const errorProcessors = asProcessors(agentError ?? []);
       const call = wiring.folded === true && options.generateWith !== 'doStream' && !hasHook(outputProcessors, 'processOutputStream') ? answerCall : callModel;
       const { providers } = config;
       const resolve = providers === undefined ? resolveModel : (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);

@@ -31,25 +31,27 @@ export function mapMessageText(given: MastraDBMessage, transform: (text: string)
     return mapped === message ? given : mapped;
   }
   let changed = false;
+  // a part whose text is not a string (`text: null` from a hand-built message) is left as it is
+  const isText = (part: MastraMessagePart): part is Extract<MastraMessagePart, { type: 'text' }> => part.type === 'text' && typeof part.text === 'string';
   const parts = message.content.parts.map((part): MastraMessagePart => {
-    if (part.type !== 'text') return part;
+    if (!isText(part)) return part;
     const text = transform(part.text);
     if (text === part.text) return part;
     changed = true;
     return { ...part, text };
   });
   const legacy = message.content.content;
-  const hasTextParts = message.content.parts.some((part) => part.type === 'text');
-  if (!hasTextParts && typeof legacy === 'string') {
+  const hasTextParts = message.content.parts.some(isText);
+  const joined = (list: readonly MastraMessagePart[]) => list.map((part) => (isText(part) ? part.text : '')).join('');
+  if (typeof legacy === 'string' && (!hasTextParts || legacy !== joined(message.content.parts))) {
+    // a legacy `content` string of its own (not a mirror of the parts): transformed on its own
     const text = transform(legacy);
-    if (text === legacy) return message;
-    return { ...message, content: { ...message.content, content: text } };
+    if (text === legacy && !changed) return message;
+    return { ...message, content: { ...message.content, parts: changed ? parts : message.content.parts, content: text } };
   }
   if (!changed) return message;
   const content = { ...message.content, parts };
-  if (typeof legacy === 'string') {
-    content.content = parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
-  }
+  if (typeof legacy === 'string') content.content = joined(parts);
   return { ...message, content };
 }
 

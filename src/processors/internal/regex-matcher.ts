@@ -177,6 +177,8 @@ export class RegexMatcher {
     }
     if (warned.length > 0 && !this.quietWarnings) {
       const rules = [...new Set(warned.map((match) => match.rule))];
+      // 'warn' with no onViolation to tell: a console warning, as the reference gives (rule names, never the values)
+      if (this.processor.onViolation === undefined) console.warn(`[RegexFilterProcessor] ${location}: matched patterns: ${rules.join(', ')}`);
       reportViolation(this.processor, `Regex filter: matched patterns: ${rules.join(', ')}`, {
         strategy: 'warn',
         phase,

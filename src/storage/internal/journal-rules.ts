@@ -45,6 +45,15 @@ export function statusOf(terminal: RunTerminal): RunStatus {
 /** True while a run may still be claimed and written. */
 export const isOpen = (status: RunStatus): boolean => status === 'queued' || status === 'running';
 
+/** `listRuns`' limit: an integer from 1 to 1000 (default 50), else a `RangeError` naming it. */
+export function listLimit(journal: string, limit: unknown): number {
+  if (limit === undefined) return 50;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+    throw new RangeError(`${journal}.listRuns: limit must be an integer from 1 to 1000 (got ${String(limit)})`);
+  }
+  return limit;
+}
+
 /** Checks an id given to a journal method (`TypeError` naming the field). */
 export function assertJournalId(method: string, field: string, value: unknown): asserts value is string {
   const problem = storageIdProblem(value);

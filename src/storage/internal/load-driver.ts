@@ -34,9 +34,12 @@ export function loadDriver<T>(packageName: string, entry: string): T {
 export const createClient: typeof LibSQL.createClient = (config) =>
   loadDriver<typeof LibSQL>('@libsql/client', 'rxagent/storage/libsql').createClient(config);
 
-/** `pg`'s default export as the PostgreSQL store uses it (`new pg.Pool(…)`), loaded on first use. */
-export const pg: Pick<typeof Pg, 'Pool'> = {
+/** `pg`'s default export as the PostgreSQL store uses it (`new pg.Pool(…)`, `new pg.Client(…)`), loaded on first use. */
+export const pg: Pick<typeof Pg, 'Pool' | 'Client'> = {
   get Pool() {
     return loadDriver<typeof Pg>('pg', 'rxagent/storage/postgres').Pool;
+  },
+  get Client() {
+    return loadDriver<typeof Pg>('pg', 'rxagent/storage/postgres').Client;
   },
 };

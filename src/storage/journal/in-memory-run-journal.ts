@@ -14,6 +14,7 @@ import {
   conflictingField,
   encodeChunks,
   isOpen,
+  listLimit,
   statusOf,
   StoredEntry,
 } from '../internal/journal-rules.js';
@@ -175,6 +176,27 @@ export class InMemoryRunJournal implements RunJournal {
     this.#assertOpen('getRun');
     const stored = this.#runs.get(runId);
     return stored === undefined ? null : copyRecord(stored.record);
+  }
+
+  /**
+   * The runs changed most recently, newest first (what the run inspector lists to open): `limit`
+   * from 1 to 1000, default 50.
+   *
+   * @example
+   * ```ts
+   * for (const run of await journal.listRuns({ limit: 10 })) console.log(run.runId, run.status, run.epoch);
+   * ```
+   */
+  async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
+    const limit = listLimit('InMemoryRunJournal', options.limit);
+    this.#assertOpen('getRun');
+    // Map order is creation order: among equal times, the later-created run first
+    return [...this.#runs.values()]
+      .map(({ record }) => record)
+      .reverse()
+      .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+      .slice(0, limit)
+      .map(copyRecord);
   }
 
   async activeRun(threadId: string): Promise<RunRecord | null> {

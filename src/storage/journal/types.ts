@@ -434,6 +434,55 @@ export interface RunJournal {
    * touches at most `batchSize` rows; safe to run from many instances at once.
    */
   purgeExpired(options?: PurgeOptions): Promise<PurgeResult>;
+  /**
+   * Optional (`PostgresRunJournal`): holds a database session whose life is `owner`'s (a
+   * session-level lock keyed from the owner id), so other instances see at once when the owner's
+   * process died (see {@link RunJournal.runsOfLostOwners}). A lost connection is opened again and
+   * the lock taken again.
+   */
+  holdOwnerSession?(owner: string): OwnerSession;
+  /**
+   * Optional (`PostgresRunJournal`): `running` runs of `agentIds` whose owner holds no owner
+   * session (its process died, or its session blipped): one statement, at most `limit` runs.
+   */
+  runsOfLostOwners?(agentIds: readonly string[], limit?: number): Promise<LostOwnerRun[]>;
   /** Releases connections and ends live readers. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * A held owner session (see `RunJournal.holdOwnerSession`).
+ *
+ * @example
+ * ```ts
+ * const session = journal.holdOwnerSession?.('worker-1');
+ * await session?.ready();   // the lock is held: runs claimed by worker-1 from now on look alive
+ * await session?.close();   // released: other instances take worker-1's runs over at once
+ * ```
+ */
+export interface OwnerSession {
+  /** Resolves once the session's lock is held (again, after a lost connection). */
+  ready(): Promise<void>;
+  /** Whether the lock is held right now. */
+  readonly held: boolean;
+  /** Releases the lock and its connection; no new attempt is made. */
+  close(): Promise<void>;
+}
+
+/**
+ * A `running` run whose owner's session is gone (see `RunJournal.runsOfLostOwners`).
+ *
+ * @example
+ * ```ts
+ * const lost: LostOwnerRun = { runId: 'r1', agentId: 'support', owner: 'host:42:ab12cd34', epoch: 3, updatedAt: new Date() };
+ * ```
+ */
+export interface LostOwnerRun {
+  runId: string;
+  agentId: string;
+  /** The owner whose session is gone. */
+  owner: string;
+  epoch: number;
+  /** The run row's last write (the database's clock): the dead owner's job was fetched before it. */
+  updatedAt: Date;
 }

@@ -1,4 +1,4 @@
-import { EMPTY, Observable, Subject, defer, filter, from, interval, merge, switchMap } from 'rxjs';
+import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
@@ -16,6 +16,7 @@ import {
   StoredEntry,
   encodeChunks,
   isOpen,
+  listLimit,
 } from '../internal/journal-rules.js';
 import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
@@ -31,9 +32,11 @@ import type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  LostOwnerRun,
   NewRun,
   PurgeOptions,
   PurgeResult,
+  OwnerSession,
   RunClaim,
   RunCommit,
   RunJournal,
@@ -63,8 +66,10 @@ import {
   type ToolCallRow,
 } from './run-journal-rows.js';
 import { flushStatement } from './run-journal-flush.js';
+import { RunPoller } from './run-poller.js';
 import { eraseRun, purgeRound } from './run-journal-retention.js';
 import { lastSeqOfType, structureRows } from './run-journal-structure.js';
+import { PostgresOwnerSession, runsOfLostOwnersStatement } from './owner-session.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -80,11 +85,22 @@ import { checkEpoch, fenceSettings } from './save-fence.js';
  */
 export type PostgresRunJournalOptions = PostgresStorageOptions &
   RunRetentionOptions & {
+  /**
+   * Ignored by the journal (accepted because the options are `PostgresStorage`'s): every time it
+   * stores — a run's `createdAt` / `updatedAt`, a commit's, a signal's, a ledger row's — is the
+   * database's clock (`clock_timestamp()`), so runs order the same whichever instance wrote them.
+   * @deprecated the journal takes its time from the database.
+   */
+  now?: () => Date;
   /** Rows per page a reader asks for. Default 500. */
   pageSize?: number;
   /** Notify readers (LISTEN/NOTIFY, ids only) on every write. Default true; `false`: readers only poll. */
   notify?: boolean;
-  /** How often a live reader polls besides notifications (the backstop), in ms. Default 1000 (100 with `notify: false`). */
+  /**
+   * How often the journal polls the runs its live readers and signal listeners watch, besides
+   * notifications (the backstop), in ms: one statement per interval for all of them. Default 1000
+   * (100 with `notify: false`).
+   */
   pollIntervalMs?: number;
 };
 
@@ -112,7 +128,6 @@ export class PostgresRunJournal implements RunJournal {
   readonly #ownsPool: boolean;
   readonly #schemaName: string;
   readonly #schema: string;
-  readonly #now: () => Date;
   readonly #statementTimeoutMs: number;
   readonly #fenceTimeoutMs: number;
   readonly #pageSize: number;
@@ -120,6 +135,9 @@ export class PostgresRunJournal implements RunJournal {
   readonly #pollIntervalMs: number;
   readonly #retention: Retention;
   readonly #listener: JournalListener;
+  readonly #poller: RunPoller;
+  readonly #sessions = new Set<PostgresOwnerSession>();
+  readonly #connectionTimeoutMs: number;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
   readonly #closing = new Subject<never>();
@@ -131,9 +149,9 @@ export class PostgresRunJournal implements RunJournal {
   constructor(options: PostgresRunJournalOptions) {
     this.#schemaName = options.schema ?? 'rxagent';
     this.#schema = quoteIdentifier(this.#schemaName);
-    this.#now = options.now ?? (() => new Date());
     const { pool, owned, timeouts } = openPool('PostgresRunJournal', options);
     this.#statementTimeoutMs = timeouts.statementTimeoutMs;
+    this.#connectionTimeoutMs = timeouts.connectionTimeoutMs;
     this.#fenceTimeoutMs = positiveMs('PostgresRunJournal', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
     this.#notify = options.notify ?? true;
     this.#pollIntervalMs = positiveMs('PostgresRunJournal', 'pollIntervalMs', options.pollIntervalMs, this.#notify ? 1000 : 100);
@@ -145,17 +163,17 @@ export class PostgresRunJournal implements RunJournal {
     this.#db = new GuardedPool(pool, timeouts);
     this.#ownsPool = owned;
     this.#listener = new JournalListener(this.#db, this.#schemaName);
+    this.#poller = new RunPoller(this.#db, this.#schema, this.#pollIntervalMs);
     pool.on('error', this.#onIdleError);
   }
 
   async createRun(run: NewRun): Promise<CreatedRun> {
     const input = checkNewRun(run);
     return this.#run('createRun', async () => {
-      const now = this.#now();
       const inserted = await this.#db.query<RunRow>(
         `INSERT INTO ${this.#schema}.runs (id, agent_id, thread_id, resource_id, format, status, input, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, $7, $7) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
-        [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input, now],
+         VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, clock_timestamp(), clock_timestamp()) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
+        [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input],
       );
       if (inserted.rows[0] !== undefined) return { run: runFromRow(inserted.rows[0]), created: true };
       const stored = (
@@ -175,6 +193,24 @@ export class PostgresRunJournal implements RunJournal {
     return this.#run('getRun', () => this.#getRun(runId));
   }
 
+  /**
+   * The runs changed most recently, newest first (what the run inspector lists to open): `limit`
+   * from 1 to 1000, default 50. Reads the runs table ordered by `updated_at`: a tool's read, not a
+   * hot path.
+   *
+   * @example
+   * ```ts
+   * for (const run of await journal.listRuns({ limit: 10 })) console.log(run.runId, run.status, run.epoch);
+   * ```
+   */
+  async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
+    const limit = listLimit('PostgresRunJournal', options.limit);
+    return this.#run('getRun', async () => {
+      const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs ORDER BY updated_at DESC, id LIMIT $1`, [limit]);
+      return result.rows.map(runFromRow);
+    });
+  }
+
   async activeRun(threadId: string): Promise<RunRecord | null> {
     assertJournalId('activeRun', 'threadId', threadId);
     return this.#run('activeRun', async () => {
@@ -192,9 +228,9 @@ export class PostgresRunJournal implements RunJournal {
     assertJournalId('claim', 'owner', owner);
     return this.#run('claim', async () => {
       const claimed = await this.#db.query<RunRow & { input: string }>(
-        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = $3
-         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $4 RETURNING ${runColumns}, input::text AS input`,
-        [runId, owner, this.#now(), RUN_FORMAT],
+        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = clock_timestamp()
+         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $3 RETURNING ${runColumns}, input::text AS input`,
+        [runId, owner, RUN_FORMAT],
       );
       const row = claimed.rows[0];
       if (row === undefined) {
@@ -227,7 +263,7 @@ export class PostgresRunJournal implements RunJournal {
     assertLease('append', lease);
     const checked = checkAppend(chunks, commit);
     return this.#run('append', async () => {
-      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify, now: this.#now() }, lease, chunks, commit, checked);
+      const statement = flushStatement({ schema: this.#schema, schemaName: this.#schemaName, notify: this.#notify }, lease, chunks, commit, checked);
       const result = await this.#db.query<{ last_seq: number }>(statement.text, statement.values);
       const row = result.rows[0];
       if (row === undefined) await this.#refused(lease, 'append');
@@ -242,7 +278,7 @@ export class PostgresRunJournal implements RunJournal {
     const outcome = await this.#run('toolCall', () =>
       this.#db.transaction(async (query): Promise<ToolCallRecord | { refused: unknown }> => {
         await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner);
-        return transitionToolCall(query, this.#schema, lease, transition, payload, this.#now());
+        return transitionToolCall(query, this.#schema, lease, transition, payload);
       }, fenceSettings(this.#fenceTimeoutMs)),
     );
     if ('refused' in outcome) throw outcome.refused;
@@ -254,13 +290,13 @@ export class PostgresRunJournal implements RunJournal {
     if (signal?.kind !== 'stop') throw new TypeError(`RunJournal.signal: unknown signal kind ${JSON.stringify(signal?.kind)}`);
     const reason = signal.reason === undefined ? null : encodeJson(signal.reason, 'signal reason');
     await this.#run('signal', async () => {
-      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $5 || r.id || '/signal')` : '';
+      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $4 || r.id || '/signal')` : '';
       const result = await this.#db.query<{ status: string }>(
         `WITH r AS (SELECT id, status FROM ${this.#schema}.runs WHERE id = $1),
               s AS (INSERT INTO ${this.#schema}.run_signals (run_id, kind, reason, created_at)
-                    SELECT r.id, $2, $3::json, $4 FROM r WHERE r.status IN ('queued', 'running'))
+                    SELECT r.id, $2, $3::json, clock_timestamp() FROM r WHERE r.status IN ('queued', 'running'))
          SELECT r.status${notify} FROM r`,
-        [runId, signal.kind, reason, this.#now(), ...(this.#notify ? [`${this.#schemaName}/`] : [])],
+        [runId, signal.kind, reason, ...(this.#notify ? [`${this.#schemaName}/`] : [])],
       );
       if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
       this.#local.next({ runId, kind: 'signal' });
@@ -362,23 +398,74 @@ export class PostgresRunJournal implements RunJournal {
     return this.#run('purge', () => purgeRound(this.#db, this.#schema, this.#retention, limits));
   }
 
+  /**
+   * Holds `owner`'s database session: one dedicated connection holding a session-level advisory
+   * lock keyed from the schema and the owner id, opened again (and the lock taken again) when the
+   * connection is lost. While it is held, the owner's `running` runs are not in
+   * {@link runsOfLostOwners}; when the owner's process dies, its session ends and they are.
+   */
+  holdOwnerSession(owner: string): OwnerSession {
+    assertJournalId('holdOwnerSession', 'owner', owner);
+    if (this.#closed) throw closedError('read');
+    const session = new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs);
+    this.#sessions.add(session);
+    const close = session.close.bind(session);
+    return {
+      ready: () => session.ready(),
+      get held() {
+        return session.held;
+      },
+      close: async () => {
+        this.#sessions.delete(session);
+        await close();
+      },
+    };
+  }
+
+  /**
+   * `running` runs of `agentIds` whose owner's session lock no session of this database holds
+   * (the owner died, or its session is between a lost connection and the next): one statement
+   * over `pg_locks`, oldest write first, at most `limit` (default 100).
+   */
+  async runsOfLostOwners(agentIds: readonly string[], limit = 100): Promise<LostOwnerRun[]> {
+    if (!Array.isArray(agentIds) || agentIds.some((id) => typeof id !== 'string')) {
+      throw new TypeError('PostgresRunJournal.runsOfLostOwners: agentIds must be an array of agent ids (strings).');
+    }
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`PostgresRunJournal.runsOfLostOwners: limit must be an integer ≥ 1 (got ${String(limit)})`);
+    if (agentIds.length === 0) return [];
+    return this.#run('read', async () => {
+      const result = await this.#db.query<{ id: string; agent_id: string; owner: string; epoch: number; updated_at: Date }>(
+        runsOfLostOwnersStatement(this.#schema, this.#schemaName),
+        [agentIds, limit],
+      );
+      return result.rows.map((row) => ({ runId: row.id, agentId: row.agent_id, owner: row.owner, epoch: Number(row.epoch), updatedAt: row.updated_at }));
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#sessions].map((session) => session.close()));
+    this.#sessions.clear();
     this.#closing.error(closedError('read'));
     this.#listener.close();
+    this.#poller.close();
     // an owned pool keeps its error listener: `end()` resolves while its clients are still closing
     if (this.#ownsPool) await guard('close', () => this.#db.pool.end());
     else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
-  /** Wake-ups of one run: its notifications, this instance's own writes, the poll, and close. */
+  /**
+   * Wake-ups of one run: its notifications, this instance's own writes, the journal's shared poll
+   * (one statement per interval for all watched runs: it wakes a run only when its row moved or a
+   * signal arrived), and close.
+   */
   #wake$(runId: string, kind?: RunNotice['kind']): Observable<unknown> {
     const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind);
     return merge(
       this.#listener.notices$.pipe(filter(news)),
       this.#local.pipe(filter(news)),
-      interval(this.#pollIntervalMs),
+      this.#poller.watch$(runId).pipe(filter(news)),
       this.#closing,
     );
   }

@@ -9,7 +9,6 @@ export interface FlushTarget {
   schema: string;
   schemaName: string;
   notify: boolean;
-  now: Date;
 }
 
 /**
@@ -40,12 +39,13 @@ export function flushStatement(
   commit: RunCommit | undefined,
   checked: { state: string | undefined; terminal: RunTerminal | undefined; toolCalls: string[] },
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [lease.runId, lease.epoch, lease.owner, chunks.length, where.now];
+  const values: unknown[] = [lease.runId, lease.epoch, lease.owner, chunks.length];
   const param = (value: unknown): string => `$${values.push(value)}`;
-  const set = ['last_seq = last_seq + $4', 'updated_at = $5'];
+  // the database's clock, never the instance's: rows of every instance order by one clock
+  const set = ['last_seq = last_seq + $4', 'updated_at = clock_timestamp()'];
   if (commit !== undefined) set.push('last_commit = last_commit + 1');
   if (checked.terminal !== undefined) {
-    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = now()');
+    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = clock_timestamp()');
   }
   const parts = [
     `f AS (UPDATE ${where.schema}.runs SET ${set.join(', ')}
@@ -58,14 +58,14 @@ export function flushStatement(
   ];
   if (commit !== undefined) {
     parts.push(`k AS (INSERT INTO ${where.schema}.run_commits (run_id, no, kind, step, attempt, epoch, seq_end, state, created_at)
-       SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, $5 FROM f)`);
+       SELECT f.id, f.last_commit, ${param(commit.kind)}, ${param(commit.step)}, ${param(commit.attempt)}, $2, f.last_seq, ${param(checked.state)}::json, clock_timestamp() FROM f)`);
     // the snapshots before it are superseded (a claim goes on from the last commit): kept, they would make a run's commits grow with steps × history
     parts.push(`d AS (DELETE FROM ${where.schema}.run_commits WHERE run_id = $1 AND no < (SELECT f.last_commit FROM f))`);
   }
   const pins = commit?.toolCalls ?? [];
   if (pins.length > 0) {
     parts.push(`p AS (INSERT INTO ${where.schema}.run_tool_calls (run_id, tool_call_id, tool_name, args, status, epoch, updated_at)
-       SELECT f.id, u.i, u.n, u.a::json, 'pending', $2, $5 FROM f,
+       SELECT f.id, u.i, u.n, u.a::json, 'pending', $2, clock_timestamp() FROM f,
          unnest(${param(pins.map((pin) => pin.toolCallId))}::text[], ${param(pins.map((pin) => pin.toolName))}::text[], ${param(checked.toolCalls)}::text[])
          WITH ORDINALITY AS u(i, n, a, o) ORDER BY u.o ON CONFLICT (run_id, tool_call_id) DO NOTHING)`);
   }

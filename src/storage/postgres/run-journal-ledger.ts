@@ -14,7 +14,6 @@ export async function transitionToolCall(
   lease: RunLease,
   transition: ToolTransition,
   payload: string | undefined,
-  now: Date,
 ): Promise<ToolCallRecord | { refused: unknown }> {
   const key = [lease.runId, transition.toolCallId];
   const existing = await query<ToolCallRow>(
@@ -33,16 +32,16 @@ export async function transitionToolCall(
     if (row !== undefined) return toolCallFromRow(row);
     const inserted = await query<ToolCallRow>(
       `INSERT INTO ${schema}.run_tool_calls (run_id, tool_call_id, tool_name, args, status, epoch, updated_at)
-       VALUES ($1, $2, $3, $4::json, 'pending', $5, $6) RETURNING ${toolCallColumns}`,
-      [...key, transition.toolName, payload, lease.epoch, now],
+       VALUES ($1, $2, $3, $4::json, 'pending', $5, clock_timestamp()) RETURNING ${toolCallColumns}`,
+      [...key, transition.toolName, payload, lease.epoch],
     );
     return toolCallFromRow(inserted.rows[0] as ToolCallRow);
   }
-  const column = transition.status === 'completed' ? ', output = $6::json' : transition.status === 'failed' ? ', error = $6::json' : '';
+  const column = transition.status === 'completed' ? ', output = $5::json' : transition.status === 'failed' ? ', error = $5::json' : '';
   const updated = await query<ToolCallRow>(
-    `UPDATE ${schema}.run_tool_calls SET status = $3, epoch = $4, updated_at = $5${column}
+    `UPDATE ${schema}.run_tool_calls SET status = $3, epoch = $4, updated_at = clock_timestamp()${column}
      WHERE run_id = $1 AND tool_call_id = $2 RETURNING ${toolCallColumns}`,
-    [...key, transition.status, lease.epoch, now, ...(column === '' ? [] : [payload])],
+    [...key, transition.status, lease.epoch, ...(column === '' ? [] : [payload])],
   );
   return toolCallFromRow(updated.rows[0] as ToolCallRow);
 }

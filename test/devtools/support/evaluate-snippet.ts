@@ -1,7 +1,7 @@
 /**
  * Runs a marble export's snippet as a test file would: its `import { … } from 'rxagent/testing'`
- * line bound to the real `rxagent/testing`, the rest evaluated as written (it is plain JavaScript
- * as well as TypeScript), returning its `diagram` and `values`.
+ * line bound to the real `rxagent/testing`, the rest evaluated as written (plain JavaScript once
+ * its type import and `satisfies` clause are left out), returning its `diagram` and `values`.
  */
 import * as testing from 'rxagent/testing';
 
@@ -11,7 +11,12 @@ export function evaluateSnippet(code: string): { diagram: string; values: Record
   const names = (importLine[1] as string).split(',').map((name) => name.trim());
   const exports = testing as unknown as Record<string, unknown>;
   for (const name of names) if (!(name in exports)) throw new Error(`the snippet imports ${name}, which rxagent/testing does not export`);
-  const body = `${code.replace(importLine[0], '')}\nreturn { diagram, values };`;
+  // the TypeScript-only parts (a type import, `satisfies`) left out: the rest is plain JavaScript
+  const script = code
+    .replace(importLine[0], '')
+    .replace(/^import type \{ ChunkType \} from 'rxagent';$/m, '')
+    .replace(/^\} satisfies Record<string, ChunkType>;$/m, '};');
+  const body = `${script}\nreturn { diagram, values };`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: run the exported text as written
   const evaluate = new Function(...names, body) as (...args: unknown[]) => { diagram: string; values: Record<string, unknown> };
   return evaluate(...names.map((name) => exports[name]));
