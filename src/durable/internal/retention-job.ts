@@ -7,7 +7,16 @@
  */
 import type { PurgeOptions, RunJournal } from '../../storage/index.js';
 
-/** Options of the worker's retention job (`RunWorkerOptions.retention`). */
+/**
+ * Options of the worker's retention job (`RunWorkerOptions.retention`).
+ *
+ * @example
+ * ```ts
+ * import type { RetentionJobOptions } from 'rxagent/durable';
+ * const retention: RetentionJobOptions = { cron: '0 * * * *', batchSize: 500 }; // hourly
+ * const worker = createRunWorker({ journal, boss, agents: [support], retention });
+ * ```
+ */
 export interface RetentionJobOptions extends PurgeOptions {
   /** The pg-boss queue of the job. Default `rxagent.retention`. */
   queue?: string;
