@@ -12,6 +12,9 @@
  *                 owner's whole CPU per chunk writing through PostgresRunJournal (driver included)
  *   worker        takeover (SIGKILL → claim, SIGKILL → next owner's first chunk), runs/s over worker processes, durable − plain owner
  *                 CPU per chunk (bench/durable-worker.ts)
+ *   long step     an open step of 1,000,000 deltas (generate_series): a takeover's plan (≤ 2 s,
+ *                 entries read, RSS) and a UI resume near its end (first byte ≤ 250 ms)
+ *                 (bench/durable-long-step.ts; not in --check: building it takes ≈ 20 s)
  *
  * npm run bench:durable           (prints a table)
  * npm run bench:durable -- --check  a small run of every row (one takeover, 100 runs over 2 workers,
@@ -19,6 +22,7 @@
  *                                   owner-CPU row is reported only); part of `npm run bench:check`
  * npm run bench:durable -- --worker the worker rows only
  * npm run bench:durable -- --takeover the takeover rows only (5 kills)
+ * npm run bench:durable -- --long-step [--chunks N]  the long-step rows only
  * npm run bench:durable -- --cpu    the durable − non-durable owner CPU rows only (9 rounds back to back, 9 with a full GC before each run, ≈ 40 s)
  */
 import { randomUUID } from 'node:crypto';
@@ -32,13 +36,16 @@ import { InMemoryRunJournal } from '../src/storage/journal/in-memory-run-journal
 import type { EncodedChunk, RunCommit, RunLease } from '../src/storage/journal/types.js';
 import { PostgresRunJournal } from '../src/storage/postgres/postgres-run-journal.js';
 import { startTestPostgres } from '../test/support/postgres.js';
+import { longStepRows } from './durable-long-step.js';
 import { workerRows } from './durable-worker.js';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const check = process.argv.includes('--check');
 const cpuOnly = process.argv.includes('--cpu');
 const takeoverOnly = process.argv.includes('--takeover');
+const longStepOnly = process.argv.includes('--long-step');
 const workerOnly = cpuOnly || takeoverOnly || process.argv.includes('--worker');
+const longStepChunks = Number(process.argv[process.argv.indexOf('--chunks') + 1] ?? 1_000_000) || 1_000_000;
 const schema = `rxagent_bench_${randomUUID().slice(0, 8)}`;
 
 const delta = (runId: string, index: number): ChunkType => ({ type: 'text-delta', runId, from: 'AGENT', payload: { id: 'text-1', text: `token ${index} ` } });
@@ -219,7 +226,17 @@ try {
   await a.getRun('warm-up');
   await b.getRun('warm-up'); // both pools open; the first use migrates
   const rows: Array<[string, string, string, boolean]> = [];
-  if (!workerOnly) {
+  if (!workerOnly && !check) {
+    const long = await longStepRows({ connectionString: server.connectionString, schema, owner: a, chunks: longStepChunks });
+    const n = long.chunks.toLocaleString('en');
+    rows.push(
+      [`${n}-delta open step: takeover plan (claim + planTakeover)`, `${long.takeoverMs.toFixed(1)} ms, ${long.takeoverEntries} entries read`, '≤ 2 s', long.takeoverMs <= 2000],
+      ['  RSS growth during the takeover plan', `${long.takeoverRssMb.toFixed(1)} MB`, 'report', true],
+      [`${n}-delta open step: UI resume near its end → first byte, median / max of 5`, `${long.resumeFirstByteMs.toFixed(1)} / ${long.resumeFirstByteMaxMs.toFixed(1)} ms (${long.resumeEntries} entries read)`, '≤ 250 ms', long.resumeFirstByteMs <= 250],
+      ['  building the step (INSERT … generate_series, ANALYZE)', `${long.buildSeconds.toFixed(1)} s`, 'report', true],
+    );
+  }
+  if (!workerOnly && !longStepOnly) {
     const catchUpRow = await catchUp(a, b);
     const tail = await liveTail(a, b);
     const resumed = await resume(a, b);
@@ -236,21 +253,21 @@ try {
       ['owner CPU per chunk through PostgresRunJournal (driver incl.)', `${cpu.ownerUs.toFixed(2)} µs`, 'report', true],
     );
   }
-  const worker = await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly, takeoverOnly });
+  const worker = longStepOnly ? undefined : await workerRows({ connectionString: server.connectionString, takeovers: check ? 1 : 5, runs: check ? 100 : 1000, workers: check ? 2 : 4, chunks: 10_000, cpuOnly, takeoverOnly });
   // --check (CI) prints the CPU row but does not fail on it: CPU per chunk on a shared 2-core machine is a measurement, not a test
   const cpuTarget = check ? '≤ 3 µs (reported)' : '≤ 3 µs';
-  if (worker.cpu !== undefined) rows.push(
+  if (worker?.cpu !== undefined) rows.push(
     ['durable − non-durable owner CPU per chunk (10k-chunk step)', `${worker.cpu.overheadUs.toFixed(2)} µs`, cpuTarget, check || worker.cpu.overheadUs <= 3],
     ['  durable / non-durable owner CPU per chunk', `${worker.cpu.durableUs.toFixed(2)} / ${worker.cpu.plainUs.toFixed(2)} µs`, 'report', true],
     ['  of which on the main thread (no JIT/GC threads)', `${worker.cpu.mainOverheadUs.toFixed(2)} µs`, 'report', true],
     ['  with a full GC before each run: process / main', `${worker.cpu.forcedGcOverheadUs.toFixed(2)} / ${worker.cpu.forcedGcMainOverheadUs.toFixed(2)} µs`, 'report', true],
   );
   // --check (CI, one kill on a loaded machine): the first-chunk row fails only past 5 s
-  if (worker.takeover !== undefined) rows.push(
+  if (worker?.takeover !== undefined) rows.push(
     [`takeover SIGKILL → claim, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.p50 / 1000).toFixed(2)} / ${(worker.takeover.p95 / 1000).toFixed(2)} s`, 'p95 ≤ 15 s', worker.takeover.p95 <= 15_000],
     [`takeover after process kill → next owner's first chunk, p50 / p95 of ${worker.takeover.samples}`, `${(worker.takeover.firstChunkP50 / 1000).toFixed(2)} / ${(worker.takeover.firstChunkP95 / 1000).toFixed(2)} s`, check ? 'p95 ≤ 2 s (fails past 5 s)' : 'p95 ≤ 2 s', worker.takeover.firstChunkP95 <= (check ? 5000 : 2000)],
   );
-  if (worker.throughput !== undefined) rows.push(
+  if (worker?.throughput !== undefined) rows.push(
     [`${worker.throughput.runs} runs / ${worker.throughput.workers} workers × 8`, `${worker.throughput.runsPerSecond.toFixed(1)} runs/s (${worker.throughput.seconds.toFixed(1)} s)`, 'report', true],
   );
   const width = Math.max(...rows.map((row) => row[0].length));

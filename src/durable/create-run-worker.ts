@@ -191,7 +191,7 @@ export interface RunWorkerOptions {
     pollingIntervalSeconds?: number;
   };
   /**
-   * The journal's retention, run through pg-boss (docs/durable.md, "Retention"): every worker
+   * The journal's retention, run through pg-boss (docs/durable.md, "Retention and erasure"): every worker
    * schedules `retention.cron` (default every 15 minutes) on `retention.queue` (default
    * `rxagent.retention`), and workers with `concurrency > 0` purge expired runs when it fires, one
    * job at a time across instances. How long runs are kept is the journal's option

@@ -75,6 +75,8 @@ describe('the fencing probe', () => {
     await worker.start();
     expect(await probeRuns()).toEqual([]);
     expect(await journal.getRun('rxagent.fence-probe')).toBeNull();
+    // nothing a listing shows either (the inspector's list of runs)
+    expect((await journal.listRuns({ limit: 100 })).filter((run) => run.runId.startsWith('rxagent.fence-probe'))).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The journal's retention as a pg-boss job (docs/durable.md, "Retention"): every worker schedules
+ * The journal's retention as a pg-boss job (docs/durable.md, "Retention and erasure"): every worker schedules
  * the same cron on one queue (pg-boss keeps one schedule per name and sends one job per tick
  * whichever instances are up), and workers with runs to serve work it one job at a time (the
  * queue's `exclusive` policy: one job queued or active). A job runs purge rounds until the journal
@@ -7,7 +7,16 @@
  */
 import type { PurgeOptions, RunJournal } from '../../storage/index.js';
 
-/** Options of the worker's retention job (`RunWorkerOptions.retention`). */
+/**
+ * Options of the worker's retention job (`RunWorkerOptions.retention`).
+ *
+ * @example
+ * ```ts
+ * import type { RetentionJobOptions } from 'rxagent/durable';
+ * const retention: RetentionJobOptions = { cron: '0 * * * *', batchSize: 500 }; // hourly
+ * const worker = createRunWorker({ journal, boss, agents: [support], retention });
+ * ```
+ */
 export interface RetentionJobOptions extends PurgeOptions {
   /** The pg-boss queue of the job. Default `rxagent.retention`. */
   queue?: string;

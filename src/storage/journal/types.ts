@@ -120,7 +120,15 @@ export interface PurgeResult {
   done: boolean;
 }
 
-/** Options of `RunJournal.purgeExpired`. */
+/**
+ * Options of `RunJournal.purgeExpired`.
+ *
+ * @example
+ * ```ts
+ * const options: PurgeOptions = { batchSize: 500, maxStatements: 20 };
+ * while (!(await journal.purgeExpired(options)).done);
+ * ```
+ */
 export interface PurgeOptions {
   /** At most this many rows per statement (and runs marked expired per statement). Default 1000. */
   batchSize?: number;
@@ -128,7 +136,15 @@ export interface PurgeOptions {
   maxStatements?: number;
 }
 
-/** Options of `RunJournal.deleteRun`. */
+/**
+ * Options of `RunJournal.deleteRun`.
+ *
+ * @example
+ * ```ts
+ * const options: DeleteRunOptions = { force: true }; // erase even a run still running
+ * await journal.deleteRun(runId, options);
+ * ```
+ */
 export interface DeleteRunOptions {
   /**
    * Erase a run that is still `queued` or `running` too: its owner's next write finds no run
