@@ -204,10 +204,13 @@ export interface RunWorkerOptions {
    * this worker holds an owner session (a session-level lock on a connection of its own), and
    * every `intervalMs` (default 400, jittered ±25 %; at least 50) looks in one statement for
    * `running` runs whose owner's session is gone, and fails the dead owner's attempt of their job
-   * so a worker takes them over at once instead of after `heartbeatSeconds`. `false`: this worker
-   * does not sweep (it still holds its owner session, so its own runs never look lost to others).
+   * so a worker takes them over at once instead of after `heartbeatSeconds`. A run is released
+   * only once its owner has been seen without its session for `graceMs` (default 750, at least
+   * 0): an owner whose connection blipped takes its lock again well within it and spends no
+   * attempt. `false`: this worker does not sweep (it still holds its owner session, so its own
+   * runs never look lost to others).
    */
-  lostOwnerSweep?: false | { intervalMs?: number };
+  lostOwnerSweep?: false | { intervalMs?: number; graceMs?: number };
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
   faultPoint?: (point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>;
 }
@@ -342,6 +345,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const pollingIntervalSeconds = options.queue?.pollingIntervalSeconds ?? 2;
   const retention = options.retention === false ? undefined : retentionJob(journal, options.retention);
   const lostOwnerIntervalMs = (options.lostOwnerSweep === false ? undefined : options.lostOwnerSweep?.intervalMs) ?? 400;
+  const lostOwnerGraceMs = (options.lostOwnerSweep === false ? undefined : options.lostOwnerSweep?.graceMs) ?? 750;
   const events = new Subject<RunWorkerEvent>();
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
@@ -524,6 +528,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
             for (const work of works) if (work.queue === queue || work.queue === deadLetterQueueOf(queue)) boss.notifyWorker?.(work.id);
           },
           intervalMs: lostOwnerIntervalMs,
+          graceMs: lostOwnerGraceMs,
         });
       }
     },

@@ -1,7 +1,8 @@
 /**
  * Takeover after an owner's process died, without waiting for its heartbeat: every worker holds
  * an owner session (`RunJournal.holdOwnerSession`), and sweeps — one statement, every
- * `intervalMs` jittered — for `running` runs of its agents whose owner's session is gone. For each,
+ * `intervalMs` jittered — for `running` runs of its agents whose owner's session is gone. For each
+ * whose owner has stayed gone for `graceMs` (a blipped connection is back well within it),
  * the dead owner's attempt of the run's job (active, fetched before the run's last write) is failed
  * in pg-boss, fenced to that attempt (`{ id, retryCount }`): exactly what the heartbeat timeout
  * would have done ≈ 10 s later (an attempt spent, or the dead-letter queue when none is left), and
@@ -33,6 +34,11 @@ export interface LostOwnerSweep {
   woken(queue: string): void;
   /** Mean pause between sweeps (jittered ±25 %). */
   intervalMs: number;
+  /**
+   * How long a run's owner must have been seen without its session before its attempt is failed:
+   * an owner whose connection blipped takes its lock again well within it, and spends nothing.
+   */
+  graceMs: number;
 }
 
 /** How long a run already handled is left out of the sweeps (its job is waiting for a fetch). */
@@ -44,17 +50,27 @@ const HANDLED_MS = 5000;
  */
 export function sweepLostOwners(sweep: LostOwnerSweep): Subscription {
   const handled = new Map<string, number>();
+  /** When this worker first saw each run's owner without its session (this process's clock: a duration, never an order). */
+  const lostSince = new Map<string, number>();
   const once = async (): Promise<void> => {
     const now = Date.now();
     for (const [key, until] of handled) if (until <= now) handled.delete(key);
     const runs = (await sweep.journal.runsOfLostOwners?.(sweep.agentIds)) ?? [];
+    const seen = new Set<string>();
     for (const run of runs) {
       const key = `${run.runId}@${run.epoch}`;
+      seen.add(key);
       // our own runs: this worker is alive (its session is between connections); the fence decides
       if (run.owner === sweep.workerId || handled.has(key)) continue;
+      const since = lostSince.get(key) ?? now;
+      lostSince.set(key, since);
+      // a blip of the owner's connection: its session comes back within the grace, nothing spent
+      if (now - since < sweep.graceMs) continue;
       handled.set(key, now + HANDLED_MS);
       await release(sweep, run);
     }
+    // owners that came back (or runs that ended) start again from zero
+    for (const key of lostSince.keys()) if (!seen.has(key)) lostSince.delete(key);
   };
   return defer(() => timer(sweep.intervalMs * (0.75 + Math.random() * 0.5)))
     .pipe(

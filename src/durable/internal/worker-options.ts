@@ -10,7 +10,7 @@ interface CheckedOptions {
   readonly concurrency?: number;
   readonly retention?: unknown;
   readonly queue?: { readonly heartbeatSeconds?: number; readonly retryLimit?: number; readonly expireInSeconds?: number };
-  readonly lostOwnerSweep?: false | { readonly intervalMs?: number };
+  readonly lostOwnerSweep?: false | { readonly intervalMs?: number; readonly graceMs?: number };
 }
 
 function checkCount(name: string, value: number | undefined, minimum: number): void {
@@ -38,9 +38,12 @@ export function checkWorkerOptions(options: CheckedOptions): void {
   checkCount('queue.expireInSeconds', options.queue?.expireInSeconds, 1);
   const sweep = options.lostOwnerSweep;
   if (sweep !== undefined && sweep !== false && (typeof sweep !== 'object' || sweep === null)) {
-    throw new TypeError(`createRunWorker: lostOwnerSweep must be false or { intervalMs } (got ${String(sweep)}).`);
+    throw new TypeError(`createRunWorker: lostOwnerSweep must be false or { intervalMs?, graceMs? } (got ${String(sweep)}).`);
   }
-  if (sweep !== undefined && sweep !== false) checkCount('lostOwnerSweep.intervalMs', sweep.intervalMs, 50);
+  if (sweep !== undefined && sweep !== false) {
+    checkCount('lostOwnerSweep.intervalMs', sweep.intervalMs, 50);
+    checkCount('lostOwnerSweep.graceMs', sweep.graceMs, 0);
+  }
 }
 
 /**
