@@ -210,7 +210,14 @@ export interface RunWorkerOptions {
    * attempt. `false`: this worker does not sweep (it still holds its owner session, so its own
    * runs never look lost to others).
    */
-  lostOwnerSweep?: false | { intervalMs?: number; graceMs?: number };
+  lostOwnerSweep?:
+    | false
+    | {
+        /** Mean pause between sweeps, in ms (default 400, jittered ±25 %; at least 50). */
+        intervalMs?: number;
+        /** How long an owner must be seen without its session before its run is released, in ms (default 750). */
+        graceMs?: number;
+      };
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
   faultPoint?: (point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>;
 }

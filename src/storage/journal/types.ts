@@ -494,10 +494,13 @@ export interface OwnerSession {
  * ```
  */
 export interface LostOwnerRun {
+  /** The run's id. */
   runId: string;
+  /** The agent that runs it (its queue is the agent's). */
   agentId: string;
   /** The owner whose session is gone. */
   owner: string;
+  /** The run's epoch: the lost owner's claim. */
   epoch: number;
   /** The run row's last write (the database's clock): the dead owner's job was fetched before it. */
   updatedAt: Date;
