@@ -124,8 +124,10 @@ describe('takeover by the owner session', () => {
     expect(claimed.epoch).toBe(2);
     await rescuer.waitForEvent('the run completed', (event) => event.type === 'completed' && event.runId === runId);
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', epoch: 2, owner: rescuer.name });
-    // one attempt spent, as a heartbeat takeover spends one
-    expect(await boss.getJobById(queueNameOf('rxagent.runs.', killed.id), jobIdOf(runId))).toMatchObject({ state: 'completed', retryCount: 1 });
+    // one attempt spent, as a heartbeat takeover spends one (the worker settles the job just after the run's end)
+    const jobOf = () => boss.getJobById(queueNameOf('rxagent.runs.', killed.id), jobIdOf(runId));
+    for (let tries = 0; tries < 100 && (await jobOf())?.state === 'active'; tries++) await settle(() => false, 100);
+    expect(await jobOf()).toMatchObject({ state: 'completed', retryCount: 1 });
     const chunks = (await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()))).map((entry) => entry.chunk.type);
     expect(chunks.filter((type) => type === 'finish')).toHaveLength(1);
   }, 90_000);
