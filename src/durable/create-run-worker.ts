@@ -449,8 +449,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       const decision = afterLastAttempt({ generation, since, failedBefore, failedAttempts, losses, retryLimit: policies.retryLimit, waited: job.retryCount ?? 0 });
       if (decision.kind === 'wait') throw new Error(`RunWorker: waiting for the last owner of run ${runId} to note whether the infrastructure failed its attempt`);
       if (decision.kind === 'requeue') {
-        const budget = { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit };
-        if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, budget)) !== null) return;
+        // null: the next generation's job exists already (a handover's, or this decision made
+        // before by a worker that crashed before completing this job): the run is that job's now
+        await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
+        return;
       }
       spent = decision.spent;
     }
