@@ -29,20 +29,16 @@ import {
   from,
   fromEvent,
   identity,
-  ignoreElements,
   of,
   take,
   takeUntil,
-  tap,
 } from 'rxjs';
-import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
-import { hasHook } from '../internal/when-hooked.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
@@ -52,6 +48,7 @@ import { runEnd, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from './commit-points.js';
 import type { RunDurability } from './run-durability.js';
 import { restoreRun } from './run-snapshot.js';
+import { inputPhase } from './run-input.js';
 import type { RunState } from './run-state.js';
 import { validateRunArguments } from './validate-options.js';
 
@@ -76,19 +73,6 @@ const runOver = new DOMException('The run is over.', 'AbortError');
 function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunction<T> {
   if (signal === undefined) return identity;
   return takeUntil(defer(() => (signal.aborted ? of(true) : fromEvent(signal, 'abort').pipe(take(1)))));
-}
-
-/** `processInput` once (when hooked); then the system messages every step starts from. */
-function input(env: RunEnvironment, state: RunState): Observable<never> {
-  const capture = (): void => {
-    state.initialSystemMessages = state.messageList.getSystemMessages();
-    state.next = 'step';
-  };
-  if (!hasHook(env.inputProcessors, 'processInput')) {
-    capture();
-    return EMPTY;
-  }
-  return of(state.messageList).pipe(processInput(env.inputProcessors, env.ctx), tap(capture), ignoreElements());
 }
 
 /**
@@ -140,14 +124,14 @@ function body(run: RunSetUp): Observable<ChunkType> {
   const cut = untilAborted<ChunkType>(env.callerSignal);
   return concat(
     of(makeChunk(env.runId, 'start', {})),
-    state.next === 'input' ? concat(input(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
+    state.next === 'input' ? concat(inputPhase(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
     defer(() => (state.next === 'step' ? steps(run).pipe(cut) : EMPTY)),
     defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
   );
 }
 
 /** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
-function endRun(env: RunEnvironment | undefined): void {
+export function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
   env.release();
   const caller = env.callerSignal;

@@ -16,17 +16,31 @@ import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 import { stepOutput } from './step-output.js';
 
-/** The last value of a step: its accepted result and whether the loop goes on. */
+/**
+ * The last value of a step (after its `step-finish`): whether the loop goes on, and the number the
+ * next step takes. Not a chunk: a loop feeds it back (the next step) and leaves it out of the stream.
+ */
 export interface StepEnd {
+  /** Marks the value (chunks have no `kind`). */
   readonly kind: 'step-end';
-  readonly attempt: AttemptState;
   /** Another step follows (the step's client tool calls ran, a step is left, no stop condition met). */
   readonly continues: boolean;
-  /** The number the next step takes. */
+  /** The number the next step takes (a tripwire retry took one too). */
   readonly nextStepNumber: number;
 }
 
-/** Whether `item` is a step's {@link StepEnd} (chunks have no `kind`). */
+/**
+ * Whether `item` is a step's {@link StepEnd} (chunks have no `kind`).
+ *
+ * @example
+ * ```ts
+ * import { filter } from 'rxjs';
+ * import type { ChunkType } from 'rxagent';
+ * import { isStepEnd, type StepEnd } from 'rxagent/loop';
+ *
+ * const chunksOnly = filter((item: ChunkType | StepEnd): item is ChunkType => !isStepEnd(item));
+ * ```
+ */
 export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
   return (item as Partial<StepEnd>).kind === 'step-end';
 }
@@ -183,5 +197,5 @@ export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: nu
 /** The {@link StepEnd} of a finished attempt. */
 function stepEnd(attempt: AttemptState): StepEnd {
   attempt.phase = 'done';
-  return { kind: 'step-end', attempt, continues: attempt.continues === true, nextStepNumber: attempt.stepNumber + 1 };
+  return { kind: 'step-end', continues: attempt.continues === true, nextStepNumber: attempt.stepNumber + 1 };
 }
