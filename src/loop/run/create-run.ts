@@ -50,7 +50,7 @@ import type { RunDurability } from './run-durability.js';
 import { restoreRun } from './run-snapshot.js';
 import { inputPhase } from './run-input.js';
 import type { RunState } from './run-state.js';
-import { validateRunArguments } from './validate-options.js';
+import { optionError, validateRunArguments } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
 export interface RunWiring extends RunDurability {
@@ -150,6 +150,9 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
+      if (wiring.demand !== undefined && !(wiring.demand instanceof DemandGate)) {
+        throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
+      }
     } catch (error) {
       const ended = [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })];
       return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);
