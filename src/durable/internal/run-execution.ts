@@ -207,13 +207,13 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         /** The loop reached a commit point: its commit goes to the journal, and the loop waits on the demand gate until it is acknowledged. */
         const checkpoint = (point: RunCommitPoint): Promise<void> => {
           stepNumber = point.stepNumber;
-          rejectedAttempts = point.attempt;
+          rejectedAttempts = point.rejectedAttempts;
           const state = point.snapshot() as unknown as JsonValue;
           const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
           const chunks = point.kind === 'input' ? (held ?? []) : [];
           if (point.kind === 'input') held = undefined;
           if (point.last === true) held = [];
-          const commit = { kind: point.kind, step: point.stepNumber, attempt: point.attempt, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
+          const commit = { kind: point.kind, step: point.stepNumber, attempt: point.rejectedAttempts, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
           demand.hold(commit);
           commitPoints.next({ commit, chunks, last: point.last === true });
           return demand.whenOpen();

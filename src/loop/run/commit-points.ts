@@ -23,7 +23,7 @@ export function commitPoint(env: StepEnvironment, state: RunState, kind: RunComm
     kind,
     runId: state.runId,
     stepNumber: details.stepNumber,
-    attempt: state.retryCount + state.apiErrorRetryCount,
+    rejectedAttempts: state.retryCount + state.apiErrorRetryCount,
     snapshot: () => snapshotRun(env, state, details.position?.()),
     ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
     ...(details.last === undefined ? {} : { last: details.last }),

@@ -18,8 +18,8 @@ export interface RunCommitPoint {
   readonly runId: string;
   /** The step (attempt) the point belongs to (0 for `input`). */
   readonly stepNumber: number;
-  /** The attempts of the run rejected so far (tripwire and API-error retries). */
-  readonly attempt: number;
+  /** How many of the run's attempts were rejected so far (tripwire and API-error retries). */
+  readonly rejectedAttempts: number;
   /** The run's state as JSON at this point (taken when called). */
   snapshot(): RunSnapshot;
   /** `model`: the client tool calls the step runs (what a ledger pins). */
