@@ -204,8 +204,8 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
         const commitPoints = new Subject<ExecutionCommit>();
 
-        /** The loop reached a commit point: its commit goes to the journal, and the loop waits on the demand gate until it is acknowledged. */
-        const checkpoint = (point: RunCommitPoint): Promise<void> => {
+        /** The loop reached a commit point: its commit goes to the journal, holding the demand gate (the loop waits) until acknowledged. */
+        const checkpoint = (point: RunCommitPoint): void => {
           stepNumber = point.stepNumber;
           rejectedAttempts = point.rejectedAttempts;
           const state = point.snapshot() as unknown as JsonValue;
@@ -216,7 +216,6 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           const commit = { kind: point.kind, step: point.stepNumber, attempt: point.rejectedAttempts, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
           demand.hold(commit);
           commitPoints.next({ commit, chunks, last: point.last === true });
-          return demand.whenOpen();
         };
 
         /** The `final` commit: the held chunks and the terminal chunk, after the `finalizing` fault point. */
