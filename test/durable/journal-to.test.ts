@@ -227,6 +227,26 @@ describe('journalTo', () => {
     expect(seen).toEqual([{ lastSeq: 1, chunks: 1, commit: 'step' }]);
   });
 
+  it('errors when onAppended throws (a fault point: the writes stop there)', () => {
+    const journal = new VirtualJournal(1);
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      const onAppended = () => {
+        throw new Error('crash');
+      };
+      expectObservable(write(cold<JournalRecord>('a-S-b|', { ...deltas('ab'), S: commitOf('step') }), journal, { onAppended })).toBe('---#', undefined, new Error('crash'));
+    });
+    expect(journal.appends).toHaveLength(1);
+  });
+
+  it("errors at once with the codec's refusal of a commit's own chunk (nothing of the commit is written)", () => {
+    const journal = new VirtualJournal(1);
+    const refused = { type: 'finish', runId: 'r', from: 'AGENT', payload: { size: 1n } } as unknown as ChunkType;
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(write(cold<JournalRecord>('a-F|', { ...deltas('a'), F: commitOf('final', [refused]) }), journal)).toBe('--#', undefined, { name: 'JsonEncodingError', message: expect.any(String) as never });
+    });
+    expect(journal.appends).toEqual([]);
+  });
+
   it('starts clean on each subscription (a resubscription writes again from an empty buffer)', () => {
     const journal = new VirtualJournal(1);
     const records = new Subject<JournalRecord>();
