@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Subject, type Observable } from 'rxjs';
+import { Subject, filter, lastValueFrom, tap, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
@@ -21,7 +21,7 @@ import { afterLastAttempt, attemptKeyOf, giveUpRun } from './internal/give-up.js
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
-import { executeRun, type ExecutionContext } from './internal/run-execution.js';
+import { executeRun, isExecutionOutcome, type ExecutionContext } from './internal/run-execution.js';
 import { sweepLostOwners } from './internal/lost-owners.js';
 import type { OwnerSession } from '../storage/index.js';
 import type { Subscription } from 'rxjs';
@@ -555,7 +555,6 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       journal,
       agent: entry.agent,
       faultPoint: faultPoint === undefined ? undefined : async (point, info) => faultPoint(point, info),
-      emit: (event) => events.next(event),
       handingOver: () => handingOver,
     };
     try {
@@ -564,7 +563,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       events.next({ type: 'failed', runId, epoch, error });
       throw error;
     }
-    const outcome = await executeRun(context, claim, job.signal);
+    // the execution's values are this worker's events for the run, then its outcome
+    const outcome = await lastValueFrom(
+      executeRun(context, claim, job.signal).pipe(
+        tap((item) => {
+          if (!isExecutionOutcome(item)) events.next(item);
+        }),
+        filter(isExecutionOutcome),
+      ),
+    );
     if (outcome.kind === 'retry') {
       if (outcome.infrastructure) return { kind: 'infrastructure', error: outcome.error, epoch };
       throw outcome.error;
