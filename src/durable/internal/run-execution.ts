@@ -24,7 +24,7 @@
  * )
  * ```
  */
-import { EMPTY, Subject, catchError, concat, concatMap, defer, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
+import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunItem, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
@@ -225,25 +225,36 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
             defer(() => of({ commit: { kind: 'final' as const, step: stepNumber, attempt: rejectedAttempts, state: null }, chunks: encodable(chunks, runId), last: true })),
           );
 
-        /** What one value of the run writes. */
-        const recordsOf = (item: RunItem): Observable<JournalRecord<ExecutionCommit>> | readonly ChunkType[] => {
-          if (isRunEnd(item)) return [];
+        /**
+         * What one value of the run before its terminal chunk writes: the chunk itself, or nothing
+         * (the run's end value; a chunk held for the input or the final commit). Synchronous, so
+         * the common chunk costs no inner subscription (`concatMap` over `[chunk]` cost one each).
+         */
+        const recordOf = (item: RunItem): ChunkType | undefined => {
+          if (isRunEnd(item)) return undefined;
           const chunk = item;
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
             if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
-            return [];
+            return undefined;
           }
-          // the run's storage failed inside the run (memory's save in the commit phase): not the
-          // run's end, the attempt's (what it held is dropped; the next attempt does it again)
-          if (chunk.type === 'error' && isStorageInfrastructureError(chunk.payload.error)) return throwError(() => chunk.payload.error);
-          if (isTerminalChunk(chunk)) return final$([...(held ?? []), chunk]);
           if (held !== undefined) {
             held.push(chunk);
-            return [];
+            return undefined;
           }
           if (chunk.type === 'step-start') stepNumber = chunk.payload.stepNumber;
-          return [chunk];
+          return chunk;
+        };
+
+        /**
+         * What the run's terminal chunk writes: the `final` commit with what was held — unless the
+         * run's storage failed inside the run (memory's save in the commit phase): not the run's
+         * end then, the attempt's (what it held is dropped; the next attempt does it again).
+         */
+        const finalOf = (item: RunItem): Observable<ExecutionCommit> => {
+          const terminal = item as ChunkType;
+          if (terminal.type === 'error' && isStorageInfrastructureError(terminal.payload.error)) return throwError(() => terminal.payload.error);
+          return final$([...(held ?? []), terminal]);
         };
 
         /** A commit written: its event, its fault point, then the loop goes on (or, handing over, the run is released). */
@@ -298,8 +309,21 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
           memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
         });
+        // the chunks before the terminal one, one by one; the terminal chunk, with what was held, as the final commit
         const runRecords$ = concat(
-          run$.pipe(takeWhile((item) => !isTerminalItem(item), true), concatMap(recordsOf)),
+          run$.pipe(
+            takeWhile((item) => !isTerminalItem(item), true),
+            connect((items$) =>
+              merge(
+                items$.pipe(
+                  filter((item) => !isTerminalItem(item)),
+                  map(recordOf),
+                  filter((chunk): chunk is ChunkType => chunk !== undefined),
+                ),
+                items$.pipe(filter(isTerminalItem), concatMap(finalOf)),
+              ),
+            ),
+          ),
           throwError(() => new Error(`Run ${runId} ended without a terminal chunk`)),
         );
         return merge(commitPoints, runRecords$).pipe(
