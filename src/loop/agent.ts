@@ -77,7 +77,7 @@ export class Agent {
   stream$(input: AgentInput, options?: StreamCallOptions): Observable<ChunkType> {
     const config = this.#config;
     let callOptions: AgentCallOptions | undefined = options;
-    if (options !== undefined && 'demand' in options) {
+    if (typeof options === 'object' && options !== null && 'demand' in options) {
       const { demand, ...rest } = options;
       if (demand !== undefined) return createRun(config, input, rest, { demand, results: false });
       callOptions = rest;
