@@ -76,11 +76,13 @@ export class Agent {
    */
   stream$(input: AgentInput, options?: StreamCallOptions): Observable<ChunkType> {
     const config = this.#config;
-    if (options !== undefined && 'demand' in options) {
-      const { demand, ...callOptions } = options;
-      return createRun(config, input, callOptions, { ...(demand === undefined ? {} : { demand }), results: false });
+    let callOptions: AgentCallOptions | undefined = options;
+    if (typeof options === 'object' && options !== null && 'demand' in options) {
+      const { demand, ...rest } = options;
+      if (demand !== undefined) return createRun(config, input, rest, { demand, results: false });
+      callOptions = rest;
     }
-    return new PacedRun((demand) => createRun(config, input, options, { ...(demand === undefined ? {} : { demand }), results: false }));
+    return new PacedRun((demand) => createRun(config, input, callOptions, { ...(demand === undefined ? {} : { demand }), results: false }));
   }
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */

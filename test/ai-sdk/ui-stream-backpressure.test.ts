@@ -54,6 +54,16 @@ describe('toUIMessageStream backpressure', () => {
     await reader.cancel();
   });
 
+  it('stream$() given demand: undefined is the run itself too, paced by the stream', async () => {
+    const { model, pulls } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    const reader = toUIMessageStream(agent.stream$('Hi', { demand: undefined })).getReader();
+    await reader.read();
+    await settle();
+    expect(pulls()).toBeLessThan(40);
+    await reader.cancel();
+  });
+
   it('from(run$) is the run itself, and paced without a gate', async () => {
     const { model, pulls } = countingModel();
     const agent = new Agent({ id: 'a', instructions: 'x', model });
