@@ -9,7 +9,8 @@ import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
 import { ModelCallError } from '../../src/model/errors/model-call-error.js';
-import { endWithTerminal, MissingTerminalError, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
+import { endWithTerminal, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
+import { MissingTerminalError } from '../../src/loop/run/missing-terminal-error.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 

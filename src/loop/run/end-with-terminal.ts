@@ -10,6 +10,7 @@ import { providerError } from '../../model/provider-error.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { subscribeLinked } from '../internal/subscribe-linked.js';
 import { OpenBrackets } from './close-brackets.js';
+import { MissingTerminalError } from './missing-terminal-error.js';
 
 /** Options of {@link endWithTerminal}. */
 export interface EndWithTerminalOptions {
@@ -44,13 +45,6 @@ export function terminalChunk(runId: string, error: unknown): ChunkType {
   return TripWire.isInstance(error) ? makeChunk(runId, 'tripwire', tripwirePayload(error)) : makeChunk(runId, 'error', { error: providerError(error) });
 }
 
-/** The error of a source that completed without a terminal chunk (a bug upstream, reported as the run's `error`). */
-export class MissingTerminalError extends Error {
-  constructor() {
-    super('the run ended without a terminal chunk (finish, tripwire, error or abort)');
-    this.name = 'MissingTerminalError';
-  }
-}
 
 /**
  * Holds a run's stream to its invariants: exactly one `start`, first, and exactly one terminal
