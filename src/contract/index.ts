@@ -104,6 +104,7 @@ export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
+export { hasHook, isHooked } from './has-hook.js';
 export { warnOnce } from './warn-once.js';
 export { closestKey } from './closest-key.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';

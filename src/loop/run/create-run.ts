@@ -42,7 +42,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';

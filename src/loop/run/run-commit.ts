@@ -11,7 +11,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import type { OutputResult, StepResult } from '../../contract/processor-types.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { recordRejection } from '../step/attempt-state.js';
 import { terminalChunk } from './end-with-terminal.js';
 import type { RunEnvironment } from './run-environment.js';

@@ -22,7 +22,7 @@ import { callModel } from '../../model/stream-model.js';
 import { generateCall } from '../../model/generate-call.js';
 import { getObservableStream } from '../../model/observable-stream.js';
 import type { ModelEvent } from '../../model/model-events.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { replayCall } from '../../model/replay-call.js';
 import { resolveModel } from '../../model/resolve-model.js';
 import type { MessageList as MessageListType } from '../../message-list/message-list.js';

@@ -13,7 +13,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { addUsage } from '../../model/usage.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import type { RunState } from '../run/run-state.js';
 import { stopConditionMet } from '../run/stop-condition.js';
 import { clientToolCalls, fromCache, mayContinue, stepResultOf, type AttemptState } from './attempt-state.js';
