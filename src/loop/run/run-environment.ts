@@ -97,8 +97,8 @@ function nothingToRelease(): void {}
 
 /**
  * Makes the run's controller abort when the caller's signal does: a listener, removed when the
- * run ends (the returned function) — not `AbortSignal.any`, which in Node 22 leaks on a
- * long-lived caller signal (a server-wide shutdown signal given to every run).
+ * run ends (the returned function) — not `AbortSignal.any`, for a long-lived caller signal (a
+ * server-wide shutdown signal given to every run; bench/README.md, house rules).
  */
 function followCallerSignal(controller: AbortController, caller: AbortSignal | undefined): () => void {
   if (caller === undefined) return nothingToRelease;
