@@ -10,7 +10,7 @@
  * ```
  */
 import { Subscription, defer, lastValueFrom, retry, throwError, timer, toArray } from 'rxjs';
-import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
+import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
@@ -76,7 +76,7 @@ function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
       encodeJson(chunk, `chunk ${chunk.type}`);
     } catch (error) {
       if (!JsonEncodingError.isInstance(error)) throw error;
-      return [...chunks.slice(0, index), makeChunk(runId, 'error', { error })];
+      return [...chunks.slice(0, index), terminalChunk(runId, { error })];
     }
   }
   return chunks;
@@ -268,7 +268,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         const entries = stepStart === 0 ? [] : await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
         const open = openAt(entries, stepStart - 1);
         const closers = open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
-        await finalize([...closers, makeChunk(runId, 'error', { error })]);
+        await finalize([...closers, terminalChunk(runId, { error })]);
       };
 
       const journaled = journalLedger(journal, lease, claim.toolCalls, {

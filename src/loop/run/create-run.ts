@@ -39,6 +39,7 @@ import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
+import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
@@ -167,7 +168,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     try {
       validateRunArguments(config, input, options);
     } catch (error) {
-      const ended = [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })];
+      const ended = [makeChunk('run', 'start', {}), terminalChunk('run', { error })];
       return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);
     }
     const demand = wiring.demand ?? new DemandGate();
