@@ -39,7 +39,6 @@ import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
-import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
@@ -147,6 +146,11 @@ function body(run: RunSetUp): Observable<ChunkType> {
   );
 }
 
+/** The run id the caller gave, for the chunks of a run that ended before its set-up made one (`'run'` when none, or not a valid one). */
+function givenRunId(given: unknown): string {
+  return typeof given === 'string' && given.length > 0 ? given : 'run';
+}
+
 /** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
 function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
@@ -165,12 +169,6 @@ export function createRun(config: AgentConfig, input: AgentInput, options?: Agen
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: ChunksOnly): Observable<ChunkType>;
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<RunItem> {
   return defer(() => {
-    try {
-      validateRunArguments(config, input, options);
-    } catch (error) {
-      const ended = [makeChunk('run', 'start', {}), terminalChunk('run', { error })];
-      return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);
-    }
     const demand = wiring.demand ?? new DemandGate();
     const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
@@ -181,12 +179,14 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     };
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
+    // bad arguments throw here, inside the run: endWithTerminal makes the `start` and the `error` chunk
     const chunks$ = defer(() => {
+      validateRunArguments(config, input, options);
       const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {
-      runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
+      runId: () => run?.env.runId ?? givenRunId(options.runId ?? config.defaultOptions?.runId),
       abortSignal: callerSignal,
       onError: (error: unknown, runId: string) => endOnError(run?.env, run?.state, error, runId),
       closeBrackets: true,
