@@ -181,6 +181,12 @@ describe('bad call options end the run inside the stream', () => {
     expect(errorOf(badId)).toBeInstanceOf(TypeError);
   });
 
+  it('options that are not an object (null) are the TypeError of the run, not a crash before it', async () => {
+    const chunks = await lastValueFrom(new Agent({ id: 'a', model: answer() }).stream$('Hi', null as unknown as AgentCallOptions).pipe(toArray()));
+    expect(chunks.map((chunk) => [chunk.type, chunk.runId])).toEqual([['start', 'run'], ['error', 'run']]);
+    expect((errorOf(chunks) as Error).message).toMatch(/options must be an object/);
+  });
+
   it('a second subscription checks again (the check runs per subscription, not when stream$ is called)', async () => {
     const agent = new Agent({ id: 'a', model: answer() });
     const run$ = agent.stream$('', {});

@@ -170,7 +170,9 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<RunItem> {
   return defer(() => {
     const demand = wiring.demand ?? new DemandGate();
-    const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
+    // read before the arguments are checked (inside the run, below): options that are not an object are that check's error
+    const given: Partial<AgentCallOptions> = typeof options === 'object' && options !== null ? options : {};
+    const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
       if (wiring.restore !== undefined) restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
@@ -186,7 +188,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {
-      runId: () => run?.env.runId ?? givenRunId(options.runId ?? config.defaultOptions?.runId),
+      runId: () => run?.env.runId ?? givenRunId(given.runId ?? config.defaultOptions?.runId),
       abortSignal: callerSignal,
       onError: (error: unknown, runId: string) => endOnError(run?.env, run?.state, error, runId),
       closeBrackets: true,
