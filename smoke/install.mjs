@@ -4,7 +4,9 @@
 // which its own install put in the cache). Then checks:
 // - the tarball ships NOTICE and CHANGELOG.md, and its package.json has no `prepare` (prepack /
 //   postpack: scripts/pack-manifest.mjs), so the app's install prints nothing but its summary;
-// - one copy of @ai-sdk/provider: none under node_modules/rxagent/node_modules (a caret range shared with ai);
+// - one copy of each dependency rxagent shares with ai@7 (@ai-sdk/provider, @ai-sdk/provider-utils: every
+//   name in both dependency lists): none under node_modules/rxagent/node_modules, one version in `npm ls`
+//   (rxagent's ranges are carets that ai's exact pins fall in);
 // - a tiny agent runs from the installed package, from ESM and from CommonJS;
 // - an AI SDK 6 app (smoke/ai-sdk-6: ai@6, its provider package @ai-sdk/openai@3, its useChat from
 //   @ai-sdk/react@3, installed from the npm registry at the versions pinned below) installs the
@@ -97,8 +99,29 @@ try {
   if (installed.status !== 0) throw new Error(`smoke install: npm install failed (${installed.status})\n${installed.stderr}`);
   const noise = `${installed.stdout}\n${installed.stderr}`.split('\n').filter((line) => line.trim() !== '' && !/^(added|changed|removed|up to date)\b/.test(line));
   if (noise.length > 0) throw new Error(`smoke install: the install printed more than its summary:\n${noise.join('\n')}`);
-  const nested = join(app, 'node_modules', 'rxagent', 'node_modules', '@ai-sdk', 'provider');
-  if (existsSync(nested)) throw new Error(`smoke install: a second copy of @ai-sdk/provider under rxagent: ${nested}`);
+  const installedAi = JSON.parse(readFileSync(join(app, 'node_modules', 'ai', 'package.json'), 'utf8'));
+  const shared = Object.keys(pkg.dependencies).filter((name) => name in (installedAi.dependencies ?? {}));
+  for (const name of ['@ai-sdk/provider', '@ai-sdk/provider-utils']) {
+    if (!shared.includes(name)) throw new Error(`smoke install: ${name} is no longer a dependency shared by rxagent and ai@${installedAi.version}: update this check`);
+  }
+  const versionsOf = (name) => {
+    const versions = new Set();
+    const walk = (node) => {
+      for (const [child, info] of Object.entries(node.dependencies ?? {})) {
+        if (child === name) versions.add(info.version);
+        walk(info);
+      }
+    };
+    walk(JSON.parse(npm(['ls', name, '--all', '--json'], app)));
+    return [...versions];
+  };
+  const sharedCopies = shared.map((name) => {
+    const nested = join(app, 'node_modules', 'rxagent', 'node_modules', ...name.split('/'));
+    if (existsSync(nested)) throw new Error(`smoke install: a second copy of ${name} under rxagent: ${nested}`);
+    const versions = versionsOf(name);
+    if (versions.length !== 1) throw new Error(`smoke install: ${versions.length} versions of ${name} (${versions.join(', ')}), want one shared with ai`);
+    return `${name}@${versions[0]}`;
+  });
   const agentCode = (imports) => `${imports}
 const agent = new Agent({ id: 'smoke', instructions: 'Be brief.', model: scriptedModel({ rules: [], fallback: { text: 'Hello from the tarball.' } }) });
 const { text } = await agent.generate('Hi');
@@ -111,19 +134,10 @@ console.log(text);
     const out = execFileSync(process.execPath, [file], { cwd: app, encoding: 'utf8' }).trim();
     if (out !== 'Hello from the tarball.') throw new Error(`smoke install: ${file} printed ${out}`);
   }
-  const providers = JSON.parse(npm(['ls', '@ai-sdk/provider', '--all', '--json'], app));
-  const versions = new Set();
-  const walk = (node) => {
-    for (const [name, child] of Object.entries(node.dependencies ?? {})) {
-      if (name === '@ai-sdk/provider') versions.add(child.version);
-      walk(child);
-    }
-  };
-  walk(providers);
   const ai6 = aiSdk6App(dir, join(dir, packed.filename));
   console.log(
     `smoke install: ok in ${((Date.now() - started) / 1000).toFixed(1)} s (${packed.filename}, ${shipped.length} files with NOTICE and CHANGELOG.md; ` +
-      `installed offline outside the repository; one @ai-sdk/provider (${[...versions].join(', ')}), none under rxagent/node_modules; an agent ran from ESM and CommonJS); ${ai6}`,
+      `installed offline outside the repository; one copy each of what it shares with ai@${installedAi.version} (${sharedCopies.join(', ')}), none under rxagent/node_modules; an agent ran from ESM and CommonJS); ${ai6}`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

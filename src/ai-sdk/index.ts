@@ -30,3 +30,21 @@ export {
   type TelemetryContext,
   type TelemetryTracer,
 } from './telemetry.js';
+// the AI SDK 4 provider spec (`@ai-sdk/provider@1`), which rxagent accepts as a model and adapts inside
+export type {
+  LanguageModelV1,
+  LanguageModelV1CallOptions,
+  LanguageModelV1FunctionTool,
+  LanguageModelV1GenerateResult,
+  LanguageModelV1Message,
+  LanguageModelV1MessagePart,
+  LanguageModelV1Mode,
+  LanguageModelV1RawResponse,
+  LanguageModelV1Request,
+  LanguageModelV1ResponseFormat,
+  LanguageModelV1ResponseMetadata,
+  LanguageModelV1StreamPart,
+  LanguageModelV1StreamResult,
+  LanguageModelV1ToolCall,
+  LanguageModelV1Usage,
+} from '../contract/index.js';

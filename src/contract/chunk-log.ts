@@ -4,7 +4,7 @@
  * Two logs live as long as a run: the `streamParts` of the `processOutputStream` chain (every part
  * that entered it, never reset) and the output's replay buffer (late readers, the folded result).
  * Most of their entries are plain text deltas, `{ type: 'text-delta', runId, from, payload: { id,
- * text } }`: 96 bytes of objects each. A plain delta is kept here as its text alone (one
+ * text } }`. A plain delta is kept here as its text alone (one
  * reference), its `runId`, `from` and `id` once per run of equal values; any other chunk, and the
  * latest one, is kept as the object itself. {@link ChunkLog.toArray} makes the real array on first use (equal objects for
  * the compacted deltas, the same objects for everything else) and the log then appends to that very

@@ -98,12 +98,14 @@ export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js'
 // Shared with the built-in processors, the testing kit and the AI SDK interop (which import the
 // contract through this file only); not re-exported by `rxagent`.
 export { makeChunk } from './make-chunk.js';
+export { terminalChunk, type RunEnding } from './terminal-chunk.js';
 export { DemandGate } from './demand-gate.js';
 export { tripwirePayload } from './tripwire-payload.js';
 export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';
 export { defaultAbortReason, notifyViolation } from './violation.js';
 export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
+export { hasHook, isHooked } from './has-hook.js';
 export { warnOnce } from './warn-once.js';
 export { closestKey } from './closest-key.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';

@@ -104,7 +104,7 @@ function errorFields(error: Error): Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { toJsonValue } from 'rxagent';
+ * import { toJsonValue } from 'rxagent/durable';
  * toJsonValue({ at: new Date(0), error: new TypeError('bad') });
  * // { at: '1970-01-01T00:00:00.000Z', error: { name: 'TypeError', message: 'bad' } }
  * ```
@@ -238,7 +238,7 @@ function strictReplacer(_key: string, given: unknown): unknown {
  *
  * @example
  * ```ts
- * import { encodeJson } from 'rxagent';
+ * import { encodeJson } from 'rxagent/durable';
  * encodeJson({ type: 'text-delta', payload: { id: '1', text: 'hi' } }); // '{"type":"text-delta",…}'
  * ```
  */
@@ -265,7 +265,7 @@ export function encodeJson(value: unknown, what?: string): string {
  *
  * @example
  * ```ts
- * import { findNonJson } from 'rxagent';
+ * import { findNonJson } from 'rxagent/durable';
  * findNonJson({ seen: new Set(['a']) }); // { path: '$.seen', type: 'Set' }
  * findNonJson({ seen: ['a'] });          // undefined
  * ```

@@ -204,7 +204,7 @@ export type LanguageModelV1StreamPart = LanguageModelV1MessagePart;
  *
  * @example
  * ```ts
- * import type { LanguageModelV1 } from 'rxagent';
+ * import type { LanguageModelV1 } from 'rxagent/ai-sdk';
  * const judge: LanguageModelV1 = legacyOpenAI('gpt-4o-mini'); // @ai-sdk/openai@1
  * ```
  */

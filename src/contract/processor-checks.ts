@@ -6,6 +6,7 @@
  * chunk shaped like an AI SDK stream part gets a message saying what an rxagent chunk looks like.
  */
 import { editDistance } from './closest-key.js';
+import { isHooked } from './has-hook.js';
 import type { Processor } from './processor-types.js';
 import { warnOnce } from './warn-once.js';
 
@@ -117,8 +118,7 @@ export function checkProcessorList(list: readonly unknown[], path: string, makeE
     if (typeof processor !== 'object' || processor === null) return;
     checkHookNames(processor, `${path}[${index}]`, PROCESSOR_HOOKS, makeError);
     if (listName === undefined) return;
-    const record = processor as Record<string, unknown>;
-    const own = PROCESSOR_HOOKS.filter((hook) => typeof record[hook] === 'function');
+    const own = PROCESSOR_HOOKS.filter((hook) => isHooked(processor, hook));
     if (own.length === 0 || HOOKS_BY_LIST[listName].some((hook) => own.includes(hook as (typeof own)[number]))) return;
     const lists = (Object.keys(HOOKS_BY_LIST) as Array<keyof typeof HOOKS_BY_LIST>).filter((name) => HOOKS_BY_LIST[name].some((hook) => own.includes(hook as (typeof own)[number])));
     warnOnce(

@@ -77,3 +77,5 @@ export { ToolOutcomeUnknownError } from './errors/tool-outcome-unknown-error.js'
 export { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 // what a commit's `state` holds, and the errors of a run's snapshot (a processor state that is not JSON; a snapshot that cannot be restored)
 export { DurableStateError, RunSnapshotError, type RunSnapshot, type RunPosition } from '../loop/index.js';
+// the JSON codec chunks, run snapshots, processor state and call options go through (`JsonEncodingError` names what JSON would change)
+export { JsonEncodingError, encodeJson, findNonJson, toJsonValue, type JsonValue, type NonJsonAt } from '../contract/index.js';

@@ -8,6 +8,7 @@ import { foldRun } from './consumers/fold-result.js';
 import type { RetryBudgets } from './consumers/text-gate.js';
 import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { DemandGate } from '../contract/demand-gate.js';
+import { hasHook } from '../contract/has-hook.js';
 import { createRun, type RunWiring } from './run/create-run.js';
 import type { RunItem } from './run/run-events.js';
 import { PacedRun } from './consumers/paced-run.js';
@@ -15,7 +16,7 @@ import { validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
 function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly ProcessorLike[]> | undefined>): boolean {
-  return lists.some((list) => typeof list === 'function' || (list?.some((processor) => typeof processor.processAPIError === 'function') ?? false));
+  return lists.some((list) => typeof list === 'function' || (list !== undefined && hasHook(list, 'processAPIError')));
 }
 
 /** The retry budgets a run of `config` with `options` may use (what `textStream` holds text for). */

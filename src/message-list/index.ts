@@ -27,7 +27,6 @@ export type {
   ToolInvocationState,
 } from './types.js';
 
-export { RxAgentError } from '../errors/rxagent-error.js';
 export { InvalidMessageError } from './errors/invalid-message-error.js';
 export type { MessageIssue } from './errors/invalid-message-error.js';
 

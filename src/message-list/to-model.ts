@@ -48,7 +48,7 @@ export function appendModelMessages(output: ModelMessage[], message: MastraDBMes
       return;
     }
     case 'user': {
-      // made with its first part, as an assistant step's (a pushed-to empty array reserves room for 16)
+      // made with its first part, as an assistant step's (bench/README.md, house rules)
       let content: UserPart[] | undefined;
       for (const part of message.content.parts) {
         const converted = part.type === 'text' && part.text !== '' ? withOptions<UserPart>({ type: 'text', text: part.text }, part.providerMetadata) : part.type === 'file' ? filePart(part) : undefined;
@@ -138,7 +138,7 @@ function appendAssistantSteps(
 
 /**
  * An assistant step being converted: its content, its client tool results (each array made with its
- * first part: a pushed-to empty array would reserve room for 16), whether it has calls.
+ * first part: bench/README.md, house rules), whether it has calls.
  */
 interface AssistantStep {
   content: AssistantPart[] | undefined;

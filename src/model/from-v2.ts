@@ -25,8 +25,7 @@ import {
   type SharedV3Warning,
 } from '@ai-sdk/provider';
 import { adaptV3 } from './from-v3.js';
-import { getObservableStream, OBSERVABLE_STREAM, type ObservableStreamFunction } from './observable-stream.js';
-import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartConverter } from './internal/map-parts.js';
+import { liftModel, type SpecLift } from './internal/lift-model.js';
 
 /**
  * Adapts a `LanguageModelV2` to the V4 interface the loop speaks. V2 is first lifted to V3
@@ -43,62 +42,22 @@ import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartCon
  * ```
  */
 export function adaptV2(model: LanguageModelV2): LanguageModelV4 {
-  return adaptV3(liftV2ToV3(model));
+  return adaptV3(liftModel(model, v2ToV3));
 }
 
-function liftV2ToV3(model: LanguageModelV2): LanguageModelV3 {
-  const lifted: LanguageModelV3 & {
-    [OBSERVABLE_STREAM]?: ObservableStreamFunction<LanguageModelV3CallOptions, LanguageModelV3StreamPart>;
-  } = {
-    specificationVersion: 'v3',
-    get provider() {
-      return model.provider;
-    },
-    get modelId() {
-      return model.modelId;
-    },
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
-    async doGenerate(options) {
-      const { callOptions, warnings } = toV2CallOptions(options);
-      const result = await model.doGenerate(callOptions);
-      return {
-        ...result,
-        content: result.content.map(contentV2ToV3),
-        finishReason: finishReasonV2ToV3(result.finishReason),
-        usage: usageV2ToV3(result.usage),
-        warnings: [...result.warnings.map(warningV2ToV3), ...warnings],
-      };
-    },
-    async doStream(options) {
-      const { callOptions, warnings } = toV2CallOptions(options);
-      const result: unknown = await model.doStream(callOptions);
-      const stream = pullMapStream(result, model, createV2PartConverter(warnings));
-      return { ...(result as Awaited<ReturnType<typeof model.doStream>>), stream };
-    },
-  };
-  const observableStream = getObservableStream<LanguageModelV2CallOptions, LanguageModelV2StreamPart>(model);
-  if (observableStream) {
-    lifted[OBSERVABLE_STREAM] = (options) => {
-      const { callOptions, warnings } = toV2CallOptions(options);
-      return mapPartsObservable(
-        () => observableStream(callOptions),
-        () => createV2PartConverter(warnings),
-      );
-    };
-  }
-  return lifted;
-}
-
-function createV2PartConverter(
-  warnings: readonly SharedV3Warning[],
-): PartConverter<LanguageModelV2StreamPart, LanguageModelV3StreamPart> {
-  return withConversionWarnings(warnings, (part) => [partV2ToV3(part)], (head, extra) => ({
-    type: 'stream-start',
-    warnings: [...(head?.type === 'stream-start' ? head.warnings : []), ...extra],
-  }));
-}
+/** V2 → V3: the prompt and options down, results and parts up (see {@link liftModel}). */
+const v2ToV3: SpecLift<LanguageModelV2, LanguageModelV3> = {
+  specificationVersion: 'v3',
+  callOptions: toV2CallOptions,
+  result: (result, warnings) => ({
+    ...result,
+    content: result.content.map(contentV2ToV3),
+    finishReason: finishReasonV2ToV3(result.finishReason),
+    usage: usageV2ToV3(result.usage),
+    warnings: [...result.warnings.map(warningV2ToV3), ...warnings],
+  }),
+  part: partV2ToV3,
+};
 
 function partV2ToV3(part: LanguageModelV2StreamPart): LanguageModelV3StreamPart {
   switch (part.type) {

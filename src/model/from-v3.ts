@@ -17,8 +17,7 @@ import {
   type SharedV4Warning,
 } from '@ai-sdk/provider';
 import { convertUint8ArrayToBase64 } from '@ai-sdk/provider-utils';
-import { getObservableStream, OBSERVABLE_STREAM, type ObservableStreamFunction } from './observable-stream.js';
-import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartConverter } from './internal/map-parts.js';
+import { liftModel, type SpecLift } from './internal/lift-model.js';
 
 /**
  * Adapts a `LanguageModelV3` to the V4 interface the loop speaks: V4 call options and prompt
@@ -33,50 +32,16 @@ import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartCon
  * ```
  */
 export function adaptV3(model: LanguageModelV3): LanguageModelV4 {
-  const adapted: LanguageModelV4 & { [OBSERVABLE_STREAM]?: ObservableStreamFunction } = {
-    specificationVersion: 'v4',
-    get provider() {
-      return model.provider;
-    },
-    get modelId() {
-      return model.modelId;
-    },
-    get supportedUrls() {
-      return model.supportedUrls;
-    },
-    async doGenerate(options) {
-      const { callOptions, warnings } = toV3CallOptions(options);
-      const result = await model.doGenerate(callOptions);
-      return { ...result, content: result.content.map(contentV3ToV4), warnings: [...result.warnings, ...warnings] };
-    },
-    async doStream(options) {
-      const { callOptions, warnings } = toV3CallOptions(options);
-      const result: unknown = await model.doStream(callOptions);
-      const stream = pullMapStream(result, model, createV3PartConverter(warnings));
-      return { ...(result as Awaited<ReturnType<typeof model.doStream>>), stream };
-    },
-  };
-  const observableStream = getObservableStream<LanguageModelV3CallOptions, LanguageModelV3StreamPart>(model);
-  if (observableStream) {
-    adapted[OBSERVABLE_STREAM] = (options) => {
-      const { callOptions, warnings } = toV3CallOptions(options);
-      return mapPartsObservable(
-        () => observableStream(callOptions),
-        () => createV3PartConverter(warnings),
-      );
-    };
-  }
-  return adapted;
+  return liftModel(model, v3ToV4);
 }
 
-function createV3PartConverter(
-  warnings: readonly SharedV4Warning[],
-): PartConverter<LanguageModelV3StreamPart, LanguageModelV4StreamPart> {
-  return withConversionWarnings(warnings, (part) => [partV3ToV4(part)], (head, extra) => ({
-    type: 'stream-start',
-    warnings: [...(head?.type === 'stream-start' ? head.warnings : []), ...extra],
-  }));
-}
+/** V3 → V4: the prompt and options down, results and parts up (see {@link liftModel}). */
+const v3ToV4: SpecLift<LanguageModelV3, LanguageModelV4> = {
+  specificationVersion: 'v4',
+  callOptions: toV3CallOptions,
+  result: (result, warnings) => ({ ...result, content: result.content.map(contentV3ToV4), warnings: [...result.warnings, ...warnings] }),
+  part: partV3ToV4,
+};
 
 function partV3ToV4(part: LanguageModelV3StreamPart): LanguageModelV4StreamPart {
   return part.type === 'file' ? { ...part, data: { type: 'data', data: part.data } } : part;

@@ -3,6 +3,7 @@ import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 import { ProcessorError } from '../contract/errors/processor-error.js';
 import type { CallSettings, Processor, ProcessorLike, StructuredOutputOptions } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
+import { isHooked } from '../contract/has-hook.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
@@ -112,7 +113,7 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
       modelSettings: current.modelSettings,
       structuredOutput: current.structuredOutput,
       // This processor's processLLMRequest runs on this step's prompt: it may trim there instead.
-      llmRequestStage: context.llmRequestStage && typeof binding.processor.processLLMRequest === 'function' ? (true as const) : undefined,
+      llmRequestStage: context.llmRequestStage && isHooked(binding.processor, 'processLLMRequest') ? (true as const) : undefined,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) =>
       applyStepResult(result, binding, context, current, messages),

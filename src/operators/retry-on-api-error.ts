@@ -3,6 +3,7 @@ import { ProcessorError } from '../contract/errors/processor-error.js';
 import { TripWire } from '../contract/errors/trip-wire.js';
 import type { Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
+import { hasHook } from '../contract/has-hook.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
@@ -86,7 +87,7 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
 export function apiErrorBudget(processors: readonly Processor[], context: RunContext, defaultBudget?: number): number {
   if (context.maxProcessorRetries !== undefined) return context.maxProcessorRetries;
   if (defaultBudget !== undefined) return defaultBudget;
-  return processors.some((processor) => typeof processor.processAPIError === 'function') ? DEFAULT_API_ERROR_RETRIES : 0;
+  return hasHook(processors, 'processAPIError') ? DEFAULT_API_ERROR_RETRIES : 0;
 }
 
 /**

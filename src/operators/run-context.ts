@@ -240,8 +240,7 @@ class Context implements RunContext {
     this.processorTimeoutMs = init.processorTimeoutMs;
     this.scheduler = init.scheduler;
     this.llmRequestStage = init.llmRequestStage ?? true;
-    // made outside the constructor: closures here would share a scope holding `this`, and V8 kept
-    // that scope, the whole run, through a scavenge on every run (bench/README.md, "the run context's closures")
+    // made outside the constructor, so that they close over nothing of the run (bench/README.md, house rules)
     this.writer = outletWriter(this.custom$);
     this.sendSignal = signalSender(state, this.writer, generateId, now);
   }

@@ -1,7 +1,7 @@
 import { catchError, of, throwError, type MonoTypeOperatorFunction } from 'rxjs';
 import type { AgentChunk, ChunkType } from '../contract/chunk-types.js';
 import { TripWire } from '../contract/errors/trip-wire.js';
-import { tripwirePayload } from '../contract/tripwire-payload.js';
+import { terminalChunk } from '../contract/terminal-chunk.js';
 
 /**
  * The terminal `tripwire` chunk for a `TripWire`.
@@ -14,12 +14,7 @@ import { tripwirePayload } from '../contract/tripwire-payload.js';
  * ```
  */
 export function toTripwireChunk(tripwire: TripWire, runId: string): AgentChunk<'tripwire'> {
-  return {
-    type: 'tripwire',
-    runId,
-    from: 'AGENT',
-    payload: tripwirePayload(tripwire),
-  };
+  return terminalChunk(runId, { error: tripwire });
 }
 
 /**

@@ -4,7 +4,7 @@
  * durable worker after a simulated crash — the same output, messages and `state` in every mode,
  * or a report naming the cause with a line diff.
  */
-import type { Processor } from '../contract/index.js';
+import { isHooked, type Processor, type ProcessorHookName } from '../contract/index.js';
 import { ConformanceError } from './conformance-error.js';
 import type {
   ConformanceCause,
@@ -79,7 +79,7 @@ function asProcessor(value: unknown, what: string): Processor {
   return value as Processor;
 }
 
-const hasAny = (processor: Processor, hooks: readonly string[]): boolean => hooks.some((hook) => typeof (processor as unknown as Record<string, unknown>)[hook] === 'function');
+const hasAny = (processor: Processor, hooks: readonly ProcessorHookName[]): boolean => hooks.some((hook) => isHooked(processor, hook));
 
 /** The lists the processor goes in: as asked, or by its hooks. */
 function listsOf(processor: Processor, asked: ConformanceOptions['lists']): ProcessorLists {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonEncodingError, encodeJson, findNonJson, toJsonValue } from '../../src/index.js';
+import { JsonEncodingError, encodeJson, findNonJson, toJsonValue } from 'rxagent/durable';
 
 describe('toJsonValue / encodeJson (chunks and snapshots)', () => {
   it('writes what JSON.stringify writes for JSON data', () => {

@@ -10,7 +10,8 @@ import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
 import { ModelCallError } from '../../src/model/errors/model-call-error.js';
 import { endWithTerminal } from 'rxagent/loop';
-import { MissingTerminalError, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
+import { failureChunk } from '../../src/loop/run/end-with-terminal.js';
+import { MissingTerminalError } from '../../src/loop/run/missing-terminal-error.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
@@ -70,7 +71,7 @@ describe('endWithTerminal(): marble checklist', () => {
     scheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold('-S-a-#', v, tripwire).pipe(plain())).toBe('-S-a-(W|)', v);
     });
-    expect(terminalChunk(R, tripwire)).toEqual(v.W);
+    expect(failureChunk(R, tripwire)).toEqual(v.W);
   });
 
   it('unsubscribes from the source when the consumer unsubscribes, adding nothing', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MessageList, RxAgentError } from '../../src/message-list/index.js';
+import { MessageList } from '../../src/message-list/index.js';
+import { RxAgentError } from '../../src/index.js';
 import { createList, dbMessage, ids, textMessage, toolCall } from './helpers.js';
 
 describe('step boundaries', () => {

@@ -15,6 +15,7 @@ import {
   type ChunkType,
 } from '../../src/index.js';
 import { finishPart, mockModel, textParts, toolCallParts } from '../../src/testing/index.js';
+import { MissingTerminalError } from '../../src/loop/run/missing-terminal-error.js';
 import tsupConfig from '../../tsup.config.js';
 
 const cause = new Error('root cause');
@@ -55,6 +56,15 @@ describe('the RxAgentError family', () => {
   it('ToolExecutionError takes an object like the AI SDK errors, with a default message from the cause', () => {
     const error = new ToolExecutionError({ toolName: 'lookup', toolCallId: 'call_9', cause: new Error('db down') });
     expect(error).toMatchObject({ toolName: 'lookup', toolCallId: 'call_9', message: 'Tool "lookup" failed: db down' });
+  });
+
+  it('MissingTerminalError (a source that ended without a terminal chunk): stable name, RxAgentError member, its own Symbol.for marker', () => {
+    const error = new MissingTerminalError();
+    expect(error.name).toBe('MissingTerminalError');
+    expect(RxAgentError.isInstance(error)).toBe(true);
+    expect(MissingTerminalError.isInstance(error)).toBe(true);
+    expect(Object.getOwnPropertySymbols(error).map((symbol) => Symbol.keyFor(symbol))).toContain('rxagent.error.MissingTerminalError');
+    for (const { error: other } of family) expect(MissingTerminalError.isInstance(other)).toBe(false);
   });
 
   it('ModelCallError unwraps nested wrappers: error and cause are the provider error', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
 import { resolveModel } from '../../src/model/resolve-model.js';
-import type { LanguageModelV1, LanguageModelV1CallOptions, LanguageModelV1StreamPart } from '../../src/contract/language-model-v1.js';
+import type { LanguageModelV1, LanguageModelV1CallOptions, LanguageModelV1StreamPart } from 'rxagent/ai-sdk';
 import { ModerationProcessor } from '../../src/processors/index.js';
 
 function streamOf(parts: LanguageModelV1StreamPart[]): ReadableStream<LanguageModelV1StreamPart> {

@@ -16,6 +16,8 @@ import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
+import { createTestScheduler } from '../../src/testing/test-scheduler.js';
+import { makeChunk } from '../../src/contract/make-chunk.js';
 
 const answer = () => mockModel({ parts: [...textParts('ok'), finishPart()] });
 const types = (chunks: readonly ChunkType[]) => chunks.map((chunk) => chunk.type);
@@ -155,5 +157,41 @@ describe('generate([]) is an error like generate("")', () => {
     expect(InvalidMessageError.isInstance(errorOf(chunks))).toBe(true);
     expect(model.calls).toHaveLength(1);
     expect(await storage.getMessages({ threadId: 't' })).toEqual(before);
+  });
+});
+
+describe('bad call options end the run inside the stream', () => {
+  it('at subscription, synchronously: one start, one error chunk with the TypeError, then complete (marble)', () => {
+    const agent = new Agent({ id: 'a', model: answer() });
+    createTestScheduler(expect).run(({ expectObservable }) => {
+      const run$ = agent.stream$('Hi', { maxSteps: -1 } as AgentCallOptions);
+      expectObservable(run$).toBe('(se|)', {
+        s: makeChunk('run', 'start', {}),
+        e: makeChunk('run', 'error', { error: new TypeError('options.maxSteps must be a whole number ≥ 1 (got number -1).') }),
+      });
+    });
+  });
+
+  it("the error chunk carries the caller's runId when it is a valid one, and 'run' when the runId itself is bad", async () => {
+    const agent = new Agent({ id: 'a', model: answer() });
+    const named = await lastValueFrom(agent.stream$('', { runId: 'run-42' }).pipe(toArray()));
+    expect(named.map((chunk) => [chunk.type, chunk.runId])).toEqual([['start', 'run-42'], ['error', 'run-42']]);
+    const badId = await lastValueFrom(agent.stream$('Hi', { runId: 42 } as unknown as AgentCallOptions).pipe(toArray()));
+    expect(badId.map((chunk) => [chunk.type, chunk.runId])).toEqual([['start', 'run'], ['error', 'run']]);
+    expect(errorOf(badId)).toBeInstanceOf(TypeError);
+  });
+
+  it('options that are not an object (null) are the TypeError of the run, not a crash before it', async () => {
+    const chunks = await lastValueFrom(new Agent({ id: 'a', model: answer() }).stream$('Hi', null as unknown as AgentCallOptions).pipe(toArray()));
+    expect(chunks.map((chunk) => [chunk.type, chunk.runId])).toEqual([['start', 'run'], ['error', 'run']]);
+    expect((errorOf(chunks) as Error).message).toMatch(/options must be an object/);
+  });
+
+  it('a second subscription checks again (the check runs per subscription, not when stream$ is called)', async () => {
+    const agent = new Agent({ id: 'a', model: answer() });
+    const run$ = agent.stream$('', {});
+    for (let subscription = 0; subscription < 2; subscription++) {
+      expect(InvalidMessageError.isInstance(errorOf(await lastValueFrom(run$.pipe(toArray()))))).toBe(true);
+    }
   });
 });

@@ -29,6 +29,7 @@ import {
   type RequestContext,
   type TracingContext,
   TripWire,
+  hasHook,
 } from '../../contract/index.js';
 import { createRunState, type RunState } from '../../loop/index.js';
 
@@ -56,10 +57,6 @@ export interface MiddlewareCall {
   tripwire: TripWire | undefined;
   /** The list as it stood when the call was made (to tell whether `processAPIError` changed it). */
   listSnapshot: string;
-}
-
-function hasHook(processors: readonly Processor[], hook: keyof Processor): boolean {
-  return processors.some((processor) => typeof processor[hook] === 'function');
 }
 
 /** A V4 prompt message as the `ModelMessage` the MessageList accepts (file data unwrapped). */

@@ -17,7 +17,7 @@ function boundedPath(path: string): string {
  *
  * @example
  * ```ts
- * import { JsonEncodingError } from 'rxagent';
+ * import { JsonEncodingError } from 'rxagent/durable';
  * if (JsonEncodingError.isInstance(error)) console.error(error.path, error.type);
  * ```
  */

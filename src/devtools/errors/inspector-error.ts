@@ -1,4 +1,4 @@
-import { RxAgentError } from '../../message-list/index.js';
+import { RxAgentError } from '../../contract/index.js';
 
 const marker = Symbol.for('rxagent.error.InspectorError');
 

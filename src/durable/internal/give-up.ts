@@ -10,7 +10,7 @@
  * give up:  S i s-t-t-t (te sf e)  (te text-end, sf step-finish { reason: 'error' }, e error: one final commit)
  * ```
  */
-import { makeChunk, type ChunkType } from '../../contract/index.js';
+import { makeChunk, terminalChunk, type ChunkType } from '../../contract/index.js';
 import { FencedError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { RunAttemptsExhaustedError } from '../errors/run-attempts-exhausted-error.js';
@@ -58,7 +58,7 @@ export async function giveUpRun(journal: RunJournal, runId: string, owner: strin
       if (open.step !== undefined) chunks.push(stepFinish(runId, open.step, { reason: 'error', isContinued: false }));
     }
   }
-  chunks.push(makeChunk(runId, 'error', { error }));
+  chunks.push(terminalChunk(runId, { error }));
   const last = claim.commits.at(-1);
   try {
     const { lastSeq } = await journal.append(lease, chunks, { kind: 'final', step: last?.step ?? 0, attempt: last?.attempt ?? 0, state: null });

@@ -25,7 +25,7 @@
  * ```
  */
 import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
-import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
+import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunItem, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
@@ -97,7 +97,7 @@ function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
       encodeJson(chunk, `chunk ${chunk.type}`);
     } catch (error) {
       if (!JsonEncodingError.isInstance(error)) throw error;
-      return [...chunks.slice(0, index), makeChunk(runId, 'error', { error })];
+      return [...chunks.slice(0, index), terminalChunk(runId, { error })];
     }
   }
   return chunks;
@@ -286,7 +286,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
             const open = openAt(entries, stepStart - 1);
             return open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
           }).pipe(
-            concatMap((closers) => final$([...closers, makeChunk(runId, 'error', { error })])),
+            concatMap((closers) => final$([...closers, terminalChunk(runId, { error })])),
             journalTo(journal, lease),
             concatMap(acknowledged),
           );

@@ -5,12 +5,7 @@
  */
 import { identity, type OperatorFunction } from 'rxjs';
 import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
-
-/** Whether any of `processors` has `hook` (as `bindingsWith` decides: a function under that name). */
-export function hasHook(processors: readonly object[], hook: ProcessorHookName): boolean {
-  for (const processor of processors) if (typeof (processor as Record<string, unknown>)[hook] === 'function') return true;
-  return false;
-}
+import { hasHook } from '../../contract/has-hook.js';
 
 /**
  * `stage(processors)` when some processor has `hook`, else the identity (the stage would pass its

@@ -39,6 +39,7 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
@@ -130,6 +131,11 @@ function body(run: RunSetUp): Observable<ChunkType> {
   );
 }
 
+/** The run id the caller gave, for the chunks of a run that ended before its set-up made one (`'run'` when none, or not a valid one). */
+function givenRunId(given: unknown): string {
+  return typeof given === 'string' && given.length > 0 ? given : 'run';
+}
+
 /** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
 export function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
@@ -148,17 +154,10 @@ export function createRun(config: AgentConfig, input: AgentInput, options?: Agen
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: ChunksOnly): Observable<ChunkType>;
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<RunItem> {
   return defer(() => {
-    try {
-      validateRunArguments(config, input, options);
-      if (wiring.demand !== undefined && !(wiring.demand instanceof DemandGate)) {
-        throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
-      }
-    } catch (error) {
-      const ended = [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })];
-      return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);
-    }
     const demand = wiring.demand ?? new DemandGate();
-    const callerSignal = options.abortSignal ?? config.defaultOptions?.abortSignal;
+    // read before the arguments are checked (inside the run, below): options that are not an object are that check's error
+    const given: Partial<AgentCallOptions> = typeof options === 'object' && options !== null ? options : {};
+    const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
       if (wiring.restore !== undefined) restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
@@ -167,12 +166,17 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     };
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
+    // bad arguments throw here, inside the run: endWithTerminal makes the `start` and the `error` chunk
     const chunks$ = defer(() => {
+      validateRunArguments(config, input, options);
+      if (wiring.demand !== undefined && !(wiring.demand instanceof DemandGate)) {
+        throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
+      }
       const made = createEnvironment(config, input, options, demand, wiring);
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {
-      runId: () => run?.env.runId ?? options.runId ?? config.defaultOptions?.runId ?? 'run',
+      runId: () => run?.env.runId ?? givenRunId(given.runId ?? config.defaultOptions?.runId),
       abortSignal: callerSignal,
       onError: (error: unknown, runId: string) => endOnError(run?.env, run?.state, error, runId),
       closeBrackets: true,

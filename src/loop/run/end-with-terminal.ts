@@ -4,12 +4,12 @@
  */
 import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
-import { TripWire } from '../../contract/errors/trip-wire.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/provider-error.js';
-import { tripwirePayload } from '../../contract/tripwire-payload.js';
+import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { subscribeLinked } from '../internal/subscribe-linked.js';
 import { OpenBrackets } from './close-brackets.js';
+import { MissingTerminalError } from './missing-terminal-error.js';
 
 /** Options of {@link endWithTerminal}. */
 export interface EndWithTerminalOptions {
@@ -39,18 +39,11 @@ export interface EndWithTerminalThenOptions<E> extends EndWithTerminalOptions {
   then: () => E;
 }
 
-/** The terminal chunk for `error`: a `tripwire` chunk for a `TripWire`, else an `error` chunk with the provider's error. */
-export function terminalChunk(runId: string, error: unknown): ChunkType {
-  return TripWire.isInstance(error) ? makeChunk(runId, 'tripwire', tripwirePayload(error)) : makeChunk(runId, 'error', { error: providerError(error) });
+/** The terminal chunk of a run that failed with `error`: a `tripwire` chunk for a `TripWire`, else an `error` chunk with the provider's error. */
+export function failureChunk(runId: string, error: unknown): ChunkType {
+  return terminalChunk(runId, { error: providerError(error) });
 }
 
-/** The error of a source that completed without a terminal chunk (a bug upstream, reported as the run's `error`). */
-export class MissingTerminalError extends Error {
-  constructor() {
-    super('the run ended without a terminal chunk (finish, tripwire, error or abort)');
-    this.name = 'MissingTerminalError';
-  }
-}
 
 /**
  * Holds a run's stream to its invariants: exactly one `start`, first, and exactly one terminal
@@ -165,7 +158,7 @@ class TerminalGuard<E> implements Observer<ChunkType> {
     if (this.#mapErrors && options.onError !== undefined) {
       this.#mapErrors = false;
       this.#follow(options.onError(error, this.#runId()));
-    } else this.#endWith(terminalChunk(this.#runId(), error));
+    } else this.#endWith(failureChunk(this.#runId(), error));
   }
 
   complete(): void {
@@ -173,8 +166,8 @@ class TerminalGuard<E> implements Observer<ChunkType> {
     const { abortSignal } = this.#options;
     this.#endWith(
       abortSignal?.aborted === true
-        ? makeChunk(this.#runId(), 'abort', { reason: abortSignal.reason as unknown })
-        : makeChunk(this.#runId(), 'error', { error: new MissingTerminalError() }),
+        ? terminalChunk(this.#runId(), { aborted: abortSignal.reason as unknown })
+        : terminalChunk(this.#runId(), { error: new MissingTerminalError() }),
     );
   }
 

@@ -7,13 +7,13 @@ import { EMPTY, type Observable, catchError, concat, concatMap, defer, from, ign
 import { processOutputResult } from '../../operators/process-output-result.js';
 import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
-import { makeChunk } from '../../contract/make-chunk.js';
 import type { OutputResult, StepResult } from '../../contract/processor-types.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { recordRejection } from '../step/attempt-state.js';
-import { terminalChunk } from './end-with-terminal.js';
+import { terminalChunk } from '../../contract/terminal-chunk.js';
+import { failureChunk } from './end-with-terminal.js';
 import type { RunEnvironment } from './run-environment.js';
 import type { RunState } from './run-state.js';
 
@@ -38,7 +38,7 @@ function outputOf(state: RunState): OutputResult {
  */
 function finishChunk(env: RunEnvironment, state: RunState, result: OutputResult): ChunkType {
   const seen: AgentChunk<'finish'> =
-    state.finish ?? makeChunk(env.runId, 'finish', { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } });
+    state.finish ?? terminalChunk(env.runId, { finish: { stepResult: { reason: result.finishReason }, output: { usage: result.usage, text: result.text } } });
   const payload = seen.payload;
   return {
     ...seen,
@@ -125,14 +125,14 @@ function blankSteps(steps: StepResult[]): void {
  * an error the caller's abort caused, else an `error` chunk.
  */
 export function endOnError(env: RunEnvironment | undefined, state: RunState | undefined, error: unknown, runId: string): Observable<ChunkType> {
-  if (env === undefined || state === undefined) return of(makeChunk(runId, 'error', { error }));
+  if (env === undefined || state === undefined) return of(failureChunk(runId, error));
   const caller = env.callerSignal;
-  if (caller?.aborted === true && causedByAbort(error, caller.reason)) return of(makeChunk(runId, 'abort', { reason: caller.reason as unknown }));
-  if (!TripWire.isInstance(error)) return of(terminalChunk(runId, error));
+  if (caller?.aborted === true && causedByAbort(error, caller.reason)) return of(terminalChunk(runId, { aborted: caller.reason as unknown }));
+  if (!TripWire.isInstance(error)) return of(failureChunk(runId, error));
   // a tripwire of an attempt under way rejects it (one from the commit rejects no step)
   if (state.attempt !== undefined && state.attempt.phase !== 'done') recordRejection(state.steps, state.attempt, tripwirePayload(error));
   blankSteps(state.steps);
   const save = env.memoryOnTripwire;
   // memory decides what a tripwired run keeps; a failing save turns the end into an error
-  return concat(save === undefined ? EMPTY : from(save(state.messageList)).pipe(ignoreElements()), defer(() => of(terminalChunk(runId, error))));
+  return concat(save === undefined ? EMPTY : from(save(state.messageList)).pipe(ignoreElements()), defer(() => of(terminalChunk(runId, { error }))));
 }

@@ -22,7 +22,7 @@ import { callModel } from '../../model/stream-model.js';
 import { generateCall } from '../../model/generate-call.js';
 import { getObservableStream } from '../../model/observable-stream.js';
 import type { ModelEvent } from '../../model/model-events.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { replayCall } from '../../model/replay-call.js';
 import { resolveModel } from '../../model/resolve-model.js';
 import type { MessageList as MessageListType } from '../../message-list/message-list.js';
@@ -97,8 +97,8 @@ function nothingToRelease(): void {}
 
 /**
  * Makes the run's controller abort when the caller's signal does: a listener, removed when the
- * run ends (the returned function) — not `AbortSignal.any`, which in Node 22 leaks on a
- * long-lived caller signal (a server-wide shutdown signal given to every run).
+ * run ends (the returned function) — not `AbortSignal.any`, for a long-lived caller signal (a
+ * server-wide shutdown signal given to every run; bench/README.md, house rules).
  */
 function followCallerSignal(controller: AbortController, caller: AbortSignal | undefined): () => void {
   if (caller === undefined) return nothingToRelease;

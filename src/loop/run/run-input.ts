@@ -1,7 +1,7 @@
 /** The run's input phase: `processInput` once, then the system messages every step starts from. */
 import { EMPTY, type Observable, ignoreElements, of, tap } from 'rxjs';
 import { processInput } from '../../operators/process-input.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import type { RunEnvironment } from './run-environment.js';
 import type { RunState } from './run-state.js';
 

@@ -10,10 +10,11 @@ import { processOutputStep } from '../../operators/process-output-step.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
+import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { addUsage } from '../../model/usage.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import type { RunState } from '../run/run-state.js';
 import { stopConditionMet } from '../run/stop-condition.js';
 import { clientToolCalls, fromCache, mayContinue, stepResultOf, type AttemptState } from './attempt-state.js';
@@ -53,11 +54,13 @@ export function endOfOutput(env: StepEnvironment, state: RunState, attempt: Atte
   const last = afterTools ? calls && attempt.continues === false : !calls && !mayContinue(attempt, env.executesTools, env.maxSteps);
   if (!last) return EMPTY;
   const accepted = state.steps.filter((step) => step.tripwire === undefined);
-  const provisional = makeChunk(env.runId, 'finish', {
-    stepResult: { reason: attempt.facts.finishReason },
-    output: {
-      usage: accepted.reduce((total, step) => addUsage(total, step.usage), attempt.facts.usage),
-      text: accepted.map((step) => step.text).join('') + attempt.accumulator.text,
+  const provisional = terminalChunk(env.runId, {
+    finish: {
+      stepResult: { reason: attempt.facts.finishReason },
+      output: {
+        usage: accepted.reduce((total, step) => addUsage(total, step.usage), attempt.facts.usage),
+        text: accepted.map((step) => step.text).join('') + attempt.accumulator.text,
+      },
     },
   });
   state.finish = undefined;

@@ -4,6 +4,7 @@
  */
 import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import type { RunState } from '../run/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
@@ -57,7 +58,7 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
     stepNumber,
     messageId: env.generateId(),
     boundary: messageList.openStepBoundary(),
-    keepChunks: env.inputProcessors.some((processor) => typeof processor.processLLMResponse === 'function'),
+    keepChunks: hasHook(env.inputProcessors, 'processLLMResponse'),
   });
   messageList.replaceAllSystemMessages(state.initialSystemMessages);
   state.attempt = attempt;

@@ -17,6 +17,7 @@ import { filter, identity, type MonoTypeOperatorFunction } from 'rxjs';
 import { openOutputStream, processOutputStream, type OutputSink, type OutputStreamPass } from '../../operators/process-output-stream.js';
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
+import { hasHook } from '../../contract/has-hook.js';
 import type { Processor } from '../../contract/processor-types.js';
 import { isRunLevel } from './attempt-state.js';
 
@@ -54,7 +55,7 @@ export function admit(chunk: ChunkType, requested: RequestedToolCalls): boolean 
 
 /** The fenced chain of `processors` for one run. */
 export function createOutputChain(processors: readonly Processor[], ctx: RunContext): OutputChain {
-  if (!processors.some((processor) => typeof processor.processOutputStream === 'function')) return noOutputChain;
+  if (!hasHook(processors, 'processOutputStream')) return noOutputChain;
   const raw = processOutputStream(processors, ctx);
   return {
     hooked: true,

@@ -5,6 +5,7 @@
  */
 import { catchError, concatMap, defer, finalize, identity, map, of, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { hasHook } from '../../contract/has-hook.js';
 import type { ModelEvent } from '../../model/model-events.js';
 import { runToolCallId, type ToolCallIds } from '../../model/model-part-to-chunk.js';
 import { processToolResult } from '../../operators/process-tool-result.js';
@@ -26,7 +27,7 @@ type ToolResultPart = Extract<LanguageModelV4StreamPart, { type: 'tool-result' }
  * ```
  */
 export function providerToolResults(env: StepEnvironment, attempt: AttemptState, toolCallIds: ToolCallIds): MonoTypeOperatorFunction<ModelEvent> {
-  if (!env.outputProcessors.some((processor) => typeof processor.processToolResult === 'function')) return identity;
+  if (!hasHook(env.outputProcessors, 'processToolResult')) return identity;
   // the call's error waits for the hooks of the results before it (a hook that throws fails closed first)
   return (events$) =>
     events$.pipe(

@@ -8,7 +8,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
 import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
-import { hasHook } from '../internal/when-hooked.js';
+import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
 import type { AttemptState, PreparedRequest } from './attempt-state.js';

@@ -27,8 +27,8 @@ function signatureOf(metadata: unknown): string | undefined {
 const BLOCK = 16;
 
 /**
- * Text appended delta by delta: every {@link BLOCK} deltas become one flat string (linear in the
- * text overall, no string node kept per delta for as long as the step lives), joined when read.
+ * Text appended delta by delta: every {@link BLOCK} deltas become one flat string, joined when read
+ * (linear in the text overall; why not `+=`: bench/README.md, house rules).
  */
 class TextPieces {
   #pieces: string[] = [];
@@ -191,7 +191,7 @@ export class StepAccumulator {
 
   /**
    * `keepChunks: false` when nobody will read `compact` (no `processLLMResponse` hook): chunks are
-   * then not retained for the whole step, so the young ones die young (cheaper GC).
+   * then not retained for the whole step (bench/README.md, house rules).
    */
   constructor(options: { keepChunks?: boolean } = {}) {
     this.#keepChunks = options.keepChunks ?? true;

@@ -1,5 +1,6 @@
 /** The fields every hook receives, built from the run context and the processor's binding. */
 import { checkHookNames, checkProcessorArray } from '../../contract/processor-checks.js';
+import { isHooked } from '../../contract/has-hook.js';
 import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
 import type { Processor, ProcessorContext } from '../../contract/processor-types.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
@@ -65,7 +66,7 @@ export function bindingsWith(
   const bound: ProcessorBinding[] = [];
   processors.forEach((processor, position) => {
     const candidate = processor as Processor;
-    if (typeof (candidate as unknown as Record<string, unknown>)[hook] !== 'function') return checkHookNames(candidate, `${hook}(processors)`, [hook]);
+    if (!isHooked(candidate, hook)) return checkHookNames(candidate, `${hook}(processors)`, [hook]);
     const registered = context.processorIndexes.get(candidate);
     if (registered === undefined && candidate.processorIndex === undefined) setProcessorIndex(candidate, position);
     bound.push(context.bind(candidate, registered ?? position));

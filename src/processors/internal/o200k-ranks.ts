@@ -1,8 +1,8 @@
 /**
  * The ranks of a BPE encoding, built from a `.tiktoken` file (`base64 rank` per line) without an
  * object per token: every token's bytes live in one byte string, found through an open-addressing
- * hash table of `Int32Array` slots. Parsing allocates almost nothing per line, so it causes no
- * garbage-collection pauses, and it yields to the event loop every couple of milliseconds.
+ * hash table of `Int32Array` slots (why: bench/README.md, house rules). Parsing yields to the event
+ * loop every couple of milliseconds.
  */
 
 /** Longest synchronous slice of parsing (ms) before yielding to the event loop. */

@@ -5,7 +5,7 @@
  * ranks are read from the package's data file (`gpt-tokenizer/data/o200k_base.tiktoken`, one
  * `base64 rank` line per token) with asynchronous I/O and parsed in slices of about 2 ms, yielding
  * to the event loop between slices, into one byte string and a hash table (`o200k-ranks.ts`: no
- * object per token, so no garbage-collection pauses either); encoding is byte-level BPE over those ranks (the
+ * object per token); encoding is byte-level BPE over those ranks (the
  * lowest-ranked adjacent pair merged first, leftmost on ties), checked token for token against
  * `gpt-tokenizer` by `test/processors/o200k-tokenizer.property.test.ts`.
  */

@@ -2,7 +2,7 @@
  * What `runProcessor` checks before calling a hook, so a test written wrong fails with a message
  * that says what to pass instead of a `TypeError` from inside the processor.
  */
-import { PROCESSOR_HOOKS, checkHookNames } from '../../contract/index.js';
+import { PROCESSOR_HOOKS, checkHookNames, isHooked, type ProcessorHookName } from '../../contract/index.js';
 
 /** The arguments each hook cannot do without (the rest has defaults), and what to pass. */
 const REQUIRED: Partial<Record<(typeof PROCESSOR_HOOKS)[number], Record<string, string>>> = {
@@ -37,7 +37,7 @@ export function checkRunProcessorCall(processor: unknown, hook: unknown, args: u
       `runProcessor(processor "${id}", hook, …): ${JSON.stringify(hook)} is not a hook${near ? ` (did you mean ${near}?)` : ''}. The hooks are ${PROCESSOR_HOOKS.join(', ')}.`,
     );
   }
-  if (typeof (processor as Record<string, unknown>)[hook] !== 'function') {
+  if (!isHooked(processor, hook as ProcessorHookName)) {
     checkHookNames(processor, `runProcessor(processor "${id}", '${hook}')`, [hook]);
     throw new TypeError(`runProcessor: processor "${id}" has no ${hook} hook.`);
   }
