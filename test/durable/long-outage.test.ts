@@ -1,8 +1,10 @@
 /**
  * An outage longer than the job's heartbeat does not spend the run's attempts (issue 32 §1): the
  * database is unreachable for 14 s (every connection cut, new ones refused) while runs are open
- * on a worker whose pg-boss jobs have a 10 s heartbeat (pg-boss's minimum). pg-boss fails each
- * job's attempt when it sees the database again (its heartbeat went stale); with `retryLimit: 0`
+ * on a worker whose pg-boss jobs have a 10 s heartbeat (pg-boss's minimum). Another instance that
+ * still reaches the database (here a pg-boss supervising on a direct connection; without it, the
+ * worker's own supervisor and its heartbeat race once the database is back) fails each job's
+ * attempt when its heartbeat has gone stale; with `retryLimit: 0`
  * that attempt was the run's last, and the run ended `failed` with `RunAttemptsExhaustedError`.
  * Now the owner notes that the infrastructure, not the run, failed its attempt, the give-up refunds
  * it, and every run completes once with the crash-free client view and memory.
@@ -30,6 +32,8 @@ let proxy: TcpProxy;
 let direct: { journal: PostgresRunJournal; storage: PostgresStorage };
 let proxied: { journal: PostgresRunJournal; storage: PostgresStorage; boss: PgBoss };
 let worker: RunWorker;
+/** Another instance of the deployment that still reaches the database: its supervisor fails jobs whose heartbeat went stale. */
+let supervisor: PgBoss;
 const events: RunWorkerEvent[] = [];
 
 beforeAll(async () => {
@@ -47,6 +51,9 @@ beforeAll(async () => {
   };
   proxied.boss.on('error', () => undefined);
   await proxied.boss.start();
+  supervisor = new PgBoss({ connectionString: server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+  supervisor.on('error', () => undefined);
+  await supervisor.start();
   worker = createRunWorker({
     journal: proxied.journal,
     boss: proxied.boss,
@@ -61,6 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close().catch(() => undefined);
   await proxied?.boss.stop({ graceful: false }).catch(() => undefined);
+  await supervisor?.stop({ graceful: false }).catch(() => undefined);
   await proxied?.journal.close();
   await proxied?.storage.close();
   await direct?.journal.close();
