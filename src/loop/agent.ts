@@ -105,8 +105,8 @@ export class Agent {
  *
  * @example
  * ```ts
- * // internal: the durable worker
- * runAgent(agent, input, options, { checkpoint, tools, restore }).subscribe(journalWriter);
+ * // internal: the durable worker (src/durable/internal/run-execution.ts)
+ * runAgent(agent, input, options, { demand, checkpoint, tools, restore }).pipe(journalTo(journal, lease, { demand }));
  * ```
  */
 export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<RunItem> {

@@ -253,65 +253,47 @@ export class AgentOutput {
    * The folded result of the run; rejects when the run ended in `error` or `abort`. Made on first
    * access (a run whose result nobody reads is never folded); the same promise on every access.
    */
-  /** The whole result, once the run ended. */
-  /** The whole result, once the run ended. */
   get result(): Promise<GenerateResult> {
     const sink = this.#sink;
     return (sink.result ??= sink.openResult());
   }
 
   /** The run's text (`result.text`). */
-  /** The text. */
-  /** The text. */
   get text(): Promise<string> {
     return ((this.#fields ??= {}).text ??= settled(this.result.then((result) => result.text)));
   }
 
   /** Why the run finished (`result.finishReason`). */
-  /** Why the model stopped. */
-  /** Why the model stopped. */
   get finishReason(): Promise<RxFinishReason> {
     return ((this.#fields ??= {}).finishReason ??= settled(this.result.then((result) => result.finishReason)));
   }
 
   /** Token usage of the whole run (`result.usage`). */
-  /** Token usage. */
-  /** Token usage. */
   get usage(): Promise<LanguageModelUsage> {
     return ((this.#fields ??= {}).usage ??= settled(this.result.then((result) => result.usage)));
   }
 
   /** The run's steps (`result.steps`). */
-  /** The steps so far, including this one. */
-  /** The steps so far, including this one. */
   get steps(): Promise<StepResult[]> {
     return ((this.#fields ??= {}).steps ??= settled(this.result.then((result) => result.steps)));
   }
 
   /** The tool calls of accepted steps (`result.toolCalls`). */
-  /** The tool calls made. */
-  /** The tool calls made. */
   get toolCalls(): Promise<ToolCallInfo[]> {
     return ((this.#fields ??= {}).toolCalls ??= settled(this.result.then((result) => result.toolCalls)));
   }
 
   /** The tool results of accepted steps (`result.toolResults`). */
-  /** The results of its tool calls. */
-  /** The results of its tool calls. */
   get toolResults(): Promise<ToolResultInfo[]> {
     return ((this.#fields ??= {}).toolResults ??= settled(this.result.then((result) => result.toolResults)));
   }
 
   /** The tripwire that ended the run, if any (`result.tripwire`). */
-  /** The tripwire that blocked the run, if one did. */
-  /** The tripwire that blocked the run, if one did. */
   get tripwire(): Promise<TripwirePayload | undefined> {
     return ((this.#fields ??= {}).tripwire ??= settled(this.result.then((result) => result.tripwire)));
   }
 
   /** The structured output, if any (`result.object`). */
-  /** The structured output object. */
-  /** The structured output object. */
   get object(): Promise<unknown> {
     return ((this.#fields ??= {}).object ??= settled(this.result.then((result) => result.object)));
   }
@@ -320,8 +302,6 @@ export class AgentOutput {
    * The text deltas as a stream. Made on first access (so a run nobody reads text from pays
    * nothing per chunk for it); a late reader still gets every delta from the start.
    */
-  /** The accepted text, as it streams (errors with the run's tripwire, error or abort). */
-  /** The accepted text, as it streams (errors with the run's tripwire, error or abort). */
   get textStream(): ReadableStream<string> {
     const sink = this.#sink;
     sink.textStream ??= sink.openTextStream();
