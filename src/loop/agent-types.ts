@@ -8,7 +8,7 @@ import type { RequestContext } from '../contract/request-context.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
-import type { StopCondition } from './run/stop-condition.js';
+import type { StopCondition } from './step/stop-condition.js';
 
 /** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
 export type PrepareStepFunction = (

@@ -49,10 +49,10 @@ import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
 import { runEnd, type RunEnd, type RunItem } from './run-events.js';
-import { commitPoint } from './commit-points.js';
-import type { RunDurability } from './run-durability.js';
-import { restoreRun } from './run-snapshot.js';
-import type { RunState } from './run-state.js';
+import { commitPoint } from '../data/commit-points.js';
+import type { RunDurability } from '../data/run-durability.js';
+import { restoreRun } from '../data/run-snapshot.js';
+import type { RunState } from '../data/run-state.js';
 import { validateRunArguments } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */

@@ -5,12 +5,12 @@
 import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
-import type { RunState } from '../run/run-state.js';
+import type { RunState } from '../data/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
-import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from './attempt-state.js';
-import { snapshotAttempt } from './attempt-snapshot.js';
-import { commitPoint } from '../run/commit-points.js';
+import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
+import { snapshotAttempt } from '../data/attempt-snapshot.js';
+import { commitPoint } from '../data/commit-points.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';

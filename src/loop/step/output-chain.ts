@@ -18,7 +18,7 @@ import { openOutputStream, processOutputStream, type OutputSink, type OutputStre
 import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { Processor } from '../../contract/processor-types.js';
-import { isRunLevel } from './attempt-state.js';
+import { isRunLevel } from '../data/attempt-state.js';
 
 /** The tool calls the model requested in the current attempt (`toolCallId` → `toolName`). */
 export type RequestedToolCalls = Map<string, string>;

@@ -18,14 +18,14 @@ import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
 import { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
-import type { StepEnvironment } from '../step/step-environment.js';
-import { restoreAttempt } from '../step/attempt-snapshot.js';
+import type { RunSources } from './run-sources.js';
+import { restoreAttempt } from './attempt-snapshot.js';
 import type { RunState } from './run-state.js';
 
 export { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
 
 /** The run's processors by id (the first of an id: processors sharing an id share their state). */
-function processorsById(env: StepEnvironment): Map<string, Processor> {
+function processorsById(env: RunSources): Map<string, Processor> {
   const byId = new Map<string, Processor>();
   for (const processor of [...env.inputProcessors, ...env.outputProcessors, ...env.apiErrorProcessors]) if (!byId.has(processor.id)) byId.set(processor.id, processor);
   return byId;
@@ -35,7 +35,7 @@ function processorsById(env: StepEnvironment): Map<string, Processor> {
  * Every processor's `state` as JSON, as its `durableState` says: plain JSON by default (else a
  * `DurableStateError` naming processor and path), left out for `'reset'`, its own `snapshot`.
  */
-function processorStatesOf(env: StepEnvironment, state: RunState): Record<string, JsonValue> {
+function processorStatesOf(env: RunSources, state: RunState): Record<string, JsonValue> {
   const processors = processorsById(env);
   const states: Record<string, JsonValue> = {};
   for (const [processorId, processorState] of Object.entries(state.processorStates)) {
@@ -61,7 +61,7 @@ function positionOf(state: RunState): RunPosition {
  * steps): JSON all through (a processor state that is not JSON is a `DurableStateError`; a value
  * the codec cannot write, a `JsonEncodingError` naming its path).
  */
-export function snapshotRun(env: StepEnvironment, state: RunState, position: RunPosition = positionOf(state)): RunSnapshot {
+export function snapshotRun(env: RunSources, state: RunState, position: RunPosition = positionOf(state)): RunSnapshot {
   const writes = RequestContext.ownEntriesOf(env.ctx.requestContext);
   const streamParts = streamPartsOf(env.outputProcessors, env.ctx);
   return {
@@ -111,7 +111,7 @@ export function reviveChunk(json: JsonValue): ChunkType {
 }
 
 /** The processor states of a snapshot, as each processor's `durableState` restores them. */
-function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>): Record<string, ProcessorState> {
+function restoredStates(env: RunSources, states: Record<string, JsonValue>): Record<string, ProcessorState> {
   const processors = processorsById(env);
   const restored: Record<string, ProcessorState> = {};
   for (const [processorId, json] of Object.entries(states)) {
@@ -127,7 +127,7 @@ function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>)
  * goes on where the snapshot stands — `processInput` does not run again; at a `tools` position the
  * model is not called again either.
  */
-export function restoreRun(env: StepEnvironment, state: RunState, snapshot: RunSnapshot): void {
+export function restoreRun(env: RunSources, state: RunState, snapshot: RunSnapshot): void {
   if (typeof snapshot.format !== 'number' || snapshot.format > RUN_SNAPSHOT_FORMAT) {
     throw new RunSnapshotError({ message: `This run snapshot has format ${String(snapshot.format)}; this build reads formats up to ${RUN_SNAPSHOT_FORMAT}.` });
   }

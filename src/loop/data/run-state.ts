@@ -8,7 +8,7 @@ import type { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
 import type { RunContextState } from '../../operators/run-context.js';
 import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
-import type { AttemptState } from '../step/attempt-state.js';
+import type { AttemptState } from './attempt-state.js';
 
 /** The attempt a retry rejected: the next attempt leads with its closing chunks and takes `nextStepNumber`. */
 export interface RejectedAttempt {

@@ -1,6 +1,6 @@
 /** A run's commit points: where durable execution checkpoints it (nothing for a plain run). */
 import type { Observable } from 'rxjs';
-import type { StepEnvironment } from '../step/step-environment.js';
+import type { RunSources } from './run-sources.js';
 import { commitAt, type RunCommitPoint } from './run-durability.js';
 import { snapshotRun, type RunPosition } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
@@ -18,7 +18,7 @@ export interface CommitPointDetails {
  * The run waits at commit point `kind` for its checkpoint (nothing without durability): the point
  * carries the run's snapshot, taken when asked for.
  */
-export function commitPoint(env: StepEnvironment, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
+export function commitPoint(env: RunSources, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
   return commitAt(env.durability, () => ({
     kind,
     runId: state.runId,
