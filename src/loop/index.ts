@@ -40,6 +40,7 @@ export { closeBrackets } from './run/close-brackets.js';
 export { createRunState, type RunState } from './data/run-state.js';
 export type { StepEnvironment } from './step/step-environment.js';
 export { isStepEnd, runAttempt } from './step/attempt.js';
+export { stepAt } from './data/run-position.js';
 export { createOutputChain } from './step/output-chain.js';
 export { createRun, type RunWiring } from './run/create-run.js';
 export { agentConfig, runAgent } from './agent.js';

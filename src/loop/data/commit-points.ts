@@ -2,14 +2,15 @@
 import type { Observable } from 'rxjs';
 import type { RunSources } from './run-sources.js';
 import { commitAt, type RunCommitPoint } from './run-durability.js';
-import { snapshotRun, type RunPosition } from './run-snapshot.js';
+import type { Position } from './run-position.js';
+import { snapshotRun } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
 
 /** What a commit point adds to its kind: where a restored run goes on, the tool calls, the last step. */
 export interface CommitPointDetails {
   readonly stepNumber: number;
-  /** Where a restored run goes on (made when the snapshot is taken); default: where the run stands between steps. */
-  readonly position?: () => RunPosition;
+  /** Where a restored run goes on (made when the snapshot is taken). */
+  readonly position: () => Position;
   readonly toolCalls?: RunCommitPoint['toolCalls'];
   readonly last?: boolean;
 }
@@ -24,7 +25,7 @@ export function commitPoint(env: RunSources, state: RunState, kind: RunCommitPoi
     runId: state.runId,
     stepNumber: details.stepNumber,
     attempt: state.retryCount + state.apiErrorRetryCount,
-    snapshot: () => snapshotRun(env, state, details.position?.()),
+    snapshot: () => snapshotRun(env, state, details.position()),
     ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
     ...(details.last === undefined ? {} : { last: details.last }),
   }));

@@ -9,21 +9,22 @@ import type { RunState } from '../data/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
-import { snapshotAttempt } from '../data/attempt-snapshot.js';
 import { commitPoint } from '../data/commit-points.js';
+import { COMMIT, stepAt, type Position, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 import { stepOutput } from './step-output.js';
 
-/** The last value of a step: its accepted result and whether the loop goes on. */
+/** The last value of a step: its accepted attempt and where the run goes on. */
 export interface StepEnd {
   readonly kind: 'step-end';
   readonly attempt: AttemptState;
-  /** Another step follows (the step's client tool calls ran, a step is left, no stop condition met). */
-  readonly continues: boolean;
-  /** The number the next step takes. */
-  readonly nextStepNumber: number;
+  /**
+   * The next step (the step's client tool calls ran, a step is left, no stop condition met), else
+   * the run's commit.
+   */
+  readonly next: StepPosition | typeof COMMIT;
 }
 
 /** Whether `item` is a step's {@link StepEnd} (chunks have no `kind`). */
@@ -38,7 +39,6 @@ export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
  */
 function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number): AttemptState {
   const { messageList } = state;
-  state.stepNumber = stepNumber;
   const attempt = newAttempt({
     stepNumber,
     messageId: env.generateId(),
@@ -52,17 +52,14 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
 
 /**
  * The closing chunks of the attempt a retry rejected (its open parts, `step-finish` reason
- * `retry`), through the chain; then the `rejected` commit point, before the next attempt begins (a
- * restored run begins it).
+ * `retry`), carried by the position, through the chain; then the `rejected` commit point, before
+ * the next attempt begins (a restored run begins it).
  */
-function closeRejected(env: StepEnvironment, state: RunState): Observable<ChunkType> {
-  const rejected = state.rejected;
-  if (rejected === undefined) return EMPTY;
-  const stepNumber = rejected.nextStepNumber;
+function closeRejected(env: StepEnvironment, state: RunState, closers: readonly ChunkType[], stepNumber: number): Observable<ChunkType> {
   state.attempt = undefined; // recorded and rolled back; a retry while it closes rejects the attempt about to begin
   return concat(
-    rejected.closers.length === 0 ? EMPTY : from(rejected.closers).pipe(env.chain.through()),
-    commitPoint(env, state, 'rejected', { stepNumber, position: () => ({ kind: 'step', stepNumber }) }),
+    closers.length === 0 ? EMPTY : from(closers).pipe(env.chain.through()),
+    commitPoint(env, state, 'rejected', { stepNumber, position: () => stepAt(stepNumber) }),
   );
 }
 
@@ -77,7 +74,7 @@ function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptStat
   return commitPoint(env, state, 'model', {
     stepNumber,
     toolCalls,
-    position: () => ({ kind: 'tools', stepNumber, attempt: snapshotAttempt(attempt, state.steps) }),
+    position: () => ({ kind: 'tools', stepNumber, attempt }),
   });
 }
 
@@ -140,15 +137,17 @@ const PHASES: readonly Phase[] = [
   (env, state, attempt) => decideContinuation(env, state, attempt),
   (env, state, attempt) => endOfOutput(env, state, attempt, true),
   (env, _state, attempt) => finishStep(env, attempt),
+  (env, state, attempt) => stepCommit(env, state, attempt),
   (_env, _state, attempt) => of(stepEnd(attempt)),
 ];
 
 /** The phases of an attempt restored after its model output: from its tools on. */
-const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 5);
+const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 6);
 
 /**
- * One attempt at step `stepNumber` (or, re-run after a rejection, the number the rejection gave
- * it): its {@link PHASES}, each made when its turn comes.
+ * One attempt at the step of `position` — led by the closing chunks of the attempt a retry
+ * rejected, when the position carries them; from its tools on at a `tools` position (restored
+ * after its model output) — its {@link PHASES}, each made when its turn comes.
  *
  * ```
  * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
@@ -157,31 +156,40 @@ const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 5);
  * @example
  * ```ts
  * // internal: the agent's step (model-step.ts) and processorsMiddleware
- * runAttempt(env, state, 0).subscribe((item) => isStepEnd(item) || send(item));
+ * runAttempt(env, state, stepAt(0)).subscribe((item) => isStepEnd(item) || send(item));
  * ```
  */
-export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: number): Observable<ChunkType | StepEnd> {
+export function runAttempt(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition): Observable<ChunkType | StepEnd> {
   return defer(() => {
-    const resumed = state.resumed;
-    if (resumed !== undefined) {
+    if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
-      state.resumed = undefined;
+      const resumed = position.attempt;
       state.attempt = resumed;
-      state.stepNumber = resumed.stepNumber;
       return from(AFTER_MODEL_PHASES).pipe(concatMap((phase) => phase(env, state, resumed)));
     }
-    // the attempt a retry rejected is closed first; the retry takes the number the rejection gave it
     const begin = (): Observable<ChunkType | StepEnd> => {
-      const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
-      state.rejected = undefined;
+      const attempt = beginAttempt(env, state, position.stepNumber);
       return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
     };
-    return state.rejected === undefined ? begin() : concat(closeRejected(env, state), defer(begin));
+    // the attempt a retry rejected is closed first
+    return position.rejected === undefined ? begin() : concat(closeRejected(env, state, position.rejected, position.stepNumber), defer(begin));
   });
+}
+
+/** Where the run goes on after `attempt`: the next step, or the commit. */
+function nextPosition(attempt: AttemptState): StepPosition | typeof COMMIT {
+  return attempt.continues === true ? stepAt(attempt.stepNumber + 1) : COMMIT;
+}
+
+/** The `step` commit point: the step's `step-finish` out, the run goes on with the next step or its commit. */
+function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+  if (env.durability?.checkpoint === undefined) return EMPTY;
+  const next: Position = nextPosition(attempt);
+  return commitPoint(env, state, 'step', { stepNumber: attempt.stepNumber, last: next.kind === 'commit', position: () => next });
 }
 
 /** The {@link StepEnd} of a finished attempt. */
 function stepEnd(attempt: AttemptState): StepEnd {
   attempt.phase = 'done';
-  return { kind: 'step-end', attempt, continues: attempt.continues === true, nextStepNumber: attempt.stepNumber + 1 };
+  return { kind: 'step-end', attempt, next: nextPosition(attempt) };
 }
