@@ -71,12 +71,10 @@ export function restoreAttempt(env: Pick<RunSources, 'stepDefaults'>, steps: rea
     phase: 'post-model',
     feedback: undefined,
     stepInput,
-    request: undefined,
     facts: typeof timestamp === 'string' ? { ...facts, response: { ...facts.response, timestamp: new Date(timestamp) } } : facts,
     accumulator: StepAccumulator.afterMessage(step),
     opened: true,
     requestedToolCalls: new Map(snapshot.requestedToolCalls),
     recorded: step,
-    continues: undefined,
   };
 }

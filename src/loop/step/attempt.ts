@@ -2,15 +2,15 @@
  * One attempt at a step: the order of its phases, written once — used by the agent loop and by
  * `processorsMiddleware` (which differ only in how they reach the model: `StepEnvironment.model`).
  */
-import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
+import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import type { RunState } from '../data/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
-import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
+import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
 import { commitPoint } from '../data/commit-points.js';
-import { COMMIT, stepAt, type Position, type StepPosition, type ToolsPosition } from '../data/run-position.js';
+import { COMMIT, stepAt, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -79,28 +79,19 @@ function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptStat
 }
 
 /**
- * The request of the attempt (`attempt.request`), with the feedback of the attempt a retry
- * rejected: nothing is emitted; a value costs no subscription.
+ * The request of the attempt, with the feedback of the attempt a retry rejected: one value (in the
+ * subscribing frame when nothing is hooked or async), else an Observable of it.
  */
-function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<PreparedRequest> | PreparedRequest {
   attempt.phase = 'pre-model';
   attempt.feedback = state.retryFeedback;
   state.retryFeedback = undefined;
-  const prepared = env.model.prepare(attempt);
-  const take = (value: PreparedRequest): void => {
-    attempt.request = value;
-    attempt.phase = 'model';
-  };
-  if (!isObservable(prepared)) {
-    take(prepared);
-    return EMPTY;
-  }
-  return prepared.pipe(tap(take), ignoreElements());
+  return env.model.prepare(attempt);
 }
 
 /** The model's output: the call's events through the step-output kernel, after `step-start` and the custom chunks waiting. */
-function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType> {
-  const prepared = attempt.request as PreparedRequest;
+function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest): Observable<ChunkType> {
+  attempt.phase = 'model';
   const structured = attempt.stepInput?.structuredOutput;
   const toolCallIds = newToolCallIds(() => toolCallIdsIn(state.messageList.get.all.db()));
   return env.model.call(attempt, prepared).pipe(
@@ -116,38 +107,61 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
   );
 }
 
-/** One phase of an attempt: what it emits, given the step's environment, the run's state and the attempt. */
-type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState) => Observable<ChunkType | StepEnd>;
+/**
+ * An attempt, its phases handing their results on: the request (`processInputStep`, the prompt,
+ * `processLLMRequest`) is the value the rest is made from — the model output (every chunk through
+ * `processOutputStream`), the end of the output (last step, no tools), the response into the list
+ * (`processLLMResponse`, `processOutputStep`), the `model` commit point, then {@link fromTools}.
+ * Each phase is made when its turn comes (`defer`): it reads what the ones before it folded into
+ * the attempt.
+ *
+ * ```
+ * request:  (r|)
+ * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
+ * ```
+ */
+function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
+  const withRequest = (prepared: PreparedRequest): Observable<ChunkType | StepEnd> =>
+    concat(
+      modelOutput(env, state, attempt, prepared),
+      defer(() => endOfOutput(env, state, attempt, undefined)),
+      defer(() => afterModel(env, state, attempt, prepared)),
+      defer(() => modelCommit(env, state, attempt)),
+      defer(() => fromTools(env, state, attempt)),
+    );
+  const prepared = request(env, state, attempt);
+  return isObservable(prepared) ? prepared.pipe(concatMap(withRequest)) : withRequest(prepared);
+}
 
 /**
- * The phases of an attempt, in order — written once, for the agent and for `processorsMiddleware`:
- * the request (`processInputStep`, the prompt,
- * `processLLMRequest`), the model output (every chunk through `processOutputStream`), the end of
- * the output (last step, no tools), the response into the list (`processLLMResponse`,
- * `processOutputStep`), the tools (`processToolResult`), whether the loop goes on (`stopWhen`),
- * the end of the output (last step, after its tools), `step-finish`, and the {@link StepEnd}.
+ * An attempt from its tools on (where an attempt restored at a `model` commit starts): the tools
+ * (`processToolResult`), whether the loop goes on (`stopWhen`) — the value the end of the step is
+ * made from: the end of the output (last step, after its tools), `object-result` and
+ * `step-finish`, the `step` commit point, and the {@link StepEnd} carrying the next position.
  */
-const PHASES: readonly Phase[] = [
-  (env, state, attempt) => request(env, state, attempt),
-  (env, state, attempt) => modelOutput(env, state, attempt),
-  (env, state, attempt) => endOfOutput(env, state, attempt, false),
-  (env, state, attempt) => afterModel(env, state, attempt),
-  (env, state, attempt) => modelCommit(env, state, attempt),
-  (env, _state, attempt) => toolPhase(env, attempt),
-  (env, state, attempt) => decideContinuation(env, state, attempt),
-  (env, state, attempt) => endOfOutput(env, state, attempt, true),
-  (env, _state, attempt) => finishStep(env, attempt),
-  (env, state, attempt) => stepCommit(env, state, attempt),
-  (_env, _state, attempt) => of(stepEnd(attempt)),
-];
-
-/** The phases of an attempt restored after its model output: from its tools on. */
-const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 6);
+function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
+  const endOfStep = (continues: boolean): Observable<ChunkType | StepEnd> => {
+    const next = continues ? stepAt(attempt.stepNumber + 1) : COMMIT;
+    return concat(
+      endOfOutput(env, state, attempt, continues),
+      defer(() => finishStep(env, attempt, continues)),
+      defer(() => stepCommit(env, state, attempt, next)),
+      defer(() => of(stepEnd(attempt, next))),
+    );
+  };
+  return concat(
+    toolPhase(env, attempt),
+    defer(() => {
+      const continues = continuation(env, state, attempt);
+      return isObservable(continues) ? continues.pipe(concatMap(endOfStep)) : endOfStep(continues);
+    }),
+  );
+}
 
 /**
  * One attempt at the step of `position` — led by the closing chunks of the attempt a retry
  * rejected, when the position carries them; from its tools on at a `tools` position (restored
- * after its model output) — its {@link PHASES}, each made when its turn comes.
+ * after its model output): {@link attemptFrom}, {@link fromTools}.
  *
  * ```
  * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
@@ -163,33 +177,23 @@ export function runAttempt(env: StepEnvironment, state: RunState, position: Step
   return defer(() => {
     if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
-      const resumed = position.attempt;
-      state.attempt = resumed;
-      return from(AFTER_MODEL_PHASES).pipe(concatMap((phase) => phase(env, state, resumed)));
+      state.attempt = position.attempt;
+      return fromTools(env, state, position.attempt);
     }
-    const begin = (): Observable<ChunkType | StepEnd> => {
-      const attempt = beginAttempt(env, state, position.stepNumber);
-      return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
-    };
+    const begin = (): Observable<ChunkType | StepEnd> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
     // the attempt a retry rejected is closed first
     return position.rejected === undefined ? begin() : concat(closeRejected(env, state, position.rejected, position.stepNumber), defer(begin));
   });
 }
 
-/** Where the run goes on after `attempt`: the next step, or the commit. */
-function nextPosition(attempt: AttemptState): StepPosition | typeof COMMIT {
-  return attempt.continues === true ? stepAt(attempt.stepNumber + 1) : COMMIT;
-}
-
-/** The `step` commit point: the step's `step-finish` out, the run goes on with the next step or its commit. */
-function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+/** The `step` commit point: the step's `step-finish` out, the run goes on at `next` (the next step or its commit). */
+function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | typeof COMMIT): Observable<never> {
   if (env.durability?.checkpoint === undefined) return EMPTY;
-  const next: Position = nextPosition(attempt);
   return commitPoint(env, state, 'step', { stepNumber: attempt.stepNumber, last: next.kind === 'commit', position: () => next });
 }
 
-/** The {@link StepEnd} of a finished attempt. */
-function stepEnd(attempt: AttemptState): StepEnd {
+/** The {@link StepEnd} of a finished attempt: the attempt (its facts folded in) and where the run goes on. */
+function stepEnd(attempt: AttemptState, next: StepPosition | typeof COMMIT): StepEnd {
   attempt.phase = 'done';
-  return { kind: 'step-end', attempt, next: nextPosition(attempt) };
+  return { kind: 'step-end', attempt, next };
 }
