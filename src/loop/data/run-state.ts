@@ -9,6 +9,8 @@ import type { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
 import type { RunContextState } from '../../operators/run-context.js';
 import type { AgentChunk } from '../../contract/chunk-types.js';
+import type { ProcessorState, StepResult } from '../../contract/processor-types.js';
+import type { ProcessorSignal } from '../../contract/signal-types.js';
 import type { AttemptState } from './attempt-state.js';
 
 /** The run's state (see the module comment). */
@@ -24,22 +26,32 @@ export interface RunState extends RunContextState {
   attempt: AttemptState | undefined;
 }
 
+/**
+ * The loop's `RunState`: plain fields, and `stepNumber` read off the attempt under way (on the
+ * prototype: no getter made per run).
+ */
+class LoopRunState implements RunState {
+  retryCount = 0;
+  apiErrorRetryCount = 0;
+  retryFeedback: string | undefined = undefined;
+  steps: StepResult[] = [];
+  pendingSignals: ProcessorSignal[] = [];
+  processorStates: Record<string, ProcessorState> = {};
+  initialSystemMessages: CoreSystemMessage[] = [];
+  finish: AgentChunk<'finish'> | undefined = undefined;
+  attempt: AttemptState | undefined = undefined;
+
+  constructor(
+    readonly runId: string,
+    public messageList: MessageList,
+  ) {}
+
+  get stepNumber(): number {
+    return this.attempt?.stepNumber ?? 0;
+  }
+}
+
 /** A run's state before its first step. */
 export function createRunState(runId: string, messageList: MessageList): RunState {
-  return {
-    runId,
-    messageList,
-    retryCount: 0,
-    apiErrorRetryCount: 0,
-    retryFeedback: undefined,
-    steps: [],
-    get stepNumber(): number {
-      return this.attempt?.stepNumber ?? 0;
-    },
-    pendingSignals: [],
-    processorStates: {},
-    initialSystemMessages: [],
-    finish: undefined,
-    attempt: undefined,
-  };
+  return new LoopRunState(runId, messageList);
 }

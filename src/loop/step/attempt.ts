@@ -107,13 +107,27 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
   );
 }
 
+/** One phase of an attempt once its request is made: what it emits, given the step's environment, the run's state, the attempt and its request. */
+type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest) => Observable<ChunkType | StepEnd>;
+
 /**
- * An attempt, its phases handing their results on: the request (`processInputStep`, the prompt,
- * `processLLMRequest`) is the value the rest is made from — the model output (every chunk through
- * `processOutputStream`), the end of the output (last step, no tools), the response into the list
- * (`processLLMResponse`, `processOutputStep`), the `model` commit point, then {@link fromTools}.
- * Each phase is made when its turn comes (`defer`): it reads what the ones before it folded into
- * the attempt.
+ * The phases of an attempt made from its request, in order — written once, for the agent and for
+ * `processorsMiddleware`: the model output (every chunk through `processOutputStream`), the end
+ * of the output (last step, no tools), the response into the list (`processLLMResponse`,
+ * `processOutputStep`), the `model` commit point, then {@link fromTools}. Each is made when its
+ * turn comes: it reads what the ones before it folded into the attempt.
+ */
+const PHASES: readonly Phase[] = [
+  (env, state, attempt, prepared) => modelOutput(env, state, attempt, prepared),
+  (env, state, attempt) => endOfOutput(env, state, attempt, undefined),
+  (env, state, attempt, prepared) => afterModel(env, state, attempt, prepared),
+  (env, state, attempt) => modelCommit(env, state, attempt),
+  (env, state, attempt) => fromTools(env, state, attempt),
+];
+
+/**
+ * An attempt: its request (`processInputStep`, the prompt, `processLLMRequest`) is the value its
+ * {@link PHASES} are made from.
  *
  * ```
  * request:  (r|)
@@ -122,13 +136,7 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
  */
 function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
   const withRequest = (prepared: PreparedRequest): Observable<ChunkType | StepEnd> =>
-    concat(
-      modelOutput(env, state, attempt, prepared),
-      defer(() => endOfOutput(env, state, attempt, undefined)),
-      defer(() => afterModel(env, state, attempt, prepared)),
-      defer(() => modelCommit(env, state, attempt)),
-      defer(() => fromTools(env, state, attempt)),
-    );
+    from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt, prepared)));
   const prepared = request(env, state, attempt);
   return isObservable(prepared) ? prepared.pipe(concatMap(withRequest)) : withRequest(prepared);
 }
