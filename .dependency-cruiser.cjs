@@ -15,7 +15,9 @@
  * snapshots say; contract, model and loop are internal entry files (src/index.ts picks the public
  * names from them), so what the upper layers share with the loop goes there, in a section marked
  * "not re-exported by `rxagent`". The build points those imports back at the declaring modules
- * (scripts/flatten-entry-imports.mjs) so no package entry's bundle grows.
+ * (scripts/flatten-entry-imports.mjs) so no package entry's bundle grows. The loop's package entry
+ * `rxagent/loop` is another file, `src/loop/public.ts` (curated: the operators and phases meant for
+ * users); the layers above keep importing `src/loop/index.ts`.
  */
 const { readdirSync } = require('node:fs');
 const { join } = require('node:path');

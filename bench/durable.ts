@@ -8,7 +8,7 @@
  *   live tail     A appends one chunk → B's SSE response yields it (NOTIFY), p50/p95 of 50
  *   resume        B answers resumeUIMessageStreamResponse(after: '<seq>:<k>') mid-run:
  *                 request → first resumed UI chunk, p50/p95 of 50
- *   writer CPU    JournalWriter encode + batch per chunk (journal answering at once), and the
+ *   writer CPU    journalTo encode + batch per chunk (journal answering at once), and the
  *                 owner's whole CPU per chunk writing through PostgresRunJournal (driver included)
  *   worker        takeover (SIGKILL → claim, SIGKILL → next owner's first chunk), runs/s over worker processes, durable − plain owner
  *                 CPU per chunk (bench/durable-worker.ts)
@@ -26,11 +26,13 @@
  * npm run bench:durable -- --cpu    the durable − non-durable owner CPU rows only (9 rounds back to back, 9 with a full GC before each run, ≈ 40 s)
  */
 import { randomUUID } from 'node:crypto';
+import { Subject, lastValueFrom } from 'rxjs';
 import { performance } from 'node:perf_hooks';
 import { resumeUIMessageStreamResponse } from '../src/ai-sdk/resume-ui-message-stream-response.js';
 import type { ChunkType } from '../src/contract/chunk-types.js';
+import { DemandGate } from '../src/contract/demand-gate.js';
 import { encodeJson } from '../src/contract/json-codec.js';
-import { JournalWriter } from '../src/durable/internal/journal-writer.js';
+import { journalTo, type JournalAppender, type JournalRecord } from '../src/durable/internal/journal-to.js';
 import { journalStreamResponse } from '../src/durable/journal-stream-response.js';
 import { InMemoryRunJournal } from '../src/storage/journal/in-memory-run-journal.js';
 import type { EncodedChunk, RunCommit, RunLease } from '../src/storage/journal/types.js';
@@ -56,6 +58,20 @@ const finish = (runId: string): ChunkType => ({
   payload: { stepResult: { reason: 'stop' }, output: { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } as never, text: '' } },
 });
 const final: RunCommit = { kind: 'final', step: 0, attempt: 0, state: {} };
+
+/** Writes `chunks` through journalTo as a run does (pausing while its demand gate is held), then `commit` with `last`. */
+async function writeThrough(journal: JournalAppender, lease: RunLease, chunks: readonly ChunkType[], commit?: { commit: RunCommit; chunks: ChunkType[] }): Promise<void> {
+  const demand = new DemandGate();
+  const records = new Subject<JournalRecord>();
+  const written = lastValueFrom(records.pipe(journalTo(journal, lease, { demand })), { defaultValue: undefined });
+  for (const chunk of chunks) {
+    records.next(chunk);
+    if (!demand.open) await demand.whenOpen();
+  }
+  if (commit !== undefined) records.next(commit);
+  records.complete();
+  await written;
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -88,12 +104,12 @@ async function readBody(body: ReadableStream<Uint8Array>, onBytes?: (text: strin
 async function catchUp(a: PostgresRunJournal, b: PostgresRunJournal) {
   const runId = `catch-up-${randomUUID()}`;
   const lease = await newRun(a, runId);
-  const writer = new JournalWriter({ journal: a, lease });
-  for (let index = 0; index < 20_000; index++) {
-    writer.write(delta(runId, index));
-    if (writer.isFull) await writer.whenReady();
-  }
-  await writer.commit(final, [finish(runId)]);
+  await writeThrough(
+    a,
+    lease,
+    Array.from({ length: 20_000 }, (_, index) => delta(runId, index)),
+    { commit: final, chunks: [finish(runId)] },
+  );
   await b.getRun(runId); // a serving instance has a warm pool
   const reads: Array<{ respondMs: number; firstByteMs: number; totalMs: number; rssGrowthMb: number; entries: number }> = [];
   for (let round = 0; round < (check ? 2 : 5); round++) {
@@ -183,11 +199,9 @@ async function writerCpu(a: PostgresRunJournal) {
   const lease = { runId: 'r', epoch: 1, owner: 'w' };
   // warm-up, then measure
   for (let round = 0; round < 2; round++) {
-    const writer = new JournalWriter({ journal: instant, lease });
     gc();
     const before = process.cpuUsage();
-    for (const chunk of chunks) writer.write(chunk);
-    await writer.flush();
+    await writeThrough(instant, lease, chunks);
     const used = process.cpuUsage(before);
     if (round === 1) {
       const writerUs = (used.user + used.system) / count;
@@ -204,14 +218,9 @@ async function writerCpu(a: PostgresRunJournal) {
       const runId = `cpu-${randomUUID()}`;
       const pgLease = await newRun(a, runId);
       const pgChunks = Array.from({ length: 20_000 }, (_, index) => delta(runId, index));
-      const pgWriter = new JournalWriter({ journal: a, lease: pgLease });
       gc();
       const pgBefore = process.cpuUsage();
-      for (const chunk of pgChunks) {
-        pgWriter.write(chunk);
-        if (pgWriter.isFull) await pgWriter.whenReady();
-      }
-      await pgWriter.commit(final, [finish(runId)]);
+      await writeThrough(a, pgLease, pgChunks, { commit: final, chunks: [finish(runId)] });
       const pgUsed = process.cpuUsage(pgBefore);
       return { writerUs, codecUs, stringifyUs, ownerUs: (pgUsed.user + pgUsed.system) / 20_000 };
     }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 export const entries = {
   '.': 'src/index.ts',
   './operators': 'src/operators/index.ts',
+  './loop': 'src/loop/public.ts',
   './message-list': 'src/message-list/index.ts',
   './testing': 'src/testing/index.ts',
   './processors': 'src/processors/index.ts',

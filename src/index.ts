@@ -33,9 +33,11 @@ export {
   type StopCondition,
   type StopConditionErrorOptions,
   type StopConditionOptions,
+  type StreamCallOptions,
   type ToolExecutionErrorOptions,
 } from './loop/index.js';
 export {
+  DemandGate,
   FOLLOW_UP_CHUNKS_KEY,
   JsonEncodingError,
   encodeJson,

@@ -1,7 +1,7 @@
 /** An rxagent run as an AI SDK 7 UI message stream (what `useChat` reads). */
 import type { UIMessageChunk } from 'ai';
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../contract/index.js';
+import { DemandGate, type ChunkType } from '../contract/index.js';
 import { UIChunkEncoder, type UIChunkEncoderOptions } from './internal/ui-chunk-encoder.js';
 import { AcceptedRelease, type RunStanding } from './internal/accepted-release.js';
 import { observableToReadable } from './internal/streams.js';
@@ -25,6 +25,13 @@ export interface ToUIMessageStreamOptions extends UIChunkEncoderOptions {
    * chunks (`data-rxagent-retry`, a tool's progress) are sent at once in both modes.
    */
   release?: 'live' | 'accepted';
+  /**
+   * The gate the run reads its provider by — the one given to `agent.stream$(input, { demand })` —
+   * held while 16 UI chunks wait unread. Needed when operators stand between the run and this
+   * stream (`agent.stream$(…).pipe(…)`); given `agent.stream$(…)` itself, the stream paces the run
+   * with a gate of its own. An invalid `demand` is a `TypeError` thrown here.
+   */
+  demand?: DemandGate;
 }
 
 const RELEASE_MODES: ReadonlyArray<unknown> = ['live', 'accepted'];
@@ -40,9 +47,10 @@ function describeValue(value: unknown): string {
  * chunks, the protocol `useChat` and `readUIMessageStream` consume.
  *
  * The stream subscribes when it is created, and cancelling it (the client went away)
- * unsubscribes, which cancels the run (provider request, tools). Given `agent.stream$(…)` itself
- * (not a piped copy), it reads the run only as fast as its reader pulls: while 16 UI chunks wait
- * unread, the run stops reading the provider. Mapping:
+ * unsubscribes, which cancels the run (provider request, tools). Given `agent.stream$(…)` itself,
+ * or any Observable of a run given a `demand` gate that is passed here too, it reads the run only
+ * as fast as its reader pulls: while 16 UI chunks wait unread, the run stops reading the provider.
+ * Mapping:
  * `start` → `start`; `step-start`/`step-finish` → `start-step`/`finish-step`; text, reasoning,
  * tool input (streamed and complete), tool output (result / error), sources and files → their
  * UI chunks; `data-*` chunks pass with their `id` (the client merges parts with the same id) and
@@ -68,23 +76,39 @@ function describeValue(value: unknown): string {
  * @example
  * ```ts
  * import { readUIMessageStream } from 'ai';
+ * import { map } from 'rxjs';
+ * import { DemandGate } from 'rxagent';
  * import { toUIMessageStream } from 'rxagent/ai-sdk';
  * const stream = toUIMessageStream(agent.stream$('Where is order 123?'));
  * for await (const message of readUIMessageStream({ stream })) console.log(message.parts);
+ *
+ * // operators between the run and the stream: one gate, given to both
+ * const demand = new DemandGate();
+ * const redacted = toUIMessageStream(agent.stream$('Hi', { demand }).pipe(map(redact)), { demand });
  * ```
  */
 export function toUIMessageStream(chunks$: Observable<ChunkType>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
-  const { release = 'live', ...encoderOptions } = options;
+  const { release = 'live', demand: given, ...encoderOptions } = options;
   if (!RELEASE_MODES.includes(release)) {
     throw optionError(`toUIMessageStream: options.release must be 'live' or 'accepted' (got ${describeValue(release)}).`);
+  }
+  if (given !== undefined && !(given instanceof DemandGate)) {
+    throw optionError(`toUIMessageStream: options.demand must be a DemandGate (got ${describeValue(given)}).`);
+  }
+  // the run itself (agent.stream$(…)) is subscribed with a gate made here, unless one was given
+  let demand = given;
+  let source$ = chunks$;
+  const withDemand = given === undefined ? pacedRunOf(chunks$) : undefined;
+  if (withDemand !== undefined) {
+    demand = new DemandGate();
+    source$ = withDemand(demand);
   }
   const encoder = new UIChunkEncoder(encoderOptions);
   const held = release === 'accepted' ? new AcceptedRelease() : undefined;
   const send = (encoded: UIMessageChunk[], standing: RunStanding): UIMessageChunk[] => (held === undefined ? encoded : held.pass(encoded, standing));
   let runId = 'run';
-  const paced = pacedRunOf(chunks$);
-  return observableToReadable(chunks$, {
-    ...(paced === undefined ? {} : { paced }),
+  return observableToReadable(source$, {
+    ...(demand === undefined ? {} : { demand }),
     encode: (chunk) => {
       if (typeof chunk.runId === 'string') runId = chunk.runId;
       const encoded = encoder.encode(chunk);

@@ -13,6 +13,7 @@
  * @example
  * ```ts
  * const gate = new DemandGate();
+ * agent.stream$('Hi', { demand: gate }).pipe(map(toLine)).subscribe(writeLine);
  * const reader = {};
  * gate.hold(reader);      // the reader is full: the model is not read
  * gate.release(reader);   // reading resumes

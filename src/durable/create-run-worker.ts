@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Subject, type Observable } from 'rxjs';
+import { Subject, filter, lastValueFrom, tap, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
@@ -17,11 +17,11 @@ import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
 import { retentionJob, type RetentionJobOptions } from './internal/retention-job.js';
-import { giveUpRun } from './internal/give-up.js';
+import { afterLastAttempt, attemptKeyOf, giveUpRun } from './internal/give-up.js';
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
-import { executeRun, type ExecutionContext } from './internal/run-execution.js';
+import { executeRun, isExecutionOutcome, type ExecutionContext } from './internal/run-execution.js';
 import { sweepLostOwners } from './internal/lost-owners.js';
 import type { OwnerSession } from '../storage/index.js';
 import type { Subscription } from 'rxjs';
@@ -48,7 +48,13 @@ export interface RunJob {
     readonly generation?: number;
     /** How many times a job of the run was queued again because none of its attempts ever claimed the run (a fetch whose reply was lost). */
     readonly requeued?: number;
+    /** The generation the run's budget of attempts began with (0, or its last handover's). */
+    readonly since?: number;
+    /** Attempts of the generations since `since` before this one, all failed (those the infrastructure failed are refunded at the give-up). */
+    readonly failedBefore?: number;
   };
+  /** (`includeMetadata`) Which attempt of the job this is: 0 first, then one more per retry. */
+  readonly retryCount?: number;
   /** Aborted by pg-boss when this worker's claim on the job is gone. */
   readonly signal: AbortSignal;
   /** In the dead-letter queue (`includeMetadata`): how many times the failed job was retried. */
@@ -269,6 +275,9 @@ export interface RunWorker {
 /** Attempts of one job the infrastructure may fail in a row, each claimed again by the same worker, before the job fails (an attempt spent). */
 const INFRASTRUCTURE_RETRIES = 20;
 
+/** How long a worker that lost an attempt to the infrastructure keeps trying to note it (the give-up waits ≈ 15 s for the note). */
+const NOTE_WITHIN_MS = 10_000;
+
 /** Times a run that no attempt ever claimed is queued again in a new job instead of being given up. */
 const MAX_REQUEUES = 3;
 
@@ -386,9 +395,29 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     return made;
   };
 
-  /** Queues a job of run `runId` (its policies on the job itself: they hold on a queue created before them too). */
-  const sendJob = (queue: string, deadLetter: string, runId: string, generation: number, requeued = 0): Promise<string | null> =>
-    boss.send(queue, { runId, ...(generation === 0 ? {} : { generation }), ...(requeued === 0 ? {} : { requeued }) }, { ...policies, deadLetter, id: generationJobIdOf(runId, generation) });
+  /**
+   * Queues a job of run `runId` (its policies on the job itself: they hold on a queue created
+   * before them too). A requeue carries the run's budget on: where it began (`since`), the
+   * attempts failed before (`failedBefore`), and the attempts left (`retryLimit`).
+   */
+  const sendJob = (
+    queue: string,
+    deadLetter: string,
+    runId: string,
+    generation: number,
+    { requeued = 0, since = generation, failedBefore = 0, retryLimit = policies.retryLimit } = {},
+  ): Promise<string | null> =>
+    boss.send(
+      queue,
+      {
+        runId,
+        ...(generation === 0 ? {} : { generation }),
+        ...(requeued === 0 ? {} : { requeued }),
+        ...(since === generation ? {} : { since }),
+        ...(failedBefore === 0 ? {} : { failedBefore }),
+      },
+      { ...policies, retryLimit, deadLetter, id: generationJobIdOf(runId, generation) },
+    );
 
   /**
    * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
@@ -404,10 +433,30 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
     // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
     const requeued = job.data.requeued ?? 0;
-    if (requeued < MAX_REQUEUES && (await journal.getRun(runId))?.status === 'queued') {
-      if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, requeued + 1)) !== null) return;
+    const run = await journal.getRun(runId);
+    if (run === null || (run.status !== 'queued' && run.status !== 'running')) return; // ended (or erased): nothing to give up
+    const failedAttempts = (job.sourceRetryCount ?? 0) + 1;
+    const since = job.data.since ?? generation;
+    const failedBefore = job.data.failedBefore ?? 0;
+    if (requeued < MAX_REQUEUES && run.status === 'queued') {
+      const budget = { since, failedBefore: failedBefore + failedAttempts, retryLimit: Math.max(0, policies.retryLimit - failedBefore - failedAttempts) };
+      if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { requeued: requeued + 1, ...budget })) !== null) return;
     }
-    const error = new RunAttemptsExhaustedError({ runId, attempts: (job.sourceRetryCount ?? 0) + 1, ...failureOf(job.sourceOutput) });
+    // attempts the infrastructure failed are refunded: the run goes on with the attempts it has left
+    let spent = failedBefore + failedAttempts;
+    if (journal.infrastructureLosses !== undefined) {
+      const losses = await journal.infrastructureLosses(runId);
+      const decision = afterLastAttempt({ generation, since, failedBefore, failedAttempts, losses, retryLimit: policies.retryLimit, waited: job.retryCount ?? 0 });
+      if (decision.kind === 'wait') throw new Error(`RunWorker: waiting for the last owner of run ${runId} to note whether the infrastructure failed its attempt`);
+      if (decision.kind === 'requeue') {
+        // null: the next generation's job exists already (a handover's, or this decision made
+        // before by a worker that crashed before completing this job): the run is that job's now
+        await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
+        return;
+      }
+      spent = decision.spent;
+    }
+    const error = new RunAttemptsExhaustedError({ runId, attempts: spent, ...failureOf(job.sourceOutput) });
     const outcome = await giveUpRun(journal, runId, workerId, error);
     if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
   };
@@ -436,13 +485,46 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const work = async (job: RunJob): Promise<void> => {
     const runId = job.data?.runId;
     if (typeof runId !== 'string') return; // not a job of ours: nothing to run, nothing to retry
+    const losses = infrastructureLosses(runId, attemptKeyOf(job.data.generation ?? 0, job.retryCount ?? 0));
     let lastEpoch: number | undefined;
     for (let failures = 0; ; failures++) {
+      // after a failure of the infrastructure, noted at the first turn the database answers again
+      if (failures > 0) await losses.note();
       const outcome = await attempt(job, runId, lastEpoch);
       if (outcome.kind !== 'infrastructure') return;
-      if (failures >= INFRASTRUCTURE_RETRIES || closing !== undefined || !(await pause(infrastructureBackoffMs(failures), job.signal))) throw outcome.error;
+      if (failures >= INFRASTRUCTURE_RETRIES || closing !== undefined || !(await pause(infrastructureBackoffMs(failures), job.signal))) {
+        // the attempt is lost (pg-boss took the job, or the outage outlasted our retries): noted, so the give-up refunds it
+        await losses.noteWithin(NOTE_WITHIN_MS);
+        throw outcome.error;
+      }
       lastEpoch = outcome.epoch ?? lastEpoch;
     }
+  };
+
+  /**
+   * Notes (once) that the infrastructure failed attempt `key` of run `runId`: `note()` tries once,
+   * `noteWithin(ms)` retries with backoff for up to `ms`. A journal without the method notes nothing.
+   */
+  const infrastructureLosses = (runId: string, key: string): { note(): Promise<void>; noteWithin(ms: number): Promise<void> } => {
+    const noteLoss = journal.noteInfrastructureLoss?.bind(journal);
+    let noted = noteLoss === undefined;
+    const note = async (): Promise<void> => {
+      if (noted || noteLoss === undefined) return;
+      noted = await noteLoss(runId, key).then(
+        () => true,
+        () => false,
+      );
+    };
+    return {
+      note,
+      async noteWithin(ms) {
+        const until = Date.now() + ms;
+        for (let retry = 0; !noted && Date.now() < until; retry++) {
+          await note();
+          if (!noted) await new Promise((resolve) => setTimeout(resolve, Math.min(infrastructureBackoffMs(retry), Math.max(0, until - Date.now()))));
+        }
+      },
+    };
   };
 
   /**
@@ -473,7 +555,6 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       journal,
       agent: entry.agent,
       faultPoint: faultPoint === undefined ? undefined : async (point, info) => faultPoint(point, info),
-      emit: (event) => events.next(event),
       handingOver: () => handingOver,
     };
     try {
@@ -482,7 +563,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       events.next({ type: 'failed', runId, epoch, error });
       throw error;
     }
-    const outcome = await executeRun(context, claim, job.signal);
+    // the execution's values are this worker's events for the run, then its outcome
+    const outcome = await lastValueFrom(
+      executeRun(context, claim, job.signal).pipe(
+        tap((item) => {
+          if (!isExecutionOutcome(item)) events.next(item);
+        }),
+        filter(isExecutionOutcome),
+      ),
+    );
     if (outcome.kind === 'retry') {
       if (outcome.infrastructure) return { kind: 'infrastructure', error: outcome.error, epoch };
       throw outcome.error;
@@ -513,7 +602,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await Promise.race([session.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       }
       for (const { queue, deadLetter } of agents.values()) {
-        const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds }, tracked(work));
+        const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked(work));
         works.push({ queue, id });
         const giveUpId = await boss.work(deadLetter, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked((job) => giveUp(job, queue)));
         works.push({ queue: deadLetter, id: giveUpId });

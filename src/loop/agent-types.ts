@@ -7,6 +7,7 @@ import type { CallSettings, ModelInput, ProcessInputStepArgs, ProcessInputStepRe
 import type { RequestContext } from '../contract/request-context.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
+import type { DemandGate } from '../contract/demand-gate.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
 import type { StopCondition } from './step/stop-condition.js';
 
@@ -82,6 +83,29 @@ export interface AgentCallOptions {
    * always stream.
    */
   generateWith?: 'doGenerate' | 'doStream';
+}
+
+/**
+ * Options of one `stream$()` call: the call options, and the demand gate of the consumer that
+ * paces the run.
+ *
+ * @example
+ * ```ts
+ * import { DemandGate } from 'rxagent';
+ * import { toUIMessageStream } from 'rxagent/ai-sdk';
+ * const demand = new DemandGate();
+ * const stream = toUIMessageStream(agent.stream$('Hi', { demand }).pipe(map(redact)), { demand });
+ * ```
+ */
+export interface StreamCallOptions extends AgentCallOptions {
+  /**
+   * The gate of the consumer that paces this run: while anyone holds it, the run stops reading
+   * the provider. Give the same gate to the consumer (`toUIMessageStream(chunks$, { demand })`)
+   * when operators stand between the run and it; one gate per subscription (a second subscriber
+   * of the same Observable would be paced by the first one's reader). Default: a gate of the run's
+   * own that nobody holds — unless the run is handed as it is to a consumer that paces it.
+   */
+  demand?: DemandGate;
 }
 
 /** An Agent's configuration. */

@@ -2,7 +2,7 @@
 import type { Observable } from 'rxjs';
 import type { ChunkType } from '../contract/chunk-types.js';
 import type { ProcessorLike } from '../contract/processor-types.js';
-import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult } from './agent-types.js';
+import type { AgentCallOptions, AgentConfig, AgentInput, DynamicArgument, GenerateResult, StreamCallOptions } from './agent-types.js';
 import { AgentOutput } from './consumers/agent-output.js';
 import { foldRun } from './consumers/fold-result.js';
 import type { RetryBudgets } from './consumers/text-gate.js';
@@ -10,7 +10,7 @@ import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { DemandGate } from '../contract/demand-gate.js';
 import { createRun, type RunWiring } from './run/create-run.js';
 import type { RunItem } from './run/run-events.js';
-import { withPacedRun } from './consumers/paced-run.js';
+import { PacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
@@ -68,14 +68,21 @@ export class Agent {
     this.#config = config;
   }
 
-  /** One run as a cold Observable of chunks (subscribe to start it). */
-  stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> {
-    // the paced variant hands a consumer (toUIMessageStream) the gate it holds while its reader is full
-    return withPacedRun(createRun(this.#config, input, options, { results: false }), (attach) => {
-      const demand = new DemandGate();
-      attach(demand);
-      return createRun(this.#config, input, options, { demand, results: false });
-    });
+  /**
+   * One run as a cold Observable of chunks (subscribe to start it). With `options.demand`, the run
+   * reads its provider only while nobody holds that gate (the consumer's: see
+   * {@link StreamCallOptions.demand}); without it, a consumer handed this Observable itself
+   * (`toUIMessageStream(agent.stream$(…))`) paces the run with a gate of its own.
+   */
+  stream$(input: AgentInput, options?: StreamCallOptions): Observable<ChunkType> {
+    const config = this.#config;
+    let callOptions: AgentCallOptions | undefined = options;
+    if (typeof options === 'object' && options !== null && 'demand' in options) {
+      const { demand, ...rest } = options;
+      if (demand !== undefined) return createRun(config, input, rest, { demand, results: false });
+      callOptions = rest;
+    }
+    return new PacedRun((demand) => createRun(config, input, callOptions, { ...(demand === undefined ? {} : { demand }), results: false }));
   }
 
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */

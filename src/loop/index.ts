@@ -10,6 +10,7 @@ export type {
   DynamicArgument,
   GenerateResult,
   PrepareStepFunction,
+  StreamCallOptions,
 } from './agent-types.js';
 export { AgentOutput } from './consumers/agent-output.js';
 export { RunAbortedError, type RunAbortedErrorOptions } from './run/run-aborted-error.js';

@@ -57,6 +57,8 @@ export type {
   RunRetentionOptions,
 } from './journal/types.js';
 export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
+// not re-exported by a package entry: the refund bound both journals keep
+export { MAX_INFRASTRUCTURE_LOSSES } from './journal/types.js';
 export { RunNotFoundError } from './journal/errors/run-not-found-error.js';
 export { JournalCursorError } from './journal/errors/journal-cursor-error.js';
 export { JournalSchemaError } from './journal/errors/journal-schema-error.js';

@@ -1,53 +1,14 @@
-/** toUIMessageStream reads the run only as fast as its reader pulls. */
+/** toUIMessageStream reads the run only as fast as its reader pulls. Also run on RxJS 8 (vitest project `rxjs8`). */
 import { describe, expect, it } from 'vitest';
-import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { filter, from, map, pipe, type Observable } from 'rxjs';
+import { filter, from, map, pipe, takeWhile, type Observable } from 'rxjs';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { toUIMessageStream, toUIMessageStreamResponse } from '../../src/ai-sdk/index.js';
-import { Agent } from '../../src/index.js';
+import { Agent, DemandGate } from '../../src/index.js';
+import { countingModel as countingModelOf, settle } from '../loop/support/counting-model.js';
+import { waitFor } from '../support/wait-for.js';
 
 const TOTAL = 5_000;
-
-/** A V4 model over a pull-based stream of TOTAL text deltas that counts every pull. */
-function countingModel(): { model: LanguageModelV4; pulls: () => number } {
-  let pulls = 0;
-  const model: LanguageModelV4 = {
-    specificationVersion: 'v4',
-    provider: 'test.counting',
-    modelId: 'counting',
-    supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error('not used')),
-    async doStream() {
-      let sent = 0;
-      const stream = new ReadableStream<LanguageModelV4StreamPart>(
-        {
-          pull(controller) {
-            pulls++;
-            if (sent === 0) controller.enqueue({ type: 'text-start', id: 't' });
-            else if (sent <= TOTAL) controller.enqueue({ type: 'text-delta', id: 't', delta: 'x' });
-            else if (sent === TOTAL + 1) controller.enqueue({ type: 'text-end', id: 't' });
-            else if (sent === TOTAL + 2) {
-              controller.enqueue({
-                type: 'finish',
-                finishReason: { unified: 'stop', raw: 'stop' },
-                usage: {
-                  inputTokens: { total: 1, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-                  outputTokens: { total: TOTAL, text: undefined, reasoning: undefined },
-                },
-              });
-            } else controller.close();
-            sent++;
-          },
-        },
-        { highWaterMark: 0 },
-      );
-      return { stream };
-    },
-  };
-  return { model, pulls: () => pulls };
-}
-
-const settle = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const countingModel = (): ReturnType<typeof countingModelOf> => countingModelOf(TOTAL);
 
 describe('toUIMessageStream backpressure', () => {
   it('pulls a bounded number of provider parts while the reader waits, then delivers everything', async () => {
@@ -93,31 +54,35 @@ describe('toUIMessageStream backpressure', () => {
     await reader.cancel();
   });
 
-  it('a piped copy of stream$() is paced too (pipe keeps the paced variant), and delivers the whole run', async () => {
+  it('stream$() given demand: undefined is the run itself too, paced by the stream', async () => {
     const { model, pulls } = countingModel();
     const agent = new Agent({ id: 'a', instructions: 'x', model });
-    const reader = toUIMessageStream(agent.stream$('Hi').pipe(map((chunk) => chunk))).getReader();
+    const reader = toUIMessageStream(agent.stream$('Hi', { demand: undefined })).getReader();
     await reader.read();
     await settle();
     expect(pulls()).toBeLessThan(40);
-    const types: string[] = [];
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      types.push(next.value.type);
-    }
-    expect(types.at(-1)).toBe('finish');
-    expect(pulls()).toBe(TOTAL + 4);
+    await reader.cancel();
+  });
+
+  it('from(run$) is the run itself, and paced without a gate', async () => {
+    const { model, pulls } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    const reader = toUIMessageStream(from(agent.stream$('Hi'))).getReader();
+    await reader.read();
+    await settle();
+    expect(pulls()).toBeLessThan(40);
+    await reader.cancel();
   });
 
   it.each([
+    ['run$.pipe(…)', (run$: Observable<ChunkType>) => run$.pipe(map((chunk) => chunk), takeWhile(() => true, true))],
     ['pipe(…)(run$): the function form of pipe', (run$: Observable<ChunkType>) => pipe(map((chunk: ChunkType) => chunk), filter(() => true))(run$)],
     ['an operator applied directly: map(…)(run$)', (run$: Observable<ChunkType>) => map((chunk: ChunkType) => chunk)(run$)],
-    ['from(run$)', (run$: Observable<ChunkType>) => from(run$)],
-  ])('%s is paced too, and delivers the whole run', async (_name, derive) => {
+  ])('%s is paced by the demand gate given to stream$() and toUIMessageStream, and delivers the whole run', async (_name, derive) => {
     const { model, pulls } = countingModel();
     const agent = new Agent({ id: 'a', instructions: 'x', model });
-    const reader = toUIMessageStream(derive(agent.stream$('Hi'))).getReader();
+    const demand = new DemandGate();
+    const reader = toUIMessageStream(derive(agent.stream$('Hi', { demand })), { demand }).getReader();
     await reader.read();
     await settle();
     expect(pulls()).toBeLessThan(40);
@@ -129,6 +94,34 @@ describe('toUIMessageStream backpressure', () => {
     }
     expect(last).toBe('finish');
     expect(pulls()).toBe(TOTAL + 4);
+  });
+
+  it('through toUIMessageStreamResponse, a piped copy is paced by the gate given in its options', async () => {
+    const { model, pulls } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    const demand = new DemandGate();
+    const response = toUIMessageStreamResponse(agent.stream$('Hi', { demand }).pipe(map((chunk) => chunk)), { demand });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await settle();
+    expect(pulls()).toBeLessThan(60);
+    await reader.cancel();
+  });
+
+  it('a piped copy without a gate is not paced (documented): the reply is read at its own speed into the queue', async () => {
+    const { model, pulls } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    const reader = toUIMessageStream(agent.stream$('Hi').pipe(map((chunk) => chunk))).getReader();
+    await reader.read();
+    // the whole reply is pulled while the reader still waits after its first chunk
+    await waitFor(() => pulls() === TOTAL + 4, 'the whole reply read with no reader');
+    await reader.cancel();
+  });
+
+  it('a demand that is not a DemandGate is a TypeError thrown at once', () => {
+    const { model } = countingModel();
+    const agent = new Agent({ id: 'a', instructions: 'x', model });
+    expect(() => toUIMessageStream(agent.stream$('Hi'), { demand: {} as DemandGate })).toThrow(/options\.demand must be a DemandGate/);
   });
 
   it('cancelling the reader while the run is held ends the run (no further pulls)', async () => {

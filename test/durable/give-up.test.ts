@@ -210,7 +210,8 @@ describe('what giving up leaves alone, and what it fences', () => {
     const faultPoint = async (point: RunFaultPoint, info: FaultPointInfo): Promise<void> => {
       if (point === 'chunks-flushed' && info.epoch === 1 && info.flush === 1) await held;
     };
-    const owner = newWorker({ agents: [talker('stuck', 10)], faultPoint, workerId: 'stuck-owner' });
+    // retryLimit 0: the copy below is what pg-boss makes after the job's one attempt failed
+    const owner = newWorker({ agents: [talker('stuck', 10)], faultPoint, workerId: 'stuck-owner', queue: { pollingIntervalSeconds: 0.5, retryLimit: 0 } });
     const events: RunWorkerEvent[] = [];
     owner.events$.subscribe((event) => events.push(event));
     await owner.start();

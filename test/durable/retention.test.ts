@@ -93,15 +93,18 @@ describe('retention through pg-boss', () => {
     expect((await journal.getRun(runId))?.expiredAt).toBeUndefined();
     // what the schedule sends at its tick (a minute's wait in a test is not needed to see the wiring)
     await boss.send('rxagent.retention', {});
+    // the purge marks the run expired, then removes its rows in batches of 2: wait for both
+    const left = async (): Promise<unknown> =>
+      (await db.query(`SELECT (SELECT count(*) FROM "${schema}".run_chunks WHERE run_id = $1)::int AS chunks, (SELECT count(*) FROM "${schema}".run_commits WHERE run_id = $1)::int AS commits`, [runId])).rows[0];
     let expired = false;
     const deadline = Date.now() + 15_000;
-    while (!expired && Date.now() < deadline) {
+    while (Date.now() < deadline) {
       expired = (await journal.getRun(runId))?.expiredAt !== undefined;
-      if (!expired) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (expired && JSON.stringify(await left()) === JSON.stringify({ chunks: 0, commits: 0 })) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(expired).toBe(true);
-    const left = await db.query(`SELECT (SELECT count(*) FROM "${schema}".run_chunks WHERE run_id = $1)::int AS chunks, (SELECT count(*) FROM "${schema}".run_commits WHERE run_id = $1)::int AS commits`, [runId]);
-    expect(left.rows[0]).toEqual({ chunks: 0, commits: 0 });
+    expect(await left()).toEqual({ chunks: 0, commits: 0 });
     await worker.close();
   }, 30_000);
 });

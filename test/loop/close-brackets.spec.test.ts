@@ -3,9 +3,10 @@
  * values, source error, early unsubscription) and each repair and closing rule.
  */
 import { describe, expect, it } from 'vitest';
+import { repeat } from 'rxjs';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
-import { closeBrackets } from '../../src/loop/run/close-brackets.js';
+import { closeBrackets } from 'rxagent/loop';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
@@ -78,6 +79,16 @@ describe('closeBrackets(): marble checklist', () => {
       const source = cold('-S-B-o-d-d-E-F|', v);
       expectObservable(source.pipe(closeBrackets()), '^------!').toBe('-S-B-o-', v);
       expectSubscriptions(source.subscriptions).toBe('^------!');
+    });
+  });
+});
+
+describe('closeBrackets(): resubscription', () => {
+  it('each subscription tracks its own brackets (repeat: the second closes only what it opened)', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      // a delta without its start, then completion: s = text-start made, c = text-end, O = step-finish 'other'
+      const source = cold('B-----d-----|', v);
+      expectObservable(source.pipe(closeBrackets(), repeat(2))).toBe('B-----(od)--(cOB)-(od)--(cO|)', v);
     });
   });
 });

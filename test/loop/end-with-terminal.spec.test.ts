@@ -4,12 +4,13 @@
  * one terminal chunk last, errors and aborts turned into their terminal chunks.
  */
 import { describe, expect, it } from 'vitest';
-import { fromEvent, of, takeUntil, throwError } from 'rxjs';
+import { fromEvent, of, repeat, retry, takeUntil, throwError } from 'rxjs';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { makeChunk } from '../../src/contract/make-chunk.js';
 import { ModelCallError } from '../../src/model/errors/model-call-error.js';
-import { endWithTerminal, MissingTerminalError, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
+import { endWithTerminal } from 'rxagent/loop';
+import { MissingTerminalError, terminalChunk } from '../../src/loop/run/end-with-terminal.js';
 import { emptyUsage } from '../../src/model/usage.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
@@ -77,6 +78,23 @@ describe('endWithTerminal(): marble checklist', () => {
       const source = cold('-S-a-b-(F|)', v);
       expectObservable(source.pipe(plain()), '^--!').toBe('-S-', v);
       expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+});
+
+describe('endWithTerminal(): resubscription', () => {
+  it('each subscription gets its own start and terminal (repeat)', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const source = cold('---a---F|', v);
+      expectObservable(source.pipe(plain(), repeat(2))).toBe('---(Sa)F--(Sa)(F|)', v);
+    });
+  });
+
+  it('a source retried upstream (retry before the operator) is one run: one start, one terminal', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('S-a-#', v, boom);
+      expectObservable(source.pipe(retry(1), plain())).toBe('S-a---a-(X|)', v);
+      expectSubscriptions(source.subscriptions).toBe(['^---!', '----^---!']);
     });
   });
 });

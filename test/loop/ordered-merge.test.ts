@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { from, lastValueFrom, of, toArray } from 'rxjs';
-import { orderedMergeMap } from '../../src/loop/tools/ordered-merge.js';
+import { from, lastValueFrom, of, retry, toArray } from 'rxjs';
+import { orderedMergeMap } from 'rxagent/loop';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 
 describe('orderedMergeMap', () => {
@@ -83,5 +83,23 @@ describe('orderedMergeMap: marble checklist', () => {
       expectSubscriptions(a.subscriptions).toBe('^--!');
       expectSubscriptions(b.subscriptions).toBe('-^-!');
     });
+  });
+
+  it('resubscription on retry starts clean: indexes and order restart with the source', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('a-b-#');
+      const result = source.pipe(
+        orderedMergeMap((value: string, index) => of(`${value.toUpperCase()}${index}`), 2),
+        retry(1),
+      );
+      expectObservable(result).toBe('a-b-a-b-#', { a: 'A0', b: 'B1' });
+      expectSubscriptions(source.subscriptions).toBe(['^---!', '----^---!']);
+    });
+  });
+
+  it('a bound below 1 is a RangeError (it would start nothing and never complete)', () => {
+    expect(() => orderedMergeMap((value: number) => of(value), 0)).toThrow(RangeError);
+    expect(() => orderedMergeMap((value: number) => of(value), Number.NaN)).toThrow(RangeError);
+    expect(() => orderedMergeMap((value: number) => of(value), Number.POSITIVE_INFINITY)).not.toThrow();
   });
 });

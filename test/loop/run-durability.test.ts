@@ -7,6 +7,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
+import { DemandGate } from '../../src/contract/demand-gate.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { createRun } from '../../src/loop/run/create-run.js';
 import { DurableStateError } from '../../src/loop/data/durable-state-error.js';
@@ -60,6 +61,33 @@ describe('durable runs: commit points', () => {
       ['step', 1, true],
     ]);
     expect(points[1]?.toolCalls).toEqual([{ toolCallId: 'call-charge', toolName: 'charge', args: { cents: 500 } }]);
+  });
+
+  it('the run waits at a commit point while its demand gate is held: the checkpoint holds it with the commit and the release lets the run go on', async () => {
+    const demand = new DemandGate();
+    const log: ChargeLog = { executions: [] };
+    const seen: string[] = [];
+    const commits: object[] = [];
+    const done = lastValueFrom(
+      createRun({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, 'Charge me', { runId: 'run-7' }, {
+        demand,
+        checkpoint: (point) => {
+          const commit = { kind: point.kind };
+          commits.push(commit);
+          seen.push(`commit ${point.kind}`);
+          demand.hold(commit);
+        },
+      }).pipe(toArray()),
+    );
+    for (const kind of ['input', 'model', 'step', 'step']) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(seen.at(-1)).toBe(`commit ${kind}`); // nothing past the point until its release
+      if (kind === 'model') expect(log.executions).toEqual([]); // the tool waits for the model commit
+      demand.release(commits.at(-1) as object);
+    }
+    const items = await done;
+    expect(items.filter(isChunk).at(-1)?.type).toBe('finish');
+    expect(log.executions).toHaveLength(1);
   });
 
   it('restored at the model point, the run executes the tools and goes on without calling the model for that step again', async () => {

@@ -668,6 +668,24 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
       });
     });
 
+    describe('infrastructure losses (refunded attempts)', () => {
+      it('notes each attempt once, in order, at most 64 per run; an unknown run is left alone', async () => {
+        await claimed();
+        expect(await journal.infrastructureLosses!(runId)).toEqual([]);
+        await journal.noteInfrastructureLoss!(runId, '0:0');
+        await journal.noteInfrastructureLoss!(runId, '0:0'); // a retried note (its reply was lost): once
+        await journal.noteInfrastructureLoss!(runId, '1:2');
+        expect(await journal.infrastructureLosses!(runId)).toEqual(['0:0', '1:2']);
+        for (let retry = 0; retry < 70; retry++) await journal.noteInfrastructureLoss!(runId, `2:${retry}`);
+        const losses = await journal.infrastructureLosses!(runId);
+        expect(losses).toHaveLength(64); // a misjudged error cannot keep a run alive for ever
+        expect(losses.slice(0, 3)).toEqual(['0:0', '1:2', '2:0']);
+        await journal.noteInfrastructureLoss!(`${runId}-missing`, '0:0');
+        expect(await journal.infrastructureLosses!(`${runId}-missing`)).toEqual([]);
+        expect(await rejection(journal.noteInfrastructureLoss!(runId, ''))).toBeInstanceOf(TypeError);
+      });
+    });
+
     describe('close', () => {
       it('ends live readers with a StorageError and refuses further calls; close is idempotent', async () => {
         const lease = await claimed();

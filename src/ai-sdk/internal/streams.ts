@@ -7,7 +7,7 @@ import type { DemandGate } from '../../contract/index.js';
  * (or its reader) unsubscribes; the source's completion closes it. `encode` maps each value to
  * zero or more outputs; `onError`/`onComplete` may add final outputs before the stream closes.
  *
- * With `paced` (a run's paced variant, see `PacedRun`), the stream holds the run's demand gate
+ * With `demand` (the gate the run behind `source` reads its provider by), the stream holds the gate
  * while its queue is full (`highWaterMark` outputs, default 16) and releases it when the reader
  * pulls: the run reads its provider only as fast as this stream is read.
  */
@@ -19,15 +19,15 @@ export function observableToReadable<T, R>(
     onComplete?: () => readonly R[];
     /** True once nothing more may be written (the stream closes after the current outputs). */
     done?: () => boolean;
-    /** Subscribes the same source with demand: `attach` receives the run's gate. */
-    paced?: (attach: (demand: DemandGate) => void) => Observable<T>;
+    /** The run's demand gate: held while the queue is full. */
+    demand?: DemandGate;
     /** Queue size at which the demand gate is held. Default 16. */
     highWaterMark?: number;
   },
 ): ReadableStream<R> {
   let subscription: Subscription | undefined;
   let closed = false;
-  let demand: DemandGate | undefined;
+  const demand = handlers.demand;
   let holding = false;
   const holder = {};
   const release = (): void => {
@@ -83,12 +83,7 @@ export function observableToReadable<T, R>(
             close();
           },
         };
-        const source$ = handlers.paced
-          ? handlers.paced((gate) => {
-              demand = gate;
-            })
-          : source;
-        subscription = source$.subscribe(observer);
+        subscription = source.subscribe(observer);
         if (closed) subscription.unsubscribe();
       },
       pull() {

@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeUIMessageStreamToResponse, type UIMessage, type UIMessageChunk } from 'ai';
 import type { Observable, Subscription } from 'rxjs';
-import type { ChunkType } from '../../contract/index.js';
-import type { AgentCallOptions, AgentInput } from '../../loop/index.js';
+import { DemandGate, type ChunkType } from '../../contract/index.js';
+import type { AgentCallOptions, AgentInput, StreamCallOptions } from '../../loop/index.js';
 import { fromUIMessages, toUIMessageStream } from '../../ai-sdk/index.js';
 import { InspectorError } from '../errors/inspector-error.js';
 import type { InspectableJournal, Inspector } from '../inspector.js';
@@ -16,7 +16,7 @@ import type { PageAssets } from '../page-assets.js';
 
 /** What the routes serve. */
 export interface InspectorRoutesContext {
-  agent: { id: string; name?: string; stream$(input: AgentInput, options?: AgentCallOptions): Observable<ChunkType> };
+  agent: { id: string; name?: string; stream$(input: AgentInput, options?: StreamCallOptions): Observable<ChunkType> };
   inspector: Inspector;
   assets: PageAssets;
   callOptions: Omit<AgentCallOptions, 'tracingContext' | 'runId'>;
@@ -77,13 +77,15 @@ async function chat(context: InspectorRoutesContext, request: IncomingMessage, r
     return;
   }
   const { agent, inspector, callOptions } = context;
-  const run$ = inspector.trace(({ tracingContext, runId }) => agent.stream$(input, { ...callOptions, tracingContext, runId }), {
+  // the trace's operators stand between the run and the stream: one gate, given to both, paces the provider
+  const demand = new DemandGate();
+  const run$ = inspector.trace(({ tracingContext, runId }) => agent.stream$(input, { ...callOptions, tracingContext, runId, demand }), {
     agentId: agent.id,
     title,
     messages, // the page's chat shows the selected run's conversation, after a reload too
   });
   // the browser going away cancels the stream, which unsubscribes the run
-  const stream = toUIMessageStream(run$, { onError: (error) => (error instanceof Error ? error.message : String(error)) });
+  const stream = toUIMessageStream(run$, { demand, onError: (error) => (error instanceof Error ? error.message : String(error)) });
   await pipeUIMessageStreamToResponse({ response, stream });
 }
 

@@ -15,9 +15,10 @@ const pgBossFailures: Record<string, string> = {
  * allows (takeovers after a dead or silent worker, attempts that failed, claims that expired) and
  * the last one failed too. The run ends `failed` with this error as its terminal `error` chunk,
  * written under a fresh claim (an owner still running it is fenced), so every reader of the run
- * sees it end. `attempts` counts the job's attempts since the run was submitted or last handed
- * over (`close({ handover: true })` does not spend attempts); `lastFailure` is why the last
- * attempt failed, as pg-boss recorded it.
+ * sees it end. `attempts` counts the attempts the run spent since it was submitted or last handed
+ * over (`close({ handover: true })` does not spend attempts, nor do attempts the infrastructure
+ * failed, refunded when their owner noted them); `lastFailure` is why the last attempt failed, as
+ * pg-boss recorded it.
  *
  * @example
  * The journal holds it as data (`{ name: 'RunAttemptsExhaustedError', message, runId, attempts,
@@ -35,7 +36,7 @@ export class RunAttemptsExhaustedError extends RxAgentError {
   private readonly [marker] = true;
   /** The run given up on. */
   readonly runId: string;
-  /** How many times its job was started (the first attempt and every retry). */
+  /** How many of its attempts failed for reasons of the run (the first attempt and every retry, less those the infrastructure failed). */
   readonly attempts: number;
   /** Why the last attempt failed (`job heartbeat timeout`, `job timed out`, or the worker's error message), when known. */
   readonly lastFailure: string | undefined;

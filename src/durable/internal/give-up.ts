@@ -69,3 +69,70 @@ export async function giveUpRun(journal: RunJournal, runId: string, owner: strin
     return now !== null && now.status !== 'queued' && now.status !== 'running' ? { kind: 'ended' } : { kind: 'superseded' };
   }
 }
+
+/** The key of one attempt of a run's job, as its worker notes it (`RunJournal.noteInfrastructureLoss`): the job's generation and retry count. */
+export const attemptKeyOf = (generation: number, retryCount: number): string => `${generation}:${retryCount}`;
+
+/** How many times the dead-letter job waits (pg-boss retries it with backoff: 7–14 s in all) for the last owner's note before giving up. */
+export const NOTE_WAIT_RETRIES = 3;
+
+/**
+ * What to do with a run whose job failed for the last time: go on in a job of the next generation
+ * with the attempts left (`requeue`: the infrastructure failed enough of them), wait for the last
+ * attempt's owner to note whether the infrastructure failed it (`wait`), or give the run up.
+ * `spent`: the attempts that count against the run.
+ */
+export type AfterLastAttempt =
+  | { readonly kind: 'requeue'; readonly failedBefore: number; readonly spent: number; readonly retryLimit: number }
+  | { readonly kind: 'wait' }
+  | { readonly kind: 'give-up'; readonly spent: number };
+
+/**
+ * The dead-letter decision. A run's attempts that the infrastructure failed are refunded: only
+ * attempts spent for reasons of the run (its worker died, hung, or failed it) count against
+ * `retryLimit`, across the generations of its job since its budget began (`since`: its submission
+ * or its last handover). A note that comes late still refunds its attempt at the next decision.
+ *
+ * ```
+ * attempts of gen 0:  0:0 ✗   0:1 ✗ (noted: the database was away)   0:2 ✗
+ * retryLimit 2        spent = 2 of 3  → requeue: gen 1 with retryLimit 0 (one attempt left)
+ * ```
+ *
+ * @example
+ * ```ts
+ * const facts = { generation: 0, since: 0, failedBefore: 0, failedAttempts: 1, retryLimit: 0 };
+ * afterLastAttempt({ ...facts, losses: ['0:0'], waited: 0 }); // requeue: gen 1, retryLimit 0
+ * afterLastAttempt({ ...facts, losses: [], waited: 0 });      // wait for the owner's note
+ * afterLastAttempt({ ...facts, losses: [], waited: 3 });      // give-up
+ * ```
+ */
+export function afterLastAttempt(facts: {
+  /** The failed job's generation. */
+  generation: number;
+  /** The generation the run's budget of attempts began with (0, or its last handover's). */
+  since: number;
+  /** Attempts of generations `since … generation - 1`, all failed (the job's `data.failedBefore`). */
+  failedBefore: number;
+  /** The failed job's attempts (its retry count + 1), all failed. */
+  failedAttempts: number;
+  /** The attempts noted as the infrastructure's (`RunJournal.infrastructureLosses`). */
+  losses: readonly string[];
+  /** The worker's `queue.retryLimit`. */
+  retryLimit: number;
+  /** How many times the dead-letter job waited already (its own retry count). */
+  waited: number;
+}): AfterLastAttempt {
+  let refunded = 0;
+  let lastNoted = false;
+  for (const key of new Set(facts.losses)) {
+    const [generation, retry] = key.split(':').map(Number) as [number, number];
+    if (generation === facts.generation && retry === facts.failedAttempts - 1) lastNoted = true;
+    if ((generation >= facts.since && generation < facts.generation) || (generation === facts.generation && retry >= 0 && retry < facts.failedAttempts)) refunded++;
+  }
+  const failed = facts.failedBefore + facts.failedAttempts;
+  const spent = Math.max(0, failed - refunded);
+  if (spent <= facts.retryLimit) return { kind: 'requeue', failedBefore: failed, spent, retryLimit: facts.retryLimit - spent };
+  // the last attempt's owner notes an outage once it reaches the database again: give it the time
+  if (!lastNoted && facts.waited < NOTE_WAIT_RETRIES) return { kind: 'wait' };
+  return { kind: 'give-up', spent };
+}

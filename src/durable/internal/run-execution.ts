@@ -1,36 +1,61 @@
 /**
- * One claimed run, executed: restored from its last commit (the dead owner's tail rolled back with
- * a marker), run by the loop with a checkpoint at each commit point, its chunks batched into the
- * journal, its tool calls on the ledger, memory's save fenced; the chunks after the last step
- * held and written with the terminal chunk in one `final` commit.
+ * One claimed run, executed as a pipeline: restored from its last commit (the dead owner's tail
+ * rolled back with a marker), run by the loop with a commit at each commit point, its chunks
+ * written through `journalTo`, its tool calls on the ledger, memory's save fenced; the chunks
+ * after the last step held and written with the terminal chunk in one `final` commit. The values
+ * are the worker's events, and last the execution's outcome.
  *
  * ```
  * run$:     S--i--s-t-t-M--r--F--s'-t-F*--(d f)      (S start, i input point, M model point, F step point, * the last)
  * journal:  (S i)  s-t-t M  r  F  s'-t F   (d f final)
+ *
+ * execution$ = merge(
+ *   leaseLost$,                                        pg-boss took the job back: `fenced`
+ *   failures,                                          a fault point or a ledger write failed outside the stream
+ *   plan$ → concat(rollBack$, merge(
+ *     stopRequests$,                                   a stop from any instance aborts the run (it ends with `abort`)
+ *     merge(commitPoints, run$ → records).pipe(
+ *       journalTo(journal, lease, { demand }),         chunks batched, commits appended in order
+ *       concatMap(acknowledged),                       each commit: its event, its fault point, the loop let go on
+ *     ))),
+ * ).pipe(
+ *   catchError(stoppedBy),                             every failure stops it at once, then says how: fenced | retry
+ *   takeWhile(isNotOutcome, inclusive),                the first outcome ends it: the run unsubscribed, nothing more written
+ * )
  * ```
  */
-import { Subscription, defer, lastValueFrom, retry, throwError, timer, toArray } from 'rxjs';
+import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, makeChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
-import { FencedError, type RunClaim, type RunCommitKind, type RunJournal, type RunStatus } from '../../storage/index.js';
+import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunItem, type RunSnapshot } from '../../loop/index.js';
+import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
 import type { RunWorkerEvent } from '../run-worker-event.js';
 import { infrastructureBackoffMs, isInfrastructureError, isStorageInfrastructureError } from './infrastructure-error.js';
-import { JournalWriter } from './journal-writer.js';
+import { journalTo, type JournalAck, type JournalCommit, type JournalRecord } from './journal-to.js';
 import { journalLedger } from './journal-ledger.js';
-import { openAt, planTakeover, stepFinish } from './takeover.js';
+import { openAt, planTakeover, stepFinish, type TakeoverPlan } from './takeover.js';
 
 /**
- * How an execution ended, for its job: `done` completes it, `released` hands the run on in a new
- * job (a handover spends no attempt), `retry` fails it (pg-boss hands it on, an attempt spent) —
- * unless `infrastructure`: the database or the way to it failed, and the worker claims the run
- * again itself after a backoff (no attempt spent).
+ * How an execution ended, for its job: `completed` (the `final` commit written) and `fenced` (the
+ * run has another owner) complete it, `released` hands the run on in a new job (a handover spends
+ * no attempt), `retry` fails it (pg-boss hands it on, an attempt spent) — unless `infrastructure`:
+ * the database or the way to it failed, and the worker claims the run again itself after a
+ * backoff (no attempt spent).
  */
 export type ExecutionOutcome =
-  | { readonly kind: 'done' }
+  | { readonly kind: 'completed' }
   | { readonly kind: 'released' }
+  | { readonly kind: 'fenced' }
   | { readonly kind: 'retry'; readonly error: unknown; readonly infrastructure: boolean };
+
+/** A value of an execution: one of the worker's events, or (last) its outcome. */
+export type ExecutionItem = RunWorkerEvent | ExecutionOutcome;
+
+/** Whether `item` is the execution's outcome (its last value). */
+export function isExecutionOutcome(item: ExecutionItem): item is ExecutionOutcome {
+  return (item as Partial<ExecutionOutcome>).kind !== undefined;
+}
 
 /** Consecutive failed reads of the signal channel retried before the attempt fails (its next owner reads the stop). */
 const SIGNAL_READ_RETRIES = 5;
@@ -40,17 +65,13 @@ export interface ExecutionContext {
   readonly journal: RunJournal;
   readonly agent: Agent;
   readonly faultPoint: ((point: RunFaultPoint, info: FaultPointInfo) => void | Promise<void>) | undefined;
-  readonly emit: (event: RunWorkerEvent) => void;
   /** True once the worker hands its runs over (each is released at its next step commit). */
   readonly handingOver: () => boolean;
 }
 
-/** Why a run stopped before its end (nothing is written after it). */
-class Stop {
-  constructor(
-    readonly kind: 'fenced' | 'released' | 'failed',
-    readonly error?: unknown,
-  ) {}
+/** A commit of the run as `journalTo` writes it; `last`: a `step` commit after which no step runs (no handover there). */
+interface ExecutionCommit extends JournalCommit {
+  readonly last: boolean;
 }
 
 const isRecord = (value: unknown): value is Record<string, JsonValue> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -83,247 +104,242 @@ function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
 }
 
 /** The run's status after its terminal chunk. */
-function statusOf(terminal: ChunkType): RunStatus {
-  return terminal.type === 'error' ? 'failed' : terminal.type === 'abort' ? 'cancelled' : 'completed';
+function statusOf(terminal: ChunkType | undefined): RunStatus {
+  return terminal?.type === 'error' ? 'failed' : terminal?.type === 'abort' ? 'cancelled' : 'completed';
 }
 
+const isTerminalItem = (item: RunItem): boolean => !isRunEnd(item) && isTerminalChunk(item);
+
 /**
- * Runs a claimed run to its end, or until it stops (fenced, released, failed), and resolves with
- * what its job should do. Never rejects.
+ * A claimed run executed to its end, or until it stops (fenced, released, failed): cold, one
+ * subscription one execution. Emits the worker's events for the run, then the outcome its job
+ * acts on, and completes; never errors.
+ *
+ * @example
+ * ```ts
+ * const outcome = await lastValueFrom(executeRun(context, claim, job.signal).pipe(filter(isExecutionOutcome)));
+ * ```
  */
-export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal: AbortSignal): Promise<ExecutionOutcome> {
-  const { journal, emit } = context;
+export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal: AbortSignal): Observable<ExecutionItem> {
+  const { journal } = context;
   const { lease } = claim;
   const { runId, epoch } = lease;
   const stored = claim.input as unknown as StoredCall;
-  return new Promise<ExecutionOutcome>((resolve) => {
-    const subscriptions = new Subscription();
+  return defer(() => {
+    /** Failures met outside the stream (fault points, ledger writes): each stops the execution at once. */
+    const failures = new Subject<never>();
+    /** Errors thrown by fault points: a crash, the attempt failed whoever owns the run now. */
+    const crashes = new Set<unknown>();
     const abort = new AbortController();
-    let writer: JournalWriter | undefined;
-    let ended = false;
-    let settled = false;
+    // held by the journal's backpressure (a slow database pauses the model) and by each commit until acknowledged
+    const demand = new DemandGate();
+    /** The step the run is in: the last commit's, then each `step-start` written (fault points report it). */
+    let stepNumber = 0;
 
-    /** Stops the run where it is: unsubscribed, the writer closed; nothing more is written. */
-    const halt = (): void => {
-      if (ended) return;
-      ended = true;
-      subscriptions.unsubscribe();
-      writer?.close();
+    const crash = (error: unknown): never => {
+      crashes.add(error);
+      failures.error(error);
+      throw error;
     };
-
-    /** Ends the execution once: halted, the event out, the job told. */
-    const end = (outcome: ExecutionOutcome | Stop): void => {
-      if (settled) return;
-      settled = true;
-      halt();
-      if (!(outcome instanceof Stop)) {
-        resolve(outcome);
-        return;
-      }
-      if (outcome.kind === 'fenced') emit({ type: 'fenced', runId, epoch, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
-      else if (outcome.kind === 'released') emit({ type: 'released', runId, epoch });
-      else emit({ type: 'failed', runId, epoch, error: outcome.error });
-      resolve(
-        outcome.kind === 'fenced'
-          ? { kind: 'done' }
-          : outcome.kind === 'released'
-            ? { kind: 'released' }
-            : { kind: 'retry', error: outcome.error, infrastructure: isInfrastructureError(outcome.error) },
-      );
+    /** A fault point (called at once); one that throws stops the run there, as a crash would (the job comes back). */
+    const fault = (point: RunFaultPoint, info: Omit<FaultPointInfo, 'runId' | 'epoch'> = {}): Promise<void> | undefined => {
+      const faultPoint = context.faultPoint;
+      if (faultPoint === undefined) return undefined;
+      return (async () => faultPoint(point, { runId, epoch, ...info }))().catch(crash);
     };
+    const fault$ = (point: RunFaultPoint, info: Omit<FaultPointInfo, 'runId' | 'epoch'>): Observable<never> => defer(() => fault(point, info) ?? EMPTY).pipe(ignoreElements());
 
+    const fenced = (error: unknown): Observable<ExecutionItem> => of<ExecutionItem[]>({ type: 'fenced', runId, epoch, ...(error === undefined ? {} : { error }) }, { kind: 'fenced' });
+    const failed = (error: unknown): Observable<ExecutionItem> => of<ExecutionItem[]>({ type: 'failed', runId, epoch, error }, { kind: 'retry', error, infrastructure: isInfrastructureError(error) });
     /**
-     * A failure while the run goes on: `fenced` when the lease is gone (never the run's error), else
-     * `failed`. An infrastructure failure ends the attempt at once (the run unsubscribed before it
-     * can turn the error into a terminal chunk): the run goes on from its last commit.
+     * How a failure stopped the run (it is unsubscribed already: nothing more is written): `fenced`
+     * when the lease is gone (never the run's error; also a paused owner's write cut off after a
+     * takeover), else `failed` — the attempt's failure, not the run's: it goes on from its last commit.
      */
-    const stopOn = (error: unknown): void => {
-      if (ended) return;
-      if (FencedError.isInstance(error) || jobSignal.aborted) {
-        end(new Stop('fenced', error));
-        return;
-      }
-      if (isInfrastructureError(error)) {
-        // halted at once (the run cannot turn the error into a terminal chunk); `fenced` when the
-        // failure was the lease's (a paused owner's transaction cut off after a takeover), else `failed`
-        halt();
-        journal.getRun(runId).then(
-          (run) => end(new Stop(run !== null && run.epoch !== epoch ? 'fenced' : 'failed', error)),
-          () => end(new Stop('failed', error)),
-        );
-        return;
-      }
-      journal.getRun(runId).then(
-        (run) => end(new Stop(run !== null && run.epoch !== epoch ? 'fenced' : 'failed', error)),
-        () => end(new Stop('failed', error)),
+    const stoppedBy = (error: unknown): Observable<ExecutionItem> => {
+      if (crashes.has(error)) return failed(error);
+      if (FencedError.isInstance(error) || jobSignal.aborted) return fenced(error);
+      return defer(() => journal.getRun(runId)).pipe(
+        map((run) => run !== null && run.epoch !== epoch),
+        catchError(() => of(false)),
+        concatMap((moved) => (moved ? fenced(error) : failed(error))),
       );
-    };
-
-    /** A fault point; one that throws stops the run there, as a crash would (the job comes back). */
-    const fault = async (point: RunFaultPoint, info: Omit<FaultPointInfo, 'runId' | 'epoch'> = {}): Promise<void> => {
-      if (context.faultPoint === undefined) return;
-      try {
-        await context.faultPoint(point, { runId, epoch, ...info });
-      } catch (error) {
-        end(new Stop('failed', error));
-        throw error;
-      }
     };
 
     // pg-boss aborts the job's signal when this worker's claim on it is gone (heartbeat lost, expired)
-    if (jobSignal.aborted) return end(new Stop('fenced', jobSignal.reason));
-    const onJobAbort = (): void => end(new Stop('fenced', jobSignal.reason));
-    jobSignal.addEventListener('abort', onJobAbort, { once: true });
-    subscriptions.add(() => jobSignal.removeEventListener('abort', onJobAbort));
-    go().catch(stopOn);
+    const leaseLost$ = defer(() => (jobSignal.aborted ? of(undefined) : fromEvent(jobSignal, 'abort').pipe(take(1)))).pipe(concatMap(() => fenced(jobSignal.reason)));
 
-    async function go(): Promise<void> {
-      const plan = await planTakeover(journal, claim);
-      if (ended) return;
-      let flushes = 0;
-      /** The step the run is in: the last commit's, then each `step-start` written (fault points report it). */
-      let stepNumber = plan.commit?.step ?? 0;
-      let attempt = plan.commit?.attempt ?? 0;
-      const activeWriter = new JournalWriter({
-        journal,
-        lease,
-        onFlushed: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),
-      });
-      writer = activeWriter;
-      if (plan.marker.length > 0 || plan.replay.length > 0) {
-        // one fenced write: the dead attempt rolled back, the model commit's step written again
-        const encodedMarker = plan.marker.map((chunk) => ({ type: chunk.type, json: encodeJson(chunk, `chunk ${chunk.type}`) }));
-        await journal.appendEncoded(lease, [...encodedMarker, ...plan.replay]);
-        if (ended) return;
-      }
-      const committed = (commit: RunCommitKind, lastSeq: number): void => emit({ type: 'committed', runId, epoch, commit, lastSeq });
+    // a stop from any instance (recorded: one sent before this claim counts too). A failed read of
+    // the channel is read again (all of it) after a backoff; past the retries, or on a failure that
+    // is not the infrastructure's, the attempt fails, so that the next owner reads the stop.
+    const stopRequests$ = defer(() => journal.signals$(runId)).pipe(
+      retry({
+        count: SIGNAL_READ_RETRIES,
+        resetOnSuccess: true,
+        delay: (error: unknown, retryCount: number) => (isInfrastructureError(error) ? timer(infrastructureBackoffMs(retryCount - 1)) : throwError(() => error)),
+      }),
+      tap((signal) => {
+        if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
+      }),
+      ignoreElements(),
+    );
 
-      // the writer's backpressure holds the run's demand gate: a slow database pauses the model
-      const demand = new DemandGate();
-      subscriptions.add(activeWriter.ready$.subscribe({ next: (ready) => (ready ? demand.release(activeWriter) : demand.hold(activeWriter)), error: () => undefined }));
-      // a stop from any instance (recorded: one sent before this claim counts too). A failed read of
-      // the channel is read again (all of it) after a backoff; past the retries, or on a failure that
-      // is not the infrastructure's, the attempt fails, so that the next owner reads the stop.
-      subscriptions.add(
-        defer(() => journal.signals$(runId))
-          .pipe(
-            retry({
-              count: SIGNAL_READ_RETRIES,
-              resetOnSuccess: true,
-              delay: (error: unknown, retryCount: number) => (isInfrastructureError(error) ? timer(infrastructureBackoffMs(retryCount - 1)) : throwError(() => error)),
-            }),
-          )
-          .subscribe({
-            next: (signal) => {
-              if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
-            },
-            error: (error: unknown) => stopOn(error),
-          }),
-      );
+    /** One fenced write: the dead attempt rolled back, the model commit's step written again. */
+    const rollBack$ = (plan: TakeoverPlan): Observable<never> => {
+      if (plan.marker.length === 0 && plan.replay.length === 0) return EMPTY;
+      return defer(() => {
+        const marker = plan.marker.map((chunk) => ({ type: chunk.type, json: encodeJson(chunk, `chunk ${chunk.type}`) }));
+        return journal.appendEncoded(lease, [...marker, ...plan.replay]);
+      }).pipe(ignoreElements());
+    };
 
-      /** Chunks held back: those before the `input` commit, and those after the last step. */
-      let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
-      let finishing = false;
+    /** The run, its records written, each commit acknowledged. */
+    const journaled$ = (plan: TakeoverPlan): Observable<ExecutionItem> =>
+      defer(() => {
+        stepNumber = plan.commit?.step ?? 0;
+        /** The run's rejected attempts so far (tripwire and API-error retries), as its last commit point said. */
+        let rejectedAttempts = plan.commit?.attempt ?? 0;
+        let flushes = 0;
+        /** Chunks held back: those before the `input` commit, and those after the last step. */
+        let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
+        const commitPoints = new Subject<ExecutionCommit>();
 
-      const checkpoint = async (point: RunCommitPoint): Promise<void> => {
-        stepNumber = point.stepNumber;
-        attempt = point.attempt;
-        const state = point.snapshot() as unknown as JsonValue;
-        const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
-        const chunks = point.kind === 'input' ? (held ?? []) : [];
-        if (point.kind === 'input') held = undefined;
-        const commit = { kind: point.kind, step: point.stepNumber, attempt: point.attempt, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
-        const { lastSeq } = await activeWriter.commit(commit, chunks).catch((error: unknown) => {
-          stopOn(error);
-          throw error;
-        });
-        committed(point.kind, lastSeq);
-        if (point.kind === 'model') await fault('model-committed', { stepNumber });
-        else if (point.kind === 'rejected') await fault('retry-committed', { stepNumber });
-        else if (point.kind === 'step') {
-          await fault('step-committed', { stepNumber });
+        /** The loop reached a commit point: its commit goes to the journal, holding the demand gate (the loop waits) until acknowledged. */
+        const checkpoint = (point: RunCommitPoint): void => {
+          stepNumber = point.stepNumber;
+          rejectedAttempts = point.rejectedAttempts;
+          const state = point.snapshot() as unknown as JsonValue;
+          const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
+          const chunks = point.kind === 'input' ? (held ?? []) : [];
+          if (point.kind === 'input') held = undefined;
           if (point.last === true) held = [];
-          else if (context.handingOver()) end(new Stop('released'));
-        }
-      };
+          const commit = { kind: point.kind, step: point.stepNumber, attempt: point.rejectedAttempts, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
+          demand.hold(commit);
+          commitPoints.next({ commit, chunks, last: point.last === true });
+        };
 
-      const finalize = async (chunks: ChunkType[]): Promise<void> => {
-        finishing = true;
-        await fault('finalizing', { stepNumber });
-        if (ended) return;
-        const written = encodable(chunks, runId);
-        const { lastSeq } = await activeWriter.commit({ kind: 'final', step: stepNumber, attempt, state: null }, written);
-        committed('final', lastSeq);
-        emit({ type: 'completed', runId, epoch, status: statusOf(written[written.length - 1]!) });
-        await fault('completed', { stepNumber });
-        end({ kind: 'done' });
-      };
+        /** The `final` commit: the held chunks and the terminal chunk, after the `finalizing` fault point. */
+        const final$ = (chunks: ChunkType[]): Observable<ExecutionCommit> =>
+          concat(
+            fault$('finalizing', { stepNumber }),
+            defer(() => of({ commit: { kind: 'final' as const, step: stepNumber, attempt: rejectedAttempts, state: null }, chunks: encodable(chunks, runId), last: true })),
+          );
 
-      /** A streamed chunk the codec refuses ends the run: what the step opened closed, then `error` naming type and path. */
-      const refuse = async (error: unknown): Promise<void> => {
-        finishing = true;
-        run$?.unsubscribe();
-        await activeWriter.flush();
-        const stepStart = await journal.findLastSeq(runId, 'step-start', activeWriter.lastSeq);
-        const entries = stepStart === 0 ? [] : await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
-        const open = openAt(entries, stepStart - 1);
-        const closers = open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
-        await finalize([...closers, makeChunk(runId, 'error', { error })]);
-      };
-
-      const journaled = journalLedger(journal, lease, claim.toolCalls, {
-        started: (toolCallId) => fault('tool-started', { stepNumber, toolCallId }),
-        returned: (toolCallId) => fault('tool-returned', { stepNumber, toolCallId }),
-      });
-      /** A ledger write the infrastructure failed ends the attempt before the loop sees the error. */
-      const guarded = <T>(pending: Promise<T>): Promise<T> =>
-        pending.catch((error: unknown) => {
-          if (isInfrastructureError(error)) stopOn(error);
-          throw error;
-        });
-      const ledger: typeof journaled = {
-        begin: (call, tool) => guarded(Promise.resolve(journaled.begin(call, tool))),
-        end: (call, outcome) => guarded(Promise.resolve(journaled.end(call, outcome))),
-      };
-      const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
-      let run$: Subscription | undefined;
-      run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
-        demand,
-        checkpoint,
-        ...(restore === undefined ? {} : { restore }),
-        tools: ledger,
-        memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) },
-      }).subscribe({
-        next: (item) => {
-          if (ended || finishing || isRunEnd(item)) return;
+        /**
+         * What one value of the run before its terminal chunk writes: the chunk itself, or nothing
+         * (the run's end value; a chunk held for the input or the final commit). Synchronous, so
+         * the common chunk costs no inner subscription (`concatMap` over `[chunk]` cost one each).
+         */
+        const recordOf = (item: RunItem): ChunkType | undefined => {
+          if (isRunEnd(item)) return undefined;
           const chunk = item;
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
             if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
-          } else if (chunk.type === 'error' && isStorageInfrastructureError(chunk.payload.error)) {
-            // the run's storage failed inside the run (memory's save in the commit phase): not the
-            // run's end, the attempt's (what it held is dropped; the next attempt does it again)
-            stopOn(chunk.payload.error);
-          } else if (isTerminalChunk(chunk)) {
-            finalize([...(held ?? []), chunk]).catch(stopOn);
-          } else if (held !== undefined) {
-            held.push(chunk);
-          } else {
-            if (chunk.type === 'step-start') stepNumber = chunk.payload.stepNumber;
-            try {
-              activeWriter.write(chunk);
-            } catch (error) {
-              if (JsonEncodingError.isInstance(error)) refuse(error).catch(stopOn);
-              else stopOn(error);
-            }
+            return undefined;
           }
-        },
-        error: (error: unknown) => stopOn(error),
-        complete: () => {
-          if (!finishing) stopOn(new Error(`Run ${runId} ended without a terminal chunk`));
-        },
+          if (held !== undefined) {
+            held.push(chunk);
+            return undefined;
+          }
+          if (chunk.type === 'step-start') stepNumber = chunk.payload.stepNumber;
+          return chunk;
+        };
+
+        /**
+         * What the run's terminal chunk writes: the `final` commit with what was held — unless the
+         * run's storage failed inside the run (memory's save in the commit phase): not the run's
+         * end then, the attempt's (what it held is dropped; the next attempt does it again).
+         */
+        const finalOf = (item: RunItem): Observable<ExecutionCommit> => {
+          const terminal = item as ChunkType;
+          if (terminal.type === 'error' && isStorageInfrastructureError(terminal.payload.error)) return throwError(() => terminal.payload.error);
+          return final$([...(held ?? []), terminal]);
+        };
+
+        /** A commit written: its event, its fault point, then the loop goes on (or, handing over, the run is released). */
+        const acknowledged = (ack: JournalAck<ExecutionCommit>): Observable<ExecutionItem> => {
+          if (ack.kind === 'refused') return refusal$(ack.error, ack.lastSeq);
+          const { record, lastSeq } = ack;
+          const kind = record.commit.kind;
+          const committed = of<ExecutionItem[]>({ type: 'committed', runId, epoch, commit: kind, lastSeq });
+          if (kind === 'final') {
+            return concat(committed, of<ExecutionItem[]>({ type: 'completed', runId, epoch, status: statusOf(record.chunks[record.chunks.length - 1]) }), fault$('completed', { stepNumber }), of<ExecutionItem[]>({ kind: 'completed' }));
+          }
+          const point = kind === 'model' ? 'model-committed' : kind === 'rejected' ? 'retry-committed' : kind === 'step' ? 'step-committed' : undefined;
+          return concat(
+            committed,
+            point === undefined ? EMPTY : fault$(point, { stepNumber }),
+            defer(() => {
+              if (kind === 'step' && !record.last && context.handingOver()) return of<ExecutionItem[]>({ type: 'released', runId, epoch }, { kind: 'released' });
+              demand.release(record.commit);
+              return EMPTY;
+            }),
+          );
+        };
+
+        /** A streamed chunk the codec refused ends the run: what the step opened closed, then `error` naming type and path. */
+        const refusal$ = (error: JsonEncodingError, lastSeq: number): Observable<ExecutionItem> =>
+          defer(async () => {
+            const stepStart = await journal.findLastSeq(runId, 'step-start', lastSeq);
+            const entries = stepStart === 0 ? [] : await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
+            const open = openAt(entries, stepStart - 1);
+            return open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
+          }).pipe(
+            concatMap((closers) => final$([...closers, makeChunk(runId, 'error', { error })])),
+            journalTo(journal, lease),
+            concatMap(acknowledged),
+          );
+
+        const journaledLedger = journalLedger(journal, lease, claim.toolCalls, {
+          started: (toolCallId) => fault('tool-started', { stepNumber, toolCallId }) ?? Promise.resolve(),
+          returned: (toolCallId) => fault('tool-returned', { stepNumber, toolCallId }) ?? Promise.resolve(),
+        });
+        /** A ledger write the infrastructure failed stops the execution before the loop sees the error. */
+        const guarded = <T>(pending: T | PromiseLike<T>): Promise<T> =>
+          Promise.resolve(pending).catch((error: unknown) => {
+            if (isInfrastructureError(error)) failures.error(error);
+            throw error;
+          });
+        const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
+        const run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
+          demand,
+          checkpoint,
+          ...(restore === undefined ? {} : { restore }),
+          tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
+          memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
+        });
+        // the chunks before the terminal one, one by one; the terminal chunk, with what was held, as the final commit
+        const runRecords$ = concat(
+          run$.pipe(
+            takeWhile((item) => !isTerminalItem(item), true),
+            connect((items$) =>
+              merge(
+                items$.pipe(
+                  filter((item) => !isTerminalItem(item)),
+                  map(recordOf),
+                  filter((chunk): chunk is ChunkType => chunk !== undefined),
+                ),
+                items$.pipe(filter(isTerminalItem), concatMap(finalOf)),
+              ),
+            ),
+          ),
+          throwError(() => new Error(`Run ${runId} ended without a terminal chunk`)),
+        );
+        return merge(commitPoints, runRecords$).pipe(
+          takeWhile((record) => !('commit' in record && record.commit.kind === 'final'), true),
+          journalTo<ExecutionCommit>(journal, lease, {
+            demand,
+            onAppended: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),
+          }),
+          concatMap(acknowledged),
+        );
       });
-      subscriptions.add(run$);
-    }
+
+    const execution$ = defer(() => planTakeover(journal, claim)).pipe(concatMap((plan) => concat(rollBack$(plan), merge(stopRequests$, journaled$(plan)))));
+    return merge(leaseLost$, failures, execution$).pipe(
+      catchError(stoppedBy),
+      takeWhile((item) => !isExecutionOutcome(item), true),
+    );
   });
 }

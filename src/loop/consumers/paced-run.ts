@@ -1,61 +1,53 @@
 /**
- * How a consumer outside the loop (the UI message stream, a web stream over `stream$()`) paces a
- * run: `agent.stream$()` returns a {@link PacedRun}, an Observable that can also be subscribed with
- * the run's demand gate handed to the consumer. While the consumer holds the gate the loop stops
- * reading the provider, so a slow reader never makes the run buffer the reply.
+ * How a consumer outside the loop (the UI message stream) paces a run it was handed as
+ * `agent.stream$(…)`: the run's Observable is a {@link PacedRun}, which can make the same run
+ * reading its provider only while a gate the consumer holds is open. Nothing here touches RxJS's
+ * `lift`, `source` or `operator` (gone from RxJS 8's public API): an operator applied to the run
+ * returns a plain Observable, and a consumer of such a copy is paced only through a gate handed
+ * to both ends (`agent.stream$(input, { demand })`, `toUIMessageStream(copy$, { demand })`).
  */
-import { Observable, type Operator, type Subscriber, type TeardownLogic } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { DemandGate } from '../../contract/demand-gate.js';
 
-/** Subscribes a run with demand: `attach` receives the run's gate once the run is set up. */
-export type PacedSubscribe<T> = (attach: (demand: DemandGate) => void) => Observable<T>;
+/** The run subscribed with a consumer's gate (`undefined`: a gate of its own that nobody holds). */
+export type RunWithDemand<T> = (demand: DemandGate | undefined) => Observable<T>;
 
 /**
- * A run's Observable that keeps its paced variant through operators: each operator applied to it
- * (`run$.pipe(map(…))`, `pipe(map(…))(run$)`, `filter(…)(run$)`) is applied to the paced variant
- * too, so the result is still a `PacedRun`. `from(run$)` is `run$` itself.
+ * A run's Observable that can also be subscribed with a consumer's demand gate. Subscribed as it
+ * is, the run has a gate of its own that nobody holds (nothing is paced when nobody asks).
  *
  * @example
  * ```ts
- * const chunks$ = agent.stream$('Hi').pipe(map((chunk) => chunk)); // still paced
- * const paced = pacedRunOf(chunks$);                               // (attach) => Observable
+ * const run$ = new PacedRun((demand) => createRun(config, input, options, { demand, results: false }));
+ * const gate = new DemandGate();
+ * pacedRunOf(run$)?.(gate).subscribe(reader); // hold `gate` while the reader is full
  * ```
  */
 export class PacedRun<T> extends Observable<T> {
-  readonly #paced: PacedSubscribe<T>;
+  readonly #run: RunWithDemand<T>;
 
-  constructor(subscribe: ((subscriber: Subscriber<T>) => TeardownLogic) | undefined, paced: PacedSubscribe<T>) {
-    super(subscribe);
-    this.#paced = paced;
+  constructor(run: RunWithDemand<T>) {
+    const plain$ = run(undefined);
+    super((subscriber) => plain$.subscribe(subscriber));
+    this.#run = run;
   }
 
-  /** The same run, subscribed with demand. */
-  paced(attach: (demand: DemandGate) => void): Observable<T> {
-    return this.#paced(attach);
-  }
-
-  /** RxJS's operator hook: the operator applied to the plain and the paced variant alike. */
-  override lift<R>(operator?: Operator<T, R>): Observable<R> {
-    const lifted = new PacedRun<R>(undefined, (attach) => this.#paced(attach).lift(operator));
-    lifted.source = this;
-    lifted.operator = operator;
-    return lifted;
+  /** The same run, reading its provider only while `demand` is open. */
+  withDemand(demand: DemandGate): Observable<T> {
+    return this.#run(demand);
   }
 }
 
 /**
- * `run$` (an Observable of a run's chunks) with `paced`, its variant subscribed with demand.
+ * The run of `chunks$` subscribed with a gate, when `chunks$` is a run's own Observable
+ * (`agent.stream$(…)` itself, not a copy made by operators).
  *
  * @example
  * ```ts
- * const run$ = withPacedRun(chunks$, (attach) => chunksWithDemand$(attach));
+ * const withDemand = pacedRunOf(agent.stream$('Hi'));
+ * const source$ = withDemand === undefined ? chunks$ : withDemand(gate);
  * ```
  */
-export function withPacedRun<T>(run$: Observable<T>, paced: PacedSubscribe<T>): PacedRun<T> {
-  return new PacedRun<T>((subscriber) => run$.subscribe(subscriber), paced);
-}
-
-/** The paced variant of `chunks$`, when it is a run's Observable (or one made from it by operators). */
-export function pacedRunOf<T>(chunks$: Observable<T>): PacedSubscribe<T> | undefined {
-  return chunks$ instanceof PacedRun ? (attach) => chunks$.paced(attach) : undefined;
+export function pacedRunOf<T>(chunks$: Observable<T>): ((demand: DemandGate) => Observable<T>) | undefined {
+  return chunks$ instanceof PacedRun ? (demand) => (chunks$ as PacedRun<T>).withDemand(demand) : undefined;
 }

@@ -1,5 +1,6 @@
 /** A run's commit points: where durable execution checkpoints it (nothing for a plain run). */
 import type { Observable } from 'rxjs';
+import { demandOf } from '../../operators/demand.js';
 import type { RunSources } from './run-sources.js';
 import { commitAt, type RunCommitPoint } from './run-durability.js';
 import type { Position } from './run-position.js';
@@ -16,15 +17,15 @@ export interface CommitPointDetails {
 }
 
 /**
- * The run waits at commit point `kind` for its checkpoint (nothing without durability): the point
- * carries the run's snapshot, taken when asked for.
+ * The run at commit point `kind` (nothing without durability): the checkpoint is told, then the run
+ * waits for its demand gate to open. The point carries the run's snapshot, taken when asked for.
  */
 export function commitPoint(env: RunSources, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
-  return commitAt(env.durability, () => ({
+  return commitAt(env.durability, demandOf(env.ctx), () => ({
     kind,
     runId: state.runId,
     stepNumber: details.stepNumber,
-    attempt: state.retryCount + state.apiErrorRetryCount,
+    rejectedAttempts: state.retryCount + state.apiErrorRetryCount,
     snapshot: () => snapshotRun(env, state, details.position()),
     ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
     ...(details.last === undefined ? {} : { last: details.last }),

@@ -1,9 +1,11 @@
 /**
- * What durable execution plugs into a run (`src/durable`): a checkpoint awaited at each commit
- * point, a snapshot to go on from, a tool ledger asked around each client tool call, and the fence
- * memory's save carries. A run without them is the plain run: nothing here costs it anything.
+ * What durable execution plugs into a run (`src/durable`): a checkpoint told at each commit point
+ * (the run goes on once its demand gate is open: the commit holds it until written), a snapshot to
+ * go on from, a tool ledger asked around each client tool call, and the fence memory's save
+ * carries. A run without them is the plain run: nothing here costs it anything.
  */
 import { EMPTY, defer, from, ignoreElements, type Observable } from 'rxjs';
+import type { DemandGate } from '../../contract/demand-gate.js';
 import type { MemoryFence } from '../../contract/memory-types.js';
 import type { RunSnapshot } from './run-snapshot-types.js';
 
@@ -18,8 +20,8 @@ export interface RunCommitPoint {
   readonly runId: string;
   /** The step (attempt) the point belongs to (0 for `input`). */
   readonly stepNumber: number;
-  /** The attempts of the run rejected so far (tripwire and API-error retries). */
-  readonly attempt: number;
+  /** How many of the run's attempts were rejected so far (tripwire and API-error retries). */
+  readonly rejectedAttempts: number;
   /** The run's state as JSON at this point (taken when called). */
   snapshot(): RunSnapshot;
   /** `model`: the client tool calls the step runs (what a ledger pins). */
@@ -46,8 +48,11 @@ export interface ToolLedger {
 
 /** What durable execution gives a run (see the module comment). */
 export interface RunDurability {
-  /** Awaited at each commit point before the run goes on (a throw or rejection ends the run with it). */
-  readonly checkpoint?: (point: RunCommitPoint) => void | PromiseLike<void>;
+  /**
+   * Told at each commit point; the run goes on once its demand gate is open, so a checkpoint that
+   * writes the commit holds the gate until it is written (a throw ends the run with its error).
+   */
+  readonly checkpoint?: (point: RunCommitPoint) => void;
   /** A snapshot to go on from (`processInput` does not run again). */
   readonly restore?: RunSnapshot;
   /** The tool ledger. */
@@ -56,12 +61,15 @@ export interface RunDurability {
   readonly memoryFence?: MemoryFence;
 }
 
-/** The run waits for its checkpoint at a commit point (nothing without one). */
-export function commitAt(durability: RunDurability | undefined, point: () => RunCommitPoint): Observable<never> {
+/**
+ * The run at a commit point (nothing without a checkpoint): the checkpoint told, then the run waits
+ * until `demand` is open — the commit's acknowledgement is the gate's release.
+ */
+export function commitAt(durability: RunDurability | undefined, demand: DemandGate, point: () => RunCommitPoint): Observable<never> {
   const checkpoint = durability?.checkpoint;
   if (checkpoint === undefined) return EMPTY;
   return defer(() => {
-    const done = checkpoint(point());
-    return done === undefined ? EMPTY : from(done).pipe(ignoreElements());
+    checkpoint(point());
+    return demand.open ? EMPTY : from(demand.whenOpen()).pipe(ignoreElements());
   });
 }

@@ -30,8 +30,13 @@ export interface ToolsPosition {
   readonly attempt: AttemptState;
 }
 
+/** The run's commit: its steps are over (`processOutputResult`, `finish`). */
+export interface CommitPosition {
+  readonly kind: 'commit';
+}
+
 /** Where a run is: `processInput` next, a step, an attempt's tools, or the commit. */
-export type Position = { readonly kind: 'input' } | StepPosition | ToolsPosition | { readonly kind: 'commit' };
+export type Position = { readonly kind: 'input' } | StepPosition | ToolsPosition | CommitPosition;
 
 /** The first attempt of step `stepNumber`. */
 export function stepAt(stepNumber: number): StepPosition {
@@ -39,7 +44,7 @@ export function stepAt(stepNumber: number): StepPosition {
 }
 
 /** The run's commit: its steps are over. */
-export const COMMIT: Position = { kind: 'commit' };
+export const COMMIT: CommitPosition = { kind: 'commit' };
 
 /**
  * `position` as a snapshot stores it. A snapshot is taken at a commit point, never before

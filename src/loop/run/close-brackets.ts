@@ -164,8 +164,7 @@ export class OpenBrackets {
  *
  * @example
  * ```ts
- * // internal to the loop and the AI SDK adapter (not a public entry)
- * import { closeBrackets } from '../loop/run/close-brackets.js';
+ * import { closeBrackets } from 'rxagent/loop';
  *
  * const balanced$ = chunks$.pipe(closeBrackets());
  * ```

@@ -29,20 +29,17 @@ import {
   from,
   fromEvent,
   identity,
-  ignoreElements,
   of,
   take,
   takeUntil,
   tap,
 } from 'rxjs';
-import { processInput } from '../../operators/process-input.js';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
-import { hasHook } from '../internal/when-hooked.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
 import { stepAt, type Position, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { modelStep } from '../step/model-step.js';
@@ -53,8 +50,8 @@ import { runEnd, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from '../data/commit-points.js';
 import type { RunDurability } from '../data/run-durability.js';
 import { restoreRun } from '../data/run-snapshot.js';
-import type { RunState } from '../data/run-state.js';
-import { validateRunArguments } from './validate-options.js';
+import { inputPhase } from './run-input.js';
+import { optionError, validateRunArguments } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
 export interface RunWiring extends RunDurability {
@@ -77,18 +74,6 @@ const runOver = new DOMException('The run is over.', 'AbortError');
 function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunction<T> {
   if (signal === undefined) return identity;
   return takeUntil(defer(() => (signal.aborted ? of(true) : fromEvent(signal, 'abort').pipe(take(1)))));
-}
-
-/** `processInput` once (when hooked); then the system messages every step starts from. */
-function input(env: RunEnvironment, state: RunState): Observable<never> {
-  const capture = (): void => {
-    state.initialSystemMessages = state.messageList.getSystemMessages();
-  };
-  if (!hasHook(env.inputProcessors, 'processInput')) {
-    capture();
-    return EMPTY;
-  }
-  return of(state.messageList).pipe(processInput(env.inputProcessors, env.ctx), tap(capture), ignoreElements());
 }
 
 /**
@@ -128,14 +113,14 @@ function body(run: RunSetUp, start: Position): Observable<ChunkType> {
   const cut = untilAborted<ChunkType>(env.callerSignal);
   return concat(
     of(makeChunk(env.runId, 'start', {})),
-    start.kind === 'input' ? concat(input(env, state), commitPoint(env, state, 'input', { stepNumber: 0, position: () => stepAt(0) })).pipe(cut) : EMPTY,
+    start.kind === 'input' ? concat(inputPhase(env, state), commitPoint(env, state, 'input', { stepNumber: 0, position: () => stepAt(0) })).pipe(cut) : EMPTY,
     start.kind === 'commit' ? EMPTY : steps(run, start.kind === 'input' ? stepAt(0) : start).pipe(cut),
     defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
   );
 }
 
 /** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
-function endRun(env: RunEnvironment | undefined): void {
+export function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
   env.release();
   const caller = env.callerSignal;
@@ -154,6 +139,9 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
   return defer(() => {
     try {
       validateRunArguments(config, input, options);
+      if (wiring.demand !== undefined && !(wiring.demand instanceof DemandGate)) {
+        throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
+      }
     } catch (error) {
       const ended = [makeChunk('run', 'start', {}), makeChunk('run', 'error', { error })];
       return from<RunItem[]>((wiring as Partial<ChunksOnly>).results === false ? ended : [...ended, runEnd('run', [], emptyUsage())]);

@@ -22,8 +22,8 @@ export interface EndWithTerminalOptions {
   abortSignal?: AbortSignal | undefined;
   /**
    * The chunks that end the run after the source errored with `error` (default: one
-   * {@link terminalChunk}). They pass the same rules; an error of this input becomes its
-   * {@link terminalChunk}.
+   * terminal chunk: a `tripwire` chunk for a `TripWire`, else an `error` chunk). They pass the same
+   * rules; an error of this input becomes its own terminal chunk the same way.
    */
   onError?: (error: unknown, runId: string) => ObservableInput<ChunkType>;
   /**
@@ -61,7 +61,7 @@ export class MissingTerminalError extends Error {
  * - an error notification becomes `onError`'s chunks (default: a `tripwire` chunk for a
  *   `TripWire`, else an `error` chunk carrying the provider's error);
  * - a source that completes without a terminal ends with `abort` if `abortSignal` is aborted (the
- *   caller's abort cut it), else with an `error` chunk ({@link MissingTerminalError}).
+ *   caller's abort cut it), else with an `error` chunk (its error named `MissingTerminalError`).
  *
  * Per chunk it costs one `switch`; it allocates nothing for chunks that pass.
  *
@@ -81,8 +81,8 @@ export class MissingTerminalError extends Error {
  *
  * @example
  * ```ts
- * // internal to the loop (not a public entry)
- * import { endWithTerminal } from '../loop/run/end-with-terminal.js';
+ * import { takeUntil } from 'rxjs';
+ * import { endWithTerminal } from 'rxagent/loop';
  *
  * const run$ = body$.pipe(takeUntil(aborted$), endWithTerminal({ runId: 'run-1', abortSignal: signal }));
  * ```

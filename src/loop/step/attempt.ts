@@ -10,24 +10,39 @@ import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
 import { commitPoint } from '../data/commit-points.js';
-import { COMMIT, stepAt, type StepPosition, type ToolsPosition } from '../data/run-position.js';
+import { COMMIT, stepAt, type CommitPosition, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 import { stepOutput } from './step-output.js';
 
-/** The last value of a step: its accepted attempt and where the run goes on. */
+/**
+ * The last value of a step (after its `step-finish`): where the run goes on, the next step (its
+ * number: a tripwire retry took one too) or the run's commit. Not a chunk: a loop feeds it back
+ * (the next step) and leaves it out of the stream.
+ */
 export interface StepEnd {
+  /** Marks the value (chunks have no `kind`). */
   readonly kind: 'step-end';
-  readonly attempt: AttemptState;
   /**
    * The next step (the step's client tool calls ran, a step is left, no stop condition met), else
    * the run's commit.
    */
-  readonly next: StepPosition | typeof COMMIT;
+  readonly next: StepPosition | CommitPosition;
 }
 
-/** Whether `item` is a step's {@link StepEnd} (chunks have no `kind`). */
+/**
+ * Whether `item` is a step's {@link StepEnd} (chunks have no `kind`).
+ *
+ * @example
+ * ```ts
+ * import { filter } from 'rxjs';
+ * import type { ChunkType } from 'rxagent';
+ * import { isStepEnd, type StepEnd } from 'rxagent/loop';
+ *
+ * const chunksOnly = filter((item: ChunkType | StepEnd): item is ChunkType => !isStepEnd(item));
+ * ```
+ */
 export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
   return (item as Partial<StepEnd>).kind === 'step-end';
 }
@@ -195,13 +210,13 @@ export function runAttempt(env: StepEnvironment, state: RunState, position: Step
 }
 
 /** The `step` commit point: the step's `step-finish` out, the run goes on at `next` (the next step or its commit). */
-function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | typeof COMMIT): Observable<never> {
+function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | CommitPosition): Observable<never> {
   if (env.durability?.checkpoint === undefined) return EMPTY;
   return commitPoint(env, state, 'step', { stepNumber: attempt.stepNumber, last: next.kind === 'commit', position: () => next });
 }
 
-/** The {@link StepEnd} of a finished attempt: the attempt (its facts folded in) and where the run goes on. */
-function stepEnd(attempt: AttemptState, next: StepPosition | typeof COMMIT): StepEnd {
+/** The {@link StepEnd} of a finished attempt: where the run goes on. */
+function stepEnd(attempt: AttemptState, next: StepPosition | CommitPosition): StepEnd {
   attempt.phase = 'done';
-  return { kind: 'step-end', attempt, next };
+  return { kind: 'step-end', next };
 }

@@ -10,8 +10,25 @@ import { Observable, Subscription, from, type ObservableInput, type OperatorFunc
  * project:   a → ----A|  b → -B|  c → --C|
  * result:    ------A-(BC|)
  * ```
+ *
+ * A project's error errors the result (the projects in flight are unsubscribed); a project that
+ * completes empty emits nothing for its value. For projects of many values use `concatMap`.
+ *
+ * @param project Makes the Observable of one value (its last value is emitted; `index` counts from 0).
+ * @param concurrency Most projects subscribed at once: at least 1 (`Infinity` for no bound), else a `RangeError`.
+ *
+ * @example
+ * ```ts
+ * import { from } from 'rxjs';
+ * import { orderedMergeMap } from 'rxagent/loop';
+ *
+ * // up to 4 lookups at once, answers in the order of the ids
+ * const answers$ = from(ids).pipe(orderedMergeMap((id) => fetch(`/items/${id}`).then((response) => response.json()), 4));
+ * ```
  */
 export function orderedMergeMap<T, R>(project: (value: T, index: number) => ObservableInput<R>, concurrency: number): OperatorFunction<T, R> {
+  // a bound below 1 would start nothing and never complete
+  if (!(concurrency >= 1)) throw new RangeError(`orderedMergeMap(): concurrency must be at least 1, got ${String(concurrency)}`);
   return (source) =>
     new Observable<R>((subscriber) => {
       const merge = new OrderedMerge(subscriber, project, concurrency);

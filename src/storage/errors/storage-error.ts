@@ -29,6 +29,7 @@ export type StorageOperation =
   | 'append'
   | 'toolCall'
   | 'signal'
+  | 'infrastructureLoss'
   | 'read'
   | 'deleteRun'
   | 'purge'

@@ -49,6 +49,7 @@ import type {
   ToolCallRecord,
   ToolTransition,
 } from './types.js';
+import { MAX_INFRASTRUCTURE_LOSSES } from './types.js';
 
 /**
  * Options of `InMemoryRunJournal`.
@@ -88,6 +89,8 @@ interface StoredRun {
   endedAt?: Date;
   toolCalls: Map<string, StoredToolCall>;
   signals: RunSignalRecord[];
+  /** Attempts the infrastructure failed (`noteInfrastructureLoss`), in the order noted. */
+  infrastructureLosses: string[];
   /** Emits after every write that readers or the owner's signal listener may want. */
   wake: Subject<void>;
 }
@@ -167,7 +170,7 @@ export class InMemoryRunJournal implements RunJournal {
       createdAt: now,
       updatedAt: now,
     };
-    this.#runs.set(run.runId, { record, input, chunks: [], commits: [], commitCount: 0, toolCalls: new Map(), signals: [], wake: new Subject() });
+    this.#runs.set(run.runId, { record, input, chunks: [], commits: [], commitCount: 0, toolCalls: new Map(), signals: [], infrastructureLosses: [], wake: new Subject() });
     return { run: copyRecord(record), created: true };
   }
 
@@ -305,6 +308,20 @@ export class InMemoryRunJournal implements RunJournal {
     if (!isOpen(stored.record.status)) return;
     stored.signals.push({ id: ++this.#signalIds, kind: 'stop', ...(reason === undefined ? {} : { reason }), createdAt: this.#now() });
     stored.wake.next();
+  }
+
+  async noteInfrastructureLoss(runId: string, attempt: string): Promise<void> {
+    assertJournalId('noteInfrastructureLoss', 'runId', runId);
+    assertJournalId('noteInfrastructureLoss', 'attempt', attempt);
+    this.#assertOpen('infrastructureLoss');
+    const losses = this.#runs.get(runId)?.infrastructureLosses;
+    if (losses !== undefined && !losses.includes(attempt) && losses.length < MAX_INFRASTRUCTURE_LOSSES) losses.push(attempt);
+  }
+
+  async infrastructureLosses(runId: string): Promise<readonly string[]> {
+    assertJournalId('infrastructureLosses', 'runId', runId);
+    this.#assertOpen('infrastructureLoss');
+    return [...(this.#runs.get(runId)?.infrastructureLosses ?? [])];
   }
 
   signals$(runId: string): Observable<RunSignalRecord> {

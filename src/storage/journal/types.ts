@@ -462,9 +462,24 @@ export interface RunJournal {
    * session (its process died, or its session blipped): one statement, at most `limit` runs.
    */
   runsOfLostOwners?(agentIds: readonly string[], limit?: number): Promise<LostOwnerRun[]>;
+  /**
+   * Optional (both journals of rxagent): notes that the infrastructure (the database or the way
+   * to it), not the run, failed attempt `attempt` of run `runId` — a key its worker makes (the
+   * job's generation and retry count). A worker notes it once it reaches the database again; when
+   * the run's job runs out of attempts, the give-up refunds every noted one (see docs/durable.md,
+   * "Outages"). Idempotent per key; at most 64 keys are kept per
+   * run (further ones are not recorded, so an error misjudged as the infrastructure's cannot keep a
+   * run alive for ever); a run that does not exist is left alone.
+   */
+  noteInfrastructureLoss?(runId: string, attempt: string): Promise<void>;
+  /** Optional (with `noteInfrastructureLoss`): the attempts noted for `runId`, in the order noted (empty for an unknown run). */
+  infrastructureLosses?(runId: string): Promise<readonly string[]>;
   /** Releases connections and ends live readers. Idempotent. */
   close(): Promise<void>;
 }
+
+/** How many attempts `RunJournal.noteInfrastructureLoss` keeps per run (internal: both journals use it). */
+export const MAX_INFRASTRUCTURE_LOSSES = 64;
 
 /**
  * A held owner session (see `RunJournal.holdOwnerSession`).

@@ -127,6 +127,13 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
       `CREATE INDEX run_chunks_structure ON ${schema}.run_chunks (run_id, seq) INCLUDE (type) WHERE type NOT IN ('text-delta', 'reasoning-delta', 'tool-call-delta')`,
     ],
   },
+  {
+    // Outages don't burn a run's attempts: the attempts the infrastructure failed, noted by their
+    // worker (RunJournal.noteInfrastructureLoss) and refunded when the run's job runs out. A column
+    // with a constant default: no table rewrite.
+    version: 4,
+    statements: (schema) => [`ALTER TABLE ${schema}.runs ADD COLUMN infrastructure_losses text[] NOT NULL DEFAULT '{}'`],
+  },
 ];
 
 /**

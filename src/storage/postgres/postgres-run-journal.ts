@@ -48,6 +48,7 @@ import type {
   ToolCallRecord,
   ToolTransition,
 } from '../journal/types.js';
+import { MAX_INFRASTRUCTURE_LOSSES } from '../journal/types.js';
 import { GuardedPool, positiveMs } from './guarded-pool.js';
 import { JOURNAL_CHANNEL, JournalListener, type RunNotice } from './journal-listener.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
@@ -301,6 +302,26 @@ export class PostgresRunJournal implements RunJournal {
       );
       if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
       this.#local.next({ runId, kind: 'signal' });
+    });
+  }
+
+  async noteInfrastructureLoss(runId: string, attempt: string): Promise<void> {
+    assertJournalId('noteInfrastructureLoss', 'runId', runId);
+    assertJournalId('noteInfrastructureLoss', 'attempt', attempt);
+    await this.#run('infrastructureLoss', async () => {
+      await this.#db.query(
+        `UPDATE ${this.#schema}.runs SET infrastructure_losses = array_append(infrastructure_losses, $2)
+          WHERE id = $1 AND NOT ($2 = ANY (infrastructure_losses)) AND cardinality(infrastructure_losses) < $3`,
+        [runId, attempt, MAX_INFRASTRUCTURE_LOSSES],
+      );
+    });
+  }
+
+  async infrastructureLosses(runId: string): Promise<readonly string[]> {
+    assertJournalId('infrastructureLosses', 'runId', runId);
+    return this.#run('infrastructureLoss', async () => {
+      const result = await this.#db.query<{ losses: string[] }>(`SELECT infrastructure_losses AS losses FROM ${this.#schema}.runs WHERE id = $1`, [runId]);
+      return result.rows[0]?.losses ?? [];
     });
   }
 

@@ -120,7 +120,7 @@ async function loopRun(
   const chunks: ChunkType[] = [];
   const points: RecordedPoint[] = [];
   const checkpoint = (point: RunCommitPoint): void => {
-    const base = { kind: point.kind, stepNumber: point.stepNumber, attempt: point.attempt, at: chunks.length, idNext: ids.next };
+    const base = { kind: point.kind, stepNumber: point.stepNumber, attempt: point.rejectedAttempts, at: chunks.length, idNext: ids.next };
     try {
       const snapshot = JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot;
       points.push({ ...base, snapshot, state: stateIn(snapshot, subject.processorId) });
