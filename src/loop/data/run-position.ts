@@ -12,6 +12,7 @@ import type { RunPosition } from './run-snapshot-types.js';
 
 /** The next attempt of step `stepNumber`. */
 export interface StepPosition {
+  /** Marks a step's position. */
   readonly kind: 'step';
   /** The step's number (a tripwire retry takes the next one, an API-error retry the same). */
   readonly stepNumber: number;
@@ -32,6 +33,7 @@ export interface ToolsPosition {
 
 /** The run's commit: its steps are over (`processOutputResult`, `finish`). */
 export interface CommitPosition {
+  /** Marks the commit's position. */
   readonly kind: 'commit';
 }
 
