@@ -7,6 +7,7 @@
  *   testing, ai-sdk <- the layers above, through their entry files
  *   devtools (the run inspector) <- the layers above, testing and ai-sdk, through their entry files
  *   durable (run journal readers, workers) <- loop, storage, contract, through their entry files
+ *   inside the loop: data (state, position, attempt, snapshots, commit points) <- tools, step <- run
  *
  * src/processors, src/testing, src/ai-sdk, src/devtools and src/durable import another layer only through its entry file,
  * `src/<layer>/index.ts` (rule `upper-layers-through-entry-files`). Some entry files are package
@@ -82,6 +83,22 @@ module.exports = {
       'memory is processors over a store'),
     forbidImports('durable', ['operators', 'model', 'processors', 'memory', 'testing', 'ai-sdk', 'devtools'],
       'durable runs sit on the loop, the storage and the contract'),
+    {
+      name: 'loop-data-is-below-run-step-tools',
+      comment:
+        'src/loop/data (the run\'s state, its position, the attempt value, snapshots, commit points) is what run/, step/ ' +
+        'and tools/ share: it imports none of them (nor the loop above them)',
+      severity: 'error',
+      from: { path: '^src/loop/data/' },
+      to: { path: '^src/loop/', pathNot: ['^src/loop/data/', '^src/loop/internal/'] },
+    },
+    {
+      name: 'loop-step-and-tools-not-importing-run',
+      comment: 'a step and its tools get what they need of the run from src/loop/data (and the StepEnvironment): they never import src/loop/run',
+      severity: 'error',
+      from: { path: '^src/loop/(step|tools)/' },
+      to: { path: '^src/loop/run/' },
+    },
     {
       name: 'devtools-is-the-top-layer',
       comment: 'src/devtools (the run inspector, node:http) sits above every other layer: nothing imports it',

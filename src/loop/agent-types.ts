@@ -9,7 +9,7 @@ import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import type { TracingContext } from '../contract/tracing-context.js';
 import type { DemandGate } from '../contract/demand-gate.js';
 import type { ModelRegistry } from '../model/resolve-model.js';
-import type { StopCondition } from './run/stop-condition.js';
+import type { StopCondition } from './step/stop-condition.js';
 
 /** `prepareStep`: runs after the input processors' `processInputStep`, with the last word. */
 export type PrepareStepFunction = (

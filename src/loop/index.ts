@@ -15,8 +15,8 @@ export type {
 export { AgentOutput } from './consumers/agent-output.js';
 export { RunAbortedError, type RunAbortedErrorOptions } from './run/run-aborted-error.js';
 export { AgentRunError } from './run/agent-run-error.js';
-export { hasToolCall, stepCountIs, type StopCondition, type StopConditionOptions } from './run/stop-condition.js';
-export { StopConditionError, type StopConditionErrorOptions } from './run/stop-condition-error.js';
+export { hasToolCall, stepCountIs, type StopCondition, type StopConditionOptions } from './step/stop-condition.js';
+export { StopConditionError, type StopConditionErrorOptions } from './step/stop-condition-error.js';
 export {
   resolveModel,
   type AnyLanguageModel,
@@ -36,16 +36,17 @@ export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool
 // for `processorsMiddleware`.
 export { pacedRunOf } from './consumers/paced-run.js';
 export { optionError } from './run/validate-options.js';
-export { CustomOutlet } from './run/custom-outlet.js';
+export { CustomOutlet } from './data/custom-outlet.js';
 export { closeBrackets } from './run/close-brackets.js';
-export { createRunState, type RunState } from './run/run-state.js';
+export { createRunState, type RunState } from './data/run-state.js';
 export type { StepEnvironment } from './step/step-environment.js';
 export { isStepEnd, runAttempt } from './step/attempt.js';
+export { stepAt } from './data/run-position.js';
 export { createOutputChain } from './step/output-chain.js';
 export { createRun, type RunWiring } from './run/create-run.js';
 export { agentConfig, runAgent } from './agent.js';
 export { isRunEnd, type RunItem } from './run/run-events.js';
-export type { LedgerToolCall, RunCommitPoint, RunDurability, ToolBegin, ToolLedger } from './run/run-durability.js';
-export { snapshotRun, restoreRun, reviveChunk, RUN_SNAPSHOT_FORMAT, type RunSnapshot, type RunPosition } from './run/run-snapshot.js';
-export { DurableStateError } from './run/durable-state-error.js';
-export { RunSnapshotError } from './run/run-snapshot-error.js';
+export type { LedgerToolCall, RunCommitPoint, RunDurability, ToolBegin, ToolLedger } from './data/run-durability.js';
+export { snapshotRun, restoreRun, reviveChunk, RUN_SNAPSHOT_FORMAT, type RunSnapshot, type RunPosition } from './data/run-snapshot.js';
+export { DurableStateError } from './data/durable-state-error.js';
+export { RunSnapshotError } from './data/run-snapshot-error.js';

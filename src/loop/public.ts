@@ -18,3 +18,4 @@ export { orderedMergeMap } from './tools/ordered-merge.js';
 export { withAgentRun, type AgentRun, type AgentRunOptions } from './compose/agent-run.js';
 export { runInput, runStep, runCommit, runFailed } from './compose/run-phases.js';
 export { isStepEnd, type StepEnd } from './step/attempt.js';
+export type { CommitPosition, StepPosition } from './data/run-position.js';

@@ -13,7 +13,7 @@ import { PIIDetector } from 'rxagent/processors';
 import { mockModel } from 'rxagent/testing';
 import { assertDurableProcessor } from '../../src/durable/internal/durable-processors.js';
 import { createRun } from '../../src/loop/run/create-run.js';
-import { DurableStateError } from '../../src/loop/run/durable-state-error.js';
+import { DurableStateError } from '../../src/loop/data/durable-state-error.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 
 const withState = (durableState: unknown): Processor => ({ id: 'p', durableState, processOutputStream: ({ part }) => part }) as Processor;

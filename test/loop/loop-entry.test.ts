@@ -26,7 +26,7 @@ function composedLoop(agent: Agent, input: string, options?: AgentCallOptions): 
     concat(
       runInput(run),
       runStep(run, 0).pipe(
-        expand((item) => (isStepEnd(item) && item.continues ? runStep(run, item.nextStepNumber) : EMPTY)),
+        expand((item) => (isStepEnd(item) && item.next.kind === 'step' ? runStep(run, item.next.stepNumber) : EMPTY)),
         filter((item): item is ChunkType => !isStepEnd(item)),
       ),
       runCommit(run),
@@ -77,6 +77,33 @@ describe('a loop composed from rxagent/loop', () => {
     expect(composed).toEqual(agent);
     const finishes = composed.filter((chunk) => chunk.type === 'step-finish');
     expect(finishes.map((chunk) => (chunk.type === 'step-finish' ? chunk.payload.stepResult.reason : undefined))).toEqual(['retry', 'stop']);
+  });
+
+  it('each StepEnd carries where the run goes on: the next step (a tripwire retry took a number), then the commit', async () => {
+    const guard: Processor = {
+      id: 'guard',
+      processOutputStep: ({ text, abort }) => {
+        if (text.includes('short')) abort('too short', { retry: true });
+      },
+    };
+    const model = mockModel({
+      parts: ({ callIndex }) =>
+        callIndex === 0 ? [...textParts('short'), finishPart('stop')] : callIndex === 1 ? [...toolCallParts('add', { a: 1, b: 2 }), finishPart('tool-calls')] : [...textParts('It is 3.'), finishPart('stop')],
+    });
+    const agent = agentOf({ model, tools: { add }, outputProcessors: [guard], maxProcessorRetries: 1 })();
+    const ends = await lastValueFrom(
+      withAgentRun({ agent, input: 'hi' }, (run) =>
+        concat(
+          runInput(run),
+          runStep(run, 0).pipe(expand((item) => (isStepEnd(item) && item.next.kind === 'step' ? runStep(run, item.next.stepNumber) : EMPTY))),
+        ).pipe(filter(isStepEnd), toArray()),
+      ),
+    );
+    // step 0 rejected and retried as step 1 (tool calls), then step 2 (the answer), then the commit
+    expect(ends).toEqual([
+      { kind: 'step-end', next: { kind: 'step', stepNumber: 2 } },
+      { kind: 'step-end', next: { kind: 'commit' } },
+    ]);
   });
 
   it('ends with the tripwire chunk the agent ends with (runFailed as onError)', async () => {

@@ -3,11 +3,11 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { createRun } from '../../src/loop/run/create-run.js';
-import type { RunCommitPoint } from '../../src/loop/run/run-durability.js';
-import { DurableStateError } from '../../src/loop/run/durable-state-error.js';
+import type { RunCommitPoint } from '../../src/loop/data/run-durability.js';
+import { DurableStateError } from '../../src/loop/data/durable-state-error.js';
 import { isChunk } from '../../src/loop/run/run-events.js';
-import { RunSnapshotError } from '../../src/loop/run/run-snapshot-error.js';
-import type { RunSnapshot } from '../../src/loop/run/run-snapshot.js';
+import { RunSnapshotError } from '../../src/loop/data/run-snapshot-error.js';
+import type { RunSnapshot } from '../../src/loop/data/run-snapshot.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StepAccumulator } from '../../src/loop/step/step-accumulator.js';
+import { StepAccumulator } from '../../src/loop/data/step-accumulator.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 
 const words = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}${index} `);

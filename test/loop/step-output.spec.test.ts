@@ -18,7 +18,7 @@ import type { ModelEvent } from '../../src/model/model-events.js';
 import { newToolCallIds } from '../../src/model/model-part-to-chunk.js';
 import { callModel, liveReadOf } from '../../src/model/stream-model.js';
 import { createRunContext } from '../../src/operators/run-context.js';
-import { newAttempt, type AttemptState } from '../../src/loop/step/attempt-state.js';
+import { newAttempt, type AttemptState } from '../../src/loop/data/attempt-state.js';
 import { createOutputChain } from '../../src/loop/step/output-chain.js';
 import { stepOutput, type StepOutputOptions } from '../../src/loop/step/step-output.js';
 import { mockModel } from '../../src/testing/mock-model.js';

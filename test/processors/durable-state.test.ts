@@ -11,7 +11,7 @@ import type { ChunkType } from '../../src/contract/chunk-types.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { createRun } from '../../src/loop/run/create-run.js';
 import { isChunk } from '../../src/loop/run/run-events.js';
-import type { RunSnapshot } from '../../src/loop/run/run-snapshot.js';
+import type { RunSnapshot } from '../../src/loop/data/run-snapshot.js';
 import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { PIIDetector } from '../../src/processors/pii-detector.js';
 import { PromptInjectionDetector } from '../../src/processors/prompt-injection-detector.js';

@@ -13,7 +13,9 @@ import {
   runStep,
   withAgentRun,
   type AgentRun,
+  type CommitPosition,
   type StepEnd,
+  type StepPosition,
 } from 'rxagent/loop';
 
 declare const agent: Agent;
@@ -32,6 +34,12 @@ describe('rxagent/loop types', () => {
     expectTypeOf(chunks).toEqualTypeOf<Observable<ChunkType>>();
     const ends = runStep(run, 0).pipe(filter(isStepEnd));
     expectTypeOf(ends).toEqualTypeOf<Observable<StepEnd>>();
+  });
+
+  it('a StepEnd says where the run goes on: the next step (its number) or the commit', () => {
+    expectTypeOf<StepEnd['next']>().toEqualTypeOf<StepPosition | CommitPosition>();
+    expectTypeOf<StepPosition['stepNumber']>().toEqualTypeOf<number>();
+    expectTypeOf<StepEnd>().not.toHaveProperty('continues');
   });
 
   it('withAgentRun emits what its body emits (chunks by default)', () => {

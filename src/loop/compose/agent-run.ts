@@ -47,13 +47,25 @@ export interface AgentRunOptions {
 
 /** Reads a run's environment and state (set once, by the class's static block: `#setUp` stays private). */
 let setUpOf: (run: RunHandle) => RunSetUp;
+/** Reads and sets whether the run's input phase completed (the class's static block: `#inputRan` stays private). */
+let inputRanOf: (run: RunHandle) => boolean;
+let markInputRan: (run: RunHandle) => void;
 
-/** The {@link AgentRun} a loop holds: a view of the run's environment and state. */
+/**
+ * The {@link AgentRun} a loop holds: a view of the run's environment and state, and whether its
+ * input phase ran (a loop of its own says where the run is by what it subscribes: the handle only
+ * guards a step against a skipped `runInput`).
+ */
 class RunHandle implements AgentRun {
   readonly #setUp: RunSetUp;
+  #inputRan = false;
 
   static {
     setUpOf = (run) => run.#setUp;
+    inputRanOf = (run) => run.#inputRan;
+    markInputRan = (run) => {
+      run.#inputRan = true;
+    };
   }
 
   constructor(setUp: RunSetUp) {
@@ -82,8 +94,23 @@ class RunHandle implements AgentRun {
  * make is refused: a phase never runs on a look-alike.
  */
 export function runSetUpOf(run: AgentRun): RunSetUp {
+  return setUpOf(handleOf(run));
+}
+
+/** Whether `run`'s input phase completed (`runInput`). */
+export function inputRan(run: AgentRun): boolean {
+  return inputRanOf(handleOf(run));
+}
+
+/** `run`'s input phase completed: its steps may run. */
+export function inputDone(run: AgentRun): void {
+  markInputRan(handleOf(run));
+}
+
+/** `run` as the handle `withAgentRun` made; a look-alike is refused. */
+function handleOf(run: AgentRun): RunHandle {
   if (!(run instanceof RunHandle)) throw new TypeError('not a run made by withAgentRun(): pass the run its body received');
-  return setUpOf(run);
+  return run;
 }
 
 /**
@@ -111,7 +138,7 @@ export function runSetUpOf(run: AgentRun): RunSetUp {
  *   concat(
  *     runInput(run),
  *     runStep(run, 0).pipe(
- *       expand((item) => (isStepEnd(item) && item.continues ? runStep(run, item.nextStepNumber) : EMPTY)),
+ *       expand((item) => (isStepEnd(item) && item.next.kind === 'step' ? runStep(run, item.next.stepNumber) : EMPTY)),
  *       filter((item): item is ChunkType => !isStepEnd(item)),
  *     ),
  *     runCommit(run),

@@ -3,13 +3,14 @@
  * `agent.stream$()`'s loop is made of (`run/create-run.ts`), over an {@link AgentRun}. Each is cold:
  * it does its work when subscribed.
  */
-import { type Observable, defer } from 'rxjs';
+import { type Observable, defer, tap } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { inputPhase } from '../run/run-input.js';
 import { commit, endOnError } from '../run/run-commit.js';
 import type { StepEnd } from '../step/attempt.js';
 import { modelStep } from '../step/model-step.js';
-import { runSetUpOf, type AgentRun } from './agent-run.js';
+import { stepAt } from '../data/run-position.js';
+import { inputDone, inputRan, runSetUpOf, type AgentRun } from './agent-run.js';
 
 /**
  * The input phase: `processInput` of the input processors once (memory loads the thread's history
@@ -31,7 +32,7 @@ import { runSetUpOf, type AgentRun } from './agent-run.js';
 export function runInput(run: AgentRun): Observable<never> {
   return defer(() => {
     const { env, state } = runSetUpOf(run);
-    return inputPhase(env, state);
+    return inputPhase(env, state).pipe(tap({ complete: () => inputDone(run) }));
   });
 }
 
@@ -41,8 +42,9 @@ export function runInput(run: AgentRun): Observable<never> {
  * `processLLMResponse`, `processOutputStep`, the tools with `processToolResult`, `stopWhen`,
  * `step-finish`), re-run by the retry operators when `processAPIError` recovers a provider error or
  * a processor aborts with `retry: true` (the rejected attempt rolled back and closed with a
- * `step-finish` of reason `retry`). Its chunks, then one {@link StepEnd} saying whether another
- * step follows and its number. A tripwire or an unrecovered error is an error notification.
+ * `step-finish` of reason `retry`). Its chunks, then one {@link StepEnd} whose `next` says where
+ * the run goes on: the next step (its number) or the run's commit. A tripwire or an unrecovered
+ * error is an error notification.
  *
  * Errors with a `TypeError` when {@link runInput} has not run (the input processors would be
  * skipped: memory's history, input guardrails).
@@ -58,14 +60,14 @@ export function runInput(run: AgentRun): Observable<never> {
  * import { isStepEnd, runStep } from 'rxagent/loop';
  *
  * // every step, each started by the previous one's StepEnd
- * const steps$ = runStep(run, 0).pipe(expand((item) => (isStepEnd(item) && item.continues ? runStep(run, item.nextStepNumber) : EMPTY)));
+ * const steps$ = runStep(run, 0).pipe(expand((item) => (isStepEnd(item) && item.next.kind === 'step' ? runStep(run, item.next.stepNumber) : EMPTY)));
  * ```
  */
 export function runStep(run: AgentRun, stepNumber: number): Observable<ChunkType | StepEnd> {
   return defer(() => {
     const { env, state } = runSetUpOf(run);
-    if (state.next === 'input') throw new TypeError('runStep(): run runInput(run) first (processInput, memory history, the system messages every step starts from)');
-    return modelStep(env, state, stepNumber);
+    if (!inputRan(run)) throw new TypeError('runStep(): run runInput(run) first (processInput, memory history, the system messages every step starts from)');
+    return modelStep(env, state, stepAt(stepNumber));
   });
 }
 

@@ -13,7 +13,7 @@
  *                                                                   brackets closed, then the RunEnd
  *   finalize(endRun),                                               the run's signal aborted, the caller's and custom$ released
  * )
- * steps$ = stepNumbers.pipe(concatMap((n) => modelStep(n)))  fed by each StepEnd while the loop goes on
+ * steps$ = positions.pipe(concatMap((p) => modelStep(p)))   fed by each StepEnd's next position while the loop goes on
  * ```
  */
 import {
@@ -32,6 +32,7 @@ import {
   of,
   take,
   takeUntil,
+  tap,
 } from 'rxjs';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -41,16 +42,16 @@ import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { isStepEnd, type StepEnd } from '../step/attempt.js';
+import { stepAt, type Position, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
 import { runEnd, type RunEnd, type RunItem } from './run-events.js';
-import { commitPoint } from './commit-points.js';
-import type { RunDurability } from './run-durability.js';
-import { restoreRun } from './run-snapshot.js';
+import { commitPoint } from '../data/commit-points.js';
+import type { RunDurability } from '../data/run-durability.js';
+import { restoreRun } from '../data/run-snapshot.js';
 import { inputPhase } from './run-input.js';
-import type { RunState } from './run-state.js';
 import { optionError, validateRunArguments } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
@@ -77,56 +78,44 @@ function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunct
 }
 
 /**
- * The run's steps: `concatMap` over step numbers, each step's {@link StepEnd} feeding the next
- * number while the loop goes on (and ending the numbers when it does not). The `StepEnd`s
- * themselves stay inside.
+ * The run's steps: `concatMap` over positions, from `first` on, each step's {@link StepEnd} feeding
+ * the next position while the loop goes on (and ending the positions at the commit). The
+ * `StepEnd`s themselves stay inside.
  *
  * ```
- * numbers:  0----------1--------|
- * steps:    --S-K-R-F-(E)--S-t-F-(E)|       (E = StepEnd: continues, then not)
- * result:   --S-K-R-F------S-t-F---|
+ * positions: 0----------1--------|
+ * steps:     --S-K-R-F-(E)--S-t-F-(E)|       (E = StepEnd: next step 1, then the commit)
+ * result:    --S-K-R-F------S-t-F---|
  * ```
  */
-function steps({ env, state }: RunSetUp): Observable<ChunkType> {
-  const step = (stepNumber: number): Observable<ChunkType | StepEnd> =>
-    env.durability?.checkpoint === undefined
-      ? modelStep(env, state, stepNumber)
-      : concat(
-          modelStep(env, state, stepNumber),
-          defer(() => commitPoint(env, state, 'step', { stepNumber: state.nextStep - 1, last: state.next === 'commit' })),
-        );
+function steps({ env, state }: RunSetUp, first: StepPosition | ToolsPosition): Observable<ChunkType> {
   return defer(() => {
-    const stepNumbers = new BehaviorSubject(state.nextStep);
-    return stepNumbers.pipe(
-      concatMap(step),
-      filter((item): item is ChunkType => {
-        if (!isStepEnd(item)) return true;
-        advance(state, item, stepNumbers);
-        return false;
+    const positions = new BehaviorSubject<StepPosition | ToolsPosition>(first);
+    const advance = (end: StepEnd): void => {
+      if (end.next.kind === 'step') positions.next(end.next);
+      else positions.complete();
+    };
+    return positions.pipe(
+      concatMap((position) => modelStep(env, state, position)),
+      tap((item) => {
+        if (isStepEnd(item)) advance(item);
       }),
+      filter((item): item is ChunkType => !isStepEnd(item)),
     );
   });
-}
-
-/** A step ended: the run's next step is the one it names, if the loop goes on. */
-function advance(state: RunState, end: StepEnd, stepNumbers: BehaviorSubject<number>): void {
-  state.nextStep = end.nextStepNumber;
-  state.next = end.continues ? 'step' : 'commit';
-  if (end.continues) stepNumbers.next(end.nextStepNumber);
-  else stepNumbers.complete();
 }
 
 /**
  * `start`, `processInput` (a restored run has run it), the steps from where the run stands (the
  * caller's abort cuts these), then the commit.
  */
-function body(run: RunSetUp): Observable<ChunkType> {
+function body(run: RunSetUp, start: Position): Observable<ChunkType> {
   const { env, state } = run;
   const cut = untilAborted<ChunkType>(env.callerSignal);
   return concat(
     of(makeChunk(env.runId, 'start', {})),
-    state.next === 'input' ? concat(inputPhase(env, state), commitPoint(env, state, 'input', { stepNumber: 0 })).pipe(cut) : EMPTY,
-    defer(() => (state.next === 'step' ? steps(run).pipe(cut) : EMPTY)),
+    start.kind === 'input' ? concat(inputPhase(env, state), commitPoint(env, state, 'input', { stepNumber: 0, position: () => stepAt(0) })).pipe(cut) : EMPTY,
+    start.kind === 'commit' ? EMPTY : steps(run, start.kind === 'input' ? stepAt(0) : start).pipe(cut),
     defer(() => (env.callerSignal?.aborted === true ? EMPTY : commit(env, state))),
   );
 }
@@ -160,9 +149,9 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
-      if (wiring.restore !== undefined) restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
+      const position: Position = wiring.restore === undefined ? { kind: 'input' } : restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
       run = setUpRun;
-      return body(setUpRun);
+      return body(setUpRun, position);
     };
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)

@@ -11,11 +11,11 @@ import type { OutputResult, StepResult } from '../../contract/processor-types.js
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import { hasHook } from '../../contract/has-hook.js';
-import { recordRejection } from '../step/attempt-state.js';
+import { recordRejection } from '../data/attempt-state.js';
 import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { failureChunk } from './end-with-terminal.js';
 import type { RunEnvironment } from './run-environment.js';
-import type { RunState } from './run-state.js';
+import type { RunState } from '../data/run-state.js';
 
 /** The run's result as `processOutputResult` sees it: usage of every step, the text and last object of the accepted ones. */
 function outputOf(state: RunState): OutputResult {

@@ -30,11 +30,11 @@ import type { AgentCallOptions, AgentConfig, AgentInput, AgentInstructions, Dyna
 import { createOutputChain } from '../step/output-chain.js';
 import { prepareAttempt } from '../step/request.js';
 import type { StepEnvironment } from '../step/step-environment.js';
-import { CustomOutlet } from './custom-outlet.js';
-import { createRunState, type RunState } from './run-state.js';
-import { stopConditionsOf } from './stop-condition.js';
+import { CustomOutlet } from '../data/custom-outlet.js';
+import { createRunState, type RunState } from '../data/run-state.js';
+import { stopConditionsOf } from '../step/stop-condition.js';
 import { validateResolved } from './validate-options.js';
-import type { RunDurability } from './run-durability.js';
+import type { RunDurability } from '../data/run-durability.js';
 
 /** A run's environment: what its steps need (`StepEnvironment`) and the run's own services. */
 export interface RunEnvironment extends StepEnvironment {

@@ -3,11 +3,11 @@ import { EMPTY, type Observable, ignoreElements, of, tap } from 'rxjs';
 import { processInput } from '../../operators/process-input.js';
 import { hasHook } from '../../contract/has-hook.js';
 import type { RunEnvironment } from './run-environment.js';
-import type { RunState } from './run-state.js';
+import type { RunState } from '../data/run-state.js';
 
 /**
  * `processInput` once (when hooked: memory loads the thread's history here); then the system
- * messages every step starts from, and the run goes on with its steps. Emits nothing.
+ * messages every step starts from. Emits nothing.
  *
  * ```
  * input:  ---|      (a hook that takes 3 frames; with no processInput hook: |)
@@ -16,7 +16,6 @@ import type { RunState } from './run-state.js';
 export function inputPhase(env: RunEnvironment, state: RunState): Observable<never> {
   const capture = (): void => {
     state.initialSystemMessages = state.messageList.getSystemMessages();
-    state.next = 'step';
   };
   if (!hasHook(env.inputProcessors, 'processInput')) {
     capture();

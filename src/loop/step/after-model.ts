@@ -3,7 +3,7 @@
  * the chain), the response into the list with the post-model hooks, whether the loop goes on, and
  * `step-finish`. Each takes the step's environment, the run's state and the attempt.
  */
-import { EMPTY, Observable, concat, defer, filter, from, ignoreElements, of, tap } from 'rxjs';
+import { EMPTY, Observable, concat, defer, filter, from, ignoreElements, map, of, tap } from 'rxjs';
 import type { DataPart } from '../../message-list/types.js';
 import { processLLMResponse } from '../../operators/process-llm-response.js';
 import { processOutputStep } from '../../operators/process-output-step.js';
@@ -15,9 +15,9 @@ import { isPromiseLike } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { addUsage } from '../../model/usage.js';
 import { hasHook } from '../../contract/has-hook.js';
-import type { RunState } from '../run/run-state.js';
-import { stopConditionMet } from '../run/stop-condition.js';
-import { clientToolCalls, fromCache, mayContinue, stepResultOf, type AttemptState } from './attempt-state.js';
+import type { RunState } from '../data/run-state.js';
+import { stopConditionMet } from './stop-condition.js';
+import { clientToolCalls, fromCache, mayContinue, stepResultOf, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
 import { admit } from './output-chain.js';
 import { stepFinishChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -41,7 +41,8 @@ export function recordAfterMessage(env: StepEnvironment, attempt: AttemptState, 
  * `finish` releases it into the stored reply, `processLLMResponse`, `processOutputStep` and
  * `steps`. What the chain returns for it is emitted now; the `finish` it returns is kept
  * (`state.finish`) and goes out last, after `processOutputResult`, carrying the run's result. A
- * step that continues sends nothing.
+ * step that continues sends nothing. `continues` is `undefined` before the tools (the step's
+ * message is not built yet), else whether another step follows.
  *
  * ```
  * output:  --S--t--e--|                 (S = step-start, t = text-delta, e = text-end)
@@ -49,9 +50,10 @@ export function recordAfterMessage(env: StepEnvironment, attempt: AttemptState, 
  * end:                    (f→ t' e)|    (finish releases them; f is kept for the run's end)
  * ```
  */
-export function endOfOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, afterTools: boolean): Observable<ChunkType> {
+export function endOfOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, continues: boolean | undefined): Observable<ChunkType> {
   const calls = clientToolCalls(attempt, env.executesTools);
-  const last = afterTools ? calls && attempt.continues === false : !calls && !mayContinue(attempt, env.executesTools, env.maxSteps);
+  const messageBuilt = continues !== undefined; // after the tools
+  const last = messageBuilt ? calls && !continues : !calls && !mayContinue(attempt, env.executesTools, env.maxSteps);
   if (!last) return EMPTY;
   const accepted = state.steps.filter((step) => step.tripwire === undefined);
   const provisional = terminalChunk(env.runId, {
@@ -64,20 +66,16 @@ export function endOfOutput(env: StepEnvironment, state: RunState, attempt: Atte
     },
   });
   state.finish = undefined;
-  const messageBuilt = afterTools;
   return of<ChunkType>(provisional).pipe(
     env.chain.raw,
-    filter((chunk) => {
-      if (chunk.type === 'finish') {
-        state.finish ??= chunk;
-        return false;
-      }
-      if (env.chain.hooked && !admit(chunk, attempt.requestedToolCalls)) return false;
-      if (messageBuilt) recordAfterMessage(env, attempt, chunk);
-      else attempt.accumulator.observe(chunk);
-      return true;
+    tap({
+      next: (chunk) => {
+        if (chunk.type === 'finish') state.finish ??= chunk;
+      },
+      complete: () => (state.finish ??= provisional as AgentChunk<'finish'>),
     }),
-    tap({ complete: () => (state.finish ??= provisional as AgentChunk<'finish'>) }),
+    filter((chunk) => chunk.type !== 'finish' && (!env.chain.hooked || admit(chunk, attempt.requestedToolCalls))),
+    tap((chunk) => (messageBuilt ? recordAfterMessage(env, attempt, chunk) : attempt.accumulator.observe(chunk))),
   );
 }
 
@@ -90,7 +88,7 @@ export function endOfOutput(env: StepEnvironment, state: RunState, attempt: Atte
  * abort:  ---#           (# = TripWire from either hook: the attempt is rejected)
  * ```
  */
-export function afterModel(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+export function afterModel(env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest): Observable<never> {
   const { ctx } = env;
   attempt.phase = 'post-model';
   const message = attempt.accumulator.buildMessage(attempt.messageId, env.now(), env.threadId, env.resourceId);
@@ -118,7 +116,7 @@ export function afterModel(env: StepEnvironment, state: RunState, attempt: Attem
             },
             model: stepInput.model,
             stepNumber: attempt.stepNumber,
-            fromCache: fromCache(attempt),
+            fromCache: fromCache(prepared),
             warnings: facts.warnings,
             request: facts.request,
             rawResponse: facts.rawResponse,
@@ -141,35 +139,26 @@ export function afterModel(env: StepEnvironment, state: RunState, attempt: Attem
 
 /**
  * Whether another step follows the attempt, decided once its tools ran: its client calls all ran
- * here, a step is left, and no `stopWhen` condition is met (asked with the run's steps). Emits
- * nothing; synchronous conditions cost no subscription.
+ * here, a step is left, and no `stopWhen` condition is met (asked with the run's steps). A value
+ * when the conditions answer synchronously (nothing subscribed for it), else an Observable of it.
  */
-export function decideContinuation(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+export function continuation(env: StepEnvironment, state: RunState, attempt: AttemptState): boolean | Observable<boolean> {
   const may = mayContinue(attempt, env.executesTools, env.maxSteps);
-  if (!may || env.stopWhen.length === 0) {
-    attempt.continues = may;
-    return EMPTY;
-  }
+  if (!may || env.stopWhen.length === 0) return may;
   const met = stopConditionMet(env.stopWhen, state.steps);
-  if (!isPromiseLike(met)) {
-    attempt.continues = !met;
-    return EMPTY;
-  }
-  return from(met).pipe(
-    tap((stop) => (attempt.continues = !stop)),
-    ignoreElements(),
-  );
+  if (!isPromiseLike(met)) return !met;
+  return from(met).pipe(map((stop) => !stop));
 }
 
-/** The step's `object-result` (structured output) and `step-finish`, through the output chain. */
-export function finishStep(env: StepEnvironment, attempt: AttemptState): Observable<ChunkType> {
+/** The step's `object-result` (structured output) and `step-finish` (`isContinued`: another step follows), through the output chain. */
+export function finishStep(env: StepEnvironment, attempt: AttemptState, continues: boolean): Observable<ChunkType> {
   const { accumulator, facts } = attempt;
   const chunk = stepFinishChunk(env.runId, {
     stepNumber: attempt.stepNumber,
     messageId: attempt.messageId,
     reason: facts.finishReason,
     rawReason: facts.rawFinishReason,
-    isContinued: attempt.continues === true,
+    isContinued: continues,
     text: accumulator.text,
     toolCalls: accumulator.toolCalls,
     usage: facts.usage,

@@ -2,32 +2,34 @@
  * One attempt at a step: the order of its phases, written once — used by the agent loop and by
  * `processorsMiddleware` (which differ only in how they reach the model: `StepEnvironment.model`).
  */
-import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of, tap, ignoreElements } from 'rxjs';
+import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
-import type { RunState } from '../run/run-state.js';
+import type { RunState } from '../data/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
-import { afterModel, decideContinuation, endOfOutput, finishStep } from './after-model.js';
-import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from './attempt-state.js';
-import { snapshotAttempt } from './attempt-snapshot.js';
-import { commitPoint } from '../run/commit-points.js';
+import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
+import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
+import { commitPoint } from '../data/commit-points.js';
+import { COMMIT, stepAt, type CommitPosition, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 import { stepOutput } from './step-output.js';
 
 /**
- * The last value of a step (after its `step-finish`): whether the loop goes on, and the number the
- * next step takes. Not a chunk: a loop feeds it back (the next step) and leaves it out of the stream.
+ * The last value of a step (after its `step-finish`): where the run goes on, the next step (its
+ * number: a tripwire retry took one too) or the run's commit. Not a chunk: a loop feeds it back
+ * (the next step) and leaves it out of the stream.
  */
 export interface StepEnd {
   /** Marks the value (chunks have no `kind`). */
   readonly kind: 'step-end';
-  /** Another step follows (the step's client tool calls ran, a step is left, no stop condition met). */
-  readonly continues: boolean;
-  /** The number the next step takes (a tripwire retry took one too). */
-  readonly nextStepNumber: number;
+  /**
+   * The next step (the step's client tool calls ran, a step is left, no stop condition met), else
+   * the run's commit.
+   */
+  readonly next: StepPosition | CommitPosition;
 }
 
 /**
@@ -53,7 +55,6 @@ export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
  */
 function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number): AttemptState {
   const { messageList } = state;
-  state.stepNumber = stepNumber;
   const attempt = newAttempt({
     stepNumber,
     messageId: env.generateId(),
@@ -67,17 +68,14 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
 
 /**
  * The closing chunks of the attempt a retry rejected (its open parts, `step-finish` reason
- * `retry`), through the chain; then the `rejected` commit point, before the next attempt begins (a
- * restored run begins it).
+ * `retry`), carried by the position, through the chain; then the `rejected` commit point, before
+ * the next attempt begins (a restored run begins it).
  */
-function closeRejected(env: StepEnvironment, state: RunState): Observable<ChunkType> {
-  const rejected = state.rejected;
-  if (rejected === undefined) return EMPTY;
-  const stepNumber = rejected.nextStepNumber;
+function closeRejected(env: StepEnvironment, state: RunState, closers: readonly ChunkType[], stepNumber: number): Observable<ChunkType> {
   state.attempt = undefined; // recorded and rolled back; a retry while it closes rejects the attempt about to begin
   return concat(
-    rejected.closers.length === 0 ? EMPTY : from(rejected.closers).pipe(env.chain.through()),
-    commitPoint(env, state, 'rejected', { stepNumber, position: () => ({ kind: 'step', stepNumber }) }),
+    closers.length === 0 ? EMPTY : from(closers).pipe(env.chain.through()),
+    commitPoint(env, state, 'rejected', { stepNumber, position: () => stepAt(stepNumber) }),
   );
 }
 
@@ -92,33 +90,24 @@ function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptStat
   return commitPoint(env, state, 'model', {
     stepNumber,
     toolCalls,
-    position: () => ({ kind: 'tools', stepNumber, attempt: snapshotAttempt(attempt, state.steps) }),
+    position: () => ({ kind: 'tools', stepNumber, attempt }),
   });
 }
 
 /**
- * The request of the attempt (`attempt.request`), with the feedback of the attempt a retry
- * rejected: nothing is emitted; a value costs no subscription.
+ * The request of the attempt, with the feedback of the attempt a retry rejected: one value (in the
+ * subscribing frame when nothing is hooked or async), else an Observable of it.
  */
-function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<PreparedRequest> | PreparedRequest {
   attempt.phase = 'pre-model';
   attempt.feedback = state.retryFeedback;
   state.retryFeedback = undefined;
-  const prepared = env.model.prepare(attempt);
-  const take = (value: PreparedRequest): void => {
-    attempt.request = value;
-    attempt.phase = 'model';
-  };
-  if (!isObservable(prepared)) {
-    take(prepared);
-    return EMPTY;
-  }
-  return prepared.pipe(tap(take), ignoreElements());
+  return env.model.prepare(attempt);
 }
 
 /** The model's output: the call's events through the step-output kernel, after `step-start` and the custom chunks waiting. */
-function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType> {
-  const prepared = attempt.request as PreparedRequest;
+function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest): Observable<ChunkType> {
+  attempt.phase = 'model';
   const structured = attempt.stepInput?.structuredOutput;
   const toolCallIds = newToolCallIds(() => toolCallIdsIn(state.messageList.get.all.db()));
   return env.model.call(attempt, prepared).pipe(
@@ -134,36 +123,69 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
   );
 }
 
-/** One phase of an attempt: what it emits, given the step's environment, the run's state and the attempt. */
-type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState) => Observable<ChunkType | StepEnd>;
+/** One phase of an attempt once its request is made: what it emits, given the step's environment, the run's state, the attempt and its request. */
+type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest) => Observable<ChunkType | StepEnd>;
 
 /**
- * The phases of an attempt, in order — written once, for the agent and for `processorsMiddleware`:
- * the request (`processInputStep`, the prompt,
- * `processLLMRequest`), the model output (every chunk through `processOutputStream`), the end of
- * the output (last step, no tools), the response into the list (`processLLMResponse`,
- * `processOutputStep`), the tools (`processToolResult`), whether the loop goes on (`stopWhen`),
- * the end of the output (last step, after its tools), `step-finish`, and the {@link StepEnd}.
+ * The phases of an attempt made from its request, in order — written once, for the agent and for
+ * `processorsMiddleware`: the model output (every chunk through `processOutputStream`), the end
+ * of the output (last step, no tools), the response into the list (`processLLMResponse`,
+ * `processOutputStep`), the `model` commit point, then {@link fromTools}. Each is made when its
+ * turn comes: it reads what the ones before it folded into the attempt.
  */
 const PHASES: readonly Phase[] = [
-  (env, state, attempt) => request(env, state, attempt),
-  (env, state, attempt) => modelOutput(env, state, attempt),
-  (env, state, attempt) => endOfOutput(env, state, attempt, false),
-  (env, state, attempt) => afterModel(env, state, attempt),
+  (env, state, attempt, prepared) => modelOutput(env, state, attempt, prepared),
+  (env, state, attempt) => endOfOutput(env, state, attempt, undefined),
+  (env, state, attempt, prepared) => afterModel(env, state, attempt, prepared),
   (env, state, attempt) => modelCommit(env, state, attempt),
-  (env, _state, attempt) => toolPhase(env, attempt),
-  (env, state, attempt) => decideContinuation(env, state, attempt),
-  (env, state, attempt) => endOfOutput(env, state, attempt, true),
-  (env, _state, attempt) => finishStep(env, attempt),
-  (_env, _state, attempt) => of(stepEnd(attempt)),
+  (env, state, attempt) => fromTools(env, state, attempt),
 ];
 
-/** The phases of an attempt restored after its model output: from its tools on. */
-const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 5);
+/**
+ * An attempt: its request (`processInputStep`, the prompt, `processLLMRequest`) is the value its
+ * {@link PHASES} are made from.
+ *
+ * ```
+ * request:  (r|)
+ * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
+ * ```
+ */
+function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
+  const withRequest = (prepared: PreparedRequest): Observable<ChunkType | StepEnd> =>
+    from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt, prepared)));
+  const prepared = request(env, state, attempt);
+  return isObservable(prepared) ? prepared.pipe(concatMap(withRequest)) : withRequest(prepared);
+}
 
 /**
- * One attempt at step `stepNumber` (or, re-run after a rejection, the number the rejection gave
- * it): its {@link PHASES}, each made when its turn comes.
+ * An attempt from its tools on (where an attempt restored at a `model` commit starts): the tools
+ * (`processToolResult`), whether the loop goes on (`stopWhen`) — the value the end of the step is
+ * made from: the end of the output (last step, after its tools), `object-result` and
+ * `step-finish`, the `step` commit point, and the {@link StepEnd} carrying the next position.
+ */
+function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
+  const endOfStep = (continues: boolean): Observable<ChunkType | StepEnd> => {
+    const next = continues ? stepAt(attempt.stepNumber + 1) : COMMIT;
+    return concat(
+      endOfOutput(env, state, attempt, continues),
+      defer(() => finishStep(env, attempt, continues)),
+      defer(() => stepCommit(env, state, attempt, next)),
+      defer(() => of(stepEnd(attempt, next))),
+    );
+  };
+  return concat(
+    toolPhase(env, attempt),
+    defer(() => {
+      const continues = continuation(env, state, attempt);
+      return isObservable(continues) ? continues.pipe(concatMap(endOfStep)) : endOfStep(continues);
+    }),
+  );
+}
+
+/**
+ * One attempt at the step of `position` — led by the closing chunks of the attempt a retry
+ * rejected, when the position carries them; from its tools on at a `tools` position (restored
+ * after its model output): {@link attemptFrom}, {@link fromTools}.
  *
  * ```
  * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
@@ -172,31 +194,30 @@ const AFTER_MODEL_PHASES: readonly Phase[] = PHASES.slice(PHASES.length - 5);
  * @example
  * ```ts
  * // internal: the agent's step (model-step.ts) and processorsMiddleware
- * runAttempt(env, state, 0).subscribe((item) => isStepEnd(item) || send(item));
+ * runAttempt(env, state, stepAt(0)).subscribe((item) => isStepEnd(item) || send(item));
  * ```
  */
-export function runAttempt(env: StepEnvironment, state: RunState, stepNumber: number): Observable<ChunkType | StepEnd> {
+export function runAttempt(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition): Observable<ChunkType | StepEnd> {
   return defer(() => {
-    const resumed = state.resumed;
-    if (resumed !== undefined) {
+    if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
-      state.resumed = undefined;
-      state.attempt = resumed;
-      state.stepNumber = resumed.stepNumber;
-      return from(AFTER_MODEL_PHASES).pipe(concatMap((phase) => phase(env, state, resumed)));
+      state.attempt = position.attempt;
+      return fromTools(env, state, position.attempt);
     }
-    // the attempt a retry rejected is closed first; the retry takes the number the rejection gave it
-    const begin = (): Observable<ChunkType | StepEnd> => {
-      const attempt = beginAttempt(env, state, state.rejected?.nextStepNumber ?? stepNumber);
-      state.rejected = undefined;
-      return from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt)));
-    };
-    return state.rejected === undefined ? begin() : concat(closeRejected(env, state), defer(begin));
+    const begin = (): Observable<ChunkType | StepEnd> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
+    // the attempt a retry rejected is closed first
+    return position.rejected === undefined ? begin() : concat(closeRejected(env, state, position.rejected, position.stepNumber), defer(begin));
   });
 }
 
-/** The {@link StepEnd} of a finished attempt. */
-function stepEnd(attempt: AttemptState): StepEnd {
+/** The `step` commit point: the step's `step-finish` out, the run goes on at `next` (the next step or its commit). */
+function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | CommitPosition): Observable<never> {
+  if (env.durability?.checkpoint === undefined) return EMPTY;
+  return commitPoint(env, state, 'step', { stepNumber: attempt.stepNumber, last: next.kind === 'commit', position: () => next });
+}
+
+/** The {@link StepEnd} of a finished attempt: where the run goes on. */
+function stepEnd(attempt: AttemptState, next: StepPosition | CommitPosition): StepEnd {
   attempt.phase = 'done';
-  return { kind: 'step-end', continues: attempt.continues === true, nextStepNumber: attempt.stepNumber + 1 };
+  return { kind: 'step-end', next };
 }

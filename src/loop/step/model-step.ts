@@ -3,7 +3,7 @@
  * when a provider error is recovered by `processAPIError`, `retryOnTripwire` when a processor aborts
  * with `retry: true` — with the rejected attempt rolled back and closed in the stream.
  */
-import { identity, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { defer, identity, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { apiErrorBudget, retryOnAPIError } from '../../operators/retry-on-api-error.js';
 import { retryOnTripwire } from '../../operators/retry-on-tripwire.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
@@ -12,8 +12,9 @@ import { makeChunk } from '../../contract/make-chunk.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import { providerError } from '../../model/provider-error.js';
-import type { RejectedAttempt, RunState } from '../run/run-state.js';
-import { recordRejection, type AttemptState } from './attempt-state.js';
+import type { RunState } from '../data/run-state.js';
+import type { StepPosition, ToolsPosition } from '../data/run-position.js';
+import { recordRejection, type AttemptState } from '../data/attempt-state.js';
 import { runAttempt, type StepEnd } from './attempt.js';
 import { stepFinishChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -41,25 +42,24 @@ function closersOf(env: StepEnvironment, attempt: AttemptState, tripwire: TripWi
 
 /**
  * A retry operator resubscribes the step: the attempt it rejected is recorded (a tripwired one
- * stays in `steps`, blanked), rolled back from the list, and left for the next attempt to close in
- * the stream. A tripwire retry is a step of its own (the next number, counted by `maxSteps`); an
- * API-error retry repeats the attempt's number (the failed attempt is not a step). A retry raised
- * while an earlier rejected attempt's closing chunks pass (no attempt under way) rejects the
- * attempt that was about to begin: nothing to record or roll back, nothing of it to close.
+ * stays in `steps`, blanked), rolled back from the list, and its closing chunks handed on in the
+ * position the next attempt starts from. A tripwire retry is a step of its own (the next number,
+ * counted by `maxSteps`); an API-error retry repeats the attempt's number (the failed attempt is
+ * not a step). A retry raised while an earlier rejected attempt's closing chunks pass (no attempt
+ * under way) rejects the attempt that was about to begin: nothing to record, roll back or close.
  */
-function rejectAttempt(env: StepEnvironment, state: RunState, tripwire: TripWire | undefined): void {
+function rejectAttempt(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition, tripwire: TripWire | undefined): StepPosition {
   state.finish = undefined; // a rejected attempt's end of output is not the run's
   const attempt = state.attempt;
   if (attempt === undefined) {
-    const next = (state.rejected as RejectedAttempt).nextStepNumber;
-    state.rejected = { closers: [], nextStepNumber: tripwire === undefined ? next : next + 1 };
-    return;
+    return { kind: 'step', stepNumber: tripwire === undefined ? position.stepNumber : position.stepNumber + 1, rejected: [] };
   }
   if (tripwire !== undefined) recordRejection(state.steps, attempt, tripwirePayload(tripwire));
   state.messageList.rollbackToStepBoundary(attempt.boundary);
-  state.rejected = {
-    closers: closersOf(env, attempt, tripwire),
-    nextStepNumber: tripwire === undefined ? attempt.stepNumber : attempt.stepNumber + 1,
+  return {
+    kind: 'step',
+    stepNumber: tripwire === undefined ? attempt.stepNumber : attempt.stepNumber + 1,
+    rejected: closersOf(env, attempt, tripwire),
   };
 }
 
@@ -67,41 +67,49 @@ function rejectAttempt(env: StepEnvironment, state: RunState, tripwire: TripWire
  * A retry request from a hook before the model is a plain abort; a retry needs a step left. While
  * a rejected attempt's closing chunks pass, the attempt about to begin is the one retried.
  */
-function mayRetry(env: StepEnvironment, state: RunState): boolean {
+function mayRetry(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition): boolean {
   const attempt = state.attempt;
-  if (attempt === undefined) return state.rejected !== undefined && state.rejected.nextStepNumber + 1 < env.maxSteps;
+  if (attempt === undefined) return position.kind === 'step' && position.rejected !== undefined && position.stepNumber + 1 < env.maxSteps;
   return attempt.phase !== 'pre-model' && attempt.stepNumber + 1 < env.maxSteps;
 }
 
 /**
- * Step `stepNumber` of the run: its chunks, then its {@link StepEnd}, with tripwire and API-error
- * retries. A retry operator with no budget in this run would only pass every chunk and error
- * through, so it is left out (`identity`), as an unhooked stage is.
+ * The step at `start`: its chunks, then its {@link StepEnd}, with tripwire and API-error retries.
+ * Per subscription, the position the next attempt starts from: a retry replaces it with the one
+ * its rejection gave (`rejectAttempt`), which carries the rejected attempt's closing chunks. A
+ * retry operator with no budget in this run would only pass every chunk and error through, so it
+ * is left out (`identity`), as an unhooked stage is.
  *
  * ```
  * attempt 1:  --S--t--t--#                        (# = TripWire { retry: true } from processOutputStep)
  * result:     --S--t--t--R--S--t--F--(E|)          (R = step-finish 'retry', F = step-finish, E = StepEnd)
  * ```
  */
-export function modelStep(env: StepEnvironment, state: RunState, stepNumber: number): Observable<ChunkType | StepEnd> {
-  const attempt$ = runAttempt(env, state, stepNumber);
-  return attempt$.pipe(apiErrorRetries(env, state), tripwireRetries(env, state));
+export function modelStep(env: StepEnvironment, state: RunState, start: StepPosition | ToolsPosition): Observable<ChunkType | StepEnd> {
+  const apiErrors = apiErrorBudget(env.apiErrorProcessors, env.ctx, env.defaultApiErrorBudget) > 0;
+  const tripwires = (env.ctx.maxProcessorRetries ?? 0) > 0;
+  if (!apiErrors && !tripwires) return runAttempt(env, state, start);
+  return defer(() => {
+    let position = start;
+    const reject = (tripwire: TripWire | undefined): void => {
+      position = rejectAttempt(env, state, position, tripwire);
+    };
+    return defer(() => runAttempt(env, state, position)).pipe(
+      apiErrors ? apiErrorRetries(env, reject) : identity,
+      tripwires ? tripwireRetries(env, () => mayRetry(env, state, position), reject) : identity,
+    );
+  });
 }
 
-function apiErrorRetries(env: StepEnvironment, state: RunState): MonoTypeOperatorFunction<ChunkType | StepEnd> {
-  if (apiErrorBudget(env.apiErrorProcessors, env.ctx, env.defaultApiErrorBudget) === 0) return identity;
+function apiErrorRetries(env: StepEnvironment, reject: (tripwire: undefined) => void): MonoTypeOperatorFunction<ChunkType | StepEnd> {
   return retryOnAPIError(env.apiErrorProcessors, env.ctx, {
     isAPIError: ModelCallError.isInstance,
     toAPIError: providerError,
     defaultBudget: env.defaultApiErrorBudget,
-    onRetry: () => rejectAttempt(env, state, undefined),
+    onRetry: () => reject(undefined),
   });
 }
 
-function tripwireRetries(env: StepEnvironment, state: RunState): MonoTypeOperatorFunction<ChunkType | StepEnd> {
-  if ((env.ctx.maxProcessorRetries ?? 0) === 0) return identity;
-  return retryOnTripwire(env.ctx, {
-    shouldRetry: () => mayRetry(env, state),
-    onRetry: (tripwire) => rejectAttempt(env, state, tripwire),
-  });
+function tripwireRetries(env: StepEnvironment, shouldRetry: () => boolean, reject: (tripwire: TripWire) => void): MonoTypeOperatorFunction<ChunkType | StepEnd> {
+  return retryOnTripwire(env.ctx, { shouldRetry, onRetry: reject });
 }

@@ -19,7 +19,7 @@ import type { RunContext } from '../../operators/run-context.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import type { Processor } from '../../contract/processor-types.js';
-import { isRunLevel } from './attempt-state.js';
+import { isRunLevel } from '../data/attempt-state.js';
 
 /** The tool calls the model requested in the current attempt (`toolCallId` → `toolName`). */
 export type RequestedToolCalls = Map<string, string>;

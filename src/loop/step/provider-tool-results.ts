@@ -9,7 +9,7 @@ import { hasHook } from '../../contract/has-hook.js';
 import type { ModelEvent } from '../../model/model-events.js';
 import { runToolCallId, type ToolCallIds } from '../../model/model-part-to-chunk.js';
 import { processToolResult } from '../../operators/process-tool-result.js';
-import type { AttemptState } from './attempt-state.js';
+import type { AttemptState } from '../data/attempt-state.js';
 import type { StepEnvironment } from './step-environment.js';
 
 type ToolResultPart = Extract<LanguageModelV4StreamPart, { type: 'tool-result' }>;

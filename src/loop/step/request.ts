@@ -11,7 +11,7 @@ import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/mayb
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
-import type { AttemptState, PreparedRequest } from './attempt-state.js';
+import type { AttemptState, PreparedRequest } from '../data/attempt-state.js';
 import type { StepEnvironment } from './step-environment.js';
 import { structuredResponseFormat } from './structured-output.js';
 

@@ -9,10 +9,10 @@ import type { ModelEvent } from '../../model/model-events.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { RunContext } from '../../operators/run-context.js';
 import type { Processor } from '../../contract/processor-types.js';
-import type { CustomOutlet } from '../run/custom-outlet.js';
-import type { StopCondition } from '../run/stop-condition.js';
-import type { RunDurability } from '../run/run-durability.js';
-import type { AttemptState, PreparedRequest } from './attempt-state.js';
+import type { CustomOutlet } from '../data/custom-outlet.js';
+import type { StopCondition } from './stop-condition.js';
+import type { RunDurability } from '../data/run-durability.js';
+import type { AttemptState, PreparedRequest } from '../data/attempt-state.js';
 import type { OutputChain } from './output-chain.js';
 
 /**

@@ -15,7 +15,7 @@ import { modelPartToChunk, withFact, type ToolCallIds } from '../../model/model-
 import { liveReadOf, type PartSink } from '../../model/stream-model.js';
 import type { OutputSink, OutputStreamPass } from '../../operators/process-output-stream.js';
 import { subscribeLinked } from '../internal/subscribe-linked.js';
-import type { AttemptState } from './attempt-state.js';
+import type { AttemptState } from '../data/attempt-state.js';
 import { admit, type OutputChain } from './output-chain.js';
 import { parsePartialJson } from './partial-json.js';
 

@@ -10,7 +10,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { StepInput } from '../../operators/process-input-step.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { StepResult } from '../../contract/processor-types.js';
-import type { StepAccumulator } from './step-accumulator.js';
+import type { StepAccumulator } from '../data/step-accumulator.js';
 import { toToolSchema, validateToolInput } from '../tools/tool-schema.js';
 import { thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 

@@ -3,7 +3,7 @@
  * Nothing waits on a promise unless the validator or `execute` returned one.
  */
 import { catchError, concatMap, defer, isObservable, map, of, type Observable } from 'rxjs';
-import type { ToolBegin, ToolLedger } from '../run/run-durability.js';
+import type { ToolBegin, ToolLedger } from '../data/run-durability.js';
 import type { ModelMessage } from 'ai';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';

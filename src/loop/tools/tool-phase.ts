@@ -12,7 +12,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import type { StepEnvironment } from '../step/step-environment.js';
-import type { AttemptState } from '../step/attempt-state.js';
+import type { AttemptState } from '../data/attempt-state.js';
 import { recordAfterMessage } from '../step/after-model.js';
 import { executeWithLedger, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
 import { orderedMergeMap } from './ordered-merge.js';

@@ -10,7 +10,7 @@ import { encodeJson } from '../../../src/contract/json-codec.js';
 import type { ProcessorState } from '../../../src/contract/processor-types.js';
 import { createRun } from '../../../src/loop/run/create-run.js';
 import { isChunk, isRunEnd } from '../../../src/loop/run/run-events.js';
-import type { RunSnapshot } from '../../../src/loop/run/run-snapshot.js';
+import type { RunSnapshot } from '../../../src/loop/data/run-snapshot.js';
 import { InMemoryStorage } from '../../../src/storage/in-memory-storage.js';
 import { scenarioAgent, scenarioInput, scenarioOptions, Sequence, type SnapshotScenario } from './snapshot-scenario.js';
 

@@ -11,7 +11,7 @@ import type { StepFacts } from '../../model/model-part-to-chunk.js';
 import type { StepInput } from '../../operators/process-input-step.js';
 import type { AttemptState } from './attempt-state.js';
 import { StepAccumulator } from './step-accumulator.js';
-import type { StepEnvironment } from './step-environment.js';
+import type { RunSources } from './run-sources.js';
 
 /** The JSON form of an attempt after its model output. */
 export interface AttemptSnapshot {
@@ -54,7 +54,7 @@ function toolsNamed(all: AgentToolSet | undefined, names: readonly string[] | nu
 }
 
 /** The attempt of an `AttemptSnapshot`, in a run whose state (its list, its steps) was restored. */
-export function restoreAttempt(env: StepEnvironment, steps: readonly StepResult[], json: JsonValue): AttemptState {
+export function restoreAttempt(env: Pick<RunSources, 'stepDefaults'>, steps: readonly StepResult[], json: JsonValue): AttemptState {
   const snapshot = json as unknown as AttemptSnapshot;
   const step = steps[snapshot.recorded];
   if (step === undefined) throw new TypeError(`the snapshot's attempt names step result ${snapshot.recorded}, which the run does not have`);
@@ -71,12 +71,10 @@ export function restoreAttempt(env: StepEnvironment, steps: readonly StepResult[
     phase: 'post-model',
     feedback: undefined,
     stepInput,
-    request: undefined,
     facts: typeof timestamp === 'string' ? { ...facts, response: { ...facts.response, timestamp: new Date(timestamp) } } : facts,
     accumulator: StepAccumulator.afterMessage(step),
     opened: true,
     requestedToolCalls: new Map(snapshot.requestedToolCalls),
     recorded: step,
-    continues: undefined,
   };
 }

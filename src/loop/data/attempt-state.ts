@@ -1,7 +1,8 @@
 /**
- * One attempt at a step, as data: what it asked the model, what the model reported, what passed
- * the output processors, and how far it got. Part of the run's state (`RunState.attempt`) while
- * it runs; the phases of `attempt.ts` read it and add what they produced.
+ * One attempt at a step, as data: its step input, what the model reported, what passed the output
+ * processors, and how far it got. Part of the run's state (`RunState.attempt`) while it runs; the
+ * step-output kernel folds the model's facts and output into it, and a step's `StepEnd` carries it.
+ * The request and whether the loop goes on are not kept here: `attempt.ts` hands them on as values.
  */
 import type { StepBoundary } from '../../message-list/step-boundary.js';
 import type { StepInput } from '../../operators/process-input-step.js';
@@ -36,8 +37,6 @@ export interface AttemptState {
   feedback: string | undefined;
   /** The step input after `processInputStep` (the model, tools and settings of this attempt). */
   stepInput: StepInput | undefined;
-  /** The request the model got (or the cached response that replaced the call). */
-  request: PreparedRequest | undefined;
   /** What the model call reported besides content. */
   facts: StepFacts;
   /** What passed the output processors: the step's text, tool calls, message parts. */
@@ -48,8 +47,6 @@ export interface AttemptState {
   readonly requestedToolCalls: Map<string, string>;
   /** The attempt's `StepResult`, once recorded in the run's steps. */
   recorded: StepResult | undefined;
-  /** Whether another step follows (decided after the tools ran and the stop conditions were asked). */
-  continues: boolean | undefined;
 }
 
 /** A fresh attempt at step `stepNumber`. */
@@ -66,19 +63,17 @@ export function newAttempt(options: {
     phase: 'opening',
     feedback: undefined,
     stepInput: undefined,
-    request: undefined,
     facts: newStepFacts(),
     accumulator: new StepAccumulator({ keepChunks: options.keepChunks }),
     opened: false,
     requestedToolCalls: new Map(),
     recorded: undefined,
-    continues: undefined,
   };
 }
 
-/** Whether the attempt's model output was a cached response replayed (`processLLMRequest` returned `response`). */
-export function fromCache(attempt: AttemptState): boolean {
-  return attempt.request?.request.response !== undefined;
+/** Whether an attempt's model output is a cached response replayed (`processLLMRequest` returned `response`). */
+export function fromCache(prepared: PreparedRequest): boolean {
+  return prepared.request.response !== undefined;
 }
 
 /** The step result of an attempt (with `tripwire` when a processor rejected it). */

@@ -1,16 +1,17 @@
 /** A run's commit points: where durable execution checkpoints it (nothing for a plain run). */
 import type { Observable } from 'rxjs';
 import { demandOf } from '../../operators/demand.js';
-import type { StepEnvironment } from '../step/step-environment.js';
+import type { RunSources } from './run-sources.js';
 import { commitAt, type RunCommitPoint } from './run-durability.js';
-import { snapshotRun, type RunPosition } from './run-snapshot.js';
+import type { Position } from './run-position.js';
+import { snapshotRun } from './run-snapshot.js';
 import type { RunState } from './run-state.js';
 
 /** What a commit point adds to its kind: where a restored run goes on, the tool calls, the last step. */
 export interface CommitPointDetails {
   readonly stepNumber: number;
-  /** Where a restored run goes on (made when the snapshot is taken); default: where the run stands between steps. */
-  readonly position?: () => RunPosition;
+  /** Where a restored run goes on (made when the snapshot is taken). */
+  readonly position: () => Position;
   readonly toolCalls?: RunCommitPoint['toolCalls'];
   readonly last?: boolean;
 }
@@ -19,13 +20,13 @@ export interface CommitPointDetails {
  * The run at commit point `kind` (nothing without durability): the checkpoint is told, then the run
  * waits for its demand gate to open. The point carries the run's snapshot, taken when asked for.
  */
-export function commitPoint(env: StepEnvironment, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
+export function commitPoint(env: RunSources, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
   return commitAt(env.durability, demandOf(env.ctx), () => ({
     kind,
     runId: state.runId,
     stepNumber: details.stepNumber,
     rejectedAttempts: state.retryCount + state.apiErrorRetryCount,
-    snapshot: () => snapshotRun(env, state, details.position?.()),
+    snapshot: () => snapshotRun(env, state, details.position()),
     ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
     ...(details.last === undefined ? {} : { last: details.last }),
   }));

@@ -17,15 +17,16 @@ import { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
-import { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
-import type { StepEnvironment } from '../step/step-environment.js';
-import { restoreAttempt } from '../step/attempt-snapshot.js';
+import { RUN_SNAPSHOT_FORMAT, type RunSnapshot } from './run-snapshot-types.js';
+import { COMMIT, positionJson, stepAt, type Position } from './run-position.js';
+import type { RunSources } from './run-sources.js';
+import { restoreAttempt } from './attempt-snapshot.js';
 import type { RunState } from './run-state.js';
 
 export { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
 
 /** The run's processors by id (the first of an id: processors sharing an id share their state). */
-function processorsById(env: StepEnvironment): Map<string, Processor> {
+function processorsById(env: RunSources): Map<string, Processor> {
   const byId = new Map<string, Processor>();
   for (const processor of [...env.inputProcessors, ...env.outputProcessors, ...env.apiErrorProcessors]) if (!byId.has(processor.id)) byId.set(processor.id, processor);
   return byId;
@@ -35,7 +36,7 @@ function processorsById(env: StepEnvironment): Map<string, Processor> {
  * Every processor's `state` as JSON, as its `durableState` says: plain JSON by default (else a
  * `DurableStateError` naming processor and path), left out for `'reset'`, its own `snapshot`.
  */
-function processorStatesOf(env: StepEnvironment, state: RunState): Record<string, JsonValue> {
+function processorStatesOf(env: RunSources, state: RunState): Record<string, JsonValue> {
   const processors = processorsById(env);
   const states: Record<string, JsonValue> = {};
   for (const [processorId, processorState] of Object.entries(state.processorStates)) {
@@ -51,23 +52,18 @@ function processorStatesOf(env: StepEnvironment, state: RunState): Record<string
   return states;
 }
 
-/** Where the run stands between steps, for its snapshot. */
-function positionOf(state: RunState): RunPosition {
-  return state.next === 'commit' ? { kind: 'commit' } : { kind: 'step', stepNumber: state.nextStep };
-}
-
 /**
- * The run's state as a {@link RunSnapshot}, at `position` (default: where the run stands between
- * steps): JSON all through (a processor state that is not JSON is a `DurableStateError`; a value
- * the codec cannot write, a `JsonEncodingError` naming its path).
+ * The run's state as a {@link RunSnapshot}, at `position`: JSON all through (a processor state that
+ * is not JSON is a `DurableStateError`; a value the codec cannot write, a `JsonEncodingError`
+ * naming its path).
  */
-export function snapshotRun(env: StepEnvironment, state: RunState, position: RunPosition = positionOf(state)): RunSnapshot {
+export function snapshotRun(env: RunSources, state: RunState, position: Position): RunSnapshot {
   const writes = RequestContext.ownEntriesOf(env.ctx.requestContext);
   const streamParts = streamPartsOf(env.outputProcessors, env.ctx);
   return {
     format: RUN_SNAPSHOT_FORMAT,
     runId: state.runId,
-    next: position,
+    next: positionJson(position, state.steps),
     messageList: state.messageList.serialize(),
     steps: state.steps.map((step, index) => toJsonValue(step, `steps[${index}]`)),
     retryCount: state.retryCount,
@@ -111,7 +107,7 @@ export function reviveChunk(json: JsonValue): ChunkType {
 }
 
 /** The processor states of a snapshot, as each processor's `durableState` restores them. */
-function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>): Record<string, ProcessorState> {
+function restoredStates(env: RunSources, states: Record<string, JsonValue>): Record<string, ProcessorState> {
   const processors = processorsById(env);
   const restored: Record<string, ProcessorState> = {};
   for (const [processorId, json] of Object.entries(states)) {
@@ -123,11 +119,11 @@ function restoredStates(env: StepEnvironment, states: Record<string, JsonValue>)
 }
 
 /**
- * Puts `snapshot` into a run just set up (its environment resolved, its state fresh): the run then
- * goes on where the snapshot stands — `processInput` does not run again; at a `tools` position the
- * model is not called again either.
+ * Puts `snapshot` into a run just set up (its environment resolved, its state fresh) and returns
+ * where the run goes on: never `processInput` again; at a `tools` position the model is not called
+ * again either.
  */
-export function restoreRun(env: StepEnvironment, state: RunState, snapshot: RunSnapshot): void {
+export function restoreRun(env: RunSources, state: RunState, snapshot: RunSnapshot): Position {
   if (typeof snapshot.format !== 'number' || snapshot.format > RUN_SNAPSHOT_FORMAT) {
     throw new RunSnapshotError({ message: `This run snapshot has format ${String(snapshot.format)}; this build reads formats up to ${RUN_SNAPSHOT_FORMAT}.` });
   }
@@ -143,8 +139,6 @@ export function restoreRun(env: StepEnvironment, state: RunState, snapshot: RunS
   state.initialSystemMessages = snapshot.initialSystemMessages;
   state.finish = snapshot.finish === null ? undefined : (reviveChunk(snapshot.finish) as AgentChunk<'finish'>);
   const next = snapshot.next;
-  state.next = next.kind === 'commit' ? 'commit' : 'step';
-  state.nextStep = next.kind === 'commit' ? state.steps.length : next.stepNumber;
   adoptProcessorStates(env.ctx, restoredStates(env, snapshot.processorStates));
   if (snapshot.streamParts !== null) {
     try {
@@ -154,14 +148,19 @@ export function restoreRun(env: StepEnvironment, state: RunState, snapshot: RunS
     }
   }
   for (const chunk of snapshot.customChunks ?? []) env.outlet.push(chunk as unknown as DataChunkType);
-  if (next.kind === 'tools') {
-    try {
-      state.resumed = restoreAttempt(env, state.steps, next.attempt);
-    } catch (error) {
-      throw new RunSnapshotError({ message: `The snapshot's attempt cannot be restored: ${(error as Error).message}`, cause: error });
-    }
-  }
   const context = env.ctx.requestContext;
   for (const [key, value] of snapshot.requestContext.values) context.set(key, value);
   for (const key of snapshot.requestContext.deleted) context.delete(key);
+  return restoredPosition(env, state, next);
+}
+
+/** Where a restored run goes on: a `tools` position's attempt made again from its snapshot. */
+function restoredPosition(env: RunSources, state: RunState, next: RunSnapshot['next']): Position {
+  if (next.kind === 'commit') return COMMIT;
+  if (next.kind === 'step') return stepAt(next.stepNumber);
+  try {
+    return { kind: 'tools', stepNumber: next.stepNumber, attempt: restoreAttempt(env, state.steps, next.attempt) };
+  } catch (error) {
+    throw new RunSnapshotError({ message: `The snapshot's attempt cannot be restored: ${(error as Error).message}`, cause: error });
+  }
 }
