@@ -92,7 +92,7 @@ export function toUIMessageStream(chunks$: Observable<ChunkType>, options: ToUIM
   if (!RELEASE_MODES.includes(release)) {
     throw optionError(`toUIMessageStream: options.release must be 'live' or 'accepted' (got ${describeValue(release)}).`);
   }
-  if (given !== undefined && !(given instanceof DemandGate)) {
+  if (given !== undefined && !DemandGate.isInstance(given)) {
     throw optionError(`toUIMessageStream: options.demand must be a DemandGate (got ${describeValue(given)}).`);
   }
   // the run itself (agent.stream$(…)) is subscribed with a gate made here, unless one was given

@@ -6,6 +6,10 @@
  *
  * Checking the gate is one property read per part; a promise exists only while it is held.
  */
+import { hasMarker } from '../errors/rxagent-error.js';
+
+/** The brand every copy of rxagent (its ESM and CJS builds) gives its gates: see `DemandGate.isInstance`. */
+const marker = Symbol.for('rxagent.DemandGate');
 
 /**
  * The demand gate of one run (made by the consumer that paces it, and given to the run).
@@ -20,10 +24,25 @@
  * ```
  */
 export class DemandGate {
+  private readonly [marker] = true;
   #holders: object[] | undefined;
   /** While held and waited for: the one promise every waiter gets, and what resolves it. */
   #opened: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+
+  /**
+   * True when `value` is a demand gate of any copy of rxagent loaded in this process — its ESM or
+   * its CJS build (`instanceof` says false across the two).
+   *
+   * @example
+   * ```ts
+   * DemandGate.isInstance(new DemandGate()); // true
+   * DemandGate.isInstance({ open: true });   // false
+   * ```
+   */
+  static isInstance(value: unknown): value is DemandGate {
+    return hasMarker(value, marker);
+  }
 
   /** True while nobody holds the gate. */
   get open(): boolean {

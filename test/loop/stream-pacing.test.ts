@@ -18,6 +18,19 @@ it('runs on the RxJS of its vitest project (RxJS 8 has no Observable#lift)', () 
   expect('lift' in Observable.prototype).toBe(major === '7');
 });
 
+describe('DemandGate.isInstance', () => {
+  it('accepts a gate of any copy of rxagent (ESM and CJS builds share the brand), refuses look-alikes', () => {
+    expect(DemandGate.isInstance(new DemandGate())).toBe(true);
+    // what the other build's gate carries: its own class, the same Symbol.for brand
+    class OtherCopy {
+      readonly [Symbol.for('rxagent.DemandGate')] = true;
+    }
+    expect(new OtherCopy() instanceof DemandGate).toBe(false);
+    expect(DemandGate.isInstance(new OtherCopy())).toBe(true);
+    for (const value of [undefined, null, 1, 'gate', { open: true }, { [Symbol('rxagent.DemandGate')]: true }]) expect(DemandGate.isInstance(value)).toBe(false);
+  });
+});
+
 describe('stream$() with a demand gate', () => {
   it('reads no further while the gate is held, then the whole run once it is released', async () => {
     const { model, pulls } = countingModel(TOTAL);

@@ -158,7 +158,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     // bad arguments throw here, inside the run: endWithTerminal makes the `start` and the `error` chunk
     const chunks$ = defer(() => {
       validateRunArguments(config, input, options);
-      if (wiring.demand !== undefined && !(wiring.demand instanceof DemandGate)) {
+      if (wiring.demand !== undefined && !DemandGate.isInstance(wiring.demand)) {
         throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
       }
       const made = createEnvironment(config, input, options, demand, wiring);
