@@ -439,7 +439,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const since = job.data.since ?? generation;
     const failedBefore = job.data.failedBefore ?? 0;
     if (requeued < MAX_REQUEUES && run.status === 'queued') {
-      const budget = { since, failedBefore: failedBefore + failedAttempts, retryLimit: Math.max(0, policies.retryLimit - failedBefore - failedAttempts) };
+      // attempts that never claimed the run spend nothing: the budget goes on as it was
+      const budget = { since, failedBefore, retryLimit: Math.max(0, policies.retryLimit - failedBefore) };
       if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { requeued: requeued + 1, ...budget })) !== null) return;
     }
     // attempts the infrastructure failed are refunded: the run goes on with the attempts it has left

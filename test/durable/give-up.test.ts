@@ -234,6 +234,18 @@ describe('what giving up leaves alone, and what it fences', () => {
     expect(entries.at(-1)!.chunk).toMatchObject({ type: 'error', payload: { error: { name: 'RunAttemptsExhaustedError', attempts: 1 } } });
   }, 60_000);
 
+  it('a run no attempt ever claimed goes on in a new job with its whole budget (those attempts spend nothing)', async () => {
+    const worker = newWorker({ agents: [talker('unclaimed')], queue: { pollingIntervalSeconds: 0.5, retryLimit: 3 } });
+    await worker.start();
+    // a run whose job failed for good before any attempt claimed it (each fetch's reply lost): queued, epoch 0
+    const runId = `unclaimed-${suffix}`;
+    await journal.createRun({ runId, agentId: 'unclaimed', input: { input: 'Talk', options: {} } as never });
+    await boss.send(deadLetterQueueOf(queueOf('unclaimed')), { runId });
+    await until(worker.events$, 'completed', runId);
+    expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', epoch: 1 });
+    expect(await boss.getJobById(queueOf('unclaimed'), generationJobIdOf(runId, 1))).toMatchObject({ data: { runId, generation: 1, requeued: 1 }, retryLimit: 3 });
+  }, 60_000);
+
   it('a completed or cancelled run is not touched; an unknown run is nothing to do', async () => {
     const worker = newWorker({ agents: [talker('ended', 100)] });
     await worker.start();

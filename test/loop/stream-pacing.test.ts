@@ -22,8 +22,11 @@ describe('DemandGate.isInstance', () => {
   it('accepts a gate of any copy of rxagent (ESM and CJS builds share the brand), refuses look-alikes', () => {
     expect(DemandGate.isInstance(new DemandGate())).toBe(true);
     // what the other build's gate carries: its own class, the same Symbol.for brand
+    const brand: symbol = Symbol.for('rxagent.DemandGate');
     class OtherCopy {
-      readonly [Symbol.for('rxagent.DemandGate')] = true;
+      constructor() {
+        Object.defineProperty(this, brand, { value: true });
+      }
     }
     expect(new OtherCopy() instanceof DemandGate).toBe(false);
     expect(DemandGate.isInstance(new OtherCopy())).toBe(true);
