@@ -14,8 +14,7 @@ import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
-import { effects, lookAgent, perRunIds } from './fixtures/look-agent.js';
-import { effectiveChunks, journalEntries, memoryShape, normalise } from './fixtures/matrix-checks.js';
+import { effects, lookAgent, lookOutcome } from './fixtures/look-agent.js';
 
 const suffix = randomUUID().slice(0, 6);
 const schema = `rxagent_outage_${suffix}`;
@@ -72,15 +71,7 @@ afterAll(async () => {
   await server?.stop();
 }, 60_000);
 
-/** A run's client view and memory, normalised (from the direct connection). */
-async function outcomeOf(runId: string): Promise<{ chunks: unknown; memory: unknown; types: string[] }> {
-  const entries = await journalEntries(direct.journal, runId);
-  return {
-    chunks: perRunIds(normalise(effectiveChunks(entries), runId)),
-    memory: perRunIds(memoryShape(await direct.storage.getMessages({ threadId: `t-${runId}` }), runId)),
-    types: entries.map((entry) => entry.chunk.type),
-  };
-}
+const outcomeOf = (runId: string) => lookOutcome(direct.journal, direct.storage, runId);
 
 const ended = (runId: string): boolean => events.some((event) => event.type === 'completed' && event.runId === runId);
 
