@@ -7,12 +7,12 @@
 import { type Observable, type ObservableInput, concatMap, defer, finalize, from } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { DemandGate } from '../../contract/demand-gate.js';
-import { isPromiseLike } from '../../contract/maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../../contract/maybe-async.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { MessageList } from '../../message-list/message-list.js';
 import { agentConfig, type Agent } from '../agent.js';
 import type { AgentCallOptions, AgentInput } from '../agent-types.js';
-import { endRun } from '../run/create-run.js';
+import { endRun, endUnstartedRun } from '../run/create-run.js';
 import { createEnvironment, type RunSetUp } from '../run/run-environment.js';
 import { validateRunArguments } from '../run/validate-options.js';
 
@@ -148,18 +148,21 @@ function handleOf(run: AgentRun): RunHandle {
  */
 export function withAgentRun<T = ChunkType>(setUp: AgentRunOptions, body: (run: AgentRun) => ObservableInput<T>): Observable<T> {
   return defer(() => {
-    let made: RunSetUp | undefined;
+    let started: RunSetUp | undefined;
+    let environment: MaybePromise<RunSetUp> | undefined;
     const go = (run: RunSetUp): Observable<T> => {
-      made = run;
+      started = run;
       return from(body(new RunHandle(run)));
     };
     const run$ = defer(() => {
       const config = agentConfig(setUp.agent);
       const options = setUp.options ?? {};
       validateRunArguments(config, setUp.input, options);
-      const environment = createEnvironment(config, setUp.input, options, new DemandGate());
-      return isPromiseLike(environment) ? from(environment).pipe(concatMap(go)) : go(environment);
+      const made = createEnvironment(config, setUp.input, options, new DemandGate());
+      environment = made;
+      return isPromiseLike(made) ? from(made).pipe(concatMap(go)) : go(made);
     });
-    return run$.pipe(finalize(() => endRun(made?.env)));
+    // the run is over: its environment ended now, or when a set-up the consumer left settles
+    return run$.pipe(finalize(() => (started === undefined ? endUnstartedRun(environment) : endRun(started.env))));
   });
 }

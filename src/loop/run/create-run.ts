@@ -12,6 +12,7 @@
  *   endWithTerminal({ onError, closeBrackets: true, then: RunEnd }), one start first, one terminal chunk,
  *                                                                   brackets closed, then the RunEnd
  *   finalize(endRun),                                               the run's signal aborted, the caller's and custom$ released
+ *                                                                   (when a set-up the consumer left settles, if it had not)
  * )
  * steps$ = positions.pipe(concatMap((p) => modelStep(p)))   fed by each StepEnd's next position while the loop goes on
  * ```
@@ -37,7 +38,7 @@ import {
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
-import { isPromiseLike } from '../../contract/maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../../contract/maybe-async.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
 import { hasHook } from '../../contract/has-hook.js';
@@ -134,6 +135,20 @@ export function endRun(env: RunEnvironment | undefined): void {
 }
 
 /**
+ * Ends a run whose body never started: `setUp` settled after the consumer left (or its restore
+ * threw), so nothing else holds its environment. A set-up still pending is ended when it settles
+ * (a failed one made nothing to end): an early unsubscribe leaves no listener on the caller's
+ * signal and no subscription to the run's custom chunks.
+ */
+export function endUnstartedRun(setUp: MaybePromise<RunSetUp> | undefined): void {
+  if (isPromiseLike(setUp)) setUp.then((made) => endRun(made.env), ignoreFailedSetUp);
+  else endRun(setUp?.env);
+}
+
+/** A set-up that failed made no environment (its error went to the run's subscriber, if any). */
+function ignoreFailedSetUp(): void {}
+
+/**
  * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits the chunks
  * (one `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of
  * the stream, not side channels. A consumer that paces the run gives it the demand gate it holds
@@ -148,6 +163,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const given: Partial<AgentCallOptions> = typeof options === 'object' && options !== null ? options : {};
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
+    let setUp: MaybePromise<RunSetUp> | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
       const position: Position = wiring.restore === undefined ? { kind: 'input' } : restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
       run = setUpRun;
@@ -162,6 +178,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
         throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
       }
       const made = createEnvironment(config, input, options, demand, wiring);
+      setUp = made;
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
     });
     const terminal = {
@@ -177,7 +194,8 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     };
     return chunks$.pipe(
       (wiring as Partial<ChunksOnly>).results === false ? endWithTerminal(terminal) : endWithTerminal({ ...terminal, then: results }),
-      finalize(() => endRun(run?.env)),
+      // the run is over: its environment ended now, or when a set-up the consumer left settles
+      finalize(() => (run === undefined ? endUnstartedRun(setUp) : endRun(run.env))),
     );
   });
 }

@@ -196,14 +196,14 @@ export function createEnvironment(
         resolveModel: resolve,
       });
       assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
+      // before anything the run must release: an invalid input throws here
+      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
       const callerSignal = options.abortSignal;
       const releaseCallerSignal = followCallerSignal(controller, callerSignal);
       const outlet = new CustomOutlet();
       // `writer.custom()` outside processOutputStream: into the outlet (drained at the next phase) until the run ends
       const listening = ctx.custom$.subscribe((chunk) => outlet.push(chunk));
-
-      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
-      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
       const env: RunEnvironment = {
         ctx,
         runId,
