@@ -1,5 +1,6 @@
 import type { MastraDBMessage } from '../message-list/index.js';
 import type {
+  ChunkOfType,
   ChunkType,
   ProcessInputStepArgs,
   ProcessInputStepResult,
@@ -229,9 +230,19 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return tokens;
   }
 
-  /** The `processInputStep` hook (see `Processor.processInputStep` for when it runs and what it may return). */
+  /**
+   * The `processInputStep` hook (see `Processor.processInputStep` for when it runs and what it may
+   * return). While the default tokenizer loads, the hook's answer is a promise of its work once it
+   * has loaded: the hook runs once per step, as the operator called it (a subclass that overrides
+   * it is not called again).
+   */
   processInputStep(args: ProcessInputStepArgs): ProcessInputStepResult | undefined | Promise<ProcessInputStepResult | undefined> {
-    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processInputStep(args));
+    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.limitInput(args));
+    return this.limitInput(args);
+  }
+
+  /** `processInputStep`'s work, with the counter ready: the oldest turns dropped until the prompt fits. */
+  private limitInput(args: ProcessInputStepArgs): ProcessInputStepResult | undefined {
     const { messages, systemMessages } = args;
     const systemTokens = systemMessages.reduce((sum, message) => sum + MESSAGE_OVERHEAD + this.counter(message.content), 0);
     const sizes = messages.map((message) => this.countMessage(message));
@@ -265,15 +276,24 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     return { messages: messages.filter((_, index) => !dropped.has(groupOf[index] as number)) };
   }
 
-  /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
+  /**
+   * The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it
+   * may return). A text delta that comes while the default tokenizer loads is answered with a
+   * promise of the hook's work once it has loaded (the hook itself is not called again).
+   */
   processOutputStream(args: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
-    const { part, state, abort } = args;
+    const { part, state } = args;
     if (part.type === 'step-start' && this.countMode === 'cumulative') {
       startAttempt(state, part.payload.stepNumber, args.retryCount ?? 0);
       return part;
     }
     if (part.type !== 'text-delta') return part;
-    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.processOutputStream(args));
+    if (this.waitsForTokenizer) return defaultTokenizer.load().then(() => this.limitDelta(part, args));
+    return this.limitDelta(part, args);
+  }
+
+  /** `processOutputStream`'s work on a text delta, with the counter ready: the delta kept, cut, dropped, or the run aborted. */
+  private limitDelta(part: ChunkOfType<'text-delta'>, { state, abort }: ProcessOutputStreamArgs): ChunkType | null {
     if (state.truncated === true && this.countMode === 'cumulative') return null;
     const used = this.countMode === 'cumulative' ? ((state.outputTokens as number | undefined) ?? 0) : 0;
     const tokens = this.counter(part.payload.text);
