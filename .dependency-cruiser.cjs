@@ -7,7 +7,7 @@
  *   testing, ai-sdk <- the layers above, through their entry files
  *   devtools (the run inspector) <- the layers above, testing and ai-sdk, through their entry files
  *   durable (run journal readers, workers) <- loop, storage, contract, through their entry files
- *   inside the loop: data (state, position, attempt, snapshots, commit points) <- tools, step <- run
+ *   inside the loop: data (state, position, attempt, snapshots, commit points) <- tools <- step <- run
  *
  * src/processors, src/testing, src/ai-sdk, src/devtools and src/durable import another layer only through its entry file,
  * `src/<layer>/index.ts` (rule `upper-layers-through-entry-files`). Some entry files are package
@@ -98,6 +98,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/loop/(step|tools)/' },
       to: { path: '^src/loop/run/' },
+    },
+    {
+      name: 'loop-tools-not-importing-step',
+      comment:
+        'src/loop/tools (executing a call, orderedMergeMap, tool schemas) is machinery a step composes: the step\'s tool ' +
+        'phase lives in src/loop/step, and tools/ never imports step/ (no folder cycle)',
+      severity: 'error',
+      from: { path: '^src/loop/tools/' },
+      to: { path: '^src/loop/step/' },
     },
     {
       name: 'devtools-is-the-top-layer',

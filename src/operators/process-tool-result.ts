@@ -5,7 +5,7 @@ import type { ProcessToolResultArgs, Processor, ProcessorLike } from '../contrac
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -30,16 +30,11 @@ export function findCommittedToolResult(messageList: MessageList, toolCallId: st
 }
 
 /**
- * Runs every processor's `processToolResult` for one result, then commits the (processed) result.
- * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
- * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ * Runs every processor's `processToolResult` for one result, then commits the (processed) result:
+ * the operator's work on one value. Synchronous while the hooks are; a promise once one returns a
+ * promise; an Observable hook result kept an Observable (its scheduler's time is kept).
  */
-export function runProcessToolResult(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybePromise<ToolResultEvent> {
-  return toMaybePromise(runProcessToolResultHooks(processors, context, event));
-}
-
-/** `runProcessToolResult`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
-export function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
+function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
   const bindings = bindingsWith(processors, context, 'processToolResult');
   const processed = reduceMaybe(bindings, event, (current, binding) => {
     const list = context.messageList;
@@ -102,9 +97,13 @@ export function runProcessToolResultHooks(processors: readonly Processor[], cont
  */
 export function processToolResult(list: readonly ProcessorLike[], ctx?: RunContext): OperatorFunction<ToolResultEvent, ToolResultEvent> {
   const processors = asProcessors(list);
-  return (source) =>
-    defer(() => {
-      const context = ctx ?? createRunContext();
-      return source.pipe(concatMap((event) => defer(() => toObservable(runProcessToolResultHooks(processors, context, event)))));
-    });
+  // with the run's context no per-subscription set-up is needed: the stage itself (one concatMap;
+  // its project runs when the value's turn comes, so no inner `defer` either)
+  if (ctx !== undefined) return processToolResultStage(processors, ctx);
+  return (source) => defer(() => source.pipe(processToolResultStage(processors, createRunContext())));
+}
+
+/** The hooks of `processors` on each tool result, in order, with `context`. */
+function processToolResultStage(processors: readonly Processor[], context: RunContext): OperatorFunction<ToolResultEvent, ToolResultEvent> {
+  return concatMap((event) => toObservable(runProcessToolResultHooks(processors, context, event)));
 }

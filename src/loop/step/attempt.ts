@@ -7,7 +7,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
 import type { RunState } from '../data/run-state.js';
-import { toolPhase } from '../tools/tool-phase.js';
+import { toolPhase } from './tool-phase.js';
 import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
 import { commitPoint } from '../data/commit-points.js';

@@ -4,20 +4,28 @@
  * it is committed; a failure becomes a `tool-error` chunk and an error result the model sees.
  * `data-*` chunks tools write stream live.
  */
-import { EMPTY, Observable, concatMap, from, isObservable, map, of, tap } from 'rxjs';
-import { runProcessToolResultHooks, type ToolResultEvent } from '../../operators/process-tool-result.js';
-import { isPromiseLike } from '../../contract/maybe-async.js';
-import { toObservable } from '../../contract/to-observable.js';
+import { EMPTY, type MonoTypeOperatorFunction, Observable, concatMap, from, map, of, tap } from 'rxjs';
+import { processToolResult, type ToolResultEvent } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
-import type { StepEnvironment } from '../step/step-environment.js';
+import type { StepEnvironment } from './step-environment.js';
 import type { AttemptState } from '../data/attempt-state.js';
-import { recordAfterMessage } from '../step/after-model.js';
-import { executeWithLedger, type ToolEnvironment, type ToolOutcome } from './execute-tool-call.js';
-import { orderedMergeMap } from './ordered-merge.js';
+import { recordAfterMessage } from './after-model.js';
+import { executeWithLedger, type ToolEnvironment, type ToolOutcome } from '../tools/execute-tool-call.js';
+import { orderedMergeMap } from '../tools/ordered-merge.js';
 
-function outcomeToChunk(env: StepEnvironment, stepNumber: number, outcome: ToolOutcome): Observable<ChunkType> {
+/**
+ * The chunk of one tool outcome: a failure becomes a `tool-error` chunk (and its neutral error
+ * result for the model); a success goes through `processResult` (the `processToolResult` operator,
+ * which commits the processed result) and becomes a `tool-result` chunk.
+ */
+function outcomeToChunk(
+  env: StepEnvironment,
+  stepNumber: number,
+  processResult: MonoTypeOperatorFunction<ToolResultEvent>,
+  outcome: ToolOutcome,
+): Observable<ChunkType> {
   const { call } = outcome;
   if (outcome.kind === 'error') {
     // The call gets its error result at once (a prompt never carries a call without its result),
@@ -29,17 +37,11 @@ function outcomeToChunk(env: StepEnvironment, stepNumber: number, outcome: ToolO
       makeChunk(env.runId, 'tool-error', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: outcome.error }),
     );
   }
-  // the `processToolResult` operator's work, run here (this runs as the result's turn comes, as the
-  // operator's `defer` would): a synchronous outcome is one `of`, not four operators per result
-  const processed = runProcessToolResultHooks(env.outputProcessors, env.ctx, {
-    stepNumber,
-    toolName: call.toolName,
-    toolCallId: call.toolCallId,
-    args: call.args,
-    result: outcome.result,
-  });
-  if (!isObservable(processed) && !isPromiseLike(processed)) return of(toolResultChunk(env, processed));
-  return toObservable(processed).pipe(map((event) => toolResultChunk(env, event)));
+  const event: ToolResultEvent = { stepNumber, toolName: call.toolName, toolCallId: call.toolCallId, args: call.args, result: outcome.result };
+  return of(event).pipe(
+    processResult,
+    map((processed) => toolResultChunk(env, processed)),
+  );
 }
 
 function toolResultChunk(env: StepEnvironment, event: ToolResultEvent): ChunkType {
@@ -89,9 +91,10 @@ export function toolPhase(env: StepEnvironment, attempt: AttemptState): Observab
       return env.ctx.messageList.get.all.model();
     },
   };
+  const processResult = processToolResult(env.outputProcessors, env.ctx);
   const execution$ = from(calls).pipe(
     orderedMergeMap((call) => executeWithLedger(call, tools?.[call.toolName], toolEnvironment, env.durability?.tools), env.toolConcurrency),
-    concatMap((outcome) => outcomeToChunk(env, stepNumber, outcome)),
+    concatMap((outcome) => outcomeToChunk(env, stepNumber, processResult, outcome)),
   );
   const withLiveData$ = new Observable<ChunkType>((subscriber) => {
     const stopListening = env.outlet.listen((chunk) => subscriber.next(chunk));
