@@ -13,12 +13,11 @@ import {
   type Processor,
   type ProcessorHookName,
   type ProcessorState,
-  type ProcessorStreamWriter,
   RequestContext,
   TripWire,
   type TripWireOptions,
 } from '../contract/index.js';
-import { assertDataChunk } from '../operators/index.js';
+import { createRunContext } from '../operators/index.js';
 import { TEST_RUN_ID, testUsage } from './chunk-builders.js';
 import { checkRunProcessorCall } from './internal/run-processor-checks.js';
 
@@ -106,7 +105,7 @@ export interface RunProcessorResult<TResult> {
   tripwire?: TripWire;
   /** Anything else the hook threw, as thrown. */
   error?: unknown;
-  /** Chunks the hook wrote with `writer.custom()`, in order. */
+  /** Chunks the hook wrote with `writer.custom()`, and the chunk of each signal it sent with `sendSignal` (as a run streams it), in order. */
   customChunks: DataChunkType[];
   /** The processor's `state` after the call (pass it to the next call to share it). */
   state: ProcessorState;
@@ -167,8 +166,11 @@ function hookDefaults(hook: ProcessorHookName, messageList: MessageList, given: 
  * Calls `processor[hook]` once, as a run would: every argument the test leaves out is filled — a
  * fresh `MessageList`, `abort` bound to the processor id (with the runtime's default reasons), state
  * `{}`, `retryCount` 0, a `RequestContext`, a `tracingContext`, a `writer` that records custom
- * chunks, an `abortSignal`, and the hook's own defaults (`messages` from the list's view for the
- * hook, `stepNumber` 0, `steps` `[]`, …). Never throws for what the hook does: an abort (even one
+ * chunks, `sendSignal` (the signal's chunk recorded as a run streams it), `processorIndex`, an
+ * `abortSignal`, and the hook's own defaults (`messages` from the list's view for the hook,
+ * `stepNumber` 0, `steps` `[]`, …). The hook is called directly, not through its operator: it gets
+ * the test's arguments as given, and `result` is what it returned (the operator would rebuild
+ * `messages`, `retryCount` and the rest from its run, and apply the result). Never throws for what the hook does: an abort (even one
  * the processor caught) is reported as `tripwire`, any other throw as `error`.
  *
  * @example
@@ -195,6 +197,10 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
   const messageList = (given.messageList as MessageList | undefined) ?? new MessageList();
   const state = (given.state as ProcessorState | undefined) ?? {};
   const customChunks: DataChunkType[] = [];
+  // the run's services as a run context makes them: `writer.custom()` and the chunk `sendSignal`
+  // shows in the stream land in `customChunks`
+  const runContext = createRunContext({ runId: TEST_RUN_ID });
+  runContext.custom$.subscribe((chunk) => customChunks.push(chunk));
   let armed: TripWire | undefined;
   const abort = (reason?: string, options?: TripWireOptions): never => {
     const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
@@ -202,20 +208,15 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
     notifyViolation(processor, tripwire.reason, options?.metadata);
     throw tripwire;
   };
-  const writer: ProcessorStreamWriter = {
-    custom(chunk) {
-      assertDataChunk(chunk);
-      customChunks.push(chunk);
-      return Promise.resolve();
-    },
-  };
   const fullArgs = {
     abort,
     retryCount: 0,
     tracingContext: {},
     requestContext: new RequestContext(),
     abortSignal: new AbortController().signal,
-    writer,
+    writer: runContext.writer,
+    sendSignal: runContext.sendSignal,
+    processorIndex: processor.processorIndex ?? 0,
     runId: TEST_RUN_ID,
     ...hookDefaults(hook, messageList, given),
     ...given,
