@@ -5,7 +5,7 @@ import type { CachedLLMStepResponse, CallSettings, Processor, ProcessorLike } fr
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
+import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
 import { toObservable } from '../contract/to-observable.js';
@@ -26,22 +26,24 @@ export interface LLMRequest {
 }
 
 /**
- * Runs every processor's `processLLMRequest`, threading the prompt; the first `response` wins.
- * Synchronous while the hooks are; a promise once one returns a promise, or an Observable that
- * does not settle at once (its first value is awaited: the operator form keeps it on its scheduler).
+ * `request` with the signals hooks sent (`sendSignal`) since the last request, after the history:
+ * they reach this request, and only this one. What `processLLMRequest` does before its hooks run
+ * (a loop whose processors have no `processLLMRequest` hook calls it alone, without the operator).
  */
-export function runProcessLLMRequest(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybePromise<LLMRequest> {
-  return toMaybePromise(runProcessLLMRequestHooks(processors, context, request));
+export function withPendingSignals(context: RunContext, request: LLMRequest): LLMRequest {
+  const signals = context.pendingSignals;
+  if (signals.length === 0) return request;
+  context.pendingSignals = [];
+  return { ...request, prompt: [...request.prompt, ...signals.map(signalToPromptMessage)] };
 }
 
-/** `runProcessLLMRequest`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
-function runProcessLLMRequestHooks(processors: readonly Processor[], context: RunContext, request: LLMRequest): MaybeAsync<LLMRequest> {
-  const signals = context.pendingSignals;
-  if (signals.length > 0) {
-    // Signals hooks sent (sendSignal) reach this request — and only this one — after the history.
-    context.pendingSignals = [];
-    request = { ...request, prompt: [...request.prompt, ...signals.map(signalToPromptMessage)] };
-  }
+/**
+ * Runs every processor's `processLLMRequest` on one request (the operator's work on one value),
+ * threading the prompt; the first `response` wins. Synchronous while the hooks are; a promise once
+ * one returns a promise; an Observable hook result kept an Observable (its scheduler's time is kept).
+ */
+function runProcessLLMRequestHooks(processors: readonly Processor[], context: RunContext, given: LLMRequest): MaybeAsync<LLMRequest> {
+  const request = withPendingSignals(context, given);
   const bindings = bindingsWith(processors, context, 'processLLMRequest');
   if (bindings.length === 0) return request;
   return reduceMaybe(bindings, { ...request }, (current, binding) => {

@@ -6,7 +6,7 @@
 import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
-import { processLLMRequest, runProcessLLMRequest, type LLMRequest } from '../../operators/process-llm-request.js';
+import { processLLMRequest, withPendingSignals, type LLMRequest } from '../../operators/process-llm-request.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
@@ -81,8 +81,8 @@ export function prepareRequestNow(env: StepEnvironment, stepInput: StepInput, fe
     // the common case: nothing async, no hook (the signals hooks sent still reach the request):
     // the value itself instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
-    // with no hook this is synchronous: it only adds the pending signals to the prompt
-    return { request: runProcessLLMRequest(env.inputProcessors, env.ctx, request) as LLMRequest, callOptions };
+    // no hook to run: only the signals hooks sent reach the request
+    return { request: withPendingSignals(env.ctx, request), callOptions };
   }
   return toObservable(extras).pipe(
     concatMap((resolved) => {
