@@ -135,7 +135,7 @@ function stepEnvironment(config: MiddlewareCallConfig, call: MiddlewareCall, mod
     apiErrorProcessors: [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors],
     defaultApiErrorBudget: 0,
     chain: createOutputChain(config.outputProcessors, ctx),
-    outlet: new CustomOutlet(),
+    outlet: new CustomOutlet(call.state),
     stepDefaults: { model },
     model: {
       // the request was prepared in transformParams (processInput, processInputStep, processLLMRequest)

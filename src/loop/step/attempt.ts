@@ -6,7 +6,7 @@ import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of } f
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
-import type { RunState } from '../data/run-state.js';
+import { enterAttempt, type RunState } from '../data/run-state.js';
 import { toolPhase } from '../tools/tool-phase.js';
 import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
@@ -62,7 +62,7 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
     keepChunks: hasHook(env.inputProcessors, 'processLLMResponse'),
   });
   messageList.replaceAllSystemMessages(state.initialSystemMessages);
-  state.attempt = attempt;
+  enterAttempt(state, attempt);
   return attempt;
 }
 
@@ -201,7 +201,7 @@ export function runAttempt(env: StepEnvironment, state: RunState, position: Step
   return defer(() => {
     if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
-      state.attempt = position.attempt;
+      enterAttempt(state, position.attempt);
       return fromTools(env, state, position.attempt);
     }
     const begin = (): Observable<ChunkType | StepEnd> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
