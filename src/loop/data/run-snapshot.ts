@@ -179,7 +179,7 @@ function restoredPosition(sources: RunSources, state: RunState, next: RunSnapsho
   if (next.kind === 'commit') return COMMIT;
   if (next.kind === 'step') return stepAt(next.stepNumber);
   try {
-    return { kind: 'tools', stepNumber: next.stepNumber, attempt: restoreAttempt(sources, state.steps, next.attempt) };
+    return { kind: 'tools', stepNumber: next.stepNumber, ...restoreAttempt(sources, state.steps, next.attempt) };
   } catch (error) {
     throw new RunSnapshotError({ message: `The snapshot's attempt cannot be restored: ${(error as Error).message}`, cause: error });
   }

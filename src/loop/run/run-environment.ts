@@ -239,12 +239,12 @@ export function createEnvironment(
         outlet,
         stepDefaults,
         model: {
-          prepare: (attempt) => prepareAttempt(env, attempt, attempt.feedback),
-          call: (attempt, { request, callOptions }) =>
+          prepare: (attempt, feedback) => prepareAttempt(env, attempt, feedback),
+          call: (_attempt, { request, callOptions, stepInput }) =>
             request.response !== undefined
               ? replayCall(request.response)
               : call(
-                  (attempt.stepInput ?? env.stepDefaults).model,
+                  stepInput.model,
                   // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
                   request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },
                   demandOf(ctx),
