@@ -14,6 +14,7 @@ import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-
 import { findNonJson, toJsonValue, type JsonValue } from '../../contract/json-codec.js';
 import type { Processor, ProcessorState, StepResult } from '../../contract/processor-types.js';
 import type { RequestContextOverlay } from '../../contract/request-context.js';
+import { isHooked } from '../../contract/has-hook.js';
 import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
@@ -129,7 +130,7 @@ function restoredStates(processors: readonly Processor[], states: Record<string,
  * `RunSnapshotError` when the snapshot's chain had other processors.
  */
 function restoredStreamParts(processors: readonly Processor[], json: JsonValue | null): RunState['streamParts'] {
-  const chain = processors.filter((processor) => typeof processor.processOutputStream === 'function').map((processor) => processor.id);
+  const chain = processors.filter((processor) => isHooked(processor, 'processOutputStream')).map((processor) => processor.id);
   if (json === null || chain.length === 0) return [];
   const logs = json as unknown as StreamPartsLogs;
   if (logs.processors.length !== chain.length || logs.processors.some((id, index) => id !== chain[index])) {
