@@ -53,6 +53,34 @@ function isPlainObjectOrArray(value: unknown): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * A request context's own part: the values written on it and the keys it hides from its parent.
+ * For a run's view (`requestContextOver`), the run's state holds this object and the view reads
+ * and writes it: the run's request-context overlay, what a run snapshot keeps. Both made on first use.
+ */
+export interface RequestContextOverlay {
+  /** The values written on the context, in order. */
+  values: Map<string, unknown> | undefined;
+  /** The keys of the parent deleted in the view. */
+  deleted: Set<string> | undefined;
+}
+
+/** A fresh, empty overlay. */
+export function emptyOverlay(): RequestContextOverlay {
+  return { values: undefined, deleted: undefined };
+}
+
+/** Set by `RequestContext`'s static block: makes a view over `parent` (none: a plain context) whose own part is `overlay`. */
+let viewOver: (parent: ReadableRequestContext | undefined, overlay: RequestContextOverlay) => RequestContext;
+
+/**
+ * A run's request context: reads fall through to the caller's context `parent` (none: a plain
+ * context), writes and deletes go to `overlay`, an object the run's state owns.
+ */
+export function requestContextOver(parent: ReadableRequestContext | undefined, overlay: RequestContextOverlay): RequestContext {
+  return viewOver(parent, overlay);
+}
+
 /** What a context without own values (and no parent) iterates: empty, never written. */
 const NO_VALUES = new Map<string, unknown>();
 
@@ -77,15 +105,13 @@ const NO_VALUES = new Map<string, unknown>();
  * ```
  */
 export class RequestContext<TValues extends Record<string, unknown> = Record<string, unknown>> {
-  /** Own values: made with the first one (most runs' contexts never get one). */
-  #values: Map<string, unknown> | undefined;
+  /** Own values and the keys hidden from the parent (a run's view: the run's state holds this object). */
+  #overlay: RequestContextOverlay;
   /** The context this one reads through to (a per-run view), if any. */
   #parent: ReadableRequestContext | undefined;
-  /** Keys of the parent deleted in this view. */
-  #hidden: Set<string> | undefined;
 
   constructor(initial?: Partial<TValues> | Iterable<readonly [string, unknown]> | ReadableRequestContext) {
-    this.#values = undefined;
+    this.#overlay = emptyOverlay();
     this.#parent = undefined;
     if (initial === undefined || initial === null) return;
     const entries =
@@ -97,9 +123,18 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     for (const [key, value] of entries) this.#own().set(key, value);
   }
 
+  static {
+    viewOver = (parent, overlay) => {
+      const view = emptyRequestContext();
+      view.#parent = parent;
+      view.#overlay = overlay;
+      return view;
+    };
+  }
+
   /** The own values, made on first write. */
   #own(): Map<string, unknown> {
-    return (this.#values ??= new Map());
+    return (this.#overlay.values ??= new Map());
   }
 
   /**
@@ -140,7 +175,7 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     /** The keys deleted on it (hidden from its parent). */
     deleted: string[];
   } {
-    return { values: [...(context.#values ?? NO_VALUES)], deleted: [...(context.#hidden ?? [])] };
+    return { values: [...(context.#overlay.values ?? NO_VALUES)], deleted: [...(context.#overlay.deleted ?? [])] };
   }
 
   #parentOf(): ReadableRequestContext | undefined {
@@ -148,26 +183,26 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   }
 
   #read(key: string): { found: boolean; value: unknown } {
-    const values = this.#values;
+    const values = this.#overlay.values;
     if (values !== undefined && values.has(key)) return { found: true, value: values.get(key) };
     const parent = this.#parentOf();
-    if (parent === undefined || this.#hidden?.has(key) === true || !parent.has(key)) return { found: false, value: undefined };
+    if (parent === undefined || this.#overlay.deleted?.has(key) === true || !parent.has(key)) return { found: false, value: undefined };
     return { found: true, value: parent.get(key) };
   }
 
   /** Every entry, own values over the parent's. */
   #all(): Map<string, unknown> {
     const parent = this.#parentOf();
-    if (parent === undefined) return this.#values ?? NO_VALUES;
+    if (parent === undefined) return this.#overlay.values ?? NO_VALUES;
     const merged = new Map<string, unknown>();
-    for (const [key, value] of parent.entries()) if (this.#hidden?.has(key) !== true) merged.set(key, value);
-    if (this.#values !== undefined) for (const [key, value] of this.#values) merged.set(key, value);
+    for (const [key, value] of parent.entries()) if (this.#overlay.deleted?.has(key) !== true) merged.set(key, value);
+    if (this.#overlay.values !== undefined) for (const [key, value] of this.#overlay.values) merged.set(key, value);
     return merged;
   }
 
   /** The value stored under `key`, if any. */
   get<K extends string>(key: K): ValueAt<TValues, K> | undefined {
-    if (this.#parentOf() === undefined) return this.#values?.get(key) as ValueAt<TValues, K> | undefined;
+    if (this.#parentOf() === undefined) return this.#overlay.values?.get(key) as ValueAt<TValues, K> | undefined;
     return this.#read(key).value as ValueAt<TValues, K> | undefined;
   }
 
@@ -179,14 +214,14 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   /** Stores `value` under `key`. */
   set<K extends string>(key: K, value: ValueAt<TValues, K>): this {
     this.#own().set(key, value);
-    this.#hidden?.delete(key);
+    this.#overlay.deleted?.delete(key);
     return this;
   }
 
   /** Stores a value under a key outside the declared values. */
   setRaw(key: string, value: unknown): this {
     this.#own().set(key, value);
-    this.#hidden?.delete(key);
+    this.#overlay.deleted?.delete(key);
     return this;
   }
 
@@ -203,9 +238,9 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   /** Removes `key` (in a view, the parent keeps it; the view no longer sees it). */
   delete(key: string): boolean {
     const existed = this.has(key);
-    this.#values?.delete(key);
+    this.#overlay.values?.delete(key);
     const parent = this.#parentOf();
-    if (parent !== undefined && parent.has(key)) (this.#hidden ??= new Set()).add(key);
+    if (parent !== undefined && parent.has(key)) (this.#overlay.deleted ??= new Set()).add(key);
     return existed;
   }
 
@@ -218,10 +253,10 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
   clear(): void {
     const parent = this.#parentOf();
     if (parent !== undefined) {
-      this.#hidden ??= new Set();
-      for (const [key] of parent.entries()) this.#hidden.add(key);
+      this.#overlay.deleted ??= new Set();
+      for (const [key] of parent.entries()) this.#overlay.deleted.add(key);
     }
-    this.#values?.clear();
+    this.#overlay.values?.clear();
   }
 
   /** The keys with values. */

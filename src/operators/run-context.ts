@@ -20,6 +20,7 @@ import { setProcessorIndex } from './internal/processor-index.js';
 import { createSignal } from './internal/signals.js';
 import { guardReferenceState } from './internal/reference-state-guard.js';
 import { attachRunMachinery } from './internal/run-machinery.js';
+import type { StreamPartsHolder } from './stream-parts.js';
 import { DemandGate } from '../contract/demand-gate.js';
 import { randomMessageId } from '../message-list/conversion-options.js';
 
@@ -104,7 +105,11 @@ export type RunContextInit = Partial<
     | 'llmRequestStage'
   >
 > & {
-  /** The run's state to read and write (the agent loop's `RunState`); default: a fresh one from the fields above. */
+  /**
+   * The run's state to read and write (the agent loop's `RunState`); default: a fresh one from the
+   * fields above. The processor states it holds are the run's (a restored run's), and the
+   * `processOutputStream` chains keep their `streamParts` in it.
+   */
   state?: RunContextState;
   /** The run's demand gate (the loop makes it first, to hand it to consumers); default: a fresh one. */
   demand?: DemandGate;
@@ -178,8 +183,9 @@ function initialState(init: RunContextInit): RunContextState {
  * ```
  */
 export function createRunContext(init: RunContextInit = {}): RunContext {
-  const context = new Context(init.state ?? initialState(init), init);
-  attachRunMachinery(context, init.demand ?? new DemandGate());
+  const state = init.state ?? initialState(init);
+  const context = new Context(state, init);
+  attachRunMachinery(context, init.demand ?? new DemandGate(), state as StreamPartsHolder);
   return context;
 }
 
@@ -229,6 +235,10 @@ class Context implements RunContext {
 
   constructor(state: RunContextState, init: RunContextInit) {
     this.#state = state;
+    // a state given with processor states (restored from a snapshot): each one guarded as a fresh one is
+    for (const [processorId, processorState] of Object.entries(state.processorStates)) {
+      if (!Object.hasOwn(processorState, 'controller')) guardReferenceState(processorId, processorState);
+    }
     const generateId = init.generateId ?? randomMessageId;
     const now = init.now ?? systemNow;
     this.runId = init.runId ?? `run-${generateId()}`;
@@ -331,17 +341,4 @@ export function assignProcessorIndexes(context: RunContext, lists: readonly (rea
       setProcessorIndex(processor, index);
     });
   }
-}
-
-/**
- * Gives a fresh run the processor states of a snapshot: `stateFor(id)` (and every hook of the
- * processor with that id) gets them. Call it before the run binds its processors.
- *
- * @example
- * ```ts
- * adoptProcessorStates(ctx, JSON.parse(saved).processorStates);
- * ```
- */
-export function adoptProcessorStates(context: RunContext, states: Record<string, ProcessorState>): void {
-  for (const [processorId, state] of Object.entries(states)) context.processorStates[processorId] = guardReferenceState(processorId, state);
 }

@@ -135,15 +135,14 @@ function stepEnvironment(config: MiddlewareCallConfig, call: MiddlewareCall, mod
     apiErrorProcessors: [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors],
     defaultApiErrorBudget: 0,
     chain: createOutputChain(config.outputProcessors, ctx),
-    outlet: new CustomOutlet(),
+    outlet: new CustomOutlet(call.state),
     stepDefaults: { model },
     model: {
       // the request was prepared in transformParams (processInput, processInputStep, processLLMRequest)
       prepare: (attempt) => {
         if (call.tripwire !== undefined) return throwError(() => call.tripwire);
-        attempt.stepInput = { stepNumber: 0, model };
         const request: LLMRequest = { prompt: call.params.prompt, model, stepNumber: 0, ...(call.cached === undefined ? {} : { response: call.cached }) };
-        return { request, callOptions: call.params };
+        return { request, callOptions: call.params, stepInput: { stepNumber: 0, model } };
       },
       call: (_attempt, { request }) => (request.response !== undefined ? replayCall(request.response) : events()),
     },

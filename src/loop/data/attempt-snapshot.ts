@@ -8,7 +8,6 @@ import { toJsonValue, type JsonValue } from '../../contract/json-codec.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { AgentToolSet } from '../../contract/tool-types.js';
 import type { StepFacts } from '../../model/model-part-to-chunk.js';
-import type { StepInput } from '../../operators/process-input-step.js';
 import type { AttemptState } from './attempt-state.js';
 import { StepAccumulator } from './step-accumulator.js';
 import type { RunSources } from './run-sources.js';
@@ -26,10 +25,9 @@ export interface AttemptSnapshot {
   readonly requestedToolCalls: Array<[string, string]>;
 }
 
-/** `attempt` as JSON (its step recorded in `steps`, its tools not run yet). */
-export function snapshotAttempt(attempt: AttemptState, steps: readonly StepResult[]): JsonValue {
+/** `attempt` as JSON (its step recorded in `steps`, its `tools` not run yet). */
+export function snapshotAttempt(attempt: AttemptState, tools: AgentToolSet | undefined, steps: readonly StepResult[]): JsonValue {
   const recorded = attempt.recorded === undefined ? -1 : steps.indexOf(attempt.recorded);
-  const tools = attempt.stepInput?.tools;
   const snapshot: AttemptSnapshot = {
     stepNumber: attempt.stepNumber,
     messageId: attempt.messageId,
@@ -53,28 +51,27 @@ function toolsNamed(all: AgentToolSet | undefined, names: readonly string[] | nu
   return tools;
 }
 
-/** The attempt of an `AttemptSnapshot`, in a run whose state (its list, its steps) was restored. */
-export function restoreAttempt(env: Pick<RunSources, 'stepDefaults'>, steps: readonly StepResult[], json: JsonValue): AttemptState {
+/** The attempt of an `AttemptSnapshot` and its tools, in a run whose state (its list, its steps) was restored. */
+export function restoreAttempt(
+  env: Pick<RunSources, 'stepDefaults'>,
+  steps: readonly StepResult[],
+  json: JsonValue,
+): { attempt: AttemptState; tools: AgentToolSet | undefined } {
   const snapshot = json as unknown as AttemptSnapshot;
   const step = steps[snapshot.recorded];
   if (step === undefined) throw new TypeError(`the snapshot's attempt names step result ${snapshot.recorded}, which the run does not have`);
   const facts = snapshot.facts as unknown as StepFacts;
   const timestamp = facts.response.timestamp as unknown;
-  const stepInput: StepInput = { stepNumber: snapshot.stepNumber, ...env.stepDefaults };
-  const tools = toolsNamed(env.stepDefaults.tools, snapshot.toolNames);
-  if (tools === undefined) delete stepInput.tools;
-  else stepInput.tools = tools;
-  return {
+  const attempt: AttemptState = {
     stepNumber: snapshot.stepNumber,
     messageId: snapshot.messageId,
     boundary: snapshot.boundary,
     phase: 'post-model',
-    feedback: undefined,
-    stepInput,
     facts: typeof timestamp === 'string' ? { ...facts, response: { ...facts.response, timestamp: new Date(timestamp) } } : facts,
     accumulator: StepAccumulator.afterMessage(step),
     opened: true,
     requestedToolCalls: new Map(snapshot.requestedToolCalls),
     recorded: step,
   };
+  return { attempt, tools: toolsNamed(env.stepDefaults.tools, snapshot.toolNames) };
 }

@@ -1,8 +1,9 @@
 /**
- * One attempt at a step, as data: its step input, what the model reported, what passed the output
- * processors, and how far it got. Part of the run's state (`RunState.attempt`) while it runs; the
+ * One attempt at a step, as data: what the model reported, what passed the output processors, and
+ * how far it got. Part of the run's state (`RunState.attempt`) while it runs; the
  * step-output kernel folds the model's facts and output into it, and a step's `StepEnd` carries it.
- * The request and whether the loop goes on are not kept here: `attempt.ts` hands them on as values.
+ * The request (with the step input it was made from) and whether the loop goes on are not kept
+ * here: `attempt.ts` hands them on as values.
  */
 import type { StepBoundary } from '../../message-list/step-boundary.js';
 import type { StepInput } from '../../operators/process-input-step.js';
@@ -11,12 +12,18 @@ import type { StepResult } from '../../contract/processor-types.js';
 import { newStepFacts, type StepFacts } from '../../model/model-part-to-chunk.js';
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { LLMRequest } from '../../operators/process-llm-request.js';
+import type { AgentToolSet } from '../../contract/tool-types.js';
 import { StepAccumulator } from './step-accumulator.js';
 
-/** An attempt's request (after `processLLMRequest`) and the call options its model call gets. */
+/**
+ * An attempt's request (after `processLLMRequest`), the call options its model call gets, and the
+ * step input it was made from (after `processInputStep`: the model, tools and settings of the
+ * attempt) — the value the attempt's later phases are made from.
+ */
 export interface PreparedRequest {
   request: LLMRequest;
   callOptions: LanguageModelV4CallOptions;
+  stepInput: StepInput;
 }
 
 /**
@@ -33,10 +40,6 @@ export interface AttemptState {
   /** The response as it was before this attempt: a rejected attempt is rolled back to it. */
   readonly boundary: StepBoundary;
   phase: AttemptPhase;
-  /** The reason of the attempt a tripwire retry rejected: given to the model after the history (taken by the request). */
-  feedback: string | undefined;
-  /** The step input after `processInputStep` (the model, tools and settings of this attempt). */
-  stepInput: StepInput | undefined;
   /** What the model call reported besides content. */
   facts: StepFacts;
   /** What passed the output processors: the step's text, tool calls, message parts. */
@@ -61,8 +64,6 @@ export function newAttempt(options: {
     messageId: options.messageId,
     boundary: options.boundary,
     phase: 'opening',
-    feedback: undefined,
-    stepInput: undefined,
     facts: newStepFacts(),
     accumulator: new StepAccumulator({ keepChunks: options.keepChunks }),
     opened: false,
@@ -126,11 +127,11 @@ export function clientToolCalls(attempt: AttemptState, executesTools: boolean): 
 
 /**
  * Whether the step's client tool calls can all run here and another step may follow (before the
- * stop conditions were asked): some client call, each with an `execute`, and a step left.
+ * stop conditions were asked): some client call, each with an `execute` among the attempt's
+ * `tools`, and a step left.
  */
-export function mayContinue(attempt: AttemptState, executesTools: boolean, maxSteps: number): boolean {
+export function mayContinue(attempt: AttemptState, tools: AgentToolSet | undefined, executesTools: boolean, maxSteps: number): boolean {
   if (!executesTools) return false;
-  const tools = attempt.stepInput?.tools;
   let clientCalls = 0;
   for (const call of attempt.accumulator.toolCalls) {
     if (call.providerExecuted) continue;

@@ -1,29 +1,35 @@
 import type { DataChunkType } from '../../contract/chunk-types.js';
 
+/** Where the chunks waiting for an outlet are kept: the run's state (`RunState.customChunks`). */
+export interface CustomChunksHolder {
+  customChunks: DataChunkType[];
+}
+
 /**
  * Where `writer.custom()` chunks written outside `processOutputStream` (by tools and by the other
  * hooks) wait for the stream: delivered live while a phase listens (tool execution), buffered
- * otherwise and drained at the next phase boundary, so they keep their place in stream order.
+ * otherwise and drained at the next phase boundary, so they keep their place in stream order. The
+ * buffer is the run's state (`holder.customChunks`): the outlet reads and writes it.
  */
 export class CustomOutlet {
-  #buffer: DataChunkType[] = [];
+  readonly #holder: CustomChunksHolder;
   #live: ((chunk: DataChunkType) => void) | undefined;
+
+  constructor(holder: CustomChunksHolder = { customChunks: [] }) {
+    this.#holder = holder;
+  }
 
   push(chunk: DataChunkType): void {
     if (this.#live !== undefined) this.#live(chunk);
-    else this.#buffer.push(chunk);
-  }
-
-  /** The buffered chunks, left in the buffer (what a run snapshot keeps). */
-  pending(): readonly DataChunkType[] {
-    return this.#buffer;
+    else this.#holder.customChunks.push(chunk);
   }
 
   /** The buffered chunks, removed from the buffer. */
   drain(): DataChunkType[] {
-    if (this.#buffer.length === 0) return [];
-    const drained = this.#buffer;
-    this.#buffer = [];
+    const holder = this.#holder;
+    if (holder.customChunks.length === 0) return [];
+    const drained = holder.customChunks;
+    holder.customChunks = [];
     return drained;
   }
 

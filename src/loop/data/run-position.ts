@@ -6,6 +6,7 @@
  */
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { StepResult } from '../../contract/processor-types.js';
+import type { AgentToolSet } from '../../contract/tool-types.js';
 import type { AttemptState } from './attempt-state.js';
 import { snapshotAttempt } from './attempt-snapshot.js';
 import type { RunPosition } from './run-snapshot-types.js';
@@ -29,6 +30,8 @@ export interface ToolsPosition {
   readonly kind: 'tools';
   readonly stepNumber: number;
   readonly attempt: AttemptState;
+  /** The attempt's tools (its step input's, after `processInputStep`). */
+  readonly tools: AgentToolSet | undefined;
 }
 
 /** The run's commit: its steps are over (`processOutputResult`, `finish`). */
@@ -60,7 +63,7 @@ export function positionJson(position: Position, steps: readonly StepResult[]): 
     case 'step':
       return { kind: 'step', stepNumber: position.stepNumber };
     case 'tools':
-      return { kind: 'tools', stepNumber: position.stepNumber, attempt: snapshotAttempt(position.attempt, steps) };
+      return { kind: 'tools', stepNumber: position.stepNumber, attempt: snapshotAttempt(position.attempt, position.tools, steps) };
     case 'commit':
       return { kind: 'commit' };
   }

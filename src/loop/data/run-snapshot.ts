@@ -2,18 +2,19 @@
  * The run's state as JSON at a step boundary (`RunSnapshot`), and back: what another process
  * needs to go on with a run — the message list (its unsaved ids included), the steps, the retry
  * counters and feedback, the signals waiting, the system messages every step starts from, each
- * processor's `state` and `streamParts`, the run's request-context writes, and where it stands.
- * `Date`s and `Error`s go through the one JSON codec (`toJsonValue`); the known date fields are
- * dates again after `restoreRun`.
+ * processor's `state` and `streamParts`, the custom chunks waiting, the run's request-context
+ * overlay, and where it stands. Made from the state alone (`snapshotRun`); read back as a fresh
+ * state (`restoreRun`) the run is then set up over. `Date`s and `Error`s go through the one JSON
+ * codec (`toJsonValue`); the known date fields are dates again after `restoreRun`.
  */
 import { MessageList } from '../../message-list/message-list.js';
 import type { CoreSystemMessage } from '../../message-list/types.js';
-import { adoptProcessorStates } from '../../operators/run-context.js';
-import { restoreStreamParts, streamPartsOf, type StreamPartsSnapshot } from '../../operators/stream-parts.js';
+import { streamPartsFrom, streamPartsLogs, streamPartsMismatch, type StreamPartsLogs } from '../../operators/stream-parts.js';
 import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { findNonJson, toJsonValue, type JsonValue } from '../../contract/json-codec.js';
 import type { Processor, ProcessorState, StepResult } from '../../contract/processor-types.js';
-import { RequestContext } from '../../contract/request-context.js';
+import type { RequestContextOverlay } from '../../contract/request-context.js';
+import { isHooked } from '../../contract/has-hook.js';
 import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
@@ -21,14 +22,14 @@ import { RUN_SNAPSHOT_FORMAT, type RunSnapshot } from './run-snapshot-types.js';
 import { COMMIT, positionJson, stepAt, type Position } from './run-position.js';
 import type { RunSources } from './run-sources.js';
 import { restoreAttempt } from './attempt-snapshot.js';
-import type { RunState } from './run-state.js';
+import { createRunState, type RunState } from './run-state.js';
 
 export { RUN_SNAPSHOT_FORMAT, type RunPosition, type RunSnapshot } from './run-snapshot-types.js';
 
-/** The run's processors by id (the first of an id: processors sharing an id share their state). */
-function processorsById(env: RunSources): Map<string, Processor> {
+/** The processors by id (the first of an id: processors sharing an id share their state). */
+function processorsById(processors: readonly Processor[]): Map<string, Processor> {
   const byId = new Map<string, Processor>();
-  for (const processor of [...env.inputProcessors, ...env.outputProcessors, ...env.apiErrorProcessors]) if (!byId.has(processor.id)) byId.set(processor.id, processor);
+  for (const processor of processors) if (!byId.has(processor.id)) byId.set(processor.id, processor);
   return byId;
 }
 
@@ -36,11 +37,11 @@ function processorsById(env: RunSources): Map<string, Processor> {
  * Every processor's `state` as JSON, as its `durableState` says: plain JSON by default (else a
  * `DurableStateError` naming processor and path), left out for `'reset'`, its own `snapshot`.
  */
-function processorStatesOf(env: RunSources, state: RunState): Record<string, JsonValue> {
-  const processors = processorsById(env);
+function processorStatesOf(processors: readonly Processor[], state: RunState): Record<string, JsonValue> {
+  const byId = processorsById(processors);
   const states: Record<string, JsonValue> = {};
   for (const [processorId, processorState] of Object.entries(state.processorStates)) {
-    const durable = processors.get(processorId)?.durableState ?? 'json';
+    const durable = byId.get(processorId)?.durableState ?? 'json';
     if (durable === 'reset') continue;
     if (durable === false) throw new DurableStateError({ processorId, path: '$', type: 'durableState: false' });
     if (typeof durable === 'object' && 'notDurable' in durable) throw new DurableStateError({ processorId, path: '$', type: `not durable: ${durable.notDurable}` });
@@ -52,14 +53,22 @@ function processorStatesOf(env: RunSources, state: RunState): Record<string, Jso
   return states;
 }
 
+/** The request-context overlay as a snapshot keeps it. */
+function overlayJson(overlay: RequestContextOverlay): RunSnapshot['requestContext'] {
+  return {
+    values: [...(overlay.values ?? [])].map(([key, value]): [string, JsonValue] => [key, toJsonValue(value, `requestContext "${key}"`)]),
+    deleted: [...(overlay.deleted ?? [])],
+  };
+}
+
 /**
  * The run's state as a {@link RunSnapshot}, at `position`: JSON all through (a processor state that
  * is not JSON is a `DurableStateError`; a value the codec cannot write, a `JsonEncodingError`
- * naming its path).
+ * naming its path). `processors`: the run's processors, whose `durableState` declarations say how
+ * each processor's `state` is written (configuration, not state).
  */
-export function snapshotRun(env: RunSources, state: RunState, position: Position): RunSnapshot {
-  const writes = RequestContext.ownEntriesOf(env.ctx.requestContext);
-  const streamParts = streamPartsOf(env.outputProcessors, env.ctx);
+export function snapshotRun(state: RunState, position: Position, processors: readonly Processor[]): RunSnapshot {
+  const streamParts = state.streamParts[0];
   return {
     format: RUN_SNAPSHOT_FORMAT,
     runId: state.runId,
@@ -72,13 +81,10 @@ export function snapshotRun(env: RunSources, state: RunState, position: Position
     pendingSignals: state.pendingSignals.map((signal) => toJsonValue(signal, 'a pending signal')),
     initialSystemMessages: toJsonValue(state.initialSystemMessages) as unknown as CoreSystemMessage[],
     finish: state.finish === undefined ? null : toJsonValue(state.finish, 'finish'),
-    processorStates: processorStatesOf(env, state),
-    streamParts: streamParts === undefined ? null : toJsonValue(streamParts, 'streamParts'),
-    customChunks: env.outlet.pending().map((chunk) => toJsonValue(chunk, `chunk ${chunk.type}`)),
-    requestContext: {
-      values: writes.values.map(([key, value]): [string, JsonValue] => [key, toJsonValue(value, `requestContext "${key}"`)]),
-      deleted: writes.deleted,
-    },
+    processorStates: processorStatesOf(processors, state),
+    streamParts: streamParts === undefined ? null : toJsonValue(streamPartsLogs(streamParts), 'streamParts'),
+    customChunks: state.customChunks.map((chunk) => toJsonValue(chunk, `chunk ${chunk.type}`)),
+    requestContext: overlayJson(state.requestContext),
   };
 }
 
@@ -107,11 +113,11 @@ export function reviveChunk(json: JsonValue): ChunkType {
 }
 
 /** The processor states of a snapshot, as each processor's `durableState` restores them. */
-function restoredStates(env: RunSources, states: Record<string, JsonValue>): Record<string, ProcessorState> {
-  const processors = processorsById(env);
+function restoredStates(processors: readonly Processor[], states: Record<string, JsonValue>): Record<string, ProcessorState> {
+  const byId = processorsById(processors);
   const restored: Record<string, ProcessorState> = {};
   for (const [processorId, json] of Object.entries(states)) {
-    const durable = processors.get(processorId)?.durableState ?? 'json';
+    const durable = byId.get(processorId)?.durableState ?? 'json';
     if (durable === 'reset' || durable === false || (typeof durable === 'object' && 'notDurable' in durable)) continue;
     restored[processorId] = durable === 'json' ? (json as ProcessorState) : durable.restore(json);
   }
@@ -119,15 +125,40 @@ function restoredStates(env: RunSources, states: Record<string, JsonValue>): Rec
 }
 
 /**
- * Puts `snapshot` into a run just set up (its environment resolved, its state fresh) and returns
- * where the run goes on: never `processInput` again; at a `tools` position the model is not called
- * again either.
+ * The output chain's `streamParts` of a snapshot, for a run whose output processors are
+ * `processors`: none when the snapshot has none or the run has no `processOutputStream` hook; a
+ * `RunSnapshotError` when the snapshot's chain had other processors.
  */
-export function restoreRun(env: RunSources, state: RunState, snapshot: RunSnapshot): Position {
+function restoredStreamParts(processors: readonly Processor[], json: JsonValue | null): RunState['streamParts'] {
+  const chain = processors.filter((processor) => isHooked(processor, 'processOutputStream')).map((processor) => processor.id);
+  if (json === null || chain.length === 0) return [];
+  const logs = json as unknown as StreamPartsLogs;
+  if (logs.processors.length !== chain.length || logs.processors.some((id, index) => id !== chain[index])) {
+    const message = streamPartsMismatch(logs.processors, chain);
+    throw new RunSnapshotError({ message: `The snapshot's output processors differ from this run's: ${message}`, cause: new TypeError(message) });
+  }
+  return [streamPartsFrom(logs, reviveChunk)];
+}
+
+/** The request-context overlay of a snapshot. */
+function restoredOverlay(json: RunSnapshot['requestContext']): RequestContextOverlay {
+  return {
+    values: json.values.length === 0 ? undefined : new Map(json.values),
+    deleted: json.deleted.length === 0 ? undefined : new Set(json.deleted),
+  };
+}
+
+/**
+ * The run's state of `snapshot`, a fresh value, and where the run goes on (never `processInput`
+ * again; at a `tools` position the model is not called again either). The run is then set up over
+ * that state. `sources`: the run's configuration the state needs to come back (run-sources.ts).
+ */
+export function restoreRun(snapshot: RunSnapshot, sources: RunSources): { state: RunState; position: Position } {
   if (typeof snapshot.format !== 'number' || snapshot.format > RUN_SNAPSHOT_FORMAT) {
     throw new RunSnapshotError({ message: `This run snapshot has format ${String(snapshot.format)}; this build reads formats up to ${RUN_SNAPSHOT_FORMAT}.` });
   }
-  state.messageList = MessageList.deserialize(snapshot.messageList, { generateId: env.generateId, now: env.now });
+  const messageList = MessageList.deserialize(snapshot.messageList, { generateId: sources.generateId, now: sources.now });
+  const state = createRunState(snapshot.runId, messageList, restoredOverlay(snapshot.requestContext));
   state.steps = snapshot.steps.map(reviveStep);
   state.retryCount = snapshot.retryCount;
   state.apiErrorRetryCount = snapshot.apiErrorRetryCount;
@@ -138,28 +169,18 @@ export function restoreRun(env: RunSources, state: RunState, snapshot: RunSnapsh
   });
   state.initialSystemMessages = snapshot.initialSystemMessages;
   state.finish = snapshot.finish === null ? undefined : (reviveChunk(snapshot.finish) as AgentChunk<'finish'>);
-  const next = snapshot.next;
-  adoptProcessorStates(env.ctx, restoredStates(env, snapshot.processorStates));
-  if (snapshot.streamParts !== null) {
-    try {
-      restoreStreamParts(env.outputProcessors, env.ctx, snapshot.streamParts as unknown as StreamPartsSnapshot, reviveChunk);
-    } catch (error) {
-      throw new RunSnapshotError({ message: `The snapshot's output processors differ from this run's: ${(error as Error).message}`, cause: error });
-    }
-  }
-  for (const chunk of snapshot.customChunks ?? []) env.outlet.push(chunk as unknown as DataChunkType);
-  const context = env.ctx.requestContext;
-  for (const [key, value] of snapshot.requestContext.values) context.set(key, value);
-  for (const key of snapshot.requestContext.deleted) context.delete(key);
-  return restoredPosition(env, state, next);
+  state.processorStates = restoredStates(sources.apiErrorProcessors, snapshot.processorStates);
+  state.streamParts = restoredStreamParts(sources.outputProcessors, snapshot.streamParts);
+  state.customChunks = (snapshot.customChunks ?? []).map((chunk) => chunk as unknown as DataChunkType);
+  return { state, position: restoredPosition(sources, state, snapshot.next) };
 }
 
 /** Where a restored run goes on: a `tools` position's attempt made again from its snapshot. */
-function restoredPosition(env: RunSources, state: RunState, next: RunSnapshot['next']): Position {
+function restoredPosition(sources: RunSources, state: RunState, next: RunSnapshot['next']): Position {
   if (next.kind === 'commit') return COMMIT;
   if (next.kind === 'step') return stepAt(next.stepNumber);
   try {
-    return { kind: 'tools', stepNumber: next.stepNumber, attempt: restoreAttempt(env, state.steps, next.attempt) };
+    return { kind: 'tools', stepNumber: next.stepNumber, ...restoreAttempt(sources, state.steps, next.attempt) };
   } catch (error) {
     throw new RunSnapshotError({ message: `The snapshot's attempt cannot be restored: ${(error as Error).message}`, cause: error });
   }

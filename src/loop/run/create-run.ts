@@ -51,7 +51,6 @@ import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-env
 import { runEnd, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from '../data/commit-points.js';
 import type { RunDurability } from '../data/run-durability.js';
-import { restoreRun } from '../data/run-snapshot.js';
 import { inputPhase } from './run-input.js';
 import { optionError, validateRunArguments } from './validate-options.js';
 
@@ -165,9 +164,8 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     let run: RunSetUp | undefined;
     let setUp: MaybePromise<RunSetUp> | undefined;
     const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
-      const position: Position = wiring.restore === undefined ? { kind: 'input' } : restoreRun(setUpRun.env, setUpRun.state, wiring.restore);
       run = setUpRun;
-      return body(setUpRun, position);
+      return body(setUpRun, setUpRun.position);
     };
     // the set-up, then the body: at once when the set-up is synchronous (a run on a marble model
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)

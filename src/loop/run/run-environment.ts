@@ -1,8 +1,9 @@
 /**
  * A run's environment: the agent's configuration and the call's options resolved once, at the
  * start of the run — model, tools, processors (function forms get the request context), memory's
- * processors, the message list with the input, the run context — and the run's state made around
- * them. Synchronous unless a dynamic argument or memory returns a promise, so a run on a marble
+ * processors — then the run's state (fresh, with the message list and the input; or restored from a
+ * snapshot) and the environment built over it: the run context, the request context, the outlet and
+ * the output chain read and write that state. Synchronous unless a dynamic argument or memory returns a promise, so a run on a marble
  * model stays on virtual time.
  */
 import { MessageList } from '../../message-list/message-list.js';
@@ -15,7 +16,7 @@ import type { DemandGate } from '../../contract/demand-gate.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { Processor } from '../../contract/processor-types.js';
 import { asProcessors } from '../../contract/processor-types.js';
-import { RequestContext } from '../../contract/request-context.js';
+import { emptyOverlay, requestContextOver, type RequestContext } from '../../contract/request-context.js';
 import type { Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { callModel } from '../../model/stream-model.js';
@@ -32,6 +33,9 @@ import { prepareAttempt } from '../step/request.js';
 import type { StepEnvironment } from '../step/step-environment.js';
 import { CustomOutlet } from '../data/custom-outlet.js';
 import { createRunState, type RunState } from '../data/run-state.js';
+import type { Position } from '../data/run-position.js';
+import { restoreRun } from '../data/run-snapshot.js';
+import type { RunSources } from '../data/run-sources.js';
 import { stopConditionsOf } from '../step/stop-condition.js';
 import { validateResolved } from './validate-options.js';
 import type { RunDurability } from '../data/run-durability.js';
@@ -48,10 +52,11 @@ export interface RunEnvironment extends StepEnvironment {
   readonly memoryOnTripwire: ((messageList: MessageListType) => Promise<void>) | undefined;
 }
 
-/** A run, set up: its environment and its state. */
+/** A run, set up: its environment, its state, and where it starts (`input`, or where its snapshot stands). */
 export interface RunSetUp {
   readonly env: RunEnvironment;
   readonly state: RunState;
+  readonly position: Position;
 }
 
 function resolveDynamic<T>(value: DynamicArgument<T> | undefined, requestContext: RequestContext): MaybePromise<T | undefined> {
@@ -113,7 +118,9 @@ function followCallerSignal(controller: AbortController, caller: AbortSignal | u
 
 /**
  * Sets up a run of `config` on `input` with `options` (the agent's defaults under them): its
- * environment and its state. `demand` is the run's demand gate (made before, to hand to consumers).
+ * environment and its state — a fresh one, or the state of `wiring.restore` (its run id is the
+ * snapshot's; its request-context overlay, over the caller's context, replaces the one the
+ * configuration was resolved with). `demand` is the run's demand gate (made before, to hand to consumers).
  * `wiring.folded`: the run is folded into one result (`generate()`), so its model calls may go
  * through `doGenerate` when no output processor reads the stream (`generateWith`).
  */
@@ -126,8 +133,9 @@ export function createEnvironment(
 ): MaybePromise<RunSetUp> {
   const durability: RunDurability = wiring;
   const options: AgentCallOptions = { ...config.defaultOptions, ...callOptions };
-  // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run.
-  const requestContext = options.requestContext === undefined ? new RequestContext() : RequestContext.readThrough(options.requestContext);
+  // The run's own view: reads the caller's values, keeps threadId/resourceId and hooks' writes to this run (in the state's overlay).
+  const overlay = emptyOverlay();
+  const requestContext = requestContextOver(options.requestContext, overlay);
   const memoryCall = options.memory;
   const threadId = memoryCall === undefined ? undefined : typeof memoryCall.thread === 'string' ? memoryCall.thread : memoryCall.thread.id;
   const resourceId = memoryCall?.resource;
@@ -179,8 +187,21 @@ export function createEnvironment(
       const { providers } = config;
       const resolve = providers === undefined ? resolveModel : (model: Parameters<typeof resolveModel>[0]) => resolveModel(model, providers);
       const stopWhen = stopConditionsOf(options.stopWhen ?? config.stopWhen);
-      const runId = options.runId ?? generateId();
-      const state = createRunState(runId, messageList);
+      const stepDefaults: RunSources['stepDefaults'] = {
+        model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
+        ...(tools === undefined ? {} : { tools }),
+        ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
+        ...(options.activeTools === undefined ? {} : { activeTools: options.activeTools }),
+        ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+        ...(options.modelSettings === undefined ? {} : { modelSettings: options.modelSettings }),
+        ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
+      };
+      const apiErrorProcessors = inputProcessors.concat(outputProcessors, errorProcessors);
+      const snapshot = durability.restore;
+      const restored =
+        snapshot === undefined ? undefined : restoreRun(snapshot, { inputProcessors, outputProcessors, apiErrorProcessors, generateId, now, stepDefaults });
+      const state = restored?.state ?? createRunState(options.runId ?? generateId(), messageList, overlay);
+      const { runId } = state;
       const controller = new AbortController();
       const ctx = createRunContext({
         runId,
@@ -188,7 +209,7 @@ export function createEnvironment(
         demand,
         generateId,
         now,
-        requestContext,
+        requestContext: restored === undefined ? requestContext : requestContextOver(options.requestContext, state.requestContext),
         ...(options.tracingContext === undefined ? {} : { tracingContext: options.tracingContext }),
         abortSignal: controller.signal,
         maxProcessorRetries: options.maxProcessorRetries ?? config.maxProcessorRetries,
@@ -196,12 +217,14 @@ export function createEnvironment(
         resolveModel: resolve,
       });
       assignProcessorIndexes(ctx, [inputProcessors, outputProcessors, errorProcessors]); // each list numbered on its own
-      // before anything the run must release: an invalid input throws here
-      messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
-      messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+      // before anything the run must release: an invalid input throws here (a restored run has its list)
+      if (restored === undefined) {
+        messageList.addSystem(toSystemMessages(options.instructions ?? agentInstructions));
+        messageList.add(input as Parameters<MessageList['add']>[0], 'input');
+      }
       const callerSignal = options.abortSignal;
       const releaseCallerSignal = followCallerSignal(controller, callerSignal);
-      const outlet = new CustomOutlet();
+      const outlet = new CustomOutlet(state);
       // `writer.custom()` outside processOutputStream: into the outlet (drained at the next phase) until the run ends
       const listening = ctx.custom$.subscribe((chunk) => outlet.push(chunk));
       const env: RunEnvironment = {
@@ -210,26 +233,18 @@ export function createEnvironment(
         inputProcessors,
         outputProcessors,
         stepProcessors: options.prepareStep ? [...inputProcessors, prepareStepProcessor(options.prepareStep)] : inputProcessors,
-        apiErrorProcessors: inputProcessors.concat(outputProcessors, errorProcessors),
+        apiErrorProcessors,
         defaultApiErrorBudget: errorProcessors.length > 0 ? DEFAULT_API_ERROR_RETRIES : 0,
         chain: createOutputChain(outputProcessors, ctx),
         outlet,
-        stepDefaults: {
-          model: resolve(modelInput as Parameters<typeof resolveModel>[0]),
-          ...(tools === undefined ? {} : { tools }),
-          ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
-          ...(options.activeTools === undefined ? {} : { activeTools: options.activeTools }),
-          ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
-          ...(options.modelSettings === undefined ? {} : { modelSettings: options.modelSettings }),
-          ...(options.structuredOutput === undefined ? {} : { structuredOutput: options.structuredOutput }),
-        },
+        stepDefaults,
         model: {
-          prepare: (attempt) => prepareAttempt(env, attempt, attempt.feedback),
-          call: (attempt, { request, callOptions }) =>
+          prepare: (attempt, feedback) => prepareAttempt(env, attempt, feedback),
+          call: (_attempt, { request, callOptions, stepInput }) =>
             request.response !== undefined
               ? replayCall(request.response)
               : call(
-                  (attempt.stepInput ?? env.stepDefaults).model,
+                  stepInput.model,
                   // the request's prompt (a processLLMRequest hook may have replaced it); the options as built when it did not
                   request.prompt === callOptions.prompt ? callOptions : { ...callOptions, prompt: request.prompt },
                   demandOf(ctx),
@@ -253,7 +268,7 @@ export function createEnvironment(
         },
         memoryOnTripwire: 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined,
       };
-      return { env, state };
+      return { env, state, position: restored?.position ?? { kind: 'input' } };
     });
   });
 }

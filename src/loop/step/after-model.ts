@@ -7,8 +7,8 @@ import { EMPTY, Observable, concat, defer, filter, from, ignoreElements, map, of
 import type { DataPart } from '../../message-list/types.js';
 import { processLLMResponse } from '../../operators/process-llm-response.js';
 import { processOutputStep } from '../../operators/process-output-step.js';
-import type { StepInput } from '../../operators/process-input-step.js';
 import type { AgentChunk, ChunkType } from '../../contract/chunk-types.js';
+import type { AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { terminalChunk } from '../../contract/terminal-chunk.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
@@ -50,10 +50,16 @@ export function recordAfterMessage(env: StepEnvironment, attempt: AttemptState, 
  * end:                    (f→ t' e)|    (finish releases them; f is kept for the run's end)
  * ```
  */
-export function endOfOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, continues: boolean | undefined): Observable<ChunkType> {
+export function endOfOutput(
+  env: StepEnvironment,
+  state: RunState,
+  attempt: AttemptState,
+  continues: boolean | undefined,
+  tools: AgentToolSet | undefined,
+): Observable<ChunkType> {
   const calls = clientToolCalls(attempt, env.executesTools);
   const messageBuilt = continues !== undefined; // after the tools
-  const last = messageBuilt ? calls && !continues : !calls && !mayContinue(attempt, env.executesTools, env.maxSteps);
+  const last = messageBuilt ? calls && !continues : !calls && !mayContinue(attempt, tools, env.executesTools, env.maxSteps);
   if (!last) return EMPTY;
   const accepted = state.steps.filter((step) => step.tripwire === undefined);
   const provisional = terminalChunk(env.runId, {
@@ -96,7 +102,7 @@ export function afterModel(env: StepEnvironment, state: RunState, attempt: Attem
   const stepResult = stepResultOf(attempt);
   attempt.recorded = stepResult;
   state.steps.push(stepResult);
-  const stepInput = attempt.stepInput as StepInput;
+  const { stepInput } = prepared;
   const structured = stepInput.structuredOutput;
   // a stage no processor hooks passes its value through unchanged: not subscribed at all
   const llmResponse = hasHook(env.inputProcessors, 'processLLMResponse');
@@ -139,11 +145,12 @@ export function afterModel(env: StepEnvironment, state: RunState, attempt: Attem
 
 /**
  * Whether another step follows the attempt, decided once its tools ran: its client calls all ran
- * here, a step is left, and no `stopWhen` condition is met (asked with the run's steps). A value
- * when the conditions answer synchronously (nothing subscribed for it), else an Observable of it.
+ * here (each one among the attempt's `tools`), a step is left, and no `stopWhen` condition is met
+ * (asked with the run's steps). A value when the conditions answer synchronously (nothing
+ * subscribed for it), else an Observable of it.
  */
-export function continuation(env: StepEnvironment, state: RunState, attempt: AttemptState): boolean | Observable<boolean> {
-  const may = mayContinue(attempt, env.executesTools, env.maxSteps);
+export function continuation(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): boolean | Observable<boolean> {
+  const may = mayContinue(attempt, tools, env.executesTools, env.maxSteps);
   if (!may || env.stopWhen.length === 0) return may;
   const met = stopConditionMet(env.stopWhen, state.steps);
   if (!isPromiseLike(met)) return !met;

@@ -4,9 +4,10 @@
  */
 import { EMPTY, Observable, concat, concatMap, defer, from, isObservable, of } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
+import type { AgentToolSet } from '../../contract/tool-types.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { newToolCallIds, toolCallIdsIn } from '../../model/model-part-to-chunk.js';
-import type { RunState } from '../data/run-state.js';
+import { enterAttempt, type RunState } from '../data/run-state.js';
 import { toolPhase } from './tool-phase.js';
 import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
@@ -62,7 +63,7 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
     keepChunks: hasHook(env.inputProcessors, 'processLLMResponse'),
   });
   messageList.replaceAllSystemMessages(state.initialSystemMessages);
-  state.attempt = attempt;
+  enterAttempt(state, attempt);
   return attempt;
 }
 
@@ -83,14 +84,14 @@ function closeRejected(env: StepEnvironment, state: RunState, closers: readonly 
  * The `model` commit point: the step accepted, its message in the list, its client tool calls about
  * to run (a restored run goes on with them, without calling the model again).
  */
-function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<never> {
+function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<never> {
   if (env.durability?.checkpoint === undefined || !clientToolCalls(attempt, env.executesTools)) return EMPTY;
   const { stepNumber } = attempt;
   const toolCalls = attempt.accumulator.toolCalls.filter((call) => !call.providerExecuted).map(({ toolCallId, toolName, args }) => ({ toolCallId, toolName, args }));
   return commitPoint(env, state, 'model', {
     stepNumber,
     toolCalls,
-    position: () => ({ kind: 'tools', stepNumber, attempt }),
+    position: () => ({ kind: 'tools', stepNumber, attempt, tools }),
   });
 }
 
@@ -100,15 +101,15 @@ function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptStat
  */
 function request(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<PreparedRequest> | PreparedRequest {
   attempt.phase = 'pre-model';
-  attempt.feedback = state.retryFeedback;
+  const feedback = state.retryFeedback; // taken: the next attempt's prompt has it, no later one
   state.retryFeedback = undefined;
-  return env.model.prepare(attempt);
+  return env.model.prepare(attempt, feedback);
 }
 
 /** The model's output: the call's events through the step-output kernel, after `step-start` and the custom chunks waiting. */
 function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest): Observable<ChunkType> {
   attempt.phase = 'model';
-  const structured = attempt.stepInput?.structuredOutput;
+  const structured = prepared.stepInput.structuredOutput;
   const toolCallIds = newToolCallIds(() => toolCallIdsIn(state.messageList.get.all.db()));
   return env.model.call(attempt, prepared).pipe(
     providerToolResults(env, attempt, toolCallIds),
@@ -135,10 +136,10 @@ type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prep
  */
 const PHASES: readonly Phase[] = [
   (env, state, attempt, prepared) => modelOutput(env, state, attempt, prepared),
-  (env, state, attempt) => endOfOutput(env, state, attempt, undefined),
+  (env, state, attempt, { stepInput }) => endOfOutput(env, state, attempt, undefined, stepInput.tools),
   (env, state, attempt, prepared) => afterModel(env, state, attempt, prepared),
-  (env, state, attempt) => modelCommit(env, state, attempt),
-  (env, state, attempt) => fromTools(env, state, attempt),
+  (env, state, attempt, { stepInput }) => modelCommit(env, state, attempt, stepInput.tools),
+  (env, state, attempt, { stepInput }) => fromTools(env, state, attempt, stepInput.tools),
 ];
 
 /**
@@ -163,20 +164,20 @@ function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptStat
  * made from: the end of the output (last step, after its tools), `object-result` and
  * `step-finish`, the `step` commit point, and the {@link StepEnd} carrying the next position.
  */
-function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
+function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<ChunkType | StepEnd> {
   const endOfStep = (continues: boolean): Observable<ChunkType | StepEnd> => {
     const next = continues ? stepAt(attempt.stepNumber + 1) : COMMIT;
     return concat(
-      endOfOutput(env, state, attempt, continues),
+      endOfOutput(env, state, attempt, continues, tools),
       defer(() => finishStep(env, attempt, continues)),
       defer(() => stepCommit(env, state, attempt, next)),
       defer(() => of(stepEnd(attempt, next))),
     );
   };
   return concat(
-    toolPhase(env, attempt),
+    toolPhase(env, attempt, tools),
     defer(() => {
-      const continues = continuation(env, state, attempt);
+      const continues = continuation(env, state, attempt, tools);
       return isObservable(continues) ? continues.pipe(concatMap(endOfStep)) : endOfStep(continues);
     }),
   );
@@ -201,8 +202,8 @@ export function runAttempt(env: StepEnvironment, state: RunState, position: Step
   return defer(() => {
     if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
-      state.attempt = position.attempt;
-      return fromTools(env, state, position.attempt);
+      enterAttempt(state, position.attempt);
+      return fromTools(env, state, position.attempt, position.tools);
     }
     const begin = (): Observable<ChunkType | StepEnd> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
     // the attempt a retry rejected is closed first

@@ -16,8 +16,8 @@ import type { StepEnvironment } from './step-environment.js';
 import { structuredResponseFormat } from './structured-output.js';
 
 /**
- * The agent's request for `attempt`: `processInputStep` on the step's defaults (recorded as
- * `attempt.stepInput`), then {@link prepareRequestNow}. A value when nothing is hooked or async
+ * The agent's request for `attempt`: `processInputStep` on the step's defaults (the step input the
+ * request carries on), then {@link prepareRequestNow}. A value when nothing is hooked or async
  * (nothing subscribed for it), else an Observable of it.
  *
  * ```
@@ -27,15 +27,11 @@ import { structuredResponseFormat } from './structured-output.js';
 export function prepareAttempt(env: StepEnvironment, attempt: AttemptState, feedback: string | undefined): Observable<PreparedRequest> | PreparedRequest {
   const initial: StepInput = { stepNumber: attempt.stepNumber, ...env.stepDefaults };
   if (!hasHook(env.stepProcessors, 'processInputStep')) {
-    attempt.stepInput = initial;
     return prepareRequestNow(env, initial, feedback);
   }
   return of(initial).pipe(
     processInputStep(env.stepProcessors, env.ctx),
-    concatMap((stepInput) => {
-      attempt.stepInput = stepInput;
-      return prepareRequest(env, stepInput, feedback);
-    }),
+    concatMap((stepInput) => prepareRequest(env, stepInput, feedback)),
   );
 }
 
@@ -60,7 +56,7 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
  *
  * ```
- * request:  (r|)     (r = { request, callOptions }, in the subscribing frame when nothing is async)
+ * request:  (r|)     (r = { request, callOptions, stepInput }, in the subscribing frame when nothing is async)
  * ```
  */
 export function prepareRequest(env: StepEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
@@ -82,14 +78,14 @@ export function prepareRequestNow(env: StepEnvironment, stepInput: StepInput, fe
     // the value itself instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
     // no hook to run: only the signals hooks sent reach the request
-    return { request: withPendingSignals(env.ctx, request), callOptions };
+    return { request: withPendingSignals(env.ctx, request), callOptions, stepInput };
   }
   return toObservable(extras).pipe(
     concatMap((resolved) => {
       const { request, callOptions } = buildRequest(env, stepInput, prompt, resolved);
       return of(request).pipe(
         processLLMRequest(env.inputProcessors, env.ctx),
-        map((processed) => ({ request: processed, callOptions })),
+        map((processed) => ({ request: processed, callOptions, stepInput })),
       );
     }),
   );

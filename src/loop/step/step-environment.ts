@@ -21,8 +21,11 @@ import type { OutputChain } from './output-chain.js';
  * call the AI SDK opened.
  */
 export interface ModelAccess {
-  /** The request of `attempt` (the agent: `processInputStep`, the prompt, `processLLMRequest`): one value. */
-  prepare(attempt: AttemptState): Observable<PreparedRequest> | PreparedRequest;
+  /**
+   * The request of `attempt` (the agent: `processInputStep`, the prompt with `feedback` — the reason
+   * of the attempt a tripwire retry rejected — after the history, `processLLMRequest`): one value.
+   */
+  prepare(attempt: AttemptState, feedback: string | undefined): Observable<PreparedRequest> | PreparedRequest;
   /** The model call of a prepared request, as its events (a live call, or a cached response replayed). */
   call(attempt: AttemptState, prepared: PreparedRequest): Observable<ModelEvent>;
 }

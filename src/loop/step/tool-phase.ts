@@ -70,10 +70,9 @@ function observeToolChunk(env: StepEnvironment, attempt: AttemptState, chunk: Ch
   if (chunk.type === 'tool-error') recordToolError(env, chunk.payload.toolCallId, chunk.payload.toolName, chunk.payload.args, errorTextOf(chunk.payload.error));
 }
 
-/** The tool phase's chunks (already through the output processors and recorded by `accumulator`). */
-export function toolPhase(env: StepEnvironment, attempt: AttemptState): Observable<ChunkType> {
+/** The tool phase's chunks (already through the output processors and recorded by `accumulator`); `tools`: the attempt's. */
+export function toolPhase(env: StepEnvironment, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<ChunkType> {
   const { stepNumber, accumulator } = attempt;
-  const tools: AgentToolSet | undefined = attempt.stepInput?.tools;
   const through = env.chain.through(attempt.requestedToolCalls);
   const calls = env.executesTools ? accumulator.toolCalls.filter((call) => !call.providerExecuted) : [];
   if (calls.length === 0) {

@@ -1,11 +1,12 @@
 /**
- * The per-run machinery a run context carries besides its public fields: the run's demand gate and
- * its `processOutputStream` chains. `createRunContext` attaches it under a private symbol, as a
+ * The per-run machinery a run context carries besides its public fields: the run's demand gate, its
+ * `processOutputStream` chains, and the run's state they keep their `streamParts` in. `createRunContext` attaches it under a private symbol, as a
  * non-enumerable property, so it stays off the public `RunContext` type and out of spreads and
  * `JSON.stringify`; it lives and dies with the context (no module-level registry).
  */
 import type { DemandGate } from '../../contract/demand-gate.js';
 import type { Processor } from '../../contract/processor-types.js';
+import type { StreamPartsHolder } from '../stream-parts.js';
 import type { SharedStreamChain } from './stream-chain-types.js';
 
 /** What one run keeps for its operators. */
@@ -14,13 +15,17 @@ export interface RunMachinery {
   readonly demand: DemandGate;
   /** The run's `processOutputStream` chains, one per processor array (processor `state` and `streamParts` live across steps). */
   readonly streamChains: WeakMap<readonly Processor[], SharedStreamChain>;
+  /** The run's state (`RunContextState`): the chains' `streamParts` live in it. */
+  readonly state: StreamPartsHolder;
+  /** How many chains with a `processOutputStream` hook the run made: the next one's entry in the state's `streamParts`. */
+  loggedChains: number;
 }
 
 const MACHINERY = Symbol('rxagent.runMachinery');
 
-/** Gives `context` (a run context being made) its own machinery around `demand`. */
-export function attachRunMachinery(context: object, demand: DemandGate): void {
-  const machinery: RunMachinery = { demand, streamChains: new WeakMap() };
+/** Gives `context` (a run context being made) its own machinery around `demand` and the run's `state`. */
+export function attachRunMachinery(context: object, demand: DemandGate, state: StreamPartsHolder): void {
+  const machinery: RunMachinery = { demand, streamChains: new WeakMap(), state, loggedChains: 0 };
   Object.defineProperty(context, MACHINERY, { value: machinery, enumerable: false, writable: false, configurable: false });
 }
 

@@ -11,10 +11,6 @@ export interface InjectedChunk {
 /** One run's `processOutputStream` chain. */
 export interface StreamChain {
   readonly length: number;
-  /** What the processors have seen so far (`streamParts`): the chunks that entered the chain, and each processor's own log where it diverged. */
-  exportLogs(): StreamPartsLogs;
-  /** Fills the logs of a chain nothing has entered yet (a restored run). */
-  importLogs(logs: StreamPartsLogs): void;
   /**
    * Runs `chunk` through the processors from index `from`; `null` when a processor dropped it. A
    * promise when a hook returned one, an Observable (one value, or an error) when a hook returned an
@@ -36,14 +32,4 @@ export interface ChunkInjector {
 export interface SharedStreamChain extends ChunkInjector {
   readonly chain: StreamChain;
   target: ChunkInjector | undefined;
-}
-
-/** The `streamParts` of a chain's processors, as chunks (see `StreamChain.exportLogs`). */
-export interface StreamPartsLogs {
-  /** The ids of the chain's processors, in order. */
-  readonly processors: readonly string[];
-  /** The chunks that entered the chain: the `streamParts` of every processor whose own log is `null`. */
-  readonly entered: readonly ChunkType[];
-  /** Each processor's own `streamParts`, once it saw something other than `entered`. */
-  readonly own: ReadonlyArray<readonly ChunkType[] | null>;
 }

@@ -10,10 +10,12 @@
  * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
  * gets its own copy from then on. The logs are {@link ChunkLog}s: compact (a plain text delta is
  * kept as its text) until a processor reads `args.streamParts` (an accessor), which makes the real
- * array once; from then on that array is appended to, as before.
+ * array once; from then on that array is appended to, as before. The logs are the run's state
+ * (`StreamPartsState`, stream-parts.ts): the chain takes its entry from the state when it is made
+ * (a restored run's logs, or fresh ones it puts there) and appends to those very logs.
  */
 import type { ChunkType, DataChunkType } from '../../contract/chunk-types.js';
-import { ChunkLog } from '../../contract/chunk-log.js';
+import type { ChunkLog } from '../../contract/chunk-log.js';
 import { ProcessorError } from '../../contract/errors/processor-error.js';
 import type { AbortFunction, Processor, ProcessOutputStreamArgs } from '../../contract/processor-types.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
@@ -26,7 +28,9 @@ import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
-import type { ChunkInjector, StreamChain, StreamPartsLogs } from './stream-chain-types.js';
+import type { ChunkInjector, StreamChain } from './stream-chain-types.js';
+import { newStreamParts, streamPartsMismatch, type StreamPartsState } from '../stream-parts.js';
+import { runMachineryOf } from './run-machinery.js';
 import { TextDropWatch } from './text-drop-watch.js';
 
 export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
@@ -134,23 +138,23 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
-const NO_LOGS: StreamPartsLogs = { processors: [], entered: [], own: [] };
-
 /** The chain of a run whose processors have no `processOutputStream`: every chunk goes on as it is. */
-const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk, exportLogs: () => NO_LOGS, importLogs: () => undefined };
+const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
 
-/** A log's chunks as an array, without turning the log into one. */
-function chunksOf(log: ChunkLog): ChunkType[] {
-  const chunks: ChunkType[] = [];
-  log.forEach((chunk) => chunks.push(chunk));
-  return chunks;
-}
-
-/** A log holding `chunks`. */
-function logOf(chunks: readonly ChunkType[]): ChunkLog {
-  const log = new ChunkLog();
-  for (const chunk of chunks) log.push(chunk);
-  return log;
+/**
+ * The `streamParts` entry of the run's next chain in the run's state: the one a restored state
+ * holds (its processors must be the chain's), else fresh logs put there.
+ */
+function streamPartsFor(context: RunContext, processors: readonly string[]): StreamPartsState {
+  const machinery = runMachineryOf(context);
+  const all = (machinery.state.streamParts ??= []);
+  const index = machinery.loggedChains++;
+  const held = all[index];
+  if (held === undefined) return (all[index] = newStreamParts(processors));
+  if (held.processors.length !== processors.length || held.processors.some((id, at) => id !== processors[at])) {
+    throw new TypeError(streamPartsMismatch(held.processors, processors));
+  }
+  return held;
 }
 
 /**
@@ -158,9 +162,11 @@ function logOf(chunks: readonly ChunkType[]): ChunkLog {
  * `writer.custom()` (each to re-enter the chain after the processor that wrote it).
  */
 export function createStreamChain(processors: readonly Processor[], context: RunContext, injector: ChunkInjector): StreamChain {
-  /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-  const log = new ChunkLog();
-  const links: Link[] = bindingsWith(processors, context, 'processOutputStream').map((binding, index) => {
+  const bindings = bindingsWith(processors, context, 'processOutputStream');
+  // no processOutputStream hook (the common run without output processors): none of the machinery below
+  if (bindings.length === 0) return emptyChain;
+  const parts = streamPartsFor(context, bindings.map((binding) => binding.processor.id));
+  const links: Link[] = bindings.map((binding, index) => {
     // `streamParts`, `abort` and `writer` are added as new accessors (redefining a data property
     // would turn the object into a dictionary)
     const args = {
@@ -172,8 +178,8 @@ export function createStreamChain(processors: readonly Processor[], context: Run
     const link: Link = {
       binding,
       args,
-      shared: log,
-      own: undefined,
+      shared: parts.entered,
+      own: parts.own[index],
       acceptsData: binding.processor.processDataParts === true,
       injector,
       from: index + 1,
@@ -182,9 +188,7 @@ export function createStreamChain(processors: readonly Processor[], context: Run
     Object.defineProperty(args, LINK, { value: link });
     return link;
   });
-  // no processOutputStream hook (the common run without output processors): none of the machinery below
-  if (links.length === 0) return emptyChain;
-  return new Chain(links, log, context, injector);
+  return new Chain(links, parts, context, injector);
 }
 
 /** Where a pass stopped at a hook's promise (see `Chain.continueAsync`). */
@@ -202,37 +206,19 @@ class Chain implements StreamChain {
   readonly #tracingContext: RunContext['tracingContext'];
   /** Warns when the run's text is dropped whole (text-drop-watch.ts). */
   readonly #textWatch = new TextDropWatch();
+  /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
+  private readonly log: ChunkLog;
 
   constructor(
     private readonly links: readonly Link[],
-    /** The chunks that entered the chain at its start, in order: the `streamParts` of every processor in step with it. */
-    private readonly log: ChunkLog,
+    /** The chain's logs in the run's state (a processor's own log, once made, is put there too). */
+    private readonly parts: StreamPartsState,
     private readonly context: RunContext,
     private readonly injector: ChunkInjector,
   ) {
     this.length = links.length;
+    this.log = parts.entered;
     this.#tracingContext = context.tracingContext;
-  }
-
-  exportLogs(): StreamPartsLogs {
-    return {
-      processors: this.links.map((link) => link.binding.processor.id),
-      entered: chunksOf(this.log),
-      own: this.links.map((link) => (link.own === undefined ? null : chunksOf(link.own))),
-    };
-  }
-
-  importLogs(logs: StreamPartsLogs): void {
-    const ids = this.links.map((link) => link.binding.processor.id);
-    if (ids.length !== logs.processors.length || ids.some((id, index) => id !== logs.processors[index])) {
-      throw new TypeError(`streamParts of processors [${logs.processors.join(', ')}] cannot be restored into a chain of [${ids.join(', ')}].`);
-    }
-    if (this.log.length > 0) throw new TypeError('streamParts can only be restored into a chain nothing has entered yet.');
-    for (const chunk of logs.entered) this.log.push(chunk);
-    this.links.forEach((link, index) => {
-      const own = logs.own[index];
-      link.own = own === null || own === undefined ? undefined : logOf(own);
-    });
   }
 
   run(chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> {
@@ -249,6 +235,7 @@ class Chain implements StreamChain {
     const log = this.log;
     const own = entered === null ? log.copy() : log.copy(log.length - 1);
     link.own = own;
+    this.parts.own[link.from - 1] = own;
     return own;
   }
 
