@@ -219,9 +219,9 @@ export class OutputStreamPass {
   }
 
   /**
-   * Behind a hook's promise: awaits it, runs the rest of the chain, then the items that waited
-   * meanwhile, in this one async call for as long as hooks keep returning promises (one `await` per
-   * async hook call; no promise or callback of the pass per chunk).
+   * Behind a hook's promise: awaits it, then {@link #resumed} runs the rest of the pass and the items
+   * that waited meanwhile — in this one async call for as long as hooks keep returning promises (one
+   * `await` per async hook call; no promise or callback of the pass per chunk).
    */
   async #awaitHooks(first: SuspendedPass): Promise<void> {
     let suspended: SuspendedPass | undefined = first;
@@ -233,22 +233,23 @@ export class OutputStreamPass {
         this.#failBehindHook(this.#chain.rejected(suspended, thrown));
         return;
       }
-      let result: PassResult;
-      try {
-        result = this.#chain.resume(suspended, resolved);
-      } catch (error) {
-        this.#failBehindHook(error);
-        return;
-      }
-      this.#busy = false;
-      if (this.#closed) {
-        // the pass goes on to its end (its hooks' calls settle), but nothing more goes out
-        if (isSuspendedPass(result)) suspended = result;
-        else return;
-        continue;
-      }
-      suspended = this.#deliver(result) ?? this.#drainItems();
+      suspended = this.#resumed(suspended, resolved);
     }
+  }
+
+  /** The hook `suspended` waited for resolved: the rest of its pass, then the waiting items; returns the next pass that stopped at a hook's promise. */
+  #resumed(suspended: SuspendedPass, resolved: unknown): SuspendedPass | undefined {
+    let result: PassResult;
+    try {
+      result = this.#chain.resume(suspended, resolved);
+    } catch (error) {
+      this.#failBehindHook(error);
+      return undefined;
+    }
+    this.#busy = false;
+    // torn down meanwhile: the pass goes on to its end (its hooks' calls settle), but nothing more goes out
+    if (this.#closed) return isSuspendedPass(result) ? result : undefined;
+    return this.#deliver(result) ?? this.#drainItems();
   }
 
   /** A hook that was awaited failed (or a hook after it threw): the run fails unless it was torn down meanwhile. */
