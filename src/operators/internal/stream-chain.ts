@@ -282,7 +282,8 @@ class Chain implements StreamChain {
     const binding = this.#bindingAt(index);
     const settled = settleStreamHook(binding, resolved);
     this.drainFollowUps(binding.state, index);
-    const next = hookOutcome(settled, checking, binding);
+    // the part it got, passed on (as in `pass`): nothing to check
+    const next = settled === checking ? checking : hookOutcome(settled, checking, binding);
     return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
   }
 
