@@ -2,10 +2,10 @@ import { isObservable, Observable, type OperatorFunction, type Subscription } fr
 import type { ChunkType } from '../contract/chunk-types.js';
 import type { Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
-import { isPromiseLike } from '../contract/maybe-async.js';
 import { runMachineryOf } from './internal/run-machinery.js';
 import { sharedStreamChain } from './internal/shared-stream-chain.js';
-import type { InjectedChunk, SharedStreamChain, StreamChain } from './internal/stream-chain-types.js';
+import type { InjectedChunk, PassResult, SharedStreamChain, StreamChain, SuspendedPass } from './internal/stream-chain-types.js';
+import { isSuspendedPass } from './internal/stream-chain.js';
 import type { DemandGate } from '../contract/demand-gate.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -126,7 +126,9 @@ export class OutputStreamPass {
       }
       return;
     }
-    if (this.#process(chunk, 0) && this.#injected.length > 0) this.#drain();
+    const suspended = this.#process(chunk, 0);
+    if (suspended !== undefined) void this.#awaitHooks(suspended);
+    else if (this.#injected.length > 0) this.#drain();
   }
 
   /** The source failed: in order, like `complete` — the verdict on the chunks before it comes first. */
@@ -170,30 +172,29 @@ export class OutputStreamPass {
     this.#drain();
   }
 
-  /** Processes one item; returns true when it finished synchronously. */
-  #process(chunk: ChunkType, from: number): boolean {
-    let result: ReturnType<StreamChain['run']>;
+  /** Processes one item: out at once, or later (busy); a pass stopped at a hook's promise is returned, for the caller to await. */
+  #process(chunk: ChunkType, from: number): SuspendedPass | undefined {
+    let result: PassResult;
     try {
       result = this.#chain.run(chunk, from);
     } catch (error) {
       this.#fail(error);
-      return true;
+      return undefined;
     }
     if (result === chunk || result === null) {
-      // the common case (every processor passed the chunk on, or one dropped it): no thenable or Observable check
+      // the common case (every processor passed the chunk on, or one dropped it): no suspension or Observable check
       if (result !== null) this.#sink.next(result);
-      return true;
+      return undefined;
     }
-    if (isPromiseLike<ChunkType | null>(result)) {
+    return this.#deliver(result);
+  }
+
+  /** What a pass gave: a chunk goes out; a suspended pass is returned (busy); an Observable is followed (busy). */
+  #deliver(result: PassResult): SuspendedPass | undefined {
+    if (result === null) return undefined;
+    if (isSuspendedPass(result)) {
       this.#busy = true;
-      Promise.resolve(result).then(
-        (resolved) => this.#settled(resolved),
-        (error: unknown) => {
-          this.#busy = false;
-          if (!this.#closed) this.#fail(error);
-        },
-      );
-      return false;
+      return result;
     }
     if (isObservable(result)) {
       // A hook returned an Observable that had not settled (a scheduler-timed delay): its one
@@ -207,22 +208,63 @@ export class OutputStreamPass {
         },
         error: (error: unknown) => {
           settled = true;
-          this.#busy = false;
-          if (!this.#closed) this.#fail(error);
+          this.#failBehindHook(error);
         },
       });
       if (!settled) this.#pending = subscription;
-      return false;
+      return undefined;
     }
-    if (result !== null) this.#sink.next(result);
-    return true;
+    this.#sink.next(result);
+    return undefined;
   }
 
-  #drain(): void {
+  /**
+   * Behind a hook's promise: awaits it, then {@link #resumed} runs the rest of the pass and the items
+   * that waited meanwhile — in this one async call for as long as hooks keep returning promises (one
+   * `await` per async hook call; no promise or callback of the pass per chunk).
+   */
+  async #awaitHooks(first: SuspendedPass): Promise<void> {
+    let suspended: SuspendedPass | undefined = first;
+    while (suspended !== undefined) {
+      let resolved: unknown;
+      try {
+        resolved = await suspended.pending;
+      } catch (thrown) {
+        this.#failBehindHook(this.#chain.rejected(suspended, thrown));
+        return;
+      }
+      suspended = this.#resumed(suspended, resolved);
+    }
+  }
+
+  /** The hook `suspended` waited for resolved: the rest of its pass, then the waiting items; returns the next pass that stopped at a hook's promise. */
+  #resumed(suspended: SuspendedPass, resolved: unknown): SuspendedPass | undefined {
+    let result: PassResult;
+    try {
+      result = this.#chain.resume(suspended, resolved);
+    } catch (error) {
+      this.#failBehindHook(error);
+      return undefined;
+    }
+    this.#busy = false;
+    // torn down meanwhile: the pass goes on to its end (its hooks' calls settle), but nothing more goes out
+    if (this.#closed) return isSuspendedPass(result) ? result : undefined;
+    return this.#deliver(result) ?? this.#drainItems();
+  }
+
+  /** A hook that was awaited failed (or a hook after it threw): the run fails unless it was torn down meanwhile. */
+  #failBehindHook(error: unknown): void {
+    this.#busy = false;
+    if (!this.#closed) this.#fail(error);
+  }
+
+  /** Processes waiting items (injected ones first) while they pass synchronously; returns a pass that stopped at a hook's promise. */
+  #drainItems(): SuspendedPass | undefined {
     while (!this.#busy && !this.#closed) {
       const item = this.#injected.shift();
       if (item !== undefined) {
-        this.#process(item.chunk, item.from);
+        const suspended = this.#process(item.chunk, item.from);
+        if (suspended !== undefined) return suspended;
         continue;
       }
       const next = this.#queue.shift();
@@ -231,17 +273,21 @@ export class OutputStreamPass {
         this.#demand.release(this);
       }
       if (next === undefined) {
-        if (this.#sourceError !== undefined) {
-          this.#fail(this.#sourceError.error);
-          return;
-        }
-        if (this.#sourceDone) {
+        if (this.#sourceError !== undefined) this.#fail(this.#sourceError.error);
+        else if (this.#sourceDone) {
           this.#closed = true;
           this.#sink.complete();
         }
-        return;
+        return undefined;
       }
-      this.#process(next, 0);
+      const suspended = this.#process(next, 0);
+      if (suspended !== undefined) return suspended;
     }
+    return undefined;
+  }
+
+  #drain(): void {
+    const suspended = this.#drainItems();
+    if (suspended !== undefined) void this.#awaitHooks(suspended);
   }
 }

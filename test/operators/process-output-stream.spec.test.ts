@@ -289,6 +289,32 @@ describe('processOutputStream (async hooks)', () => {
     expect(((recording.error as ProcessorError).cause as Error).message).toBe('nope');
   });
 
+  it('goes on behind async hooks with what waited: a written chunk first, then the queued ones, a dropped one left out', async () => {
+    const note = chunk.data('data-note', { n: 1 });
+    const writing: Processor = {
+      id: 'writing',
+      processOutputStream: async ({ part, writer }) => {
+        if (part === a) await writer?.custom(note);
+        return part;
+      },
+    };
+    const dropB: Processor = {
+      id: 'drop-b',
+      processDataParts: true,
+      processOutputStream: async ({ part }) => (part.type === 'text-delta' && part.payload.text === 'b' ? null : part),
+    };
+    const subject = new Subject<ChunkType>();
+    const recording = record(subject.pipe(processOutputStream([writing, dropB])));
+    subject.next(a);
+    subject.next(b);
+    subject.next(c);
+    subject.complete();
+    expect(recording.values).toEqual([]);
+    await flushMicrotasks();
+    expect(recording.values).toEqual([a, note, c]);
+    expect(recording.completed).toBe(true);
+  });
+
   it('calls no hook after unsubscription while a hook was pending', async () => {
     const gate = deferred<void>();
     const calls: string[] = [];

@@ -28,12 +28,12 @@ import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
 import type { ProcessorBinding } from './processor-binding.js';
-import type { ChunkInjector, StreamChain } from './stream-chain-types.js';
+import type { ChunkInjector, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
 import { newStreamParts, streamPartsMismatch, type StreamPartsState } from '../stream-parts.js';
 import { runMachineryOf } from './run-machinery.js';
 import { TextDropWatch } from './text-drop-watch.js';
 
-export type { InjectedChunk, StreamChain } from './stream-chain-types.js';
+export type { InjectedChunk, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
 
 interface Link {
   binding: ProcessorBinding;
@@ -138,8 +138,13 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
+/** An empty chain has no hook to stop at: nothing to resume. */
+function neverSuspended(): never {
+  throw new TypeError('rxagent: a chain without processors has no pass to resume');
+}
+
 /** The chain of a run whose processors have no `processOutputStream`: every chunk goes on as it is. */
-const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk };
+const emptyChain: StreamChain = { length: 0, run: (chunk) => chunk, resume: neverSuspended, rejected: neverSuspended };
 
 /**
  * The `streamParts` entry of the run's next chain in the run's state: the one a restored state
@@ -191,13 +196,19 @@ export function createStreamChain(processors: readonly Processor[], context: Run
   return new Chain(links, parts, context, injector);
 }
 
-/** Where a pass stopped at a hook's promise (see `Chain.continueAsync`). */
-class Suspension {
+/** Where a pass stopped at a hook's promise: the hook's link, the chunk it checks, the chunk that entered the pass. */
+class Suspension implements SuspendedPass {
   constructor(
-    readonly pending: unknown,
+    readonly pending: PromiseLike<unknown>,
     readonly checking: ChunkType,
     readonly index: number,
+    readonly entered: ChunkType | null,
   ) {}
+}
+
+/** Whether a pass stopped at a hook's promise (see {@link StreamChain.run}). */
+export function isSuspendedPass(result: PassResult): result is SuspendedPass {
+  return result instanceof Suspension;
 }
 
 /** The chain's passes. */
@@ -221,10 +232,38 @@ class Chain implements StreamChain {
     this.#tracingContext = context.tracingContext;
   }
 
-  run(chunk: ChunkType, from = 0): MaybeAsync<ChunkType | null> {
-    if (from !== 0) return this.#textWatch.out(this.pass(chunk, from, null));
+  run(chunk: ChunkType, from = 0): PassResult {
+    if (from !== 0) return this.#watched(this.pass(chunk, from, null));
     this.log.push(chunk);
-    return this.#textWatch.out(this.pass(chunk, 0, chunk), chunk);
+    this.#textWatch.entered(chunk);
+    return this.#watched(this.pass(chunk, 0, chunk));
+  }
+
+  resume(suspended: SuspendedPass, resolved: unknown): PassResult {
+    return this.#watched(this.#resume(suspended as Suspension, resolved));
+  }
+
+  rejected(suspended: SuspendedPass, thrown: unknown): Error {
+    return streamHookError(this.#bindingAt((suspended as Suspension).index), thrown);
+  }
+
+  /** A pass's end result to the text watch (a suspended pass reaches it once resumed to its end). */
+  #watched(result: PassResult): PassResult {
+    return isSuspendedPass(result) ? result : this.#textWatch.out(result);
+  }
+
+  #bindingAt(index: number): ProcessorBinding {
+    return (this.links[index] as Link).binding;
+  }
+
+  /** The hook a pass stopped at resolved with `resolved`: its outcome, then the processors after it. */
+  #resume({ index, checking, entered }: Suspension, resolved: unknown): PassResult {
+    const binding = this.#bindingAt(index);
+    const settled = settleStreamHook(binding, resolved);
+    this.drainFollowUps(binding.state, index);
+    // the part it got, passed on (as in `pass`): nothing to check
+    const next = settled === checking ? checking : hookOutcome(settled, checking, binding);
+    return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
   }
 
   /**
@@ -273,41 +312,26 @@ class Chain implements StreamChain {
   }
 
   /**
-   * The rest of a pass once a hook returned a promise: one async function awaits it, runs the
-   * processors after it synchronously, and awaits each later async hook in turn — one await per
-   * async processor, as a plain awaited call, instead of a `then` and a promise adopted per hook.
+   * A suspended pass as a promise, for a pass that already continues inside an Observable (an
+   * earlier hook returned one): awaits each later async hook in turn.
    */
-  private async continueAsync(pending: unknown, checking: ChunkType, index: number, entered: ChunkType | null): Promise<ChunkType | null> {
-    let awaiting = pending;
-    let current = checking;
-    let at = index;
-    for (;;) {
-      const binding = (this.links[at] as Link).binding;
+  private async completion(suspended: Suspension): Promise<ChunkType | null> {
+    let result: PassResult = suspended;
+    while (result instanceof Suspension) {
       let resolved: unknown;
       try {
-        resolved = await awaiting;
+        resolved = await result.pending;
       } catch (thrown) {
-        throw streamHookError(binding, thrown);
+        throw this.rejected(result, thrown);
       }
-      const settled = settleStreamHook(binding, resolved);
-      this.drainFollowUps(binding.state, at);
-      const next = hookOutcome(settled, current, binding);
-      if (next === null) return this.dropped(at, entered, current);
-      const rest = this.pass(next, at + 1, entered, true);
-      if (!(rest instanceof Suspension)) {
-        // a later hook's pending Observable is awaited here: this pass left virtual time already
-        return isObservable(rest) ? toMaybePromise(rest) : (rest as ChunkType | null);
-      }
-      awaiting = rest.pending;
-      current = rest.checking;
-      at = rest.index;
+      result = this.#resume(result, resolved);
     }
+    // a later hook's pending Observable is awaited here: this pass left virtual time already
+    return toMaybePromise(result as MaybeAsync<ChunkType | null>);
   }
 
-  private pass(chunk: ChunkType, from: number, entered: ChunkType | null): MaybeAsync<ChunkType | null>;
-  private pass(chunk: ChunkType, from: number, entered: ChunkType | null, suspend: true): MaybeAsync<ChunkType | null> | Suspension;
-  /** `suspend`: at a hook's promise, return where the pass stopped (the caller awaits it) instead of a promise. */
-  private pass(chunk: ChunkType, from: number, entered: ChunkType | null, suspend = false): MaybeAsync<ChunkType | null> | Suspension {
+  /** Runs `chunk` through the processors from `from`; stops at the first hook that returns a promise (see {@link Suspension}). */
+  private pass(chunk: ChunkType, from: number, entered: ChunkType | null): PassResult {
     const links = this.links;
     const retryCount = this.context.retryCount;
     let current = chunk;
@@ -323,19 +347,19 @@ class Chain implements StreamChain {
       args.part = current;
       args.retryCount = retryCount;
       const result = invokeStreamHook(link.binding, args, this.#tracingContext);
-      if (result !== current && isPromiseLike<unknown>(result)) {
-        if (suspend) return new Suspension(result, current, index);
-        return this.continueAsync(result, current, index, entered);
-      }
+      if (result !== current && isPromiseLike<unknown>(result)) return new Suspension(result, current, index, entered);
       if (result !== current && isObservable(result)) {
         // an Observable the hook returned, still pending: already settled by invokeStreamHook
         const checking = current;
         const binding = link.binding;
+        // (over an Observable, thenMaybe gives an Observable)
         return thenMaybe<unknown, ChunkType | null>(result as Observable<unknown>, (settled) => {
           this.drainFollowUps(binding.state, index);
           const next = hookOutcome(settled, checking, binding);
-          return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
-        });
+          if (next === null) return this.dropped(index, entered, checking);
+          const rest = this.pass(next, index + 1, entered);
+          return rest instanceof Suspension ? this.completion(rest) : (rest as MaybeAsync<ChunkType | null>);
+        }) as Observable<ChunkType | null>;
       }
       this.drainFollowUps(link.binding.state, index);
       const next = result === current ? current : hookOutcome(result, current, link.binding);

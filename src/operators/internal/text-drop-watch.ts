@@ -8,7 +8,6 @@
  */
 import { isObservable, tap, type Observable } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
-import { isPromiseLike, type MaybeAsync } from '../../contract/maybe-async.js';
 import type { Processor } from '../../contract/processor-types.js';
 import { warnOnce } from '../../contract/warn-once.js';
 
@@ -18,7 +17,8 @@ import { warnOnce } from '../../contract/warn-once.js';
  * @example
  * ```ts
  * const watch = new TextDropWatch();
- * const out = watch.out(chain.pass(chunk), chunk); // counts text in and out; warns at finish
+ * watch.entered(chunk);                    // counts text in
+ * const out = watch.out(chain.pass(chunk)); // counts text out; warns at finish
  * ```
  */
 export class TextDropWatch {
@@ -33,13 +33,15 @@ export class TextDropWatch {
     this.#droppers.set(processor, (this.#droppers.get(processor) ?? 0) + 1);
   }
 
-  /** What a pass of the chain gave for `entered` (the chunk entering at its start, if any). */
-  out(result: MaybeAsync<ChunkType | null>, entered?: ChunkType): MaybeAsync<ChunkType | null> {
+  /** `chunk` entered the chain at its start. */
+  entered(chunk: ChunkType): void {
+    if (this.#textOut === 0 && chunk.type === 'text-delta') this.#textIn++;
+  }
+
+  /** What a pass of the chain gave in the end (a chunk, `null`, or the Observable of one). */
+  out(result: ChunkType | null | Observable<ChunkType | null>): ChunkType | null | Observable<ChunkType | null> {
     // once text reached the client the run cannot warn: nothing more to count (no `then` per async chunk)
-    if (this.#textOut > 0) return result;
-    if (entered !== undefined && entered.type === 'text-delta') this.#textIn++;
-    if (result === null) return result;
-    if (isPromiseLike<ChunkType | null>(result)) return Promise.resolve(result).then((chunk) => this.#left(chunk));
+    if (this.#textOut > 0 || result === null) return result;
     if (isObservable(result)) return (result as Observable<ChunkType | null>).pipe(tap((chunk) => this.#left(chunk)));
     return this.#left(result as ChunkType);
   }
