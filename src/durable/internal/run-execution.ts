@@ -14,9 +14,10 @@
  *   failures,                                          a fault point or a ledger write failed outside the stream
  *   plan$ → concat(rollBack$, merge(
  *     stopRequests$,                                   a stop from any instance aborts the run (it ends with `abort`)
- *     merge(commitPoints, run$ → records).pipe(
+ *     run$.pipe(                                       the run's values: chunks, commit points (each holds the demand gate), RunEnd
+ *       map(recordOf),                                 a chunk, a commit (the held chunks with it), or nothing
  *       journalTo(journal, lease, { demand }),         chunks batched, commits appended in order
- *       concatMap(acknowledged),                       each commit: its event, its fault point, the loop let go on
+ *       concatMap(acknowledged),                       each commit: its event, its fault point, the gate released: the loop goes on
  *     ))),
  * ).pipe(
  *   catchError(stoppedBy),                             every failure stops it at once, then says how: fenced | retry
@@ -26,7 +27,7 @@
  */
 import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunItem, type RunSnapshot } from '../../loop/index.js';
+import { isChunk, isCommitPoint, runAgent, type Agent, type AgentCallOptions, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
@@ -108,7 +109,7 @@ function statusOf(terminal: ChunkType | undefined): RunStatus {
   return terminal?.type === 'error' ? 'failed' : terminal?.type === 'abort' ? 'cancelled' : 'completed';
 }
 
-const isTerminalItem = (item: RunItem): boolean => !isRunEnd(item) && isTerminalChunk(item);
+const isTerminalItem = (item: DurableRunItem): boolean => isChunk(item) && isTerminalChunk(item);
 
 /**
  * A claimed run executed to its end, or until it stops (fenced, released, failed): cold, one
@@ -202,20 +203,22 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         let flushes = 0;
         /** Chunks held back: those before the `input` commit, and those after the last step. */
         let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
-        const commitPoints = new Subject<ExecutionCommit>();
 
-        /** The loop reached a commit point: its commit goes to the journal, holding the demand gate (the loop waits) until acknowledged. */
-        const checkpoint = (point: RunCommitPoint): void => {
+        /**
+         * The run's commit point: its commit, to the journal after the chunks before it. It holds the
+         * demand gate (here, in the frame the point is emitted: the loop waits behind it) until acknowledged.
+         */
+        const commitOf = (point: RunCommitPoint & { readonly failed?: undefined }): ExecutionCommit => {
           stepNumber = point.stepNumber;
           rejectedAttempts = point.rejectedAttempts;
-          const state = point.snapshot() as unknown as JsonValue;
+          const state = point.snapshot as unknown as JsonValue;
           const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
           const chunks = point.kind === 'input' ? (held ?? []) : [];
           if (point.kind === 'input') held = undefined;
           if (point.last === true) held = [];
           const commit = { kind: point.kind, step: point.stepNumber, attempt: point.rejectedAttempts, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
           demand.hold(commit);
-          commitPoints.next({ commit, chunks, last: point.last === true });
+          return { commit, chunks, last: point.last === true };
         };
 
         /** The `final` commit: the held chunks and the terminal chunk, after the `finalizing` fault point. */
@@ -226,12 +229,14 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           );
 
         /**
-         * What one value of the run before its terminal chunk writes: the chunk itself, or nothing
-         * (the run's end value; a chunk held for the input or the final commit). Synchronous, so
-         * the common chunk costs no inner subscription (`concatMap` over `[chunk]` cost one each).
+         * What one value of the run before its terminal chunk writes: the chunk itself, a commit
+         * point's commit, or nothing (the run's end value; a chunk held for the input or the final
+         * commit). Synchronous, so the common chunk costs no inner subscription (`concatMap` over
+         * `[chunk]` cost one each), and one property read tells it from the run's own values.
          */
-        const recordOf = (item: RunItem): ChunkType | undefined => {
-          if (isRunEnd(item)) return undefined;
+        const recordOf = (item: DurableRunItem): JournalRecord<ExecutionCommit> | undefined => {
+          // a point whose snapshot failed commits nothing: the run's error (its terminal chunk) follows
+          if (!isChunk(item)) return isCommitPoint(item) && item.failed === undefined ? commitOf(item) : undefined;
           const chunk = item;
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
@@ -251,7 +256,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
          * run's storage failed inside the run (memory's save in the commit phase): not the run's
          * end then, the attempt's (what it held is dropped; the next attempt does it again).
          */
-        const finalOf = (item: RunItem): Observable<ExecutionCommit> => {
+        const finalOf = (item: DurableRunItem): Observable<ExecutionCommit> => {
           const terminal = item as ChunkType;
           if (terminal.type === 'error' && isStorageInfrastructureError(terminal.payload.error)) return throwError(() => terminal.payload.error);
           return final$([...(held ?? []), terminal]);
@@ -304,12 +309,12 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
         const run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
           demand,
-          checkpoint,
+          commitPoints: true,
           ...(restore === undefined ? {} : { restore }),
           tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
           memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
         });
-        // the chunks before the terminal one, one by one; the terminal chunk, with what was held, as the final commit
+        // the values before the terminal chunk, one by one (chunks and commits); the terminal chunk, with what was held, as the final commit
         const runRecords$ = concat(
           run$.pipe(
             takeWhile((item) => !isTerminalItem(item), true),
@@ -318,7 +323,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
                 items$.pipe(
                   filter((item) => !isTerminalItem(item)),
                   map(recordOf),
-                  filter((chunk): chunk is ChunkType => chunk !== undefined),
+                  filter((record): record is JournalRecord<ExecutionCommit> => record !== undefined),
                 ),
                 items$.pipe(filter(isTerminalItem), concatMap(finalOf)),
               ),
@@ -326,7 +331,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           ),
           throwError(() => new Error(`Run ${runId} ended without a terminal chunk`)),
         );
-        return merge(commitPoints, runRecords$).pipe(
+        return runRecords$.pipe(
           takeWhile((record) => !('commit' in record && record.commit.kind === 'final'), true),
           journalTo<ExecutionCommit>(journal, lease, {
             demand,

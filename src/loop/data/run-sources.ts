@@ -20,6 +20,6 @@ export interface RunSources {
   readonly generateId: () => string;
   readonly now: () => Date;
   readonly stepDefaults: Omit<StepInput, 'stepNumber'>;
-  /** Durable execution's hooks: the commit points wait for its checkpoint. */
+  /** Durable execution's hooks: the commit points are emitted (and wait for the demand gate) only with it. */
   readonly durability?: RunDurability | undefined;
 }
