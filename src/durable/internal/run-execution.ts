@@ -25,7 +25,7 @@
  * )
  * ```
  */
-import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
+import { EMPTY, Subject, catchError, concat, concatMap, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isChunk, isCommitPoint, runAgent, type Agent, type AgentCallOptions, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
@@ -108,8 +108,6 @@ function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
 function statusOf(terminal: ChunkType | undefined): RunStatus {
   return terminal?.type === 'error' ? 'failed' : terminal?.type === 'abort' ? 'cancelled' : 'completed';
 }
-
-const isTerminalItem = (item: DurableRunItem): boolean => isChunk(item) && isTerminalChunk(item);
 
 /**
  * A claimed run executed to its end, or until it stops (fenced, released, failed): cold, one
@@ -222,17 +220,21 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         };
 
         /** The `final` commit: the held chunks and the terminal chunk, after the `finalizing` fault point. */
-        const final$ = (chunks: ChunkType[]): Observable<ExecutionCommit> =>
+        const finalCommit$ = (chunks: ChunkType[]): Observable<ExecutionCommit> =>
           concat(
             fault$('finalizing', { stepNumber }),
             defer(() => of({ commit: { kind: 'final' as const, step: stepNumber, attempt: rejectedAttempts, state: null }, chunks: encodable(chunks, runId), last: true })),
           );
 
+        /** The run's terminal chunk, once it came (the `final` commit is made from it after the values). */
+        let terminal: ChunkType | undefined;
+
         /**
-         * What one value of the run before its terminal chunk writes: the chunk itself, a commit
-         * point's commit, or nothing (the run's end value; a chunk held for the input or the final
-         * commit). Synchronous, so the common chunk costs no inner subscription (`concatMap` over
-         * `[chunk]` cost one each), and one property read tells it from the run's own values.
+         * What one value of the run writes: the chunk itself, a commit point's commit, or nothing
+         * (the run's end value; a chunk held for the input or the final commit; the terminal chunk,
+         * kept for the final commit). Synchronous, so the common chunk costs no inner subscription
+         * (`concatMap` over `[chunk]` cost one each), and one property read tells it from the run's
+         * own values.
          */
         const recordOf = (item: DurableRunItem): JournalRecord<ExecutionCommit> | undefined => {
           // a point whose snapshot failed commits nothing: the run's error (its terminal chunk) follows
@@ -241,6 +243,10 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
             if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
+            return undefined;
+          }
+          if (isTerminalChunk(chunk)) {
+            terminal = chunk;
             return undefined;
           }
           if (held !== undefined) {
@@ -256,11 +262,12 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
          * run's storage failed inside the run (memory's save in the commit phase): not the run's
          * end then, the attempt's (what it held is dropped; the next attempt does it again).
          */
-        const finalOf = (item: DurableRunItem): Observable<ExecutionCommit> => {
-          const terminal = item as ChunkType;
-          if (terminal.type === 'error' && isStorageInfrastructureError(terminal.payload.error)) return throwError(() => terminal.payload.error);
-          return final$([...(held ?? []), terminal]);
-        };
+        const final$ = defer(() => {
+          if (terminal === undefined) return throwError(() => new Error(`Run ${runId} ended without a terminal chunk`));
+          const { payload } = terminal as ChunkType & { type: 'error' };
+          if (terminal.type === 'error' && isStorageInfrastructureError(payload.error)) return throwError(() => payload.error);
+          return finalCommit$([...(held ?? []), terminal]);
+        });
 
         /** A commit written: its event, its fault point, then the loop goes on (or, handing over, the run is released). */
         const acknowledged = (ack: JournalAck<ExecutionCommit>): Observable<ExecutionItem> => {
@@ -291,7 +298,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
             const open = openAt(entries, stepStart - 1);
             return open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
           }).pipe(
-            concatMap((closers) => final$([...closers, terminalChunk(runId, { error })])),
+            concatMap((closers) => finalCommit$([...closers, terminalChunk(runId, { error })])),
             journalTo(journal, lease),
             concatMap(acknowledged),
           );
@@ -314,25 +321,16 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
           memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
         });
-        // the values before the terminal chunk, one by one (chunks and commits); the terminal chunk, with what was held, as the final commit
+        // the run's values, one by one (chunks and commits; the run completes after its terminal
+        // chunk and RunEnd), then the final commit made from the terminal chunk
         const runRecords$ = concat(
           run$.pipe(
-            takeWhile((item) => !isTerminalItem(item), true),
-            connect((items$) =>
-              merge(
-                items$.pipe(
-                  filter((item) => !isTerminalItem(item)),
-                  map(recordOf),
-                  filter((record): record is JournalRecord<ExecutionCommit> => record !== undefined),
-                ),
-                items$.pipe(filter(isTerminalItem), concatMap(finalOf)),
-              ),
-            ),
+            map(recordOf),
+            filter((record): record is JournalRecord<ExecutionCommit> => record !== undefined),
           ),
-          throwError(() => new Error(`Run ${runId} ended without a terminal chunk`)),
+          final$,
         );
         return runRecords$.pipe(
-          takeWhile((record) => !('commit' in record && record.commit.kind === 'final'), true),
           journalTo<ExecutionCommit>(journal, lease, {
             demand,
             onAppended: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),
