@@ -112,6 +112,8 @@ export function commitAt(durability: RunDurability | undefined, demand: DemandGa
     } catch (error) {
       return concat(of<RunCommitPoint>({ [RUN_EVENT]: 'commit', ...point, failed: { error } }), throwError(() => error));
     }
-    return concat(of<RunCommitPoint>({ [RUN_EVENT]: 'commit', ...point, snapshot: taken }), defer(() => (demand.open ? EMPTY : from(demand.whenOpen()).pipe(ignoreElements()))));
+    // the consumer holds the gate when it gets the point: the run waits here until it is released
+    const acknowledged = defer(() => (demand.open ? EMPTY : from(demand.whenOpen()).pipe(ignoreElements())));
+    return concat(of<RunCommitPoint>({ [RUN_EVENT]: 'commit', ...point, snapshot: taken }), acknowledged);
   });
 }

@@ -143,7 +143,8 @@ export function endRun(env: RunEnvironment | undefined): void {
  * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits the chunks
  * (one `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of
  * the stream, not side channels. A consumer that paces the run gives it the demand gate it holds
- * (`wiring.demand`); durable execution gives it a checkpoint and a snapshot to go on from.
+ * (`wiring.demand`); durable execution asks for its commit points as values among the others
+ * (`commitPoints: true`: then the type says so) and gives it a snapshot to go on from.
  */
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: WithCommitPoints): Observable<DurableRunItem>;
 export function createRun(config: AgentConfig, input: AgentInput, options?: AgentCallOptions, wiring?: RunWiring & { readonly commitPoints?: false }): Observable<RunItem>;
