@@ -10,7 +10,7 @@ import { DEFAULT_API_ERROR_RETRIES } from '../operators/retry-on-api-error.js';
 import { DemandGate } from '../contract/demand-gate.js';
 import { hasHook } from '../contract/has-hook.js';
 import { createRun, type RunWiring } from './run/create-run.js';
-import type { RunItem } from './run/run-events.js';
+import type { DurableRunItem } from './run/run-events.js';
 import { PacedRun } from './consumers/paced-run.js';
 import { validateAgentConfig } from './run/validate-options.js';
 
@@ -100,16 +100,16 @@ export class Agent {
 
 /**
  * One run of `agent` with a consumer's wiring — its events, not only its chunks. Internal to the
- * package: `rxagent/durable`'s worker runs an agent with checkpoints, a tool ledger, a memory fence
- * and a snapshot to go on from.
+ * package: `rxagent/durable`'s worker runs an agent with its commit points as values
+ * (`commitPoints: true`), a tool ledger, a memory fence and a snapshot to go on from.
  *
  * @example
  * ```ts
  * // internal: the durable worker (src/durable/internal/run-execution.ts)
- * runAgent(agent, input, options, { demand, checkpoint, tools, restore }).pipe(journalTo(journal, lease, { demand }));
+ * runAgent(agent, input, options, { demand, commitPoints: true, tools, restore }).pipe(map(recordOf), journalTo(journal, lease, { demand }));
  * ```
  */
-export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<RunItem> {
+export function runAgent(agent: Agent, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<DurableRunItem> {
   return createRun(configOf(agent), input, options, wiring);
 }
 

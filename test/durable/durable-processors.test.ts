@@ -15,6 +15,7 @@ import { assertDurableProcessor } from '../../src/durable/internal/durable-proce
 import { createRun } from '../../src/loop/run/create-run.js';
 import { DurableStateError } from '../../src/loop/data/durable-state-error.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 
 const withState = (durableState: unknown): Processor => ({ id: 'p', durableState, processOutputStream: ({ part }) => part }) as Processor;
 
@@ -56,15 +57,16 @@ describe('a { notDurable } processor at a commit', () => {
   it('fails the snapshot with a DurableStateError naming the processor and the reason', async () => {
     let error: unknown;
     await lastValueFrom(
-      createRun({ id: 'a', model: mockModel({ parts: [...textParts('Hi'), finishPart()] }), outputProcessors: [withState({ notDurable: 'it holds a socket' })] }, 'Hi', { runId: 'r' }, {
-        checkpoint: (point) => {
+      createRun({ id: 'a', model: mockModel({ parts: [...textParts('Hi'), finishPart()] }), outputProcessors: [withState({ notDurable: 'it holds a socket' })] }, 'Hi', { runId: 'r' }, { commitPoints: true }).pipe(
+        tellCommitPoints((point) => {
           try {
-            point.snapshot();
+            snapshotOf(point);
           } catch (caught) {
             error ??= caught;
           }
-        },
-      }).pipe(toArray()),
+        }),
+        toArray(),
+      ),
     );
     expect(DurableStateError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ processorId: 'p', type: 'not durable: it holds a socket' });

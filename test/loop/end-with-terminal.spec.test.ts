@@ -34,6 +34,20 @@ const v: Record<string, ChunkType> = {
 const scheduler = () => createTestScheduler(expect);
 const plain = () => endWithTerminal({ runId: R });
 
+describe('endWithTerminal(): a run\'s own values', () => {
+  it('a value with no `type` (a durable run\'s commit point) passes unchanged, opens and closes nothing, with closeBrackets too', () => {
+    // what createRun's body emits between its chunks when commit points are on (run-durability.ts)
+    const point = { kind: 'step', stepNumber: 0 } as unknown as ChunkType;
+    const t = makeChunk(R, 'text-start', { id: 't' });
+    const e = makeChunk(R, 'text-end', { id: 't' });
+    const values = { ...v, P: point, t, e };
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-S-P-a-P-(F|)', values).pipe(plain())).toBe('-S-P-a-P-(F|)', values);
+      expectObservable(cold('-S-t-a-P-(F|)', values).pipe(endWithTerminal({ runId: R, closeBrackets: true }))).toBe('-S-t-a-P-(eF|)', values);
+    });
+  });
+});
+
 describe('endWithTerminal(): marble checklist', () => {
   it('an empty source still gets its start and a terminal (the missing-terminal error)', () => {
     scheduler().run(({ cold, expectObservable }) => {

@@ -16,6 +16,7 @@ import { modelStep } from '../../src/loop/step/model-step.js';
 import { stepAt } from '../../src/loop/data/run-position.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
+import { tellCommitPoints } from '../support/commit-points.js';
 
 describe('the run context\'s stepNumber while a rejected attempt closes', () => {
   it('is the rejected attempt\'s number (step 1 here), for its closing step-finish and its rejected commit point', async () => {
@@ -51,11 +52,15 @@ describe('the run context\'s stepNumber while a rejected attempt closes', () => 
       'hello',
       {},
       new DemandGate(),
-      { checkpoint: (point) => commits.push({ kind: point.kind, ctxStep: ctx?.stepNumber }) },
+      { commitPoints: true },
     ) as RunSetUp;
     const { env, state } = made;
     ctx = env.ctx;
-    const chunks: ChunkType[] = (await lastValueFrom(concat(inputPhase(env, state), modelStep(env, state, stepAt(0)), modelStep(env, state, stepAt(1))).pipe(toArray()))).filter(
+    const chunks: ChunkType[] = (await lastValueFrom(concat(inputPhase(env, state), modelStep(env, state, stepAt(0)), modelStep(env, state, stepAt(1))).pipe(
+          tellCommitPoints((point) => commits.push({ kind: point.kind, ctxStep: ctx?.stepNumber })),
+          toArray(),
+        ),
+      )).filter(
       (item): item is ChunkType => 'type' in item,
     );
     expect(chunks.filter((chunk) => chunk.type === 'step-finish')).toHaveLength(3);

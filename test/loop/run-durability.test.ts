@@ -19,6 +19,7 @@ import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { InMemoryRunJournal } from '../../src/storage/journal/in-memory-run-journal.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 
 /** A model that calls `charge` once, then answers. */
 const toolThenText = () =>
@@ -42,18 +43,18 @@ function charge(log: ChargeLog, idempotent = false) {
   };
 }
 
-async function run(config: Parameters<typeof createRun>[0], durability: RunDurability, runId = 'run-7'): Promise<ChunkType[]> {
-  const items = await lastValueFrom(createRun(config, 'Charge me', { runId }, durability).pipe(toArray()));
+/** A run with `durability`; with `tell`, its commit points (`commitPoints: true`) told to it. */
+async function run(config: Parameters<typeof createRun>[0], durability: RunDurability, tell?: (point: RunCommitPoint) => void, runId = 'run-7'): Promise<ChunkType[]> {
+  const wiring: RunDurability = tell === undefined ? durability : { ...durability, commitPoints: true };
+  const items = await lastValueFrom(createRun(config, 'Charge me', { runId }, wiring).pipe(tellCommitPoints(tell ?? (() => undefined)), toArray()));
   return items.filter(isChunk);
 }
 
 describe('durable runs: commit points', () => {
   it('a run with a tool step commits at input, model (with the calls), step, step (last)', async () => {
     const log: ChargeLog = { executions: [] };
-    const points: Array<Omit<RunCommitPoint, 'snapshot'>> = [];
-    await run({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, {
-      checkpoint: ({ snapshot: _snapshot, ...point }) => void points.push(point),
-    });
+    const points: RunCommitPoint[] = [];
+    await run({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, {}, (point) => void points.push(point));
     expect(points.map((point) => [point.kind, point.stepNumber, point.last ?? null])).toEqual([
       ['input', 0, null],
       ['model', 0, null],
@@ -63,21 +64,21 @@ describe('durable runs: commit points', () => {
     expect(points[1]?.toolCalls).toEqual([{ toolCallId: 'call-charge', toolName: 'charge', args: { cents: 500 } }]);
   });
 
-  it('the run waits at a commit point while its demand gate is held: the checkpoint holds it with the commit and the release lets the run go on', async () => {
+  it("the run waits at a commit point while its demand gate is held: the point's consumer holds it with the commit, the release lets the run go on", async () => {
     const demand = new DemandGate();
     const log: ChargeLog = { executions: [] };
     const seen: string[] = [];
     const commits: object[] = [];
     const done = lastValueFrom(
-      createRun({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, 'Charge me', { runId: 'run-7' }, {
-        demand,
-        checkpoint: (point) => {
+      createRun({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, 'Charge me', { runId: 'run-7' }, { demand, commitPoints: true }).pipe(
+        tellCommitPoints((point) => {
           const commit = { kind: point.kind };
           commits.push(commit);
           seen.push(`commit ${point.kind}`);
           demand.hold(commit);
-        },
-      }).pipe(toArray()),
+        }),
+        toArray(),
+      ),
     );
     for (const kind of ['input', 'model', 'step', 'step']) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -93,10 +94,8 @@ describe('durable runs: commit points', () => {
   it('restored at the model point, the run executes the tools and goes on without calling the model for that step again', async () => {
     const log: ChargeLog = { executions: [] };
     let atModel: RunSnapshot | undefined;
-    const whole = await run({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, {
-      checkpoint: (point) => {
-        if (point.kind === 'model') atModel = JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot;
-      },
+    const whole = await run({ id: 'a', model: toolThenText(), tools: { charge: charge(log) } }, {}, (point) => {
+      if (point.kind === 'model') atModel = JSON.parse(JSON.stringify(snapshotOf(point))) as RunSnapshot;
     });
     expect(atModel?.next.kind).toBe('tools');
 
@@ -179,15 +178,14 @@ describe('durable runs: processor state', () => {
 
   async function snapshotWith(processor: Processor): Promise<{ snapshot?: RunSnapshot; error?: unknown }> {
     let taken: { snapshot?: RunSnapshot; error?: unknown } = {};
-    await run({ id: 'a', model: mockModel({ parts: [...textParts('Hi'), finishPart()] }), outputProcessors: [processor] }, {
-      checkpoint: (point) => {
-        if (point.kind !== 'step') return;
-        try {
-          taken = { snapshot: JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot };
-        } catch (error) {
-          taken = { error };
-        }
-      },
+    await run({ id: 'a', model: mockModel({ parts: [...textParts('Hi'), finishPart()] }), outputProcessors: [processor] }, {}, (point) => {
+      // every point's snapshot is taken (the first that fails ends the run); the step's is kept
+      if (point.kind !== 'step' && point.failed === undefined) return;
+      try {
+        taken = { snapshot: JSON.parse(JSON.stringify(snapshotOf(point))) as RunSnapshot };
+      } catch (error) {
+        taken = { error };
+      }
     });
     return taken;
   }
@@ -199,7 +197,7 @@ describe('durable runs: processor state', () => {
 
   it('{ snapshot, restore } carries a state that is not JSON (a Set) across', async () => {
     const own: Processor['durableState'] = {
-      snapshot: (state) => ({ seen: [...(state['seen'] as Set<string>)] }),
+      snapshot: (state) => ({ seen: [...((state['seen'] as Set<string> | undefined) ?? [])] }),
       restore: (json) => ({ seen: new Set((json as { seen: string[] }).seen) }),
     };
     const { snapshot } = await snapshotWith(stateful(own));

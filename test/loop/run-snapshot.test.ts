@@ -9,56 +9,63 @@ import { isChunk } from '../../src/loop/run/run-events.js';
 import { RunSnapshotError } from '../../src/loop/data/run-snapshot-error.js';
 import type { RunSnapshot } from '../../src/loop/data/run-snapshot.js';
 import { mockModel } from '../../src/testing/mock-model.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 
 const model = () => mockModel({ parts: [...textParts('Hi'), finishPart()] });
 
-async function snapshotOf(processors: Processor[]): Promise<{ snapshot?: RunSnapshot; error?: unknown }> {
+async function snapshotAtStep(processors: Processor[]): Promise<{ snapshot?: RunSnapshot; error?: unknown }> {
   let taken: { snapshot?: RunSnapshot; error?: unknown } = {};
   await lastValueFrom(
-    createRun({ id: 'a', model: model(), outputProcessors: processors }, 'hello', {}, {
-      checkpoint: (point: RunCommitPoint) => {
+    createRun({ id: 'a', model: model(), outputProcessors: processors }, 'hello', {}, { commitPoints: true }).pipe(
+      tellCommitPoints((point: RunCommitPoint) => {
         if (point.kind !== 'step') return;
         try {
-          taken = { snapshot: point.snapshot() };
+          taken = { snapshot: snapshotOf(point) };
         } catch (error) {
           taken = { error };
         }
-      },
-    }).pipe(toArray()),
+      }),
+      toArray(),
+    ),
   );
   return taken;
 }
 
+const keepsASet: Processor = {
+  id: 'dedupe',
+  processOutputStream: ({ part, state }) => {
+    state['seen'] = { ids: new Set(['a']) };
+    return part;
+  },
+};
+
 describe('run snapshots', () => {
   it('a processor state that is not JSON fails the snapshot, naming processor, path and type', async () => {
-    const keepsASet: Processor = {
-      id: 'dedupe',
-      processOutputStream: ({ part, state }) => {
-        state['seen'] = { ids: new Set(['a']) };
-        return part;
-      },
-    };
-    const { error } = await snapshotOf([keepsASet]);
+    const { error } = await snapshotAtStep([keepsASet]);
     expect(DurableStateError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ name: 'DurableStateError', processorId: 'dedupe', path: '$.seen.ids', type: 'Set' });
   });
 
-  it('a checkpoint that throws ends the run with its error (the run does not go on unsaved)', async () => {
+  it('a snapshot that cannot be taken: the point carries its error, then the run ends with it (the run does not go on unsaved)', async () => {
+    const points: RunCommitPoint[] = [];
     const items = await lastValueFrom(
-      createRun({ id: 'a', model: model() }, 'hello', {}, {
-        checkpoint: () => {
-          throw new Error('journal down');
-        },
-      }).pipe(toArray()),
+      createRun({ id: 'a', model: model(), outputProcessors: [keepsASet] }, 'hello', {}, { commitPoints: true }).pipe(
+        tellCommitPoints((point: RunCommitPoint) => void points.push(point)),
+        toArray(),
+      ),
     );
+    expect(points.map((point) => [point.kind, point.failed === undefined])).toEqual([
+      ['input', true],
+      ['step', false],
+    ]);
     const chunks = items.filter(isChunk);
-    expect(chunks.at(-1)).toMatchObject({ type: 'error', payload: { error: { message: 'journal down' } } });
-    expect(chunks.map((chunk) => chunk.type)).not.toContain('step-start');
+    expect(chunks.at(-1)).toMatchObject({ type: 'error', payload: { error: { name: 'DurableStateError', path: '$.seen.ids' } } });
+    expect(chunks.map((chunk) => chunk.type)).not.toContain('finish');
   });
 
   it('a snapshot of a newer format is refused before anything runs', async () => {
-    const { snapshot } = await snapshotOf([]);
+    const { snapshot } = await snapshotAtStep([]);
     const model2 = mockModel({ parts: [...textParts('Hi'), finishPart()] });
     const items = await lastValueFrom(
       createRun({ id: 'a', model: model2 }, 'hello', {}, { restore: { ...(snapshot as RunSnapshot), format: 99 } }).pipe(toArray()),
@@ -71,7 +78,7 @@ describe('run snapshots', () => {
 
   it('a snapshot restored into a run with other output processors is refused', async () => {
     const counter: Processor = { id: 'counter', processOutputStream: ({ part }) => part };
-    const { snapshot } = await snapshotOf([counter]);
+    const { snapshot } = await snapshotAtStep([counter]);
     const other: Processor = { id: 'other', processOutputStream: ({ part }) => part };
     const model2 = mockModel({ parts: [...textParts('Hi'), finishPart()] });
     const items = await lastValueFrom(createRun({ id: 'a', model: model2, outputProcessors: [other] }, 'hello', {}, { restore: snapshot as RunSnapshot }).pipe(toArray()));

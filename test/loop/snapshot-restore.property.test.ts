@@ -22,6 +22,7 @@ import { isChunk, isRunEnd } from '../../src/loop/run/run-events.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import type { SnapshotCase, SnapshotCaseResult } from './support/snapshot-child.js';
 import { scenarioAgent, scenarioInput, scenarioOptions, Sequence, snapshotScenario, type SnapshotScenario } from './support/snapshot-scenario.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 
 const runs = Number(process.env['RXAGENT_PROPERTY_RUNS'] ?? 60);
 const seedSetting = process.env['RXAGENT_PROPERTY_SEED'];
@@ -44,13 +45,12 @@ async function runUninterrupted(scenario: SnapshotScenario): Promise<Uninterrupt
   const chunks: ChunkType[] = [];
   const points: Uninterrupted['points'] = [];
   const items = await lastValueFrom(
-    createRun(config, scenarioInput, scenarioOptions(scenario), {
-      checkpoint: (point) => {
+    createRun(config, scenarioInput, scenarioOptions(scenario), { commitPoints: true }).pipe(
+      tellCommitPoints((point) => {
         // through JSON, as another process would get it
-        const snapshot = JSON.parse(JSON.stringify(point.snapshot())) as SnapshotCase['snapshot'];
+        const snapshot = JSON.parse(JSON.stringify(snapshotOf(point))) as SnapshotCase['snapshot'];
         points.push({ kind: point.kind, at: chunks.length, case: { scenario, snapshot, idNext: ids.next } });
-      },
-    }).pipe(
+      }),
       tap((item) => {
         if (isChunk(item)) chunks.push(item);
       }),

@@ -20,6 +20,7 @@ import { ToolCallFilter } from '../../src/processors/tool-call-filter.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { judgeModel } from './support/harness.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 
 const EMAIL = 'ada@example.com';
 const model = () =>
@@ -36,9 +37,10 @@ const text = (chunks: ChunkType[]) => chunks.map((chunk) => (chunk.type === 'tex
 async function runWith(make: () => { inputProcessors?: Processor[]; outputProcessors?: Processor[] }, restore?: RunSnapshot) {
   const snapshots: RunSnapshot[] = [];
   const items = await lastValueFrom(
-    createRun({ id: 'a', model: model(), tools, instructions: 'Be brief.', ...make() }, 'Find ada', { runId: 'r' }, restore === undefined
-      ? { checkpoint: (point) => void (point.kind === 'step' && snapshots.push(JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot)) }
-      : { restore }).pipe(toArray()),
+    createRun({ id: 'a', model: model(), tools, instructions: 'Be brief.', ...make() }, 'Find ada', { runId: 'r' }, restore === undefined ? { commitPoints: true } : { restore }).pipe(
+      tellCommitPoints((point) => void (point.kind === 'step' && snapshots.push(JSON.parse(JSON.stringify(snapshotOf(point))) as RunSnapshot))),
+      toArray(),
+    ),
   );
   return { chunks: items.filter(isChunk), snapshots };
 }

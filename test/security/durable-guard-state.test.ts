@@ -15,6 +15,7 @@ import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { streamedText } from '../processors/support/harness.js';
+import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
 
 const stepOne = (text: string): LanguageModelV4StreamPart[] => [...textParts(text, { id: 'b1' }), ...toolCallParts('noop', {}), finishPart('tool-calls')];
 const stepTwo = (text: string): LanguageModelV4StreamPart[] => [...textParts(text, { id: 'b1' }), finishPart()];
@@ -37,11 +38,11 @@ describe('RegexFilterProcessor state in a durable run', () => {
     it(`snapshots at each step and goes on from it: ${JSON.stringify([first, second])}`, async () => {
       const snapshots: RunSnapshot[] = [];
       const whole = await chunksOf(
-        createRun(config((index) => (index === 0 ? stepOne(first) : stepTwo(second))), 'x', {}, {
-          checkpoint: (point: RunCommitPoint) => {
-            if (point.kind === 'step') snapshots.push(JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot);
-          },
-        }),
+        createRun(config((index) => (index === 0 ? stepOne(first) : stepTwo(second))), 'x', {}, { commitPoints: true }).pipe(
+          tellCommitPoints((point: RunCommitPoint) => {
+            if (point.kind === 'step') snapshots.push(JSON.parse(JSON.stringify(snapshotOf(point))) as RunSnapshot);
+          }),
+        ),
       );
       expect(snapshots.length).toBe(2);
       const restored = await chunksOf(createRun(config(() => stepTwo(second)), 'x', {}, { restore: snapshots[0] as RunSnapshot }));

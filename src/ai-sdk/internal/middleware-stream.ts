@@ -18,7 +18,7 @@ import type {
 import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map, of, switchMap, tap, throwError } from 'rxjs';
 import { ModelCallError, replayCall, streamOf, type ModelEvent } from '../../model/index.js';
 import { type AgentChunk, type ChunkType, makeChunk, TripWire } from '../../contract/index.js';
-import { closeBrackets, createOutputChain, CustomOutlet, isStepEnd, runAttempt, stepAt, type StepEnvironment } from '../../loop/index.js';
+import { closeBrackets, createOutputChain, CustomOutlet, isStepEnd, runAttempt, stepAt, withoutCommitPoints, type StepEnvironment } from '../../loop/index.js';
 import { retryOnAPIError, type LLMRequest } from '../../operators/index.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
@@ -185,7 +185,8 @@ export function processedStream(
       finishReason: reason,
       ...(finishPart?.providerMetadata ? { providerMetadata: finishPart.providerMetadata } : {}),
     });
-    const step$ = runAttempt(env, state, stepAt(0)).pipe(filter((item): item is ChunkType => !isStepEnd(item)));
+    // the middleware's step has no durability: no commit point among its values
+    const step$ = withoutCommitPoints(runAttempt(env, state, stepAt(0))).pipe(filter((item): item is ChunkType => !isStepEnd(item)));
     const tail$ = defer(() => {
       const attempt = state.attempt;
       const cached = call.cached !== undefined;

@@ -14,9 +14,10 @@
  *   failures,                                          a fault point or a ledger write failed outside the stream
  *   plan$ → concat(rollBack$, merge(
  *     stopRequests$,                                   a stop from any instance aborts the run (it ends with `abort`)
- *     merge(commitPoints, run$ → records).pipe(
+ *     run$.pipe(                                       the run's values: chunks, commit points (each holds the demand gate), RunEnd
+ *       map(recordOf),                                 a chunk, a commit (the held chunks with it), or nothing
  *       journalTo(journal, lease, { demand }),         chunks batched, commits appended in order
- *       concatMap(acknowledged),                       each commit: its event, its fault point, the loop let go on
+ *       concatMap(acknowledged),                       each commit: its event, its fault point, the gate released: the loop goes on
  *     ))),
  * ).pipe(
  *   catchError(stoppedBy),                             every failure stops it at once, then says how: fenced | retry
@@ -24,9 +25,9 @@
  * )
  * ```
  */
-import { EMPTY, Subject, catchError, concat, concatMap, connect, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
+import { EMPTY, Subject, catchError, concat, concatMap, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { isRunEnd, runAgent, type Agent, type AgentCallOptions, type AgentInput, type RunCommitPoint, type RunItem, type RunSnapshot } from '../../loop/index.js';
+import { isChunk, isCommitPoint, runAgent, type Agent, type AgentCallOptions, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
@@ -107,8 +108,6 @@ function encodable(chunks: ChunkType[], runId: string): ChunkType[] {
 function statusOf(terminal: ChunkType | undefined): RunStatus {
   return terminal?.type === 'error' ? 'failed' : terminal?.type === 'abort' ? 'cancelled' : 'completed';
 }
-
-const isTerminalItem = (item: RunItem): boolean => !isRunEnd(item) && isTerminalChunk(item);
 
 /**
  * A claimed run executed to its end, or until it stops (fenced, released, failed): cold, one
@@ -202,40 +201,52 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         let flushes = 0;
         /** Chunks held back: those before the `input` commit, and those after the last step. */
         let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
-        const commitPoints = new Subject<ExecutionCommit>();
 
-        /** The loop reached a commit point: its commit goes to the journal, holding the demand gate (the loop waits) until acknowledged. */
-        const checkpoint = (point: RunCommitPoint): void => {
+        /**
+         * The run's commit point: its commit, to the journal after the chunks before it. It holds the
+         * demand gate (here, in the frame the point is emitted: the loop waits behind it) until acknowledged.
+         */
+        const commitOf = (point: RunCommitPoint & { readonly failed?: undefined }): ExecutionCommit => {
           stepNumber = point.stepNumber;
           rejectedAttempts = point.rejectedAttempts;
-          const state = point.snapshot() as unknown as JsonValue;
+          const state = point.snapshot as unknown as JsonValue;
           const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
           const chunks = point.kind === 'input' ? (held ?? []) : [];
           if (point.kind === 'input') held = undefined;
           if (point.last === true) held = [];
           const commit = { kind: point.kind, step: point.stepNumber, attempt: point.rejectedAttempts, state, ...(toolCalls === undefined ? {} : { toolCalls }) };
           demand.hold(commit);
-          commitPoints.next({ commit, chunks, last: point.last === true });
+          return { commit, chunks, last: point.last === true };
         };
 
         /** The `final` commit: the held chunks and the terminal chunk, after the `finalizing` fault point. */
-        const final$ = (chunks: ChunkType[]): Observable<ExecutionCommit> =>
+        const finalCommit$ = (chunks: ChunkType[]): Observable<ExecutionCommit> =>
           concat(
             fault$('finalizing', { stepNumber }),
             defer(() => of({ commit: { kind: 'final' as const, step: stepNumber, attempt: rejectedAttempts, state: null }, chunks: encodable(chunks, runId), last: true })),
           );
 
+        /** The run's terminal chunk, once it came (the `final` commit is made from it after the values). */
+        let terminal: ChunkType | undefined;
+
         /**
-         * What one value of the run before its terminal chunk writes: the chunk itself, or nothing
-         * (the run's end value; a chunk held for the input or the final commit). Synchronous, so
-         * the common chunk costs no inner subscription (`concatMap` over `[chunk]` cost one each).
+         * What one value of the run writes: the chunk itself, a commit point's commit, or nothing
+         * (the run's end value; a chunk held for the input or the final commit; the terminal chunk,
+         * kept for the final commit). Synchronous, so the common chunk costs no inner subscription
+         * (`concatMap` over `[chunk]` cost one each), and one property read tells it from the run's
+         * own values.
          */
-        const recordOf = (item: RunItem): ChunkType | undefined => {
-          if (isRunEnd(item)) return undefined;
+        const recordOf = (item: DurableRunItem): JournalRecord<ExecutionCommit> | undefined => {
+          // a point whose snapshot failed commits nothing: the run's error (its terminal chunk) follows
+          if (!isChunk(item)) return isCommitPoint(item) && item.failed === undefined ? commitOf(item) : undefined;
           const chunk = item;
           if (chunk.type === 'start') {
             // the journal holds the run's start already (a takeover); else it goes with the input commit
             if (!plan.started) (held ??= []).push(startWithMessageId(chunk, stored, runId));
+            return undefined;
+          }
+          if (isTerminalChunk(chunk)) {
+            terminal = chunk;
             return undefined;
           }
           if (held !== undefined) {
@@ -251,11 +262,12 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
          * run's storage failed inside the run (memory's save in the commit phase): not the run's
          * end then, the attempt's (what it held is dropped; the next attempt does it again).
          */
-        const finalOf = (item: RunItem): Observable<ExecutionCommit> => {
-          const terminal = item as ChunkType;
-          if (terminal.type === 'error' && isStorageInfrastructureError(terminal.payload.error)) return throwError(() => terminal.payload.error);
-          return final$([...(held ?? []), terminal]);
-        };
+        const final$ = defer(() => {
+          if (terminal === undefined) return throwError(() => new Error(`Run ${runId} ended without a terminal chunk`));
+          const { payload } = terminal as ChunkType & { type: 'error' };
+          if (terminal.type === 'error' && isStorageInfrastructureError(payload.error)) return throwError(() => payload.error);
+          return finalCommit$([...(held ?? []), terminal]);
+        });
 
         /** A commit written: its event, its fault point, then the loop goes on (or, handing over, the run is released). */
         const acknowledged = (ack: JournalAck<ExecutionCommit>): Observable<ExecutionItem> => {
@@ -286,7 +298,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
             const open = openAt(entries, stepStart - 1);
             return open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
           }).pipe(
-            concatMap((closers) => final$([...closers, terminalChunk(runId, { error })])),
+            concatMap((closers) => finalCommit$([...closers, terminalChunk(runId, { error })])),
             journalTo(journal, lease),
             concatMap(acknowledged),
           );
@@ -304,30 +316,21 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
         const run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
           demand,
-          checkpoint,
+          commitPoints: true,
           ...(restore === undefined ? {} : { restore }),
           tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
           memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
         });
-        // the chunks before the terminal one, one by one; the terminal chunk, with what was held, as the final commit
+        // the run's values, one by one (chunks and commits; the run completes after its terminal
+        // chunk and RunEnd), then the final commit made from the terminal chunk
         const runRecords$ = concat(
           run$.pipe(
-            takeWhile((item) => !isTerminalItem(item), true),
-            connect((items$) =>
-              merge(
-                items$.pipe(
-                  filter((item) => !isTerminalItem(item)),
-                  map(recordOf),
-                  filter((chunk): chunk is ChunkType => chunk !== undefined),
-                ),
-                items$.pipe(filter(isTerminalItem), concatMap(finalOf)),
-              ),
-            ),
+            map(recordOf),
+            filter((record): record is JournalRecord<ExecutionCommit> => record !== undefined),
           ),
-          throwError(() => new Error(`Run ${runId} ended without a terminal chunk`)),
+          final$,
         );
-        return merge(commitPoints, runRecords$).pipe(
-          takeWhile((record) => !('commit' in record && record.commit.kind === 'final'), true),
+        return runRecords$.pipe(
           journalTo<ExecutionCommit>(journal, lease, {
             demand,
             onAppended: ({ commit }) => (commit === undefined ? fault('chunks-flushed', { stepNumber, flush: ++flushes }) : undefined),

@@ -8,6 +8,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { inputPhase } from '../run/run-input.js';
 import { commit, endOnError } from '../run/run-commit.js';
 import type { StepEnd } from '../step/attempt.js';
+import { withoutCommitPoints } from '../data/commit-points.js';
 import { modelStep } from '../step/model-step.js';
 import { stepAt } from '../data/run-position.js';
 import { inputDone, inputRan, runSetUpOf, type AgentRun } from './agent-run.js';
@@ -67,7 +68,8 @@ export function runStep(run: AgentRun, stepNumber: number): Observable<ChunkType
   return defer(() => {
     const { env, state } = runSetUpOf(run);
     if (!inputRan(run)) throw new TypeError('runStep(): run runInput(run) first (processInput, memory history, the system messages every step starts from)');
-    return modelStep(env, state, stepAt(stepNumber));
+    // a run set up by withAgentRun has no durability: no commit point among the values
+    return withoutCommitPoints(modelStep(env, state, stepAt(stepNumber)));
   });
 }
 

@@ -26,17 +26,30 @@ export interface CommitSources {
 }
 
 /**
- * The run at commit point `kind` (nothing without durability): the checkpoint is told, then the run
- * waits for its demand gate to open. The point carries the run's snapshot, taken when asked for.
+ * The run at commit point `kind` (nothing without durability): the point as a value of the run,
+ * carrying its snapshot, then the run waits for its demand gate to open (the consumer's
+ * acknowledgement).
  */
-export function commitPoint(env: CommitSources, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<never> {
-  return commitAt(env.durability, demandOf(env.ctx), () => ({
-    kind,
-    runId: state.runId,
-    stepNumber: details.stepNumber,
-    rejectedAttempts: state.retryCount + state.apiErrorRetryCount,
-    snapshot: () => snapshotRun(state, details.position(), env.apiErrorProcessors),
-    ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
-    ...(details.last === undefined ? {} : { last: details.last }),
-  }));
+export function commitPoint(env: CommitSources, state: RunState, kind: RunCommitPoint['kind'], details: CommitPointDetails): Observable<RunCommitPoint> {
+  return commitAt(
+    env.durability,
+    demandOf(env.ctx),
+    () => ({
+      kind,
+      runId: state.runId,
+      stepNumber: details.stepNumber,
+      rejectedAttempts: state.retryCount + state.apiErrorRetryCount,
+      ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
+      ...(details.last === undefined ? {} : { last: details.last }),
+    }),
+    () => snapshotRun(state, details.position(), env.apiErrorProcessors),
+  );
+}
+
+/**
+ * The values of a run set up without durability: `commitAt` makes no commit point there, so the
+ * type leaves them out (no value is looked at).
+ */
+export function withoutCommitPoints<T>(items: Observable<T | RunCommitPoint>): Observable<T> {
+  return items as Observable<T>;
 }

@@ -42,15 +42,15 @@ import { isPromiseLike, type MaybePromise } from '../../contract/maybe-async.js'
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
 import { hasHook } from '../../contract/has-hook.js';
-import { isStepEnd, type StepEnd } from '../step/attempt.js';
+import { endsStep, type AttemptItem, type StepEnd } from '../step/attempt.js';
 import { stepAt, type Position, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
-import { runEnd, type RunEnd, type RunItem } from './run-events.js';
+import { runEnd, type DurableRunItem, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from '../data/commit-points.js';
-import type { RunDurability } from '../data/run-durability.js';
+import type { RunCommitPoint, RunDurability } from '../data/run-durability.js';
 import { inputPhase } from './run-input.js';
 import { optionError, validateRunArguments } from './validate-options.js';
 
@@ -63,7 +63,13 @@ export interface RunWiring extends RunDurability {
 }
 
 /** `results: false`: the chunks only, no {@link RunEnd} after the terminal chunk (a consumer that keeps no results: `stream$()`). */
-type ChunksOnly = RunWiring & { readonly results: false };
+type ChunksOnly = RunWiring & { readonly results: false; readonly commitPoints?: false };
+
+/** `commitPoints: true`: the run's commit points among its values (durable execution). */
+type WithCommitPoints = RunWiring & { readonly commitPoints: true };
+
+/** What the run's body emits: its chunks, and a durable run's commit points. */
+type BodyItem = ChunkType | RunCommitPoint;
 
 /**
  * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
@@ -88,7 +94,7 @@ function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunct
  * result:    --S-K-R-F------S-t-F---|
  * ```
  */
-function steps({ env, state }: RunSetUp, first: StepPosition | ToolsPosition): Observable<ChunkType> {
+function steps({ env, state }: RunSetUp, first: StepPosition | ToolsPosition): Observable<BodyItem> {
   return defer(() => {
     const positions = new BehaviorSubject<StepPosition | ToolsPosition>(first);
     const advance = (end: StepEnd): void => {
@@ -98,9 +104,9 @@ function steps({ env, state }: RunSetUp, first: StepPosition | ToolsPosition): O
     return positions.pipe(
       concatMap((position) => modelStep(env, state, position)),
       tap((item) => {
-        if (isStepEnd(item)) advance(item);
+        if (endsStep(item)) advance(item);
       }),
-      filter((item): item is ChunkType => !isStepEnd(item)),
+      filter((item): item is Exclude<AttemptItem, StepEnd> => !endsStep(item)),
     );
   });
 }
@@ -109,9 +115,9 @@ function steps({ env, state }: RunSetUp, first: StepPosition | ToolsPosition): O
  * `start`, `processInput` (a restored run has run it), the steps from where the run stands (the
  * caller's abort cuts these), then the commit.
  */
-function body(run: RunSetUp, start: Position): Observable<ChunkType> {
+function body(run: RunSetUp, start: Position): Observable<BodyItem> {
   const { env, state } = run;
-  const cut = untilAborted<ChunkType>(env.callerSignal);
+  const cut = untilAborted<BodyItem>(env.callerSignal);
   return concat(
     of(makeChunk(env.runId, 'start', {})),
     start.kind === 'input' ? concat(inputPhase(env, state), commitPoint(env, state, 'input', { stepNumber: 0, position: () => stepAt(0) })).pipe(cut) : EMPTY,
@@ -151,11 +157,14 @@ function ignoreFailedSetUp(): void {}
  * A run of `config` on `input` with `options`: cold, one subscription = one run. Emits the chunks
  * (one `start` … one terminal chunk), then `RunEnd` (see `run-events.ts`): results are values of
  * the stream, not side channels. A consumer that paces the run gives it the demand gate it holds
- * (`wiring.demand`); durable execution gives it a checkpoint and a snapshot to go on from.
+ * (`wiring.demand`); durable execution asks for its commit points as values among the others
+ * (`commitPoints: true`: then the type says so) and gives it a snapshot to go on from.
  */
-export function createRun(config: AgentConfig, input: AgentInput, options?: AgentCallOptions, wiring?: RunWiring): Observable<RunItem>;
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: WithCommitPoints): Observable<DurableRunItem>;
+export function createRun(config: AgentConfig, input: AgentInput, options?: AgentCallOptions, wiring?: RunWiring & { readonly commitPoints?: false }): Observable<RunItem>;
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: ChunksOnly): Observable<ChunkType>;
-export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<RunItem> {
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions | undefined, wiring: RunWiring): Observable<DurableRunItem>;
+export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<DurableRunItem> {
   return defer(() => {
     const demand = wiring.demand ?? new DemandGate();
     // read before the arguments are checked (inside the run, below): options that are not an object are that check's error
@@ -163,7 +172,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     let setUp: MaybePromise<RunSetUp> | undefined;
-    const go = (setUpRun: RunSetUp): Observable<ChunkType> => {
+    const go = (setUpRun: RunSetUp): Observable<BodyItem> => {
       run = setUpRun;
       return body(setUpRun, setUpRun.position);
     };
@@ -190,7 +199,9 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       const steps = run?.state.steps ?? [];
       return runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage()));
     };
-    return chunks$.pipe(
+    // a durable run's commit points pass endWithTerminal unchanged: no `type`, so neither a start
+    // nor a terminal, nothing opened or closed (its spec)
+    return (chunks$ as Observable<ChunkType>).pipe(
       (wiring as Partial<ChunksOnly>).results === false ? endWithTerminal(terminal) : endWithTerminal({ ...terminal, then: results }),
       // the run is over: its environment ended now, or when a set-up the consumer left settles
       finalize(() => (run === undefined ? endUnstartedRun(setUp) : endRun(run.env))),

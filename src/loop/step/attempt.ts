@@ -12,6 +12,7 @@ import { toolPhase } from './tool-phase.js';
 import { afterModel, continuation, endOfOutput, finishStep } from './after-model.js';
 import { clientToolCalls, newAttempt, type AttemptState, type PreparedRequest } from '../data/attempt-state.js';
 import { commitPoint } from '../data/commit-points.js';
+import type { RunCommitPoint } from '../data/run-durability.js';
 import { COMMIT, stepAt, type CommitPosition, type StepPosition, type ToolsPosition } from '../data/run-position.js';
 import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
@@ -34,6 +35,12 @@ export interface StepEnd {
 }
 
 /**
+ * A value of an attempt: its chunks, a durable run's commit points (`RunDurability.commitPoints`:
+ * none otherwise), then its {@link StepEnd}.
+ */
+export type AttemptItem = ChunkType | RunCommitPoint | StepEnd;
+
+/**
  * Whether `item` is a step's {@link StepEnd} (chunks have no `kind`).
  *
  * @example
@@ -46,6 +53,11 @@ export interface StepEnd {
  * ```
  */
 export function isStepEnd(item: ChunkType | StepEnd): item is StepEnd {
+  return endsStep(item);
+}
+
+/** {@link isStepEnd} over any value of an attempt (a durable run's commit points among them). */
+export function endsStep(item: AttemptItem): item is StepEnd {
   return (item as Partial<StepEnd>).kind === 'step-end';
 }
 
@@ -72,7 +84,7 @@ function beginAttempt(env: StepEnvironment, state: RunState, stepNumber: number)
  * `retry`), carried by the position, through the chain; then the `rejected` commit point, before
  * the next attempt begins (a restored run begins it).
  */
-function closeRejected(env: StepEnvironment, state: RunState, closers: readonly ChunkType[], stepNumber: number): Observable<ChunkType> {
+function closeRejected(env: StepEnvironment, state: RunState, closers: readonly ChunkType[], stepNumber: number): Observable<ChunkType | RunCommitPoint> {
   state.attempt = undefined; // recorded and rolled back; a retry while it closes rejects the attempt about to begin
   return concat(
     closers.length === 0 ? EMPTY : from(closers).pipe(env.chain.through()),
@@ -84,8 +96,8 @@ function closeRejected(env: StepEnvironment, state: RunState, closers: readonly 
  * The `model` commit point: the step accepted, its message in the list, its client tool calls about
  * to run (a restored run goes on with them, without calling the model again).
  */
-function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<never> {
-  if (env.durability?.checkpoint === undefined || !clientToolCalls(attempt, env.executesTools)) return EMPTY;
+function modelCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<RunCommitPoint> {
+  if (env.durability?.commitPoints !== true || !clientToolCalls(attempt, env.executesTools)) return EMPTY;
   const { stepNumber } = attempt;
   const toolCalls = attempt.accumulator.toolCalls.filter((call) => !call.providerExecuted).map(({ toolCallId, toolName, args }) => ({ toolCallId, toolName, args }));
   return commitPoint(env, state, 'model', {
@@ -125,7 +137,7 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
 }
 
 /** One phase of an attempt once its request is made: what it emits, given the step's environment, the run's state, the attempt and its request. */
-type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest) => Observable<ChunkType | StepEnd>;
+type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prepared: PreparedRequest) => Observable<AttemptItem>;
 
 /**
  * The phases of an attempt made from its request, in order — written once, for the agent and for
@@ -151,8 +163,8 @@ const PHASES: readonly Phase[] = [
  * attempt:  --S--t--e--K--R--F--(E|)      (S step-start, t/e text, K tool-call, R tool-result, F step-finish, E StepEnd)
  * ```
  */
-function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<ChunkType | StepEnd> {
-  const withRequest = (prepared: PreparedRequest): Observable<ChunkType | StepEnd> =>
+function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptState): Observable<AttemptItem> {
+  const withRequest = (prepared: PreparedRequest): Observable<AttemptItem> =>
     from(PHASES).pipe(concatMap((phase) => phase(env, state, attempt, prepared)));
   const prepared = request(env, state, attempt);
   return isObservable(prepared) ? prepared.pipe(concatMap(withRequest)) : withRequest(prepared);
@@ -164,8 +176,8 @@ function attemptFrom(env: StepEnvironment, state: RunState, attempt: AttemptStat
  * made from: the end of the output (last step, after its tools), `object-result` and
  * `step-finish`, the `step` commit point, and the {@link StepEnd} carrying the next position.
  */
-function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<ChunkType | StepEnd> {
-  const endOfStep = (continues: boolean): Observable<ChunkType | StepEnd> => {
+function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState, tools: AgentToolSet | undefined): Observable<AttemptItem> {
+  const endOfStep = (continues: boolean): Observable<AttemptItem> => {
     const next = continues ? stepAt(attempt.stepNumber + 1) : COMMIT;
     return concat(
       endOfOutput(env, state, attempt, continues, tools),
@@ -198,22 +210,22 @@ function fromTools(env: StepEnvironment, state: RunState, attempt: AttemptState,
  * runAttempt(env, state, stepAt(0)).subscribe((item) => isStepEnd(item) || send(item));
  * ```
  */
-export function runAttempt(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition): Observable<ChunkType | StepEnd> {
+export function runAttempt(env: StepEnvironment, state: RunState, position: StepPosition | ToolsPosition): Observable<AttemptItem> {
   return defer(() => {
     if (position.kind === 'tools') {
       // restored after its model output (a `model` commit): its tools, not the model again
       enterAttempt(state, position.attempt);
       return fromTools(env, state, position.attempt, position.tools);
     }
-    const begin = (): Observable<ChunkType | StepEnd> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
+    const begin = (): Observable<AttemptItem> => attemptFrom(env, state, beginAttempt(env, state, position.stepNumber));
     // the attempt a retry rejected is closed first
     return position.rejected === undefined ? begin() : concat(closeRejected(env, state, position.rejected, position.stepNumber), defer(begin));
   });
 }
 
 /** The `step` commit point: the step's `step-finish` out, the run goes on at `next` (the next step or its commit). */
-function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | CommitPosition): Observable<never> {
-  if (env.durability?.checkpoint === undefined) return EMPTY;
+function stepCommit(env: StepEnvironment, state: RunState, attempt: AttemptState, next: StepPosition | CommitPosition): Observable<RunCommitPoint> {
+  if (env.durability?.commitPoints !== true) return EMPTY;
   return commitPoint(env, state, 'step', { stepNumber: attempt.stepNumber, last: next.kind === 'commit', position: () => next });
 }
 

@@ -15,7 +15,7 @@ import { providerError } from '../../model/provider-error.js';
 import type { RunState } from '../data/run-state.js';
 import type { StepPosition, ToolsPosition } from '../data/run-position.js';
 import { recordRejection, type AttemptState } from '../data/attempt-state.js';
-import { runAttempt, type StepEnd } from './attempt.js';
+import { runAttempt, type AttemptItem } from './attempt.js';
 import { stepFinishChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 
@@ -85,7 +85,7 @@ function mayRetry(env: StepEnvironment, state: RunState, position: StepPosition 
  * result:     --S--t--t--R--S--t--F--(E|)          (R = step-finish 'retry', F = step-finish, E = StepEnd)
  * ```
  */
-export function modelStep(env: StepEnvironment, state: RunState, start: StepPosition | ToolsPosition): Observable<ChunkType | StepEnd> {
+export function modelStep(env: StepEnvironment, state: RunState, start: StepPosition | ToolsPosition): Observable<AttemptItem> {
   const apiErrors = apiErrorBudget(env.apiErrorProcessors, env.ctx, env.defaultApiErrorBudget) > 0;
   const tripwires = (env.ctx.maxProcessorRetries ?? 0) > 0;
   if (!apiErrors && !tripwires) return runAttempt(env, state, start);
@@ -101,7 +101,7 @@ export function modelStep(env: StepEnvironment, state: RunState, start: StepPosi
   });
 }
 
-function apiErrorRetries(env: StepEnvironment, reject: (tripwire: undefined) => void): MonoTypeOperatorFunction<ChunkType | StepEnd> {
+function apiErrorRetries(env: StepEnvironment, reject: (tripwire: undefined) => void): MonoTypeOperatorFunction<AttemptItem> {
   return retryOnAPIError(env.apiErrorProcessors, env.ctx, {
     isAPIError: ModelCallError.isInstance,
     toAPIError: providerError,
@@ -110,6 +110,6 @@ function apiErrorRetries(env: StepEnvironment, reject: (tripwire: undefined) => 
   });
 }
 
-function tripwireRetries(env: StepEnvironment, shouldRetry: () => boolean, reject: (tripwire: TripWire) => void): MonoTypeOperatorFunction<ChunkType | StepEnd> {
+function tripwireRetries(env: StepEnvironment, shouldRetry: () => boolean, reject: (tripwire: TripWire) => void): MonoTypeOperatorFunction<AttemptItem> {
   return retryOnTripwire(env.ctx, { shouldRetry, onRetry: reject });
 }

@@ -10,7 +10,7 @@
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import type { ChunkType, JsonValue, Processor } from '../../contract/index.js';
 import { createRunWorker, InMemoryRunJournal, type RunFaultPoint, type RunWorker } from '../../durable/index.js';
-import { DurableStateError, isRunEnd, runAgent, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
+import { DurableStateError, isChunk, isCommitPoint, runAgent, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { InMemoryStorage } from '../../memory/index.js';
 import type { MockModel } from '../mock-model.js';
 import {
@@ -119,27 +119,32 @@ async function loopRun(
   const agent = conversationAgent({ conversation, processor, lists: subject.lists, model, storage, ids, maxProcessorRetries: subject.maxProcessorRetries, outputTail: options.outputTail ?? [], errorTail: options.errorTail ?? [] });
   const chunks: ChunkType[] = [];
   const points: RecordedPoint[] = [];
-  const checkpoint = (point: RunCommitPoint): void => {
+  const recordPoint = (point: RunCommitPoint): void => {
     const base = { kind: point.kind, stepNumber: point.stepNumber, attempt: point.rejectedAttempts, at: chunks.length, idNext: ids.next };
-    try {
-      const snapshot = JSON.parse(JSON.stringify(point.snapshot())) as RunSnapshot;
+    if (point.failed !== undefined) points.push({ ...base, error: point.failed.error });
+    else {
+      const snapshot = JSON.parse(JSON.stringify(point.snapshot)) as RunSnapshot;
       points.push({ ...base, snapshot, state: stateIn(snapshot, subject.processorId) });
-    } catch (error) {
-      points.push({ ...base, error });
     }
   };
   const before = fieldsOf(processor);
   await lastValueFrom(
     runAgent(agent, conversation.input, { ...CONFORMANCE_CALL }, {
-      ...(options.record || options.restore !== undefined ? { checkpoint } : {}),
+      ...(options.record || options.restore !== undefined ? { commitPoints: true } : {}),
       ...(options.restore?.snapshot === undefined ? {} : { restore: options.restore.snapshot }),
     }).pipe(
       tap((item) => {
-        if (!isRunEnd(item)) chunks.push(item);
+        if (isChunk(item)) chunks.push(item);
+        else if (isCommitPoint(item)) recordPoint(item);
       }),
       toArray(),
     ),
   );
+  if (options.record && points.some((point) => point.error !== undefined)) {
+    // a snapshot failed and ended the recording there (a durable run cannot commit): the run's
+    // chunks and messages are a plain run's, the points are the recording's
+    return { ...(await loopRun(subject, conversation, { ...options, record: false })), points };
+  }
   const messages = await storage.getMessages({ threadId: CONFORMANCE_CALL.memory.thread });
   return { chunks, chunkLines: chunkLines(chunks), messageLines: messageLines(messages), points, changedFields: changedFields(before, fieldsOf(processor)) };
 }

@@ -3,7 +3,8 @@
  * uninterrupted, with every commit point's snapshot (as JSON, as another process gets it) and what
  * the whole run did. Written once by main at fdbc9ee (before the run's state owned its stream
  * parts, custom chunks and request-context overlay), so `snapshot-format-1.test.ts` checks that a
- * snapshot written by that code restores here.
+ * snapshot written by that code restores here. (Its commit points are now read off the run's
+ * values, as the worker reads them, not told to a `checkpoint` callback as at fdbc9ee.)
  *
  *   node --import tsx test/loop/support/write-format-1-snapshots.ts
  */
@@ -16,6 +17,7 @@ import type { ProcessorState } from '../../../src/contract/processor-types.js';
 import { createRun } from '../../../src/loop/run/create-run.js';
 import { isChunk, isRunEnd } from '../../../src/loop/run/run-events.js';
 import { InMemoryStorage } from '../../../src/storage/in-memory-storage.js';
+import { snapshotOf, tellCommitPoints } from '../../support/commit-points.js';
 import { FORMAT_1_SCENARIOS, type Format1Fixture } from './format-1-scenarios.js';
 import { scenarioAgent, scenarioInput, scenarioOptions, Sequence } from './snapshot-scenario.js';
 
@@ -27,11 +29,10 @@ for (const scenario of FORMAT_1_SCENARIOS) {
   const chunks: ChunkType[] = [];
   const points: Format1Fixture['runs'][number]['points'] = [];
   const items = await lastValueFrom(
-    createRun(scenarioAgent(scenario, ids, (id, state) => (states[id] = structuredClone(state)), storage), scenarioInput, scenarioOptions(scenario), {
-      checkpoint: (point) => {
-        points.push({ kind: point.kind, at: chunks.length, idNext: ids.next, snapshot: JSON.parse(JSON.stringify(point.snapshot())) as Format1Fixture['runs'][number]['points'][number]['snapshot'] });
-      },
-    }).pipe(
+    createRun(scenarioAgent(scenario, ids, (id, state) => (states[id] = structuredClone(state)), storage), scenarioInput, scenarioOptions(scenario), { commitPoints: true }).pipe(
+      tellCommitPoints((point) => {
+        points.push({ kind: point.kind, at: chunks.length, idNext: ids.next, snapshot: JSON.parse(JSON.stringify(snapshotOf(point))) as Format1Fixture['runs'][number]['points'][number]['snapshot'] });
+      }),
       tap((item) => {
         if (isChunk(item)) chunks.push(item);
       }),
