@@ -150,7 +150,7 @@ export function withAgentRun<T = ChunkType>(setUp: AgentRunOptions, body: (run: 
   return defer(() => {
     let started: RunSetUp | undefined;
     let environment: MaybePromise<RunSetUp> | undefined;
-    const go = (run: RunSetUp): Observable<T> => {
+    const bodyOf = (run: RunSetUp): Observable<T> => {
       started = run;
       return from(body(new RunHandle(run)));
     };
@@ -160,7 +160,7 @@ export function withAgentRun<T = ChunkType>(setUp: AgentRunOptions, body: (run: 
       validateRunArguments(config, setUp.input, options);
       const made = createEnvironment(config, setUp.input, options, new DemandGate());
       environment = made;
-      return isPromiseLike(made) ? from(made).pipe(concatMap(go)) : go(made);
+      return isPromiseLike(made) ? from(made).pipe(concatMap(bodyOf)) : bodyOf(made);
     });
     // the run is over: its environment ended now, or when a set-up the consumer left settles
     return run$.pipe(finalize(() => (started === undefined ? endUnstartedRun(environment) : endRun(started.env))));

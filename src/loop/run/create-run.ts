@@ -172,7 +172,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     let setUp: MaybePromise<RunSetUp> | undefined;
-    const go = (setUpRun: RunSetUp): Observable<BodyItem> => {
+    const bodyOf = (setUpRun: RunSetUp): Observable<BodyItem> => {
       run = setUpRun;
       return body(setUpRun, setUpRun.position);
     };
@@ -186,7 +186,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
       }
       const made = createEnvironment(config, input, options, demand, wiring);
       setUp = made;
-      return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(go)) : go(made);
+      return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(bodyOf)) : bodyOf(made);
     });
     const terminal = {
       runId: () => run?.env.runId ?? givenRunId(given.runId ?? config.defaultOptions?.runId),
