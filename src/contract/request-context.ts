@@ -285,9 +285,7 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     all.forEach(callback);
   }
 
-  /** Every value as a plain object. */
-  /** Every value, as an object. */
-  /** Every value, as an object. */
+  /** Every value, own values over the parent's, as a plain object. */
   get all(): Partial<TValues> & Record<string, unknown> {
     return Object.fromEntries(this.#all()) as Partial<TValues> & Record<string, unknown>;
   }
@@ -314,17 +312,13 @@ export class RequestContext<TValues extends Record<string, unknown> = Record<str
     return safe;
   }
 
-  /** The memory thread of this call (set by the agent, in the run's view, when the call uses memory). */
-  /** The thread of the run's memory (`memory: { thread }`), if any. */
-  /** The thread of the run's memory (`memory: { thread }`), if any. */
+  /** The thread of the run's memory (`memory: { thread }`; set by the agent in the run's view), if any. */
   get threadId(): string | undefined {
     const value = this.get('threadId');
     return typeof value === 'string' ? value : undefined;
   }
 
-  /** The memory resource (user, tenant…) of this call. */
-  /** The resource of the run's memory (`memory: { resource }`), if any. */
-  /** The resource of the run's memory (`memory: { resource }`), if any. */
+  /** The resource (user, tenant…) of the run's memory (`memory: { resource }`), if any. */
   get resourceId(): string | undefined {
     const value = this.get('resourceId');
     return typeof value === 'string' ? value : undefined;
