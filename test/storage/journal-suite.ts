@@ -630,6 +630,22 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         }
       });
 
+      it('retention 0 expires a run the moment it ends, every time (the end is never stamped later than the clock a purge reads)', async () => {
+        const purging = await options.withRetention({ chunkRetentionSeconds: 0, runRetentionSeconds: 3600 });
+        try {
+          // a millisecond column rounding the end up would leave about half of these for a later round
+          for (let index = 0; index < 20; index++) {
+            const id = `${runId}-now-${index}`;
+            await ended(purging, id);
+            let result = await purging.purgeExpired();
+            for (let rounds = 0; !result.done && rounds < 100; rounds++) result = await purging.purgeExpired();
+            expect((await purging.getRun(id))?.expiredAt, id).toBeInstanceOf(Date);
+          }
+        } finally {
+          await purging.close();
+        }
+      });
+
       it('works in bounded batches: a round stops at maxStatements with done: false, and rounds finish the work', async () => {
         const purging = await options.withRetention({ chunkRetentionSeconds: 0, runRetentionSeconds: 3600 });
         try {

@@ -45,7 +45,9 @@ export function flushStatement(
   const set = ['last_seq = last_seq + $4', 'updated_at = clock_timestamp()'];
   if (commit !== undefined) set.push('last_commit = last_commit + 1');
   if (checked.terminal !== undefined) {
-    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', 'ended_at = clock_timestamp()');
+    set.push(`status = ${param(statusOf(checked.terminal))}`, `terminal = ${param(checked.terminal)}`, 'terminal_seq = last_seq + $4', "ended_at = date_trunc('milliseconds', clock_timestamp())");
+    // truncated, not rounded by the millisecond column: a run's end is never later than the clock
+    // a purge reads right after it (retention 0 expires a run that has just ended)
   }
   const parts = [
     `f AS (UPDATE ${where.schema}.runs SET ${set.join(', ')}
