@@ -2,7 +2,7 @@
  * `endWithTerminal()`: the one place where a run's stream gets its `start` and its one terminal
  * chunk.
  */
-import { Observable, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, defer, type MonoTypeOperatorFunction, type Observer, type ObservableInput, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { providerError } from '../../model/provider-error.js';
@@ -54,7 +54,9 @@ export function failureChunk(runId: string, error: unknown): ChunkType {
  * - an error notification becomes `onError`'s chunks (default: a `tripwire` chunk for a
  *   `TripWire`, else an `error` chunk carrying the provider's error);
  * - a source that completes without a terminal ends with `abort` if `abortSignal` is aborted (the
- *   caller's abort cut it), else with an `error` chunk (its error named `MissingTerminalError`).
+ *   caller's abort cut it), else with an `error` chunk (its error named `MissingTerminalError`);
+ * - an `onError` that throws is an error of its chunks (it becomes their terminal chunk); a `runId`
+ *   or `then` that throws (or a value that is no chunk, `null`) errors the result.
  *
  * Per chunk it costs one `switch`; it allocates nothing for chunks that pass.
  *
@@ -124,6 +126,14 @@ class TerminalGuard<E> implements Observer<ChunkType> {
 
   /** A chunk of what is followed (or one the guard made). */
   next(chunk: ChunkType): void {
+    try {
+      this.#pass(chunk);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #pass(chunk: ChunkType): void {
     if (this.#ended) return;
     if (chunk.type === 'start') {
       if (this.#started) return;
@@ -144,7 +154,8 @@ class TerminalGuard<E> implements Observer<ChunkType> {
         this.#upstream?.unsubscribe();
         this.#emit(chunk);
         this.#brackets?.closeAll('other', this.#subscriber);
-        if (this.#options.then !== undefined) this.#subscriber.next(this.#options.then());
+        // not for a consumer that left, nor twice (a terminal fed back while the made start was out ended it)
+        if (this.#options.then !== undefined && !this.#subscriber.closed) this.#subscriber.next(this.#options.then());
         this.#subscriber.complete();
         return;
       default:
@@ -155,20 +166,38 @@ class TerminalGuard<E> implements Observer<ChunkType> {
   error(error: unknown): void {
     if (this.#ended) return;
     const options = this.#options;
-    if (this.#mapErrors && options.onError !== undefined) {
-      this.#mapErrors = false;
-      this.#follow(options.onError(error, this.#runId()));
-    } else this.#endWith(failureChunk(this.#runId(), error));
+    const { onError } = options;
+    try {
+      if (this.#mapErrors && onError !== undefined) {
+        this.#mapErrors = false;
+        const runId = this.#runId();
+        // defer: a throw of onError is an error of its chunks
+        this.#follow(defer(() => onError.call(options, error, runId)));
+      } else this.#endWith(failureChunk(this.#runId(), error));
+    } catch (thrown) {
+      this.#fail(thrown);
+    }
   }
 
   complete(): void {
     if (this.#ended) return;
     const { abortSignal } = this.#options;
-    this.#endWith(
-      abortSignal?.aborted === true
-        ? terminalChunk(this.#runId(), { aborted: abortSignal.reason as unknown })
-        : terminalChunk(this.#runId(), { error: new MissingTerminalError() }),
-    );
+    try {
+      this.#endWith(
+        abortSignal?.aborted === true
+          ? terminalChunk(this.#runId(), { aborted: abortSignal.reason as unknown })
+          : terminalChunk(this.#runId(), { error: new MissingTerminalError() }),
+      );
+    } catch (thrown) {
+      this.#fail(thrown);
+    }
+  }
+
+  /** A callback of the options threw (or a value was no chunk): the result errors with it. */
+  #fail(error: unknown): void {
+    this.#ended = true;
+    this.#upstream?.unsubscribe();
+    this.#subscriber.error(error);
   }
 
   #endWith(chunk: ChunkType): void {

@@ -1,4 +1,4 @@
-import { Observable, Subscription, from, type ObservableInput, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, Subscription, defer, type ObservableInput, type OperatorFunction, type Subscriber } from 'rxjs';
 
 /**
  * Like `mergeMap(project, concurrency)` for projects that emit (at most) one value, but emits the
@@ -11,8 +11,9 @@ import { Observable, Subscription, from, type ObservableInput, type OperatorFunc
  * result:    ------A-(BC|)
  * ```
  *
- * A project's error errors the result (the projects in flight are unsubscribed); a project that
- * completes empty emits nothing for its value. For projects of many values use `concatMap`.
+ * A project's error errors the result (the projects in flight are unsubscribed), and so does a
+ * project that throws; a project that completes empty emits nothing for its value. For projects of
+ * many values use `concatMap`.
  *
  * @param project Makes the Observable of one value (its last value is emitted; `index` counts from 0).
  * @param concurrency Most projects subscribed at once: at least 1 (`Infinity` for no bound), else a `RangeError`.
@@ -32,7 +33,12 @@ export function orderedMergeMap<T, R>(project: (value: T, index: number) => Obse
   return (source) =>
     new Observable<R>((subscriber) => {
       const merge = new OrderedMerge(subscriber, project, concurrency);
-      const outer = source.subscribe(merge);
+      // linked to the consumer before the source starts: a consumer that leaves (or a result that
+      // errors) during a synchronous source stops it there (as `subscribeLinked` does)
+      const outer = new Observable<T>((link) => {
+        subscriber.add(link);
+        return source.subscribe(link);
+      }).subscribe(merge);
       return () => {
         outer.unsubscribe();
         merge.inner.unsubscribe();
@@ -49,6 +55,8 @@ class OrderedMerge<T, R> {
   private nextToEmit = 0;
   private active = 0;
   private sourceDone = false;
+  /** Whether `start()` is running: a project that completes inside it frees its slot to that loop (no recursion per project). */
+  private starting = false;
 
   constructor(
     private readonly subscriber: Subscriber<R>,
@@ -82,12 +90,20 @@ class OrderedMerge<T, R> {
   }
 
   private start(): void {
-    while (this.active < this.concurrency && this.pending.length > 0 && !this.subscriber.closed) {
-      const { value, index } = this.pending.shift() as { value: T; index: number };
-      this.active++;
-      const child = new Subscription();
-      this.inner.add(child);
-      child.add(from(this.project(value, index)).subscribe(new ProjectObserver(this, child, index)));
+    if (this.starting) return;
+    this.starting = true;
+    try {
+      // `active + 1 <= concurrency`: a fractional bound (1.5) allows no more than its whole part
+      while (this.active + 1 <= this.concurrency && this.pending.length > 0 && !this.subscriber.closed) {
+        const { value, index } = this.pending.shift() as { value: T; index: number };
+        this.active++;
+        const child = new Subscription();
+        this.inner.add(child);
+        // defer: a project that throws (or returns no ObservableInput) errors like one that errors
+        child.add(defer(() => this.project(value, index)).subscribe(new ProjectObserver(this, child, index)));
+      }
+    } finally {
+      this.starting = false;
     }
   }
 
