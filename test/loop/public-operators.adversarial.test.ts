@@ -542,6 +542,43 @@ describe('withAgentRun() and the phases under a hostile loop', () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 
+  it('a step number that is not a whole number ≥ 0 is a RangeError naming it, before any hook runs', async () => {
+    let steps = 0;
+    const counter: Processor = { id: 'counter', processInputStep: () => void steps++ };
+    const agent = new Agent({ id: 'a', model: mockModel({ parts: [...textParts('ok'), finishPart('stop')] }), inputProcessors: [counter] });
+    for (const bad of [Number.NaN, -1, 0.5, Infinity]) {
+      const run$ = withAgentRun({ agent, input: 'hi' }, (run) => concat(runInput(run), runStep(run, bad)));
+      const error = await lastValueFrom(run$).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(RangeError);
+      expect(String((error as Error).message)).toContain(String(bad));
+    }
+    expect(steps).toBe(0);
+  });
+
+  it('a phase subscribed after the run is over is refused (the model is not called on an ended run)', async () => {
+    let calls = 0;
+    const counter: Processor = { id: 'counter', processLLMRequest: () => void calls++ };
+    const agent = new Agent({ id: 'a', model: mockModel({ parts: [...textParts('ok'), finishPart('stop')] }), inputProcessors: [counter] });
+    let kept: AgentRun | undefined;
+    await lastValueFrom(
+      withAgentRun({ agent, input: 'hi' }, (run) => {
+        kept = run;
+        return concat(runInput(run), runStep(run, 0));
+      }),
+    );
+    expect(calls).toBe(1);
+    const over = kept as AgentRun;
+    for (const phase of [runInput(over), runStep(over, 1), runCommit(over), runFailed(over, boom)]) {
+      const seen = record<unknown>(phase);
+      expect(seen.error).toBeInstanceOf(TypeError);
+      expect(String((seen.error as Error).message)).toContain('is over');
+    }
+    expect(calls).toBe(1);
+  });
+
   it('each phase refuses a run withAgentRun did not make', () => {
     const fake: AgentRun = { runId: 'r', messageList: undefined as never, steps: [], abortSignal: undefined };
     for (const phase of [runInput(fake), runStep(fake, 0), runCommit(fake), runFailed(fake, boom)]) {

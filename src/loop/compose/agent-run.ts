@@ -50,6 +50,9 @@ let setUpOf: (run: RunHandle) => RunSetUp;
 /** Reads and sets whether the run's input phase completed (the class's static block: `#inputRan` stays private). */
 let inputRanOf: (run: RunHandle) => boolean;
 let markInputRan: (run: RunHandle) => void;
+/** Marks the run over (its `withAgentRun` result ended), and reads it (the class's static block). */
+let markOver: (run: RunHandle) => void;
+let overOf: (run: RunHandle) => boolean;
 
 /**
  * The {@link AgentRun} a loop holds: a view of the run's environment and state, and whether its
@@ -59,9 +62,14 @@ let markInputRan: (run: RunHandle) => void;
 class RunHandle implements AgentRun {
   readonly #setUp: RunSetUp;
   #inputRan = false;
+  #over = false;
 
   static {
     setUpOf = (run) => run.#setUp;
+    markOver = (run) => {
+      run.#over = true;
+    };
+    overOf = (run) => run.#over;
     inputRanOf = (run) => run.#inputRan;
     markInputRan = (run) => {
       run.#inputRan = true;
@@ -94,7 +102,9 @@ class RunHandle implements AgentRun {
  * make is refused: a phase never runs on a look-alike.
  */
 export function runSetUpOf(run: AgentRun): RunSetUp {
-  return setUpOf(handleOf(run));
+  const handle = handleOf(run);
+  if (overOf(handle)) throw new TypeError(`run ${handle.runId} is over (its withAgentRun() result ended): a phase runs inside the body's result only`);
+  return setUpOf(handle);
 }
 
 /** Whether `run`'s input phase completed (`runInput`). */
@@ -117,7 +127,8 @@ function handleOf(run: AgentRun): RunHandle {
  * Sets up one run of an agent on subscribe and emits what `body(run)` emits: a loop of your own,
  * composed from the run's phases and the loop's operators. Cold: each subscription is one run.
  * When the result ends (complete, error, or unsubscribe) the run is over: its signal aborts (hooks,
- * model call and tools see it) and the caller's signal is released.
+ * model call and tools see it), the caller's signal is released, and a phase subscribed on it
+ * afterwards errors with a `TypeError`.
  *
  * The set-up is synchronous unless a dynamic argument (`model`, `tools`, processors as functions)
  * or memory returns a promise, so a run on a marble model stays on virtual time. Invalid call
@@ -149,10 +160,12 @@ function handleOf(run: AgentRun): RunHandle {
 export function withAgentRun<T = ChunkType>(setUp: AgentRunOptions, body: (run: AgentRun) => ObservableInput<T>): Observable<T> {
   return defer(() => {
     let started: RunSetUp | undefined;
+    let handle: RunHandle | undefined;
     let environment: MaybePromise<RunSetUp> | undefined;
     const bodyOf = (run: RunSetUp): Observable<T> => {
       started = run;
-      return from(body(new RunHandle(run)));
+      handle = new RunHandle(run);
+      return from(body(handle));
     };
     const run$ = defer(() => {
       const config = agentConfig(setUp.agent);
@@ -163,6 +176,12 @@ export function withAgentRun<T = ChunkType>(setUp: AgentRunOptions, body: (run: 
       return isPromiseLike(made) ? from(made).pipe(concatMap(bodyOf)) : bodyOf(made);
     });
     // the run is over: its environment ended now, or when a set-up the consumer left settles
-    return run$.pipe(finalize(() => (started === undefined ? endUnstartedRun(environment) : endRun(started.env))));
+    return run$.pipe(
+      finalize(() => {
+        if (handle !== undefined) markOver(handle);
+        if (started === undefined) endUnstartedRun(environment);
+        else endRun(started.env);
+      }),
+    );
   });
 }

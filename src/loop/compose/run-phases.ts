@@ -48,7 +48,8 @@ export function runInput(run: AgentRun): Observable<never> {
  * error is an error notification.
  *
  * Errors with a `TypeError` when {@link runInput} has not run (the input processors would be
- * skipped: memory's history, input guardrails).
+ * skipped: memory's history, input guardrails), and with a `RangeError` for a step number that is
+ * not a whole number ≥ 0.
  *
  * ```
  * attempt 1:  --S--t--#                      (# = TripWire { retry: true } from processOutputStep)
@@ -66,6 +67,7 @@ export function runInput(run: AgentRun): Observable<never> {
  */
 export function runStep(run: AgentRun, stepNumber: number): Observable<ChunkType | StepEnd> {
   return defer(() => {
+    if (!Number.isInteger(stepNumber) || stepNumber < 0) throw new RangeError(`runStep(): the step number must be a whole number ≥ 0, got ${String(stepNumber)}`);
     const { env, state } = runSetUpOf(run);
     if (!inputRan(run)) throw new TypeError('runStep(): run runInput(run) first (processInput, memory history, the system messages every step starts from)');
     // a run set up by withAgentRun has no durability: no commit point among the values
