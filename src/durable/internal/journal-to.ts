@@ -7,7 +7,7 @@
  * is the operator's error (a `FencedError` above all: the run has another owner), and nothing is
  * retried: an append whose outcome is unknown must not be written twice.
  */
-import { Observable, Subject, Subscription, asyncScheduler, concatMap, defer, from, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { Observable, Subject, Subscription, asyncScheduler, concatMap, defer, from, map, takeUntil, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { JsonEncodingError, encodeJson, type ChunkType, type DemandGate } from '../../contract/index.js';
 import type { EncodedChunk, RunCommit, RunLease } from '../../storage/index.js';
 
@@ -87,7 +87,8 @@ function settingsOf(options: JournalToOptions) {
  * written. Completes when the source has and everything is written. A streamed chunk the codec
  * refuses ends the records there: what came before it is written, then `refused` is the last value
  * (the source unsubscribed). Errors with an append's failure (at once: nothing more is written) or
- * with the source's error. Unsubscribing drops what is buffered.
+ * with the source's error. Unsubscribing drops what is buffered (an append in flight is not
+ * awaited: the database may still take it) and appends nothing more; so does an error.
  *
  * ```
  * source:   a-b----C---c--|          (C a commit; window 3 frames, appends take 2)
@@ -114,6 +115,10 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
       /** Chunks before the first commit waiting; each waiting commit holds the chunks that came after it. */
       let buffer: EncodedChunk[] = [];
       const commits: Array<{ record: C; chunks: EncodedChunk[]; following: EncodedChunk[] }> = [];
+      /** Commits at the head of `commits` already taken, fewer than 1,024 (`commits` is emptied once all are: non-empty, one waits). */
+      let taken = 0;
+      /** The chunks of all `following` arrays (counted, not summed: commits can pile up behind a slow append). */
+      let followingCount = 0;
       /** Chunks of the append in flight (`undefined`: none in flight). */
       let inFlight: number | undefined;
       let window: Subscription | undefined;
@@ -126,9 +131,7 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
 
       /** Holds the demand gate while `highWaterMark` chunks or more are unwritten. */
       const pressure = (): void => {
-        let unwritten = buffer.length + (inFlight ?? 0);
-        for (const waiting of commits) unwritten += waiting.following.length;
-        const isFull = unwritten >= highWaterMark;
+        const isFull = buffer.length + (inFlight ?? 0) + followingCount >= highWaterMark;
         if (isFull === full) return;
         full = isFull;
         if (isFull) demand?.hold(holder);
@@ -150,6 +153,17 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
 
       const appends = new Subject<Append<C>>();
 
+      /** The oldest waiting commit, off the queue (not `shift`, which copies a long array: commits can pile up behind a slow append). */
+      const takeCommit = () => {
+        if (commits.length === 0) return undefined;
+        const pending = commits[taken++];
+        if (taken === commits.length || taken === 1024) {
+          commits.splice(0, taken);
+          taken = 0;
+        }
+        return pending;
+      };
+
       /** Starts an append unless one is in flight (whose end starts the next). */
       const kick = (): void => {
         if (inFlight !== undefined || (buffer.length === 0 && commits.length === 0)) return;
@@ -157,10 +171,11 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
         window = undefined;
         // a commit goes in the append that takes the last buffered chunk, its own chunks after them
         const chunks = takeBatch();
-        const pending = buffer.length === 0 ? commits.shift() : undefined;
+        const pending = buffer.length === 0 ? takeCommit() : undefined;
         if (pending !== undefined) {
           chunks.push(...pending.chunks);
           buffer = pending.following;
+          followingCount -= buffer.length;
         }
         inFlight = chunks.length;
         appends.next({ chunks, record: pending?.record });
@@ -216,8 +231,12 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
         else kick();
       };
 
-      const reads = new Subscription();
-      reads.add(source.subscribe({
+      /** Stops reading the source (a refused chunk, or the operator over), even a synchronous source still inside `subscribe`. */
+      const stopReading = new Subject<void>();
+      // added before the source is read, so an error while a synchronous source emits stops it there (nothing read or written after)
+      subscriber.add(() => stopReading.next());
+
+      source.pipe(takeUntil(stopReading)).subscribe({
         next: (record) => {
           if (sourceDone) return;
           if (isCommit(record)) {
@@ -235,7 +254,10 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
           try {
             const encoded = encode(record);
             if (commits.length === 0) buffer.push(encoded);
-            else (commits[commits.length - 1] as { following: EncodedChunk[] }).following.push(encoded);
+            else {
+              (commits[commits.length - 1] as { following: EncodedChunk[] }).following.push(encoded);
+              followingCount++;
+            }
           } catch (error) {
             if (!JsonEncodingError.isInstance(error)) {
               subscriber.error(error);
@@ -243,8 +265,8 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
             }
             // the records end here: what came before is written, then the refusal
             refused = error;
-            reads.unsubscribe();
             sourceOver();
+            stopReading.next();
             return;
           }
           pressure();
@@ -253,12 +275,11 @@ export function journalTo<C extends JournalCommit = JournalCommit>(
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
-          if (!sourceDone) sourceOver();
+          if (!sourceDone && !subscriber.closed) sourceOver();
         },
-      }));
+      });
 
       return () => {
-        reads.unsubscribe();
         writes.unsubscribe();
         window?.unsubscribe();
         buffer = [];
