@@ -3,8 +3,9 @@ import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
 const marker = Symbol.for('rxagent.error.RunSnapshotError');
 
 /**
- * A run snapshot cannot be restored here: written by a newer build (its `format`), or taken of a
- * run whose output processors differ from this one's. Nothing of the run was started.
+ * A run snapshot cannot be restored here: written by a newer build (its `format`), malformed (the
+ * message names the path, `$.steps[0].usage`), or taken of a run whose output processors differ
+ * from this one's. Nothing of the run was started.
  *
  * @example
  * ```ts

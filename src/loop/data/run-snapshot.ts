@@ -19,6 +19,7 @@ import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
 import { RUN_SNAPSHOT_FORMAT, type RunSnapshot } from './run-snapshot-types.js';
+import { checkRunSnapshot, malformed } from './run-snapshot-check.js';
 import { COMMIT, positionJson, stepAt, type Position } from './run-position.js';
 import type { RunSources } from './run-sources.js';
 import { restoreAttempt } from './attempt-snapshot.js';
@@ -117,8 +118,10 @@ function restoredStates(processors: readonly Processor[], states: Record<string,
   const byId = processorsById(processors);
   const restored: Record<string, ProcessorState> = {};
   for (const [processorId, json] of Object.entries(states)) {
+    if (processorId === '__proto__') throw malformed(['processorStates', processorId], 'not a processor id (its state would be every processor\'s prototype)');
     const durable = byId.get(processorId)?.durableState ?? 'json';
     if (durable === 'reset' || durable === false || (typeof durable === 'object' && 'notDurable' in durable)) continue;
+    if (durable === 'json' && (json === null || typeof json !== 'object' || Array.isArray(json))) throw malformed(['processorStates', processorId], 'expected an object (the processor\'s state)');
     restored[processorId] = durable === 'json' ? (json as ProcessorState) : durable.restore(json);
   }
   return restored;
@@ -135,7 +138,7 @@ function restoredStreamParts(processors: readonly Processor[], json: JsonValue |
   const logs = json as unknown as StreamPartsLogs;
   if (logs.processors.length !== chain.length || logs.processors.some((id, index) => id !== chain[index])) {
     const message = streamPartsMismatch(logs.processors, chain);
-    throw new RunSnapshotError({ message: `The snapshot's output processors differ from this run's: ${message}`, cause: new TypeError(message) });
+    throw new RunSnapshotError({ message: `The snapshot's output processors differ from this run's at $.streamParts.processors: ${message}`, cause: new TypeError(message) });
   }
   return [streamPartsFrom(logs, reviveChunk)];
 }
@@ -154,9 +157,7 @@ function restoredOverlay(json: RunSnapshot['requestContext']): RequestContextOve
  * that state. `sources`: the run's configuration the state needs to come back (run-sources.ts).
  */
 export function restoreRun(snapshot: RunSnapshot, sources: RunSources): { state: RunState; position: Position } {
-  if (typeof snapshot.format !== 'number' || snapshot.format > RUN_SNAPSHOT_FORMAT) {
-    throw new RunSnapshotError({ message: `This run snapshot has format ${String(snapshot.format)}; this build reads formats up to ${RUN_SNAPSHOT_FORMAT}.` });
-  }
+  checkRunSnapshot(snapshot);
   const messageList = MessageList.deserialize(snapshot.messageList, { generateId: sources.generateId, now: sources.now });
   const state = createRunState(snapshot.runId, messageList, restoredOverlay(snapshot.requestContext));
   state.steps = snapshot.steps.map(reviveStep);
