@@ -10,12 +10,36 @@ import type { DemandGate } from '../../contract/demand-gate.js';
 import { foldResult } from './fold-result.js';
 import { ReaderPacing, type ReaderProbes } from './reader-pacing.js';
 import { TextGate, textStreamError, type RetryBudgets } from './text-gate.js';
+import { RunAbortedError } from '../run/run-aborted-error.js';
 
 /**
  * How many unread chunks a stream that has a reader holds before the run stops reading the
  * provider (bench/README.md, "performance house rules": more read-ahead was no faster).
  */
 const READ_AHEAD = 4;
+
+/**
+ * One of the output's web streams. A reader got by `getReader()` that releases its lock leaves the
+ * stream with no reader: `released` is called then (its `closed` promise rejects), so a run the
+ * reader held reads on — a stream nobody reads never holds the run.
+ */
+class PacedStream<T> extends ReadableStream<T> {
+  readonly #released: () => void;
+
+  constructor(source: UnderlyingDefaultSource<T>, released: () => void) {
+    super(source, { highWaterMark: READ_AHEAD });
+    this.#released = released;
+  }
+
+  override getReader(options: { mode: 'byob' }): ReadableStreamBYOBReader;
+  override getReader(): ReadableStreamDefaultReader<T>;
+  override getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T>;
+  override getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T> {
+    const reader = super.getReader(options);
+    reader.closed.then(undefined, this.#released);
+    return reader;
+  }
+}
 
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
@@ -105,9 +129,11 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
     text?.();
   }
 
-  cancel(): void {
+  /** `fullStream` was cancelled: stops the run; the text stream and promises still open end with a `RunAbortedError`. */
+  cancel(reason: unknown): void {
     this.fullOpen = false;
     this.demand.stop();
+    this.error(new RunAbortedError({ reason }));
     this.output.cancel();
   }
 
@@ -189,7 +215,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
 
   /** The text stream: replays the text so far, then follows the run. */
   openTextStream(): ReadableStream<string> {
-    return new ReadableStream<string>(
+    return new PacedStream<string>(
       {
         start: (controller) => {
           const gate = new TextGate(this.budgets, (text) => controller.enqueue(text));
@@ -208,7 +234,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
           this.demand.pulled();
         },
       },
-      { highWaterMark: READ_AHEAD },
+      () => this.demand.pulled(),
     );
   }
 }
@@ -228,8 +254,9 @@ interface ResultFields {
 /**
  * A started run (Mastra-style output): `fullStream` and `textStream` as `ReadableStream`s, and
  * promises of the folded result. The run starts at once and buffers for late readers; cancelling
- * `fullStream` cancels the run (provider request and tools). While every stream that has a reader
- * holds 4 unread chunks, the run stops reading the provider (backpressure) until it is read again.
+ * `fullStream` cancels the run (provider request and tools), and the text stream and promises then
+ * reject with a `RunAbortedError`. While every stream that has a reader holds 4 unread chunks, the
+ * run stops reading the provider (backpressure) until it is read again or the reader is released.
  *
  * @example
  * ```ts
@@ -313,14 +340,18 @@ export class AgentOutput {
     const sink = new RunSink(this, budgets);
     if (demand !== undefined) sink.demand.attach(demand);
     this.#sink = sink;
-    this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
+    this.fullStream = new PacedStream<ChunkType>(sink, () => sink.demand.pulled());
     this.#subscription = run.subscribe(sink);
     // a failure while the run emitted synchronously, inside `subscribe`, could not unsubscribe yet
     if (sink.ended !== undefined) this.#subscription.unsubscribe();
   }
 
-  /** Stops the run (aborts the provider request and tools). */
+  /**
+   * Stops the run (aborts the provider request and tools). Unless the run had ended, the streams
+   * (still open) and the promises then end with a `RunAbortedError`.
+   */
   cancel(): void {
     this.#subscription?.unsubscribe();
+    this.#sink.error(new RunAbortedError());
   }
 }

@@ -18,7 +18,9 @@ export interface RunAbortedErrorOptions {
 
 /**
  * `generate()` (and `stream()`'s promises) reject with this when the run was aborted through its
- * `abortSignal` (the run ended with an `abort` chunk). Its `name` is `'AbortError'`, as for
+ * `abortSignal` (the run ended with an `abort` chunk); `stream()`'s promises and its streams still
+ * open also end with it when the consumer stopped the run (`output.cancel()`, cancelling
+ * `fullStream`, a `break` out of `for await`: `reason` is the cancel's reason). Its `name` is `'AbortError'`, as for
  * aborted `fetch` calls, so code that checks `error.name === 'AbortError'` keeps working; the
  * signal's reason is `reason` (and `cause`).
  *
