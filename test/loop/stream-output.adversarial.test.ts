@@ -275,6 +275,34 @@ describe('tee, release, re-read', () => {
     await waitFor(() => pulls() === ALL_PULLS, 'the run reading on once the text reader was released');
     expect(await output.text).toBe(TEXT);
   });
+
+  it('values({ preventCancel: true }) left by break while the run was held: the stream is unread, the run reads on', async () => {
+    const { model, pulls } = countingModel(TOTAL);
+    const output = await new Agent({ id: 'a', model }).stream('Hi');
+    for await (const chunk of output.fullStream.values({ preventCancel: true })) {
+      if (chunk.type === 'start') break;
+    }
+    await settle();
+    expect(output.fullStream.locked).toBe(false);
+    await waitFor(() => pulls() === ALL_PULLS, 'the run reading on once the iterator let go');
+    expect(await output.text).toBe(TEXT);
+    expect((await readAll(output.fullStream)).at(-1)?.type).toBe('finish');
+  });
+
+  it('pipeTo(…, { preventCancel: true }) into a sink that errors while the run was held: the run reads on', async () => {
+    const { model, pulls } = countingModel(TOTAL);
+    const output = await new Agent({ id: 'a', model }).stream('Hi');
+    let written = 0;
+    const sink = new WritableStream<ChunkType>({
+      write: () => {
+        if (++written === 2) throw new Error('sink gone');
+      },
+    });
+    await expect(output.fullStream.pipeTo(sink, { preventCancel: true })).rejects.toThrow('sink gone');
+    expect(output.fullStream.locked).toBe(false);
+    await waitFor(() => pulls() === ALL_PULLS, 'the run reading on once the pipe let go');
+    expect(await output.text).toBe(TEXT);
+  });
 });
 
 describe('late readers and promises', () => {

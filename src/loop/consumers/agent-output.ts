@@ -18,29 +18,6 @@ import { RunAbortedError } from '../run/run-aborted-error.js';
  */
 const READ_AHEAD = 4;
 
-/**
- * One of the output's web streams. A reader got by `getReader()` that releases its lock leaves the
- * stream with no reader: `released` is called then (its `closed` promise rejects), so a run the
- * reader held reads on — a stream nobody reads never holds the run.
- */
-class PacedStream<T> extends ReadableStream<T> {
-  readonly #released: () => void;
-
-  constructor(source: UnderlyingDefaultSource<T>, released: () => void) {
-    super(source, { highWaterMark: READ_AHEAD });
-    this.#released = released;
-  }
-
-  override getReader(options: { mode: 'byob' }): ReadableStreamBYOBReader;
-  override getReader(): ReadableStreamDefaultReader<T>;
-  override getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T>;
-  override getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T> {
-    const reader = super.getReader(options);
-    reader.closed.then(undefined, this.#released);
-    return reader;
-  }
-}
-
 function settled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined); // unobserved promises must not become unhandled rejections
   return promise;
@@ -215,7 +192,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
 
   /** The text stream: replays the text so far, then follows the run. */
   openTextStream(): ReadableStream<string> {
-    return new PacedStream<string>(
+    return new ReadableStream<string>(
       {
         start: (controller) => {
           const gate = new TextGate(this.budgets, (text) => controller.enqueue(text));
@@ -234,7 +211,7 @@ class RunSink implements UnderlyingDefaultSource<ChunkType>, ReaderProbes {
           this.demand.pulled();
         },
       },
-      () => this.demand.pulled(),
+      { highWaterMark: READ_AHEAD },
     );
   }
 }
@@ -340,7 +317,7 @@ export class AgentOutput {
     const sink = new RunSink(this, budgets);
     if (demand !== undefined) sink.demand.attach(demand);
     this.#sink = sink;
-    this.fullStream = new PacedStream<ChunkType>(sink, () => sink.demand.pulled());
+    this.fullStream = new ReadableStream<ChunkType>(sink, { highWaterMark: READ_AHEAD });
     this.#subscription = run.subscribe(sink);
     // a failure while the run emitted synchronously, inside `subscribe`, could not unsubscribe yet
     if (sink.ended !== undefined) this.#subscription.unsubscribe();

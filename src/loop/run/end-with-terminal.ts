@@ -124,17 +124,14 @@ class TerminalGuard<E> implements Observer<ChunkType> {
     else this.#brackets.pass(chunk, this.#subscriber);
   }
 
-  /** A chunk of what is followed (or one the guard made). */
+  /**
+   * A chunk of what is followed (or one the guard made). Only the options' callbacks are guarded
+   * (`runId` once, `then` once), not each chunk's way down: nothing per chunk but a `switch`.
+   */
   next(chunk: ChunkType): void {
-    try {
-      this.#pass(chunk);
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  #pass(chunk: ChunkType): void {
     if (this.#ended) return;
+    // a value that is no chunk (outside the types) errors the result: dropped, it would leave the run open
+    if (typeof chunk !== 'object' || chunk === null) return this.#fail(new TypeError(`endWithTerminal(): ${String(chunk)} is not a chunk`));
     if (chunk.type === 'start') {
       if (this.#started) return;
       this.#started = true;
@@ -143,7 +140,13 @@ class TerminalGuard<E> implements Observer<ChunkType> {
     }
     if (!this.#started) {
       this.#started = true;
-      this.#emit(makeChunk(this.#runId(), 'start', {}));
+      let runId: string;
+      try {
+        runId = this.#runId();
+      } catch (error) {
+        return this.#fail(error);
+      }
+      this.#emit(makeChunk(runId, 'start', {}));
     }
     switch (chunk.type) {
       case 'finish':
@@ -155,7 +158,15 @@ class TerminalGuard<E> implements Observer<ChunkType> {
         this.#emit(chunk);
         this.#brackets?.closeAll('other', this.#subscriber);
         // not for a consumer that left, nor twice (a terminal fed back while the made start was out ended it)
-        if (this.#options.then !== undefined && !this.#subscriber.closed) this.#subscriber.next(this.#options.then());
+        if (this.#options.then !== undefined && !this.#subscriber.closed) {
+          let value: E;
+          try {
+            value = this.#options.then();
+          } catch (error) {
+            return this.#fail(error);
+          }
+          this.#subscriber.next(value);
+        }
         this.#subscriber.complete();
         return;
       default:
