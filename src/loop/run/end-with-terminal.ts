@@ -124,10 +124,7 @@ class TerminalGuard<E> implements Observer<ChunkType> {
     else this.#brackets.pass(chunk, this.#subscriber);
   }
 
-  /**
-   * A chunk of what is followed (or one the guard made). Only the options' callbacks are guarded
-   * (`runId` once, `then` once), not each chunk's way down: nothing per chunk but a `switch`.
-   */
+  /** A chunk of what is followed (or one the guard made). Per chunk: a few field reads and a `switch`. */
   next(chunk: ChunkType): void {
     if (this.#ended) return;
     // a value that is no chunk (outside the types) errors the result: dropped, it would leave the run open
@@ -138,40 +135,50 @@ class TerminalGuard<E> implements Observer<ChunkType> {
       this.#emit(chunk);
       return;
     }
-    if (!this.#started) {
-      this.#started = true;
-      let runId: string;
-      try {
-        runId = this.#runId();
-      } catch (error) {
-        return this.#fail(error);
-      }
-      this.#emit(makeChunk(runId, 'start', {}));
-    }
+    if (!this.#started) this.#startFirst();
     switch (chunk.type) {
       case 'finish':
       case 'tripwire':
       case 'error':
       case 'abort':
-        this.#ended = true;
-        this.#upstream?.unsubscribe();
-        this.#emit(chunk);
-        this.#brackets?.closeAll('other', this.#subscriber);
-        // not for a consumer that left, nor twice (a terminal fed back while the made start was out ended it)
-        if (this.#options.then !== undefined && !this.#subscriber.closed) {
-          let value: E;
-          try {
-            value = this.#options.then();
-          } catch (error) {
-            return this.#fail(error);
-          }
-          this.#subscriber.next(value);
-        }
-        this.#subscriber.complete();
+        this.#end(chunk);
         return;
       default:
-        this.#emit(chunk);
+        if (!this.#ended) this.#emit(chunk);
     }
+  }
+
+  /** The source's first chunk is no `start`: one is made first (a `runId` that throws errors the result). */
+  #startFirst(): void {
+    this.#started = true;
+    let runId: string;
+    try {
+      runId = this.#runId();
+    } catch (error) {
+      return this.#fail(error);
+    }
+    this.#emit(makeChunk(runId, 'start', {}));
+  }
+
+  /** The terminal chunk: the source is cut, what is open closed, then `then`'s value (a `then` that throws errors the result). */
+  #end(terminal: ChunkType): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#upstream?.unsubscribe();
+    this.#emit(terminal);
+    this.#brackets?.closeAll('other', this.#subscriber);
+    const { then } = this.#options;
+    // not for a consumer that left, nor twice (a terminal fed back while the made start was out ended it)
+    if (then !== undefined && !this.#subscriber.closed) {
+      let value: E;
+      try {
+        value = then.call(this.#options);
+      } catch (error) {
+        return this.#fail(error);
+      }
+      this.#subscriber.next(value);
+    }
+    this.#subscriber.complete();
   }
 
   error(error: unknown): void {
