@@ -49,7 +49,9 @@ export function orderedMergeMap<T, R>(project: (value: T, index: number) => Obse
 /** One subscription's state, and the source's observer. */
 class OrderedMerge<T, R> {
   readonly inner = new Subscription();
+  /** Source values waiting for a slot, from `pendingHead` on (no `shift`: it copies a long array on every call). */
   private readonly pending: Array<{ value: T; index: number }> = [];
+  private pendingHead = 0;
   private readonly results = new Map<number, { value: R } | undefined>();
   private sourceIndex = 0;
   private nextToEmit = 0;
@@ -86,7 +88,17 @@ class OrderedMerge<T, R> {
       this.nextToEmit++;
       if (result !== undefined) subscriber.next(result.value);
     }
-    if (this.sourceDone && this.active === 0 && this.pending.length === 0 && this.nextToEmit === this.sourceIndex) subscriber.complete();
+    if (this.sourceDone && this.active === 0 && this.pendingHead === this.pending.length && this.nextToEmit === this.sourceIndex) subscriber.complete();
+  }
+
+  /** The oldest waiting value; the taken ones are dropped in blocks. */
+  private takePending(): { value: T; index: number } {
+    const next = this.pending[this.pendingHead++] as { value: T; index: number };
+    if (this.pendingHead === this.pending.length || this.pendingHead === 1024) {
+      this.pending.splice(0, this.pendingHead);
+      this.pendingHead = 0;
+    }
+    return next;
   }
 
   private start(): void {
@@ -94,8 +106,8 @@ class OrderedMerge<T, R> {
     this.starting = true;
     try {
       // `active + 1 <= concurrency`: a fractional bound (1.5) allows no more than its whole part
-      while (this.active + 1 <= this.concurrency && this.pending.length > 0 && !this.subscriber.closed) {
-        const { value, index } = this.pending.shift() as { value: T; index: number };
+      while (this.active + 1 <= this.concurrency && this.pendingHead < this.pending.length && !this.subscriber.closed) {
+        const { value, index } = this.takePending();
         this.active++;
         const child = new Subscription();
         this.inner.add(child);
