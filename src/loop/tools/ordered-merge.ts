@@ -1,4 +1,5 @@
 import { Observable, Subscription, defer, type ObservableInput, type OperatorFunction, type Subscriber } from 'rxjs';
+import { subscribeLinked } from '../internal/subscribe-linked.js';
 
 /**
  * Like `mergeMap(project, concurrency)` for projects that emit (at most) one value, but emits the
@@ -34,11 +35,8 @@ export function orderedMergeMap<T, R>(project: (value: T, index: number) => Obse
     new Observable<R>((subscriber) => {
       const merge = new OrderedMerge(subscriber, project, concurrency);
       // linked to the consumer before the source starts: a consumer that leaves (or a result that
-      // errors) during a synchronous source stops it there (as `subscribeLinked` does)
-      const outer = new Observable<T>((link) => {
-        subscriber.add(link);
-        return source.subscribe(link);
-      }).subscribe(merge);
+      // errors) during a synchronous source stops it there
+      const outer = subscribeLinked(source, subscriber, merge);
       return () => {
         outer.unsubscribe();
         merge.inner.unsubscribe();
