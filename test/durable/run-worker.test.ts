@@ -218,8 +218,10 @@ describe('RunWorker: owners that go away', () => {
     const events: RunWorkerEvent[] = [];
     owner.events$.subscribe((event) => events.push(event));
     await until(owner.events$, 'committed', runId);
+    // listened for before the claim: the owner can learn of it (an append in flight refused) before the claim's own reply is read
+    const fencedEvent = until(owner.events$, 'fenced', runId);
     const { lease } = await journal.claim(runId, 'intruder');
-    const fenced = await until(owner.events$, 'fenced', runId);
+    const fenced = await fencedEvent;
     expect(fenced.epoch).toBe(1);
     const before = (await journal.getRun(runId))!.lastSeq;
     await settle(() => false, 300); // an absence check: the old owner had time to write, and wrote nothing
