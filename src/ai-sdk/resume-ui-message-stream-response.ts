@@ -66,8 +66,17 @@ export async function resumeUIMessageStreamResponse(
   const { after, headers: extra, authorize, unsafeNoAuthorization, request, ...encoderOptions } = options;
   const access = { authorize, unsafeNoAuthorization, request } as RunAccess;
   let plan: ResumePlan;
+  let headers: Headers;
   try {
     plan = await planResume(journal, runId, after, access);
+    // before anything is read: an id the header cannot carry (a line break, past U+00FF) fails here, not with a reader subscribed
+    headers = new Headers(extra);
+    headers.set('content-type', 'text/event-stream');
+    headers.set('cache-control', 'no-cache');
+    headers.set('connection', 'keep-alive');
+    headers.set('x-vercel-ai-ui-message-stream', 'v1');
+    headers.set('x-accel-buffering', 'no');
+    headers.set('x-rxagent-run-id', runId);
   } catch (error) {
     const own = RunNotFoundError.isInstance(error) || JournalCursorError.isInstance(error) || JournalSchemaError.isInstance(error);
     return Response.json({ error: own ? { name: error.name, message: error.message } : clientSafeError(error) }, { status: statusOf(error) });
@@ -88,12 +97,5 @@ export async function resumeUIMessageStreamResponse(
       runId,
     },
   );
-  const headers = new Headers(extra);
-  headers.set('content-type', 'text/event-stream');
-  headers.set('cache-control', 'no-cache');
-  headers.set('connection', 'keep-alive');
-  headers.set('x-vercel-ai-ui-message-stream', 'v1');
-  headers.set('x-accel-buffering', 'no');
-  headers.set('x-rxagent-run-id', runId);
   return new Response(body, { status: 200, headers });
 }

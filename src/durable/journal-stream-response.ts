@@ -78,15 +78,18 @@ function seqCursor(runId: string, after: string | number | null, lastSeq: number
 export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions): Promise<Response> {
   assertRunAccess('journalStreamResponse', options);
   let after: number;
+  let headers: Headers;
   try {
     const run = await authorizedRun(journal, runId, options);
     if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
     after = seqCursor(runId, requestCursor(options.after, options.request), run.lastSeq);
+    // before anything is read: an id the header cannot carry (a line break, past U+00FF) fails here, not with a reader subscribed
+    headers = sseHeaders(runId, options.headers);
   } catch (error) {
     return errorResponse(error);
   }
   const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${clientEntry(runId, entry).json}\n\n`, options.keepAliveMs);
-  return new Response(stream, { status: 200, headers: sseHeaders(runId, options.headers) });
+  return new Response(stream, { status: 200, headers });
 }
 
 /** How many bytes may wait unread in a response before the next journal page waits. */

@@ -8,6 +8,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { MalformedJournalEntryError } from './errors/malformed-journal-entry-error.js';
 import { MissingAuthorizationError } from './errors/missing-authorization-error.js';
 import { RunNotFoundError } from './errors/run-not-found-error.js';
+import { storageIdProblem } from '../internal/ids.js';
 import type { JournalEntry, RunJournal, RunRecord } from './types.js';
 
 /**
@@ -74,6 +75,8 @@ export function assertRunAccess(what: string, access: unknown): asserts access i
  * `RunNotFoundError { reason: 'expired' }` (HTTP 410) for an allowed run whose chunks retention removed.
  */
 export async function authorizedRun(journal: RunJournal, runId: string, access: RunAccess): Promise<RunRecord> {
+  // an id no store can hold (NUL, too long, a lone surrogate, empty) names no run: the unknown run's answer, not the store's TypeError
+  if (storageIdProblem(runId) !== undefined) throw new RunNotFoundError({ runId });
   const run = await journal.getRun(runId);
   if (run === null) throw new RunNotFoundError({ runId });
   if (access.unsafeNoAuthorization === true) return expiredOr(run);
