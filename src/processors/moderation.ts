@@ -5,7 +5,7 @@ import { CheckedStream, type GuardChannel, type StreamMode } from './internal/ch
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
-import { LabelReader, readScores } from './internal/judge-answer.js';
+import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
 import { MODERATION_SYNONYMS } from './internal/judge-synonyms.js';
 import type { CategoryScores } from './internal/model-backed.js';
 import { PrivateViolations } from './internal/private-violation.js';
@@ -109,7 +109,7 @@ const recordModerationAnswer = z.object({
 const moderationAnswer = z.union([referenceModerationAnswer, recordModerationAnswer]).transform((answer): ModerationAnswer => {
   const categories: CategoryScores =
     'category_scores' in answer
-      ? Object.fromEntries((answer.category_scores ?? []).map((entry) => [entry.category, entry.score]))
+      ? scoreRecord((answer.category_scores ?? []).map((entry) => [entry.category, entry.score]))
       : answer.categories;
   return answer.reason == null ? { categories } : { categories, reason: answer.reason };
 });

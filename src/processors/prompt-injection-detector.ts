@@ -5,7 +5,7 @@ import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
-import { LabelReader, readScores } from './internal/judge-answer.js';
+import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
 import { INJECTION_SYNONYMS } from './internal/judge-synonyms.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -86,7 +86,7 @@ const recordInjectionAnswer = z.object({
 
 const injectionAnswer = z.union([referenceInjectionAnswer, recordInjectionAnswer]).transform((answer): PromptInjectionAnswer => {
   const categories: Record<string, number> = Array.isArray(answer.categories)
-    ? Object.fromEntries(answer.categories.map((entry) => [entry.type, entry.score]))
+    ? scoreRecord(answer.categories.map((entry) => [entry.type, entry.score]))
     : (answer.categories ?? {});
   const rewritten = 'rewritten_content' in answer ? answer.rewritten_content : 'rewritten' in answer ? answer.rewritten : undefined;
   return {
@@ -246,12 +246,8 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
       call,
     );
     if (!outcome.ok) return outcome.failure;
-    const categories: Record<string, number> = {};
-    const reasons: string[] = [];
-    for (const value of outcome.values) {
-      for (const [type, score] of Object.entries(value.categories)) categories[type] = Math.max(categories[type] ?? 0, score);
-      if (value.reason !== undefined) reasons.push(value.reason);
-    }
+    const categories = scoreRecord(outcome.values.flatMap((value) => Object.entries(value.categories)));
+    const reasons = outcome.values.flatMap((value) => (value.reason === undefined ? [] : [value.reason]));
     const rewritten = outcome.values.length === 1 ? outcome.values[0]?.rewritten : undefined;
     return { categories, ...(reasons.length === 0 ? {} : { reason: reasons.join(' ') }), ...(rewritten === undefined ? {} : { rewritten }) };
   }

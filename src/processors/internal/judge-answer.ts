@@ -240,31 +240,98 @@ function tryParse(candidate: string): { ok: true; value: unknown } | { ok: false
   }
 }
 
-/**
- * Parses a model's JSON answer: from a ```json fence, the whole answer, or the outermost `{…}` of
- * an answer with prose around it; each also after repairing single quotes, trailing commas and
- * Python literals. Returns `undefined` when no JSON can be read.
- *
- * @example
- * ```ts
- * parseJsonAnswer("Here: ```json\n{'detections': [],}\n```"); // { detections: [] }
- * ```
- */
-export function parseJsonAnswer(answer: string): unknown {
-  const trimmed = answer.trim();
-  const fenced = /```(?:json|JSON)?\s*([\s\S]*?)```/.exec(trimmed);
-  const candidates = [fenced?.[1]?.trim(), trimmed];
+/** The JSON in `text`: the whole of it, else its outermost `{…}`; each as written, then repaired. With the text that parsed. */
+function readJson(text: string): { value: unknown; source: string } | undefined {
+  const trimmed = text.trim();
+  const candidates = [trimmed];
   const first = trimmed.indexOf('{');
   const last = trimmed.lastIndexOf('}');
   if (first !== -1 && last > first) candidates.push(trimmed.slice(first, last + 1));
   for (const repair of [false, true]) {
     for (const candidate of candidates) {
-      if (candidate === undefined || candidate === '') continue;
-      const parsed = tryParse(repair ? repairJson(candidate) : candidate);
-      if (parsed.ok) return parsed.value;
+      if (candidate === '') continue;
+      const source = repair ? repairJson(candidate) : candidate;
+      const parsed = tryParse(source);
+      if (parsed.ok) return { value: parsed.value, source };
     }
   }
   return undefined;
+}
+
+/**
+ * Whether an object in `json` (text that parses) names a key twice — `JSON.parse` would silently
+ * keep the last — or names `__proto__`, which an object built from it may not hold as a key.
+ */
+function hasAmbiguousKey(json: string): boolean {
+  const objects: Array<Set<string> | undefined> = []; // the keys of each open object; undefined for an array
+  const colon = /\s*:/y;
+  for (let at = 0; at < json.length; at++) {
+    const char = json[at];
+    if (char === '{') objects.push(new Set());
+    else if (char === '[') objects.push(undefined);
+    else if (char === '}' || char === ']') objects.pop();
+    else if (char === '"') {
+      let end = at + 1;
+      while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      colon.lastIndex = end + 1;
+      const keys = objects.at(-1);
+      if (keys !== undefined && colon.test(json)) {
+        const key = JSON.parse(json.slice(at, end + 1)) as string;
+        if (key === '__proto__' || keys.has(key)) return true;
+        keys.add(key);
+      }
+      at = end;
+    }
+  }
+  return false;
+}
+
+/**
+ * Parses a model's JSON answer: the whole answer, else each ```json fence and the prose around
+ * them (its outermost `{…}`); each also after repairing single quotes, trailing commas and Python
+ * literals. Returns `undefined` when no JSON can be read — and when the answer is not one answer:
+ * two that differ or one that cannot be read (a fence, and an object in the prose or a second
+ * fence), or an object naming a key twice or naming `__proto__` (what the judge meant cannot be told).
+ *
+ * @example
+ * ```ts
+ * parseJsonAnswer("Here: ```json\n{'detections': [],}\n```"); // { detections: [] }
+ * parseJsonAnswer('{"flagged": true, "flagged": false}'); // undefined (a key named twice)
+ * ```
+ */
+export function parseJsonAnswer(answer: string): unknown {
+  const trimmed = answer.trim();
+  const fence = /```(?:json|JSON)?\s*([\s\S]*?)```/g;
+  const fenced = [...trimmed.matchAll(fence)].map((match) => match[1] ?? '');
+  const prose = trimmed.replace(fence, '\n');
+  const whole = tryParse(trimmed);
+  // every fence, and the prose when it holds an object too, must read as the same answer
+  const readings = whole.ok
+    ? [{ value: whole.value, source: trimmed }]
+    : [...fenced, ...(fenced.length === 0 || prose.includes('{') ? [prose] : [])].map(readJson);
+  const [first] = readings;
+  if (first === undefined) return undefined;
+  const written = JSON.stringify(first.value);
+  if (readings.some((reading) => reading === undefined || JSON.stringify(reading.value) !== written || hasAmbiguousKey(reading.source))) return undefined;
+  return first.value;
+}
+
+/**
+ * `(label, score)` pairs as a record: a label written twice keeps its highest score (never just
+ * the last), and every label is an own key (`__proto__` and `constructor` too).
+ *
+ * @example
+ * ```ts
+ * scoreRecord([['violence', 0.9], ['violence', 0.1]]); // { violence: 0.9 }
+ * ```
+ */
+export function scoreRecord(entries: Iterable<readonly [string, number]>): Record<string, number> {
+  const record: Record<string, number> = {};
+  for (const [label, score] of entries) {
+    const before = Object.hasOwn(record, label) ? record[label] : undefined;
+    Object.defineProperty(record, label, { value: Math.max(before ?? score, score), enumerable: true, writable: true, configurable: true });
+  }
+  return record;
 }
 
 /**

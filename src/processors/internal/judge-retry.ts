@@ -128,7 +128,8 @@ export class JudgeDeadlineError extends Error {
 
 /**
  * Runs `attempt` until it succeeds, fails for good (`retryable: false`), the run is aborted
- * (`signal`), or `deadlineMs` passed since the first attempt started. Each attempt gets a signal
+ * (`signal`: an attempt still running ends at once, settled or not; none is started once it is
+ * aborted), or `deadlineMs` passed since the first attempt started. Each attempt gets a signal
  * that aborts at the deadline or with `signal`.
  *
  * @example
@@ -142,9 +143,17 @@ export async function callWithRetry<T>(
 ): Promise<RetriedOutcome<T>> {
   const clock = options.clock ?? realClock;
   const deadline = clock.now() + options.deadlineMs;
+  // a run aborted before its judge was asked: the judge is not asked
+  if (isAborted(options.signal)) return { ok: false, error: options.signal?.reason, retryable: false, attempts: 0, deadlineExceeded: false };
   for (let attempts = 1; ; attempts++) {
     const controller = new AbortController();
-    const stop = (): void => controller.abort(options.signal?.reason);
+    // the run's abort ends the attempt at once, even one that ignores its signal (or never settles)
+    let cancel: (outcome: AttemptOutcome<T>) => void = () => undefined;
+    const cancelled = new Promise<AttemptOutcome<T>>((resolve) => (cancel = resolve));
+    const stop = (): void => {
+      controller.abort(options.signal?.reason);
+      cancel({ ok: false, error: options.signal?.reason, retryable: false });
+    };
     options.signal?.addEventListener('abort', stop, { once: true });
     const timer = new AbortController();
     let timedOut = false;
@@ -157,7 +166,7 @@ export async function callWithRetry<T>(
     });
     let outcome: AttemptOutcome<T>;
     try {
-      const raced = await Promise.race([attempt(controller.signal).catch((error: unknown) => ({ ok: false as const, error, retryable: false })), expiry]);
+      const raced = await Promise.race([attempt(controller.signal).catch((error: unknown) => ({ ok: false as const, error, retryable: false })), cancelled, expiry]);
       outcome = raced ?? { ok: false, error: new JudgeDeadlineError(options.deadlineMs), retryable: true };
     } finally {
       timer.abort();

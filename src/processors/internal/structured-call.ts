@@ -75,8 +75,9 @@ function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
 
 /**
  * Calls the model once and returns its answer parsed and validated by `schema`. Throws a
- * {@link StructuredCallError}: `kind: 'model'` when the call fails (thrown, or an `error` stream
- * part), `kind: 'malformed'` when the answer is not JSON matching the schema.
+ * {@link StructuredCallError}: `kind: 'model'` when the call fails (thrown, an `error` stream part,
+ * or finish reason `error`), `kind: 'malformed'` when the answer is not JSON matching the schema or
+ * was cut off (finish reason `length`), `kind: 'refused'` on finish reason `content-filter`.
  */
 export async function structuredCall<T>(request: StructuredCallRequest<T>): Promise<T> {
   const jsonSchema = jsonSchemaOf(request.responseSchema ?? request.schema);
@@ -93,13 +94,13 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
     ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
   };
   let answer: string;
-  let refused = false;
+  let finish: string | undefined;
   try {
     answer = await lastValueFrom(
       streamModel(request.model, callOptions).pipe(
         map((part) => {
           if (part.type === 'error') throw part.error;
-          if (part.type === 'finish' && part.finishReason.unified === 'content-filter') refused = true;
+          if (part.type === 'finish') finish = part.finishReason.unified;
           return part.type === 'text-delta' ? part.delta : '';
         }),
         reduce((text, delta) => text + delta, ''),
@@ -109,7 +110,10 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
     const reason = error instanceof Error ? error.message : String(error);
     throw new StructuredCallError('model', `model call failed: ${reason}`, { cause: error });
   }
-  if (refused) throw new StructuredCallError('refused', 'the model stopped on its content filter', { answer });
+  if (finish === 'content-filter') throw new StructuredCallError('refused', 'the model stopped on its content filter', { answer });
+  // an answer cut off by the output limit, or ended by a provider error, is not the model's whole answer
+  if (finish === 'length') throw new StructuredCallError('malformed', 'the answer was cut off at the output limit', { answer });
+  if (finish === 'error') throw new StructuredCallError('model', 'the model call ended with an error');
   const parsed = parseJsonAnswer(answer);
   if (parsed === undefined) {
     throw new StructuredCallError('malformed', 'the model did not answer with JSON', { answer });
