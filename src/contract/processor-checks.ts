@@ -6,6 +6,8 @@
  * chunk shaped like an AI SDK stream part gets a message saying what an rxagent chunk looks like.
  */
 import { editDistance } from './closest-key.js';
+import { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
+import { TripWire } from './errors/trip-wire.js';
 import { isHooked } from './has-hook.js';
 import type { Processor } from './processor-types.js';
 import { warnOnce } from './warn-once.js';
@@ -158,4 +160,84 @@ export function aiSdkShapedChunk(chunk: object): string | undefined {
     `returned an AI SDK stream part ({ type: '${type}', ${extra.map((key) => key).join(', ')} }) instead of an rxagent chunk: ` +
     `rxagent chunks keep their fields in payload ({ type, runId, from, payload }); ${fix}.`
   );
+}
+
+/** What reading `value` threw, as text; a value that cannot be read either is said so. */
+function describeThrown(value: unknown): string {
+  try {
+    return value instanceof Error ? value.message : String(value);
+  } catch {
+    return 'a value that cannot be read either';
+  }
+}
+
+/** `value` when it is an `Error` that can be read (kept as a `cause`); `undefined` for a hostile one. */
+function readableError(value: unknown): Error | undefined {
+  try {
+    return value instanceof Error && typeof value.message === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The `ProcessorError` for a value a hook returned or threw that rxagent cannot read (a Proxy that
+ * throws on every get, a revoked Proxy, a getter or `toString` that throws): `reading` is what
+ * reading it threw. The hostile value itself is not kept (whatever reads the error would trip on it).
+ *
+ * @example
+ * ```ts
+ * unreadableHookValue('guard', 'processInput', 'returned', new TypeError("Cannot perform 'get' on a proxy that has been revoked"));
+ * // ProcessorError: Processor "guard" failed in processInput: returned a value that could not be read or used (…)
+ * ```
+ */
+export function unreadableHookValue(processorId: string, hook: ProcessorHookName, what: 'returned' | 'threw', reading: unknown): ProcessorError {
+  const cause = readableError(reading);
+  return new ProcessorError(
+    processorId,
+    hook,
+    `${what} a value that could not be read or used (${describeThrown(reading)}).`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * `check(value)` — rxagent reading and applying what a hook returned — with anything it throws that
+ * is not already a `ProcessorError` or a `TripWire` turned into a `ProcessorError` naming the
+ * processor and the hook ({@link unreadableHookValue}): a hostile result ends the run as the
+ * processor's fault, never as a bare `TypeError` from inside the loop.
+ *
+ * @example
+ * ```ts
+ * checkedHookResult('guard', 'processInput', result, (value) => applyMessageResult(value, scope));
+ * ```
+ */
+export function checkedHookResult<T, R>(processorId: string, hook: ProcessorHookName, value: T, check: (value: T) => R): R {
+  try {
+    return check(value);
+  } catch (error) {
+    throw hookResultError(processorId, hook, error);
+  }
+}
+
+/**
+ * What checking a hook's result threw, as the run's verdict: a `ProcessorError` or `TripWire` as
+ * it is, anything else (a value that could not be read) an {@link unreadableHookValue} error.
+ *
+ * @example
+ * ```ts
+ * try { check(result); } catch (error) { throw hookResultError('guard', 'processOutputStream', error); }
+ * ```
+ */
+export function hookResultError(processorId: string, hook: ProcessorHookName, error: unknown): unknown {
+  return isTypedHookError(error) ? error : unreadableHookValue(processorId, hook, 'returned', error);
+}
+
+/** Whether `error` is already the run's verdict on a hook (a `ProcessorError` or a `TripWire`); false for a value that cannot be read. */
+function isTypedHookError(error: unknown): boolean {
+  try {
+    return ProcessorError.isInstance(error) || TripWire.isInstance(error);
+  } catch {
+    return false;
+  }
 }

@@ -12,6 +12,8 @@ import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
 import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
 import { toObservable } from '../contract/to-observable.js';
+import { checkedHookResult } from '../contract/processor-checks.js';
+import { ownModelSettings } from './internal/own-settings.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** What one step will call the model with; `processInputStep` results replace its fields. */
@@ -92,10 +94,28 @@ export function runProcessInputStep(processors: readonly Processor[], context: R
   return toMaybePromise(runProcessInputStepHooks(processors, context, step));
 }
 
+/**
+ * `step` with copies of its own of what hooks may edit in place: `tools`, `activeTools`,
+ * `modelSettings` (its `headers` and `stopSequences` too) and `providerOptions` (each provider's
+ * options too). Otherwise they are the agent's configuration, shared by all its runs: an edit
+ * changes this step, never a later run. Made once per step, only when a processor has the hook.
+ */
+function withOwnSettings(step: StepInput): StepInput {
+  const own: StepInput = { ...step };
+  if (step.tools !== undefined) own.tools = { ...step.tools };
+  if (step.activeTools !== undefined) own.activeTools = [...step.activeTools];
+  if (step.modelSettings !== undefined) own.modelSettings = ownModelSettings(step.modelSettings);
+  if (step.providerOptions !== undefined) {
+    own.providerOptions = Object.fromEntries(Object.entries(step.providerOptions).map(([provider, options]) => [provider, { ...options }]));
+  }
+  return own;
+}
+
 /** `runProcessInputStep`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function runProcessInputStepHooks(processors: readonly Processor[], context: RunContext, step: StepInput): MaybeAsync<StepInput> {
   const bindings = bindingsWith(processors, context, 'processInputStep');
-  return reduceMaybe(bindings, step, (current, binding) => {
+  if (bindings.length === 0) return step;
+  return reduceMaybe(bindings, withOwnSettings(step), (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
     const args = {
@@ -116,7 +136,7 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
       llmRequestStage: context.llmRequestStage && isHooked(binding.processor, 'processLLMRequest') ? (true as const) : undefined,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) =>
-      applyStepResult(result, binding, context, current, messages),
+      checkedHookResult(binding.processor.id, 'processInputStep', result, (value) => applyStepResult(value, binding, context, current, messages)),
     );
   });
 }

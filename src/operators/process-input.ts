@@ -6,6 +6,7 @@ import { contextArgs, bindingsWith } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
+import { checkedHookResult } from '../contract/processor-checks.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -40,13 +41,8 @@ function runProcessInputHooks(
     };
     const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
     return thenMaybe(result, (settled: unknown): MessageList => {
-      applyMessageResult(settled, {
-        processorId: binding.processor.id,
-        hook: 'processInput',
-        messageList: list,
-        before: messages,
-        defaultSource: 'input',
-      });
+      const scope = { processorId: binding.processor.id, hook: 'processInput' as const, messageList: list, before: messages, defaultSource: 'input' as const };
+      checkedHookResult(scope.processorId, scope.hook, settled, (value) => applyMessageResult(value, scope));
       return list;
     });
   });

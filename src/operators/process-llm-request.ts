@@ -9,6 +9,8 @@ import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
 import { toObservable } from '../contract/to-observable.js';
+import { checkedHookResult } from '../contract/processor-checks.js';
+import { ownModelSettings } from './internal/own-settings.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
 /** One outgoing model request: the prompt (rewritable for this call only) and a cached response, if any. */
@@ -54,28 +56,34 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
       stepNumber: current.stepNumber,
       steps: context.steps,
       messageList: context.messageList,
-      modelSettings: current.modelSettings ?? {},
+      // a copy: the step's settings may be the agent's configuration, shared by all its runs
+      modelSettings: current.modelSettings === undefined ? {} : ownModelSettings(current.modelSettings),
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext), (result) => {
-      if (result === undefined || result === null) return current;
-      if (typeof result !== 'object') {
-        throw new ProcessorError(binding.processor.id, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
-      }
-      const shaped = result as { prompt?: LanguageModelV4Prompt; response?: CachedLLMStepResponse };
-      const scope = { processorId: binding.processor.id, hook: 'processLLMRequest' as const };
-      if (Array.isArray(result)) throw badField(scope, 'the result', '{ prompt?, response? } or nothing', result);
-      assertKnownKeys(result as Record<string, unknown>, ['prompt', 'response'], scope, '{ prompt?, response? } or nothing');
-      if ('prompt' in shaped && shaped.prompt !== undefined) {
-        assertPrompt(shaped.prompt, scope);
-        current.prompt = shaped.prompt;
-      }
-      if (shaped.response !== undefined) {
-        assertCachedResponse(shaped.response, scope);
-        if (current.response === undefined) current.response = shaped.response;
-      }
-      return current;
-    });
+    return thenMaybe(invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext), (result) =>
+      checkedHookResult(binding.processor.id, 'processLLMRequest', result, (value) => applyRequestResult(value, binding.processor.id, current)),
+    );
   });
+}
+
+/** Applies one `processLLMRequest` result to `current` (each field read once: what was checked is what is used). */
+function applyRequestResult(result: unknown, processorId: string, current: LLMRequest): LLMRequest {
+  if (result === undefined || result === null) return current;
+  if (typeof result !== 'object') {
+    throw new ProcessorError(processorId, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
+  }
+  const scope = { processorId, hook: 'processLLMRequest' as const };
+  if (Array.isArray(result)) throw badField(scope, 'the result', '{ prompt?, response? } or nothing', result);
+  assertKnownKeys(result as Record<string, unknown>, ['prompt', 'response'], scope, '{ prompt?, response? } or nothing');
+  const { prompt, response } = result as { prompt?: unknown; response?: unknown };
+  if (prompt !== undefined) {
+    assertPrompt(prompt, scope);
+    current.prompt = prompt as LanguageModelV4Prompt;
+  }
+  if (response !== undefined) {
+    assertCachedResponse(response, scope);
+    if (current.response === undefined) current.response = response as CachedLLMStepResponse;
+  }
+  return current;
 }
 
 /**

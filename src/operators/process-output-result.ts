@@ -6,6 +6,7 @@ import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
+import { checkedHookResult } from '../contract/processor-checks.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -43,13 +44,8 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
       result: current,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processOutputResult', args, context.tracingContext), (result) => {
-      applyMessageResult(result, {
-        processorId: binding.processor.id,
-        hook: 'processOutputResult',
-        messageList: list,
-        before: messages,
-        defaultSource: 'response',
-      });
+      const scope = { processorId: binding.processor.id, hook: 'processOutputResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
+      checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));
       return current;
     });
   });

@@ -7,6 +7,7 @@ import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
+import { checkedHookResult } from '../contract/processor-checks.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -48,13 +49,8 @@ function runProcessToolResultHooks(processors: readonly Processor[], context: Ru
       steps: context.steps,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext), (result) => {
-      applyMessageResult(result, {
-        processorId: binding.processor.id,
-        hook: 'processToolResult',
-        messageList: list,
-        before: messages,
-        defaultSource: 'response',
-      });
+      const scope = { processorId: binding.processor.id, hook: 'processToolResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
+      checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));
       const committed = bindings.length > 0 ? findCommittedToolResult(list, current.toolCallId) : { found: false };
       return committed.found ? { ...current, result: committed.result } : current;
     });

@@ -62,7 +62,7 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
       }
       if (isPromiseLike<unknown>(answer)) {
         return Promise.resolve(answer).then(
-          (resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? true : toMaybePromise(ask(position + 1))),
+          (resolved) => (asksRetry(resolved) ? true : toMaybePromise(ask(position + 1))),
           (thrown: unknown) => {
             if (TripWire.isInstance(thrown)) throw thrown;
             return toMaybePromise(ask(position + 1));
@@ -72,15 +72,27 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
       if (isObservable(answer)) {
         const next = position + 1;
         return answer.pipe(
-          concatMap((resolved) => ((resolved as { retry?: boolean } | undefined)?.retry === true ? of(true) : toObservable(ask(next)))),
+          concatMap((resolved) => (asksRetry(resolved) ? of(true) : toObservable(ask(next)))),
           catchError((thrown: unknown) => (TripWire.isInstance(thrown) ? throwError(() => thrown) : toObservable(ask(next)))),
         );
       }
-      if ((answer as { retry?: boolean } | undefined)?.retry === true) return true;
+      if (asksRetry(answer)) return true;
     }
     return false;
   };
   return ask(0);
+}
+
+/**
+ * Whether a `processAPIError` answer is `{ retry: true }`. An answer that cannot be read (a Proxy
+ * that throws, a getter that throws) is "not handled", as a failing error processor is.
+ */
+function asksRetry(answer: unknown): boolean {
+  try {
+    return (answer as { retry?: unknown } | null | undefined)?.retry === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The API-error retry budget of a run: explicit, else 10 with error processors, else none. */

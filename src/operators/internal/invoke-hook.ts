@@ -17,16 +17,22 @@ import { TripWire, toTripWire } from '../../contract/errors/trip-wire.js';
 import type { ProcessorHookEvent, TracingContext } from '../../contract/tracing-context.js';
 import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../contract/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
+import { unreadableHookValue } from '../../contract/processor-checks.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */
 export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: ProcessorHookName): Error {
-  const tripwire = toTripWire(thrown);
-  if (tripwire !== undefined) {
-    if (tripwire.processorId !== undefined) return tripwire;
-    return new TripWire(tripwire.reason, tripwire.options, binding.processor.id);
+  try {
+    const tripwire = toTripWire(thrown);
+    if (tripwire !== undefined) {
+      if (tripwire.processorId !== undefined) return tripwire;
+      return new TripWire(tripwire.reason, tripwire.options, binding.processor.id);
+    }
+    if (ProcessorError.isInstance(thrown) && thrown.processorId === binding.processor.id) return thrown;
+    return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
+  } catch (reading) {
+    // a thrown value that cannot be read (a Proxy that throws on every get, a revoked Proxy, a toString that throws)
+    return unreadableHookValue(binding.processor.id, hook, 'threw', reading);
   }
-  if (ProcessorError.isInstance(thrown) && thrown.processorId === binding.processor.id) return thrown;
-  return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
 }
 
 /**
@@ -41,6 +47,23 @@ function failed(binding: ProcessorBinding, hook: ProcessorHookName, thrown: unkn
   const error = toHookError(thrown, binding, hook);
   if (thrown !== error && TripWire.isInstance(error)) notifyViolation(binding.processor, error.reason, error.metadata);
   return error;
+}
+
+/**
+ * How a hook's result settles: a thenable, an Observable, or a value. Reading a hostile result (a
+ * Proxy that throws on every get, a revoked Proxy) to tell is the processor's fault: the call is
+ * over, and it fails with a `ProcessorError` (the first abort of the call still wins).
+ */
+function kindOf(result: unknown, binding: ProcessorBinding, hook: ProcessorHookName): 'thenable' | 'observable' | 'value' {
+  try {
+    if (isPromiseLike<unknown>(result)) return 'thenable';
+    return isObservableResult(result) ? 'observable' : 'value';
+  } catch (reading) {
+    binding.active[hook]--;
+    const armed = binding.armed;
+    binding.armed = undefined;
+    throw armed ?? unreadableHookValue(binding.processor.id, hook, 'returned', reading);
+  }
 }
 
 function settle<R>(binding: ProcessorBinding, result: R): R {
@@ -181,8 +204,9 @@ export function invokeHook<R>(
     active[hook]--;
     throw failed(binding, hook, thrown);
   }
-  if (isPromiseLike<R>(result)) {
-    return Promise.resolve(bounded(result, binding, hook)).then(
+  const kind = kindOf(result, binding, hook);
+  if (kind === 'thenable') {
+    return Promise.resolve(bounded(result as PromiseLike<R>, binding, hook)).then(
       (resolved) => {
         active[hook]--;
         return settle(binding, resolved);
@@ -193,7 +217,7 @@ export function invokeHook<R>(
       },
     );
   }
-  if (isObservableResult(result)) return observed<R>(result, binding, hook);
+  if (kind === 'observable') return observed<R>(result as Observable<unknown>, binding, hook);
   active[hook]--;
   return settle(binding, result as R);
 }
@@ -232,8 +256,9 @@ export function invokeStreamHook(
     throw failed(binding, 'processOutputStream', thrown);
   }
   if (result !== args.part) {
-    if (isPromiseLike<unknown>(result)) return bounded(result, binding, 'processOutputStream');
-    if (isObservableResult(result)) return observed<unknown>(result, binding, 'processOutputStream');
+    const kind = kindOf(result, binding, 'processOutputStream');
+    if (kind === 'thenable') return bounded(result as PromiseLike<unknown>, binding, 'processOutputStream');
+    if (kind === 'observable') return observed<unknown>(result as Observable<unknown>, binding, 'processOutputStream');
   }
   active.processOutputStream--;
   return settle(binding, result);

@@ -27,6 +27,7 @@ import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-ho
 import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
+import { hookResultError } from '../../contract/processor-checks.js';
 import type { ProcessorBinding } from './processor-binding.js';
 import type { ChunkInjector, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
 import { newStreamParts, streamPartsMismatch, type StreamPartsState } from '../stream-parts.js';
@@ -121,6 +122,16 @@ const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish'])
  */
 function hookOutcome(result: unknown, current: ChunkType, binding: ProcessorBinding): ChunkType | null {
   if (result === null || result === undefined) return LIFECYCLE_TYPES.has(current.type) ? current : null;
+  try {
+    return checkedChunk(result, binding);
+  } catch (error) {
+    // a chunk nobody can read (a Proxy that throws, a throwing getter) is a ProcessorError too
+    throw hookResultError(binding.processor.id, 'processOutputStream', error);
+  }
+}
+
+/** `result` (not null) as the chunk to go on with, or a `ProcessorError` saying why it is none. */
+function checkedChunk(result: unknown, binding: ProcessorBinding): ChunkType {
   if (typeof result !== 'object' || typeof (result as { type?: unknown }).type !== 'string') {
     throw new ProcessorError(
       binding.processor.id,
