@@ -26,6 +26,18 @@ export interface FromUIMessagesOptions {
   allowSystemMessages?: boolean;
 }
 
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** The first shape problem of a posted message (not an object, parts not an array of objects), before anything reads it. */
+function shapeIssue(message: unknown, index: number): { path: Array<string | number>; message: string } | undefined {
+  if (!isObject(message) || Array.isArray(message)) return { path: [index], message: 'a message must be an object' };
+  const parts: unknown = (message as { parts?: unknown }).parts;
+  if (parts === undefined) return undefined;
+  if (!Array.isArray(parts)) return { path: [index, 'parts'], message: 'parts must be an array' };
+  const bad = parts.findIndex((part: unknown) => !isObject(part));
+  return bad === -1 ? undefined : { path: [index, 'parts', bad], message: 'a part must be an object' };
+}
+
 /**
  * Prepares the `messages` a `useChat` client posted for an agent call: rxagent's own UI-only
  * parts (`data-tripwire`, `data-rxagent-retry`) are removed, assistant replies that a processor
@@ -48,6 +60,8 @@ export function fromUIMessages<TMessage extends UIMessage>(messages: readonly TM
   if (!Array.isArray(messages)) throw new TypeError('fromUIMessages(messages): messages must be an array of UIMessage.');
   const result: TMessage[] = [];
   for (const [index, message] of messages.entries()) {
+    const malformed = shapeIssue(message as unknown, index);
+    if (malformed !== undefined) throw new InvalidMessageError([malformed]);
     if ((message as { role?: unknown }).role === 'system' && options.allowSystemMessages !== true) {
       throw new InvalidMessageError([
         { path: [index, 'role'], message: "system messages from the client are not accepted (pass allowSystemMessages: true to trust them)" },

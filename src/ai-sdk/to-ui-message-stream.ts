@@ -115,6 +115,7 @@ export function toUIMessageStream(chunks$: Observable<ChunkType>, options: ToUIM
       return send(encoded, !encoder.ended ? 'open' : chunk.type === 'finish' ? 'finished' : 'rejected');
     },
     onError: (error) => send(encoder.fail(error, runId), 'rejected'),
+    onComplete: () => send(encoder.complete(), 'rejected'),
     done: () => encoder.ended,
   });
 }

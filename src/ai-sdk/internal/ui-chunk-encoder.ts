@@ -133,6 +133,17 @@ export class UIChunkEncoder {
     return out;
   }
 
+  /**
+   * The UI chunks for a run that completed without a terminal chunk (a `take`/`takeWhile` cut
+   * it short): the open parts and step end, so no part is left streaming. No `finish` is invented.
+   */
+  complete(): UIMessageChunk[] {
+    if (this.#ended || !this.#started) return [];
+    const out: UIMessageChunk[] = [];
+    this.#closeStep(out);
+    return out;
+  }
+
   #ensureStarted(out: UIMessageChunk[], chunk: ChunkType | undefined): void {
     if (this.#started) return;
     this.#started = true;
@@ -230,6 +241,11 @@ export class UIChunkEncoder {
           };
           out.push({ type: 'reset-step' });
           out.push({ type: RETRY_PART_TYPE, data, transient: true });
+          // the client removed the attempt's tool parts: its calls count as never announced again
+          for (const id of this.#stepPartIds) {
+            this.#announcedCalls.delete(id);
+            this.#streamingInputs.delete(id);
+          }
           this.#stepPartIds = [];
           this.#stepReopened = this.#inStep;
           this.#inStep = false;
@@ -239,6 +255,8 @@ export class UIChunkEncoder {
         return;
       }
       case 'text-start':
+        // a start for a block already open continues it (as the loop does), never a second part left streaming
+        if (this.#openText.has(chunk.payload.id)) return;
         this.#openText.add(chunk.payload.id);
         this.#stepPartIds.push(chunk.payload.id);
         out.push({ type: 'text-start', id: chunk.payload.id, ...(chunk.payload.providerMetadata ? { providerMetadata: chunk.payload.providerMetadata } : {}) });
