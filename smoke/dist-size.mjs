@@ -10,9 +10,12 @@ const BUDGET = 400 * 1024;
  * Entries allowed more, and why. `./durable` runs agents (its worker drives the loop), so it holds
  * the root entry's code (≈ 340 KB, shared with `rxagent` in an app that imports both) plus the
  * journal, the worker, the retention job, owner sessions and their sweep (≈ 140 KB; 482 KB CJS on
- * 7 December 2026, when the budget went from 480 to 512 KB).
+ * 7 December 2026, when the budget went from 480 to 512 KB; 510 KB later that day, after the
+ * hostile-input fixes: the restore check's schema, contained hook values, reader id checks — 544 KB).
+ * `./ai-sdk` holds the same loop (`processorsMiddleware` runs processors; the resume readers), 408
+ * KB CJS after those fixes: 432 KB.
  */
-const BUDGETS = { './durable': 512 * 1024 };
+const BUDGETS = { './durable': 544 * 1024, './ai-sdk': 432 * 1024 };
 const budgetOf = (subpath) => BUDGETS[subpath] ?? BUDGET;
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
