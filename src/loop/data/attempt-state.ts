@@ -136,7 +136,8 @@ export function mayContinue(attempt: AttemptState, tools: AgentToolSet | undefin
   for (const call of attempt.accumulator.toolCalls) {
     if (call.providerExecuted) continue;
     clientCalls++;
-    const tool = tools?.[call.toolName];
+    // own names only: `toString` or `__proto__` is no tool of the set
+    const tool = tools !== undefined && Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
     if (tool !== undefined && typeof tool?.execute !== 'function') return false;
   }
   return clientCalls > 0 && attempt.stepNumber + 1 < maxSteps;

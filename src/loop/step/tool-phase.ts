@@ -7,7 +7,7 @@
 import { EMPTY, type MonoTypeOperatorFunction, Observable, concatMap, from, map, of, tap } from 'rxjs';
 import { processToolResult, type ToolResultEvent } from '../../operators/process-tool-result.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
-import type { AgentToolSet } from '../../contract/tool-types.js';
+import type { AgentTool, AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import type { StepEnvironment } from './step-environment.js';
 import type { AttemptState } from '../data/attempt-state.js';
@@ -58,16 +58,28 @@ function recordToolError(env: StepEnvironment, toolCallId: string, toolName: str
   });
 }
 
-/** The text of a `tool-error` chunk's error, as the model and memory get it. */
+/**
+ * The text of a `tool-error` chunk's error, as the model and memory get it; the neutral text for an
+ * error a processor left unreadable (a BigInt, a cycle, a revoked Proxy).
+ */
 function errorTextOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  try {
+    if (error instanceof Error) return String(error.message);
+    return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  } catch {
+    return TOOL_FAILED;
+  }
 }
 
 /** Records what passed the output processors: for a `tool-error`, its (possibly redacted) text. */
 function observeToolChunk(env: StepEnvironment, attempt: AttemptState, chunk: ChunkType): void {
   recordAfterMessage(env, attempt, chunk);
   if (chunk.type === 'tool-error') recordToolError(env, chunk.payload.toolCallId, chunk.payload.toolName, chunk.payload.args, errorTextOf(chunk.payload.error));
+}
+
+/** The tool named `name` among `tools`' own: a name the model invents (`__proto__`, `toString`, an inherited key) finds none. */
+function ownTool(tools: AgentToolSet | undefined, name: string): AgentTool | undefined {
+  return tools !== undefined && Object.hasOwn(tools, name) ? tools[name] : undefined;
 }
 
 /** The tool phase's chunks (already through the output processors and recorded by `accumulator`); `tools`: the attempt's. */
@@ -92,7 +104,7 @@ export function toolPhase(env: StepEnvironment, attempt: AttemptState, tools: Ag
   };
   const processResult = processToolResult(env.outputProcessors, env.ctx);
   const execution$ = from(calls).pipe(
-    orderedMergeMap((call) => executeWithLedger(call, tools?.[call.toolName], toolEnvironment, env.durability?.tools), env.toolConcurrency),
+    orderedMergeMap((call) => executeWithLedger(call, ownTool(tools, call.toolName), toolEnvironment, env.durability?.tools), env.toolConcurrency),
     concatMap((outcome) => outcomeToChunk(env, stepNumber, processResult, outcome)),
   );
   const withLiveData$ = new Observable<ChunkType>((subscriber) => {

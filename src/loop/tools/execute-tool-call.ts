@@ -2,17 +2,17 @@
  * Runs one client tool call: input validated first, `execute` given its options, outcome captured.
  * Nothing waits on a promise unless the validator or `execute` returned one.
  */
-import { catchError, concatMap, defer, isObservable, map, of, type Observable } from 'rxjs';
+import { catchError, concatMap, defaultIfEmpty, defer, isObservable, map, of, takeLast, type Observable } from 'rxjs';
 import type { ToolBegin, ToolLedger } from '../data/run-durability.js';
 import type { ModelMessage } from 'ai';
-import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
+import { isPromiseLike, thenMaybe, type MaybeAsync, type MaybePromise } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
 import type { ToolCallInfo } from '../../contract/chunk-types.js';
 import type { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { noopToolObserve, type AgentTool } from '../../contract/tool-types.js';
 import { validateToolInput } from './tool-schema.js';
-import { ToolExecutionError } from './tool-execution-error.js';
+import { ToolExecutionError, readThrown } from './tool-execution-error.js';
 
 /** The AI SDK tool context rxagent passes: none (an empty object, so `context.x` reads `undefined`). */
 const NO_TOOL_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -77,26 +77,36 @@ function lastOf(iterable: AsyncIterable<unknown>, signal: AbortSignal): Promise<
       }
       Promise.resolve()
         .then(() => iterator.next())
-        .then(
-          (step) => {
-            if (settled) return;
-            if (step.done) {
-              finish();
-              resolve(last);
-              return;
-            }
-            last = step.value;
-            pull();
-          },
-          (error: unknown) => {
-            if (settled) return;
+        .then((step) => {
+          if (settled) return;
+          if (step.done) {
             finish();
-            reject(error);
-          },
-        );
+            resolve(last);
+            return;
+          }
+          last = step.value;
+          pull();
+        })
+        // a rejected `next()`, or a step that cannot be read (null, a throwing `done` getter)
+        .catch((error: unknown) => {
+          if (settled) return;
+          finish();
+          reject(error);
+        });
     };
     signal.addEventListener('abort', onAbort, { once: true });
     pull();
+  });
+}
+
+/** The error of a tool result that cannot be serialized (reading it threw `error`). */
+function notSerializable(call: ToolCallInfo, error: unknown): ToolExecutionError {
+  const { text, cause } = readThrown(error);
+  return new ToolExecutionError({
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    message: `Tool "${call.toolName}" returned a value that is not serializable: ${text}`,
+    cause,
   });
 }
 
@@ -105,12 +115,21 @@ function serializableResult(call: ToolCallInfo, value: unknown): unknown {
   try {
     return toSerializable(value);
   } catch (error) {
-    throw new ToolExecutionError({
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      message: `Tool "${call.toolName}" returned a value that is not serializable: ${(error as Error).message}`,
-      cause: error,
-    });
+    throw notSerializable(call, error);
+  }
+}
+
+/**
+ * What `execute` returned is: an async iterable, an Observable, a promise, or the value itself (a
+ * value that throws when asked is not serializable).
+ */
+function outputKind(call: ToolCallInfo, output: unknown): 'iterable' | 'observable' | 'promise' | 'value' {
+  try {
+    if (output !== null && typeof output === 'object' && Symbol.asyncIterator in output) return 'iterable';
+    if (isObservable(output)) return 'observable';
+    return isPromiseLike(output) ? 'promise' : 'value';
+  } catch (error) {
+    throw notSerializable(call, error);
   }
 }
 
@@ -118,7 +137,7 @@ function serializableResult(call: ToolCallInfo, value: unknown): unknown {
  * Validates the input, runs `execute`, serializes the result: synchronous (no promise hop) when
  * the validation and `execute` are, so a synchronous tool stays on virtual time.
  */
-function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): MaybePromise<unknown> {
+function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment): MaybeAsync<unknown> {
   return thenMaybe(validateToolInput(tool.inputSchema, call.args), (validated) => {
     if (!validated.success) {
       throw new ToolExecutionError({
@@ -139,12 +158,13 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
       context: NO_TOOL_CONTEXT,
       observe: noopToolObserve,
     });
+    const kind = outputKind(call, output);
+    if (kind === 'observable') {
+      // like an async iterable: its last value (`undefined` when it completes empty), one outcome per call
+      return (output as Observable<unknown>).pipe(takeLast(1), defaultIfEmpty(undefined), map((resolved) => serializableResult(call, resolved)));
+    }
     const value: MaybePromise<unknown> =
-      output !== null && typeof output === 'object' && Symbol.asyncIterator in output
-        ? lastOf(output as AsyncIterable<unknown>, environment.abortSignal)
-        : isPromiseLike(output)
-          ? Promise.resolve(output)
-          : output;
+      kind === 'iterable' ? lastOf(output as AsyncIterable<unknown>, environment.abortSignal) : kind === 'promise' ? Promise.resolve(output) : output;
     return thenMaybe(value, (resolved) => serializableResult(call, resolved));
   });
 }
@@ -161,7 +181,7 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
     if (typeof tool.execute !== 'function') {
       return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });
     }
-    let ran: MaybePromise<unknown>;
+    let ran: MaybeAsync<unknown>;
     try {
       ran = run(call, tool, environment);
     } catch (error) {
@@ -176,13 +196,20 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
   });
 }
 
-/** The outcome of a call that threw or rejected with `error`. */
+/** Whether `error` is an `Error` the stream and the next prompt can read (a Proxy posing as one, or a revoked one, is not). */
+function readableError(error: unknown): error is Error {
+  try {
+    return error instanceof Error && typeof error.message === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** The outcome of a call that threw or rejected with `error`: an `Error` as it is, anything else a `ToolExecutionError`. */
 function failedOutcome(call: ToolCallInfo, error: unknown): ToolOutcome {
-  return {
-    kind: 'error',
-    call,
-    error: error instanceof Error ? error : new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: String(error), cause: error }),
-  };
+  if (readableError(error)) return { kind: 'error', call, error };
+  const { text, cause } = readThrown(error);
+  return { kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: text, cause }) };
 }
 
 /**

@@ -22,9 +22,17 @@ export interface ToolExecutionErrorOptions {
   cause?: unknown;
 }
 
-function describe(cause: unknown): string {
-  if (cause instanceof Error) return cause.message;
-  return typeof cause === 'string' ? cause : String(cause);
+/**
+ * What a tool threw or failed with, as text (an `Error`'s message, else `String(value)`) and a
+ * `cause` safe to keep. Never throws: a value that cannot be read (a Proxy that throws, a revoked
+ * Proxy, a throwing `toString`, a null-prototype object) is described as such and left out.
+ */
+export function readThrown(thrown: unknown): { text: string; cause?: unknown } {
+  try {
+    return { text: thrown instanceof Error ? String(thrown.message) : String(thrown), cause: thrown };
+  } catch {
+    return { text: 'a value that cannot be read' };
+  }
 }
 
 /**
@@ -49,7 +57,7 @@ export class ToolExecutionError extends RxAgentError {
   readonly toolCallId: string | undefined;
 
   constructor({ toolName, toolCallId, message, cause }: ToolExecutionErrorOptions) {
-    super('ToolExecutionError', message ?? `Tool "${toolName}" failed: ${describe(cause)}`, { cause });
+    super('ToolExecutionError', message ?? `Tool "${toolName}" failed: ${readThrown(cause).text}`, { cause });
     this.toolName = toolName;
     this.toolCallId = toolCallId;
   }

@@ -144,4 +144,15 @@ export function assertChunkPayload(chunk: Record<string, unknown> | { type: stri
   const aiSdk = aiSdkShapedChunk(chunk);
   if (aiSdk !== undefined) throw new ProcessorError(scope.processorId, scope.hook, aiSdk);
   if (payload !== undefined && !isRecord(payload)) throw badField(scope, `${field}.payload`, 'an object', payload);
+  // the error of an error chunk is read by the step's record, memory and the client: it must be readable
+  if ((type === 'tool-error' || type === 'error') && isRecord(payload)) assertReadableError(payload.error, scope, `${field}.payload.error`);
+}
+
+/** `error` can be told apart as an `Error` (or not) and its message read: a revoked Proxy or a throwing getter cannot. */
+function assertReadableError(error: unknown, scope: ShapeScope, field: string): void {
+  try {
+    if (error instanceof Error) void String(error.message);
+  } catch {
+    throw new ProcessorError(scope.processorId, scope.hook, `${field} cannot be read (a revoked Proxy, or a getter that throws): give an Error or a plain value.`);
+  }
 }
