@@ -6,6 +6,8 @@ import type { ProcessInputArgs, Processor } from '../contract/processor-types.js
 import { InvalidMessageError, type MessageIssue } from '../message-list/errors/invalid-message-error.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
+import { ThreadOwnershipError } from '../storage/errors/thread-ownership-error.js';
+import { assertLoadedHistory } from '../storage/loaded-history.js';
 import type { MemoryStorage } from '../storage/types.js';
 
 /** What `MessageHistory` needs for one call. */
@@ -71,7 +73,10 @@ export class MessageHistory implements Processor<'message-history'> {
       });
       return undefined;
     }
+    // Checked here, not only by the load: with lastMessages 0 nothing else would before the model call.
+    if (thread.resourceId !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
     const history = lastMessages <= 0 ? [] : await storage.getMessages({ threadId, resourceId, last: lastMessages });
+    assertLoadedHistory(history, { threadId, resourceId, lastMessages });
     reidentifyInput(messageList, new Set(history.map((message) => message.id)), this.#checksInput);
     if (history.length > 0) messageList.add(history, 'memory');
     return undefined;

@@ -13,7 +13,7 @@ import {
   type ResourceRecord,
   type ThreadRecord,
 } from './internal/records.js';
-import { messageInOtherThreadError, serialiseContent, validateMessages } from './internal/validate-messages.js';
+import { assertStorableText, messageInOtherThreadError, serialiseContent, validateMessages } from './internal/validate-messages.js';
 import type { StorageOperation } from './errors/storage-error.js';
 import type {
   CreateThreadInput,
@@ -100,6 +100,7 @@ export class InMemoryStorage implements MemoryStorage {
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
+    assertStorableText('createThread', 'title', input.title);
 
     this.#assertOpen('createThread');
     const existing = this.#threads.get(input.id);
@@ -226,6 +227,7 @@ export class InMemoryStorage implements MemoryStorage {
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
     assertStorageId('resourceId', input.id);
+    assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
     this.#assertOpen('saveResource');
     const now = this.#now().getTime();

@@ -22,6 +22,26 @@ const messageSchema = z.looseObject({
 
 const messagesSchema = z.array(messageSchema);
 
+/** A UTF-16 surrogate code unit without its partner (with `u`, a valid pair is one code point). */
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * What makes a string unfit for a text column, or `undefined`: libSQL cuts text at a NUL,
+ * PostgreSQL refuses it, and both replace a lone surrogate with U+FFFD — the stored value would
+ * differ from what was saved. (Message content is JSON, which escapes both: no limit there.)
+ */
+export function storableTextProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'it contains a NUL character (U+0000)';
+  if (loneSurrogate.test(value)) return 'it is not well-formed UTF-16 (it holds a lone surrogate)';
+  return undefined;
+}
+
+/** Checks an optional text column (a thread's `title`, a resource's `workingMemory`) on every store alike: a `TypeError` naming it. */
+export function assertStorableText(operation: string, field: string, value: string | undefined): void {
+  const problem = value === undefined ? undefined : storableTextProblem(value);
+  if (problem !== undefined) throw new TypeError(`${operation}: ${field} cannot be stored as it is: ${problem}`);
+}
+
 /**
  * Checks every message of a save before anything is written: the minimal `MastraDBMessage`
  * shape (zod), and that a message naming a thread or resource names the one being saved to.
@@ -45,6 +65,8 @@ export function validateMessages(
   messages.forEach((message, index) => {
     const idProblem = storageIdProblem(message.id);
     if (idProblem !== undefined) issues.push({ path: [index, 'id'], message: `message id: ${idProblem.message}` });
+    const typeProblem = message.type === undefined ? undefined : storableTextProblem(message.type);
+    if (typeProblem !== undefined) issues.push({ path: [index, 'type'], message: `message type: ${typeProblem}` });
     if (message.threadId !== undefined && message.threadId !== target.threadId) {
       issues.push({ path: [index, 'threadId'], message: `message belongs to thread ${JSON.stringify(message.threadId)}, not ${JSON.stringify(target.threadId)}` });
     }

@@ -10,7 +10,7 @@ import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -118,6 +118,7 @@ export class LibSQLStorage implements MemoryStorage {
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
+    assertStorableText('createThread', 'title', input.title);
 
     return this.#write('createThread', async (client) => {
       const now = this.#now().getTime();
@@ -241,6 +242,7 @@ export class LibSQLStorage implements MemoryStorage {
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
     assertStorageId('resourceId', input.id);
+    assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
     return this.#write('saveResource', async (client) => {
       const now = this.#now().getTime();

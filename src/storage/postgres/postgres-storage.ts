@@ -9,7 +9,7 @@ import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -144,6 +144,7 @@ export class PostgresStorage implements MemoryStorage {
   async createThread(input: CreateThreadInput): Promise<StorageThread> {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
+    assertStorableText('createThread', 'title', input.title);
 
     return this.#run('createThread', async () => {
       const now = this.#now();
@@ -285,6 +286,7 @@ export class PostgresStorage implements MemoryStorage {
 
   async saveResource(input: SaveResourceInput): Promise<StorageResource> {
     assertStorageId('resourceId', input.id);
+    assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
     return this.#run('saveResource', async () => {
       const now = this.#now();
