@@ -52,7 +52,7 @@ import { runEnd, type DurableRunItem, type RunEnd, type RunItem } from './run-ev
 import { commitPoint } from '../data/commit-points.js';
 import type { RunCommitPoint, RunDurability } from '../data/run-durability.js';
 import { inputPhase } from './run-input.js';
-import { optionError, validateRunArguments } from './validate-options.js';
+import { optionError, readCallOptions, validateRunArguments } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
 export interface RunWiring extends RunDurability {
@@ -126,6 +126,15 @@ function body(run: RunSetUp, start: Position): Observable<BodyItem> {
   );
 }
 
+/** The call's options read once ({@link readCallOptions}), or what a getter of theirs threw (the run's error). */
+function readOnce(options: unknown): { readonly options: unknown } | { readonly thrown: unknown } {
+  try {
+    return { options: readCallOptions(options) };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
 /** The run id the caller gave, for the chunks of a run that ended before its set-up made one (`'run'` when none, or not a valid one). */
 function givenRunId(given: unknown): string {
   return typeof given === 'string' && given.length > 0 ? given : 'run';
@@ -167,8 +176,10 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
 export function createRun(config: AgentConfig, input: AgentInput, options: AgentCallOptions = {}, wiring: RunWiring | ChunksOnly = {}): Observable<DurableRunItem> {
   return defer(() => {
     const demand = wiring.demand ?? new DemandGate();
-    // read before the arguments are checked (inside the run, below): options that are not an object are that check's error
-    const given: Partial<AgentCallOptions> = typeof options === 'object' && options !== null ? options : {};
+    // the options read once, before they are checked (inside the run, below): what is checked is what the run uses
+    const read = readOnce(options);
+    // options that are not an object (or whose reading threw) are the check's error, inside the run
+    const given: Partial<AgentCallOptions> = 'options' in read && typeof read.options === 'object' && read.options !== null ? read.options : {};
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;
     let run: RunSetUp | undefined;
     let setUp: MaybePromise<RunSetUp> | undefined;
@@ -180,11 +191,12 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     // stays on virtual time), after its promise otherwise (the caller's abort cuts the wait)
     // bad arguments throw here, inside the run: endWithTerminal makes the `start` and the `error` chunk
     const chunks$ = defer(() => {
-      validateRunArguments(config, input, options);
+      if (!('options' in read)) throw read.thrown;
+      validateRunArguments(config, input, read.options);
       if (wiring.demand !== undefined && !DemandGate.isInstance(wiring.demand)) {
         throw optionError('stream$: options.demand must be a DemandGate (new DemandGate() from rxagent).');
       }
-      const made = createEnvironment(config, input, options, demand, wiring);
+      const made = createEnvironment(config, input, read.options as AgentCallOptions, demand, wiring);
       setUp = made;
       return isPromiseLike(made) ? from(made).pipe(untilAborted(callerSignal), concatMap(bodyOf)) : bodyOf(made);
     });

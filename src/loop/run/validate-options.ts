@@ -10,20 +10,9 @@ import { InvalidMessageError } from '../../message-list/errors/invalid-message-e
 import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
 import { closestKey } from '../../contract/closest-key.js';
 import { rejectMisusedModel } from '../../model/resolve-model.js';
+import { optionError } from '../data/option-error.js';
 
-const OPTION_ERROR = Symbol.for('rxagent.error.invalidOption');
-
-/** A `TypeError` about an option (marked, so `generate()` rejects with it as is). */
-export function optionError(message: string): TypeError {
-  const error = new TypeError(message);
-  Object.defineProperty(error, OPTION_ERROR, { value: true });
-  return error;
-}
-
-/** True for the errors {@link optionError} makes (from any copy of the package). */
-export function isOptionError(error: unknown): error is TypeError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[OPTION_ERROR] === true;
-}
+export { isOptionError, optionError } from '../data/option-error.js';
 
 function shown(value: unknown): string {
   if (value === null) return 'null';
@@ -144,6 +133,75 @@ function validateTools(value: unknown, path: string): void {
   for (const [name, tool] of Object.entries(value)) if (!isObject(tool)) fail(`${path}.${name}`, 'a tool object', tool);
 }
 
+/** `toolChoice`: `'auto'`, `'none'`, `'required'` or `{ type: 'tool', toolName }` (a null or a bare `{ type: 'tool' }` would reach the provider call). */
+function validateToolChoice(value: unknown, path: string): void {
+  if (value === undefined || value === 'auto' || value === 'none' || value === 'required') return;
+  if (!isObject(value) || value.type !== 'tool') fail(path, "'auto', 'none', 'required' or { type: 'tool', toolName }", value);
+  if (typeof value.toolName !== 'string' || value.toolName.length === 0) fail(`${path}.toolName`, 'a non-empty string', value.toolName);
+}
+
+function finiteNumber(value: unknown, path: string): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) fail(path, 'a finite number', value);
+}
+
+/** A header name: an HTTP token (RFC 9110), so no CR, LF, colon or space. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a header value may not hold: CR, LF or NUL would split the header (header injection toward the provider). */
+const HEADER_VALUE_BREAK = /[\r\n\0]/;
+
+/** `modelSettings`: numbers finite (whole where the provider wants a count), `stopSequences` strings, `headers` safe to send. */
+function validateModelSettings(value: unknown, path: string): void {
+  if (value === undefined) return;
+  if (!isObject(value)) fail(path, 'an object', value);
+  for (const key of ['temperature', 'topP', 'presencePenalty', 'frequencyPenalty'] as const) finiteNumber(value[key], `${path}.${key}`);
+  integerAtLeast(value.maxOutputTokens, 1, `${path}.maxOutputTokens`);
+  integerAtLeast(value.topK, 1, `${path}.topK`);
+  if (value.seed !== undefined && !Number.isInteger(value.seed)) fail(`${path}.seed`, 'a whole number', value.seed);
+  integerAtLeast(value.maxRetries, 0, `${path}.maxRetries`);
+  const stops = value.stopSequences;
+  if (stops !== undefined && (!Array.isArray(stops) || stops.some((stop) => typeof stop !== 'string'))) fail(`${path}.stopSequences`, 'an array of strings', stops);
+  const headers = value.headers;
+  if (headers === undefined) return;
+  if (!isObject(headers)) fail(`${path}.headers`, 'an object of header values (name → string)', headers);
+  for (const [name, header] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) throw optionError(`${path}.headers: ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is not a valid header name.`);
+    const where = `${path}.headers[${JSON.stringify(name)}]`;
+    if (header === undefined) continue;
+    if (typeof header !== 'string') fail(where, 'a string', header);
+    if (HEADER_VALUE_BREAK.test(header)) throw optionError(`${where} must not hold CR, LF or NUL (header injection).`);
+  }
+}
+
+/** A run id: non-empty, and no control characters (it goes into chunks, logs and storage keys). */
+function validateRunId(value: unknown, path: string): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || value.length === 0) fail(path, 'a non-empty string', value);
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw optionError(`${path} must be a string without control characters (got ${shown(value)}).`);
+}
+
+/**
+ * The call's options read once, as plain objects (`modelSettings` and its `headers` too): what
+ * is checked is what the run uses, even when the caller's object has getters that change between
+ * reads or is a Proxy. Throws what a getter throws. Anything not an object is returned as is (the
+ * check names it).
+ */
+export function readCallOptions(options: unknown): unknown {
+  if (!isObject(options)) return options;
+  const copy: Record<string, unknown> = { ...options };
+  const settings = copy.modelSettings;
+  if (isObject(settings)) {
+    const settingsCopy: Record<string, unknown> = { ...settings };
+    if (isObject(settingsCopy.headers)) settingsCopy.headers = { ...settingsCopy.headers };
+    copy.modelSettings = settingsCopy;
+  }
+  return copy;
+}
+
+/** A RequestContext, ours or alike (a `Map`): `get` and `set`, and `has` and `entries`, which the run reads through too (ReadableRequestContext). */
+function isRequestContextLike(value: unknown): boolean {
+  return isObject(value) && ['get', 'set', 'has', 'entries'].every((method) => typeof value[method] === 'function');
+}
+
 /** The options of one call (`stream$`, `stream`, `generate`), or an Agent's `defaultOptions`. */
 export function validateCallOptions(options: unknown, path = 'options'): asserts options is AgentCallOptions | undefined {
   if (options === undefined) return;
@@ -159,7 +217,7 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   validateStopWhen(options.stopWhen, `${path}.stopWhen`);
   if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal)) fail(`${path}.abortSignal`, 'an AbortSignal', options.abortSignal);
   const context = options.requestContext;
-  if (context !== undefined && (!isObject(context) || typeof context.get !== 'function' || typeof context.set !== 'function')) {
+  if (context !== undefined && !isRequestContextLike(context)) {
     fail(`${path}.requestContext`, 'a RequestContext', context);
   }
   const memory = options.memory;
@@ -177,7 +235,9 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
     fail(`${path}.activeTools`, 'an array of tool names', activeTools);
   }
   optionalFunction(options.prepareStep, `${path}.prepareStep`);
-  if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.length === 0)) fail(`${path}.runId`, 'a non-empty string', options.runId);
+  validateRunId(options.runId, `${path}.runId`);
+  validateToolChoice(options.toolChoice, `${path}.toolChoice`);
+  validateModelSettings(options.modelSettings, `${path}.modelSettings`);
   if (options.generateWith !== undefined && options.generateWith !== 'doGenerate' && options.generateWith !== 'doStream') {
     fail(`${path}.generateWith`, "'doGenerate' or 'doStream'", options.generateWith);
   }

@@ -11,6 +11,7 @@ import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/mayb
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
+import { optionError } from '../data/option-error.js';
 import type { AttemptState, PreparedRequest } from '../data/attempt-state.js';
 import type { StepEnvironment } from './step-environment.js';
 import { structuredResponseFormat } from './structured-output.js';
@@ -100,6 +101,12 @@ function buildRequest(
 ): { request: LLMRequest; callOptions: LanguageModelV4CallOptions } {
   const settings = stepInput.modelSettings ?? {};
   const toolChoice = tools === undefined ? undefined : prepareToolChoice(stepInput.toolChoice);
+  const forced = stepInput.toolChoice;
+  if (typeof forced === 'object' && !(tools ?? []).some((tool) => tool.name === forced.toolName)) {
+    // a provider refuses it, and without tools it would be dropped: refused here, before the call
+    const offered = (tools ?? []).map((tool) => tool.name).join(', ') || 'none';
+    throw optionError(`toolChoice.toolName ${JSON.stringify(forced.toolName)} names no tool offered to the model (offered: ${offered}).`);
+  }
   // assigned one by one in the order the spreads gave (no throwaway `{}` per absent setting)
   const callOptions: LanguageModelV4CallOptions = { prompt };
   if (settings.maxOutputTokens !== undefined) callOptions.maxOutputTokens = settings.maxOutputTokens;
