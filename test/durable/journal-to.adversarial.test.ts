@@ -21,6 +21,7 @@ import { PostgresRunJournal } from '../../src/storage/postgres/postgres-run-jour
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { delta, finish } from '../storage/journal-suite.js';
+import { later, nameOf } from './fixtures/virtual-appends.js';
 
 const lease: RunLease = { runId: 'r', epoch: 1, owner: 'w' };
 const fenced = (): FencedError => new FencedError({ runId: 'r', epoch: 1, currentEpoch: 2, reason: 'epoch' });
@@ -48,31 +49,6 @@ class ScriptedJournal implements JournalAppender {
     });
   }
 }
-
-/** A thenable settled `delay` frames later on the scheduler (a promise would settle outside virtual time). */
-function later<T>(delay: number, settle: () => T): PromiseLike<T> {
-  const thenable = {
-    then(onFulfilled?: (value: T) => unknown, onRejected?: (error: unknown) => unknown) {
-      asyncScheduler.schedule(() => {
-        let value: T;
-        try {
-          value = settle();
-        } catch (error) {
-          onRejected?.(error);
-          return;
-        }
-        onFulfilled?.(value);
-      }, delay);
-      return { then: () => undefined };
-    },
-  };
-  return thenable as unknown as PromiseLike<T>;
-}
-
-const nameOf = (chunk: EncodedChunk): string => {
-  const payload = (JSON.parse(chunk.json) as { payload: { text?: string } }).payload;
-  return payload.text ?? chunk.type;
-};
 
 /** A text delta's text. */
 const textOf = (chunk: ChunkType): string | undefined => (chunk.type === 'text-delta' ? chunk.payload.text : undefined);

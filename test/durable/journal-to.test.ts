@@ -15,6 +15,7 @@ import { FencedError } from '../../src/storage/journal/errors/fenced-error.js';
 import type { EncodedChunk, RunCommit, RunLease } from '../../src/storage/journal/types.js';
 import { createTestScheduler } from '../../src/testing/test-scheduler.js';
 import { delta, finish } from '../storage/journal-suite.js';
+import { later, nameOf } from './fixtures/virtual-appends.js';
 
 const lease: RunLease = { runId: 'r', epoch: 1, owner: 'w' };
 
@@ -38,31 +39,6 @@ class VirtualJournal implements JournalAppender {
     });
   }
 }
-
-/** A thenable settled `delay` frames later on the scheduler (a promise would settle outside virtual time). */
-function later<T>(delay: number, settle: () => T): PromiseLike<T> {
-  const thenable = {
-    then(onFulfilled?: (value: T) => unknown, onRejected?: (error: unknown) => unknown) {
-      asyncScheduler.schedule(() => {
-        let value: T;
-        try {
-          value = settle();
-        } catch (error) {
-          onRejected?.(error);
-          return;
-        }
-        onFulfilled?.(value);
-      }, delay);
-      return { then: () => undefined };
-    },
-  };
-  return thenable as unknown as PromiseLike<T>;
-}
-
-const nameOf = (chunk: EncodedChunk): string => {
-  const payload = (JSON.parse(chunk.json) as { payload: { text?: string } }).payload;
-  return payload.text ?? chunk.type;
-};
 
 const commitOf = (kind: RunCommit['kind'], chunks: ChunkType[] = []): JournalCommit => ({ commit: { kind, step: 0, attempt: 0, state: null }, chunks });
 const deltas = (names: string): Record<string, ChunkType> => Object.fromEntries([...names].map((name) => [name, delta('r', name)]));
