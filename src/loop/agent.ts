@@ -12,7 +12,7 @@ import { hasHook } from '../contract/has-hook.js';
 import { createRun, type RunWiring } from './run/create-run.js';
 import type { DurableRunItem } from './run/run-events.js';
 import { PacedRun } from './consumers/paced-run.js';
-import { validateAgentConfig } from './run/validate-options.js';
+import { readOptionsOnce, validateAgentConfig } from './run/validate-options.js';
 
 /** Whether any of the processor lists may hold a `processAPIError` hook (a dynamic list may). */
 function mayRecoverAPIErrors(lists: ReadonlyArray<DynamicArgument<readonly ProcessorLike[]> | undefined>): boolean {
@@ -30,6 +30,9 @@ function retryBudgets(config: AgentConfig, options: AgentCallOptions | undefined
     apiError: !recoverable ? 0 : (maxProcessorRetries ?? (errorProcessors === undefined ? 0 : DEFAULT_API_ERROR_RETRIES)),
   };
 }
+
+/** The budgets of a run whose options could not be read (it ends with that error before any step). */
+const NO_RETRIES: RetryBudgets = { tripwire: 0, apiError: 0 };
 
 /** Reads an agent's configuration (set once, by the class's static block: `#config` stays private). */
 let configOf: (agent: Agent) => AgentConfig;
@@ -89,7 +92,10 @@ export class Agent {
   /** Starts one run; its chunks as `fullStream`/`textStream` and its result as promises. */
   async stream(input: AgentInput, options?: AgentCallOptions): Promise<AgentOutput> {
     const demand = new DemandGate();
-    return new AgentOutput(createRun(this.#config, input, options, { demand }), retryBudgets(this.#config, options), demand);
+    // one reading of the options for the run and for the budgets its text stream holds text by
+    const read = readOptionsOnce(options);
+    const budgets = 'options' in read ? retryBudgets(this.#config, read.options as AgentCallOptions | undefined) : NO_RETRIES;
+    return new AgentOutput(createRun(this.#config, input, options, { demand, read }), budgets, demand);
   }
 
   /** Runs to the end and folds the run into a result. */

@@ -52,7 +52,7 @@ import { runEnd, type DurableRunItem, type RunEnd, type RunItem } from './run-ev
 import { commitPoint } from '../data/commit-points.js';
 import type { RunCommitPoint, RunDurability } from '../data/run-durability.js';
 import { inputPhase } from './run-input.js';
-import { optionError, readCallOptions, validateRunArguments } from './validate-options.js';
+import { optionError, readOptionsOnce, validateRunArguments, type OptionsRead } from './validate-options.js';
 
 /** What a consumer gives a run besides its call options: the demand gate it will hold, durability. */
 export interface RunWiring extends RunDurability {
@@ -60,6 +60,11 @@ export interface RunWiring extends RunDurability {
   readonly demand?: DemandGate;
   /** The consumer folds the run into one result (`generate()`): a step nothing streams may be answered through `doGenerate`. */
   readonly folded?: boolean;
+  /**
+   * The options as the consumer read them already (`stream()`: its text stream's retry budgets come
+   * from this reading): the run uses it instead of reading `options` again, so both see one answer.
+   */
+  readonly read?: OptionsRead;
 }
 
 /** `results: false`: the chunks only, no {@link RunEnd} after the terminal chunk (a consumer that keeps no results: `stream$()`). */
@@ -126,15 +131,6 @@ function body(run: RunSetUp, start: Position): Observable<BodyItem> {
   );
 }
 
-/** The call's options read once ({@link readCallOptions}), or what a getter of theirs threw (the run's error). */
-function readOnce(options: unknown): { readonly options: unknown } | { readonly thrown: unknown } {
-  try {
-    return { options: readCallOptions(options) };
-  } catch (thrown) {
-    return { thrown };
-  }
-}
-
 /** The run id the caller gave, for the chunks of a run that ended before its set-up made one (`'run'` when none, or not a valid one). */
 function givenRunId(given: unknown): string {
   return typeof given === 'string' && given.length > 0 ? given : 'run';
@@ -177,7 +173,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
   return defer(() => {
     const demand = wiring.demand ?? new DemandGate();
     // the options read once, before they are checked (inside the run, below): what is checked is what the run uses
-    const read = readOnce(options);
+    const read = wiring.read ?? readOptionsOnce(options);
     // options that are not an object (or whose reading threw) are the check's error, inside the run
     const given: Partial<AgentCallOptions> = 'options' in read && typeof read.options === 'object' && read.options !== null ? read.options : {};
     const callerSignal = given.abortSignal ?? config.defaultOptions?.abortSignal;

@@ -197,6 +197,27 @@ export function readCallOptions(options: unknown): unknown {
   return copy;
 }
 
+/** The call's options as read once ({@link readCallOptions}), or what reading them threw (the run's error). */
+export type OptionsRead = { readonly options: unknown } | { readonly thrown: unknown };
+
+/**
+ * Reads the call's options once (see {@link readCallOptions}), catching what a getter of theirs
+ * throws: a run, and `stream()`'s text stream, use this one reading.
+ *
+ * @example
+ * ```ts
+ * const read = readOptionsOnce(options);
+ * if ('thrown' in read) throw read.thrown; // inside the run: its error chunk
+ * ```
+ */
+export function readOptionsOnce(options: unknown): OptionsRead {
+  try {
+    return { options: readCallOptions(options) };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
 /** A RequestContext, ours or alike (a `Map`): `get` and `set`, and `has` and `entries`, which the run reads through too (ReadableRequestContext). */
 function isRequestContextLike(value: unknown): boolean {
   return isObject(value) && ['get', 'set', 'has', 'entries'].every((method) => typeof value[method] === 'function');
