@@ -26,9 +26,8 @@ const marker = Symbol.for('rxagent.DemandGate');
 export class DemandGate {
   private readonly [marker] = true;
   #holders: object[] | undefined;
-  /** While held and waited for: the one promise every waiter gets, and what resolves it. */
-  #opened: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  /** While held and waited for: what the last release calls (each waiter's `resolve`). */
+  #waiters: Array<() => void> | undefined;
 
   /**
    * True when `value` is a demand gate of any copy of rxagent loaded in this process — its ESM or
@@ -63,16 +62,42 @@ export class DemandGate {
     if (index < 0) return;
     (holders as object[]).splice(index, 1);
     if ((holders as object[]).length > 0) return;
-    const wake = this.#wake;
-    this.#opened = this.#wake = undefined;
-    wake?.();
+    const waiters = this.#waiters;
+    this.#waiters = undefined;
+    if (waiters !== undefined) for (const wake of waiters) wake();
   }
 
-  /** Resolves once the gate is open (at once when it is). */
-  whenOpen(): Promise<void> {
+  /**
+   * Resolves once the gate is open (at once when it is). With `signal`, a wait that is given up
+   * rejects with the signal's reason and is forgotten: the gate keeps no reference to a waiter that
+   * left (a run dropped while its consumer holds the gate is not kept alive by it).
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * await gate.whenOpen(stop.signal); // rejects if stop.abort() comes first
+   * ```
+   */
+  whenOpen(signal?: AbortSignal): Promise<void> {
     if (this.open) return Promise.resolve();
-    return (this.#opened ??= new Promise((resolve) => {
-      this.#wake = resolve;
-    }));
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const waiters = (this.#waiters ??= []);
+      if (signal === undefined) {
+        waiters.push(resolve);
+        return;
+      }
+      const wake = (): void => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = (): void => {
+        const index = this.#waiters?.indexOf(wake) ?? -1;
+        if (index >= 0) (this.#waiters as Array<() => void>).splice(index, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      waiters.push(wake);
+    });
   }
 }

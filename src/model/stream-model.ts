@@ -102,7 +102,8 @@ export class ModelRead {
       sink.next(info);
       while (!sink.closed) {
         if (demand !== undefined && !demand.open) {
-          await demand.whenOpen();
+          // given up when the call is cut (its signal): a dropped run is not kept by a held gate
+          await demand.whenOpen(this.#abort.controller.signal);
           if (sink.closed) return;
         }
         const next = checkedRead<LanguageModelV4StreamPart>(await reader.read(), model);

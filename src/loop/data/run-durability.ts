@@ -5,7 +5,7 @@
  * and the fence memory's save carries. A run without them is the plain run: nothing here costs it
  * anything (no commit point is made, no value added).
  */
-import { EMPTY, concat, defer, from, ignoreElements, of, throwError, type Observable } from 'rxjs';
+import { EMPTY, Observable, concat, defer, of, throwError } from 'rxjs';
 import type { DemandGate } from '../../contract/demand-gate.js';
 import type { MemoryFence } from '../../contract/memory-types.js';
 import { RUN_EVENT } from './run-event-mark.js';
@@ -91,6 +91,21 @@ export function isCommitPoint(item: object): item is RunCommitPoint {
 }
 
 /**
+ * Completes when `demand` opens; unsubscribing gives the wait up, so a run dropped while its
+ * consumer holds the gate is not kept alive by the gate.
+ */
+function released(demand: DemandGate): Observable<never> {
+  return new Observable<never>((subscriber) => {
+    const leave = new AbortController();
+    demand.whenOpen(leave.signal).then(
+      () => subscriber.complete(),
+      () => undefined, // given up: the subscriber has left
+    );
+    return () => leave.abort();
+  });
+}
+
+/**
  * The run at a commit point (nothing without `commitPoints`): the point as a value with its
  * snapshot, then the run waits until `demand` is open — the commit's acknowledgement is the
  * gate's release. A snapshot that cannot be taken: the point carries its error, then the run errors.
@@ -113,7 +128,7 @@ export function commitAt(durability: RunDurability | undefined, demand: DemandGa
       return concat(of<RunCommitPoint>({ [RUN_EVENT]: 'commit', ...point, failed: { error } }), throwError(() => error));
     }
     // the consumer holds the gate when it gets the point: the run waits here until it is released
-    const acknowledged = defer(() => (demand.open ? EMPTY : from(demand.whenOpen()).pipe(ignoreElements())));
+    const acknowledged = defer(() => (demand.open ? EMPTY : released(demand)));
     return concat(of<RunCommitPoint>({ [RUN_EVENT]: 'commit', ...point, snapshot: taken }), acknowledged);
   });
 }
