@@ -36,7 +36,7 @@ import type { UIMessage } from 'ai';
 import { PgBoss } from 'pg-boss';
 import { Agent } from 'rxagent';
 import { fromUIMessages, resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
-import { RUN_TOKEN_HEADER, RunNotFoundError, createRunToken, createRunWorker, runTokenAuthorization, type RunAuthorize, type RunWorker, type RunWorkerEvent } from 'rxagent/durable';
+import { RUN_ID_HEADER, RUN_TOKEN_HEADER, RunNotFoundError, createRunToken, createRunWorker, decodeRunIdHeader, runTokenAuthorization, type RunAuthorize, type RunWorker, type RunWorkerEvent } from 'rxagent/durable';
 import { Memory } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
@@ -204,15 +204,15 @@ export async function startDurableChat(options: { connectionString: string; sche
     await send(await resumeUIMessageStreamResponse(journal, runId, { unsafeNoAuthorization: true, headers }), response);
   };
   const resume = async (chatId: string, request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const header = request.headers['x-rxagent-run-id'];
-    const runId = typeof header === 'string' ? header : (await journal.activeRun(chatId))?.runId;
+    const header = request.headers[RUN_ID_HEADER];
+    const runId = decodeRunIdHeader(typeof header === 'string' ? header : undefined) ?? (await journal.activeRun(chatId))?.runId;
     if (runId === undefined) return void response.writeHead(204).end();
     const after = request.headers['last-event-id'];
     await send(await resumeUIMessageStreamResponse(journal, runId, { request: webRequest(request), authorize, after: typeof after === 'string' ? after : null }), response);
   };
   const stop = async (chatId: string, request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const header = request.headers['x-rxagent-run-id'];
-    const runId = typeof header === 'string' ? header : (await journal.activeRun(chatId))?.runId;
+    const header = request.headers[RUN_ID_HEADER];
+    const runId = decodeRunIdHeader(typeof header === 'string' ? header : undefined) ?? (await journal.activeRun(chatId))?.runId;
     if (runId === undefined) return sendJson(response, 404, { error: { name: 'RunNotFoundError', message: 'no run to stop' } });
     try {
       await worker.cancel(runId, { request: webRequest(request), authorize, reason: 'stopped by the user' });

@@ -1,5 +1,6 @@
 /** A chat transport that survives a dropped response: it reconnects and splices the rest in. */
 import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
+import { RUN_ID_HEADER, decodeRunIdHeader, encodeRunIdHeader } from '../storage/index.js';
 
 /**
  * Options of {@link DurableChatTransport}: those of the AI SDK's `DefaultChatTransport` (minus
@@ -52,7 +53,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * `useChat`'s transport for durable runs (served by `resumeUIMessageStreamResponse`): it keeps the
- * run id (`x-rxagent-run-id`) and the last SSE `id` of the response, and when the connection
+ * run id (`x-rxagent-run-id`, decoded when it came encoded, and sent back encoded the same way:
+ * see `encodeRunIdHeader` of `rxagent/durable`) and the last SSE `id` of the response, and when the connection
  * drops before `data: [DONE]` it GETs `${api}/${chatId}/stream` with `Last-Event-ID` and
  * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries) and splices the rest into the same stream:
  * the client sees one uninterrupted message. `resumeStreamIsReplay` is `false`: a resume
@@ -90,9 +92,9 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
       // Records the run id of each response (the header the durable endpoints send).
       fetch: async (input, init) => {
         const response = await (userFetch ?? globalThis.fetch)(input, init);
-        const runId = response.headers.get('x-rxagent-run-id');
+        const runId = decodeRunIdHeader(response.headers.get(RUN_ID_HEADER));
         const token = response.headers.get(TOKEN_HEADER);
-        if (next.opening !== undefined && runId !== null) next.opening.runId = runId;
+        if (next.opening !== undefined && runId !== undefined) next.opening.runId = runId;
         if (next.opening !== undefined && token !== null) next.opening.token = token;
         return response;
       },
@@ -148,7 +150,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
 
   #runHeaders(state: StreamState): Record<string, string> {
     return {
-      ...(state.runId === undefined ? {} : { 'x-rxagent-run-id': state.runId }),
+      ...(state.runId === undefined ? {} : { [RUN_ID_HEADER]: encodeRunIdHeader(state.runId) }),
       ...(state.token === undefined ? {} : { [TOKEN_HEADER]: state.token }),
     };
   }
@@ -286,8 +288,8 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
       if (response.status >= 400 && response.status < 500) Object.assign(error, { fatal: true });
       throw error;
     }
-    const runId = response.headers.get('x-rxagent-run-id');
-    if (runId !== null) state.runId = runId;
+    const runId = decodeRunIdHeader(response.headers.get(RUN_ID_HEADER));
+    if (runId !== undefined) state.runId = runId;
     const token = response.headers.get(TOKEN_HEADER);
     if (token !== null) state.token = token;
     return response.body;

@@ -4,8 +4,10 @@ import {
   JournalCursorError,
   JournalSchemaError,
   MalformedJournalEntryError,
+  RUN_ID_HEADER,
   RunNotFoundError,
   assertRunAccess,
+  encodeRunIdHeader,
   type RunAccess,
   type RunJournal,
 } from '../storage/index.js';
@@ -36,7 +38,8 @@ function statusOf(error: unknown): number {
 /**
  * A `Response` streaming the run's UI message chunks as `useChat` expects (`data: <chunk JSON>`,
  * `data: [DONE]`, header `x-vercel-ai-ui-message-stream: v1`), each event with `id: <seq>:<k>`
- * and the response with `x-rxagent-run-id`. Without a cursor it replays the run from its first
+ * and the response with `x-rxagent-run-id` (an id a header cannot carry as it is goes encoded:
+ * read it with `decodeRunIdHeader` of `rxagent/durable`). Without a cursor it replays the run from its first
  * chunk, byte for byte what the first response sent (what `useChat({ resume: true })` expects);
  * with `after` (the client's `Last-Event-ID`) it sends exactly the rest. Only for a caller
  * `options` authorizes (`authorize(run, request)`, or `unsafeNoAuthorization: true`; neither:
@@ -50,10 +53,10 @@ function statusOf(error: unknown): number {
  * @example
  * ```ts
  * import { resumeUIMessageStreamResponse } from 'rxagent/ai-sdk';
- * import { runTokenAuthorization } from 'rxagent/durable';
+ * import { RUN_ID_HEADER, decodeRunIdHeader, runTokenAuthorization } from 'rxagent/durable';
  * const authorize = runTokenAuthorization({ secret: process.env.RUN_TOKEN_SECRET! });
  * // GET /api/chat/:id/stream
- * const runId = request.headers.get('x-rxagent-run-id') ?? (await journal.activeRun(chatId))?.runId;
+ * const runId = decodeRunIdHeader(request.headers.get(RUN_ID_HEADER)) ?? (await journal.activeRun(chatId))?.runId;
  * return runId ? resumeUIMessageStreamResponse(journal, runId, { request, authorize, after: request.headers.get('last-event-id') }) : new Response(null, { status: 204 });
  * ```
  */
@@ -69,14 +72,14 @@ export async function resumeUIMessageStreamResponse(
   let headers: Headers;
   try {
     plan = await planResume(journal, runId, after, access);
-    // before anything is read: an id the header cannot carry (a line break, past U+00FF) fails here, not with a reader subscribed
+    // before anything is read: extra headers a Headers cannot take fail here, not with a reader subscribed
     headers = new Headers(extra);
     headers.set('content-type', 'text/event-stream');
     headers.set('cache-control', 'no-cache');
     headers.set('connection', 'keep-alive');
     headers.set('x-vercel-ai-ui-message-stream', 'v1');
     headers.set('x-accel-buffering', 'no');
-    headers.set('x-rxagent-run-id', runId);
+    headers.set(RUN_ID_HEADER, encodeRunIdHeader(runId));
   } catch (error) {
     const own = RunNotFoundError.isInstance(error) || JournalCursorError.isInstance(error) || JournalSchemaError.isInstance(error);
     return Response.json({ error: own ? { name: error.name, message: error.message } : clientSafeError(error) }, { status: statusOf(error) });

@@ -83,7 +83,7 @@ export async function journalStreamResponse(journal: RunJournal, runId: string, 
     const run = await authorizedRun(journal, runId, options);
     if (run.format > journal.format) throw new JournalSchemaError({ found: run.format, known: journal.format, runId });
     after = seqCursor(runId, requestCursor(options.after, options.request), run.lastSeq);
-    // before anything is read: an id the header cannot carry (a line break, past U+00FF) fails here, not with a reader subscribed
+    // before anything is read: extra headers a Headers cannot take fail here, not with a reader subscribed
     headers = sseHeaders(runId, options.headers);
   } catch (error) {
     return errorResponse(error);

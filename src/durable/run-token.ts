@@ -11,6 +11,10 @@ export const RUN_TOKEN_HEADER = 'x-rxagent-run-token';
 
 const VERSION = 'rt1';
 const MIN_SECRET_BYTES = 32;
+/** The longest lifetime `createRunToken` mints, and the longest `verifyRunToken` accepts by default: 31 days. */
+const MAX_LIFETIME_SECONDS = 31 * 24 * 3600;
+/** How far the minting instance's clock may run ahead of the verifier's, in seconds. */
+const CLOCK_SKEW_SECONDS = 300;
 
 /**
  * What a valid run token says.
@@ -78,8 +82,8 @@ export function createRunToken(options: CreateRunTokenOptions): string {
   const { runId, resourceId, expiresInSeconds } = options;
   if (typeof runId !== 'string' || runId === '') throw new TypeError('createRunToken: runId must be a non-empty string');
   if (typeof resourceId !== 'string' || resourceId === '') throw new TypeError('createRunToken: resourceId must be a non-empty string');
-  if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > 31 * 24 * 3600) {
-    throw new TypeError(`createRunToken: expiresInSeconds must be an integer from 1 to ${31 * 24 * 3600} (got ${String(expiresInSeconds)})`);
+  if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_LIFETIME_SECONDS) {
+    throw new TypeError(`createRunToken: expiresInSeconds must be an integer from 1 to ${MAX_LIFETIME_SECONDS} (got ${String(expiresInSeconds)})`);
   }
   const key = secretBytes('createRunToken', options.secret);
   const expiresAt = Math.floor((options.now ?? Date.now)() / 1000) + expiresInSeconds;
@@ -93,19 +97,37 @@ export function createRunToken(options: CreateRunTokenOptions): string {
  * @example
  * ```ts
  * import type { VerifyRunTokenOptions } from 'rxagent/durable';
- * const options: VerifyRunTokenOptions = { secret };
+ * const options: VerifyRunTokenOptions = { secret, maxLifetimeSeconds: 3600 };
  * ```
  */
 export interface VerifyRunTokenOptions {
   /** The secret the token was signed with. */
   secret: string | Uint8Array;
+  /**
+   * The longest lifetime a token may have, in seconds (an integer ≥ 1): a token whose expiry lies
+   * further than this (plus 300 s for clocks that disagree) from now is refused, however it was
+   * signed. Default 2,678,400 (31 days, the longest `createRunToken` mints); set it to the
+   * `expiresInSeconds` your app mints with to refuse anything longer.
+   */
+  maxLifetimeSeconds?: number;
   /** The clock, for tests (default `Date.now`). */
   now?: () => number;
 }
 
+/** `maxLifetimeSeconds` checked (`TypeError` naming `what` otherwise), or its default. */
+function maxLifetimeOf(what: string, value: unknown): number {
+  if (value === undefined) return MAX_LIFETIME_SECONDS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`${what}: maxLifetimeSeconds must be an integer ≥ 1 (got ${typeof value === 'number' ? String(value) : typeof value})`);
+  }
+  return value;
+}
+
 /**
- * The claims of `token` when it is well formed, signed with `secret` (compared in constant time)
- * and not expired; `null` otherwise (a bad secret is a `TypeError`).
+ * The claims of `token` when it is well formed, signed with `secret` (compared in constant time),
+ * not expired, and expiring within `maxLifetimeSeconds` of now (default 31 days, plus 300 s of
+ * clock skew: a token minted far into the future, or with an expiry no clock can hold, is refused);
+ * `null` otherwise. A bad secret or `maxLifetimeSeconds` is a `TypeError`.
  *
  * @example
  * ```ts
@@ -116,6 +138,7 @@ export interface VerifyRunTokenOptions {
  */
 export function verifyRunToken(token: unknown, options: VerifyRunTokenOptions): RunTokenClaims | null {
   const key = secretBytes('verifyRunToken', options.secret);
+  const maxLifetime = maxLifetimeOf('verifyRunToken', options.maxLifetimeSeconds);
   if (typeof token !== 'string' || token.length > 4096) return null;
   const [version, body, mac, extra] = token.split('.');
   if (version !== VERSION || body === undefined || mac === undefined || extra !== undefined) return null;
@@ -132,7 +155,9 @@ export function verifyRunToken(token: unknown, options: VerifyRunTokenOptions): 
   }
   const { r, o, e } = (claims ?? {}) as { r?: unknown; o?: unknown; e?: unknown };
   if (typeof r !== 'string' || typeof o !== 'string' || typeof e !== 'number' || !Number.isSafeInteger(e)) return null;
-  if (Math.floor((options.now ?? Date.now)() / 1000) >= e) return null;
+  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
+  // expired, or expiring later than any token this app mints may: refused (the bound is checked, so it holds for any clock)
+  if (!(nowSeconds < e && e <= nowSeconds + maxLifetime + CLOCK_SKEW_SECONDS)) return null;
   return { runId: r, resourceId: o, expiresAt: e };
 }
 
@@ -161,7 +186,7 @@ function defaultTokenOf(request: Request | undefined): string | null {
 
 /**
  * A ready `authorize` for the readers and `cancel`: the request's run token must be valid
- * ({@link verifyRunToken}), for this run, and for its owner (`run.resourceId`; a run without an
+ * ({@link verifyRunToken}, with its `maxLifetimeSeconds`), for this run, and for its owner (`run.resourceId`; a run without an
  * owner is refused). Everything else is refused — answered as an unknown run (404).
  *
  * @example
@@ -173,6 +198,7 @@ function defaultTokenOf(request: Request | undefined): string | null {
  */
 export function runTokenAuthorization(options: RunTokenAuthorizationOptions): RunAuthorize {
   secretBytes('runTokenAuthorization', options.secret);
+  maxLifetimeOf('runTokenAuthorization', options.maxLifetimeSeconds);
   const tokenOf = options.tokenOf ?? defaultTokenOf;
   return (run, request) => {
     const claims = verifyRunToken(tokenOf(request), options);

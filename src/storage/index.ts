@@ -68,3 +68,4 @@ export { RunOpenError } from './journal/errors/run-open-error.js';
 export { MalformedJournalEntryError } from './journal/errors/malformed-journal-entry-error.js';
 export { MissingAuthorizationError } from './journal/errors/missing-authorization-error.js';
 export { assertRunAccess, authorizedRun, clientEntry, type RunAccess, type RunAuthorize } from './journal/run-access.js';
+export { RUN_ID_HEADER, decodeRunIdHeader, encodeRunIdHeader } from './journal/run-id-header.js';

@@ -1,6 +1,6 @@
 /** HTTP framing shared by the durable readers: status codes of journal errors, SSE headers. */
 import { clientSafeError } from '../../contract/index.js';
-import { JournalCursorError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError } from '../../storage/index.js';
+import { JournalCursorError, JournalSchemaError, MalformedJournalEntryError, RUN_ID_HEADER, RunNotFoundError, encodeRunIdHeader } from '../../storage/index.js';
 
 /** The status a journal error answers with: 404 (410 expired), 400, 409; anything else 500. */
 export function statusOf(error: unknown): number {
@@ -26,13 +26,13 @@ export function errorResponse(error: unknown): Response {
   return Response.json(errorBody(error), { status: statusOf(error) });
 }
 
-/** Headers of an SSE response for a run (`x-rxagent-run-id` names it). */
+/** Headers of an SSE response for a run (`x-rxagent-run-id` names it, encoded when a header cannot carry the id as it is). */
 export function sseHeaders(runId: string, extra?: HeadersInit): Headers {
   const headers = new Headers(extra);
   headers.set('content-type', 'text/event-stream');
   headers.set('cache-control', 'no-cache');
   headers.set('connection', 'keep-alive');
   headers.set('x-accel-buffering', 'no');
-  headers.set('x-rxagent-run-id', runId);
+  headers.set(RUN_ID_HEADER, encodeRunIdHeader(runId));
   return headers;
 }

@@ -305,7 +305,8 @@ export class InMemoryRunJournal implements RunJournal {
     this.#assertOpen('signal');
     const stored = this.#runs.get(runId);
     if (stored === undefined) throw new RunNotFoundError({ runId });
-    if (!isOpen(stored.record.status)) return;
+    // a run holds one signal of a kind: a repeated stop records (and wakes) nothing
+    if (!isOpen(stored.record.status) || stored.signals.some((recorded) => recorded.kind === signal.kind)) return;
     stored.signals.push({ id: ++this.#signalIds, kind: 'stop', ...(reason === undefined ? {} : { reason }), createdAt: this.#now() });
     stored.wake.next();
   }

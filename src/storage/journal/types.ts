@@ -418,7 +418,12 @@ export interface RunJournal {
   appendEncoded(lease: RunLease, chunks: readonly EncodedChunk[], commit?: RunCommit): Promise<Appended>;
   /** One fenced ledger transition. */
   toolCall(lease: RunLease, transition: ToolTransition): Promise<ToolCallRecord>;
-  /** Records a request for the run's owner (`stop`). Unknown run → `RunNotFoundError`; an ended run: nothing to do. */
+  /**
+   * Records a request for the run's owner (`stop`). Unknown run → `RunNotFoundError`; an ended run:
+   * nothing to do. A run holds one signal of a kind: a stop after the first records nothing and
+   * wakes nobody (the first one's `reason` is the one the owner aborts with), so repeated stops of
+   * one run cost no rows, however many.
+   */
   signal(runId: string, signal: RunSignal): Promise<void>;
   /** The run's signals, recorded and future, until the run ends (for its owner). */
   signals$(runId: string): Observable<RunSignalRecord>;

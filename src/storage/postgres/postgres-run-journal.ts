@@ -291,18 +291,28 @@ export class PostgresRunJournal implements RunJournal {
     assertJournalId('signal', 'runId', runId);
     if (signal?.kind !== 'stop') throw new TypeError(`RunJournal.signal: unknown signal kind ${JSON.stringify(signal?.kind)}`);
     const reason = signal.reason === undefined ? null : encodeJson(signal.reason, 'signal reason');
-    await this.#run('signal', async () => {
-      const notify = this.#notify ? `, pg_notify('${JOURNAL_CHANNEL}', $4 || r.id || '/signal')` : '';
-      const result = await this.#db.query<{ status: string }>(
-        `WITH r AS (SELECT id, status FROM ${this.#schema}.runs WHERE id = $1),
-              s AS (INSERT INTO ${this.#schema}.run_signals (run_id, kind, reason, created_at)
-                    SELECT r.id, $2, $3::json, clock_timestamp() FROM r WHERE r.status IN ('queued', 'running'))
-         SELECT r.status${notify} FROM r`,
-        [runId, signal.kind, reason, ...(this.#notify ? [`${this.#schemaName}/`] : [])],
-      );
-      if (result.rows[0] === undefined) throw new RunNotFoundError({ runId });
-      this.#local.next({ runId, kind: 'signal' });
-    });
+    const recorded = await this.#run('signal', () =>
+      this.#db.transaction(async (query) => {
+        // a run holds one signal of a kind: its signals take turns (a lock of the run's key, two-key
+        // form: apart from owner sessions' keys), so the check below sees every one recorded before
+        await query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [`rxagent.signal:${this.#schemaName}`, runId]);
+        // notified only when recorded: a repeated stop wakes nobody
+        const notify = this.#notify ? `, (SELECT pg_notify('${JOURNAL_CHANNEL}', $4 || s.run_id || '/signal') FROM s) AS notified` : '';
+        const result = await query<{ status: string; recorded: boolean }>(
+          `WITH r AS (SELECT id, status FROM ${this.#schema}.runs WHERE id = $1),
+                s AS (INSERT INTO ${this.#schema}.run_signals (run_id, kind, reason, created_at)
+                      SELECT r.id, $2, $3::json, clock_timestamp() FROM r WHERE r.status IN ('queued', 'running')
+                        AND NOT EXISTS (SELECT 1 FROM ${this.#schema}.run_signals x WHERE x.run_id = r.id AND x.kind = $2)
+                      RETURNING run_id)
+           SELECT r.status, EXISTS (SELECT 1 FROM s) AS recorded${notify} FROM r`,
+          [runId, signal.kind, reason, ...(this.#notify ? [`${this.#schemaName}/`] : [])],
+        );
+        const row = result.rows[0];
+        if (row === undefined) throw new RunNotFoundError({ runId });
+        return row.recorded;
+      }, fenceSettings(this.#fenceTimeoutMs)),
+    );
+    if (recorded) this.#local.next({ runId, kind: 'signal' });
   }
 
   async noteInfrastructureLoss(runId: string, attempt: string): Promise<void> {
