@@ -181,8 +181,8 @@ function readableError(value: unknown): Error | undefined {
 }
 
 /**
- * The `ProcessorError` for a value a hook returned or threw that rxagent cannot read (a Proxy that
- * throws on every get, a revoked Proxy, a getter or `toString` that throws): `reading` is what
+ * The `ProcessorError` for a value a hook returned, threw or passed to `abort()` that rxagent cannot
+ * read (a Proxy that throws on every get, a revoked Proxy, a getter or `toString` that throws): `reading` is what
  * reading it threw. The hostile value itself is not kept (whatever reads the error would trip on it).
  *
  * @example
@@ -191,7 +191,7 @@ function readableError(value: unknown): Error | undefined {
  * // ProcessorError: Processor "guard" failed in processInput: returned a value that could not be read or used (…)
  * ```
  */
-export function unreadableHookValue(processorId: string, hook: ProcessorHookName, what: 'returned' | 'threw', reading: unknown): ProcessorError {
+export function unreadableHookValue(processorId: string, hook: ProcessorHookName, what: 'returned' | 'threw' | 'called abort() with', reading: unknown): ProcessorError {
   const cause = readableError(reading);
   return new ProcessorError(
     processorId,

@@ -7,12 +7,14 @@ import { isHooked } from '../contract/has-hook.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
-import { assertKnownKeys, assertStepResultFields } from './internal/result-shapes.js';
+import { assertKnownKeys, assertStepResultFields, checkedModelSettings } from './internal/result-shapes.js';
 import { toObservable } from '../contract/to-observable.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
+import { callSettingsProblem } from '../contract/call-settings-check.js';
 import { ownModelSettings } from './internal/own-settings.js';
 import { createRunContext, type RunContext } from './run-context.js';
 
@@ -58,6 +60,8 @@ function applyStepResult(result: unknown, binding: ProcessorBinding, context: Ru
   const shaped = result as Record<string, unknown>;
   assertKnownKeys(shaped, STEP_RESULT_KEYS, scope, `a step result with ${STEP_RESULT_KEYS.join(', ')}`);
   assertStepResultFields(shaped, scope);
+  // read once, copied and checked before anything is applied: what is checked is what the step uses
+  const settings = 'modelSettings' in shaped ? checkedModelSettings(shaped.modelSettings, scope) : undefined;
   if (shaped.messages !== undefined && shaped.messageList !== undefined) {
     throw new ProcessorError(scope.processorId, scope.hook, 'returned both messages and messageList; return only one of them.');
   }
@@ -80,9 +84,32 @@ function applyStepResult(result: unknown, binding: ProcessorBinding, context: Ru
   if (shaped.systemMessages !== undefined) replaceSystemMessages(shaped.systemMessages, scope);
   if (shaped.messages !== undefined) reconcileMessages(shaped.messages as Parameters<typeof reconcileMessages>[0], scope);
   for (const key of replaceableKeys) {
-    if (key in shaped) (next as unknown as Record<string, unknown>)[key] = shaped[key];
+    if (key in shaped) (next as unknown as Record<string, unknown>)[key] = key === 'modelSettings' ? settings : shaped[key];
   }
   return next;
+}
+
+/**
+ * `step` (the step input as a hook left it: ours) with its `modelSettings` read once, copied and
+ * checked: a hook may have edited its `modelSettings` argument in place (a header with CR/LF, a NaN)
+ * instead of returning settings.
+ */
+function withCheckedSettings(step: StepInput, binding: ProcessorBinding): StepInput {
+  if (step.modelSettings !== undefined) step.modelSettings = checkedModelSettings(step.modelSettings, { processorId: binding.processor.id, hook: 'processInputStep' });
+  return step;
+}
+
+/**
+ * Whether the settings a step came with meet a call's rules (the Agent's are checked as options;
+ * the AI SDK middleware's are the SDK call's): only then is an edit in place a hook's to answer for.
+ */
+function settingsSound(settings: CallSettings | undefined): boolean {
+  if (settings === undefined) return true;
+  try {
+    return callSettingsProblem(settings as Record<string, unknown>) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -115,7 +142,10 @@ function withOwnSettings(step: StepInput): StepInput {
 function runProcessInputStepHooks(processors: readonly Processor[], context: RunContext, step: StepInput): MaybeAsync<StepInput> {
   const bindings = bindingsWith(processors, context, 'processInputStep');
   if (bindings.length === 0) return step;
-  return reduceMaybe(bindings, withOwnSettings(step), (current, binding) => {
+  const keptUsage = usageWatch(context.steps);
+  const own = withOwnSettings(step);
+  const checkInPlace = settingsSound(own.modelSettings);
+  return reduceMaybe(bindings, own, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
     const args = {
@@ -135,9 +165,13 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
       // This processor's processLLMRequest runs on this step's prompt: it may trim there instead.
       llmRequestStage: context.llmRequestStage && isHooked(binding.processor, 'processLLMRequest') ? (true as const) : undefined,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) =>
-      checkedHookResult(binding.processor.id, 'processInputStep', result, (value) => applyStepResult(value, binding, context, current, messages)),
-    );
+    return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) => {
+      keptUsage?.(binding.processor.id, 'processInputStep');
+      return checkedHookResult(binding.processor.id, 'processInputStep', result, (value) => {
+        const next = applyStepResult(value, binding, context, current, messages);
+        return checkInPlace ? withCheckedSettings(next, binding) : next;
+      });
+    });
   });
 }
 

@@ -5,6 +5,7 @@ import type { Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -39,13 +40,17 @@ export function runProcessLLMResponse(processors: readonly Processor[], context:
 /** `runProcessLLMResponse`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function runProcessLLMResponseHooks(processors: readonly Processor[], context: RunContext, response: LLMResponse): MaybeAsync<LLMResponse> {
   const bindings = bindingsWith(processors, context, 'processLLMResponse');
+  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
   return reduceMaybe(bindings, response, (current, binding) => {
     const args = {
       ...contextArgs(context, binding, 'processLLMResponse'),
       ...current,
       steps: context.steps,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext), () => current);
+    return thenMaybe(invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext), () => {
+      keptUsage?.(binding.processor.id, 'processLLMResponse');
+      return current;
+    });
   });
 }
 

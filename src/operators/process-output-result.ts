@@ -4,6 +4,7 @@ import type { OutputResult, Processor, ProcessorLike } from '../contract/process
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -34,6 +35,7 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
   const bindings = bindingsWith(processors, context, 'processOutputResult');
   if (bindings.length === 0) return output;
   const textBefore = responseText(context.messageList.get.response.db());
+  const keptUsage = usageWatch(context.steps, { usage: output.usage, path: 'result.usage' });
   const processed = reduceMaybe(bindings, output, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.response.db();
@@ -44,6 +46,7 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
       result: current,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processOutputResult', args, context.tracingContext), (result) => {
+      keptUsage?.(binding.processor.id, 'processOutputResult');
       const scope = { processorId: binding.processor.id, hook: 'processOutputResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));
       return current;

@@ -3,6 +3,7 @@ import type { ProcessOutputStepArgs, Processor, ProcessorLike } from '../contrac
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -24,6 +25,7 @@ export function runProcessOutputStep(processors: readonly Processor[], context: 
 /** `runProcessOutputStep`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function runProcessOutputStepHooks(processors: readonly Processor[], context: RunContext, output: StepOutput): MaybeAsync<StepOutput> {
   const bindings = bindingsWith(processors, context, 'processOutputStep');
+  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps, { usage: output.usage, path: 'usage' });
   return reduceMaybe(bindings, output, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
@@ -36,6 +38,7 @@ function runProcessOutputStepHooks(processors: readonly Processor[], context: Ru
       steps: context.steps,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processOutputStep', args, context.tracingContext), (result) => {
+      keptUsage?.(binding.processor.id, 'processOutputStep');
       const scope = { processorId: binding.processor.id, hook: 'processOutputStep' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));
       return current;

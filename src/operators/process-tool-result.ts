@@ -5,6 +5,7 @@ import type { ProcessToolResultArgs, Processor, ProcessorLike } from '../contrac
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -37,6 +38,7 @@ export function findCommittedToolResult(messageList: MessageList, toolCallId: st
  */
 function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
   const bindings = bindingsWith(processors, context, 'processToolResult');
+  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
   const processed = reduceMaybe(bindings, event, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
@@ -49,6 +51,7 @@ function runProcessToolResultHooks(processors: readonly Processor[], context: Ru
       steps: context.steps,
     };
     return thenMaybe(invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext), (result) => {
+      keptUsage?.(binding.processor.id, 'processToolResult');
       const scope = { processorId: binding.processor.id, hook: 'processToolResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));
       const committed = bindings.length > 0 ? findCommittedToolResult(list, current.toolCallId) : { found: false };

@@ -10,6 +10,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { MessageList } from '../message-list/message-list.js';
 import type { DataChunkType } from '../contract/chunk-types.js';
 import { ModelResolutionError } from '../contract/errors/model-resolution-error.js';
+import { withRunId } from '../contract/make-chunk.js';
 import type { ModelInput, Processor, ProcessorState, StepResult } from '../contract/processor-types.js';
 import { RequestContext } from '../contract/request-context.js';
 import type { ProcessorSignal, SendSignalFunction } from '../contract/signal-types.js';
@@ -189,14 +190,15 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
   return context;
 }
 
-/** `writer.custom()` into the run's outlet (no `this`: hooks may call it detached). */
-function outletWriter(custom$: Subject<DataChunkType>): ProcessorStreamWriter {
+/** `writer.custom()` into the run's outlet (no `this`: hooks may call it detached); the chunk gets the run's id. */
+function outletWriter(custom$: Subject<DataChunkType>, runId: string): ProcessorStreamWriter {
   return {
     custom(chunk: DataChunkType): Promise<void> {
       assertDataChunk(chunk);
+      const own = withRunId(chunk, runId);
       // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
       // is dropped, never thrown into a caller that is gone.
-      if (!custom$.closed && !custom$.isStopped) custom$.next(chunk);
+      if (!custom$.closed && !custom$.isStopped) custom$.next(own);
       return Promise.resolve();
     },
   };
@@ -251,7 +253,7 @@ class Context implements RunContext {
     this.scheduler = init.scheduler;
     this.llmRequestStage = init.llmRequestStage ?? true;
     // made outside the constructor, so that they close over nothing of the run (bench/README.md, house rules)
-    this.writer = outletWriter(this.custom$);
+    this.writer = outletWriter(this.custom$, this.runId);
     this.sendSignal = signalSender(state, this.writer, generateId, now);
   }
 

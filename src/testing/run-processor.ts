@@ -205,7 +205,7 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
   const abort = (reason?: string, options?: TripWireOptions): never => {
     const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
     armed ??= tripwire;
-    notifyViolation(processor, tripwire.reason, options?.metadata);
+    notifyViolation(processor, tripwire.reason, tripwire.metadata);
     throw tripwire;
   };
   const fullArgs = {

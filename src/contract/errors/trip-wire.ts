@@ -25,7 +25,7 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
   private readonly [marker] = true;
   /** The human-readable reason (same as `message`). */
   readonly reason: string;
-  /** The options given. */
+  /** The options given, read once into an object of its own (a getter or a Proxy given is not read again). */
   readonly options: TripWireOptions<TMetadata>;
   /** Id of the processor that aborted. */
   readonly processorId: string | undefined;
@@ -33,7 +33,10 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
   constructor(reason: string, options: TripWireOptions<TMetadata> = {}, processorId?: string) {
     super('TripWire', reason);
     this.reason = reason;
-    this.options = options;
+    // read here, once: `retry` and `metadata` are read again where the run decides and where the
+    // tripwire chunk is made, and options that throw (or change) there would fail the run from
+    // inside the loop; options that cannot be read throw here, from the code that made them
+    this.options = typeof options === 'object' && options !== null ? { ...options } : {};
     this.processorId = processorId;
   }
 

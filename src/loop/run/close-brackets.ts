@@ -141,6 +141,13 @@ export class OpenBrackets {
   }
 }
 
+/** A value that is no chunk, as an error message shows it (never its text in full, never a function's source). */
+function shownValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'function') return 'a function';
+  return String(value);
+}
+
 /**
  * Keeps a run's chunks bracketed and closes what is still open when the stream ends. Per
  * subscription it tracks the open step and the open text, reasoning and tool-input parts:
@@ -153,9 +160,11 @@ export class OpenBrackets {
  *   parts and a `step-finish` of the open step (reason `tripwire`, `error`, or `other`);
  * - completion closes the same way (reason `other`); an error notification is preceded by the
  *   closers (reason `error`) — put `endWithTerminal()` before this operator to turn errors into
- *   terminal chunks first.
+ *   terminal chunks first;
+ * - a value that is no chunk (`null`, a number, a string) closes the same way, then errors the
+ *   result with a `TypeError` saying so (the source is unsubscribed).
  *
- * A chunk that opens or closes nothing costs one `switch`; nothing is allocated for it.
+ * A chunk that opens or closes nothing costs a `typeof` and one `switch`; nothing is allocated for it.
  *
  * ```
  * source:  --S--d----t--|         (S = step-start, d = text-delta of part "a" never started, t = tripwire)
@@ -174,7 +183,16 @@ export function closeBrackets(): MonoTypeOperatorFunction<ChunkType> {
     new Observable<ChunkType>((subscriber) => {
       const brackets = new OpenBrackets();
       return subscribeLinked(source, subscriber, {
-        next: (chunk) => brackets.pass(chunk, subscriber),
+        next: (chunk) => {
+          // a value that is no chunk (outside the types) errors the result, as in endWithTerminal:
+          // read as one, it would throw at nobody and leave the run open
+          if (typeof chunk !== 'object' || chunk === null) {
+            brackets.closeAll('error', subscriber);
+            subscriber.error(new TypeError(`closeBrackets(): ${shownValue(chunk)} is not a chunk`));
+            return;
+          }
+          brackets.pass(chunk, subscriber);
+        },
         error: (error: unknown) => {
           brackets.closeAll('error', subscriber);
           subscriber.error(error);

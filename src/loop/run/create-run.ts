@@ -37,8 +37,10 @@ import {
 } from 'rxjs';
 import { DemandGate } from '../../contract/demand-gate.js';
 import type { ChunkType } from '../../contract/chunk-types.js';
+import type { StepResult } from '../../contract/processor-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { isPromiseLike, type MaybePromise } from '../../contract/maybe-async.js';
+import type { LanguageModelUsage } from 'ai';
 import { addUsage, emptyUsage } from '../../model/usage.js';
 import type { AgentCallOptions, AgentConfig, AgentInput } from '../agent-types.js';
 import { hasHook } from '../../contract/has-hook.js';
@@ -131,6 +133,23 @@ function body(run: RunSetUp, start: Position): Observable<BodyItem> {
   );
 }
 
+/**
+ * The run's usage, added up over its steps (the `RunEnd`'s). A step's usage that cannot be added up
+ * counts as unknown: a hook that corrupted it ended the run with its `ProcessorError` already, and
+ * the `RunEnd` after that terminal chunk must not fail in its place.
+ */
+function totalUsage(steps: readonly StepResult[]): LanguageModelUsage {
+  let total = emptyUsage();
+  for (const step of steps) {
+    try {
+      total = addUsage(total, step.usage);
+    } catch {
+      // unreadable (a Proxy that throws) or not addable (a BigInt, a Symbol): left out
+    }
+  }
+  return total;
+}
+
 /** The run id the caller gave, for the chunks of a run that ended before its set-up made one (`'run'` when none, or not a valid one). */
 function givenRunId(given: unknown): string {
   return typeof given === 'string' && given.length > 0 ? given : 'run';
@@ -205,7 +224,7 @@ export function createRun(config: AgentConfig, input: AgentInput, options: Agent
     // the results, as the stream's last value
     const results = (): RunEnd => {
       const steps = run?.state.steps ?? [];
-      return runEnd(run?.env.runId ?? 'run', steps, steps.reduce((total, step) => addUsage(total, step.usage), emptyUsage()));
+      return runEnd(run?.env.runId ?? 'run', steps, totalUsage(steps));
     };
     // a durable run's commit points pass endWithTerminal unchanged: no `type`, so neither a start
     // nor a terminal, nothing opened or closed (its spec)

@@ -14,7 +14,7 @@ import { DEFAULT_API_ERROR_RETRIES } from '../../operators/retry-on-api-error.js
 import { demandOf } from '../../operators/demand.js';
 import type { DemandGate } from '../../contract/demand-gate.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
-import type { Processor } from '../../contract/processor-types.js';
+import type { ProcessInputStepArgs, ProcessInputStepResult, Processor } from '../../contract/processor-types.js';
 import { asProcessors } from '../../contract/processor-types.js';
 import { emptyOverlay, requestContextOver, type RequestContext } from '../../contract/request-context.js';
 import type { Observable } from 'rxjs';
@@ -37,7 +37,8 @@ import type { Position } from '../data/run-position.js';
 import { restoreRun } from '../data/run-snapshot.js';
 import type { RunSources } from '../data/run-sources.js';
 import { stopConditionsOf } from '../step/stop-condition.js';
-import { validateResolved } from './validate-options.js';
+import { validateModelSettings, validateResolved } from './validate-options.js';
+import { readCallSettings } from '../../contract/call-settings-check.js';
 import type { RunDurability } from '../data/run-durability.js';
 
 /** A run's environment: what its steps need (`StepEnvironment`) and the run's own services. */
@@ -80,8 +81,28 @@ function toSystemMessages(instructions: AgentInstructions | undefined): CoreSyst
     .filter((message) => message.content.length > 0);
 }
 
+/** How `prepareStep`'s settings are named in its option error. */
+const PREPARE_STEP_SETTINGS = 'prepareStep().modelSettings';
+
+/**
+ * What `prepareStep` returned, with the settings it gave the step — returned, or edited in its
+ * `modelSettings` argument — read once and checked by a call's `modelSettings` rules: it is the
+ * caller's option, so failing them is the option error a call's own `modelSettings` gets (a
+ * `TypeError` naming `prepareStep().modelSettings.<field>`), not a processor's.
+ */
+function withCheckedSettings(result: ProcessInputStepResult | undefined | void, args: ProcessInputStepArgs): ProcessInputStepResult | undefined | void {
+  if (typeof result === 'object' && result !== null && !Array.isArray(result) && 'modelSettings' in result) {
+    const own = readCallSettings(result.modelSettings);
+    validateModelSettings(own, PREPARE_STEP_SETTINGS);
+    return { ...result, modelSettings: own as ProcessInputStepResult['modelSettings'] };
+  }
+  validateModelSettings(readCallSettings(args.modelSettings), PREPARE_STEP_SETTINGS);
+  return result;
+}
+
+/** `prepareStep` as the last `processInputStep` of each step (its settings checked as an option's). */
 function prepareStepProcessor(prepareStep: PrepareStepFunction): Processor<'prepare-step'> {
-  return { id: 'prepare-step', processInputStep: (args) => prepareStep(args) };
+  return { id: 'prepare-step', processInputStep: (args) => thenMaybe(prepareStep(args), (result) => withCheckedSettings(result, args)) };
 }
 
 /**

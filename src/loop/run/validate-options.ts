@@ -5,6 +5,7 @@
  * rejection. An unknown key is a `TypeError` naming it and the closest known key (a typo such as
  * `instrutions` would otherwise be silently ignored); `undefined` values of known keys are tolerated.
  */
+import { callSettingsProblem, readCallSettings } from '../../contract/call-settings-check.js';
 import { checkProcessorList } from '../../contract/processor-checks.js';
 import { InvalidMessageError } from '../../message-list/errors/invalid-message-error.js';
 import type { AgentCallOptions, AgentConfig } from '../agent-types.js';
@@ -140,36 +141,28 @@ function validateToolChoice(value: unknown, path: string): void {
   if (typeof value.toolName !== 'string' || value.toolName.length === 0) fail(`${path}.toolName`, 'a non-empty string', value.toolName);
 }
 
-function finiteNumber(value: unknown, path: string): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) fail(path, 'a finite number', value);
-}
-
-/** A header name: an HTTP token (RFC 9110), so no CR, LF, colon or space. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** What a header value may not hold: CR, LF or NUL would split the header (header injection toward the provider). */
-const HEADER_VALUE_BREAK = /[\r\n\0]/;
-
-/** `modelSettings`: numbers finite (whole where the provider wants a count), `stopSequences` strings, `headers` safe to send. */
-function validateModelSettings(value: unknown, path: string): void {
+/**
+ * `modelSettings` (a call's, an Agent's `defaultOptions`', what `prepareStep` gave a step; `path`
+ * names it): the rules of `callSettingsProblem` — numbers finite (whole where the provider wants a
+ * count), `stopSequences` strings, `headers` safe to send — as an option error naming the field.
+ *
+ * @example
+ * ```ts
+ * validateModelSettings({ temperature: Number.NaN }, 'prepareStep().modelSettings');
+ * // TypeError: prepareStep().modelSettings.temperature must be a finite number (got number NaN).
+ * ```
+ */
+export function validateModelSettings(value: unknown, path: string): void {
   if (value === undefined) return;
   if (!isObject(value)) fail(path, 'an object', value);
-  for (const key of ['temperature', 'topP', 'presencePenalty', 'frequencyPenalty'] as const) finiteNumber(value[key], `${path}.${key}`);
-  integerAtLeast(value.maxOutputTokens, 1, `${path}.maxOutputTokens`);
-  integerAtLeast(value.topK, 1, `${path}.topK`);
-  if (value.seed !== undefined && !Number.isInteger(value.seed)) fail(`${path}.seed`, 'a whole number', value.seed);
-  integerAtLeast(value.maxRetries, 0, `${path}.maxRetries`);
-  const stops = value.stopSequences;
-  if (stops !== undefined && (!Array.isArray(stops) || stops.some((stop) => typeof stop !== 'string'))) fail(`${path}.stopSequences`, 'an array of strings', stops);
-  const headers = value.headers;
-  if (headers === undefined) return;
-  if (!isObject(headers)) fail(`${path}.headers`, 'an object of header values (name → string)', headers);
-  for (const [name, header] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) throw optionError(`${path}.headers: ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is not a valid header name.`);
-    const where = `${path}.headers[${JSON.stringify(name)}]`;
-    if (header === undefined) continue;
-    if (typeof header !== 'string') fail(where, 'a string', header);
-    if (HEADER_VALUE_BREAK.test(header)) throw optionError(`${where} must not hold CR, LF or NUL (header injection).`);
+  const problem = callSettingsProblem(value);
+  if (problem === undefined) return;
+  if (problem.kind === 'value') fail(`${path}.${problem.field}`, problem.expected, problem.value);
+  if (problem.kind === 'header-name') {
+    const { name } = problem;
+    throw optionError(`${path}.headers: ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)} is not a valid header name.`);
   }
+  throw optionError(`${path}.${problem.field} must not hold CR, LF or NUL (header injection).`);
 }
 
 /** A run id: non-empty, and no control characters (it goes into chunks, logs and storage keys). */
@@ -180,7 +173,7 @@ function validateRunId(value: unknown, path: string): void {
 }
 
 /**
- * The call's options read once, as plain objects (`modelSettings` and its `headers` too): what
+ * The call's options read once, as plain objects (`modelSettings`, its `headers` and `stopSequences` too): what
  * is checked is what the run uses, even when the caller's object has getters that change between
  * reads or is a Proxy. Throws what a getter throws. Anything not an object is returned as is (the
  * check names it).
@@ -188,12 +181,7 @@ function validateRunId(value: unknown, path: string): void {
 export function readCallOptions(options: unknown): unknown {
   if (!isObject(options)) return options;
   const copy: Record<string, unknown> = { ...options };
-  const settings = copy.modelSettings;
-  if (isObject(settings)) {
-    const settingsCopy: Record<string, unknown> = { ...settings };
-    if (isObject(settingsCopy.headers)) settingsCopy.headers = { ...settingsCopy.headers };
-    copy.modelSettings = settingsCopy;
-  }
+  if (copy.modelSettings !== undefined) copy.modelSettings = readCallSettings(copy.modelSettings);
   return copy;
 }
 

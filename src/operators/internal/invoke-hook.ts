@@ -2,7 +2,8 @@
  * Calls one processor hook with the contract's error rules: the first `abort()` of the call decides
  * the outcome (whatever the hook throws or returns after it), a `TripWire` passes (stamped with the
  * processor id; one from another package is recognised by its shape), anything else thrown becomes a
- * `ProcessorError` (fail closed), and an async hook past `processorTimeoutMs` fails closed too.
+ * `ProcessorError` (fail closed; an option error — `prepareStep`, an option the run calls as a hook,
+ * refused — passes as it is), and an async hook past `processorTimeoutMs` fails closed too.
  * Synchronous hooks stay synchronous.
  *
  * A hook may return an Observable (or an interop observable): its first value is the result, as a
@@ -18,6 +19,7 @@ import type { ProcessorHookEvent, TracingContext } from '../../contract/tracing-
 import { isObservableResult, isPromiseLike, type MaybeAsync } from '../../contract/maybe-async.js';
 import { notifyViolation, type ProcessorBinding } from './processor-binding.js';
 import { unreadableHookValue } from '../../contract/processor-checks.js';
+import { isOptionError } from '../../contract/option-error.js';
 
 /** Turns whatever a hook threw into the error the run ends with. */
 export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: ProcessorHookName): Error {
@@ -28,6 +30,8 @@ export function toHookError(thrown: unknown, binding: ProcessorBinding, hook: Pr
       return new TripWire(tripwire.reason, tripwire.options, binding.processor.id);
     }
     if (ProcessorError.isInstance(thrown) && thrown.processorId === binding.processor.id) return thrown;
+    // an option function the run calls as a hook (`prepareStep`) refused by an option's check: the caller's option error
+    if (isOptionError(thrown)) return thrown;
     return ProcessorError.fromThrown(binding.processor.id, hook, thrown);
   } catch (reading) {
     // a thrown value that cannot be read (a Proxy that throws on every get, a revoked Proxy, a toString that throws)

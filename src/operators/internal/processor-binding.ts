@@ -4,7 +4,8 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import { TripWire, type TripWireOptions } from '../../contract/errors/trip-wire.js';
-import type { ProcessorHookName } from '../../contract/errors/processor-error.js';
+import type { ProcessorError, ProcessorHookName } from '../../contract/errors/processor-error.js';
+import { unreadableHookValue } from '../../contract/processor-checks.js';
 import type { AbortFunction, Processor, ProcessorState } from '../../contract/processor-types.js';
 import { defaultAbortReason, notifyViolation } from '../../contract/violation.js';
 
@@ -65,10 +66,30 @@ function newActiveCalls(): ActiveCalls {
 
 const noLimits: HookLimits = { processorTimeoutMs: undefined, scheduler: undefined };
 
+/**
+ * The `TripWire` of `abort(reason, options)`; a `ProcessorError` naming the processor and `hook`
+ * when the reason or the options cannot be read (a getter that throws, a hostile Proxy): the
+ * processor's own failure, as a throw of its hook is.
+ */
+function tripwireOf(processor: Processor, hook: ProcessorHookName, reason: string | undefined, options: TripWireOptions | undefined): TripWire | ProcessorError {
+  try {
+    return new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
+  } catch (reading) {
+    return unreadableHookValue(processor.id, hook, 'called abort() with', reading);
+  }
+}
+
 /** What a processor's `abort` for `hook` does (`this` = the binding). */
 function abortHook(this: Binding, hook: ProcessorHookName, reason?: string, options?: TripWireOptions): never {
   const processor = this.processor;
-  const tripwire = new TripWire(reason || defaultAbortReason(processor.id, hook), options ?? {}, processor.id);
+  const tripwire = tripwireOf(processor, hook, reason, options);
+  if (!TripWire.isInstance(tripwire)) {
+    // during the call: the hook fails with it (it is not armed: a ProcessorError is no abort);
+    // after it: nothing to fail, reported as a late abort is
+    if (this.active[hook] !== 0) throw tripwire;
+    notifyViolation(processor, `abort() called after ${hook} returned (ignored): ${tripwire.message}`, { late: true, hook });
+    return undefined as never;
+  }
   if (this.active[hook] === 0) {
     // The hook call is over (a timer the processor started, a promise it did not await): there
     // is nothing left to abort, and a throw here would reach no one — it would take the
@@ -78,7 +99,7 @@ function abortHook(this: Binding, hook: ProcessorHookName, reason?: string, opti
     return undefined as never;
   }
   this.armed ??= tripwire;
-  notifyViolation(processor, tripwire.reason, options?.metadata);
+  notifyViolation(processor, tripwire.reason, tripwire.metadata);
   throw tripwire;
 }
 

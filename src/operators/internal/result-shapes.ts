@@ -4,6 +4,9 @@
  */
 import { ProcessorError, type ProcessorHookName } from '../../contract/errors/processor-error.js';
 import { aiSdkShapedChunk } from '../../contract/processor-checks.js';
+import { callSettingsProblem, readCallSettings } from '../../contract/call-settings-check.js';
+import type { CallSettings } from '../../contract/processor-types.js';
+import { usageProblem } from '../../model/usage.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {
@@ -16,6 +19,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return `number ${String(value)}`;
   return typeof value;
 }
 
@@ -38,11 +42,11 @@ export function assertKnownKeys(result: Record<string, unknown>, allowed: readon
 }
 
 const TOOL_CHOICES = new Set(['auto', 'none', 'required']);
-const NUMBER_SETTINGS = ['maxOutputTokens', 'temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty', 'seed', 'maxRetries'] as const;
 
 /** Checks each field a `processInputStep` result may carry (`undefined` clears a field and is allowed). */
 export function assertStepResultFields(result: Record<string, unknown>, scope: ShapeScope): void {
-  const { toolChoice, activeTools, tools, providerOptions, modelSettings, structuredOutput, messageId, retryCount, model } = result;
+  // (`modelSettings` is read, copied and checked once, by checkedModelSettings)
+  const { toolChoice, activeTools, tools, providerOptions, structuredOutput, messageId, retryCount, model } = result;
   if ('model' in result && (model === null || (typeof model !== 'string' && typeof model !== 'object' && model !== undefined))) {
     throw badField(scope, 'model', "a language model or a 'provider/model' id", model);
   }
@@ -66,23 +70,42 @@ export function assertStepResultFields(result: Record<string, unknown>, scope: S
       if (!isRecord(options)) throw badField(scope, `providerOptions.${provider}`, 'an object', options);
     }
   }
-  if (modelSettings !== undefined) {
-    if (!isRecord(modelSettings)) throw badField(scope, 'modelSettings', 'an object of call settings', modelSettings);
-    for (const key of NUMBER_SETTINGS) {
-      const value = modelSettings[key];
-      if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value))) throw badField(scope, `modelSettings.${key}`, 'a number', value);
-    }
-    const stops = modelSettings.stopSequences;
-    if (stops !== undefined && !(Array.isArray(stops) && stops.every((stop) => typeof stop === 'string'))) {
-      throw badField(scope, 'modelSettings.stopSequences', 'an array of strings', stops);
-    }
-    if (modelSettings.headers !== undefined && !isRecord(modelSettings.headers)) throw badField(scope, 'modelSettings.headers', 'an object', modelSettings.headers);
-  }
   if (structuredOutput !== undefined && !(isRecord(structuredOutput) && structuredOutput.schema !== undefined && structuredOutput.schema !== null)) {
     throw badField(scope, 'structuredOutput', 'an object with a schema', structuredOutput);
   }
   if (messageId !== undefined && typeof messageId !== 'string') throw badField(scope, 'messageId', 'a string', messageId);
   if (retryCount !== undefined && typeof retryCount !== 'number') throw badField(scope, 'retryCount', 'a number', retryCount);
+}
+
+/**
+ * `settings` a hook gave a step (returned, or left in its `modelSettings` argument), read once into
+ * objects of its own and checked by a call's rules (`callSettingsProblem`): the copy is what the
+ * step uses, so what was checked is what reaches the provider. A `ProcessorError` naming the field
+ * otherwise; `undefined` stays `undefined`.
+ *
+ * @example
+ * ```ts
+ * next.modelSettings = checkedModelSettings(returned.modelSettings, { processorId: 'tune', hook: 'processInputStep' });
+ * ```
+ */
+export function checkedModelSettings(settings: unknown, scope: ShapeScope): CallSettings | undefined {
+  if (settings === undefined) return undefined;
+  const own = readCallSettings(settings);
+  if (!isRecord(own)) throw badField(scope, 'modelSettings', 'an object of call settings', settings);
+  const problem = callSettingsProblem(own);
+  if (problem === undefined) return own as CallSettings;
+  if (problem.kind === 'value') {
+    throw new ProcessorError(scope.processorId, scope.hook, `set modelSettings.${problem.field} = ${describe(problem.value)}; expected ${problem.expected}.`);
+  }
+  if (problem.kind === 'header-name') {
+    const { name } = problem;
+    throw new ProcessorError(
+      scope.processorId,
+      scope.hook,
+      `set modelSettings.headers with ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)}, which is not a valid header name.`,
+    );
+  }
+  throw new ProcessorError(scope.processorId, scope.hook, `set modelSettings.${problem.field} with CR, LF or NUL (header injection).`);
 }
 
 const PROMPT_ROLES = new Set(['system', 'user', 'assistant', 'tool']);
@@ -118,8 +141,18 @@ export function assertCachedResponse(response: unknown, scope: ShapeScope): void
   chunks.forEach((chunk: unknown, index) => {
     if (!isRecord(chunk) || typeof chunk.type !== 'string') throw badField(scope, `response.chunks[${index}]`, 'a chunk { type, payload }', chunk);
     assertChunkPayload(chunk, scope, `response.chunks[${index}]`);
+    if (chunk.type === 'finish') assertCachedUsage(chunk.payload, scope, `response.chunks[${index}].payload.output.usage`);
   });
   if (response.warnings !== undefined && !Array.isArray(response.warnings)) throw badField(scope, 'response.warnings', 'an array', response.warnings);
+}
+
+/** A cached `finish`'s usage, when it gives one, becomes the step's: token counts the run can add up. */
+function assertCachedUsage(payload: unknown, scope: ShapeScope, path: string): void {
+  const output = isRecord(payload) ? payload.output : undefined;
+  const usage = isRecord(output) ? output.usage : undefined;
+  if (usage === undefined) return;
+  const problem = usageProblem(usage, path);
+  if (problem !== undefined) throw new ProcessorError(scope.processorId, scope.hook, `returned ${problem}; token counts are finite numbers ≥ 0, or undefined.`);
 }
 
 /** Delta chunks whose `payload.text` is appended to text. */

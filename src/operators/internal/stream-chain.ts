@@ -27,6 +27,7 @@ import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-ho
 import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
+import { withRunId } from '../../contract/make-chunk.js';
 import { hookResultError } from '../../contract/processor-checks.js';
 import type { ProcessorBinding } from './processor-binding.js';
 import type { ChunkInjector, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
@@ -49,6 +50,8 @@ interface Link {
   readonly from: number;
   /** `args.writer`, made on first read. */
   writer: ProcessorStreamWriter | undefined;
+  /** The run's id: what the chunks this processor writes carry, when the chunk it is checking has none. */
+  readonly runId: string;
 }
 
 /** Where a hook's args object finds its link (not enumerable: a copy of the args does not carry it). */
@@ -92,11 +95,13 @@ const linkedProperties: PropertyDescriptorMap = {
     get(this: LinkedArgs): ProcessorStreamWriter {
       const link = this[LINK];
       if (link.writer === undefined) {
-        const { injector, from } = link;
+        const { injector, from, runId } = link;
+        const args = this;
         link.writer = {
           custom(chunk: DataChunkType): Promise<void> {
             assertDataChunk(chunk);
-            injector.inject({ chunk, from });
+            // the run of the chunk the hook is checking (in the loop: the run's id)
+            injector.inject({ chunk: withRunId(chunk, args.part?.runId ?? runId), from });
             return Promise.resolve();
           },
         };
@@ -118,12 +123,13 @@ const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish'])
  * What a hook's return means for the chain: the chunk to go on with, or `null` (dropped). `null`
  * for a lifecycle chunk keeps it unchanged (a run always has its `step-finish` and `finish`); a
  * return that is not a chunk object is a `ProcessorError`, so the chunk it was checking does not
- * pass (fail closed).
+ * pass (fail closed). A chunk the hook made belongs to the run of the chunk it got (`current`): another run's id on it is
+ * replaced (in the loop every chunk entering the chain carries the run's id).
  */
 function hookOutcome(result: unknown, current: ChunkType, binding: ProcessorBinding): ChunkType | null {
   if (result === null || result === undefined) return LIFECYCLE_TYPES.has(current.type) ? current : null;
   try {
-    return checkedChunk(result, binding);
+    return withRunId(checkedChunk(result, binding), current.runId);
   } catch (error) {
     // a chunk nobody can read (a Proxy that throws, a throwing getter) is a ProcessorError too
     throw hookResultError(binding.processor.id, 'processOutputStream', error);
@@ -200,6 +206,7 @@ export function createStreamChain(processors: readonly Processor[], context: Run
       injector,
       from: index + 1,
       writer: undefined,
+      runId: context.runId,
     };
     Object.defineProperty(args, LINK, { value: link });
     return link;
@@ -271,7 +278,7 @@ class Chain implements StreamChain {
   #resume({ index, checking, entered }: Suspension, resolved: unknown): PassResult {
     const binding = this.#bindingAt(index);
     const settled = settleStreamHook(binding, resolved);
-    this.drainFollowUps(binding.state, index);
+    this.drainFollowUps(binding.state, index, checking);
     // the part it got, passed on (as in `pass`): nothing to check
     const next = settled === checking ? checking : hookOutcome(settled, checking, binding);
     return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
@@ -301,17 +308,20 @@ class Chain implements StreamChain {
     if (link.own === undefined && entered !== null) this.diverge(link, entered);
   }
 
-  /** Chunks a hook queued in its state go out right after the current chunk (see stream-follow-up.ts). */
-  private drainFollowUps(state: Record<string, unknown>, index: number): void {
+  /**
+   * Chunks a hook queued in its state go out right after the current chunk (see stream-follow-up.ts),
+   * as chunks of its run (`checked`: the chunk the hook got).
+   */
+  private drainFollowUps(state: Record<string, unknown>, index: number, checked: ChunkType): void {
     const followUps = state[FOLLOW_UP_CHUNKS_KEY];
     if (followUps !== undefined && Array.isArray(followUps) && followUps.length > 0) {
       state[FOLLOW_UP_CHUNKS_KEY] = [];
-      for (const followUp of followUps as ChunkType[]) this.injector.inject({ chunk: followUp, from: index + 1 });
+      for (const followUp of followUps as ChunkType[]) this.injector.inject({ chunk: withRunId(followUp, checked.runId), from: index + 1 });
     }
     const reprocess = state[REPROCESS_PART_KEY];
     if (reprocess !== undefined && reprocess !== null) {
       state[REPROCESS_PART_KEY] = undefined;
-      this.injector.inject({ chunk: reprocess as ChunkType, from: 0 });
+      this.injector.inject({ chunk: withRunId(reprocess as ChunkType, checked.runId), from: 0 });
     }
   }
 
@@ -365,14 +375,14 @@ class Chain implements StreamChain {
         const binding = link.binding;
         // (over an Observable, thenMaybe gives an Observable)
         return thenMaybe<unknown, ChunkType | null>(result as Observable<unknown>, (settled) => {
-          this.drainFollowUps(binding.state, index);
+          this.drainFollowUps(binding.state, index, checking);
           const next = hookOutcome(settled, checking, binding);
           if (next === null) return this.dropped(index, entered, checking);
           const rest = this.pass(next, index + 1, entered);
           return rest instanceof Suspension ? this.completion(rest) : (rest as MaybeAsync<ChunkType | null>);
         }) as Observable<ChunkType | null>;
       }
-      this.drainFollowUps(link.binding.state, index);
+      this.drainFollowUps(link.binding.state, index, current);
       const next = result === current ? current : hookOutcome(result, current, link.binding);
       if (next === null) return this.dropped(index, entered, current);
       if (next !== current) {
