@@ -142,7 +142,7 @@ function stepEnvironment(config: MiddlewareCallConfig, call: MiddlewareCall, mod
       prepare: (attempt) => {
         if (call.tripwire !== undefined) return throwError(() => call.tripwire);
         const request: LLMRequest = { prompt: call.params.prompt, model, stepNumber: 0, ...(call.cached === undefined ? {} : { response: call.cached }) };
-        return { request, callOptions: call.params, stepInput: { stepNumber: 0, model } };
+        return { request, callOptions: call.params, stepInput: { stepNumber: 0, model }, tools: undefined };
       },
       call: (_attempt, { request }) => (request.response !== undefined ? replayCall(request.response) : events()),
     },

@@ -24,6 +24,12 @@ export interface PreparedRequest {
   request: LLMRequest;
   callOptions: LanguageModelV4CallOptions;
   stepInput: StepInput;
+  /**
+   * The tools the attempt may run: the step input's, limited to its `activeTools` (those offered
+   * to the model; see `loop/tools/active-tools.ts`). Fixed with the request: every phase after the
+   * model (the end of the output, the `model` commit, the tool phase) reads this one set.
+   */
+  tools: AgentToolSet | undefined;
 }
 
 /**

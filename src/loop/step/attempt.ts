@@ -18,7 +18,6 @@ import { providerToolResults } from './provider-tool-results.js';
 import { stepStartChunk } from './step-chunks.js';
 import type { StepEnvironment } from './step-environment.js';
 import { stepOutput } from './step-output.js';
-import { activeToolSet } from '../tools/active-tools.js';
 
 /**
  * The last value of a step (after its `step-finish`): where the run goes on, the next step (its
@@ -149,10 +148,10 @@ type Phase = (env: StepEnvironment, state: RunState, attempt: AttemptState, prep
  */
 const PHASES: readonly Phase[] = [
   (env, state, attempt, prepared) => modelOutput(env, state, attempt, prepared),
-  (env, state, attempt, { stepInput }) => endOfOutput(env, state, attempt, undefined, activeToolSet(stepInput.tools, stepInput.activeTools)),
+  (env, state, attempt, { tools }) => endOfOutput(env, state, attempt, undefined, tools),
   (env, state, attempt, prepared) => afterModel(env, state, attempt, prepared),
-  (env, state, attempt, { stepInput }) => modelCommit(env, state, attempt, activeToolSet(stepInput.tools, stepInput.activeTools)),
-  (env, state, attempt, { stepInput }) => fromTools(env, state, attempt, activeToolSet(stepInput.tools, stepInput.activeTools)),
+  (env, state, attempt, { tools }) => modelCommit(env, state, attempt, tools),
+  (env, state, attempt, { tools }) => fromTools(env, state, attempt, tools),
 ];
 
 /**

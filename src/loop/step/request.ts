@@ -11,6 +11,7 @@ import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/mayb
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
 import { prepareToolChoice, prepareTools } from '../tools/prepare-tools.js';
+import { activeToolSet } from '../tools/active-tools.js';
 import { optionError } from '../data/option-error.js';
 import type { AttemptState, PreparedRequest } from '../data/attempt-state.js';
 import type { StepEnvironment } from './step-environment.js';
@@ -57,7 +58,7 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
  * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
  *
  * ```
- * request:  (r|)     (r = { request, callOptions, stepInput }, in the subscribing frame when nothing is async)
+ * request:  (r|)     (r = { request, callOptions, stepInput, tools }, in the subscribing frame when nothing is async)
  * ```
  */
 export function prepareRequest(env: StepEnvironment, stepInput: StepInput, feedback: string | undefined): Observable<PreparedRequest> {
@@ -79,14 +80,14 @@ export function prepareRequestNow(env: StepEnvironment, stepInput: StepInput, fe
     // the value itself instead of the operator chain
     const { request, callOptions } = buildRequest(env, stepInput, prompt, extras);
     // no hook to run: only the signals hooks sent reach the request
-    return { request: withPendingSignals(env.ctx, request), callOptions, stepInput };
+    return { request: withPendingSignals(env.ctx, request), callOptions, stepInput, tools: activeToolSet(stepInput.tools, stepInput.activeTools) };
   }
   return toObservable(extras).pipe(
     concatMap((resolved) => {
       const { request, callOptions } = buildRequest(env, stepInput, prompt, resolved);
       return of(request).pipe(
         processLLMRequest(env.inputProcessors, env.ctx),
-        map((processed) => ({ request: processed, callOptions, stepInput })),
+        map((processed) => ({ request: processed, callOptions, stepInput, tools: activeToolSet(stepInput.tools, stepInput.activeTools) })),
       );
     }),
   );
