@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { AgentCallOptions } from '../loop/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import { Inspector, type InspectableJournal, type InspectorOptions } from './inspector.js';
-import { handleRequest, type InspectorRoutesContext } from './internal/routes.js';
+import { serveRequest, type InspectorRoutesContext } from './internal/routes.js';
 import { loadPageAssets } from './page-assets.js';
 
 /**
@@ -107,6 +107,15 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new InspectorError('invalid-option', `inspect(): options.port must be an integer from 0 to 65535 (got ${String(port)}).`);
   }
+  if (typeof host !== 'string' || host === '') {
+    throw new InspectorError('invalid-option', `inspect(): options.host must be a host name or address such as '127.0.0.1' (got ${typeof host}).`);
+  }
+  if (!Array.isArray(suggestions) || !suggestions.every((suggestion) => typeof suggestion === 'string')) {
+    throw new InspectorError('invalid-option', 'inspect(): options.suggestions must be an array of strings (prompts the page offers).');
+  }
+  if (typeof callOptions !== 'object' || callOptions === null) {
+    throw new InspectorError('invalid-option', `inspect(): options.callOptions must be an object of run options (got ${callOptions === null ? 'null' : typeof callOptions}).`);
+  }
   if (given !== undefined && !(given instanceof Inspector)) {
     throw new InspectorError('invalid-option', 'inspect(): options.inspector must be an Inspector (new Inspector()).');
   }
@@ -119,18 +128,12 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
     inspector,
     assets: await loadPageAssets(),
     callOptions,
-    suggestions: suggestions.map(String),
+    suggestions: [...suggestions],
     ...(journal === undefined ? {} : { journal }),
-    hosts: new Set(['127.0.0.1', 'localhost', '::1', host]),
+    // host names compare as DNS does, without case
+    hosts: new Set(['127.0.0.1', 'localhost', '::1', host.toLowerCase()]),
   };
-  const server: Server = createServer((request, response) => {
-    handleRequest(context, request, response).catch((error: unknown) => {
-      if (!response.headersSent) {
-        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end(error instanceof Error ? error.message : 'error');
-      } else response.destroy();
-    });
-  });
+  const server: Server = createServer((request, response) => serveRequest(context, request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port)));
     server.listen(port, host, () => resolve());

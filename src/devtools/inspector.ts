@@ -2,11 +2,12 @@
  * The inspector's state: the runs it recorded (bounded), and the live feed of their events.
  * One `Inspector` per `inspect()` server (or per test); nothing is shared between instances.
  */
-import { concatMap, defer, delay, finalize, from, lastValueFrom, Observable, of, tap, toArray, VirtualTimeScheduler } from 'rxjs';
+import { defer, finalize, lastValueFrom, Observable, tap } from 'rxjs';
 import type { ChunkType, TracingContext } from '../contract/index.js';
-import type { JournalEntry, RunJournal, RunRecord } from '../storage/index.js';
+import type { RunJournal, RunRecord } from '../storage/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import type { InspectorEvent, InspectorRunRecord, InspectorRunSummary } from './inspector-events.js';
+import { cutText } from './internal/payload.js';
 import { RunRecorder } from './internal/run-recorder.js';
 import { toMarbleDiagram, type MarbleExport } from './marble-export.js';
 
@@ -95,6 +96,19 @@ const TERMINAL_STATUS = { finish: 'finish', tripwire: 'tripwire', error: 'error'
 
 const DEFAULTS = { maxRuns: 50, maxChunksPerRun: 2_000, maxEventsPerRun: 20_000 } as const;
 
+/** The labels of a traced run, read once and checked when `trace()` is called: a bad one never reaches the run. */
+function traceLabels(options: TraceOptions | undefined): { agentId: string; title: string; messages: unknown } {
+  if (options === undefined) return { agentId: 'agent', title: '', messages: undefined };
+  if (typeof options !== 'object' || options === null) {
+    throw new InspectorError('invalid-option', `Inspector.trace: options must be an object ({ agentId, title, messages }), got ${options === null ? 'null' : typeof options}.`);
+  }
+  const { agentId = 'agent', title = '', messages } = options;
+  for (const [key, value] of [['agentId', agentId], ['title', title]] as const) {
+    if (typeof value !== 'string') throw new InspectorError('invalid-option', `Inspector.trace: options.${key} must be a string (got ${typeof value}).`);
+  }
+  return { agentId, title: cutText(title, 200), messages };
+}
+
 function count(options: InspectorOptions, key: keyof InspectorOptions): number {
   const value = options[key] ?? DEFAULTS[key];
   if (!Number.isInteger(value) || value < 1) {
@@ -131,41 +145,45 @@ export class Inspector {
 
   /**
    * Records the run `start` makes (called once per subscription, with the `tracingContext` and
-   * `runId` to hand to it) and passes its chunks through unchanged.
+   * `runId` to hand to it) and passes its chunks through unchanged; what the recorder cannot read
+   * is left out of the record, never out of the run. `InspectorError` `invalid-option`, thrown here
+   * (not in the run): `start` is not a function, or `options.agentId` / `options.title` is not a
+   * string.
    *
    * @example
    * ```ts
    * const run$ = inspector.trace(({ tracingContext, runId }) => agent.stream$(messages, { tracingContext, runId }), { agentId: agent.id });
    * ```
    */
-  trace(start: (context: TraceContext) => Observable<ChunkType>, options: TraceOptions = {}): Observable<ChunkType> {
+  trace(start: (context: TraceContext) => Observable<ChunkType>, options?: TraceOptions): Observable<ChunkType> {
     if (typeof start !== 'function') {
       throw new InspectorError('invalid-option', `Inspector.trace: expected a function (context) => Observable of chunks, got ${typeof start}.`);
     }
+    const { agentId, title, messages } = traceLabels(options);
     return defer(() => {
       const runId = `run-${this.#prefix}-${++this.#counter}`;
       const recorder = new RunRecorder({
         runId,
-        agentId: options.agentId ?? 'agent',
-        title: (options.title ?? '').slice(0, 200),
+        agentId,
+        title,
         caps: this.#caps,
         emit: (event) => this.#emit(event),
-        ...(options.messages === undefined ? {} : { messages: options.messages }),
+        ...(messages === undefined ? {} : { messages }),
       });
       this.#keep(recorder);
-      // the run reports through tracing, which swallows what a report throws; the chunks pass through
-      // `observe`, which does the same: recording never breaks a run
-      const tracingContext: TracingContext = {
-        includePayloads: true,
-        onHook: (event) => recorder.hook(event),
-        onJudge: (event) => recorder.judge(event),
-      };
+      // every report and every chunk passes through `observe`, which swallows what recording
+      // throws: recording never breaks a run (whoever calls the tracing context)
       const observe = (record: () => void): void => {
         try {
           record();
         } catch {
-          // a chunk the recorder could not read is left out of the record, never out of the run
+          // a chunk or report the recorder could not read is left out of the record, never out of the run
         }
+      };
+      const tracingContext: TracingContext = {
+        includePayloads: true,
+        onHook: (event) => observe(() => recorder.hook(event)),
+        onJudge: (event) => observe(() => recorder.judge(event)),
       };
       let run$: Observable<ChunkType>;
       try {
@@ -209,16 +227,16 @@ export class Inspector {
     if (typeof runId !== 'string' || runId === '') throw new InspectorError('invalid-option', `Inspector.openJournalRun: runId must be a non-empty string (got ${typeof runId}).`);
     const run = await journal.getRun(runId);
     if (run === null) throw new InspectorError('unknown-run', `The journal has no run ${JSON.stringify(runId)}.`);
-    const entries = await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()));
-    // replayed on virtual time: entry n is emitted at frame n, as a marble diagram would
-    const scheduler = new VirtualTimeScheduler();
+    // replayed on virtual time as it is read: entry n at frame n, as a marble diagram would (one
+    // pass, in the order read, so a long run costs time linear in its length)
+    let frame = 0;
     const recorder = new RunRecorder({
       runId,
       agentId: run.agentId,
       title: `journaled run ${runId}`,
       caps: this.#caps,
       emit: () => undefined, // not live: the page that opened it loads the record
-      clock: { kind: 'virtual', now: () => scheduler.now() },
+      clock: { kind: 'virtual', now: () => frame },
       startedAt: run.createdAt.getTime(),
       journal: {
         status: run.status,
@@ -230,14 +248,17 @@ export class Inspector {
       },
     });
     let epoch: number | undefined;
-    from(entries)
-      .pipe(concatMap((entry: JournalEntry) => of(entry).pipe(delay(1, scheduler))))
-      .subscribe((entry) => {
-        if (epoch !== undefined && entry.epoch !== epoch) recorder.takeover(entry.epoch, epoch);
-        epoch = entry.epoch;
-        recorder.chunk(entry.chunk);
-      });
-    scheduler.flush();
+    await lastValueFrom(
+      journal.read$(runId, { live: false }).pipe(
+        tap((entry) => {
+          frame += 1;
+          if (epoch !== undefined && entry.epoch !== epoch) recorder.takeover(entry.epoch, epoch);
+          epoch = entry.epoch;
+          recorder.chunk(entry.chunk);
+        }),
+      ),
+      { defaultValue: undefined },
+    );
     if (!recorder.ended && run.terminal !== undefined) recorder.end(TERMINAL_STATUS[run.terminal]);
     this.#runs.delete(runId);
     this.#keep(recorder);

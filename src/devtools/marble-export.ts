@@ -78,7 +78,11 @@ export interface MarbleExport {
    * `options.test`, also the `it()` that replays them.
    */
   code: string;
-  /** `false` when a value holds something a literal cannot rebuild (a function, a class instance): the snippet's header says so. */
+  /**
+   * `false` when a value holds something a literal cannot rebuild (a function, a class instance, a
+   * part that throws when read, or more than 100,000 values written out, as a structure sharing its
+   * parts can be): the snippet's header says so.
+   */
   exact: boolean;
 }
 
@@ -217,6 +221,16 @@ function chunkSource(chunk: ChunkType, builders: ChunkBuilders): { code: string;
   return { ...literal, usesUsage: literal.code.includes('testUsage(') };
 }
 
+/** A chunk's run id, if it has one that can be read. */
+function runIdOf(chunk: ChunkType): string | undefined {
+  try {
+    const runId: unknown = chunk.runId;
+    return typeof runId === 'string' ? runId : undefined;
+  } catch {
+    return undefined; // a chunk that throws when read (a Proxy): written as far as the literal can
+  }
+}
+
 /** The `it()` of a test export: the run replayed on virtual time, and how to pin an agent down instead. */
 function testLines(test: MarbleTestOptions, runId: string): string[] {
   const input = test.input === undefined ? 'input' : quote(test.input);
@@ -257,7 +271,7 @@ export function toMarbleDiagram(chunks: readonly ChunkType[], options: MarbleExp
   if (groups !== undefined && groups.length !== chunks.length) {
     throw new TypeError(`toMarbleDiagram: options.groups has ${groups.length} entries for ${chunks.length} chunks (one per chunk).`);
   }
-  const runId = chunks.find((chunk) => typeof chunk.runId === 'string')?.runId ?? 'test-run';
+  const runId = chunks.map(runIdOf).find((id) => id !== undefined) ?? 'test-run';
   const builders = createChunkBuilders(runId);
   const keyOfCode = new Map<string, string>();
   const values: Record<string, ChunkType> = {};
@@ -296,7 +310,9 @@ export function toMarbleDiagram(chunks: readonly ChunkType[], options: MarbleExp
     `// ${escapeText(options.title ?? `Run ${runId}`)}: ${chunks.length} chunks, exported by the rxagent inspector.`,
     '// Replay it with cold(diagram, values), or pin a run down with expectObservable(run$).toBe(diagram, values).',
     "// Chunks in ( ) were emitted together; the frames keep the run's order, not its timing.",
-    ...(exact ? [] : ['// Not exact: some values held functions or class instances, written here as plain objects.']),
+    ...(exact
+      ? []
+      : ['// Not exact: some values held functions, class instances or parts that could not be read or written in full; they are written here as plain objects or undefined.']),
   ];
   const code = [
     ...header,

@@ -79,8 +79,23 @@ function onEvent(event) {
   queueRender();
 }
 
+/**
+ * The feed came back (the server dropped it, or the network did): events sent meanwhile are lost,
+ * so every loaded run is loaded again from its record when it is shown (the selected one now).
+ */
+function resync() {
+  for (const run of runs.values()) {
+    if (run.events === null) continue;
+    run.events = null;
+    run.pending = [];
+  }
+  const run = runs.get(selectedRunId);
+  if (run) load(run);
+}
+
 function connectFeed() {
   const feed = new EventSource('/api/events');
+  let connected = false;
   feed.onopen = () => {
     $('feed-status').textContent = 'live';
     $('feed-status').className = 'feed live';
@@ -94,6 +109,8 @@ function connectFeed() {
     if (chunk.type !== PART_TYPE) return;
     if (chunk.data.type === 'hello') {
       for (const summary of chunk.data.runs) addRun(summary);
+      if (connected) resync();
+      connected = true;
       if (selectedRunId === undefined && linked !== undefined && runs.has(linked)) {
         // a reload: the run in the address again, its timeline and its conversation
         follow = false;
@@ -230,7 +247,7 @@ function block(label, value) {
 
 function renderDetails(run) {
   const details = $('details');
-  const event = run && selected ? run.events.find((candidate) => candidate.seq === selected.seq) : undefined;
+  const event = run && run.events && selected ? run.events.find((candidate) => candidate.seq === selected.seq) : undefined;
   if (!event) {
     details.replaceChildren(el('p', 'empty', 'Click a marble to see its payload.'));
     return;

@@ -16,6 +16,13 @@ export type LiteralOverride = (value: unknown) => string | undefined;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
+ * Values one literal writes, and pairs one comparison visits: a structure that shares its parts is
+ * small in memory and exponential written out as a tree. Past it, the rest is `undefined` and the
+ * literal inexact (a comparison: not provably the same).
+ */
+export const MAX_LITERAL_VALUES = 100_000;
+
+/**
  * What {@link escapeText} rewrites: quotes and backslashes; a backtick, `$` before `{` and `/` after
  * `*` (template literals, block comments); every control, format (bidi, zero-width, BOM), separator
  * (U+2028, U+2029, spaces other than U+0020) and lone surrogate code point.
@@ -82,7 +89,31 @@ function isPlain(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-function write(value: unknown, override: LiteralOverride | undefined, state: { exact: boolean; seen: Set<object> }): string {
+interface WriteState {
+  exact: boolean;
+  seen: Set<object>;
+  values: number;
+}
+
+/**
+ * `value` as source; what cannot be read (a Proxy that throws, a revoked Proxy) or written within
+ * {@link MAX_LITERAL_VALUES} is `undefined`, and the literal inexact.
+ */
+function write(value: unknown, override: LiteralOverride | undefined, state: WriteState): string {
+  state.values += 1;
+  if (state.values > MAX_LITERAL_VALUES) {
+    state.exact = false;
+    return 'undefined';
+  }
+  try {
+    return writeValue(value, override, state);
+  } catch {
+    state.exact = false;
+    return 'undefined';
+  }
+}
+
+function writeValue(value: unknown, override: LiteralOverride | undefined, state: WriteState): string {
   const special = override?.(value);
   if (special !== undefined) return special;
   switch (typeof value) {
@@ -137,7 +168,7 @@ function write(value: unknown, override: LiteralOverride | undefined, state: { e
  * ```
  */
 export function jsLiteral(value: unknown, override?: LiteralOverride): Literal {
-  const state = { exact: true, seen: new Set<object>() };
+  const state: WriteState = { exact: true, seen: new Set<object>(), values: 0 };
   const code = write(value, override, state);
   return { code, exact: state.exact };
 }
@@ -148,14 +179,16 @@ export function jsLiteral(value: unknown, override?: LiteralOverride): Literal {
  */
 export function sameValue(left: unknown, right: unknown): boolean {
   try {
-    return equal(left, right);
+    return equal(left, right, { pairs: 0 });
   } catch {
-    return false; // a getter that throws: not provably the same
+    return false; // a getter that throws, or past MAX_LITERAL_VALUES: not provably the same
   }
 }
 
-function equal(left: unknown, right: unknown): boolean {
+function equal(left: unknown, right: unknown, budget: { pairs: number }): boolean {
   if (Object.is(left, right)) return true;
+  budget.pairs += 1;
+  if (budget.pairs > MAX_LITERAL_VALUES) throw new RangeError('sameValue: past MAX_LITERAL_VALUES');
   if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
   if (left instanceof Error || right instanceof Error) {
     if (!(left instanceof Error && right instanceof Error)) return false;
@@ -174,10 +207,10 @@ function equal(left: unknown, right: unknown): boolean {
   }
   if (Array.isArray(left) !== Array.isArray(right)) return false;
   if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((item, index) => equal(item, right[index]));
+    return left.length === right.length && left.every((item, index) => equal(item, right[index], budget));
   }
   const leftKeys = Object.keys(left).filter((key) => (left as Record<string, unknown>)[key] !== undefined);
   const rightKeys = Object.keys(right).filter((key) => (right as Record<string, unknown>)[key] !== undefined);
   if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) => equal((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  return leftKeys.every((key) => equal((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], budget));
 }

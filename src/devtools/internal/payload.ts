@@ -1,33 +1,75 @@
 /**
  * JSON-safe, bounded copies of whatever a run hands the inspector (chunks, hook arguments,
  * results, errors, processor state): made at once, so later mutations do not show, and cut so
- * that one huge tool result cannot blow up the page.
+ * that one huge tool result cannot blow up the page. A copy is bounded as a whole, not only per
+ * level: a structure that shares its parts (small in memory, exponential as a tree) is cut after
+ * `maxValues` values and `maxChars` characters, with a note.
  */
 import type { Payload } from '../inspector-events.js';
 
 /** Limits of one copy. */
 export interface PayloadLimits {
   maxDepth: number;
+  /** Characters of one string (or key). */
   maxString: number;
+  /** Items of one array, keys of one object. */
   maxItems: number;
+  /** Objects, arrays and values in the whole copy. */
+  maxValues: number;
+  /** Characters of strings and keys in the whole copy. */
+  maxChars: number;
 }
 
-export const DEFAULT_PAYLOAD_LIMITS: PayloadLimits = { maxDepth: 7, maxString: 4000, maxItems: 200 };
+export const DEFAULT_PAYLOAD_LIMITS: PayloadLimits = { maxDepth: 7, maxString: 4000, maxItems: 200, maxValues: 10_000, maxChars: 200_000 };
+
+/** What one copy has used of its limits, and the objects on the path being copied (cycles). */
+interface CopyState {
+  seen: Set<object>;
+  values: number;
+  chars: number;
+}
+
+/** Where a copy that reached `maxValues` stops. */
+export const VALUES_LEFT_OUT = '… values left out: the copy is at its size limit';
 
 /** Hook arguments that are the runtime's plumbing, not the processor's data: left out of copies. */
 const PLUMBING = new Set(['abort', 'writer', 'sendSignal', 'tracingContext', 'abortSignal']);
 
-function cutString(text: string, limits: PayloadLimits): string {
-  return text.length <= limits.maxString ? text : `${text.slice(0, limits.maxString)}… (${text.length - limits.maxString} more characters)`;
+/**
+ * The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair
+ * (a lone half would show as U+FFFD).
+ */
+export function cutText(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
-function errorPayload(error: Error, depth: number, limits: PayloadLimits, seen: Set<object>): Payload {
-  const copy: Record<string, Payload> = { $type: 'Error', name: error.name, message: cutString(error.message, limits) };
+function cutString(text: string, limits: PayloadLimits, state: CopyState): string {
+  const room = Math.min(limits.maxString, Math.max(0, limits.maxChars - state.chars));
+  if (text.length <= room) {
+    state.chars += text.length;
+    return text;
+  }
+  const kept = cutText(text, room);
+  state.chars += kept.length;
+  return `${kept}… (${text.length - kept.length} more characters)`;
+}
+
+/** Whether the copy has room for one more value; counts it when it has. */
+function takeValue(limits: PayloadLimits, state: CopyState): boolean {
+  if (state.values >= limits.maxValues) return false;
+  state.values += 1;
+  return true;
+}
+
+function errorPayload(error: Error, depth: number, limits: PayloadLimits, state: CopyState): Payload {
+  const copy: Record<string, Payload> = { $type: 'Error', name: cutString(String(error.name), limits, state), message: cutString(String(error.message), limits, state) };
   for (const key of ['processorId', 'hook', 'reason', 'retry', 'metadata', 'statusCode'] as const) {
     const value = (error as unknown as Record<string, unknown>)[key];
-    if (value !== undefined) copy[key] = copyValue(value, depth + 1, limits, seen);
+    if (value !== undefined) copy[key] = copyValue(value, depth + 1, limits, state);
   }
-  if (error.cause !== undefined) copy.cause = copyValue(error.cause, depth + 1, limits, seen);
+  if (error.cause !== undefined) copy.cause = copyValue(error.cause, depth + 1, limits, state);
   return copy;
 }
 
@@ -49,16 +91,21 @@ function define(copy: Record<string, Payload>, key: string, value: Payload): voi
   Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** What a value that threw when read is shown as. */
+function unreadable(error: unknown): string {
+  return `[unreadable: ${cutText(error instanceof Error ? String(error.message) : String(error), DEFAULT_PAYLOAD_LIMITS.maxString)}]`;
+}
+
 /** A property read that a throwing getter cannot break. */
 function read(value: object, key: string): unknown {
   try {
     return (value as Record<string, unknown>)[key];
   } catch (error) {
-    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+    return unreadable(error);
   }
 }
 
-function copyObject(value: object, depth: number, limits: PayloadLimits, seen: Set<object>, leaveOut?: ReadonlySet<string>): Payload {
+function copyObject(value: object, depth: number, limits: PayloadLimits, state: CopyState, leaveOut?: ReadonlySet<string>): Payload {
   const copy: Record<string, Payload> = {};
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) {
@@ -74,35 +121,40 @@ function copyObject(value: object, depth: number, limits: PayloadLimits, seen: S
       define(copy, '…', 'more keys left out');
       break;
     }
-    define(copy, key, copyValue(item, depth + 1, limits, seen));
+    if (!takeValue(limits, state)) {
+      define(copy, '…', VALUES_LEFT_OUT);
+      break;
+    }
+    define(copy, cutString(key, limits, state), copyValue(item, depth + 1, limits, state));
   }
   return copy;
 }
 
-function copyValue(value: unknown, depth: number, limits: PayloadLimits, seen: Set<object>): Payload {
+function copyValue(value: unknown, depth: number, limits: PayloadLimits, state: CopyState): Payload {
   switch (typeof value) {
     case 'string':
-      return cutString(value, limits);
+      return cutString(value, limits, state);
     case 'number':
       return Number.isFinite(value) ? value : String(value);
     case 'boolean':
       return value;
     case 'bigint':
-      return `${value.toString()}n`;
+      return cutString(`${value.toString()}n`, limits, state);
     case 'undefined':
       return null;
     case 'function':
       return '[function]';
     case 'symbol':
-      return value.toString();
+      return cutString(value.toString(), limits, state);
   }
   if (value === null) return null;
   const object = value as object;
+  const { seen } = state;
   if (seen.has(object)) return '[circular]';
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
   if (object instanceof Error) {
     seen.add(object);
-    const copy = errorPayload(object, depth, limits, seen);
+    const copy = errorPayload(object, depth, limits, state);
     seen.delete(object);
     return copy;
   }
@@ -112,17 +164,24 @@ function copyValue(value: unknown, depth: number, limits: PayloadLimits, seen: S
   seen.add(object);
   try {
     if (Array.isArray(object)) {
-      const items = object.slice(0, limits.maxItems).map((item) => copyValue(item, depth + 1, limits, seen));
+      const items: Payload[] = [];
+      for (const item of object.slice(0, limits.maxItems)) {
+        if (!takeValue(limits, state)) {
+          items.push(VALUES_LEFT_OUT);
+          return items;
+        }
+        items.push(copyValue(item, depth + 1, limits, state));
+      }
       if (object.length > limits.maxItems) items.push(`… ${object.length - limits.maxItems} more items`);
       return items;
     }
     if (object instanceof Map) {
-      return { $type: 'Map', entries: copyValue([...object.entries()].slice(0, limits.maxItems), depth + 1, limits, seen) };
+      return { $type: 'Map', entries: copyValue([...object.entries()].slice(0, limits.maxItems), depth + 1, limits, state) };
     }
-    if (object instanceof Set) return { $type: 'Set', values: copyValue([...object].slice(0, limits.maxItems), depth + 1, limits, seen) };
+    if (object instanceof Set) return { $type: 'Set', values: copyValue([...object].slice(0, limits.maxItems), depth + 1, limits, state) };
     const messages = messageListMessages(object);
-    if (messages !== undefined) return { $type: 'MessageList', messages: copyValue(messages, depth + 1, limits, seen) };
-    return copyObject(object, depth, limits, seen);
+    if (messages !== undefined) return { $type: 'MessageList', messages: copyValue(messages, depth + 1, limits, state) };
+    return copyObject(object, depth, limits, state);
   } finally {
     seen.delete(object);
   }
@@ -138,10 +197,10 @@ function copyValue(value: unknown, depth: number, limits: PayloadLimits, seen: S
  */
 export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): Payload {
   try {
-    return copyValue(value, 0, limits, new Set());
+    return copyValue(value, 0, limits, { seen: new Set(), values: 0, chars: 0 });
   } catch (error) {
     // a Proxy or exotic object that throws on inspection: the inspector still records the event
-    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+    return unreadable(error);
   }
 }
 
@@ -151,5 +210,9 @@ export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOA
  */
 export function hookArgsPayload(args: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): Payload {
   if (args === null || typeof args !== 'object') return toPayload(args, limits);
-  return copyObject(args, 0, limits, new Set([args]), PLUMBING);
+  try {
+    return copyObject(args, 0, limits, { seen: new Set([args]), values: 0, chars: 0 }, PLUMBING);
+  } catch (error) {
+    return unreadable(error);
+  }
 }

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeUIMessageStreamToResponse, type UIMessage, type UIMessageChunk } from 'ai';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { DemandGate, type ChunkType } from '../../contract/index.js';
 import type { AgentCallOptions, AgentInput, StreamCallOptions } from '../../loop/index.js';
 import { fromUIMessages, toUIMessageStream } from '../../ai-sdk/index.js';
@@ -21,7 +21,7 @@ export interface InspectorRoutesContext {
   assets: PageAssets;
   callOptions: Omit<AgentCallOptions, 'tracingContext' | 'runId'>;
   suggestions: readonly string[];
-  /** Host names the server answers to (loopback names and the one it listens on). */
+  /** Host names the server answers to (loopback names and the one it listens on), lowercase. */
   hosts: ReadonlySet<string>;
   /** The journal whose runs the page lists and opens, if any. */
   journal?: InspectableJournal;
@@ -31,6 +31,17 @@ export interface InspectorRoutesContext {
 export const INSPECTOR_PART_TYPE = 'data-rxagent-inspector';
 
 const MAX_BODY = 2_000_000;
+
+/**
+ * Bytes a feed client may have waiting in the server's buffers (not yet taken by the socket). A
+ * client past it (one that stopped reading, or a burst bigger than it can take) is dropped: its
+ * page reconnects and reloads what it missed, and the server never queues every event of every
+ * run for it.
+ */
+export const MAX_FEED_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** How often an idle feed gets a comment, so proxies and the browser keep it open. */
+const FEED_KEEP_ALIVE_MS = 15_000;
 
 function send(response: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
   response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -89,22 +100,40 @@ async function chat(context: InspectorRoutesContext, request: IncomingMessage, r
   await pipeUIMessageStreamToResponse({ response, stream });
 }
 
-/** The live feed as a UI message stream of transient data parts, until the client goes away. */
-function events(context: InspectorRoutesContext, response: ServerResponse): Promise<void> {
-  let subscription: Subscription | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      controller.enqueue({ type: INSPECTOR_PART_TYPE, data: { type: 'hello', runs: context.inspector.runs() }, transient: true });
-      subscription = context.inspector.events().subscribe((event) => {
-        controller.enqueue({ type: INSPECTOR_PART_TYPE, data: event, transient: true });
-      });
-    },
-    cancel() {
-      subscription?.unsubscribe();
-    },
+/**
+ * The live feed: server-sent events of transient `data-rxagent-inspector` UI parts (the UI message
+ * stream's framing), until the client goes away — or falls more than
+ * {@link MAX_FEED_BACKLOG_BYTES} behind, when it is dropped (its page reconnects and reloads).
+ */
+function events(context: InspectorRoutesContext, response: ServerResponse): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-vercel-ai-ui-message-stream': 'v1',
+    'x-accel-buffering': 'no',
+    'x-content-type-options': 'nosniff',
   });
-  response.once('close', () => subscription?.unsubscribe());
-  return pipeUIMessageStreamToResponse({ response, stream, keepAliveMs: 15_000 });
+  // a dropped feed comes back within a second (the page reloads what it missed on its next hello)
+  response.write(': stream-open\nretry: 1000\n\n');
+  const write = (data: unknown): void => {
+    let frame: string;
+    try {
+      frame = `data: ${JSON.stringify({ type: INSPECTOR_PART_TYPE, data, transient: true } satisfies UIMessageChunk)}\n\n`;
+    } catch {
+      return; // events are JSON-safe copies; one that is not is left out, never the feed
+    }
+    response.write(frame);
+    if (response.writableLength > MAX_FEED_BACKLOG_BYTES) response.destroy();
+  };
+  write({ type: 'hello', runs: context.inspector.runs() });
+  const subscription = context.inspector.events().subscribe(write);
+  const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), FEED_KEEP_ALIVE_MS);
+  keepAlive.unref();
+  response.once('close', () => {
+    subscription.unsubscribe();
+    clearInterval(keepAlive);
+  });
 }
 
 function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined, query: URLSearchParams): void {
@@ -133,31 +162,84 @@ async function journalRoute(context: InspectorRoutesContext, response: ServerRes
   }
 }
 
+/** A Host header's name (`[::1]:3211` → `::1`), or `undefined` when it is not `name` or `name:port`. */
+function hostName(header: string | undefined): string | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(header ?? '');
+  return match === null ? undefined : (match[1] ?? match[2]);
+}
+
+/**
+ * Whether a browser says another site's page (or another port's) made the request: Fetch Metadata
+ * (`Sec-Fetch-Site` other than `same-origin`, or `none` for an address typed or bookmarked), or an
+ * `Origin` that is not this server's own.
+ */
+function fromAnotherSite(request: IncomingMessage): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = request.headers.origin;
+  return origin !== undefined && origin !== `http://${request.headers.host ?? ''}`;
+}
+
+/** A path segment decoded, or `undefined` when it is not valid percent-encoding. */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function badSegment(response: ServerResponse, path: string): void {
+  sendJson(response, 400, { error: 'bad-request', message: `The run id in ${JSON.stringify(path)} is not valid percent-encoding.` });
+}
+
 /** Handles one request. */
 export async function handleRequest(context: InspectorRoutesContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const host = (request.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-  if (!context.hosts.has(host)) {
+  const host = hostName(request.headers.host)?.toLowerCase();
+  if (host === undefined || !context.hosts.has(host)) {
     // another site's name resolving to this machine (DNS rebinding) reaches nothing
     send(response, 403, `The inspector answers to ${[...context.hosts].join(', ')} only.`);
     return;
   }
   const url = new URL(request.url ?? '/', 'http://inspector.local');
   const path = url.pathname;
+  const asset = request.method === 'GET' ? context.assets.get(path === '/' ? '/index.html' : path) : undefined;
+  // the page itself may be linked to from anywhere; what it reads and does is for its own page only
+  if (asset !== undefined) return send(response, 200, asset.body, asset.type);
+  if (fromAnotherSite(request)) {
+    send(response, 403, "The inspector's API answers its own page only (this request came from another site's page).");
+    return;
+  }
   if (request.method === 'GET') {
-    const asset = context.assets.get(path === '/' ? '/index.html' : path);
-    if (asset !== undefined) return send(response, 200, asset.body, asset.type);
     if (path === '/api/info') {
       return sendJson(response, 200, { agentId: context.agent.id, agentName: context.agent.name ?? context.agent.id, suggestions: context.suggestions, journal: context.journal !== undefined });
     }
     if (path === '/api/journal') return journalRoute(context, response, undefined);
     const opened = /^\/api\/journal\/runs\/([^/]+)$/.exec(path);
-    if (opened !== null) return journalRoute(context, response, decodeURIComponent(opened[1] as string));
+    if (opened !== null) {
+      const runId = decodeSegment(opened[1] as string);
+      return runId === undefined ? badSegment(response, path) : journalRoute(context, response, runId);
+    }
     if (path === '/api/runs') return sendJson(response, 200, context.inspector.runs());
     if (path === '/api/events') return events(context, response);
     const match = /^\/api\/runs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
-    if (match !== null) return runRoute(context, response, decodeURIComponent(match[1] as string), match[2], url.searchParams);
+    if (match !== null) {
+      const runId = decodeSegment(match[1] as string);
+      return runId === undefined ? badSegment(response, path) : runRoute(context, response, runId, match[2], url.searchParams);
+    }
   } else if (request.method === 'POST' && path === '/api/chat') {
     return chat(context, request, response);
   }
   send(response, 404, 'Not found');
+}
+
+/** Handles one request; a failure is a plain-text 500 (or, once the answer has begun, a cut connection). */
+export function serveRequest(context: InspectorRoutesContext, request: IncomingMessage, response: ServerResponse): void {
+  handleRequest(context, request, response).catch((error: unknown) => {
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    send(response, 500, `The inspector failed: ${error instanceof Error ? error.message : String(error)}`);
+  });
 }

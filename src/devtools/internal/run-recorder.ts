@@ -20,7 +20,7 @@ import type {
   TakeoverEvent,
 } from '../inspector-events.js';
 import { hookOutcome } from './hook-outcome.js';
-import { hookArgsPayload, toPayload } from './payload.js';
+import { cutText, hookArgsPayload, toPayload } from './payload.js';
 
 /** The caps of one run's record. */
 export interface RunCaps {
@@ -46,7 +46,12 @@ function labelOf(chunk: ChunkType): string {
   const payload = (chunk as { payload?: Record<string, unknown> }).payload ?? {};
   const text = typeof payload.text === 'string' ? payload.text : typeof payload.toolName === 'string' ? payload.toolName : '';
   if (chunk.type === 'tripwire' || chunk.type === 'error') return chunk.type === 'tripwire' ? String(payload.reason ?? '') : 'error';
-  return text.length > 24 ? `${text.slice(0, 23)}…` : text;
+  return text.length > 24 ? `${cutText(text, 23)}…` : text;
+}
+
+/** A label a report carries (a processor's or a model's id): typed a string, written as one whatever a package hands over. */
+function name(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
 }
 
 /**
@@ -166,8 +171,8 @@ export class RunRecorder {
     }
     const init: EventInit<HookEvent> = {
       type: 'hook',
-      processorId: report.processorId,
-      hook: report.hook,
+      processorId: name(report.processorId),
+      hook: name(report.hook),
       outcome,
       duration: Math.round((report.endTime - report.startTime) * 100) / 100,
       column,
@@ -215,7 +220,11 @@ export class RunRecorder {
     if (report.outcome === 'drop') return stream ? 'hold' : 'drop';
     if (report.outcome !== 'pass') return report.outcome;
     if (!('output' in report)) return 'pass';
-    return hookOutcome(report.hook, report.input, report.output);
+    try {
+      return hookOutcome(report.hook, report.input, report.output);
+    } catch {
+      return 'rewrite'; // what it returned cannot be read (a revoked Proxy): not provably what it got
+    }
   }
 
   /**
@@ -259,9 +268,9 @@ export class RunRecorder {
     this.#push<JudgeEvent>(
       {
         type: 'judge',
-        processorId: report.processorId,
-        provider: report.provider,
-        modelId: report.modelId,
+        processorId: name(report.processorId),
+        provider: name(report.provider),
+        modelId: name(report.modelId),
         outcome: report.outcome,
         duration: Math.round((report.endTime - report.startTime) * 100) / 100,
         ...(report.input === undefined ? {} : { input: toPayload(report.input) }),
