@@ -6,7 +6,7 @@
  */
 import { defer, filter, finalize, Observable, tap } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { DemandGate } from '../contract/demand-gate.js';
+import { onceOpen, type DemandGate } from '../contract/demand-gate.js';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
 import { cancelQuietly, checkedRead, readerOf, streamOf } from './checked-stream.js';
 import type { CallInfo, ModelEvent } from './model-events.js';
@@ -63,6 +63,8 @@ export class ModelRead {
   readonly #abort: CallAbort;
   #finished = false;
   #reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  /** While the read waits for the demand gate: what makes the gate forget the wait. */
+  #forgetWait: (() => void) | undefined;
 
   constructor(
     private readonly model: LanguageModelV4,
@@ -73,7 +75,10 @@ export class ModelRead {
     this.#abort = new CallAbort(options);
   }
 
-  /** Calls `doStream` and reads its parts into the sink. Settles, never rejects. */
+  /**
+   * Calls `doStream` and reads its parts into the sink. Never rejects; settles unless the read is cut
+   * while it waits for the demand gate (then nothing holds it: it is collected unsettled).
+   */
   async pump(): Promise<void> {
     const { model, sink, demand } = this;
     let result: unknown;
@@ -102,8 +107,11 @@ export class ModelRead {
       sink.next(info);
       while (!sink.closed) {
         if (demand !== undefined && !demand.open) {
-          // given up when the call is cut (its signal): a dropped run is not kept by a held gate
-          await demand.whenOpen(this.#abort.controller.signal);
+          // forgotten when the call is cut (unsubscribe): a dropped run is not kept by a held gate
+          await new Promise<void>((resolve) => {
+            this.#forgetWait = onceOpen(demand, resolve);
+          });
+          this.#forgetWait = undefined;
           if (sink.closed) return;
         }
         const next = checkedRead<LanguageModelV4StreamPart>(await reader.read(), model);
@@ -136,6 +144,7 @@ export class ModelRead {
   unsubscribe(): void {
     if (this.#finished) return;
     this.#finished = true;
+    this.#forgetWait?.();
     cancelQuietly(this.#reader);
     this.#abort.cut();
   }
