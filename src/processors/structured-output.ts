@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import type {
-  AbortFunction,
-  ChunkType,
-  Processor,
-  ProcessorState,
-  ProcessOutputResultArgs,
-  ProcessOutputStreamArgs,
-  TracingContext,
+import {
+  InvalidProcessorOptionError,
+  type AbortFunction,
+  type ChunkType,
+  type Processor,
+  type ProcessorState,
+  type ProcessOutputResultArgs,
+  type ProcessOutputStreamArgs,
+  type TracingContext,
 } from '../contract/index.js';
 import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
@@ -38,8 +39,20 @@ export interface StructuredOutputProcessorOptions<T> extends Omit<ModelBackedOpt
   schema: z.ZodType<T>;
   /** Default `'strict'` (as the reference). */
   errorStrategy?: StructuredOutputErrorStrategy;
-  /** The object used with `errorStrategy: 'fallback'`. */
+  /**
+   * The object used with `errorStrategy: 'fallback'`: a value the schema accepts (checked when the
+   * processor is made; `undefined` means no object). Each run gets its own copy.
+   */
   fallbackValue?: T;
+}
+
+/** A deep copy of `value` (as is when it holds what cannot be copied, e.g. a function). */
+function copyOf<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
 }
 
 type Outcome<T> = { ok: true; object: T } | { ok: false; error: StructuredCallError };
@@ -104,6 +117,12 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     this.fallbackValue = options.fallbackValue;
     if (this.errorStrategy === 'fallback' && !('fallbackValue' in options)) {
       throw new TypeError("StructuredOutputProcessor: errorStrategy 'fallback' needs a fallbackValue.");
+    }
+    if (this.errorStrategy === 'fallback' && options.fallbackValue !== undefined) {
+      // what reaches `object` is what the schema accepts: the fallback too, as the schema outputs it
+      const parsed = options.schema.safeParse(options.fallbackValue);
+      if (!parsed.success) throw new InvalidProcessorOptionError(this.id, 'fallbackValue', options.fallbackValue, `a value the schema accepts (${parsed.error.message})`);
+      this.fallbackValue = parsed.data;
     }
     let jsonSchema = '';
     try {
@@ -170,8 +189,10 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
       });
     }
     if (this.errorStrategy === 'fallback') {
-      state.object = this.fallbackValue;
-      return this.fallbackValue;
+      // a copy per run: a caller editing one run's object never changes the next run's
+      const object = copyOf(this.fallbackValue);
+      state.object = object;
+      return object;
     }
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import type { ProcessLLMRequestArgs, ProcessLLMRequestResult, Processor, ProcessorState } from '../contract/index.js';
+import { InvalidProcessorOptionError, type ProcessLLMRequestArgs, type ProcessLLMRequestResult, type Processor, type ProcessorState } from '../contract/index.js';
 
 /**
  * Options of {@link ToolCallFilter}.
@@ -69,9 +69,16 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
   private readonly preserveModelOutput: boolean;
 
   constructor(options: ToolCallFilterOptions = {}) {
-    this.exclude = options.exclude === undefined ? undefined : new Set(options.exclude);
+    const { exclude, filterAfterToolSteps } = options;
+    if (exclude !== undefined && (!Array.isArray(exclude) || exclude.some((name) => typeof name !== 'string'))) {
+      throw new InvalidProcessorOptionError(this.id, 'exclude', exclude, 'an array of tool names');
+    }
+    if (filterAfterToolSteps !== undefined && (typeof filterAfterToolSteps !== 'number' || Number.isNaN(filterAfterToolSteps) || filterAfterToolSteps < 0)) {
+      throw new InvalidProcessorOptionError(this.id, 'filterAfterToolSteps', filterAfterToolSteps, 'a number of at least 0');
+    }
+    this.exclude = exclude === undefined ? undefined : new Set(exclude);
     this.preserveCurrentTurn = options.preserveCurrentTurn ?? true;
-    this.filterAfterToolSteps = options.filterAfterToolSteps === undefined ? undefined : Math.max(0, Math.floor(options.filterAfterToolSteps));
+    this.filterAfterToolSteps = filterAfterToolSteps === undefined ? undefined : Math.floor(filterAfterToolSteps);
     this.preserveModelOutput = options.preserveModelOutput ?? false;
   }
 
@@ -175,23 +182,30 @@ function replacementTexts(prompt: LanguageModelV4Prompt, excluded: ReadonlySet<s
   return texts;
 }
 
+/** Deeper than this, an output is not read as text (a history's tool output can nest without end). */
+const MAX_OUTPUT_DEPTH = 64;
+
 /** A tool result's model output as text (`text`/`json`/`content` outputs, errors, denials). */
-function outputText(output: unknown): string | undefined {
+function outputText(output: unknown, depth = 0): string | undefined {
   if (typeof output === 'string') return output;
   if (typeof output === 'number' || typeof output === 'boolean') return String(output);
-  if (Array.isArray(output)) return output.map(outputText).filter((text) => text !== undefined && text !== '').join('\n');
+  if (depth >= MAX_OUTPUT_DEPTH) return undefined;
+  if (Array.isArray(output)) return output.map((item) => outputText(item, depth + 1)).filter((text) => text !== undefined && text !== '').join('\n');
   if (typeof output !== 'object' || output === null) return undefined;
   const record = output as { type?: unknown; value?: unknown; text?: unknown; reason?: unknown };
   if (typeof record.text === 'string') return record.text;
   if (record.type === 'execution-denied') return typeof record.reason === 'string' ? `denied: ${record.reason}` : 'denied';
-  if ('value' in record) return typeof record.value === 'string' ? record.value : outputText(record.value) ?? safeJson(record.value);
-  return safeJson(output);
+  if (!('value' in record)) return safeJson(output);
+  if (typeof record.value === 'string') return record.value;
+  // the JSON of a value that reads as no text, once, at the top (not at every level of a deep chain)
+  return outputText(record.value, depth + 1) ?? (depth === 0 ? safeJson(record.value) : undefined);
 }
 
 function safeJson(value: unknown): string | undefined {
   try {
     return JSON.stringify(value);
   } catch {
+    // a cycle, a BigInt, or nesting deeper than the stack: no text
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  InvalidProcessorOptionError,
   type AgentTool,
   type AgentToolSet,
   type ProcessInputStepArgs,
@@ -80,6 +81,11 @@ function describeSchema(schema: unknown): string {
     .join(' ');
 }
 
+/** `tools[name]` when the catalogue has a tool of that very name: never an `Object.prototype` member (`constructor`, `__proto__`…). */
+function ownTool(tools: AgentToolSet, name: unknown): AgentTool | undefined {
+  return typeof name === 'string' && Object.hasOwn(tools, name) ? tools[name] : undefined;
+}
+
 function loadedOf(state: ProcessorState): string[] {
   const loaded = state.loaded;
   if (Array.isArray(loaded)) return loaded as string[];
@@ -118,7 +124,11 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
 
   constructor(options: ToolSearchOptions) {
     this.catalogue = options.tools;
-    this.maxResults = Math.max(1, options.maxResults ?? 5);
+    const maxResults = options.maxResults ?? 5;
+    if (!Number.isInteger(maxResults) || maxResults < 1) {
+      throw new InvalidProcessorOptionError('tool-search', 'maxResults', maxResults, 'a whole number of at least 1');
+    }
+    this.maxResults = maxResults;
     this.index = new Bm25Index(
       Object.entries(options.tools).map(([name, tool]) => ({
         id: name,
@@ -131,7 +141,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
   search(query: string, limit: number = this.maxResults): ToolSearchResult[] {
     return this.index.search(query, limit).map((hit) => ({
       name: hit.id,
-      description: toolDescription(this.catalogue[hit.id]),
+      description: toolDescription(ownTool(this.catalogue, hit.id)),
       score: Math.round(hit.score * 1000) / 1000,
     }));
   }
@@ -141,8 +151,9 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
     const loaded = loadedOf(state);
     const loadedTools: AgentToolSet = {};
     for (const name of loaded) {
-      const tool = this.catalogue[name];
-      if (tool !== undefined) loadedTools[name] = tool;
+      const tool = ownTool(this.catalogue, name);
+      // defined, not assigned: a tool named `__proto__` is a key, never the object's prototype
+      if (tool !== undefined) Object.defineProperty(loadedTools, name, { value: tool, enumerable: true, writable: true, configurable: true });
     }
     const added = { ...this.metaTools(state), ...loadedTools };
     const result: ProcessInputStepResult = { tools: { ...tools, ...added } };
@@ -165,7 +176,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
       description: 'Load a tool found with search_tools by its exact name. It can be called from the next step on.',
       inputSchema: loadInput,
       execute: (input: z.infer<typeof loadInput>) => {
-        const tool = this.catalogue[input.name];
+        const tool = ownTool(this.catalogue, input.name);
         if (tool === undefined) {
           return { loaded: false, error: `No tool named "${input.name}".`, suggestions: this.search(input.name, 3).map((hit) => hit.name) };
         }

@@ -39,6 +39,20 @@ const emojiSequenceWithoutKeycaps =
  */
 const controlChars = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Me}]/gu;
 const keptControls = new Set(['\n', '\t', '\r']);
+/** A surrogate without its other half: not a character (UTF-8 cannot carry it; a screen shows U+FFFD). */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * Combining marks one character keeps: Unicode's stream-safe limit (UAX #15 §13, 30 — far more
+ * than real text stacks). Past it a flood of marks is cut: NFKC reorders a run of marks in time
+ * quadratic in its length (200,000 marks took seconds).
+ */
+const MAX_MARKS = 30;
+const markFlood = new RegExp(`(\\p{M}{${MAX_MARKS}})\\p{M}+`, 'gu');
+
+/** `text` with every run of combining marks cut to {@link MAX_MARKS}. */
+function capMarks(text: string): string {
+  return text.replace(markFlood, '$1');
+}
 
 /**
  * Normalises the text of the input messages before the model sees them: Unicode NFKC (full-width
@@ -73,10 +87,14 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
     };
   }
 
-  /** Normalises one string with this processor's options. */
+  /**
+   * Normalises one string with this processor's options. A lone surrogate becomes U+FFFD; a
+   * character keeps at most 30 combining marks. Time linear in the length of `text`.
+   */
   normalize(text: string): string {
     const { stripControlChars, preserveEmojis, collapseWhitespace, trim } = this.options;
-    let result = preserveEmojis ? normalizeAroundEmoji(text, stripControlChars) : stripAndNormalize(text, stripControlChars);
+    const wellFormed = text.replace(loneSurrogate, '\uFFFD');
+    let result = preserveEmojis ? normalizeAroundEmoji(wellFormed, stripControlChars) : stripAndNormalize(wellFormed, stripControlChars);
     if (collapseWhitespace) result = result.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
     if (trim) result = result.trim();
     return result;
@@ -96,10 +114,11 @@ function strip(text: string): string {
 /**
  * NFKC, with invisible characters removed first when asked (one between a letter and its accent
  * would block the composition) and again after (a compatibility form may decompose into one).
+ * Runs of combining marks are cut before NFKC (its cost) and after (a decomposition adds marks).
  */
 function stripAndNormalize(text: string, stripControlChars: boolean): string {
-  if (!stripControlChars) return text.normalize('NFKC');
-  return strip(strip(text).normalize('NFKC'));
+  if (!stripControlChars) return capMarks(capMarks(text).normalize('NFKC'));
+  return capMarks(strip(capMarks(strip(text)).normalize('NFKC')));
 }
 
 /** NFKC everything except emoji sequences (NFKC would turn e.g. ℹ️ into "i"). */

@@ -23,13 +23,22 @@ export interface Bm25Hit {
 interface IndexedDocument {
   id: string;
   length: number;
-  frequencies: Map<string, number>;
 }
 
-/** BM25 over `documents` (`k1` term saturation, `b` length normalisation). */
+/** One document holding a term, and how often. */
+interface Posting {
+  document: number;
+  frequency: number;
+}
+
+/**
+ * BM25 over `documents` (`k1` term saturation, `b` length normalisation). An inverted index: a
+ * query costs its length plus the postings of its distinct terms, whatever the catalogue's size —
+ * never documents × terms (a model's query of 100,000 distinct words took seconds).
+ */
 export class Bm25Index {
   private readonly documents: IndexedDocument[];
-  private readonly documentFrequency = new Map<string, number>();
+  private readonly postings = new Map<string, Posting[]>();
   private readonly averageLength: number;
   private readonly k1: number;
   private readonly b: number;
@@ -37,12 +46,16 @@ export class Bm25Index {
   constructor(documents: ReadonlyArray<{ id: string; text: string }>, options: { k1?: number; b?: number } = {}) {
     this.k1 = options.k1 ?? 1.2;
     this.b = options.b ?? 0.75;
-    this.documents = documents.map(({ id, text }) => {
+    this.documents = documents.map(({ id, text }, document) => {
       const tokens = tokenize(text);
       const frequencies = new Map<string, number>();
       for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
-      for (const token of frequencies.keys()) this.documentFrequency.set(token, (this.documentFrequency.get(token) ?? 0) + 1);
-      return { id, length: tokens.length, frequencies };
+      for (const [token, frequency] of frequencies) {
+        const list = this.postings.get(token);
+        if (list === undefined) this.postings.set(token, [{ document, frequency }]);
+        else list.push({ document, frequency });
+      }
+      return { id, length: tokens.length };
     });
     const totalLength = this.documents.reduce((sum, document) => sum + document.length, 0);
     this.averageLength = this.documents.length === 0 ? 0 : totalLength / this.documents.length;
@@ -50,21 +63,24 @@ export class Bm25Index {
 
   /** The documents matching at least one query term, best first (ties keep catalogue order). */
   search(query: string, limit: number): Bm25Hit[] {
-    const terms = [...new Set(tokenize(query))];
     const count = this.documents.length;
-    const hits: Bm25Hit[] = [];
-    for (const document of this.documents) {
-      let score = 0;
-      for (const term of terms) {
-        const frequency = document.frequencies.get(term);
-        if (frequency === undefined) continue;
-        const documentFrequency = this.documentFrequency.get(term) ?? 0;
-        const idf = Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
-        const lengthRatio = this.averageLength === 0 ? 1 : document.length / this.averageLength;
-        score += (idf * frequency * (this.k1 + 1)) / (frequency + this.k1 * (1 - this.b + this.b * lengthRatio));
+    const scores = new Map<number, number>();
+    for (const term of new Set(tokenize(query))) {
+      const list = this.postings.get(term);
+      if (list === undefined) continue;
+      const idf = Math.log(1 + (count - list.length + 0.5) / (list.length + 0.5));
+      for (const { document, frequency } of list) {
+        const length = (this.documents[document] as IndexedDocument).length;
+        const lengthRatio = this.averageLength === 0 ? 1 : length / this.averageLength;
+        const score = (idf * frequency * (this.k1 + 1)) / (frequency + this.k1 * (1 - this.b + this.b * lengthRatio));
+        scores.set(document, (scores.get(document) ?? 0) + score);
       }
-      if (score > 0) hits.push({ id: document.id, score });
     }
-    return hits.sort((left, right) => right.score - left.score).slice(0, Math.max(0, limit));
+    const hits: Array<Bm25Hit & { document: number }> = [];
+    for (const [document, score] of scores) if (score > 0) hits.push({ id: (this.documents[document] as IndexedDocument).id, score, document });
+    return hits
+      .sort((left, right) => right.score - left.score || left.document - right.document)
+      .slice(0, Math.max(0, limit))
+      .map(({ id, score }) => ({ id, score }));
   }
 }
