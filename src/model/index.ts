@@ -31,6 +31,7 @@ export {
 export { addUsage, emptyUsage, fromV4Usage } from './usage.js';
 export { providerError } from './provider-error.js';
 export { streamOf } from './checked-stream.js';
+export { toToolSchema, validateToolInput, type ToolInputValidation } from './tool-schema.js';
 export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './errors/model-call-error.js';
 export {
   InvalidModelResponseError,

@@ -9,7 +9,7 @@ import { TypeValidationError } from '@ai-sdk/provider';
 import { asSchema, safeValidateTypes, zodSchema } from '@ai-sdk/provider-utils';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentToolSet } from '../../src/contract/tool-types.js';
-import { validateToolInput, type ToolInputValidation } from '../../src/loop/tools/tool-schema.js';
+import { validateToolInput, type ToolInputValidation } from '../../src/model/tool-schema.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 

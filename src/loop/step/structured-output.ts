@@ -11,7 +11,7 @@ import type { StepInput } from '../../operators/process-input-step.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
 import type { StepResult } from '../../contract/processor-types.js';
 import type { StepAccumulator } from '../data/step-accumulator.js';
-import { toToolSchema, validateToolInput } from '../tools/tool-schema.js';
+import { toToolSchema, validateToolInput } from '../../model/tool-schema.js';
 import { thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 
 /** The id structured-output tripwires carry. */

@@ -11,7 +11,7 @@ import type { ToolCallInfo } from '../../contract/chunk-types.js';
 import type { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { noopToolObserve, type AgentTool } from '../../contract/tool-types.js';
-import { validateToolInput } from './tool-schema.js';
+import { validateToolInput } from '../../model/tool-schema.js';
 import { ToolExecutionError, readThrown } from './tool-execution-error.js';
 
 /** The AI SDK tool context rxagent passes: none (an empty object, so `context.x` reads `undefined`). */

@@ -4,7 +4,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import type { AgentToolChoice, AgentToolSet } from '../../contract/tool-types.js';
 import { toolDescription } from '../../contract/tool-description.js';
-import { toToolSchema } from './tool-schema.js';
+import { toToolSchema } from '../../model/tool-schema.js';
 
 type ProviderTool = LanguageModelV4FunctionTool | LanguageModelV4ProviderTool;
 

@@ -4,32 +4,14 @@
  * options), the active tool names, the tool choice, the provider options and the structured-output
  * schema. `ResponseCache` digests it in `processInputStep` and keys the step's request with it.
  */
-import { asSchema, type FlexibleSchema } from '@ai-sdk/provider-utils';
+import { toToolSchema } from '../../model/index.js';
 import { z } from 'zod';
 import { toolDescription, type AgentToolSet, type ProcessInputStepArgs } from '../../contract/index.js';
 import { canonicalDigest } from './cache-key.js';
 
-/** The JSON schema of a schema object (zod, AI SDK or Standard Schema), or the object itself (a plain JSON schema). */
-const schemaForms = new WeakMap<object, unknown>();
-
-function isSchemaLibraryObject(value: object): boolean {
-  return (
-    typeof value === 'function' ||
-    '~standard' in value ||
-    '_zod' in value ||
-    '_def' in value ||
-    Object.getOwnPropertySymbols(value).some((symbol) => symbol.description === 'vercel.ai.schema')
-  );
-}
-
-/** A schema as the provider gets it (the same conversion as the loop's), a promise only when the library's is one. */
+/** A tool's schema as the provider gets it (the loop's own conversion, `toToolSchema`), a promise only when the library's is one. */
 function schemaForm(schema: unknown): unknown {
-  if (schema === undefined || schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) return schema;
-  const key = schema as object;
-  if (schemaForms.has(key)) return schemaForms.get(key);
-  const form = isSchemaLibraryObject(key) ? asSchema(schema as FlexibleSchema<unknown>).jsonSchema : schema;
-  schemaForms.set(key, form);
-  return form;
+  return toToolSchema(schema).jsonSchema;
 }
 
 /** The structured-output schema as a response format (zod 4 directly; others as tool schemas are). */

@@ -1,7 +1,7 @@
 /** A tool's `inputSchema` (zod, AI SDK schema, or a plain JSON schema object) as an AI SDK `Schema`. */
 import { TypeValidationError, type JSONSchema7 } from '@ai-sdk/provider';
 import { asSchema, jsonSchema, safeValidateTypes, type FlexibleSchema, type Schema, type ValidationResult } from '@ai-sdk/provider-utils';
-import { isPromiseLike, type MaybePromise } from '../../contract/maybe-async.js';
+import { isPromiseLike, type MaybePromise } from '../contract/maybe-async.js';
 
 const schemas = new WeakMap<object, Schema<unknown>>();
 
