@@ -16,22 +16,57 @@ export function emptyUsage(): LanguageModelUsage {
 const sum = (a: number | undefined, b: number | undefined): number | undefined =>
   a === undefined ? b : b === undefined ? a : a + b;
 
-/** The AI SDK usage of a V4 `finish` part. */
+/**
+ * A token count as the run keeps it: a whole number from 0 to `Number.MAX_SAFE_INTEGER`; anything
+ * else — `NaN`, a negative, an infinite or fractional number, one past 2^53 − 1 (no longer exact,
+ * and two of them can add up to `Infinity`), a string, a `BigInt`, `null`, an object — is unknown
+ * (`undefined`).
+ */
+function countOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** `group[field]` of a V4 usage group, when the group is an object (`undefined` for anything else). */
+function countIn(group: unknown, field: string): number | undefined {
+  return typeof group === 'object' && group !== null ? countOf((group as Record<string, unknown>)[field]) : undefined;
+}
+
+/**
+ * The AI SDK usage of a V4 `finish` part (a streamed one, or `doGenerate`'s `usage`): where a
+ * provider's usage becomes the step's. A provider's accounting glitch must not end a run, nor
+ * poison its totals (`NaN` spreads into every sum and is written as `null` by JSON, which the
+ * durable journal refuses): a count that is not a whole number from 0 to 2^53 − 1 is unknown
+ * (`undefined`), the others stand; a usage that cannot be read (a Proxy or a getter that throws)
+ * is unknown as a whole. `totalTokens` is the sum of the input and output totals kept.
+ *
+ * @example
+ * ```ts
+ * fromV4Usage({ inputTokens: { total: Number.NaN, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 4, text: undefined, reasoning: undefined } });
+ * // { inputTokens: undefined, outputTokens: 4, totalTokens: 4, … }
+ * ```
+ */
 export function fromV4Usage(usage: LanguageModelV4Usage | undefined): LanguageModelUsage {
-  if (usage === undefined) return emptyUsage();
-  const input = usage.inputTokens?.total;
-  const output = usage.outputTokens?.total;
-  return {
-    inputTokens: input,
-    inputTokenDetails: {
-      noCacheTokens: usage.inputTokens?.noCache,
-      cacheReadTokens: usage.inputTokens?.cacheRead,
-      cacheWriteTokens: usage.inputTokens?.cacheWrite,
-    },
-    outputTokens: output,
-    outputTokenDetails: { textTokens: usage.outputTokens?.text, reasoningTokens: usage.outputTokens?.reasoning },
-    totalTokens: sum(input, output),
-  };
+  if (typeof usage !== 'object' || usage === null) return emptyUsage();
+  try {
+    const inputTokens: unknown = (usage as { inputTokens?: unknown }).inputTokens;
+    const outputTokens: unknown = (usage as { outputTokens?: unknown }).outputTokens;
+    const input = countIn(inputTokens, 'total');
+    const output = countIn(outputTokens, 'total');
+    return {
+      inputTokens: input,
+      inputTokenDetails: {
+        noCacheTokens: countIn(inputTokens, 'noCache'),
+        cacheReadTokens: countIn(inputTokens, 'cacheRead'),
+        cacheWriteTokens: countIn(inputTokens, 'cacheWrite'),
+      },
+      outputTokens: output,
+      outputTokenDetails: { textTokens: countIn(outputTokens, 'text'), reasoningTokens: countIn(outputTokens, 'reasoning') },
+      totalTokens: sum(input, output),
+    };
+  } catch {
+    // a usage that cannot be read: every count unknown
+    return emptyUsage();
+  }
 }
 
 /** `a + b`, field by field (unknown + n = n). */
@@ -58,10 +93,13 @@ const USAGE_DETAILS = {
   outputTokenDetails: ['textTokens', 'reasoningTokens'],
 } as const;
 
-/** A count rxagent can add up: `undefined` (unknown) or a finite number ≥ 0. */
+/** A count rxagent can add up: `undefined` (unknown) or a whole number from 0 to 2^53 − 1 (see `countOf`). */
 function isCount(value: unknown): boolean {
-  return value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+  return value === undefined || countOf(value) !== undefined;
 }
+
+/** The rule a usage breaks, for messages: what a token count may be. */
+export const USAGE_COUNT_RULE = 'token counts are whole numbers from 0 to 2^53 − 1, or undefined';
 
 /** What a usage value is, for a message (`number NaN`, `bigint`, `object`); never the value's own text. */
 function kindOf(value: unknown): string {
@@ -75,8 +113,9 @@ function kindOf(value: unknown): string {
  * Where `usage` is not token usage the run can add up (`addUsage`), as `<path>.<field> = <kind>`
  * (`usage.inputTokens = number NaN`); `undefined` when it is. Token usage is an object whose counts
  * — `inputTokens`, `outputTokens`, `totalTokens`, and those of `inputTokenDetails` and
- * `outputTokenDetails` (objects, when given) — are each `undefined` or a finite number ≥ 0. A value
- * that cannot be read (a Proxy that throws, a getter that throws) throws.
+ * `outputTokenDetails` (objects, when given) — are each `undefined` or a whole number from 0 to
+ * 2^53 − 1 (the counts a provider's usage keeps, see `fromV4Usage`). A value that cannot be read
+ * (a Proxy that throws, a getter that throws) throws.
  *
  * @example
  * ```ts
@@ -101,4 +140,33 @@ export function usageProblem(usage: unknown, path = 'usage'): string | undefined
     }
   }
   return undefined;
+}
+
+/**
+ * Where the usage of `steps` (the run's `StepResult`s, as hooks and `stopWhen` get them) is not
+ * token usage the run can add up, as `usageProblem` words it (`steps[0].usage.inputTokens = number
+ * NaN`); `undefined` when every step's is. A value that cannot be read throws.
+ *
+ * @example
+ * ```ts
+ * stepsUsageProblem([{ usage: emptyUsage() }, { usage: { ...emptyUsage(), totalTokens: -1 } }]); // 'steps[1].usage.totalTokens = number -1'
+ * ```
+ */
+export function stepsUsageProblem(steps: readonly unknown[]): string | undefined {
+  for (let index = 0; index < steps.length; index++) {
+    const step: unknown = steps[index];
+    if (typeof step !== 'object' || step === null) return `steps[${index}] = ${kindOf(step)}`;
+    const problem = usageProblem((step as { usage?: unknown }).usage, `steps[${index}].usage`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** Whether the usage of `steps` can be read and added up now (`stepsUsageProblem` finds nothing and does not throw). */
+export function stepsUsageSound(steps: readonly unknown[]): boolean {
+  try {
+    return stepsUsageProblem(steps) === undefined;
+  } catch {
+    return false;
+  }
 }

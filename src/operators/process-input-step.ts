@@ -7,7 +7,7 @@ import { isHooked } from '../contract/has-hook.js';
 import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
@@ -165,7 +165,7 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
       // This processor's processLLMRequest runs on this step's prompt: it may trim there instead.
       llmRequestStage: context.llmRequestStage && isHooked(binding.processor, 'processLLMRequest') ? (true as const) : undefined,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext), (result) => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processInputStep', () => invokeHook<unknown>(binding, 'processInputStep', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processInputStep');
       return checkedHookResult(binding.processor.id, 'processInputStep', result, (value) => {
         const next = applyStepResult(value, binding, context, current, messages);

@@ -5,7 +5,7 @@ import type { CachedLLMStepResponse, CallSettings, Processor, ProcessorLike } fr
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
@@ -61,7 +61,7 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
       // a copy: the step's settings may be the agent's configuration, shared by all its runs
       modelSettings: current.modelSettings === undefined ? {} : ownModelSettings(current.modelSettings),
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext), (result) => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processLLMRequest', () => invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processLLMRequest');
       return checkedHookResult(binding.processor.id, 'processLLMRequest', result, (value) => applyRequestResult(value, binding.processor.id, current));
     });

@@ -5,7 +5,7 @@ import type { Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -47,7 +47,7 @@ function runProcessLLMResponseHooks(processors: readonly Processor[], context: R
       ...current,
       steps: context.steps,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext), () => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processLLMResponse', () => invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext)), () => {
       keptUsage?.(binding.processor.id, 'processLLMResponse');
       return current;
     });

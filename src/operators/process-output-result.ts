@@ -4,7 +4,7 @@ import type { OutputResult, Processor, ProcessorLike } from '../contract/process
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -45,7 +45,7 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
       messageList: list,
       result: current,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processOutputResult', args, context.tracingContext), (result) => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processOutputResult', () => invokeHook<unknown>(binding, 'processOutputResult', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processOutputResult');
       const scope = { processorId: binding.processor.id, hook: 'processOutputResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));

@@ -3,7 +3,7 @@ import type { ProcessOutputStepArgs, Processor, ProcessorLike } from '../contrac
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -37,7 +37,7 @@ function runProcessOutputStepHooks(processors: readonly Processor[], context: Ru
       systemMessages: list.getSystemMessages(),
       steps: context.steps,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processOutputStep', args, context.tracingContext), (result) => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processOutputStep', () => invokeHook<unknown>(binding, 'processOutputStep', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processOutputStep');
       const scope = { processorId: binding.processor.id, hook: 'processOutputStep' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));

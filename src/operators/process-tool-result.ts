@@ -5,7 +5,7 @@ import type { ProcessToolResultArgs, Processor, ProcessorLike } from '../contrac
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
-import { usageWatch } from './internal/usage-watch.js';
+import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -50,7 +50,7 @@ function runProcessToolResultHooks(processors: readonly Processor[], context: Ru
       systemMessages: list.getAllSystemMessages(),
       steps: context.steps,
     };
-    return thenMaybe(invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext), (result) => {
+    return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processToolResult', () => invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processToolResult');
       const scope = { processorId: binding.processor.id, hook: 'processToolResult' as const, messageList: list, before: messages, defaultSource: 'response' as const };
       checkedHookResult(scope.processorId, scope.hook, result, (value) => applyMessageResult(value, scope));

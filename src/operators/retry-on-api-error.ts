@@ -6,6 +6,7 @@ import { asProcessors } from '../contract/processor-types.js';
 import { hasHook } from '../contract/has-hook.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import { usageWatch } from './internal/usage-watch.js';
 import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { toObservable } from '../contract/to-observable.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
@@ -41,9 +42,13 @@ export function askProcessAPIError(processors: readonly Processor[], context: Ru
 /** `askProcessAPIError`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunContext, error: unknown): MaybeAsync<boolean> {
   const bindings = bindingsWith(processors, context, 'processAPIError');
+  // the hooks get the run's steps: a usage one leaves unaddable is its failure (a ProcessorError),
+  // whatever it answered — an answer, a throw, an abort (checked after each call, before the answer is read)
+  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
   const ask = (index: number): MaybeAsync<boolean> => {
     for (let position = index; position < bindings.length; position++) {
       const binding = bindings[position] as ProcessorBinding;
+      const checkUsage = (): void => keptUsage?.(binding.processor.id, 'processAPIError');
       const list = context.messageList;
       const args = {
         ...contextArgs(context, binding, 'processAPIError', context.writer, context.apiErrorRetryCount),
@@ -57,13 +62,18 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
       try {
         answer = invokeHook<unknown>(binding, 'processAPIError', args, context.tracingContext);
       } catch (thrown) {
+        checkUsage();
         if (TripWire.isInstance(thrown)) throw thrown;
         continue; // a failing error processor counts as "not handled"; the next one is asked
       }
       if (isPromiseLike<unknown>(answer)) {
         return Promise.resolve(answer).then(
-          (resolved) => (asksRetry(resolved) ? true : toMaybePromise(ask(position + 1))),
+          (resolved) => {
+            checkUsage();
+            return asksRetry(resolved) ? true : toMaybePromise(ask(position + 1));
+          },
           (thrown: unknown) => {
+            checkUsage();
             if (TripWire.isInstance(thrown)) throw thrown;
             return toMaybePromise(ask(position + 1));
           },
@@ -72,16 +82,28 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
       if (isObservable(answer)) {
         const next = position + 1;
         return answer.pipe(
-          concatMap((resolved) => (asksRetry(resolved) ? of(true) : toObservable(ask(next)))),
-          catchError((thrown: unknown) => (TripWire.isInstance(thrown) ? throwError(() => thrown) : toObservable(ask(next)))),
+          // a failing hook is "not handled" (a TripWire passes); what the next hooks do is not caught here
+          catchError((thrown: unknown) => {
+            if (!TripWire.isInstance(thrown)) return of(notHandled);
+            checkUsage();
+            return throwError(() => thrown);
+          }),
+          concatMap((resolved) => {
+            checkUsage();
+            return resolved !== notHandled && asksRetry(resolved) ? of(true) : toObservable(ask(next));
+          }),
         );
       }
+      checkUsage();
       if (asksRetry(answer)) return true;
     }
     return false;
   };
   return ask(0);
 }
+
+/** What a failed Observable answer stands for: "not handled". */
+const notHandled = Symbol('not handled');
 
 /**
  * Whether a `processAPIError` answer is `{ retry: true }`. An answer that cannot be read (a Proxy

@@ -1,4 +1,6 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { encodeJson } from '../json-codec.js';
+import { JsonEncodingError } from './json-encoding-error.js';
 
 const marker = Symbol.for('rxagent.error.TripWire');
 
@@ -6,7 +8,12 @@ const marker = Symbol.for('rxagent.error.TripWire');
 export interface TripWireOptions<TMetadata = unknown> {
   /** Re-run the step with `reason` as feedback (needs `maxProcessorRetries`). */
   retry?: boolean;
-  /** Structured data carried to the `tripwire` chunk. */
+  /**
+   * Structured data carried to the `tripwire` chunk (and from there to `result.tripwire`, the UI
+   * stream's `data-tripwire` part, the durable journal): JSON data as rxagent's codec writes it
+   * (a `Date`, an `Error`, bytes included). What cannot be read or written so — a cycle, a
+   * `BigInt`, a `Map`, `NaN`, a getter or a Proxy that throws — is refused where the tripwire is made.
+   */
   metadata?: TMetadata;
 }
 
@@ -30,6 +37,12 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
   /** Id of the processor that aborted. */
   readonly processorId: string | undefined;
 
+  /**
+   * Throws when `options` cannot be read, or their `metadata` cannot be read or written as JSON
+   * (a `JsonEncodingError` naming the path — `tripwire metadata is not JSON at $.self: cycle` — or a
+   * `TypeError` for a value that throws where it is read): in a hook (`abort()`, or `new TripWire()`
+   * thrown), the run ends with a `ProcessorError` naming the processor and the hook.
+   */
   constructor(reason: string, options: TripWireOptions<TMetadata> = {}, processorId?: string) {
     super('TripWire', reason);
     this.reason = reason;
@@ -37,25 +50,42 @@ export class TripWire<TMetadata = unknown> extends RxAgentError {
     // tripwire chunk is made, and options that throw (or change) there would fail the run from
     // inside the loop; options that cannot be read throw here, from the code that made them
     this.options = typeof options === 'object' && options !== null ? { ...options } : {};
+    if (this.options.metadata !== undefined) checkMetadata(this.options.metadata);
     this.processorId = processorId;
   }
 
-  /** Whether the processor asked for a retry. */
-  /** Whether a retry of the step was asked for. */
   /** Whether a retry of the step was asked for. */
   get retry(): boolean {
     return this.options.retry === true;
   }
 
-  /** The metadata given to `abort()`. */
-  /** Free-form metadata. */
-  /** Free-form metadata. */
+  /** The metadata given to `abort()` (JSON data, checked when the tripwire was made). */
   get metadata(): TMetadata | undefined {
     return this.options.metadata;
   }
 
   static override isInstance(error: unknown): error is TripWire {
     return hasMarker(error, marker);
+  }
+}
+
+/**
+ * Throws unless `metadata` can be read and written as JSON by the codec every consumer of a
+ * tripwire uses (the journal's `encodeJson`; a UI stream's `JSON.stringify` reads the same values):
+ * checked once, on the value as given (it is kept, not copied).
+ */
+function checkMetadata(metadata: unknown): void {
+  try {
+    encodeJson(metadata, 'tripwire metadata');
+  } catch (error) {
+    if (JsonEncodingError.isInstance(error)) throw error;
+    let text: string;
+    try {
+      text = error instanceof Error ? error.message : String(error);
+    } catch {
+      text = 'a value that cannot be read either';
+    }
+    throw new TypeError(`tripwire metadata cannot be read: ${text}`);
   }
 }
 

@@ -64,7 +64,14 @@ export function textStreamError(terminal: ChunkType | undefined): unknown {
   switch (terminal?.type) {
     case 'tripwire': {
       const { reason, retry, metadata, processorId } = terminal.payload;
-      return new TripWire(reason, { ...(retry === undefined ? {} : { retry }), ...(metadata === undefined ? {} : { metadata }) }, processorId);
+      const options = retry === undefined ? {} : { retry };
+      try {
+        return new TripWire(reason, metadata === undefined ? options : { ...options, metadata }, processorId);
+      } catch {
+        // metadata a TripWire refuses (a stream the loop did not make: the run's own tripwires are
+        // checked where they are made): the text stream still ends with the tripwire, without it
+        return new TripWire(reason, options, processorId);
+      }
     }
     case 'error':
       return terminal.payload.error;

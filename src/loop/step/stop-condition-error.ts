@@ -21,7 +21,8 @@ export interface StopConditionErrorOptions {
 }
 
 /**
- * A `stopWhen` condition threw, rejected, or returned something other than a boolean: the run ends
+ * A `stopWhen` condition threw, rejected, returned something other than a boolean, or left a step's
+ * token usage unaddable (`stopWhen[0] left steps[0].usage.inputTokens = number NaN; …`): the run ends
  * with an `error` chunk carrying this (and `generate()` rejects with it). The steps before it are
  * kept, as for any run that ends in an error.
  *

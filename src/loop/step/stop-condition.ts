@@ -7,6 +7,7 @@
 import type { StepResult } from '../../contract/processor-types.js';
 import { isPromiseLike } from '../../contract/maybe-async.js';
 import { StopConditionError } from './stop-condition-error.js';
+import { USAGE_COUNT_RULE, stepsUsageProblem, stepsUsageSound } from '../../model/usage.js';
 
 /**
  * What a {@link StopCondition} is given: the run's steps so far, the step just finished (with its
@@ -26,8 +27,9 @@ export interface StopConditionOptions {
 
 /**
  * A rule that ends the agent loop: `true` (or a promise of `true`) stops it after the step just
- * finished (its tools have run); the run then ends as at its step limit (finish reason `tool-calls`). A condition that throws, rejects
- * or returns something other than a boolean ends the run with a `StopConditionError`.
+ * finished (its tools have run); the run then ends as at its step limit (finish reason `tool-calls`). A condition that throws, rejects,
+ * returns something other than a boolean, or leaves a step's usage unaddable (a count that is not a
+ * whole number from 0 to 2^53 − 1 or `undefined`) ends the run with a `StopConditionError`.
  *
  * @example
  * ```ts
@@ -73,10 +75,14 @@ export function hasToolCall(...toolNames: string[]): StopCondition {
 /**
  * Whether any of `conditions` is met for `steps`, in order (the first met one decides; the rest are
  * not called): a boolean when every condition called answered synchronously, else a promise. A
- * throw, a rejection or a non-boolean answer is a {@link StopConditionError}.
+ * throw, a rejection or a non-boolean answer is a {@link StopConditionError}; so is a condition that
+ * leaves a step's usage unaddable (the list is a copy, its steps are the run's): a count that is
+ * not a whole number from 0 to 2^53 − 1 or `undefined`, a usage that cannot be read.
  */
 export function stopConditionMet(conditions: readonly StopCondition[], steps: readonly StepResult[]): boolean | Promise<boolean> {
   const options: StopConditionOptions = { steps: steps.slice() };
+  // a usage already unsound before the conditions ran is not theirs to answer for
+  const checkUsage = stepsUsageSound(steps) ? (index: number) => keptUsage(steps, index) : () => undefined;
   const from = (start: number): boolean | Promise<boolean> => {
     for (let index = start; index < conditions.length; index++) {
       let answer: unknown;
@@ -87,17 +93,32 @@ export function stopConditionMet(conditions: readonly StopCondition[], steps: re
       }
       if (isPromiseLike<unknown>(answer)) {
         return Promise.resolve(answer).then(
-          (settled) => checked(settled, index) || from(index + 1),
+          (settled) => {
+            checkUsage(index);
+            return checked(settled, index) || from(index + 1);
+          },
           (cause: unknown) => {
             throw new StopConditionError({ index, cause });
           },
         );
       }
+      checkUsage(index);
       if (checked(answer, index)) return true;
     }
     return false;
   };
   return from(0);
+}
+
+/** Throws the `StopConditionError` of `stopWhen[index]` when the usage of `steps` is no longer sound after it ran. */
+function keptUsage(steps: readonly StepResult[], index: number): void {
+  let problem: string | undefined;
+  try {
+    problem = stepsUsageProblem(steps);
+  } catch {
+    throw new StopConditionError({ index, message: `stopWhen[${index}] left a token usage that cannot be read (a Proxy or a getter that throws); ${USAGE_COUNT_RULE}.` });
+  }
+  if (problem !== undefined) throw new StopConditionError({ index, message: `stopWhen[${index}] left ${problem}; ${USAGE_COUNT_RULE}.` });
 }
 
 function checked(answer: unknown, index: number): boolean {

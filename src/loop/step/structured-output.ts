@@ -44,7 +44,15 @@ export function validateStructuredOutput(stepInput: StepInput, accumulator: Step
   }
   return thenMaybe(validateToolInput(structured.schema, value), (validated): never[] => {
     if (!validated.success) {
-      throw new TripWire(`The answer does not match the schema: ${validated.error.message}`, { retry: true, metadata: { value } }, STRUCTURED_OUTPUT_ID);
+      const reason = `The answer does not match the schema: ${validated.error.message}`;
+      let tripwire: TripWire;
+      try {
+        tripwire = new TripWire(reason, { retry: true, metadata: { value } }, STRUCTURED_OUTPUT_ID);
+      } catch {
+        // a parsed answer the codec cannot write (nested past its depth): the text it was parsed from
+        tripwire = new TripWire(reason, { retry: true, metadata: { text: accumulator.text } }, STRUCTURED_OUTPUT_ID);
+      }
+      throw tripwire;
     }
     stepResult.object = validated.value;
     return [];

@@ -6,7 +6,7 @@ import { ProcessorError, type ProcessorHookName } from '../../contract/errors/pr
 import { aiSdkShapedChunk } from '../../contract/processor-checks.js';
 import { callSettingsProblem, readCallSettings } from '../../contract/call-settings-check.js';
 import type { CallSettings } from '../../contract/processor-types.js';
-import { usageProblem } from '../../model/usage.js';
+import { USAGE_COUNT_RULE, usageProblem } from '../../model/usage.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {
@@ -152,7 +152,7 @@ function assertCachedUsage(payload: unknown, scope: ShapeScope, path: string): v
   const usage = isRecord(output) ? output.usage : undefined;
   if (usage === undefined) return;
   const problem = usageProblem(usage, path);
-  if (problem !== undefined) throw new ProcessorError(scope.processorId, scope.hook, `returned ${problem}; token counts are finite numbers ≥ 0, or undefined.`);
+  if (problem !== undefined) throw new ProcessorError(scope.processorId, scope.hook, `returned ${problem}; ${USAGE_COUNT_RULE}.`);
 }
 
 /** Delta chunks whose `payload.text` is appended to text. */
