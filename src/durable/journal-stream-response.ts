@@ -114,7 +114,10 @@ export function entryStream(
   let waiting: (() => void) | undefined;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let lastWrite = Date.now();
+  // set by the end of the stream, and by the client's cancel: nothing is enqueued after either
+  let closed = false;
   const stop = (): void => {
+    closed = true;
     subscription?.unsubscribe();
     clearInterval(keepAlive);
     waiting?.();
@@ -124,7 +127,6 @@ export function entryStream(
       start(controller) {
         const ready = (): Promise<void> | undefined =>
           (controller.desiredSize ?? 1) > 0 ? undefined : new Promise<void>((resolve) => (waiting = resolve));
-        let closed = false;
         // Entries of one page arrive in one synchronous burst: framed into one text, sent once.
         let pending = '';
         const send = (): void => {

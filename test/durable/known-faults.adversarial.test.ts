@@ -548,3 +548,27 @@ describe('4. a run id that exists already (a counter as the run id, two processe
     });
   }
 });
+
+describe('a client that cancels a reader body while a page is on its way', () => {
+  it('is no uncaught error: nothing is enqueued after the cancel (a live run, cancelled in the tick its first page arrives, 50 times)', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let round = 0; round < 50; round++) {
+        const journal = new InMemoryRunJournal();
+        const runId = `run-cancel-${round}`;
+        await journal.createRun({ runId, agentId: 'a', resourceId: 'alice', input: null });
+        const { lease } = await journal.claim(runId, 'w');
+        await journal.append(lease, [start(runId), delta(runId, 'hi')]); // live: never ends by itself
+        const response = await journalStreamResponse(journal, runId, { unsafeNoAuthorization: true });
+        // the first page is framed and waits for its microtask: the client leaves before it
+        await response.body?.cancel();
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+  });
+});
