@@ -18,4 +18,5 @@ export type {
   SaveFence,
   SaveMessagesOptions,
   SaveResourceInput,
+  StorageCallOptions,
 } from '../storage/types.js';

@@ -59,9 +59,11 @@ export class MessageHistory implements Processor<'message-history'> {
   }
 
   /** The `processInput` hook (see `Processor.processInput` for when it runs and what it may return). */
-  async processInput({ messageList }: ProcessInputArgs): Promise<undefined> {
+  async processInput({ messageList, abortSignal }: ProcessInputArgs): Promise<undefined> {
     const { storage, threadId, resourceId, lastMessages, readOnly } = this.#options;
-    const thread = await storage.getThread(threadId);
+    // The run's signal: a store that retries through a database blip stops when the run is aborted.
+    const call = { abortSignal };
+    const thread = await storage.getThread(threadId, call);
     if (thread === null) {
       reidentifyInput(messageList, new Set(), this.#checksInput);
       if (readOnly) throw new ThreadNotFoundError({ threadId });
@@ -70,12 +72,12 @@ export class MessageHistory implements Processor<'message-history'> {
         resourceId,
         ...(this.#options.title === undefined ? {} : { title: this.#options.title }),
         ...(this.#options.metadata === undefined ? {} : { metadata: this.#options.metadata }),
-      });
+      }, call);
       return undefined;
     }
     // Checked here, not only by the load: with lastMessages 0 nothing else would before the model call.
     if (thread.resourceId !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
-    const history = lastMessages <= 0 ? [] : await storage.getMessages({ threadId, resourceId, last: lastMessages });
+    const history = lastMessages <= 0 ? [] : await storage.getMessages({ threadId, resourceId, last: lastMessages, abortSignal });
     assertLoadedHistory(history, { threadId, resourceId, lastMessages });
     reidentifyInput(messageList, new Set(history.map((message) => message.id)), this.#checksInput);
     if (history.length > 0) messageList.add(history, 'memory');

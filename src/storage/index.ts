@@ -17,6 +17,7 @@ export type {
   SaveFence,
   SaveMessagesOptions,
   SaveResourceInput,
+  StorageCallOptions,
   StorageResource,
   StorageThread,
 } from './types.js';
@@ -59,6 +60,15 @@ export type {
 export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
 // not re-exported by a package entry: the refund bound both journals keep
 export { MAX_INFRASTRUCTURE_LOSSES } from './journal/types.js';
+// not re-exported by a package entry: the one classifier of infrastructure failures (the stores
+// retry them; a durable run's attempt fails on them) and the backoff between tries
+export {
+  INFRASTRUCTURE_BACKOFF_BASE_MS,
+  INFRASTRUCTURE_BACKOFF_MAX_MS,
+  infrastructureBackoffMs,
+  isInfrastructureError,
+  isStorageInfrastructureError,
+} from './infrastructure-error.js';
 export { RunNotFoundError } from './journal/errors/run-not-found-error.js';
 export { JournalCursorError } from './journal/errors/journal-cursor-error.js';
 export { JournalSchemaError } from './journal/errors/journal-schema-error.js';

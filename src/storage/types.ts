@@ -103,6 +103,27 @@ export interface GetMessagesOptions {
   limit?: number;
   /** Skip this many first. */
   offset?: number;
+  /** Ends the read early (see {@link StorageCallOptions}). */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * What `getThread` and `createThread` take besides their input.
+ *
+ * @example
+ * ```ts
+ * import type { StorageCallOptions } from 'rxagent/memory';
+ * const call: StorageCallOptions = { abortSignal: AbortSignal.timeout(5_000) };
+ * const thread = await storage.getThread('thread-1', call);
+ * ```
+ */
+export interface StorageCallOptions {
+  /**
+   * Ends the operation early: a store that waits or retries (`PostgresStorage` through an
+   * infrastructure failure, `LibSQLStorage` on a locked file) rejects with `abortSignal.reason`
+   * instead of waiting or trying again. A store may ignore it (`InMemoryStorage` never waits).
+   */
+  abortSignal?: AbortSignal;
 }
 
 /**
@@ -228,12 +249,12 @@ export interface SaveResourceInput {
  */
 export interface MemoryStorage {
   /** The thread, or `null` when it does not exist. */
-  getThread(threadId: string): Promise<StorageThread | null>;
+  getThread(threadId: string, options?: StorageCallOptions): Promise<StorageThread | null>;
   /**
    * Creates a thread. Creating one that already exists for the same resource returns the
    * stored thread unchanged; for another resource it is a `ThreadOwnershipError`.
    */
-  createThread(input: CreateThreadInput): Promise<StorageThread>;
+  createThread(input: CreateThreadInput, options?: StorageCallOptions): Promise<StorageThread>;
   /** The threads of a resource, most recently updated first. */
   listThreads(options: ListThreadsOptions): Promise<StorageThread[]>;
   /** Deletes a thread and all its messages. Deleting a missing thread does nothing. */

@@ -7,6 +7,10 @@
  * 'uncaughtException' or 'unhandledRejection' fails the test), the error is a `StorageError`
  * (through an Agent: one `error` chunk), what was stored before is intact, and the next
  * operation or run works once the database is back.
+ *
+ * The stores here do not retry (`retry: { deadlineMs: 0 }`): each case is what an operation ends
+ * with once its retries are over — the same path, without waiting out a deadline. The retries
+ * themselves (the same faults, within and past the deadline) are test/storage/memory-retries.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -75,11 +79,13 @@ const viaProxy = (): string => {
   return url.toString();
 };
 
+/** A store that does not retry (see the module comment). */
 function store(options: Partial<PostgresStorageOptions> & { pool?: pg.Pool } = {}): PostgresStorage {
+  const retry = { deadlineMs: 0 };
   const storage =
     options.pool === undefined
-      ? new PostgresStorage({ connectionString: connectionString(), schema, ...(options as { connectionString?: string }) })
-      : new PostgresStorage({ ...options, pool: options.pool, schema: options.schema ?? schema } as PostgresStorageOptions);
+      ? new PostgresStorage({ connectionString: connectionString(), schema, retry, ...(options as { connectionString?: string }) })
+      : new PostgresStorage({ retry, ...options, pool: options.pool, schema: options.schema ?? schema } as PostgresStorageOptions);
   opened.push(storage);
   return storage;
 }

@@ -18,6 +18,7 @@ import type {
   MemoryStorage,
   SaveMessagesOptions,
   SaveResourceInput,
+  StorageCallOptions,
   StorageResource,
   StorageThread,
 } from '../types.js';
@@ -105,17 +106,17 @@ export class LibSQLStorage implements MemoryStorage {
     this.#lockKey = this.#filePath === undefined ? `libsql-instance:${instanceCount}` : `libsql-file:${this.#filePath}`;
   }
 
-  async getThread(threadId: string): Promise<StorageThread | null> {
+  async getThread(threadId: string, options?: StorageCallOptions): Promise<StorageThread | null> {
     assertStorageId('threadId', threadId);
 
     return this.#read('getThread', async (client) => {
       const result = await client.execute({ sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [threadId] });
       const row = result.rows[0];
       return row === undefined ? null : threadFromRow(row);
-    });
+    }, options?.abortSignal);
   }
 
-  async createThread(input: CreateThreadInput): Promise<StorageThread> {
+  async createThread(input: CreateThreadInput, options?: StorageCallOptions): Promise<StorageThread> {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
     assertStorableText('createThread', 'title', input.title);
@@ -140,7 +141,7 @@ export class LibSQLStorage implements MemoryStorage {
         throw new ThreadOwnershipError({ threadId: input.id, resourceId: input.resourceId });
       }
       return thread;
-    });
+    }, options?.abortSignal);
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
@@ -200,7 +201,7 @@ export class LibSQLStorage implements MemoryStorage {
       args.push(window.last ?? window.limit ?? -1, window.offset);
       const result = await client.execute({ sql, args });
       return result.rows.map(messageFromRow);
-    });
+    }, options.abortSignal);
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
@@ -295,11 +296,16 @@ export class LibSQLStorage implements MemoryStorage {
   }
 
   /** A read: concurrent, except on `:memory:` whose single connection a write may hold. */
-  #read<T>(operation: StorageOperation, task: (client: Client) => Promise<T>): Promise<T> {
-    return guard(operation, async () => {
-      const client = await this.#ready(operation);
-      return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : this.#retryWhileBusy(() => task(client));
-    });
+  #read<T>(operation: StorageOperation, task: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return guard(
+      operation,
+      async () => {
+        signal?.throwIfAborted();
+        const client = await this.#ready(operation);
+        return this.#inMemory ? runExclusive(this.#lockKey, () => task(client)) : this.#retryWhileBusy(() => task(client), signal);
+      },
+      signal,
+    );
   }
 
   /**

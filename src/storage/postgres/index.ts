@@ -8,5 +8,5 @@
  * const storage = new PostgresStorage({ connectionString: process.env.DATABASE_URL! });
  * ```
  */
-export { PostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export { PostgresStorage, type PostgresStorageOptions, type PostgresStorageRetry } from './postgres-storage.js';
 export { PostgresRunJournal, type PostgresRunJournalOptions } from './postgres-run-journal.js';

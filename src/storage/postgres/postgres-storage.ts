@@ -7,6 +7,7 @@ import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
 import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard } from '../internal/guard.js';
+import { retryDeadlineMs, retryInfrastructure } from '../internal/infrastructure-retry.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
 import { assertStorableText, messageInOtherThreadError, serialiseContent, validateMessages } from '../internal/validate-messages.js';
@@ -17,6 +18,7 @@ import type {
   MemoryStorage,
   SaveMessagesOptions,
   SaveResourceInput,
+  StorageCallOptions,
   StorageResource,
   StorageThread,
 } from '../types.js';
@@ -35,6 +37,27 @@ import {
 import { migratePostgres, quoteIdentifier } from './migrations.js';
 import { checkSaveFence, fenceSettings } from './save-fence.js';
 
+/**
+ * How `PostgresStorage` retries an operation that failed for the infrastructure's reason.
+ *
+ * @example
+ * ```ts
+ * import { PostgresStorage, type PostgresStorageRetry } from 'rxagent/storage/postgres';
+ * const retry: PostgresStorageRetry = { deadlineMs: 30_000 };
+ * const storage = new PostgresStorage({ connectionString: process.env.DATABASE_URL!, retry });
+ * ```
+ */
+export interface PostgresStorageRetry {
+  /**
+   * How long after an operation's first infrastructure failure it is still tried again, in ms
+   * (default 10 000; 0: never). Tries are paused 100 ms, 200 ms, … up to 5 s apart (jittered);
+   * the last pause ends at the deadline, where one last try runs. Each try is bounded as any
+   * operation is (`statementTimeoutMs` + 1 s per statement, `connectionTimeoutMs` for a
+   * connection), and one running at the deadline is not cut short.
+   */
+  deadlineMs?: number;
+}
+
 interface PostgresStorageCommonOptions {
   /** The PostgreSQL schema holding rxagent's tables (created when missing). Default `rxagent`. */
   schema?: string;
@@ -42,8 +65,9 @@ interface PostgresStorageCommonOptions {
    * The longest one statement may run, in ms (default 30 000). The server cancels it
    * (`statement_timeout`: set for the store's own pool, and `SET LOCAL` in every transaction on
    * any pool); a server or network that stops answering is given up on client-side one second
-   * later (`query_timeout`) and its connection dropped. Either way the operation rejects with a
-   * `StorageError` and a save writes nothing.
+   * later (`query_timeout`) and its connection dropped. Either way the try fails and a save
+   * writes nothing; the operation is retried within `retry.deadlineMs`, then rejects with a
+   * `StorageError`.
    */
   statementTimeoutMs?: number;
   /** The longest wait for a connection from the pool, in ms (default 10 000). */
@@ -56,6 +80,22 @@ interface PostgresStorageCommonOptions {
    * paused inside one is cut off by the server, so it cannot hold the lock a takeover needs.
    */
   fenceTimeoutMs?: number;
+  /**
+   * Retries of an operation that failed for the infrastructure's reason — a terminated backend
+   * or a server shut down or starting (`57P01`–`57P03`), a cut or refused connection (class `08`,
+   * `ECONNRESET`, `ECONNREFUSED`, …), a serialization failure or deadlock (`40001`, `40P01`), a
+   * lock or statement timeout (`55P03`, `57014`), too many connections (class `53`): the
+   * operation runs again, whole (a save is one transaction of upserts by message id, so a save
+   * whose `COMMIT` answer was lost stores each message once when it runs again), for up to
+   * `retry.deadlineMs` (default 10 000) after its first such failure. Then it rejects with the
+   * `StorageError` of the last failure, and a save has stored nothing. Other failures (bad input,
+   * a constraint, another thread's message id, another resource's thread, a stale fence) are
+   * never retried, and an operation's `abortSignal` ends the retries at once with its reason.
+   * A durable run's fenced save is not retried either: its attempt fails, and the run goes on from
+   * its last commit. `PostgresStorage` only: `PostgresRunJournal` takes the same connection options
+   * but does not retry (its writes are fenced the same way).
+   */
+  retry?: PostgresStorageRetry;
 }
 
 /**
@@ -92,7 +132,9 @@ export type PostgresStorageOptions =
  * Tables live in their own schema (default `rxagent`), created and migrated on first use under
  * an advisory lock, so processes starting together are safe. `saveMessages` is one
  * transaction that locks the thread row: concurrent saves to one thread take turns, each
- * batch stays contiguous, and the order is a `bigserial` sequence.
+ * batch stays contiguous, and the order is a `bigserial` sequence. An operation that fails for
+ * the infrastructure's reason (a cut connection, a restart, a lock timeout, …) is run again
+ * within `retry.deadlineMs` (default 10 s), then rejects with a `StorageError`.
  *
  * @example
  * ```ts
@@ -110,6 +152,7 @@ export class PostgresStorage implements MemoryStorage {
   readonly #now: () => Date;
   readonly #statementTimeoutMs: number;
   readonly #fenceTimeoutMs: number;
+  readonly #retryDeadlineMs: number;
   /** Idle pooled connections the server drops emit 'error' on the pool: never fatal here. */
   readonly #onIdleError = (): void => undefined;
   #migrating: Promise<void> | undefined;
@@ -123,6 +166,7 @@ export class PostgresStorage implements MemoryStorage {
     const { pool, owned, timeouts } = openPool('PostgresStorage', options);
     this.#statementTimeoutMs = timeouts.statementTimeoutMs;
     this.#fenceTimeoutMs = positiveMs('PostgresStorage', 'fenceTimeoutMs', options.fenceTimeoutMs, 5000);
+    this.#retryDeadlineMs = retryDeadlineMs('PostgresStorage', options.retry);
     this.#db = new GuardedPool(pool, timeouts);
     this.#ownsPool = owned;
     // Also on a pool you pass in (removed again by close()): pg emits an idle connection's
@@ -131,17 +175,21 @@ export class PostgresStorage implements MemoryStorage {
     pool.on('error', this.#onIdleError);
   }
 
-  async getThread(threadId: string): Promise<StorageThread | null> {
+  async getThread(threadId: string, options?: StorageCallOptions): Promise<StorageThread | null> {
     assertStorageId('threadId', threadId);
 
-    return this.#run('getThread', async () => {
-      const result = await this.#query<ThreadRow>(`SELECT ${threadColumns} FROM ${this.#schema}.threads WHERE id = $1`, [threadId]);
-      const row = result.rows[0];
-      return row === undefined ? null : threadFromRow(row);
-    });
+    return this.#run(
+      'getThread',
+      async () => {
+        const result = await this.#query<ThreadRow>(`SELECT ${threadColumns} FROM ${this.#schema}.threads WHERE id = $1`, [threadId]);
+        const row = result.rows[0];
+        return row === undefined ? null : threadFromRow(row);
+      },
+      options?.abortSignal,
+    );
   }
 
-  async createThread(input: CreateThreadInput): Promise<StorageThread> {
+  async createThread(input: CreateThreadInput, options?: StorageCallOptions): Promise<StorageThread> {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
     assertStorableText('createThread', 'title', input.title);
@@ -162,7 +210,7 @@ export class PostgresStorage implements MemoryStorage {
         throw new ThreadOwnershipError({ threadId: input.id, resourceId: input.resourceId });
       }
       return threadFromRow(row);
-    });
+    }, options?.abortSignal);
   }
 
   async listThreads(options: ListThreadsOptions): Promise<StorageThread[]> {
@@ -221,7 +269,7 @@ export class PostgresStorage implements MemoryStorage {
           : `SELECT * FROM (${filtered} ORDER BY seq DESC ${page}) AS recent ORDER BY seq ASC`;
       const result = await this.#query<MessageRow>(sql, values);
       return result.rows.map(messageFromRow);
-    });
+    }, options.abortSignal);
   }
 
   async saveMessages(options: SaveMessagesOptions): Promise<void> {
@@ -269,6 +317,9 @@ export class PostgresStorage implements MemoryStorage {
         abortSignal?.throwIfAborted();
       }, fence === undefined ? [] : fenceSettings(this.#fenceTimeoutMs)),
       abortSignal,
+      // a durable run's fenced save is not retried here: its attempt fails, and the durable layer
+      // goes on from the last commit (a fence cut for an idle owner stays cut)
+      fence === undefined ? this.#retryDeadlineMs : 0,
     );
   }
 
@@ -315,15 +366,20 @@ export class PostgresStorage implements MemoryStorage {
     else this.#db.pool.removeListener('error', this.#onIdleError);
   }
 
-  /** Runs an operation once the schema is ready; backend failures become `StorageError`. */
-  #run<T>(operation: StorageOperation, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs an operation once the schema is ready, again while it fails for the infrastructure's
+   * reason within the retry deadline (every operation here is safe to run again: a read, an
+   * idempotent statement, or one transaction of upserts); backend failures become `StorageError`.
+   */
+  #run<T>(operation: StorageOperation, task: () => Promise<T>, signal?: AbortSignal, deadlineMs = this.#retryDeadlineMs): Promise<T> {
     if (this.#closed) return Promise.reject(closedError(operation));
+    const attempt = async (): Promise<T> => {
+      if (!this.#migrated) await this.#migrate();
+      return task();
+    };
     return guard(
       operation,
-      async () => {
-        if (!this.#migrated) await this.#migrate();
-        return task();
-      },
+      () => retryInfrastructure(attempt, { deadlineMs, signal, stopped: () => this.#closed }),
       signal,
     );
   }
