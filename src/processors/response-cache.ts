@@ -249,7 +249,7 @@ export class ResponseCache implements Processor<'response-cache'> {
   }
 
   /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
-  processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): CacheHit | undefined | Observable<CacheHit | undefined> {
+  processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): { response: CachedLLMStepResponse } | undefined | Observable<{ response: CachedLLMStepResponse } | undefined> {
     state[PENDING_KEY] = undefined;
     const step = state[STEP_KEY];
     if (step === UNKEYABLE) return undefined;
