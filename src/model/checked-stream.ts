@@ -4,6 +4,7 @@
  * an unhandled rejection.
  */
 import { InvalidModelResponseError } from './errors/invalid-model-response-error.js';
+import { jsonProblem, messageOf } from './checked-part.js';
 
 /** The model fields used to name it in an error (read defensively: they may be getters). */
 export interface ModelLike {
@@ -20,15 +21,50 @@ function field(model: ModelLike, key: 'provider' | 'modelId'): string | undefine
   }
 }
 
-/** An `InvalidModelResponseError` for `model` and `problem`. */
+/**
+ * An `InvalidModelResponseError` for `model` and `problem`; `cause` is kept when it can be written
+ * as JSON (the error reaches the client in an `error` chunk).
+ */
 export function invalidResponse(model: ModelLike, problem: string, cause?: unknown): InvalidModelResponseError {
   const modelId = field(model, 'modelId');
   return new InvalidModelResponseError({
     provider: field(model, 'provider') ?? 'unknown provider',
     ...(modelId === undefined ? {} : { modelId }),
     problem,
-    ...(cause === undefined ? {} : { cause }),
+    ...(cause === undefined || jsonProblem(cause) !== undefined ? {} : { cause }),
   });
+}
+
+/**
+ * What a provider failed with (`doStream`/`doGenerate` threw or rejected, its stream errored), as
+ * the run passes it on: the provider's error unchanged (an `APICallError` stays one), unless it
+ * cannot be read or written as JSON (a Proxy that throws, a BigInt, a cycle) — then an
+ * `InvalidModelResponseError` saying so, without it.
+ */
+export function providerFailure(model: ModelLike, error: unknown): unknown {
+  const problem = jsonProblem(error);
+  return problem === undefined ? error : invalidResponse(model, `it failed with an error that ${problem}.`);
+}
+
+/**
+ * The request and response metadata of a `doStream` or `doGenerate` result (`what` names it), read
+ * once: each kept when it is an object. A getter that throws is the provider's fault.
+ */
+export function callMetadataOf(
+  result: object,
+  model: ModelLike,
+  what: string,
+): { request: { url?: string; body?: unknown } | undefined; response: { headers?: Record<string, string> } | undefined } {
+  const read = (key: 'request' | 'response'): object | undefined => {
+    let value: unknown;
+    try {
+      value = (result as Record<string, unknown>)[key];
+    } catch (error) {
+      throw invalidResponse(model, `reading ${what}'s result.${key} threw: ${messageOf(error)}`, error);
+    }
+    return typeof value === 'object' && value !== null ? value : undefined;
+  };
+  return { request: read('request'), response: read('response') };
 }
 
 function shape(value: unknown): string {
@@ -50,7 +86,13 @@ export function streamOf<T>(result: unknown, model: ModelLike): ReadableStream<T
   } catch (error) {
     throw invalidResponse(model, 'reading doStream()\'s result.stream threw.', error);
   }
-  if (typeof stream !== 'object' || stream === null || typeof (stream as { getReader?: unknown }).getReader !== 'function') {
+  let getReader: unknown;
+  try {
+    getReader = typeof stream === 'object' && stream !== null ? (stream as { getReader?: unknown }).getReader : undefined;
+  } catch (error) {
+    throw invalidResponse(model, `reading doStream()'s result.stream.getReader threw: ${messageOf(error)}`, error);
+  }
+  if (typeof stream !== 'object' || stream === null || typeof getReader !== 'function') {
     const what = stream === undefined ? 'an object without a stream' : `{ stream: ${shape(stream)} without getReader() }`;
     throw invalidResponse(model, `doStream() resolved with ${what}, not { stream: ReadableStream }.`);
   }
@@ -63,9 +105,15 @@ export function readerOf<T>(stream: ReadableStream<T>, model: ModelLike): Readab
   try {
     reader = stream.getReader();
   } catch (error) {
-    throw invalidResponse(model, `the stream's getReader() threw: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw invalidResponse(model, `the stream's getReader() threw: ${messageOf(error)}`, error);
   }
-  if (typeof reader !== 'object' || reader === null || typeof (reader as { read?: unknown }).read !== 'function') {
+  let read: unknown;
+  try {
+    read = typeof reader === 'object' && reader !== null ? (reader as { read?: unknown }).read : undefined;
+  } catch (error) {
+    throw invalidResponse(model, `reading the stream's reader.read threw: ${messageOf(error)}`, error);
+  }
+  if (typeof read !== 'function') {
     throw invalidResponse(model, `the stream's getReader() returned ${shape(reader)} without read().`);
   }
   return reader as ReadableStreamDefaultReader<T>;
@@ -73,19 +121,22 @@ export function readerOf<T>(stream: ReadableStream<T>, model: ModelLike): Readab
 
 /**
  * Checks one `read()` result: `{ done: true }` or `{ done: false, value: <part object with a string type> }`.
- * One `typeof` check per part on the hot path.
+ * One `typeof` check per part on the hot path; a getter that throws is the provider's fault.
  */
 export function checkedRead<T>(next: unknown, model: ModelLike): ReadableStreamReadResult<T> {
   if (typeof next !== 'object' || next === null) {
     throw invalidResponse(model, `the stream's read() resolved with ${shape(next)}.`);
   }
   const result = next as ReadableStreamReadResult<T>;
-  if (result.done) return result;
-  const value = result.value as unknown;
-  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-    throw invalidResponse(model, `the stream sent ${shape(value)} where a stream part ({ type, … }) was expected.`);
+  let value: unknown;
+  try {
+    if (result.done) return result;
+    value = result.value;
+    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') return result;
+  } catch (error) {
+    throw invalidResponse(model, `reading what the stream's read() resolved with threw: ${messageOf(error)}`, error);
   }
-  return result;
+  throw invalidResponse(model, `the stream sent ${shape(value)} where a stream part ({ type, … }) was expected.`);
 }
 
 /** Cancels `reader` ignoring whatever a broken reader throws or rejects with. */

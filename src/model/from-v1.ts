@@ -5,7 +5,10 @@
  * judges call them through a legacy path), and its unit tests build judges from
  * `MockLanguageModelV1`s that implement only `doGenerate`: when a V1 model's `doStream` fails with
  * "not implemented" (the AI SDK mocks' default), the step calls `doGenerate` and streams its
- * answer. Any other `doStream` failure is the model's error, as it is.
+ * answer. Any other `doStream` failure is the model's error, as it is. What V1 parts and results
+ * carry is taken as it is (ids, names, arguments and media types must be strings: never `String()`
+ * of something else) and checked as V4 parts where the run reads them; what the conversion cannot
+ * read is an `InvalidModelResponseError` naming the model.
  */
 import type {
   LanguageModelV2,
@@ -19,6 +22,9 @@ import type {
 } from '@ai-sdk/provider';
 import type { LanguageModelV1, LanguageModelV1CallOptions, LanguageModelV1GenerateResult, LanguageModelV1Message, LanguageModelV1StreamPart } from '../contract/language-model-v1.js';
 import { adaptV2 } from './from-v2.js';
+import { invalidResponse, streamOf, type ModelLike } from './checked-stream.js';
+import { messageOf, shapeOf } from './checked-part.js';
+import { RxAgentError } from '../errors/rxagent-error.js';
 
 /**
  * The V4 view of a V1 model.
@@ -45,7 +51,7 @@ function liftV1ToV2(model: LanguageModelV1): LanguageModelV2 {
     supportedUrls: {},
     async doGenerate(options) {
       const result = await model.doGenerate(toV1CallOptions(options));
-      return { ...generateResultV1ToV2(result), request: { body: result.request?.body } };
+      return readV1(model, 'doGenerate() result', () => ({ ...generateResultV1ToV2(model, result), request: { body: result.request?.body } }));
     },
     async doStream(options) {
       const callOptions = toV1CallOptions(options);
@@ -55,16 +61,45 @@ function liftV1ToV2(model: LanguageModelV1): LanguageModelV2 {
       } catch (error) {
         if (!(error instanceof Error) || !/not implemented/i.test(error.message)) throw error;
         const result = await model.doGenerate(callOptions);
-        return { stream: streamOfGenerated(result), request: { body: result.request?.body } };
+        return readV1(model, 'doGenerate() result', () => ({ stream: streamOfGenerated(model, result), request: { body: result.request?.body } }));
       }
-      return {
-        stream: streamed.stream.pipeThrough(partsV1ToV2(streamed.warnings ?? [])),
-        request: { body: streamed.request?.body },
-        response: { headers: streamed.rawResponse?.headers },
-      };
+      const source = streamOf<LanguageModelV1StreamPart>(streamed, model);
+      let streamWarnings: LanguageModelV2CallWarning[];
+      let request: { body?: unknown };
+      let response: { headers?: Record<string, string> | undefined };
+      try {
+        streamWarnings = readV1(model, 'doStream() result', () => warnings(model, streamed.warnings ?? []));
+        request = readV1(model, 'doStream() result', () => ({ body: streamed.request?.body }));
+        response = readV1(model, 'doStream() result', () => ({ headers: streamed.rawResponse?.headers }));
+      } catch (error) {
+        // the source stream is not read: released
+        Promise.resolve(source.cancel(error)).catch(() => undefined);
+        throw error;
+      }
+      return { stream: source.pipeThrough(partsV1ToV2(model, streamWarnings)), request, response };
     },
   };
 }
+
+/** `read()`, with what it throws reported as the provider's broken `what` (an rxagent error stays as it is). */
+function readV1<T>(model: ModelLike, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (RxAgentError.isInstance(error)) throw error;
+    throw invalidResponse(model, `its ${what} cannot be read as a v1 result: ${messageOf(error)}`, error);
+  }
+}
+
+/** `part[field]` when it is a string; else the provider broke the V1 contract. */
+function stringField(model: ModelLike, part: Record<string, unknown>, field: string): string {
+  const value = part[field];
+  if (typeof value === 'string') return value;
+  throw invalidResponse(model, `the stream sent a v1 "${String(part.type)}" part whose ${field} is ${shapeOf(value)}, not a string.`);
+}
+
+/** A V1 delta as text: a delta that is not a string adds nothing (as for V4 deltas). */
+const deltaText = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 function toV1CallOptions(options: LanguageModelV2CallOptions): LanguageModelV1CallOptions {
   const tools = (options.tools ?? [])
@@ -137,8 +172,12 @@ function usage(value: unknown): { inputTokens: number | undefined; outputTokens:
   return { inputTokens: input, outputTokens: output, totalTokens: input === undefined || output === undefined ? undefined : input + output };
 }
 
-function warnings(values: readonly unknown[]): LanguageModelV2CallWarning[] {
-  return values.map((warning) => ({ type: 'other', message: typeof (warning as { message?: unknown }).message === 'string' ? (warning as { message: string }).message : JSON.stringify(warning) }));
+function warnings(model: ModelLike, values: unknown): LanguageModelV2CallWarning[] {
+  if (!Array.isArray(values)) throw invalidResponse(model, `its warnings are ${shapeOf(values)}, not an array.`);
+  return values.map((warning): LanguageModelV2CallWarning => {
+    const message: unknown = typeof warning === 'object' && warning !== null ? (warning as { message?: unknown }).message : undefined;
+    return { type: 'other', message: typeof message === 'string' ? message : JSON.stringify(warning) ?? String(warning) };
+  });
 }
 
 function reasoningText(reasoning: LanguageModelV1GenerateResult['reasoning']): string {
@@ -146,25 +185,31 @@ function reasoningText(reasoning: LanguageModelV1GenerateResult['reasoning']): s
   return (reasoning ?? []).map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-function generateResultV1ToV2(result: LanguageModelV1GenerateResult): Awaited<ReturnType<LanguageModelV2['doGenerate']>> {
+function generateResultV1ToV2(model: ModelLike, result: LanguageModelV1GenerateResult): Awaited<ReturnType<LanguageModelV2['doGenerate']>> {
+  if (typeof result !== 'object' || result === null) throw invalidResponse(model, `doGenerate() resolved with ${shapeOf(result)}, not a result object.`);
   const content: LanguageModelV2Content[] = [];
   const reasoning = reasoningText(result.reasoning);
   if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
   if (typeof result.text === 'string' && result.text !== '') content.push({ type: 'text', text: result.text });
-  for (const call of result.toolCalls ?? []) content.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.args });
+  const toolCalls: unknown = result.toolCalls ?? [];
+  if (!Array.isArray(toolCalls)) throw invalidResponse(model, `doGenerate() resolved with toolCalls that are ${shapeOf(toolCalls)}, not an array.`);
+  // ids, names and arguments go on as they are: the V4 part check names what is not a string
+  for (const call of toolCalls as Array<{ toolCallId: string; toolName: string; args: string }>) {
+    content.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.args });
+  }
   return {
     content,
     finishReason: finishReason(result.finishReason),
     usage: usage(result.usage),
-    warnings: warnings(result.warnings ?? []),
+    warnings: warnings(model, result.warnings ?? []),
     ...(result.providerMetadata === undefined ? {} : { providerMetadata: result.providerMetadata as never }),
     response: { ...result.response, ...(result.rawResponse?.headers === undefined ? {} : { headers: result.rawResponse.headers }) },
   };
 }
 
 /** A `doGenerate` answer as a V2 stream (for V1 models that cannot stream). */
-function streamOfGenerated(result: LanguageModelV1GenerateResult): ReadableStream<LanguageModelV2StreamPart> {
-  const generated = generateResultV1ToV2(result);
+function streamOfGenerated(model: ModelLike, result: LanguageModelV1GenerateResult): ReadableStream<LanguageModelV2StreamPart> {
+  const generated = generateResultV1ToV2(model, result);
   const parts: LanguageModelV2StreamPart[] = [{ type: 'stream-start', warnings: generated.warnings }];
   if (result.response !== undefined) parts.push({ type: 'response-metadata', ...result.response });
   for (const [index, item] of generated.content.entries()) {
@@ -183,7 +228,7 @@ function streamOfGenerated(result: LanguageModelV1GenerateResult): ReadableStrea
 }
 
 /** V1 stream parts → V2: text and reasoning get start/end brackets, streamed tool input its start/end. */
-function partsV1ToV2(streamWarnings: readonly unknown[]): TransformStream<LanguageModelV1StreamPart, LanguageModelV2StreamPart> {
+function partsV1ToV2(model: ModelLike, streamWarnings: LanguageModelV2CallWarning[]): TransformStream<LanguageModelV1StreamPart, LanguageModelV2StreamPart> {
   let text: string | undefined;
   let reasoning: string | undefined;
   const toolInputs = new Set<string>();
@@ -194,67 +239,77 @@ function partsV1ToV2(streamWarnings: readonly unknown[]): TransformStream<Langua
     text = undefined;
     reasoning = undefined;
   };
+  const transform = (part: LanguageModelV1StreamPart, controller: TransformStreamDefaultController<LanguageModelV2StreamPart>): void => {
+    if (typeof part !== 'object' || part === null || typeof (part as { type?: unknown }).type !== 'string') {
+      throw invalidResponse(model, `the stream sent ${shapeOf(part)} where a v1 stream part ({ type, … }) was expected.`);
+    }
+    switch (part.type) {
+      case 'text-delta': {
+        if (reasoning !== undefined) close(controller);
+        if (text === undefined) controller.enqueue({ type: 'text-start', id: (text = `text-${blocks++}`) });
+        controller.enqueue({ type: 'text-delta', id: text, delta: deltaText(part['textDelta']) });
+        return;
+      }
+      case 'reasoning': {
+        if (text !== undefined) close(controller);
+        if (reasoning === undefined) controller.enqueue({ type: 'reasoning-start', id: (reasoning = `reasoning-${blocks++}`) });
+        controller.enqueue({ type: 'reasoning-delta', id: reasoning, delta: deltaText(part['textDelta']) });
+        return;
+      }
+      case 'tool-call-delta': {
+        const id = stringField(model, part, 'toolCallId');
+        if (!toolInputs.has(id)) {
+          toolInputs.add(id);
+          controller.enqueue({ type: 'tool-input-start', id, toolName: stringField(model, part, 'toolName') });
+        }
+        controller.enqueue({ type: 'tool-input-delta', id, delta: deltaText(part['argsTextDelta']) });
+        return;
+      }
+      case 'tool-call': {
+        close(controller);
+        const id = stringField(model, part, 'toolCallId');
+        const toolName = stringField(model, part, 'toolName');
+        const input = part['args'] === undefined ? '' : stringField(model, part, 'args');
+        if (toolInputs.delete(id)) controller.enqueue({ type: 'tool-input-end', id });
+        controller.enqueue({ type: 'tool-call', toolCallId: id, toolName, input });
+        return;
+      }
+      case 'response-metadata':
+        controller.enqueue({ type: 'response-metadata', ...(part as object) } as LanguageModelV2StreamPart);
+        return;
+      case 'source': {
+        const source = part['source'] as { id?: string; url?: string; title?: string } | null | undefined;
+        if (typeof source === 'object' && source !== null && source.url !== undefined) {
+          controller.enqueue({ type: 'source', sourceType: 'url', id: source.id ?? source.url, url: source.url, ...(source.title === undefined ? {} : { title: source.title }) });
+        }
+        return;
+      }
+      case 'file':
+        controller.enqueue({ type: 'file', mediaType: part['mimeType'] as string, data: part['data'] as string | Uint8Array });
+        return;
+      case 'finish':
+        close(controller);
+        controller.enqueue({
+          type: 'finish',
+          finishReason: finishReason(part['finishReason']),
+          usage: usage(part['usage']),
+          ...(part['providerMetadata'] === undefined ? {} : { providerMetadata: part['providerMetadata'] as never }),
+        });
+        return;
+      case 'error':
+        controller.enqueue({ type: 'error', error: part['error'] });
+        return;
+      default:
+        // reasoning-signature, redacted-reasoning: nothing in V2's stream carries them
+        return;
+    }
+  };
   return new TransformStream({
     start(controller) {
-      controller.enqueue({ type: 'stream-start', warnings: warnings(streamWarnings) });
+      controller.enqueue({ type: 'stream-start', warnings: streamWarnings });
     },
     transform(part, controller) {
-      switch (part.type) {
-        case 'text-delta': {
-          if (reasoning !== undefined) close(controller);
-          if (text === undefined) controller.enqueue({ type: 'text-start', id: (text = `text-${blocks++}`) });
-          controller.enqueue({ type: 'text-delta', id: text, delta: String(part['textDelta'] ?? '') });
-          return;
-        }
-        case 'reasoning': {
-          if (text !== undefined) close(controller);
-          if (reasoning === undefined) controller.enqueue({ type: 'reasoning-start', id: (reasoning = `reasoning-${blocks++}`) });
-          controller.enqueue({ type: 'reasoning-delta', id: reasoning, delta: String(part['textDelta'] ?? '') });
-          return;
-        }
-        case 'tool-call-delta': {
-          const id = String(part['toolCallId']);
-          if (!toolInputs.has(id)) {
-            toolInputs.add(id);
-            controller.enqueue({ type: 'tool-input-start', id, toolName: String(part['toolName']) });
-          }
-          controller.enqueue({ type: 'tool-input-delta', id, delta: String(part['argsTextDelta'] ?? '') });
-          return;
-        }
-        case 'tool-call': {
-          close(controller);
-          const id = String(part['toolCallId']);
-          if (toolInputs.delete(id)) controller.enqueue({ type: 'tool-input-end', id });
-          controller.enqueue({ type: 'tool-call', toolCallId: id, toolName: String(part['toolName']), input: String(part['args'] ?? '') });
-          return;
-        }
-        case 'response-metadata':
-          controller.enqueue({ type: 'response-metadata', ...(part as object) } as LanguageModelV2StreamPart);
-          return;
-        case 'source': {
-          const source = part['source'] as { id?: string; url?: string; title?: string } | undefined;
-          if (source?.url !== undefined) controller.enqueue({ type: 'source', sourceType: 'url', id: source.id ?? source.url, url: source.url, ...(source.title === undefined ? {} : { title: source.title }) });
-          return;
-        }
-        case 'file':
-          controller.enqueue({ type: 'file', mediaType: String(part['mimeType']), data: part['data'] as string | Uint8Array });
-          return;
-        case 'finish':
-          close(controller);
-          controller.enqueue({
-            type: 'finish',
-            finishReason: finishReason(part['finishReason']),
-            usage: usage(part['usage']),
-            ...(part['providerMetadata'] === undefined ? {} : { providerMetadata: part['providerMetadata'] as never }),
-          });
-          return;
-        case 'error':
-          controller.enqueue({ type: 'error', error: part['error'] });
-          return;
-        default:
-          // reasoning-signature, redacted-reasoning: nothing in V2's stream carries them
-          return;
-      }
+      readV1(model, 'stream part', () => transform(part, controller));
     },
   });
 }

@@ -123,6 +123,9 @@ function warningV2ToV3(warning: LanguageModelV2CallWarning): SharedV3Warning {
       return { type: 'unsupported', feature: `tool ${warning.tool.name}`, details: warning.details };
     case 'other':
       return warning;
+    default:
+      // a warning of no V2 type: passed on as it is (never `undefined` in the list), checked as a V4 stream-start's
+      return warning as unknown as SharedV3Warning;
   }
 }
 

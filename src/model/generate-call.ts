@@ -7,9 +7,11 @@
  */
 import { Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { invalidResponse, type ModelLike } from './checked-stream.js';
+import { callMetadataOf, invalidResponse, providerFailure, type ModelLike } from './checked-stream.js';
+import { messageOf, partProblem } from './checked-part.js';
+import { InvalidModelResponseError } from './errors/invalid-model-response-error.js';
 import { CallAbort } from './internal/call-abort.js';
-import type { ModelEvent } from './model-events.js';
+import type { CallInfo, ModelEvent } from './model-events.js';
 
 /** One content part as stream parts: text and reasoning as a start/delta/end bracket (no delta when empty). */
 function contentParts(content: LanguageModelV4Content, index: number, parts: LanguageModelV4StreamPart[]): void {
@@ -35,33 +37,25 @@ function contentParts(content: LanguageModelV4Content, index: number, parts: Lan
   parts.push(content);
 }
 
-/**
- * A `doGenerate` result as the stream parts a streamed answer would have sent: `stream-start`
- * (warnings), `response-metadata` (when the provider named the response), the content in order,
- * `finish`. A result that is not `{ content: [...], finishReason, usage }` or holds a part without
- * a string `type` is an `InvalidModelResponseError` naming `model`.
- *
- * @example
- * ```ts
- * generateResultParts({ content: [{ type: 'text', text: 'Hi' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }, model);
- * // stream-start, text-start, text-delta 'Hi', text-end, finish
- * ```
- */
-export function generateResultParts(result: unknown, model: ModelLike): LanguageModelV4StreamPart[] {
-  if (typeof result !== 'object' || result === null) throw invalidResponse(model, `doGenerate() resolved with ${result === null ? 'null' : typeof result}, not a result object.`);
+/** The parts of `result` (an object), its fields read once; a field's getter may throw. */
+function resultParts(result: object, model: ModelLike): LanguageModelV4StreamPart[] {
   const { content, finishReason, usage, providerMetadata, response, warnings } = result as Partial<LanguageModelV4GenerateResult>;
   if (!Array.isArray(content)) throw invalidResponse(model, 'doGenerate() resolved without a content array.');
   if (typeof finishReason !== 'object' || finishReason === null || typeof usage !== 'object' || usage === null) {
     throw invalidResponse(model, 'doGenerate() resolved without finishReason and usage.');
   }
-  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: Array.isArray(warnings) ? warnings : [] }];
-  if (response?.id !== undefined || response?.timestamp !== undefined || response?.modelId !== undefined) {
+  // warnings the provider left out are none; anything else is checked as a stream-start's
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: warnings === undefined ? [] : warnings }];
+  const id: unknown = response?.id;
+  const timestamp: unknown = response?.timestamp;
+  const modelId: unknown = response?.modelId;
+  if (id !== undefined || timestamp !== undefined || modelId !== undefined) {
     parts.push({
       type: 'response-metadata',
-      ...(response.id === undefined ? {} : { id: response.id }),
-      ...(response.timestamp === undefined ? {} : { timestamp: response.timestamp }),
-      ...(response.modelId === undefined ? {} : { modelId: response.modelId }),
-    });
+      ...(id === undefined ? {} : { id }),
+      ...(timestamp === undefined ? {} : { timestamp }),
+      ...(modelId === undefined ? {} : { modelId }),
+    } as LanguageModelV4StreamPart);
   }
   content.forEach((part: unknown, index) => {
     if (typeof part !== 'object' || part === null || typeof (part as { type?: unknown }).type !== 'string') {
@@ -71,6 +65,48 @@ export function generateResultParts(result: unknown, model: ModelLike): Language
   });
   parts.push({ type: 'finish', finishReason, usage, ...(providerMetadata === undefined ? {} : { providerMetadata }) });
   return parts;
+}
+
+/**
+ * A `doGenerate` result as the stream parts a streamed answer would have sent: `stream-start`
+ * (warnings), `response-metadata` (when the provider named the response), the content in order,
+ * `finish`. A result that is not `{ content: [...], finishReason, usage }`, holds a part without
+ * a string `type`, throws where it is read, or makes a part a stream could not send either (see
+ * `partProblem`: an id that is not a string, metadata that is not JSON…) is an
+ * `InvalidModelResponseError` naming `model`.
+ *
+ * @example
+ * ```ts
+ * generateResultParts({ content: [{ type: 'text', text: 'Hi' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }, model);
+ * // stream-start, text-start, text-delta 'Hi', text-end, finish
+ * ```
+ */
+export function generateResultParts(result: unknown, model: ModelLike): LanguageModelV4StreamPart[] {
+  if (typeof result !== 'object' || result === null) throw invalidResponse(model, `doGenerate() resolved with ${result === null ? 'null' : typeof result}, not a result object.`);
+  let parts: LanguageModelV4StreamPart[];
+  try {
+    parts = resultParts(result, model);
+  } catch (error) {
+    if (InvalidModelResponseError.isInstance(error)) throw error;
+    throw invalidResponse(model, `reading doGenerate()'s result threw: ${messageOf(error)}`, error);
+  }
+  for (const part of parts) {
+    const problem = partProblem(part);
+    if (problem !== undefined) throw invalidResponse(model, `doGenerate()'s answer makes ${problem}.`);
+  }
+  return parts;
+}
+
+/** The `call-info` of a `doGenerate` result: its request, and its response's headers. */
+function callInfoOf(result: object, model: ModelLike): CallInfo {
+  const { request, response } = callMetadataOf(result, model, 'doGenerate()');
+  let headers: unknown;
+  try {
+    headers = (response as { headers?: unknown } | undefined)?.headers;
+  } catch (error) {
+    throw invalidResponse(model, `reading doGenerate()'s result.response.headers threw: ${messageOf(error)}`, error);
+  }
+  return { type: 'call-info', request, response: typeof headers === 'object' && headers !== null ? { headers: headers as Record<string, string> } : undefined };
 }
 
 /**
@@ -96,20 +132,22 @@ export function generateCall(model: LanguageModelV4, options: LanguageModelV4Cal
     const fail = (error: unknown): void => {
       answered = true;
       abort.release();
-      subscriber.error(error);
+      subscriber.error(providerFailure(model, error));
     };
-    const answer = (result: LanguageModelV4GenerateResult): void => {
+    const answer = (result: unknown): void => {
       if (subscriber.closed) return;
       answered = true;
       abort.release();
       let parts: LanguageModelV4StreamPart[];
+      let info: CallInfo;
       try {
         parts = generateResultParts(result, model);
+        info = callInfoOf(result as object, model);
       } catch (error) {
         subscriber.error(error);
         return;
       }
-      subscriber.next({ type: 'call-info', request: result.request, response: result.response?.headers === undefined ? undefined : { headers: result.response.headers } });
+      subscriber.next(info);
       for (const part of parts) {
         if (subscriber.closed) return;
         subscriber.next(part);

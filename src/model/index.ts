@@ -15,7 +15,7 @@ export { adaptV2 } from './from-v2.js';
 export { adaptV3 } from './from-v3.js';
 export { OBSERVABLE_STREAM, getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
 export { callModel, liveReadOf, streamModel, ModelRead, type LiveRead, type ModelResponseMeta, type PartSink } from './stream-model.js';
-export { replayCall } from './replay-call.js';
+export { replayCall, replayedChunkProblem } from './replay-call.js';
 export type { CallInfo, ModelEvent, ReplayedChunk } from './model-events.js';
 export {
   modelPartToChunk,

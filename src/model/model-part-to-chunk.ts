@@ -10,6 +10,7 @@ import type { CachedLLMStepChunk, ChunkType, RxFinishReason } from '../contract/
 import type { LanguageModelUsage } from 'ai';
 import type { MastraDBMessage } from '../message-list/types.js';
 import { makeChunk } from '../contract/make-chunk.js';
+import { MAX_PART_DEPTH, measureJson } from './checked-part.js';
 import { ModelCallError } from './errors/model-call-error.js';
 import { emptyUsage, fromV4Usage } from './usage.js';
 import type { ModelEvent } from './model-events.js';
@@ -49,12 +50,29 @@ export function newStepFacts(usage: LanguageModelUsage = emptyUsage()): StepFact
   };
 }
 
-/** The response metadata of a `response-metadata` part (its defined fields only). */
+/** The finish reasons a step reports as the model gave them. */
+const MODEL_FINISH_REASONS: ReadonlySet<string> = new Set<RxFinishReason>(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
+
+/**
+ * A provider's unified finish reason as the step's: one rxagent knows as it is; `interrupted` and
+ * any reason the spec does not name (a later spec version, a proxy's own) is `other` — the step
+ * ends, as for `other`.
+ */
+function stepFinishReason(unified: unknown): RxFinishReason {
+  return typeof unified === 'string' && MODEL_FINISH_REASONS.has(unified) ? (unified as RxFinishReason) : 'other';
+}
+
+/**
+ * The response metadata of a `response-metadata` part (its defined fields only); a timestamp given
+ * as a date string — what JSON carries, e.g. through a proxy — is a `Date` (as the AI SDK's gateway
+ * does it).
+ */
 function responseOf(part: Extract<LanguageModelV4StreamPart, { type: 'response-metadata' }>): StepFacts['response'] {
+  const timestamp: unknown = part.timestamp;
   return {
     ...(part.id === undefined ? {} : { id: part.id }),
     ...(part.modelId === undefined ? {} : { modelId: part.modelId }),
-    ...(part.timestamp === undefined ? {} : { timestamp: part.timestamp }),
+    ...(timestamp === undefined ? {} : { timestamp: typeof timestamp === 'string' ? new Date(timestamp) : (timestamp as Date) }),
   };
 }
 
@@ -75,7 +93,7 @@ export function withFact(facts: StepFacts, event: ModelEvent): StepFacts {
       return {
         ...facts,
         finished: true,
-        finishReason: event.finishReason.unified === 'interrupted' ? 'other' : event.finishReason.unified,
+        finishReason: stepFinishReason(event.finishReason.unified),
         rawFinishReason: event.finishReason.raw,
         usage: fromV4Usage(event.usage),
         providerMetadata: event.providerMetadata,
@@ -164,18 +182,26 @@ export function newToolCallIds(usedBefore: () => Iterable<string> = () => []): T
   return { used: undefined, usedBefore, current: undefined };
 }
 
+/**
+ * A tool call's input as its arguments: the parsed JSON, `{}` for no input, or the text itself when
+ * it is not JSON — or is JSON nested deeper than `MAX_PART_DEPTH` levels: with the chunk, the
+ * message and the snapshot around them no consumer could encode such arguments; the tool's input
+ * check refuses the text, as it refuses any input that is not JSON.
+ */
 function parseToolInput(input: string): unknown {
   if (input.trim() === '') return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(input) as unknown;
+    parsed = JSON.parse(input) as unknown;
   } catch {
     return input;
   }
+  return measureJson(parsed).depth > MAX_PART_DEPTH ? input : parsed;
 }
 
 function fileData(part: Extract<LanguageModelV4StreamPart, { type: 'file' }>): string {
   const data = part.data;
-  if (data.type === 'url') return data.url.toString();
+  if (data.type === 'url') return String(data.url);
   return typeof data.data === 'string' ? data.data : Buffer.from(data.data).toString('base64');
 }
 
@@ -222,7 +248,8 @@ export function modelPartToChunk(part: ModelEvent, runId: string, ids: ToolCallI
         ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
       });
     case 'tool-input-delta':
-      return makeChunk(runId, 'tool-call-delta', { toolCallId: runToolCallId(ids, part.id), argsTextDelta: part.delta });
+      // as for text: a delta that is not a string adds nothing to the streamed input
+      return makeChunk(runId, 'tool-call-delta', { toolCallId: runToolCallId(ids, part.id), argsTextDelta: typeof part.delta === 'string' ? part.delta : '' });
     case 'tool-input-end':
       return makeChunk(runId, 'tool-call-input-streaming-end', { toolCallId: runToolCallId(ids, part.id) });
     case 'tool-call':

@@ -1,6 +1,97 @@
 import { from, type Observable } from 'rxjs';
 import type { CachedLLMStepResponse } from '../contract/processor-types.js';
 import type { ModelEvent } from './model-events.js';
+import { jsonProblem, shapeOf } from './checked-part.js';
+
+/** How a payload field the step reads must be. */
+type FieldRule = 'a string' | 'a non-empty string';
+
+/**
+ * The payload fields the step reads of a replayed chunk, by chunk type: ids bind the chunks of a
+ * block or a call together, and memory stores the rest (it refuses an empty tool call id).
+ */
+const REPLAYED_FIELDS: Readonly<Record<string, ReadonlyArray<readonly [string, FieldRule]>>> = {
+  'text-start': [['id', 'a string']],
+  'text-delta': [['id', 'a string']],
+  'text-end': [['id', 'a string']],
+  'reasoning-start': [['id', 'a string']],
+  'reasoning-delta': [['id', 'a string']],
+  'reasoning-end': [['id', 'a string']],
+  'tool-call': [
+    ['toolCallId', 'a non-empty string'],
+    ['toolName', 'a non-empty string'],
+  ],
+  'tool-call-input-streaming-start': [
+    ['toolCallId', 'a non-empty string'],
+    ['toolName', 'a string'],
+  ],
+  'tool-call-delta': [
+    ['toolCallId', 'a non-empty string'],
+    ['argsTextDelta', 'a string'],
+  ],
+  'tool-call-input-streaming-end': [['toolCallId', 'a non-empty string']],
+  'tool-result': [
+    ['toolCallId', 'a non-empty string'],
+    ['toolName', 'a string'],
+  ],
+  'tool-error': [
+    ['toolCallId', 'a non-empty string'],
+    ['toolName', 'a string'],
+  ],
+  'tool-call-approval': [['toolCallId', 'a non-empty string']],
+  file: [
+    ['data', 'a string'],
+    ['mimeType', 'a string'],
+  ],
+  source: [['id', 'a string']],
+};
+
+/** The finish reasons a cached step may give (the model's; `tripwire` and `retry` are the run's own). */
+const CACHED_FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Why a chunk `{ type, payload }` of a cached response cannot be replayed, as a path from the
+ * chunk and what is wrong there (`.payload.toolCallId is an empty string, not a non-empty
+ * string`), or `undefined`: a field the step reads (an id, a tool name, a source's `sourceType`
+ * and URL, a `finish`'s reason) is missing or of the wrong type, or the chunk cannot be written as
+ * JSON (it reaches the client and memory as it is). A store or processor that serves cached
+ * responses can call it to treat such an entry as a miss; the run refuses it with the processor's
+ * `ProcessorError`.
+ *
+ * @example
+ * ```ts
+ * replayedChunkProblem({ type: 'tool-call', payload: { toolCallId: '', toolName: 'weather', args: {} } });
+ * // '.payload.toolCallId is an empty string, not a non-empty string'
+ * ```
+ */
+export function replayedChunkProblem(chunk: { readonly type: string; readonly payload?: unknown }): string | undefined {
+  const { type, payload } = chunk;
+  const rules = REPLAYED_FIELDS[type];
+  if (rules !== undefined) {
+    if (!isRecord(payload)) return `.payload is ${shapeOf(payload)}, not an object (a ${type} chunk's fields)`;
+    for (const [name, rule] of rules) {
+      const value = payload[name];
+      if (typeof value !== 'string' || (rule === 'a non-empty string' && value === '')) return `.payload.${name} is ${shapeOf(value)}, not ${rule}`;
+    }
+    if (type === 'source') {
+      if (payload.sourceType === 'url') {
+        if (typeof payload.url !== 'string') return `.payload.url is ${shapeOf(payload.url)}, not a string (a url source)`;
+      } else if (payload.sourceType !== 'document') {
+        return `.payload.sourceType is ${shapeOf(payload.sourceType)}, not 'url' or 'document'`;
+      }
+    }
+  }
+  if (type === 'finish' && isRecord(payload) && isRecord(payload.stepResult)) {
+    const reason = payload.stepResult.reason;
+    if (reason !== undefined && !CACHED_FINISH_REASONS.has(reason)) {
+      return `.payload.stepResult.reason is ${typeof reason === 'string' ? JSON.stringify(reason.slice(0, 40)) : shapeOf(reason)}, not a model's finish reason ('stop', 'length', 'content-filter', 'tool-calls', 'error', 'other')`;
+    }
+  }
+  const problem = jsonProblem(chunk);
+  return problem === undefined ? undefined : ` ${problem} (a cached chunk reaches the client and memory as it is)`;
+}
 
 /**
  * A cached response (`processLLMRequest` returned `{ response }`) as the model call it replaces:

@@ -8,7 +8,8 @@ import { defer, filter, finalize, Observable, tap } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { onceOpen, type DemandGate } from '../contract/demand-gate.js';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
-import { cancelQuietly, checkedRead, readerOf, streamOf } from './checked-stream.js';
+import { callMetadataOf, cancelQuietly, checkedRead, invalidResponse, providerFailure, readerOf, streamOf } from './checked-stream.js';
+import { partProblem } from './checked-part.js';
 import type { CallInfo, ModelEvent } from './model-events.js';
 import { CallAbort } from './internal/call-abort.js';
 
@@ -52,12 +53,62 @@ const LIVE_READ: unique symbol = Symbol('rxagent.model.liveRead');
 /** A model call Observable whose web-stream read can also be started without a subscriber. */
 type LiveCall = Observable<ModelEvent> & { readonly [LIVE_READ]: LiveRead };
 
+/** How long a stream may take to close after its `finish` before it is cancelled. */
+export const FINISH_GRACE_MS = 1000;
+
+/** How many parts a stream may send after its `finish` before it is cancelled. */
+const MAX_PARTS_AFTER_FINISH = 100;
+
 /**
- * One `doStream` call read into its sink, one part at a time: read → `next` → read again, no read
- * while `demand` is closed or once `sink.closed`. `unsubscribe` (the teardown) cancels the reader
- * and aborts the call's signal before the end. Nothing a provider does becomes an unhandled
- * rejection: a thrown `doStream`, a broken result, a read error or a malformed part is the sink's
- * `error`.
+ * After `finish` the call is over for the run; the rest of the stream is read and dropped so that
+ * it closes as it would (a wrapper's `flush` runs: cancelling at `finish` would skip it). A stream
+ * that does not close within {@link FINISH_GRACE_MS}, or sends more than
+ * {@link MAX_PARTS_AFTER_FINISH} parts, is cancelled. Nothing it does reaches the run.
+ */
+function drainAfterFinish(reader: ReadableStreamDefaultReader<unknown>): void {
+  let parts = 0;
+  const stop = (): void => {
+    clearTimeout(timer);
+    cancelQuietly(reader);
+  };
+  const timer = setTimeout(stop, FINISH_GRACE_MS);
+  (timer as { unref?: () => void }).unref?.();
+  const next = (): void => {
+    if (++parts > MAX_PARTS_AFTER_FINISH) {
+      stop();
+      return;
+    }
+    let pending: unknown;
+    try {
+      pending = reader.read();
+    } catch {
+      stop();
+      return;
+    }
+    Promise.resolve(pending).then(
+      (result: unknown) => {
+        let done = true;
+        try {
+          done = typeof result !== 'object' || result === null || (result as { done?: unknown }).done === true;
+        } catch {
+          // a result that cannot be read ends the drain
+        }
+        if (done) clearTimeout(timer);
+        else next();
+      },
+      () => clearTimeout(timer),
+    );
+  };
+  next();
+}
+
+/**
+ * One `doStream` call read into its sink, one part at a time: read → check → `next` → read again,
+ * no read while `demand` is closed or once `sink.closed`. The call ends at its first `finish` (what
+ * follows is dropped, see {@link drainAfterFinish}) or when the stream closes. `unsubscribe` (the
+ * teardown) cancels the reader and aborts the call's signal before the end. Nothing a provider
+ * does becomes an unhandled rejection: a thrown `doStream`, a broken result, a read error or a
+ * malformed part is the sink's `error` (see `partProblem` for what a part is checked for).
  */
 export class ModelRead {
   readonly #abort: CallAbort;
@@ -85,10 +136,11 @@ export class ModelRead {
     try {
       result = await model.doStream(this.#abort.callOptions);
     } catch (error) {
-      this.#fail(error);
+      this.#fail(providerFailure(model, error));
       return;
     }
-    let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
+    let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+    let info: CallInfo;
     try {
       const stream = streamOf<LanguageModelV4StreamPart>(result, model);
       if (sink.closed) {
@@ -96,13 +148,13 @@ export class ModelRead {
         return;
       }
       reader = readerOf(stream, model);
+      info = { type: 'call-info', ...callMetadataOf(result as object, model, 'doStream()') };
     } catch (error) {
+      cancelQuietly(reader, error);
       this.#fail(error);
       return;
     }
     this.#reader = reader;
-    const { request, response } = result as Partial<Pick<CallInfo, 'request' | 'response'>>;
-    const info: CallInfo = { type: 'call-info', request, response };
     try {
       sink.next(info);
       while (!sink.closed) {
@@ -117,20 +169,34 @@ export class ModelRead {
         const next = checkedRead<LanguageModelV4StreamPart>(await reader.read(), model);
         if (sink.closed) return;
         if (next.done) {
-          this.#finished = true;
-          this.#abort.release();
-          sink.complete();
+          this.#end();
           return;
         }
-        sink.next(next.value);
+        const part = next.value;
+        const problem = partProblem(part);
+        if (problem !== undefined) throw invalidResponse(model, `the stream sent ${problem}.`);
+        sink.next(part);
+        if (part.type === 'finish') {
+          if (this.#finished) return; // the sink left at the finish (the teardown cancelled the reader)
+          drainAfterFinish(reader);
+          this.#end();
+          return;
+        }
       }
     } catch (error) {
       // a read error or a malformed part ends this call
       if (!sink.closed) {
-        this.#fail(error);
+        this.#fail(providerFailure(model, error));
         cancelQuietly(reader, error);
       }
     }
+  }
+
+  /** The call ended: its signal no longer follows the caller's, the sink completes. */
+  #end(): void {
+    this.#finished = true;
+    this.#abort.release();
+    if (!this.sink.closed) this.sink.complete();
   }
 
   #fail(error: unknown): void {
@@ -175,10 +241,12 @@ function observableCall(stream: ObservableStreamFunction, options: LanguageModel
 /**
  * One model call as a cold Observable of its events: on subscribe the call starts; `call-info`
  * (the metadata `doStream` resolved with), then the provider's V4 parts, read one at a time while
- * `demand` is open; unsubscribing before the end aborts the call's signal and cancels the reader.
- * A thrown `doStream`, a read error or a malformed part is the error notification, unchanged (e.g.
- * the provider's `APICallError`). A model with an `OBSERVABLE_STREAM` function is streamed through
- * it instead (virtual time in marble tests).
+ * `demand` is open; the call completes at its first `finish` (the rest of the stream is dropped)
+ * or when the stream closes; unsubscribing before the end aborts the call's signal and cancels the
+ * reader. A thrown `doStream` or a read error is the error notification, unchanged (e.g. the
+ * provider's `APICallError`) unless it cannot be written as JSON; a malformed part is an
+ * `InvalidModelResponseError` (see `partProblem`). A model with an `OBSERVABLE_STREAM` function is
+ * streamed through it instead (virtual time in marble tests: its parts are not checked).
  *
  * ```
  * provider:  --a--b--|

@@ -24,9 +24,13 @@ export interface InvalidModelResponseErrorOptions {
 
 /**
  * A provider broke the language-model contract: `doStream` resolved with something that is not
- * `{ stream: ReadableStream }`, the stream's `getReader()` or `read()` misbehaved, or a stream
- * part was not an object. The run ends with one `error` chunk carrying this error (it names the
- * provider, the model and the problem); it is never an unhandled rejection.
+ * `{ stream: ReadableStream }`, the stream's `getReader()` or `read()` misbehaved, a stream part
+ * was not an object or had a field the spec does not allow (an id, a name or tool input that is
+ * not a string, metadata or values that cannot be written as JSON, a `file` or `source` missing
+ * what it needs), a `doGenerate` answer was malformed the same way, or the provider failed with
+ * an error that cannot be read or written as JSON. The run ends with one `error` chunk carrying
+ * this error (it names the provider, the model and the problem); it is never an unhandled
+ * rejection.
  *
  * @example
  * ```ts

@@ -8,6 +8,9 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { getObservableStream, OBSERVABLE_STREAM, type ObservableStreamFunction } from '../observable-stream.js';
 import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartConverter } from './map-parts.js';
+import { callMetadataOf, invalidResponse } from '../checked-stream.js';
+import { messageOf } from '../checked-part.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
 
 type SpecModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
 type CallOf<M extends SpecModel> = Parameters<M['doGenerate']>[0];
@@ -65,12 +68,29 @@ export function liftModel<TFrom extends SpecModel, TTo extends SpecModel>(model:
     },
     async doGenerate(options: CallOf<TTo>): Promise<ResultOf<TTo>> {
       const { callOptions, warnings } = lift.callOptions(options);
-      return lift.result(await call.doGenerate(callOptions), warnings);
+      const result = await call.doGenerate(callOptions);
+      if (typeof result !== 'object' || result === null) {
+        throw invalidResponse(model, `doGenerate() resolved with ${result === null ? 'null' : typeof result}, not a result object.`);
+      }
+      try {
+        return lift.result(result, warnings);
+      } catch (error) {
+        // what the conversion cannot read is the provider's answer, not a bug of the run
+        if (RxAgentError.isInstance(error)) throw error;
+        throw invalidResponse(model, `its doGenerate() result cannot be read as a ${String(model.specificationVersion)} result: ${messageOf(error)}`, error);
+      }
     },
     async doStream(options: CallOf<TTo>) {
       const { callOptions, warnings } = lift.callOptions(options);
       const result = await call.doStream(callOptions);
-      return { ...(result as object), stream: pullMapStream(result, model, converter(warnings)) };
+      const stream = pullMapStream(result, model, converter(warnings));
+      try {
+        // the metadata the V4 result carries, read once (a getter that throws is the provider's fault)
+        return { stream, ...callMetadataOf(result as object, model, 'doStream()') };
+      } catch (error) {
+        void stream.cancel(error).catch(() => undefined);
+        throw error;
+      }
     },
   } as unknown as TTo & { [OBSERVABLE_STREAM]?: ObservableStreamFunction<CallOf<TTo>, PartOf<TTo>> };
   const observableStream = getObservableStream<CallOf<TFrom>, PartOf<TFrom>>(model);

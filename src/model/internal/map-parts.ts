@@ -1,5 +1,7 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
-import { cancelQuietly, checkedRead, readerOf, streamOf, type ModelLike } from '../checked-stream.js';
+import { cancelQuietly, checkedRead, invalidResponse, readerOf, streamOf, type ModelLike } from '../checked-stream.js';
+import { messageOf } from '../checked-part.js';
+import { RxAgentError } from '../../errors/rxagent-error.js';
 
 /**
  * Converts one part of the older spec into zero or more parts of the newer one.
@@ -15,7 +17,8 @@ export type PartConverter<TFrom, TTo> = (part: TFrom) => TTo[];
  * A pull-through `ReadableStream` over the stream of an older-spec `doStream` result: one `read()`
  * downstream causes exactly one `read()` upstream (highWaterMark 0, no TransformStream queue), and
  * `cancel` is forwarded. A result that is not `{ stream: ReadableStream }`, a throwing
- * `getReader()` or a malformed part is an `InvalidModelResponseError` naming `model`.
+ * `getReader()`, a malformed part or a part the conversion cannot read (a V2 `finish` without
+ * usage) is an `InvalidModelResponseError` naming `model`; the stream read from is then cancelled.
  *
  * @example
  * ```ts
@@ -28,21 +31,37 @@ export function pullMapStream<TFrom, TTo>(
   convert: PartConverter<TFrom, TTo>,
 ): ReadableStream<TTo> {
   const reader = readerOf(streamOf<TFrom>(result, model), model);
+  const convertPart = (part: TFrom): TTo[] => {
+    try {
+      return convert(part);
+    } catch (error) {
+      if (RxAgentError.isInstance(error)) throw error;
+      const type = (part as { type?: unknown }).type;
+      const version = (model as { specificationVersion?: unknown }).specificationVersion;
+      throw invalidResponse(model, `its "${String(type)}" part cannot be read as a ${String(version)} part: ${messageOf(error)}`, error);
+    }
+  };
   return new ReadableStream<TTo>(
     {
       async pull(controller) {
-        // Loop so that a part converting to nothing does not stall the reader.
-        for (;;) {
-          const next = checkedRead<TFrom>(await reader.read(), model);
-          if (next.done) {
-            controller.close();
-            return;
+        try {
+          // Loop so that a part converting to nothing does not stall the reader.
+          for (;;) {
+            const next = checkedRead<TFrom>(await reader.read(), model);
+            if (next.done) {
+              controller.close();
+              return;
+            }
+            const converted = convertPart(next.value);
+            if (converted.length > 0) {
+              for (const part of converted) controller.enqueue(part);
+              return;
+            }
           }
-          const converted = convert(next.value);
-          if (converted.length > 0) {
-            for (const part of converted) controller.enqueue(part);
-            return;
-          }
+        } catch (error) {
+          // the failed pull errors this stream; the one it reads from is released here
+          cancelQuietly(reader, error);
+          throw error;
         }
       },
       cancel(reason) {

@@ -7,6 +7,7 @@ import { aiSdkShapedChunk } from '../../contract/processor-checks.js';
 import { callSettingsProblem, readCallSettings } from '../../contract/call-settings-check.js';
 import type { CallSettings } from '../../contract/processor-types.js';
 import { USAGE_COUNT_RULE, usageProblem } from '../../model/usage.js';
+import { replayedChunkProblem } from '../../model/replay-call.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {
@@ -142,8 +143,19 @@ export function assertCachedResponse(response: unknown, scope: ShapeScope): void
     if (!isRecord(chunk) || typeof chunk.type !== 'string') throw badField(scope, `response.chunks[${index}]`, 'a chunk { type, payload }', chunk);
     assertChunkPayload(chunk, scope, `response.chunks[${index}]`);
     if (chunk.type === 'finish') assertCachedUsage(chunk.payload, scope, `response.chunks[${index}].payload.output.usage`);
+    assertReplayedFields(chunk, scope, `response.chunks[${index}]`);
   });
   if (response.warnings !== undefined && !Array.isArray(response.warnings)) throw badField(scope, 'response.warnings', 'an array', response.warnings);
+}
+
+/**
+ * What the step reads of a replayed chunk (ids, names, a source's kind, a `finish`'s reason) and
+ * whether it can be written as JSON (`replayedChunkProblem`): a malformed cached response is the
+ * processor's `ProcessorError`, before any of it is replayed.
+ */
+function assertReplayedFields(chunk: Record<string, unknown>, scope: ShapeScope, field: string): void {
+  const problem = replayedChunkProblem(chunk as { type: string; payload?: unknown });
+  if (problem !== undefined) throw new ProcessorError(scope.processorId, scope.hook, `returned ${field}${problem}.`);
 }
 
 /** A cached `finish`'s usage, when it gives one, becomes the step's: token counts the run can add up. */

@@ -5,6 +5,7 @@
  * it was asked for and every chunk has the shape its type needs.
  */
 import type { CachedLLMStepChunk, CachedLLMStepResponse } from '../../contract/index.js';
+import { replayedChunkProblem } from '../../model/index.js';
 
 /** An entry as stored: the response, and the key it was written under. */
 export interface ResponseCacheEntry extends CachedLLMStepResponse {
@@ -66,7 +67,9 @@ function chunkFault(chunk: unknown, index: number): string | undefined {
   const missing = (MODEL_CHUNKS[chunk.type] as readonly string[]).find((field) => typeof payload[field] !== 'string' || (NAMES.has(field) && payload[field] === ''));
   if (missing !== undefined) return `chunks[${index}].payload.${missing} is not ${NAMES.has(missing) ? 'a non-empty' : 'a'} string`;
   if (chunk.type === 'source' && payload.sourceType !== 'url' && payload.sourceType !== 'document') return `chunks[${index}].payload.sourceType is not 'url' or 'document'`;
-  return undefined;
+  // what the run itself would refuse in a cached response (NaN, a value JSON cannot hold, …): a miss, not a failed run
+  const refused = replayedChunkProblem(chunk as { type: string; payload?: unknown });
+  return refused === undefined ? undefined : `chunks[${index}]${refused}`;
 }
 
 /**
