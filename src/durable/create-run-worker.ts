@@ -10,14 +10,15 @@ import { Subject, filter, lastValueFrom, tap, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
-import { FencedError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunJournal } from '../storage/index.js';
-import { storedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
+import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunClaim, type RunJournal } from '../storage/index.js';
+import { submittedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { assertDurableProcessor } from './internal/durable-processors.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
 import { checkMemoryFence } from './internal/fence-probe.js';
 import { retentionJob, type RetentionJobOptions } from './internal/retention-job.js';
-import { afterLastAttempt, attemptKeyOf, giveUpRun } from './internal/give-up.js';
+import { afterLastAttempt, attemptKeyOf, endRun, giveUpRun } from './internal/give-up.js';
+import { claimProblem } from './internal/claim-check.js';
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
 import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
@@ -243,8 +244,11 @@ export interface RunWorker {
   start(): Promise<void>;
   /**
    * Stores a run and queues its job; any worker runs it. The same `runId` again is the same run
-   * (`created: false`, one job). `NotDurableError` (nothing stored) for what a durable run cannot
-   * carry; `TypeError` for an unknown agent.
+   * (`created: false`, one job); the same id with another input is a `RunConflictError`. Refused
+   * before anything is stored or queued: `NotDurableError` for what a durable run cannot carry (not
+   * JSON, options that cannot be read), `TypeError` for an unknown agent, an unknown option (own
+   * keys only: `constructor` or `__proto__` are unknown options) or an id a journal cannot hold.
+   * The options are read once: the run's row and its stored call are made of that one reading.
    */
   submit(
     agent: string | Agent,
@@ -433,7 +437,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
     // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
     const requeued = job.data.requeued ?? 0;
-    const run = await journal.getRun(runId);
+    let run;
+    try {
+      run = await journal.getRun(runId);
+    } catch (error) {
+      // a row this build cannot read: left as it was (no retry of this job reads it better)
+      if (!MalformedJournalEntryError.isInstance(error) && !JournalSchemaError.isInstance(error)) throw error;
+      events.next({ type: 'failed', runId, epoch: 0, error });
+      return;
+    }
     if (run === null || (run.status !== 'queued' && run.status !== 'running')) return; // ended (or erased): nothing to give up
     const failedAttempts = (job.sourceRetryCount ?? 0) + 1;
     const since = job.data.since ?? generation;
@@ -460,6 +472,19 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const error = new RunAttemptsExhaustedError({ runId, attempts: spent, ...failureOf(job.sourceOutput) });
     const outcome = await giveUpRun(journal, runId, workerId, error);
     if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
+    // a newer format or a malformed row: left as it was, for a worker that can read it (or an operator)
+    if (outcome.kind === 'unreadable') events.next({ type: 'failed', runId, epoch: 0, error: outcome.error });
+  };
+
+  /**
+   * Ends a claimed run `failed` with `error` (a row it cannot go on from) under the claim's lease:
+   * one `final` commit, the job done. No attempt is spent on it: another would meet the same row.
+   */
+  const failClosed = async (claim: Pick<RunClaim, 'lease' | 'input' | 'commits'>, error: MalformedJournalEntryError): Promise<{ kind: 'done' }> => {
+    const { runId } = claim.lease;
+    const ended = await endRun(journal, claim, error);
+    if (ended.kind === 'failed') events.next({ type: 'completed', runId, epoch: ended.epoch, status: 'failed' });
+    return { kind: 'done' };
   };
 
   /** Runs `handler` for each fetched job, tracked so `close()` waits for it. */
@@ -545,11 +570,23 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     } catch (error) {
       // the run ended (a stale job) or is gone: nothing to do; a blip is tried again; anything else comes back later
       if ((FencedError.isInstance(error) && error.reason === 'ended') || RunNotFoundError.isInstance(error)) return { kind: 'done' };
+      // its row is one this build cannot claim (nothing was changed): left as it was, not retried — no
+      // attempt reads it better. A newer format is retried: a worker of the newer build may take it.
+      if (MalformedJournalEntryError.isInstance(error)) {
+        events.next({ type: 'failed', runId, epoch: 0, error });
+        return { kind: 'done' };
+      }
       if (isInfrastructureError(error)) return { kind: 'infrastructure', error, ...(expectedEpoch === undefined ? {} : { epoch: expectedEpoch }) };
       throw error;
     }
     const { epoch } = claim.lease;
     events.next({ type: 'claimed', runId, epoch });
+    // rows of another build or edited (its agent, stored call, last commit, ledger): failed closed at once
+    const problem = claimProblem(claim, (agentId) => agents.has(agentId));
+    if (problem !== undefined) {
+      events.next({ type: 'failed', runId, epoch, error: problem });
+      return failClosed(claim, problem);
+    }
     const entry = agents.get(claim.run.agentId);
     if (entry === undefined) throw new TypeError(`RunWorker: run ${runId} belongs to agent "${claim.run.agentId}", which this worker does not run.`);
     const context: ExecutionContext = {
@@ -577,6 +614,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (outcome.infrastructure) return { kind: 'infrastructure', error: outcome.error, epoch };
       throw outcome.error;
     }
+    if (outcome.kind === 'malformed') return failClosed(claim, outcome.error); // the execution told its `failed`
     // handed over: the run goes on in a job of the next generation (a budget of attempts of its own);
     // this one completes. A crash between the two leaves both: the later claim fences the other.
     if (outcome.kind === 'released') await sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1);
@@ -632,10 +670,11 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
 
     async submit(agent, input, callOptions) {
       const { agent: registered, config, queue, deadLetter } = agentOf(agent);
-      const stored = storedCallOf(input, callOptions);
+      // the options read once: the row, the processors' check and the stored call are made of one reading
+      const { stored, runId: givenRunId } = submittedCallOf(input, callOptions);
       const requestContext = new RequestContext(Object.entries((stored.options['requestContext'] ?? {}) as Record<string, unknown>));
       for (const processor of await processorsOf(config, requestContext)) assertDurableProcessor(processor);
-      const runId = callOptions?.runId ?? randomUUID();
+      const runId = givenRunId ?? randomUUID();
       if (typeof runId !== 'string' || runId === '') throw new TypeError('RunWorker.submit: runId must be a non-empty string.');
       const { created } = await journal.createRun({ runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } });
       await ensureQueue(queue, deadLetter);

@@ -75,6 +75,49 @@ const notDurable: Record<string, string> = {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 
+/** Deeper than this, options are not copied (the codec writes values at most this deep). */
+const MAX_OPTION_DEPTH = 1000;
+
+/** What reading `path` threw, as the `NotDurableError` naming it. */
+function unreadable(path: string, error: unknown): NotDurableError {
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new NotDurableError({ what: path, message: `reading it threw (${why.length > 200 ? `${why.slice(0, 200)}…` : why}): a durable run keeps its options as JSON data`, cause: error });
+}
+
+/**
+ * `value` read once: arrays and plain objects copied, each element and own enumerable property read
+ * exactly once (a getter answering differently on each read, or a Proxy, cannot make two readers of
+ * the options disagree); anything else kept as it is, for {@link strictJson} to name. What a getter or
+ * a Proxy trap throws is a `NotDurableError` naming the path.
+ */
+function readOnce(value: unknown, path: string, depth: number, onPath: Set<object>): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    if (onPath.has(value)) throw new NotDurableError({ what: path, message: 'a cycle is not JSON: a durable run keeps its options as JSON' });
+    if (depth >= MAX_OPTION_DEPTH) throw new NotDurableError({ what: path, message: `nested deeper than ${MAX_OPTION_DEPTH} levels: a durable run keeps its options as JSON` });
+    if (Array.isArray(value)) {
+      onPath.add(value);
+      const length = value.length;
+      const copy = new Array<unknown>(length);
+      for (let index = 0; index < length; index++) copy[index] = readOnce(value[index], `${path}[${index}]`, depth + 1, onPath);
+      onPath.delete(value);
+      return copy;
+    }
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return value;
+    onPath.add(value);
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      // defined, not assigned: a `__proto__` key (JSON.parse makes one) stays an own property
+      Object.defineProperty(copy, key, { value: readOnce((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1, onPath), enumerable: true, writable: true, configurable: true });
+    }
+    onPath.delete(value);
+    return copy;
+  } catch (error) {
+    throw NotDurableError.isInstance(error) ? error : unreadable(path, error);
+  }
+}
+
 /** `value` at `path` must be strictly JSON (`NotDurableError` naming the path and what was found). */
 function strictJson(value: unknown, path: string): JsonValue {
   const found = findNonJson(value);
@@ -85,22 +128,33 @@ function strictJson(value: unknown, path: string): JsonValue {
 }
 
 /**
- * Checks a submit's options and input and returns what the journal stores: `NotDurableError` for
- * what a durable run cannot carry, `TypeError` for an unknown option (with the closest known one).
+ * A submit's call read once: what the journal stores and the run id given. The options object and
+ * everything in it is read exactly once (see {@link storedCallOf}); the run's row, the processors'
+ * check and the stored call are all made of that one reading.
  *
  * @example
  * ```ts
- * storedCallOf('Hi', { maxSteps: 2 }); // { input: 'Hi', options: { maxSteps: 2 } }
- * storedCallOf('Hi', { requestContext: { at: new Date() } }); // NotDurableError: options.requestContext.at
+ * submittedCallOf('Hi', { runId: 'r1', maxSteps: 2 }); // { stored: { input: 'Hi', options: { maxSteps: 2 } }, runId: 'r1' }
  * ```
  */
-export function storedCallOf(input: AgentInput, options: DurableCallOptions | undefined): StoredCall {
-  if (options !== undefined && !isRecord(options)) throw new TypeError('submit(agent, input, options): options must be a plain object.');
+export function submittedCallOf(input: AgentInput, options: DurableCallOptions | undefined): { stored: StoredCall; runId: unknown } {
+  let given: unknown;
+  try {
+    given = readOnce(options, 'options', 0, new Set());
+    if (given !== undefined && !isRecord(given)) throw new TypeError('submit(agent, input, options): options must be a plain object.');
+  } catch (error) {
+    throw NotDurableError.isInstance(error) || error instanceof TypeError ? error : unreadable('options', error);
+  }
   const stored: Record<string, JsonValue> = {};
-  for (const [key, value] of Object.entries(options ?? {})) {
-    if (value === undefined || key === 'runId') continue;
-    const why = notDurable[key];
-    if (why !== undefined) throw new NotDurableError({ what: `options.${key}`, message: why });
+  let runId: unknown;
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (value === undefined) continue;
+    if (key === 'runId') {
+      runId = value;
+      continue;
+    }
+    // own keys only: `constructor`, `toString`, `__proto__` are unknown options, not Object.prototype's members
+    if (Object.hasOwn(notDurable, key)) throw new NotDurableError({ what: `options.${key}`, message: notDurable[key] as string });
     if (!durableKeys.includes(key)) {
       const closest = closestKey(key, durableKeys);
       throw new TypeError(`submit(agent, input, options): unknown option "${key}"${closest === undefined ? '' : ` (did you mean "${closest}"?)`}.`);
@@ -109,7 +163,7 @@ export function storedCallOf(input: AgentInput, options: DurableCallOptions | un
       throw new NotDurableError({ what: 'options.requestContext', message: 'a durable run takes its request context as a plain JSON record ({ key: value })' });
     }
     if (key === 'messageId' && (typeof value !== 'string' || value === '')) throw new TypeError('submit(agent, input, options): messageId must be a non-empty string.');
-    stored[key] = strictJson(value, `options.${key}`);
+    Object.defineProperty(stored, key, { value: strictJson(value, `options.${key}`), enumerable: true, writable: true, configurable: true });
   }
   let json: JsonValue;
   try {
@@ -117,7 +171,22 @@ export function storedCallOf(input: AgentInput, options: DurableCallOptions | un
   } catch (error) {
     throw new NotDurableError({ what: 'input', message: (error as Error).message, cause: error });
   }
-  return { input: json, options: stored };
+  return { stored: { input: json, options: stored }, runId };
+}
+
+/**
+ * Checks a submit's options and input and returns what the journal stores: `NotDurableError` for
+ * what a durable run cannot carry (or options that cannot be read: a Proxy, a getter that throws),
+ * `TypeError` for an unknown option (with the closest known one). The options are read once.
+ *
+ * @example
+ * ```ts
+ * storedCallOf('Hi', { maxSteps: 2 }); // { input: 'Hi', options: { maxSteps: 2 } }
+ * storedCallOf('Hi', { requestContext: { at: new Date() } }); // NotDurableError: options.requestContext.at
+ * ```
+ */
+export function storedCallOf(input: AgentInput, options: DurableCallOptions | undefined): StoredCall {
+  return submittedCallOf(input, options).stored;
 }
 
 /**

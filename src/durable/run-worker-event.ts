@@ -14,7 +14,11 @@ import type { RunCommitKind, RunStatus } from '../storage/index.js';
  *   worker wrote nothing after it;
  * - `released`: handed over (`close({ handover: true })`) at a step commit, for another worker;
  * - `failed`: this worker could not go on with the run (a storage failure, …): nothing more was
- *   written, and its job goes back to pg-boss, which hands it to a worker again.
+ *   written, and its job goes back to pg-boss, which hands it to a worker again — except for a
+ *   journal row this build cannot go on from (`MalformedJournalEntryError`, naming row and field):
+ *   a row the claim gave (the ledger, the last commit, the stored call, the agent) or one met on the
+ *   way (a chunk of the open step, a signal) ends the run `failed` at once (`completed` follows),
+ *   and a run row that cannot be claimed (epoch `0` here) is left as it was; neither is retried.
  *
  * @example
  * ```ts
@@ -78,8 +82,8 @@ export type RunWorkerEvent =
       readonly type: 'failed';
       /** The run. */
       readonly runId: string;
-      /** The epoch of this worker's claim on the run. */
+      /** The epoch of this worker's claim on the run (0: the run could not be claimed). */
       readonly epoch: number;
-      /** Why (a storage failure, …). */
+      /** Why (a storage failure, a `MalformedJournalEntryError`, …). */
       readonly error: unknown;
     };

@@ -11,57 +11,90 @@
  * ```
  */
 import { makeChunk, terminalChunk, type ChunkType } from '../../contract/index.js';
-import { FencedError, RunNotFoundError, type RunJournal } from '../../storage/index.js';
-import type { StoredCall } from '../durable-call-options.js';
-import type { RunAttemptsExhaustedError } from '../errors/run-attempts-exhausted-error.js';
-import { openAt, stepFinish } from './takeover.js';
+import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, type RunClaim, type RunJournal } from '../../storage/index.js';
+import { checkedEntries, openAt, stepFinish } from './takeover.js';
 
 /**
  * What giving up did: the run ended `failed` here (at `epoch`); it had ended already; it does not
- * exist; or another claim came between this one and its write (another worker giving up on it too,
- * or a worker of a live job of the run): that owner has the run now.
+ * exist; another claim came between this one and its write (another worker giving up on it too,
+ * or a worker of a live job of the run): that owner has the run now; or its row cannot be claimed
+ * by this build (`unreadable`: a newer format, a malformed row), and it is left as it was.
  */
 export type GiveUpOutcome =
   | { readonly kind: 'failed'; readonly epoch: number; readonly lastSeq: number }
   | { readonly kind: 'ended' }
   | { readonly kind: 'missing' }
-  | { readonly kind: 'superseded' };
+  | { readonly kind: 'superseded' }
+  | { readonly kind: 'unreadable'; readonly error: JournalSchemaError | MalformedJournalEntryError };
 
 const ended = (error: unknown): boolean => FencedError.isInstance(error) && error.reason === 'ended';
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
  * Ends run `runId` with `error` under a new claim by `owner`. Idempotent: a run that ended (by its
  * own terminal chunk, a cancel, or another worker giving up on it first) is not written to, and of
- * two workers giving up on one run at once the later claim writes.
+ * two workers giving up on one run at once the later claim writes. A run whose row this build
+ * cannot claim (a newer format, a malformed row) is left as it was.
  */
-export async function giveUpRun(journal: RunJournal, runId: string, owner: string, error: RunAttemptsExhaustedError): Promise<GiveUpOutcome> {
+export async function giveUpRun(journal: RunJournal, runId: string, owner: string, error: Error): Promise<GiveUpOutcome> {
   let claim;
   try {
     claim = await journal.claim(runId, owner);
   } catch (caught) {
     if (ended(caught)) return { kind: 'ended' };
     if (RunNotFoundError.isInstance(caught)) return { kind: 'missing' };
+    if (JournalSchemaError.isInstance(caught) || MalformedJournalEntryError.isInstance(caught)) return { kind: 'unreadable', error: caught };
     throw caught;
   }
-  const { lease, run } = claim;
+  return endRun(journal, claim, error);
+}
+
+/**
+ * Ends the claimed run with `error` in one `final` commit under the claim's lease: the run's
+ * `start` when nothing was journaled yet, else the closers of what the last attempt left open in
+ * its step (none when a chunk there cannot be read), then the `error` chunk. What it reads of the
+ * run is read now (an execution may have written since the claim); what it takes from the claim
+ * (the message id, the last commit's step and attempt) only when well formed.
+ *
+ * @example
+ * ```ts
+ * const outcome = await endRun(journal, claim, problem); // { kind: 'failed', epoch, lastSeq }
+ * ```
+ */
+export async function endRun(journal: RunJournal, claim: Pick<RunClaim, 'lease' | 'input' | 'commits'>, error: Error): Promise<GiveUpOutcome> {
+  const { lease } = claim;
+  const { runId } = lease;
+  const run = await journal.getRun(runId);
+  if (run === null) return { kind: 'missing' };
+  if (run.status !== 'queued' && run.status !== 'running') return { kind: 'ended' };
   const chunks: ChunkType[] = [];
   if (run.lastSeq === 0) {
     // nothing journaled yet: the run's start, with the message id every reader would have got
-    const given = (claim.input as unknown as Partial<StoredCall>).options?.['messageId'];
+    const options = (claim.input as { options?: unknown } | null)?.options;
+    const given = typeof options === 'object' && options !== null ? (options as Record<string, unknown>)['messageId'] : undefined;
     chunks.push(makeChunk(runId, 'start', { messageId: typeof given === 'string' ? given : `msg-${runId}` }));
   } else {
-    const stepStart = await journal.findLastSeq(runId, 'step-start', run.lastSeq);
-    if (stepStart > 0) {
-      // the open step's structure (no deltas): what it opened, at a cost independent of its length
-      const open = openAt(await journal.readStructure(runId, { after: stepStart - 1, until: run.lastSeq }), stepStart - 1);
-      chunks.push(...open.closers);
-      if (open.step !== undefined) chunks.push(stepFinish(runId, open.step, { reason: 'error', isContinued: false }));
+    try {
+      const stepStart = await journal.findLastSeq(runId, 'step-start', run.lastSeq);
+      if (stepStart > 0) {
+        // the open step's structure (no deltas): what it opened, at a cost independent of its length
+        const structure = checkedEntries(runId, await journal.readStructure(runId, { after: stepStart - 1, until: run.lastSeq }));
+        const open = openAt(structure, stepStart - 1);
+        chunks.push(...open.closers);
+        if (open.step !== undefined) chunks.push(stepFinish(runId, open.step, { reason: 'error', isContinued: false }));
+      }
+    } catch (caught) {
+      // a chunk of the open step this build cannot read: what it opened cannot be told, the error alone ends the run
+      if (!MalformedJournalEntryError.isInstance(caught)) throw caught;
     }
   }
   chunks.push(terminalChunk(runId, { error }));
   const last = claim.commits.at(-1);
+  const step = isCount(last?.step) ? last.step : 0;
+  const attempt = isCount(last?.attempt) ? last.attempt : 0;
   try {
-    const { lastSeq } = await journal.append(lease, chunks, { kind: 'final', step: last?.step ?? 0, attempt: last?.attempt ?? 0, state: null });
+    const { lastSeq } = await journal.append(lease, chunks, { kind: 'final', step, attempt, state: null });
     return { kind: 'failed', epoch: lease.epoch, lastSeq };
   } catch (caught) {
     if (!FencedError.isInstance(caught)) throw caught;

@@ -8,7 +8,7 @@
  */
 import { toJsonValue, type JsonValue } from '../../contract/index.js';
 import type { ToolBegin, ToolLedger } from '../../loop/index.js';
-import type { RunJournal, RunLease, ToolCallRecord } from '../../storage/index.js';
+import { MalformedJournalEntryError, type RunJournal, type RunLease, type ToolCallRecord } from '../../storage/index.js';
 import { ToolOutcomeUnknownError } from '../errors/tool-outcome-unknown-error.js';
 
 /** A tool call as the loop names it. */
@@ -36,11 +36,18 @@ export interface LedgerFaults {
 }
 
 /**
- * A `ToolLedger` for one claim: `rows` is the ledger as claimed (`RunClaim.toolCalls`), kept up to
- * date with this owner's transitions.
+ * A `ToolLedger` for one claim: `rows` is the ledger as claimed (`RunClaim.toolCalls`, checked by
+ * `claimProblem`), kept up to date with this owner's transitions; `pinned`, the calls this owner's
+ * own `model` commits pinned so far. Every call a run executes was pinned by its step's `model`
+ * commit before it runs: a call neither in the claimed ledger nor pinned here lost its row (the
+ * ledger edited or cut short), and a row of another tool is not this call's. Both fail closed
+ * (`MalformedJournalEntryError`: the run's error), never run the tool again or answer the call
+ * with another's outcome.
  */
-export function journalLedger(journal: RunJournal, lease: RunLease, rows: readonly ToolCallRecord[], faults: LedgerFaults): ToolLedger {
+export function journalLedger(journal: RunJournal, lease: RunLease, rows: readonly ToolCallRecord[], faults: LedgerFaults, pinned: ReadonlySet<string>): ToolLedger {
   const ledger = new Map(rows.map((row) => [row.toolCallId, row]));
+  const malformed = (call: LedgerCall, field: string, problem: string): MalformedJournalEntryError =>
+    new MalformedJournalEntryError({ runId: lease.runId, seq: 0, row: `run_tool_calls[${call.toolCallId}]`, field, problem });
   const transition = async (...args: Parameters<RunJournal['toolCall']>): Promise<void> => {
     const row = await journal.toolCall(...args);
     ledger.set(row.toolCallId, row);
@@ -48,6 +55,12 @@ export function journalLedger(journal: RunJournal, lease: RunLease, rows: readon
   return {
     async begin(call: LedgerCall, tool: { idempotent: boolean }): Promise<ToolBegin> {
       const row = ledger.get(call.toolCallId);
+      if (row === undefined && !pinned.has(call.toolCallId)) {
+        throw malformed(call, 'tool_call_id', 'no row: the commit the run goes on from pinned this call, and its row is gone (whether it ran cannot be told)');
+      }
+      if (row !== undefined && row.toolName !== call.toolName) {
+        throw malformed(call, 'tool_name', `the row is of ${JSON.stringify(row.toolName)}, the call of ${JSON.stringify(call.toolName)}`);
+      }
       if (row?.status === 'completed') return { kind: 'result', result: row.output };
       if (row?.status === 'failed') return { kind: 'error', error: reviveError(row.error) };
       if (row?.status === 'started' && !tool.idempotent) {

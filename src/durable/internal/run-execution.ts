@@ -28,27 +28,30 @@
 import { EMPTY, Subject, catchError, concat, concatMap, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
 import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isChunk, isCommitPoint, runAgent, type Agent, type AgentCallOptions, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
-import { FencedError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
+import { FencedError, MalformedJournalEntryError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import type { StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
 import type { RunWorkerEvent } from '../run-worker-event.js';
 import { infrastructureBackoffMs, isInfrastructureError, isStorageInfrastructureError } from './infrastructure-error.js';
 import { journalTo, type JournalAck, type JournalCommit, type JournalRecord } from './journal-to.js';
 import { journalLedger } from './journal-ledger.js';
-import { openAt, planTakeover, stepFinish, type TakeoverPlan } from './takeover.js';
+import { checkedEntries, openAt, planTakeover, stepFinish, type TakeoverPlan } from './takeover.js';
 
 /**
  * How an execution ended, for its job: `completed` (the `final` commit written) and `fenced` (the
  * run has another owner) complete it, `released` hands the run on in a new job (a handover spends
  * no attempt), `retry` fails it (pg-boss hands it on, an attempt spent) — unless `infrastructure`:
  * the database or the way to it failed, and the worker claims the run again itself after a
- * backoff (no attempt spent).
+ * backoff (no attempt spent). `malformed`: a journal row the run goes on from cannot be read (a
+ * chunk of the open step, a signal of an unknown kind): no attempt can do better, and the worker
+ * ends the run `failed` with the error under the same lease.
  */
 export type ExecutionOutcome =
   | { readonly kind: 'completed' }
   | { readonly kind: 'released' }
   | { readonly kind: 'fenced' }
-  | { readonly kind: 'retry'; readonly error: unknown; readonly infrastructure: boolean };
+  | { readonly kind: 'retry'; readonly error: unknown; readonly infrastructure: boolean }
+  | { readonly kind: 'malformed'; readonly error: MalformedJournalEntryError };
 
 /** A value of an execution: one of the worker's events, or (last) its outcome. */
 export type ExecutionItem = RunWorkerEvent | ExecutionOutcome;
@@ -158,6 +161,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
     const stoppedBy = (error: unknown): Observable<ExecutionItem> => {
       if (crashes.has(error)) return failed(error);
       if (FencedError.isInstance(error) || jobSignal.aborted) return fenced(error);
+      if (MalformedJournalEntryError.isInstance(error)) return of<ExecutionItem[]>({ type: 'failed', runId, epoch, error }, { kind: 'malformed', error });
       return defer(() => journal.getRun(runId)).pipe(
         map((run) => run !== null && run.epoch !== epoch),
         catchError(() => of(false)),
@@ -179,6 +183,8 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       }),
       tap((signal) => {
         if (signal.kind === 'stop') abort.abort(signal.reason ?? 'stopped');
+        // a kind this build does not know (another build's, an edited row): what was asked cannot be told, the run fails closed
+        else throw new MalformedJournalEntryError({ runId, seq: 0, row: `run_signals[${String(signal.id)}]`, field: 'kind', problem: `${JSON.stringify(String(signal.kind).slice(0, 60))} is not a signal kind this build knows (stop)` });
       }),
       ignoreElements(),
     );
@@ -201,6 +207,8 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         let flushes = 0;
         /** Chunks held back: those before the `input` commit, and those after the last step. */
         let held: ChunkType[] | undefined = plan.commit === undefined ? [] : undefined;
+        /** The tool calls this owner's `model` commits pinned (the ledger's rows of them are not in the claim's). */
+        const pinned = new Set<string>();
 
         /**
          * The run's commit point: its commit, to the journal after the chunks before it. It holds the
@@ -211,6 +219,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           rejectedAttempts = point.rejectedAttempts;
           const state = point.snapshot as unknown as JsonValue;
           const toolCalls = point.toolCalls?.map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, args: (call.args ?? null) as JsonValue }));
+          for (const call of toolCalls ?? []) pinned.add(call.toolCallId);
           const chunks = point.kind === 'input' ? (held ?? []) : [];
           if (point.kind === 'input') held = undefined;
           if (point.last === true) held = [];
@@ -294,7 +303,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         const refusal$ = (error: JsonEncodingError, lastSeq: number): Observable<ExecutionItem> =>
           defer(async () => {
             const stepStart = await journal.findLastSeq(runId, 'step-start', lastSeq);
-            const entries = stepStart === 0 ? [] : await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray()));
+            const entries = stepStart === 0 ? [] : checkedEntries(runId, await lastValueFrom(journal.read$(runId, { after: stepStart - 1, live: false }).pipe(toArray())));
             const open = openAt(entries, stepStart - 1);
             return open.step === undefined ? open.closers : [...open.closers, stepFinish(runId, open.step, { reason: 'error', isContinued: false })];
           }).pipe(
@@ -306,7 +315,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
         const journaledLedger = journalLedger(journal, lease, claim.toolCalls, {
           started: (toolCallId) => fault('tool-started', { stepNumber, toolCallId }) ?? Promise.resolve(),
           returned: (toolCallId) => fault('tool-returned', { stepNumber, toolCallId }) ?? Promise.resolve(),
-        });
+        }, pinned);
         /** A ledger write the infrastructure failed stops the execution before the loop sees the error. */
         const guarded = <T>(pending: T | PromiseLike<T>): Promise<T> =>
           Promise.resolve(pending).catch((error: unknown) => {

@@ -6,8 +6,8 @@
  * `step-start` through the commit again, verbatim, since the marker reset them for every reader.
  */
 import { lastValueFrom, takeWhile, toArray } from 'rxjs';
-import { makeChunk, type ChunkType } from '../../contract/index.js';
-import type { EncodedChunk, JournalEntry, RunClaim, RunCommitRecord, RunJournal } from '../../storage/index.js';
+import { chunkProblem, makeChunk, type ChunkType } from '../../contract/index.js';
+import { MalformedJournalEntryError, type EncodedChunk, type JournalEntry, type RunClaim, type RunCommitRecord, type RunJournal } from '../../storage/index.js';
 
 /** How a claimed run goes on. */
 export interface TakeoverPlan {
@@ -37,6 +37,35 @@ export function stepFinish(
   result: { reason: 'retry' | 'error'; isContinued: boolean; takeover?: { epoch: number } },
 ): ChunkType {
   return makeChunk(runId, 'step-finish', { ...step, stepResult: result, output: { text: '', toolCalls: [], usage: noUsage } });
+}
+
+/**
+ * `entries` as read, each checked before a takeover or a give-up builds on it: JSON, a chunk with
+ * the fields its kind needs, of a type this build knows (a `step-start` with its step number). One
+ * it cannot read is a `MalformedJournalEntryError` naming its seq: what the entry opened or closed
+ * cannot be told, so the run cannot go on from it.
+ *
+ * @example
+ * ```ts
+ * const open = openAt(checkedEntries(runId, await journal.readStructure(runId, { after, until })), after);
+ * ```
+ */
+export function checkedEntries(runId: string, entries: readonly JournalEntry[]): readonly JournalEntry[] {
+  for (const entry of entries) {
+    let chunk: unknown;
+    try {
+      chunk = entry.chunk;
+    } catch (error) {
+      throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem: `not JSON (${error instanceof Error ? error.name : 'Error'})` });
+    }
+    const problem = chunkProblem(chunk);
+    if (problem !== undefined) throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem });
+    const { type, payload } = chunk as { type: string; payload: Record<string, unknown> };
+    if (type === 'step-start' && !(typeof payload['stepNumber'] === 'number' && Number.isSafeInteger(payload['stepNumber']) && payload['stepNumber'] >= 0)) {
+      throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem: 'step-start chunk without a whole `payload.stepNumber`' });
+    }
+  }
+  return entries;
 }
 
 /**
@@ -103,7 +132,7 @@ export async function planTakeover(journal: RunJournal, claim: RunClaim): Promis
   const committedStepStart = commit?.kind !== 'model' ? 0 : stepStart > 0 && stepStart <= committedTo ? stepStart : await journal.findLastSeq(run.runId, 'step-start', committedTo);
   const from = Math.min(committedTo, ...[stepStart, committedStepStart].filter((seq) => seq > 0).map((seq) => seq - 1));
   // the open parts and the open step: every chunk but the deltas (which open and close nothing in a run's journal)
-  const structure = await journal.readStructure(run.runId, { after: from, until: run.lastSeq });
+  const structure = checkedEntries(run.runId, await journal.readStructure(run.runId, { after: from, until: run.lastSeq }));
   const { step, closers, runId } = openAt(structure, committedTo);
   const marker = [...closers];
   if (step !== undefined) {
@@ -111,13 +140,14 @@ export async function planTakeover(journal: RunJournal, claim: RunClaim): Promis
   }
   const replay =
     commit?.kind === 'model' && step !== undefined && committedStepStart > 0
-      ? (
+      ? checkedEntries(
+          run.runId,
           await lastValueFrom(
             journal.read$(run.runId, { after: committedStepStart - 1, live: false }).pipe(
               takeWhile((entry) => entry.seq <= committedTo),
               toArray(),
             ),
-          )
+          ),
         ).map((entry) => ({ type: entry.chunk.type, json: entry.json }))
       : [];
   return { commit, marker, replay, started };

@@ -71,13 +71,21 @@ export function assertRunAccess(what: string, access: unknown): asserts access i
 
 /**
  * The run, when it exists and `access` allows the request to use it; `RunNotFoundError` for an
- * unknown run and for a refused one alike (an `authorize` that throws refuses), and
+ * unknown run and for a refused one alike (an `authorize` that throws refuses; a run whose row this
+ * build cannot read, `MalformedJournalEntryError`, cannot be authorized: the same answer), and
  * `RunNotFoundError { reason: 'expired' }` (HTTP 410) for an allowed run whose chunks retention removed.
  */
 export async function authorizedRun(journal: RunJournal, runId: string, access: RunAccess): Promise<RunRecord> {
   // an id no store can hold (NUL, too long, a lone surrogate, empty) names no run: the unknown run's answer, not the store's TypeError
   if (storageIdProblem(runId) !== undefined) throw new RunNotFoundError({ runId });
-  const run = await journal.getRun(runId);
+  let run: RunRecord | null;
+  try {
+    run = await journal.getRun(runId);
+  } catch (error) {
+    // a run row this build cannot read cannot be authorized: a caller who must be authorized gets the unknown run's answer
+    if (MalformedJournalEntryError.isInstance(error) && access.unsafeNoAuthorization !== true) throw new RunNotFoundError({ runId });
+    throw error;
+  }
   if (run === null) throw new RunNotFoundError({ runId });
   if (access.unsafeNoAuthorization === true) return expiredOr(run);
   let allowed: boolean;

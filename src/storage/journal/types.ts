@@ -403,13 +403,20 @@ export interface RunJournal {
   readonly format: number;
   /** Creates a `queued` run. Idempotent by `runId`: the same run again → `{ created: false }`; another → `RunConflictError`. */
   createRun(run: NewRun): Promise<CreatedRun>;
-  /** The run with this id, or `null` when the journal holds none. */
+  /**
+   * The run with this id, or `null` when the journal holds none. A run row this build cannot use (a
+   * status, terminal, epoch or format another build or an edit left: `PostgresRunJournal`) is a
+   * `MalformedJournalEntryError` naming the field (`row: 'runs'`), never a record that says otherwise.
+   */
   getRun(runId: string): Promise<RunRecord | null>;
   /** The newest `queued` or `running` run of a thread, or `null`. */
   activeRun(threadId: string): Promise<RunRecord | null>;
   /**
    * Takes the run over: epoch + 1, `status: 'running'`. Unknown run → `RunNotFoundError`; a run of
-   * a newer format → `JournalSchemaError` (epoch unchanged); an ended run → `FencedError` (`'ended'`).
+   * a newer format → `JournalSchemaError` (epoch unchanged); an ended run → `FencedError` (`'ended'`);
+   * a run row no claim can go on from (a field `getRun` refuses, an epoch at the store's maximum, a
+   * `last_seq` that is not where its chunks end) → `MalformedJournalEntryError` naming the field,
+   * nothing changed. The rest (input, commit, ledger) is returned as stored: the worker checks it.
    */
   claim(runId: string, owner: string): Promise<RunClaim>;
   /** Appends chunks (and a commit) in one fenced write; the chunks get `lastSeq + 1…`. */

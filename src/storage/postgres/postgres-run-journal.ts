@@ -22,6 +22,7 @@ import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
 import { FencedError } from '../journal/errors/fenced-error.js';
 import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
+import { MalformedJournalEntryError } from '../journal/errors/malformed-journal-entry-error.js';
 import { RunConflictError } from '../journal/errors/run-conflict-error.js';
 import { RunNotFoundError } from '../journal/errors/run-not-found-error.js';
 import { RunOpenError } from '../journal/errors/run-open-error.js';
@@ -49,6 +50,7 @@ import type {
   ToolTransition,
 } from '../journal/types.js';
 import { MAX_INFRASTRUCTURE_LOSSES } from '../journal/types.js';
+import { checkedRunRecord } from '../journal/run-record-check.js';
 import { GuardedPool, positiveMs } from './guarded-pool.js';
 import { JOURNAL_CHANNEL, JournalListener, type RunNotice } from './journal-listener.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
@@ -73,6 +75,12 @@ import { lastSeqOfType, structureRows } from './run-journal-structure.js';
 import { PostgresOwnerSession, runsOfLostOwnersStatement } from './owner-session.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
+
+/** The largest epoch the `runs.epoch` column (integer) holds: a run there can be claimed no more. */
+const MAX_EPOCH = 2_147_483_647;
+
+/** A run row as read, checked (`MalformedJournalEntryError` naming the field this build cannot use). */
+const checkedRun = (row: RunRow): RunRecord => checkedRunRecord(runFromRow(row));
 
 /**
  * Options of `PostgresRunJournal`: those of `PostgresStorage` (connection string or pool, schema,
@@ -177,12 +185,12 @@ export class PostgresRunJournal implements RunJournal {
          VALUES ($1, $2, $3, $4, $5, 'queued', $6::json, clock_timestamp(), clock_timestamp()) ON CONFLICT (id) DO NOTHING RETURNING ${runColumns}`,
         [run.runId, run.agentId, run.threadId ?? null, run.resourceId ?? null, RUN_FORMAT, input],
       );
-      if (inserted.rows[0] !== undefined) return { run: runFromRow(inserted.rows[0]), created: true };
+      if (inserted.rows[0] !== undefined) return { run: checkedRun(inserted.rows[0]), created: true };
       const stored = (
         await this.#db.query<RunRow & { input: string }>(`SELECT ${runColumns}, input::text AS input FROM ${this.#schema}.runs WHERE id = $1`, [run.runId])
       ).rows[0];
       if (stored === undefined) throw new Error(`run ${run.runId} was removed while being created`);
-      const record = runFromRow(stored);
+      const record = checkedRun(stored);
       const field = conflictingField({ ...record, input: stored.input }, run, input);
       if (field !== undefined) throw new RunConflictError({ runId: run.runId, field });
       return { run: record, created: false };
@@ -221,7 +229,7 @@ export class PostgresRunJournal implements RunJournal {
          ORDER BY created_at DESC LIMIT 1`,
         [threadId],
       );
-      return result.rows[0] === undefined ? null : runFromRow(result.rows[0]);
+      return result.rows[0] === undefined ? null : checkedRun(result.rows[0]);
     });
   }
 
@@ -229,19 +237,33 @@ export class PostgresRunJournal implements RunJournal {
     assertJournalId('claim', 'runId', runId);
     assertJournalId('claim', 'owner', owner);
     return this.#run('claim', async () => {
+      // Claimed only when its row is one this build can go on from: a known format, an epoch a claim
+      // can follow, no terminal, and chunks that end at its last_seq (`dense`, read in the statement's
+      // snapshot: an owner's flush moves both together). Else nothing changes and the refusal names why.
       const claimed = await this.#db.query<RunRow & { input: string }>(
-        `UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = clock_timestamp()
-         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $3 RETURNING ${runColumns}, input::text AS input`,
-        [runId, owner, RUN_FORMAT],
+        `WITH pre AS (SELECT r.last_seq = coalesce((SELECT max(c.seq) FROM ${this.#schema}.run_chunks c WHERE c.run_id = r.id), 0) AS dense
+                        FROM ${this.#schema}.runs r WHERE r.id = $1)
+         UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = clock_timestamp()
+         WHERE id = $1 AND status IN ('queued', 'running') AND format <= $3 AND format >= 1 AND epoch >= 0 AND epoch < $4
+           AND terminal IS NULL AND (SELECT dense FROM pre)
+         RETURNING ${runColumns}, input::text AS input`,
+        [runId, owner, RUN_FORMAT, MAX_EPOCH],
       );
       const row = claimed.rows[0];
       if (row === undefined) {
-        const run = await this.#getRun(runId);
+        const run = await this.#getRun(runId); // a field this build cannot use: MalformedJournalEntryError
         if (run === null) throw new RunNotFoundError({ runId });
         if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
-        throw new FencedError({ runId, epoch: run.epoch, currentEpoch: run.epoch, reason: 'ended', what: 'claim' });
+        if (!isOpen(run.status)) throw new FencedError({ runId, epoch: run.epoch, currentEpoch: run.epoch, reason: 'ended', what: 'claim' });
+        if (run.epoch >= MAX_EPOCH) throw new MalformedJournalEntryError({ runId, seq: 0, row: 'runs', field: 'epoch', problem: `${run.epoch} is the largest epoch the journal holds: no claim can follow it` });
+        const chunks = await this.#db.query<{ last: number }>(`SELECT coalesce(max(seq), 0)::float8 AS last FROM ${this.#schema}.run_chunks WHERE run_id = $1`, [runId]);
+        const last = Number(chunks.rows[0]?.last ?? 0);
+        if (last !== run.lastSeq) {
+          throw new MalformedJournalEntryError({ runId, seq: 0, row: 'runs', field: 'last_seq', problem: `${run.lastSeq}, but the run's chunks end at seq ${last}` });
+        }
+        throw new FencedError({ runId, epoch: run.epoch, currentEpoch: run.epoch, reason: 'epoch', what: 'claim' }); // changed under the claim: the job comes back
       }
-      const run = runFromRow(row);
+      const run = checkedRun(row);
       const [commits, toolCalls] = await Promise.all([
         // the last commit only: the one the new owner goes on from
         this.#db.query<CommitRow>(`SELECT ${commitColumns} FROM ${this.#schema}.run_commits WHERE run_id = $1 ORDER BY no DESC LIMIT 1`, [runId]),
@@ -385,7 +407,12 @@ export class PostgresRunJournal implements RunJournal {
             maxBytes === undefined ? [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit] : [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit, maxBytes],
           ),
         );
-        return result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
+        const rows = result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
+        // seq is dense and a page one snapshot: a row missing before the next one is a gap, not a
+        // row still to come (the read loop skipped the rows past it and asked again, for ever)
+        const missing = rows.findIndex((row, index) => row.seq !== cursor + 1 + index);
+        if (missing >= 0) await this.#gap(runId, cursor + 1 + missing, (rows[missing] as ChunkRow).seq);
+        return rows;
       };
       return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize }, after, {
         ...(end === undefined ? {} : { end }),
@@ -534,7 +561,15 @@ export class PostgresRunJournal implements RunJournal {
 
   async #getRun(runId: string): Promise<RunRecord | null> {
     const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs WHERE id = $1`, [runId]);
-    return result.rows[0] === undefined ? null : runFromRow(result.rows[0]);
+    return result.rows[0] === undefined ? null : checkedRun(result.rows[0]);
+  }
+
+  /** A read met a gap at `seq` (the next row is `next`): the run's chunks were removed (expired, erased), or the row is missing. */
+  async #gap(runId: string, seq: number, next: number): Promise<never> {
+    const run = await this.#getRun(runId);
+    if (run === null) throw new RunNotFoundError({ runId });
+    if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
+    throw new MalformedJournalEntryError({ runId, seq, problem: `missing: the run's chunks go on at seq ${next} (a row removed from the database)` });
   }
 
   /** Why a fenced write matched no row: `RunNotFoundError` or `FencedError`. */
