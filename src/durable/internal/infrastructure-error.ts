@@ -4,10 +4,12 @@
  * durable runtime uses the same ones, so a failure a store gave up on fails the attempt, never
  * the run.
  */
-export {
+import {
   INFRASTRUCTURE_BACKOFF_BASE_MS,
   INFRASTRUCTURE_BACKOFF_MAX_MS,
   infrastructureBackoffMs,
   isInfrastructureError,
   isStorageInfrastructureError,
 } from '../../storage/index.js';
+
+export { INFRASTRUCTURE_BACKOFF_BASE_MS, INFRASTRUCTURE_BACKOFF_MAX_MS, infrastructureBackoffMs, isInfrastructureError, isStorageInfrastructureError };
