@@ -7,9 +7,10 @@ import { entries, outName } from '../scripts/entries.mjs';
 
 /**
  * 400 KB until 7 December 2026; 440 KB since the second round of hostile-input fixes that day, which
- * every entry that runs the loop carries (the root entry's CJS 398 → 414 KB, `./loop` 388 → 404 KB):
+ * every entry that runs the loop carries (the root entry's CJS 398 → 435 KB, `./loop` 388 → 425 KB):
  * tripwire metadata checked with the journal's JSON codec (≈ 8 KB), token counts checked where they
- * enter and after each hook (≈ 5 KB), per-step settings checked as call options are (≈ 2.5 KB).
+ * enter and after each hook (≈ 5 KB), per-step settings checked as call options are (≈ 2.5 KB),
+ * provider parts checked where they enter (`src/model/checked-part.ts`, ≈ 20 KB).
  */
 const BUDGET = 440 * 1024;
 /**
@@ -19,8 +20,9 @@ const BUDGET = 440 * 1024;
  * 7 December 2026, when the budget went from 480 to 512 KB; 510 KB later that day, after the
  * hostile-input fixes: the restore check's schema, contained hook values, reader id checks — 544 KB).
  * `./ai-sdk` holds the same loop (`processorsMiddleware` runs processors; the resume readers), 408
- * KB CJS after those fixes: 432 KB. After the second round (see `BUDGET`): `./ai-sdk` 428 KB CJS,
- * `./durable` 534 KB CJS (the encoded run-id header, one stop per run): 464 and 576 KB.
+ * KB CJS after those fixes: 432 KB. After the second round (see `BUDGET`; with the encoded run-id
+ * header, the row checks of the journal): `./ai-sdk` 449 KB CJS, `./durable` 565 KB CJS: 464 and
+ * 576 KB.
  */
 const BUDGETS = { './durable': 576 * 1024, './ai-sdk': 464 * 1024 };
 const budgetOf = (subpath) => BUDGETS[subpath] ?? BUDGET;
