@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PgBoss } from 'pg-boss';
-import { filter, firstValueFrom, lastValueFrom, toArray, type Observable } from 'rxjs';
+import { ReplaySubject, filter, firstValueFrom, lastValueFrom, toArray, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, type ChunkType } from 'rxagent';
 import { resumeUIMessageStream } from 'rxagent/ai-sdk';
@@ -61,6 +61,19 @@ function newWorker(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, '
 
 const until = <T extends RunWorkerEvent['type']>(events$: Observable<RunWorkerEvent>, type: T, runId: string) =>
   firstValueFrom(events$.pipe(filter((event): event is Extract<RunWorkerEvent, { type: T }> => event.type === type && event.runId === runId)));
+
+/**
+ * A worker's events from now on, kept: `until` also finds one that came before it was asked for
+ * (`events$` is hot: a cancel whose run ends before `cancel()` resolves would otherwise be missed,
+ * which hung this file's cancel test once in a loaded CI run).
+ */
+function recorded(events$: Observable<RunWorkerEvent>): { until<T extends RunWorkerEvent['type']>(type: T, runId: string): Promise<Extract<RunWorkerEvent, { type: T }>> } {
+  const seen = new ReplaySubject<RunWorkerEvent>();
+  events$.subscribe(seen);
+  return {
+    until: (type, runId) => firstValueFrom(seen.pipe(filter((event): event is Extract<RunWorkerEvent, { type: typeof type }> => event.type === type && event.runId === runId))),
+  };
+}
 
 /** Every entry a live reader gets, once it completes (it must: the run ends). */
 const liveRead = (runId: string): Promise<JournalEntry[]> => lastValueFrom(journal.read$(runId, { live: true }).pipe(toArray()));
@@ -248,13 +261,14 @@ describe('what giving up leaves alone, and what it fences', () => {
 
   it('a completed or cancelled run is not touched; an unknown run is nothing to do', async () => {
     const worker = newWorker({ agents: [talker('ended', 100)] });
+    const events = recorded(worker.events$);
     await worker.start();
     const done = await worker.submit('ended', 'Talk');
-    await until(worker.events$, 'completed', done.runId);
+    await events.until('completed', done.runId);
     const stopped = await worker.submit('ended', 'Talk');
-    await until(worker.events$, 'committed', stopped.runId);
+    await events.until('committed', stopped.runId);
     await worker.cancel(stopped.runId, { unsafeNoAuthorization: true });
-    await until(worker.events$, 'completed', stopped.runId);
+    await events.until('completed', stopped.runId);
     const before = await Promise.all([journal.getRun(done.runId), journal.getRun(stopped.runId)]);
     expect(before.map((run) => run?.status)).toEqual(['completed', 'cancelled']);
     const dead = deadLetterQueueOf(queueOf('ended'));
