@@ -18,6 +18,7 @@ import {
   type CallSettings,
   type ProcessInputStepArgs,
   type ProcessLLMRequestArgs,
+  type ProcessLLMRequestResult,
   type ProcessLLMResponseArgs,
   type Processor,
   type ProcessorHookName,
@@ -249,7 +250,7 @@ export class ResponseCache implements Processor<'response-cache'> {
   }
 
   /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
-  processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): { response: CachedLLMStepResponse } | undefined | Observable<{ response: CachedLLMStepResponse } | undefined> {
+  processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
     state[PENDING_KEY] = undefined;
     const step = state[STEP_KEY];
     if (step === UNKEYABLE) return undefined;
