@@ -77,5 +77,5 @@ export { RunConflictError } from './journal/errors/run-conflict-error.js';
 export { RunOpenError } from './journal/errors/run-open-error.js';
 export { MalformedJournalEntryError } from './journal/errors/malformed-journal-entry-error.js';
 export { MissingAuthorizationError } from './journal/errors/missing-authorization-error.js';
-export { assertRunAccess, authorizedRun, clientEntry, type RunAccess, type RunAuthorize } from './journal/run-access.js';
+export { assertRunAccess, authorizedRun, checkedEntryChunk, clientEntry, type RunAccess, type RunAuthorize } from './journal/run-access.js';
 export { RUN_ID_HEADER, decodeRunIdHeader, encodeRunIdHeader } from './journal/run-id-header.js';

@@ -6,8 +6,8 @@
  * `step-start` through the commit again, verbatim, since the marker reset them for every reader.
  */
 import { lastValueFrom, takeWhile, toArray } from 'rxjs';
-import { chunkProblem, makeChunk, type ChunkType } from '../../contract/index.js';
-import { MalformedJournalEntryError, type EncodedChunk, type JournalEntry, type RunClaim, type RunCommitRecord, type RunJournal } from '../../storage/index.js';
+import { makeChunk, type ChunkType } from '../../contract/index.js';
+import { MalformedJournalEntryError, checkedEntryChunk, type EncodedChunk, type JournalEntry, type RunClaim, type RunCommitRecord, type RunJournal } from '../../storage/index.js';
 
 /** How a claimed run goes on. */
 export interface TakeoverPlan {
@@ -52,15 +52,7 @@ export function stepFinish(
  */
 export function checkedEntries(runId: string, entries: readonly JournalEntry[]): readonly JournalEntry[] {
   for (const entry of entries) {
-    let chunk: unknown;
-    try {
-      chunk = entry.chunk;
-    } catch (error) {
-      throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem: `not JSON (${error instanceof Error ? error.name : 'Error'})` });
-    }
-    const problem = chunkProblem(chunk);
-    if (problem !== undefined) throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem });
-    const { type, payload } = chunk as { type: string; payload: Record<string, unknown> };
+    const { type, payload } = checkedEntryChunk(runId, entry) as { type: string; payload: Record<string, unknown> };
     if (type === 'step-start' && !(typeof payload['stepNumber'] === 'number' && Number.isSafeInteger(payload['stepNumber']) && payload['stepNumber'] >= 0)) {
       throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem: 'step-start chunk without a whole `payload.stepNumber`' });
     }

@@ -104,11 +104,16 @@ function expiredOr(run: RunRecord): RunRecord {
 }
 
 /**
- * An entry as a client may get it: its chunk checked (`MalformedJournalEntryError` for a row that
- * is not JSON, not a chunk, missing a field, or of an unknown type) and its JSON text — the
- * stored bytes, except for `error` / `tool-error` chunks, whose error is in the client-safe form.
+ * The chunk of a journal entry read back, checked: a `MalformedJournalEntryError` naming the run and
+ * the seq for a row that is not JSON, not a chunk, missing a field its kind needs, or of a type this
+ * build does not know. What every reader of stored chunks (the readers, a takeover) reads them with.
+ *
+ * @example
+ * ```ts
+ * const chunk = checkedEntryChunk(runId, entry); // throws for a row of another build or an edited one
+ * ```
  */
-export function clientEntry(runId: string, entry: JournalEntry): { chunk: ChunkType; json: string } {
+export function checkedEntryChunk(runId: string, entry: JournalEntry): ChunkType {
   let chunk: ChunkType;
   try {
     chunk = entry.chunk;
@@ -117,6 +122,16 @@ export function clientEntry(runId: string, entry: JournalEntry): { chunk: ChunkT
   }
   const problem = chunkProblem(chunk);
   if (problem !== undefined) throw new MalformedJournalEntryError({ runId, seq: entry.seq, problem });
+  return chunk;
+}
+
+/**
+ * An entry as a client may get it: its chunk checked (`MalformedJournalEntryError` for a row that
+ * is not JSON, not a chunk, missing a field, or of an unknown type) and its JSON text — the
+ * stored bytes, except for `error` / `tool-error` chunks, whose error is in the client-safe form.
+ */
+export function clientEntry(runId: string, entry: JournalEntry): { chunk: ChunkType; json: string } {
+  const chunk = checkedEntryChunk(runId, entry);
   const safe = clientSafeChunk(chunk);
   if (safe === chunk) return { chunk, json: entry.json };
   try {
