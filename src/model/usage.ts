@@ -69,6 +69,33 @@ export function fromV4Usage(usage: LanguageModelV4Usage | undefined): LanguageMo
   }
 }
 
+/**
+ * A usage read back from storage as one the run can add up: each count that is not a whole number
+ * from 0 to 2^53 − 1 is unknown. A snapshot of an earlier build may hold `null` where a provider's
+ * NaN was written as JSON (before counts were checked where they enter, `fromV4Usage`).
+ *
+ * @example
+ * ```ts
+ * storedUsage({ inputTokens: null, outputTokens: 4, totalTokens: null }).inputTokens; // undefined
+ * ```
+ */
+export function storedUsage(usage: unknown): LanguageModelUsage {
+  const record = typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : {};
+  const input = record.inputTokenDetails;
+  const output = record.outputTokenDetails;
+  return {
+    inputTokens: countOf(record.inputTokens),
+    inputTokenDetails: {
+      noCacheTokens: countIn(input, 'noCacheTokens'),
+      cacheReadTokens: countIn(input, 'cacheReadTokens'),
+      cacheWriteTokens: countIn(input, 'cacheWriteTokens'),
+    },
+    outputTokens: countOf(record.outputTokens),
+    outputTokenDetails: { textTokens: countIn(output, 'textTokens'), reasoningTokens: countIn(output, 'reasoningTokens') },
+    totalTokens: countOf(record.totalTokens),
+  };
+}
+
 /** `a + b`, field by field (unknown + n = n). */
 export function addUsage(a: LanguageModelUsage, b: LanguageModelUsage): LanguageModelUsage {
   return {

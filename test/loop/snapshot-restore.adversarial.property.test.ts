@@ -16,7 +16,7 @@ import type { ChunkType } from '../../src/contract/chunk-types.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import type { StepInput } from '../../src/operators/process-input-step.js';
 import { createRun } from '../../src/loop/run/create-run.js';
-import { isChunk } from '../../src/loop/run/run-events.js';
+import { isChunk, isRunEnd } from '../../src/loop/run/run-events.js';
 import { RunSnapshotError } from '../../src/loop/data/run-snapshot-error.js';
 import { restoreRun, snapshotRun, type RunSnapshot } from '../../src/loop/data/run-snapshot.js';
 import type { RunSources } from '../../src/loop/data/run-sources.js';
@@ -316,5 +316,28 @@ describe('restoring malformed run snapshots (adversarial property)', () => {
       expect(second).toEqual(first);
       expect(JSON.parse(JSON.stringify(first))).toEqual(point.snapshot);
     }
+  });
+});
+
+describe('a snapshot whose usage counts an earlier build wrote as null (a provider NaN through JSON)', () => {
+  it('restores with those counts unknown: the run goes on, and no null reaches the steps or the run’s usage', async () => {
+    const point = points.find((candidate) => candidate.snapshot.steps.length > 0 && candidate.snapshot.next.kind === 'step');
+    expect(point, 'a commit point after a step').toBeDefined();
+    const snapshot = structuredClone((point as Point).snapshot) as unknown as { steps: Array<{ usage: Record<string, unknown> }> };
+    const usage = snapshot.steps[0]!.usage;
+    usage.inputTokens = null;
+    usage.totalTokens = null;
+    usage.inputTokenDetails = { noCacheTokens: null, cacheReadTokens: 'x', cacheWriteTokens: 3 };
+    const config = scenarioAgent((point as Point).scenario, new Sequence((point as Point).idNext), () => {}, new InMemoryStorage());
+    const items = await lastValueFrom(createRun(config, scenarioInput, scenarioOptions((point as Point).scenario), { restore: snapshot as unknown as RunSnapshot }).pipe(toArray(), timeout(5_000)));
+    const end = items.find(isRunEnd);
+    expect(items.filter(isChunk).at(-1)?.type).toBe('finish');
+    expect(end).toBeDefined();
+    const restoredUsage = end!.steps[0]!.usage;
+    expect(restoredUsage.inputTokens).toBeUndefined();
+    expect(restoredUsage.totalTokens).toBeUndefined();
+    expect(restoredUsage.inputTokenDetails).toEqual({ noCacheTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: 3 });
+    expect(JSON.stringify(end!.usage)).not.toContain('null');
+    expect(JSON.stringify(end!.steps.map((step) => step.usage))).not.toContain('null');
   });
 });

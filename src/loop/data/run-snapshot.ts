@@ -17,6 +17,7 @@ import type { RequestContextOverlay } from '../../contract/request-context.js';
 import { isHooked } from '../../contract/has-hook.js';
 import type { ProcessorSignal } from '../../contract/signal-types.js';
 import { DurableStateError } from './durable-state-error.js';
+import { storedUsage } from '../../model/usage.js';
 import { RunSnapshotError } from './run-snapshot-error.js';
 import { RUN_SNAPSHOT_FORMAT, type RunSnapshot } from './run-snapshot-types.js';
 import { checkRunSnapshot, malformed } from './run-snapshot-check.js';
@@ -99,6 +100,8 @@ function reviveStep(json: JsonValue): StepResult {
   const step = json as unknown as StepResult;
   const timestamp = step.response?.timestamp as unknown;
   if (timestamp !== undefined) (step.response as { timestamp?: unknown }).timestamp = date(timestamp);
+  // counts an earlier build wrote as `null` (a provider's NaN through JSON): unknown, as they enter now
+  step.usage = storedUsage(step.usage);
   return step;
 }
 
