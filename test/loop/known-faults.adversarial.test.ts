@@ -17,8 +17,9 @@
  *    the option error a call's `modelSettings` gets (a `TypeError` naming `prepareStep()`); what is
  *    checked is what reaches the provider.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { config, finalize, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { expectNothingUnhandled } from '../support/nothing-unhandled.js';
+import { finalize, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
 import type { AgentCallOptions } from '../../src/loop/agent-types.js';
@@ -103,31 +104,7 @@ const throwingGetter = (field: string, after = 0): object => {
   });
 };
 
-let unhandled: unknown[] = [];
-let previousOnUnhandledError: typeof config.onUnhandledError;
-const uncaught: unknown[] = [];
-const onUncaught = (error: unknown): void => {
-  uncaught.push(error);
-};
-
-beforeEach(() => {
-  unhandled = [];
-  uncaught.length = 0;
-  previousOnUnhandledError = config.onUnhandledError;
-  config.onUnhandledError = (error: unknown) => {
-    unhandled.push(error);
-  };
-  process.on('uncaughtException', onUncaught);
-});
-
-afterEach(async () => {
-  // an error RxJS reports as unhandled lands on a timer: let it land before looking
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  config.onUnhandledError = previousOnUnhandledError;
-  process.off('uncaughtException', onUncaught);
-  expect(unhandled, 'errors reported as unhandled instead of notified').toEqual([]);
-  expect(uncaught, 'errors thrown at nobody').toEqual([]);
-});
+expectNothingUnhandled();
 
 describe('1. a hook that corrupts a step\'s usage', () => {
   const BAD_COUNTS: Array<[string, () => unknown]> = [

@@ -20,8 +20,9 @@
  *    tripwire falls back to the answer's text when the parsed answer cannot be written.
  */
 import { APICallError, type LanguageModelV4StreamPart, type LanguageModelV4Usage } from '@ai-sdk/provider';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { config, defer, lastValueFrom, of, tap, throwError, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { expectNothingUnhandled } from '../support/nothing-unhandled.js';
+import { defer, lastValueFrom, of, tap, throwError, toArray } from 'rxjs';
 import { z } from 'zod';
 import { toUIMessageStream } from '../../src/ai-sdk/to-ui-message-stream.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
@@ -116,31 +117,7 @@ const revokedProxy = (): object => {
   return proxy;
 };
 
-let unhandled: unknown[] = [];
-let previousOnUnhandledError: typeof config.onUnhandledError;
-const uncaught: unknown[] = [];
-const onUncaught = (error: unknown): void => {
-  uncaught.push(error);
-};
-
-beforeEach(() => {
-  unhandled = [];
-  uncaught.length = 0;
-  previousOnUnhandledError = config.onUnhandledError;
-  config.onUnhandledError = (error: unknown) => {
-    unhandled.push(error);
-  };
-  process.on('uncaughtException', onUncaught);
-});
-
-afterEach(async () => {
-  // an error RxJS reports as unhandled lands on a timer: let it land before looking
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  config.onUnhandledError = previousOnUnhandledError;
-  process.off('uncaughtException', onUncaught);
-  expect(unhandled, 'errors reported as unhandled instead of notified').toEqual([]);
-  expect(uncaught, 'errors thrown at nobody').toEqual([]);
-});
+expectNothingUnhandled();
 
 const BAD_COUNTS: Array<[string, () => unknown]> = [
   ['NaN', () => Number.NaN],
