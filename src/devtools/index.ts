@@ -22,6 +22,7 @@ export type {
   Payload,
   RevisedEvent,
   RunEndEvent,
+  RunEvictedEvent,
   RunStartEvent,
   TakeoverEvent,
 } from './inspector-events.js';

@@ -217,9 +217,34 @@ export interface RunEndEvent extends InspectorEventBase {
   type: 'run-end';
   /** How the run ended. */
   status: Exclude<InspectorRunStatus, 'running'>;
-  /** Events past the run's cap (not kept, not sent). */
+  /** Events past the run's caps (`maxEventsPerRun`, `maxBytesPerRun`): counted, not kept, not sent. */
   droppedEvents: number;
-  /** Chunks past the run's cap (not kept, not sent). */
+  /** Chunks past the run's caps (`maxChunksPerRun`, `maxBytesPerRun`): not kept for the marble export. */
+  droppedChunks: number;
+}
+
+/**
+ * The inspector stopped keeping a run: past `maxRuns`, the oldest run was evicted (an ended one
+ * first, a running one when none had ended: `status` says which), or a run opened from a journal
+ * with the same id replaced it (`replaced`). Sent on the live feed only (the run's record is gone
+ * with it); nothing more is recorded or sent for the run, though the run itself goes on.
+ *
+ * @example
+ * ```ts
+ * import type { RunEvictedEvent } from 'rxagent/devtools';
+ * const note = (event: RunEvictedEvent) => `${event.runId} evicted (${event.reason}) while ${event.status}`;
+ * ```
+ */
+export interface RunEvictedEvent extends InspectorEventBase {
+  /** The event's kind. */
+  type: 'run-evicted';
+  /** `max-runs`: more runs than `maxRuns`; `replaced`: a journaled run with the same id was opened. */
+  reason: 'max-runs' | 'replaced';
+  /** How the run stood when it was evicted (`running`: it had not ended). */
+  status: InspectorRunStatus;
+  /** Events not kept up to then (past the run's caps). */
+  droppedEvents: number;
+  /** Chunks not kept up to then. */
   droppedChunks: number;
 }
 
@@ -251,7 +276,7 @@ export interface TakeoverEvent extends InspectorEventBase {
  * const hooks = (events: InspectorEvent[]) => events.filter((event) => event.type === 'hook');
  * ```
  */
-export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent | TakeoverEvent;
+export type InspectorEvent = RunStartEvent | HookEvent | JudgeEvent | ChunkEvent | RevisedEvent | RunEndEvent | TakeoverEvent | RunEvictedEvent;
 
 /**
  * A run as listed by the inspector.
@@ -279,7 +304,10 @@ export interface InspectorRunSummary {
   chunkCount: number;
   /** Events recorded so far. */
   eventCount: number;
-  /** Some events or chunks were past the caps: the record (and a marble export) is incomplete. */
+  /**
+   * Some events or chunks were past the caps (`maxEventsPerRun`, `maxChunksPerRun`,
+   * `maxBytesPerRun`): the record (and a marble export) is incomplete.
+   */
   truncated: boolean;
   /**
    * `live`: recorded as it ran (hook calls, judge calls, chunks); `journal`: opened after the fact

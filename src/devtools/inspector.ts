@@ -6,7 +6,7 @@ import { defer, finalize, lastValueFrom, Observable, tap } from 'rxjs';
 import type { ChunkType, TracingContext } from '../contract/index.js';
 import type { RunJournal, RunRecord } from '../storage/index.js';
 import { InspectorError } from './errors/inspector-error.js';
-import type { InspectorEvent, InspectorRunRecord, InspectorRunSummary } from './inspector-events.js';
+import type { InspectorEvent, InspectorRunRecord, InspectorRunStatus, InspectorRunSummary, RunEvictedEvent } from './inspector-events.js';
 import { cutText } from './internal/payload.js';
 import { RunRecorder } from './internal/run-recorder.js';
 import { toMarbleDiagram, type MarbleExport } from './marble-export.js';
@@ -17,12 +17,17 @@ import { toMarbleDiagram, type MarbleExport } from './marble-export.js';
  * @example
  * ```ts
  * import { Inspector, type InspectorOptions } from 'rxagent/devtools';
- * const options: InspectorOptions = { maxRuns: 20, maxChunksPerRun: 500 };
+ * const options: InspectorOptions = { maxRuns: 20, maxChunksPerRun: 500, maxBytesPerRun: 4 * 1024 * 1024 };
  * const inspector = new Inspector(options);
  * ```
  */
 export interface InspectorOptions {
-  /** Runs kept; past it the oldest ended run is forgotten. Default 50. */
+  /**
+   * Runs kept. Past it the oldest ended run is evicted — or, when every kept run is still running
+   * (runs that never end, a client opening chat after chat), the oldest running one: the feed gets
+   * a `run-evicted` event, nothing more of that run is recorded, and asking for it is an
+   * `unknown-run` error that says it was evicted. Default 50.
+   */
   maxRuns?: number;
   /**
    * Chunks kept per run (shown, and exported as a marble diagram). Later chunks are counted, not
@@ -34,6 +39,15 @@ export interface InspectorOptions {
    * about 4 per streamed chunk. Later ones are counted, not kept or sent. Default 20,000.
    */
   maxEventsPerRun?: number;
+  /**
+   * Bytes one run's record may keep, estimated as it is recorded: the characters of every string
+   * and key its events' payload copies hold, 16 bytes per other value, 100 bytes per event plus
+   * its labels (the run id, processor ids, the chunk's type), and the strings of the chunks kept
+   * for the marble export as they were emitted (whole, not cut). Past it, later events and chunks
+   * are counted, not kept or sent, and the run is marked `truncated` (no diagram). Default
+   * 16 MiB (16,777,216).
+   */
+  maxBytesPerRun?: number;
 }
 
 /**
@@ -94,7 +108,14 @@ const isJournal = (value: unknown): value is InspectableJournal =>
 /** The chunk ending each journal status, for a run the journal says ended. */
 const TERMINAL_STATUS = { finish: 'finish', tripwire: 'tripwire', error: 'error', abort: 'abort' } as const;
 
-const DEFAULTS = { maxRuns: 50, maxChunksPerRun: 2_000, maxEventsPerRun: 20_000 } as const;
+const DEFAULTS = { maxRuns: 50, maxChunksPerRun: 2_000, maxEventsPerRun: 20_000, maxBytesPerRun: 16 * 1024 * 1024 } as const;
+
+/** Evicted run ids remembered (to say so when one is asked for); ids longer than a storage id's limit are not. */
+const EVICTED_REMEMBERED = 1_000;
+const REMEMBERED_ID_LENGTH = 256;
+
+/** A run id as an error message quotes it (an id can be as long as its journal allows). */
+const quoted = (runId: string): string => JSON.stringify(runId.length > 120 ? `${cutText(runId, 120)}…` : runId);
 
 /** The labels of a traced run, read once and checked when `trace()` is called: a bad one never reaches the run. */
 function traceLabels(options: TraceOptions | undefined): { agentId: string; title: string; messages: unknown } {
@@ -132,15 +153,17 @@ function count(options: InspectorOptions, key: keyof InspectorOptions): number {
  */
 export class Inspector {
   readonly #maxRuns: number;
-  readonly #caps: { maxChunks: number; maxEvents: number };
+  readonly #caps: { maxChunks: number; maxEvents: number; maxBytes: number };
   readonly #runs = new Map<string, RunRecorder>();
+  /** Runs evicted past `maxRuns` most recently (at most {@link EVICTED_REMEMBERED}), and how they stood. */
+  readonly #evicted = new Map<string, InspectorRunStatus>();
   readonly #listeners = new Set<(event: InspectorEvent) => void>();
   readonly #prefix = Math.random().toString(36).slice(2, 8);
   #counter = 0;
 
   constructor(options: InspectorOptions = {}) {
     this.#maxRuns = count(options, 'maxRuns');
-    this.#caps = { maxChunks: count(options, 'maxChunksPerRun'), maxEvents: count(options, 'maxEventsPerRun') };
+    this.#caps = { maxChunks: count(options, 'maxChunksPerRun'), maxEvents: count(options, 'maxEventsPerRun'), maxBytes: count(options, 'maxBytesPerRun') };
   }
 
   /**
@@ -232,17 +255,18 @@ export class Inspector {
     let frame = 0;
     const recorder = new RunRecorder({
       runId,
-      agentId: run.agentId,
-      title: `journaled run ${runId}`,
+      agentId: String(run.agentId),
+      title: cutText(`journaled run ${runId}`, 200),
       caps: this.#caps,
       emit: () => undefined, // not live: the page that opened it loads the record
       clock: { kind: 'virtual', now: () => frame },
       startedAt: run.createdAt.getTime(),
+      // a journal of the app's own may hand over other types (a BigInt seq): the facts are JSON
       journal: {
-        status: run.status,
-        epoch: run.epoch,
-        ...(run.owner === undefined ? {} : { owner: run.owner }),
-        lastSeq: run.lastSeq,
+        status: String(run.status),
+        epoch: Number(run.epoch),
+        ...(run.owner === undefined ? {} : { owner: String(run.owner) }),
+        lastSeq: Number(run.lastSeq),
         createdAt: run.createdAt.getTime(),
         updatedAt: run.updatedAt.getTime(),
       },
@@ -252,15 +276,15 @@ export class Inspector {
       journal.read$(runId, { live: false }).pipe(
         tap((entry) => {
           frame += 1;
-          if (epoch !== undefined && entry.epoch !== epoch) recorder.takeover(entry.epoch, epoch);
-          epoch = entry.epoch;
+          const entryEpoch = Number(entry.epoch);
+          if (epoch !== undefined && entryEpoch !== epoch) recorder.takeover(entryEpoch, epoch);
+          epoch = entryEpoch;
           recorder.chunk(entry.chunk);
         }),
       ),
       { defaultValue: undefined },
     );
     if (!recorder.ended && run.terminal !== undefined) recorder.end(TERMINAL_STATUS[run.terminal]);
-    this.#runs.delete(runId);
     this.#keep(recorder);
     return recorder.record();
   }
@@ -286,12 +310,12 @@ export class Inspector {
     return [...this.#runs.values()].map((recorder) => recorder.summary());
   }
 
-  /** One run's record; an `InspectorError` (`unknown-run`) when it is not kept. */
+  /** One run's record; an `InspectorError` (`unknown-run`) when it is not kept (its message says when it was evicted). */
   run(runId: string): InspectorRunRecord {
     return this.#recorder(runId).record();
   }
 
-  /** The live feed: every event of every run from now on (hot; no replay). */
+  /** The live feed: every event of every run from now on (hot; no replay), and a `run-evicted` event for each run the inspector stops keeping. */
   events(): Observable<InspectorEvent> {
     return new Observable<InspectorEvent>((subscriber) => {
       const listener = (event: InspectorEvent): void => subscriber.next(event);
@@ -303,7 +327,7 @@ export class Inspector {
   /**
    * An ended run as a marble diagram, its values and a test snippet (see `toMarbleDiagram`);
    * `{ test: true }` also writes a ready-to-run `it()` that replays it.
-   * `InspectorError`: `unknown-run`, `run-in-progress`, or `run-truncated` (more chunks than `maxChunksPerRun`).
+   * `InspectorError`: `unknown-run`, `run-in-progress`, or `run-truncated` (more chunks than `maxChunksPerRun`, or past `maxBytesPerRun`).
    *
    * @example
    * ```ts
@@ -312,11 +336,14 @@ export class Inspector {
    */
   exportMarbles(runId: string, options: { test?: boolean } = {}): MarbleExport {
     const recorder = this.#recorder(runId);
-    if (!recorder.ended) throw new InspectorError('run-in-progress', `Run ${runId} has not ended yet: export its diagram once it has.`);
+    if (!recorder.ended) throw new InspectorError('run-in-progress', `Run ${quoted(runId)} has not ended yet: export its diagram once it has.`);
     if (recorder.droppedChunks > 0) {
+      const chunks = recorder.chunks.length + recorder.droppedChunks;
       throw new InspectorError(
         'run-truncated',
-        `Run ${runId} had ${recorder.chunks.length + recorder.droppedChunks} chunks, more than maxChunksPerRun (${this.#caps.maxChunks}): its diagram would be incomplete. Raise maxChunksPerRun.`,
+        !recorder.overBudget || recorder.chunks.length >= this.#caps.maxChunks
+          ? `Run ${quoted(runId)} had ${chunks} chunks, more than maxChunksPerRun (${this.#caps.maxChunks}): its diagram would be incomplete. Raise maxChunksPerRun.`
+          : `Run ${quoted(runId)} recorded more than maxBytesPerRun (${this.#caps.maxBytes} bytes) before its ${chunks} chunks were kept: its diagram would be incomplete. Raise maxBytesPerRun.`,
       );
     }
     // raw text: toMarbleDiagram escapes the title as it writes it
@@ -327,19 +354,50 @@ export class Inspector {
 
   #recorder(runId: string): RunRecorder {
     const recorder = this.#runs.get(runId);
-    if (recorder === undefined) {
-      throw new InspectorError('unknown-run', `No run ${JSON.stringify(runId)} is kept by this inspector (never recorded, or forgotten past maxRuns = ${this.#maxRuns}).`);
+    if (recorder !== undefined) return recorder;
+    const status = this.#evicted.get(runId);
+    if (status === undefined) {
+      throw new InspectorError('unknown-run', `No run ${quoted(runId)} is kept by this inspector (never recorded, or evicted past maxRuns = ${this.#maxRuns}).`);
     }
-    return recorder;
+    throw new InspectorError(
+      'unknown-run',
+      `Run ${quoted(runId)} was evicted (${status === 'running' ? 'it was still running' : `it had ended: ${status}`}): this inspector keeps maxRuns = ${this.#maxRuns} runs, the oldest ended ones evicted first, then the oldest running ones. Raise maxRuns to keep more.`,
+    );
   }
 
+  /**
+   * Keeps a run (the newest), replacing a kept run with its id; past `maxRuns`, evicts the oldest
+   * ended run, or the oldest running one when none has ended, so that runs that never end cannot
+   * grow the inspector either.
+   */
   #keep(recorder: RunRecorder): void {
+    const replaced = this.#runs.get(recorder.runId);
+    this.#runs.delete(recorder.runId);
+    if (replaced !== undefined && replaced !== recorder) this.#evict(replaced, 'replaced');
     this.#runs.set(recorder.runId, recorder);
-    if (this.#runs.size <= this.#maxRuns) return;
-    for (const [runId, kept] of this.#runs) {
-      if (this.#runs.size <= this.#maxRuns) break;
-      if (kept.ended) this.#runs.delete(runId);
+    this.#evicted.delete(recorder.runId);
+    while (this.#runs.size > this.#maxRuns) {
+      let oldest: RunRecorder | undefined;
+      for (const kept of this.#runs.values()) {
+        if (kept === recorder) continue; // the run just kept is the newest
+        if (kept.ended) {
+          oldest = kept;
+          break;
+        }
+        oldest ??= kept;
+      }
+      this.#runs.delete((oldest as RunRecorder).runId);
+      this.#evict(oldest as RunRecorder, 'max-runs');
     }
+  }
+
+  /** Stops keeping a run; one evicted past `maxRuns` is remembered, to say so when it is asked for (a replaced one's id is kept). */
+  #evict(recorder: RunRecorder, reason: RunEvictedEvent['reason']): void {
+    recorder.evict(reason);
+    if (reason === 'replaced' || recorder.runId.length > REMEMBERED_ID_LENGTH) return;
+    this.#evicted.delete(recorder.runId);
+    this.#evicted.set(recorder.runId, recorder.status);
+    if (this.#evicted.size > EVICTED_REMEMBERED) this.#evicted.delete(this.#evicted.keys().next().value as string);
   }
 
   #emit(event: InspectorEvent): void {

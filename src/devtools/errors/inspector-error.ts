@@ -8,8 +8,10 @@ const marker = Symbol.for('rxagent.error.InspectorError');
  * - `invalid-option` — an option of `inspect()` / `createInspector()` is out of range;
  * - `port-in-use` — the port asked for is taken (choose another, or `port: 0` for any free one);
  * - `listen-failed` — the server could not listen for another reason (the `cause` says which);
- * - `unknown-run` — no run with that id is kept (never recorded, or evicted past `maxRuns`);
- * - `run-truncated` — the run has more chunks than `maxChunksPerRun`: its diagram would be incomplete;
+ * - `unknown-run` — no run with that id is kept (never recorded, or evicted past `maxRuns`: the
+ *   message says so, and whether it was still running);
+ * - `run-truncated` — the run has more chunks than `maxChunksPerRun`, or recorded more than
+ *   `maxBytesPerRun`: its diagram would be incomplete;
  * - `run-in-progress` — the run has not ended yet: a diagram is exported once it has.
  *
  * @example

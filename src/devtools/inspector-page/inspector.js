@@ -59,8 +59,22 @@ function applyEvent(run, event) {
   }
 }
 
+/**
+ * The server no longer keeps a run (past maxRuns, or replaced by a journaled run with its id): the
+ * page keeps what it has of it, says so, and expects nothing more for it.
+ */
+function markEvicted(run, reason) {
+  if (run.summary.evicted) return;
+  run.summary.evicted = reason;
+  if (run.events === null) run.pending = [];
+}
+
 function onEvent(event) {
-  if (event.type === 'run-start') {
+  if (event.type === 'run-evicted') {
+    const run = runs.get(event.runId);
+    // a live run replaced by the journaled run this page opened with its id: the page shows the journaled one
+    if (run && !(event.reason === 'replaced' && run.summary.source === 'journal')) markEvicted(run, event.reason);
+  } else if (event.type === 'run-start') {
     const run = addRun({ runId: event.runId, agentId: event.agentId, title: event.title, startedAt: event.startedAt, status: 'running', chunkCount: 0, eventCount: 0, truncated: false, source: event.source ?? 'live' }, []);
     applyEvent(run, event);
     if (follow) select(event.runId);
@@ -109,6 +123,9 @@ function connectFeed() {
     if (chunk.type !== PART_TYPE) return;
     if (chunk.data.type === 'hello') {
       for (const summary of chunk.data.runs) addRun(summary);
+      // a run the page knows and the server no longer lists was evicted while the feed was away
+      const kept = new Set(chunk.data.runs.map((summary) => summary.runId));
+      for (const [runId, run] of runs) if (!kept.has(runId)) markEvicted(run, 'max-runs');
       if (connected) resync();
       connected = true;
       if (selectedRunId === undefined && linked !== undefined && runs.has(linked)) {
@@ -123,6 +140,10 @@ function connectFeed() {
 
 async function load(run, { chat = false } = {}) {
   const response = await fetch('/api/runs/' + encodeURIComponent(run.summary.runId));
+  if (response.status === 404) {
+    markEvicted(run, 'max-runs');
+    queueRender();
+  }
   if (!response.ok) return;
   adopt(run, await response.json(), { chat });
 }
@@ -147,7 +168,7 @@ function select(runId, { chat = false } = {}) {
   history.replaceState(null, '', '#run=' + encodeURIComponent(runId));
   const run = runs.get(runId);
   // a live run's events may still be coming: load its record again to show the conversation as it stands
-  if (run && (run.events === null || (chat && run.summary.status !== 'running'))) load(run, { chat });
+  if (run && !run.summary.evicted && (run.events === null || (chat && run.summary.status !== 'running'))) load(run, { chat });
   else if (run && chat) showRun({ runId, messages: run.messages, events: run.events });
   queueRender();
 }
@@ -199,6 +220,10 @@ function renderRunList() {
       button.type = 'button';
       Object.assign(button.dataset, { testid: 'run-item', runId: summary.runId, status: summary.status });
       button.append(el('span', 'run-title', summary.title || '(no text)'), el('span', 'badge ' + summary.status, summary.status));
+      if (summary.evicted) {
+        button.dataset.evicted = summary.evicted;
+        button.append(el('span', 'badge evicted', 'evicted'));
+      }
       button.addEventListener('click', () => {
         follow = summary.runId === [...runs.keys()].at(-1);
         select(summary.runId, { chat: true });
@@ -219,6 +244,13 @@ function renderHeader(run) {
   const facts = [`${summary.agentId}`, `${summary.chunkCount} chunks`];
   if (summary.durationMs !== undefined) facts.push(`${summary.durationMs} ms`);
   if (summary.truncated) facts.push('truncated (past the caps)');
+  if (summary.evicted) {
+    facts.push(
+      summary.evicted === 'replaced'
+        ? 'evicted: replaced by a journaled run with its id (what this page had of it is shown)'
+        : 'evicted: the inspector keeps maxRuns runs and no longer keeps this one (what this page had of it is shown)',
+    );
+  }
   if (summary.journal) facts.push(`journal: ${summary.journal.status}`, `epoch ${summary.journal.epoch}`, ...(summary.journal.owner ? [`owner ${summary.journal.owner}`] : []));
   const meta = el('p', 'run-meta', facts.join(' · '));
   const parts = [title, meta];
@@ -231,7 +263,7 @@ function renderHeader(run) {
   const exportButton = el('button', 'export-button', 'Export marbles');
   exportButton.type = 'button';
   exportButton.dataset.testid = 'export-marbles';
-  exportButton.disabled = summary.status === 'running' || summary.truncated;
+  exportButton.disabled = summary.status === 'running' || summary.truncated || Boolean(summary.evicted);
   exportButton.addEventListener('click', () => exportMarbles(summary.runId));
   header.replaceChildren(...parts, exportButton);
 }

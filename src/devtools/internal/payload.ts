@@ -27,7 +27,32 @@ interface CopyState {
   seen: Set<object>;
   values: number;
   chars: number;
+  /** Characters of the strings and keys the copy read, before they were cut (what the original holds). */
+  readChars: number;
 }
+
+/** Bytes a value other than a string is estimated at (an object, an array, a number…), in a copy or in what it was copied from. */
+export const VALUE_BYTES = 16;
+
+/**
+ * A copy and its estimated size: `bytes`, of the copy (the characters of its strings and keys,
+ * and {@link VALUE_BYTES} per value); `readBytes`, of the part of the original it read (its
+ * strings and keys before they were cut). Counted as the copy is made, so the estimate costs no
+ * second walk; what the copy did not read (past its limits) is not counted.
+ */
+export interface MeasuredPayload {
+  payload: Payload;
+  bytes: number;
+  readBytes: number;
+}
+
+const newState = (seen: Set<object> = new Set()): CopyState => ({ seen, values: 0, chars: 0, readChars: 0 });
+
+const measured = (payload: Payload, state: CopyState): MeasuredPayload => ({
+  payload,
+  bytes: state.chars + VALUE_BYTES * (state.values + 1),
+  readBytes: state.readChars + VALUE_BYTES * (state.values + 1),
+});
 
 /** Where a copy that reached `maxValues` stops. */
 export const VALUES_LEFT_OUT = '… values left out: the copy is at its size limit';
@@ -46,6 +71,7 @@ export function cutText(text: string, length: number): string {
 }
 
 function cutString(text: string, limits: PayloadLimits, state: CopyState): string {
+  state.readChars += text.length;
   const room = Math.min(limits.maxString, Math.max(0, limits.maxChars - state.chars));
   if (text.length <= room) {
     state.chars += text.length;
@@ -71,6 +97,18 @@ function errorPayload(error: Error, depth: number, limits: PayloadLimits, state:
   }
   if (error.cause !== undefined) copy.cause = copyValue(error.cause, depth + 1, limits, state);
   return copy;
+}
+
+/** The first `limit` values of an iterable (a Map's entries, a Set's values), without walking the rest; a note when there are more. */
+function firstOf(values: Iterable<unknown>, size: number, limit: number): unknown[] {
+  const first: unknown[] = [];
+  if (limit <= 0) return first;
+  for (const value of values) {
+    first.push(value);
+    if (first.length >= limit) break;
+  }
+  if (size > limit) first.push(`… ${size - limit} more`);
+  return first;
 }
 
 /** A MessageList (duck-typed: its `get.all.db()` view) as its messages. */
@@ -176,9 +214,9 @@ function copyValue(value: unknown, depth: number, limits: PayloadLimits, state: 
       return items;
     }
     if (object instanceof Map) {
-      return { $type: 'Map', entries: copyValue([...object.entries()].slice(0, limits.maxItems), depth + 1, limits, state) };
+      return { $type: 'Map', entries: copyValue(firstOf(object.entries(), object.size, limits.maxItems), depth + 1, limits, state) };
     }
-    if (object instanceof Set) return { $type: 'Set', values: copyValue([...object].slice(0, limits.maxItems), depth + 1, limits, state) };
+    if (object instanceof Set) return { $type: 'Set', values: copyValue(firstOf(object.values(), object.size, limits.maxItems), depth + 1, limits, state) };
     const messages = messageListMessages(object);
     if (messages !== undefined) return { $type: 'MessageList', messages: copyValue(messages, depth + 1, limits, state) };
     return copyObject(object, depth, limits, state);
@@ -196,12 +234,27 @@ function copyValue(value: unknown, depth: number, limits: PayloadLimits, state: 
  * ```
  */
 export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): Payload {
+  return measuredPayload(value, limits).payload;
+}
+
+/**
+ * {@link toPayload}, with the copy's estimated size (see {@link MeasuredPayload}).
+ *
+ * @example
+ * ```ts
+ * const { payload, bytes } = measuredPayload({ text: 'hi' }); // bytes: an estimate counted as the copy was made
+ * ```
+ */
+export function measuredPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): MeasuredPayload {
+  const state = newState();
+  let payload: Payload;
   try {
-    return copyValue(value, 0, limits, { seen: new Set(), values: 0, chars: 0 });
+    payload = copyValue(value, 0, limits, state);
   } catch (error) {
     // a Proxy or exotic object that throws on inspection: the inspector still records the event
-    return unreadable(error);
+    payload = unreadable(error);
   }
+  return measured(payload, state);
 }
 
 /**
@@ -209,10 +262,18 @@ export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOA
  * the runtime's plumbing (`abort`, `writer`, `abortSignal`, `tracingContext`, `sendSignal`).
  */
 export function hookArgsPayload(args: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): Payload {
-  if (args === null || typeof args !== 'object') return toPayload(args, limits);
+  return measuredHookArgs(args, limits).payload;
+}
+
+/** {@link hookArgsPayload}, with the copy's estimated size (see {@link MeasuredPayload}). */
+export function measuredHookArgs(args: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): MeasuredPayload {
+  if (args === null || typeof args !== 'object') return measuredPayload(args, limits);
+  const state = newState(new Set([args]));
+  let payload: Payload;
   try {
-    return copyObject(args, 0, limits, { seen: new Set([args]), values: 0, chars: 0 }, PLUMBING);
+    payload = copyObject(args, 0, limits, state, PLUMBING);
   } catch (error) {
-    return unreadable(error);
+    payload = unreadable(error);
   }
+  return measured(payload, state);
 }

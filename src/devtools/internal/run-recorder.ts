@@ -16,25 +16,50 @@ import type {
   Payload,
   RevisedEvent,
   RunEndEvent,
+  RunEvictedEvent,
   RunStartEvent,
   TakeoverEvent,
 } from '../inspector-events.js';
-import { hookOutcome } from './hook-outcome.js';
-import { cutText, hookArgsPayload, toPayload } from './payload.js';
+import { hookOutcome, samePayload } from './hook-outcome.js';
+import { cutText, measuredHookArgs, measuredPayload, toPayload, type MeasuredPayload } from './payload.js';
 
 /** The caps of one run's record. */
 export interface RunCaps {
   maxEvents: number;
   maxChunks: number;
+  /** Estimated bytes of what the record keeps: its events' copies and labels, and the chunks kept for the export. */
+  maxBytes: number;
 }
+
+/** Bytes an event is estimated at besides its strings and payloads (its numbers and fields). */
+const EVENT_BYTES = 100;
+
+/** What an unreadable field is recorded as. */
+const UNREADABLE = '[unreadable]';
+
+/** The outcomes a hook report can name (anything else a package hands over is recorded as text). */
+const HOOK_OUTCOMES: ReadonlySet<unknown> = new Set(['pass', 'rewrite', 'drop', 'hold', 'abort', 'retry', 'error']);
 
 type EventInit<E extends InspectorEvent> = Omit<E, 'runId' | 'seq' | 't' | 'column' | 'attempt'> & { column?: number };
 
 const TERMINAL: ReadonlySet<string> = new Set(['finish', 'tripwire', 'error', 'abort']);
 
+/** Chunks whose payload the record follows whether or not it keeps them (steps, attempts, tool results). */
+const FOLLOWED: ReadonlySet<string> = new Set(['tool-result', 'step-start', 'step-finish']);
+
+/** `value[key]`, or `undefined` when `value` is not an object or the read throws (a getter, a Proxy). */
+function field(value: unknown, key: string): unknown {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Which stream a held chunk belongs to (text, reasoning, a tool's input), for matching its release. */
 function channelOf(chunk: unknown): string | undefined {
-  const type = (chunk as { type?: unknown } | null)?.type;
+  const type = field(chunk, 'type');
   if (typeof type !== 'string') return undefined;
   if (type.startsWith('text-')) return 'text';
   if (type.startsWith('reasoning-')) return 'reasoning';
@@ -42,17 +67,29 @@ function channelOf(chunk: unknown): string | undefined {
   return type;
 }
 
-function labelOf(chunk: ChunkType): string {
-  const payload = (chunk as { payload?: Record<string, unknown> }).payload ?? {};
-  const text = typeof payload.text === 'string' ? payload.text : typeof payload.toolName === 'string' ? payload.toolName : '';
-  if (chunk.type === 'tripwire' || chunk.type === 'error') return chunk.type === 'tripwire' ? String(payload.reason ?? '') : 'error';
+/** A few characters for the marble; `payload` is the chunk's, read once. */
+function labelOf(type: string, payload: unknown): string {
+  if (type === 'error') return 'error';
+  const label = type === 'tripwire' ? field(payload, 'reason') : (field(payload, 'text') ?? field(payload, 'toolName'));
+  const text = typeof label === 'string' ? label : type === 'tripwire' && label !== undefined ? name(label) : '';
   return text.length > 24 ? `${cutText(text, 23)}…` : text;
 }
 
-/** A label a report carries (a processor's or a model's id): typed a string, written as one whatever a package hands over. */
+/** A label a report or a chunk carries (a processor's or a model's id, a chunk's type): typed a string, written as one whatever a package hands over. */
 function name(value: unknown): string {
-  return typeof value === 'string' ? value : String(value);
+  if (typeof value === 'string') return value;
+  try {
+    return String(value);
+  } catch {
+    return UNREADABLE; // an object whose toString throws, or a Proxy
+  }
 }
+
+/** The total length of a few labels, for the byte budget. */
+const lengths = (...texts: string[]): number => texts.reduce((total, text) => total + text.length, 0);
+
+/** Bytes of the payloads of one event. */
+const payloadBytes = (...payloads: Array<MeasuredPayload | undefined>): number => payloads.reduce((total, measured) => total + (measured?.bytes ?? 0), 0);
 
 /**
  * Where a recorder's time comes from: `live` — `performance.now()` since the run started, and
@@ -70,7 +107,7 @@ export class RunRecorder {
   readonly source: 'live' | 'journal';
   readonly journal: InspectorJournalFacts | undefined;
   /** The conversation the run was asked (as the page sent it), shown in the page's chat. */
-  readonly messages: Payload | undefined;
+  messages: Payload | undefined;
   readonly #clock: RecorderClock;
   readonly #origin = performance.now();
   readonly #caps: RunCaps;
@@ -85,6 +122,12 @@ export class RunRecorder {
   endedAt: number | undefined;
   droppedEvents = 0;
   droppedChunks = 0;
+  /** The record reached `maxBytesPerRun`: from then on, events and chunks are counted, not kept. */
+  overBudget = false;
+  /** The inspector stopped keeping the run (see {@link RunRecorder.evict}): nothing more is recorded or sent. */
+  evicted = false;
+  /** Estimated bytes the record keeps (see {@link RunCaps.maxBytes}). */
+  #bytes = 0;
   #seq = 0;
   #column = -1;
   #attempt = 1;
@@ -121,12 +164,39 @@ export class RunRecorder {
     this.startedAt = options.startedAt ?? Date.now();
     this.journal = options.journal;
     this.source = options.journal === undefined ? 'live' : 'journal';
-    this.messages = options.messages === undefined ? undefined : toPayload(options.messages);
-    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt, source: this.source });
+    const messages = options.messages === undefined ? undefined : measuredPayload(options.messages);
+    // the conversation is kept with the record: it counts against the budget like an event's payload
+    this.#bytes = messages?.bytes ?? 0;
+    this.messages = messages?.payload;
+    this.#push<RunStartEvent>({ type: 'run-start', agentId: this.agentId, title: this.title, startedAt: this.startedAt, source: this.source }, undefined, lengths(this.agentId, this.title));
   }
 
   get ended(): boolean {
     return this.status !== 'running';
+  }
+
+  /** Nothing more is recorded: the run ended, or the inspector evicted it. */
+  get #stopped(): boolean {
+    return this.evicted || this.status !== 'running';
+  }
+
+  /** Whether one more event may be kept (checked before anything is copied for it). */
+  #room(): boolean {
+    if (this.overBudget || this.events.length >= this.#caps.maxEvents) {
+      this.droppedEvents += 1;
+      return false;
+    }
+    return true;
+  }
+
+  /** Takes `bytes` of the budget, or marks the run over it (and takes nothing). */
+  #take(bytes: number): boolean {
+    if (this.overBudget || this.#bytes + bytes > this.#caps.maxBytes) {
+      this.overBudget = true;
+      return false;
+    }
+    this.#bytes += bytes;
+    return true;
   }
 
   #now(): number {
@@ -139,11 +209,17 @@ export class RunRecorder {
     return this.#column;
   }
 
-  /** Stores and sends one event, unless past the cap (the run's end always gets through). */
-  #push<E extends InspectorEvent>(init: EventInit<E>, t = this.#now()): E | undefined {
-    if (init.type !== 'run-end' && this.events.length >= this.#caps.maxEvents) {
-      this.droppedEvents += 1;
-      return undefined;
+  /**
+   * Stores and sends one event, unless past the caps: `maxEvents`, or the byte budget (`bytes`:
+   * its payloads and labels). The run's end always gets through.
+   */
+  #push<E extends InspectorEvent>(init: EventInit<E>, t = this.#now(), bytes = 0): E | undefined {
+    if (init.type !== 'run-end') {
+      if (!this.#room()) return undefined;
+      if (!this.#take(EVENT_BYTES + this.runId.length + bytes)) {
+        this.droppedEvents += 1;
+        return undefined;
+      }
     }
     const column = init.column ?? this.#nextColumn();
     const event = { ...init, runId: this.runId, seq: this.#seq++, t, column, attempt: this.#attempt } as unknown as E;
@@ -154,9 +230,13 @@ export class RunRecorder {
 
   /** A processor hook call (`tracingContext.onHook` with `includePayloads`). */
   hook(report: ProcessorHookEvent): void {
-    if (this.ended) return;
+    // the caps first: nothing of a report past them is read, compared or copied
+    if (this.#stopped || !this.#room()) return;
     const stream = report.hook === 'processOutputStream';
-    const outcome = this.#outcome(report, stream);
+    const input = report.input === undefined && !stream ? undefined : stream ? measuredPayload(report.input) : measuredHookArgs(report.input);
+    const output = 'output' in report && (stream || report.output !== undefined) ? measuredPayload(report.output) : undefined;
+    const error = report.error === undefined ? undefined : measuredPayload(report.error);
+    const outcome = this.#outcome(report, stream, input?.payload, output?.payload);
     let column: number;
     if (stream) {
       const input = report.input;
@@ -176,11 +256,12 @@ export class RunRecorder {
       outcome,
       duration: Math.round((report.endTime - report.startTime) * 100) / 100,
       column,
-      ...(report.input === undefined && !stream ? {} : { input: stream ? toPayload(report.input) : hookArgsPayload(report.input) }),
-      ...('output' in report && (stream || report.output !== undefined) ? { output: toPayload(report.output) } : {}),
-      ...(report.error === undefined ? {} : { error: toPayload(report.error) }),
+      ...(input === undefined ? {} : { input: input.payload }),
+      ...(output === undefined ? {} : { output: output.payload }),
+      ...(error === undefined ? {} : { error: error.payload }),
     };
-    const event = this.#push<HookEvent>(init, Math.round((report.startTime - this.#origin) * 10) / 10);
+    const bytes = lengths(init.processorId, init.hook) + payloadBytes(input, output, error);
+    const event = this.#push<HookEvent>(init, Math.round((report.startTime - this.#origin) * 10) / 10, bytes);
     if (event !== undefined && stream) this.#trackHolds(event, report);
     if (event !== undefined && report.hook === 'processToolResult') this.#trackToolResult(event, report.input);
   }
@@ -189,7 +270,10 @@ export class RunRecorder {
     const { toolCallId, result } = (input ?? {}) as { toolCallId?: unknown; result?: unknown };
     if (typeof toolCallId !== 'string') return;
     const calls = this.#toolResultCalls.get(toolCallId) ?? [];
-    calls.push({ event, result: JSON.stringify(toPayload(result)) });
+    const copy = JSON.stringify(toPayload(result));
+    // kept until the tool's result comes (and as the event's output, if it changed it)
+    if (!this.#take(copy.length)) return;
+    calls.push({ event, result: copy });
     this.#toolResultCalls.set(toolCallId, calls);
   }
 
@@ -198,28 +282,31 @@ export class RunRecorder {
    * call's effect is the difference between what it was given and what the next one (or the
    * `tool-result` chunk) got.
    */
-  #reviseToolResults(chunk: ChunkType): void {
-    const { toolCallId, result } = (chunk as { payload?: { toolCallId?: unknown; result?: unknown } }).payload ?? {};
+  #reviseToolResults(payload: unknown): void {
+    const toolCallId = field(payload, 'toolCallId');
     if (typeof toolCallId !== 'string') return;
     const calls = this.#toolResultCalls.get(toolCallId);
     if (calls === undefined) return;
     this.#toolResultCalls.delete(toolCallId);
-    const final = toPayload(result);
+    const final = measuredPayload(field(payload, 'result'));
     calls.forEach(({ event }, index) => {
       const next = calls[index + 1];
-      const passedOn = next === undefined ? JSON.stringify(final) : next.result;
+      const passedOn = next === undefined ? JSON.stringify(final.payload) : next.result;
       if (event.outcome !== 'pass' || passedOn === (calls[index] as { result: string }).result) return;
       event.outcome = 'rewrite';
-      event.output = next === undefined ? final : (JSON.parse(next.result) as Payload);
-      this.#push<RevisedEvent>({ type: 'revised', outcome: 'rewrite', seqs: [event.seq], output: event.output, column: event.column });
+      event.output = next === undefined ? final.payload : (JSON.parse(next.result) as Payload);
+      // the output is kept twice (the hook event's, the revision's): counted once more for the revision
+      this.#push<RevisedEvent>({ type: 'revised', outcome: 'rewrite', seqs: [event.seq], output: event.output, column: event.column }, undefined, next === undefined ? final.bytes : next.result.length);
     });
   }
 
-  #outcome(report: ProcessorHookEvent, stream: boolean): MarbleOutcome {
+  /** What a hook did; a stream hook's chunks are compared as the copies made for its event (`input`, `output`). */
+  #outcome(report: ProcessorHookEvent, stream: boolean, input: Payload | undefined, output: Payload | undefined): MarbleOutcome {
     // a drop is not final while its step streams: drawn held until released or the step ends
     if (report.outcome === 'drop') return stream ? 'hold' : 'drop';
-    if (report.outcome !== 'pass') return report.outcome;
+    if (report.outcome !== 'pass') return HOOK_OUTCOMES.has(report.outcome) ? report.outcome : (name(report.outcome) as MarbleOutcome);
     if (!('output' in report)) return 'pass';
+    if (stream) return report.output === report.input || samePayload(input ?? null, output ?? null) ? 'pass' : 'rewrite';
     try {
       return hookOutcome(report.hook, report.input, report.output);
     } catch {
@@ -263,21 +350,23 @@ export class RunRecorder {
 
   /** A model call of a model-backed processor (`tracingContext.onJudge`). */
   judge(report: JudgeCallEvent): void {
-    if (this.ended) return;
+    if (this.#stopped) return;
     this.#lastPhase = undefined;
-    this.#push<JudgeEvent>(
-      {
-        type: 'judge',
-        processorId: name(report.processorId),
-        provider: name(report.provider),
-        modelId: name(report.modelId),
-        outcome: report.outcome,
-        duration: Math.round((report.endTime - report.startTime) * 100) / 100,
-        ...(report.input === undefined ? {} : { input: toPayload(report.input) }),
-        ...(report.output === undefined ? {} : { output: toPayload(report.output) }),
-      },
-      Math.round((report.startTime - this.#origin) * 10) / 10,
-    );
+    if (!this.#room()) return;
+    const input = report.input === undefined ? undefined : measuredPayload(report.input);
+    const output = report.output === undefined ? undefined : measuredPayload(report.output);
+    const init: EventInit<JudgeEvent> = {
+      type: 'judge',
+      processorId: name(report.processorId),
+      provider: name(report.provider),
+      modelId: name(report.modelId),
+      outcome: report.outcome === 'ok' ? 'ok' : 'error',
+      duration: Math.round((report.endTime - report.startTime) * 100) / 100,
+      ...(input === undefined ? {} : { input: input.payload }),
+      ...(output === undefined ? {} : { output: output.payload }),
+    };
+    const bytes = lengths(init.processorId, init.provider, init.modelId) + payloadBytes(input, output);
+    this.#push<JudgeEvent>(init, Math.round((report.startTime - this.#origin) * 10) / 10, bytes);
   }
 
   /** Chunks emitted in one synchronous burst share a group (a frame of the marble diagram); on a virtual clock, its time is the frame. */
@@ -293,56 +382,105 @@ export class RunRecorder {
     return this.#burst;
   }
 
-  /** A chunk the run emitted. */
+  /**
+   * A chunk the run emitted. Its type and payload are read once, and a part that cannot be read
+   * leaves the rest of the record as it would be (a terminal chunk whose payload throws still ends
+   * the run). Past the caps nothing of it is copied: it is counted, and its step, attempt and
+   * terminal are still followed.
+   */
   chunk(chunk: ChunkType): void {
-    if (this.ended) return;
+    if (this.#stopped) return;
     const group = this.#group();
-    if (this.chunks.length < this.#caps.maxChunks) {
+    const index = this.#chunkIndex++;
+    const type = name(field(chunk, 'type'));
+    // read only for what needs it: past the caps, a delta's payload is not touched
+    const payload = FOLLOWED.has(type) ? field(chunk, 'payload') : undefined;
+    this.#lastPhase = undefined;
+    if (type === 'tool-result') this.#reviseToolResults(payload);
+    if (type === 'step-start') {
+      const stepNumber = field(payload, 'stepNumber');
+      this.#step = typeof stepNumber === 'number' ? stepNumber : undefined;
+    }
+    const keepChunk = !this.overBudget && this.chunks.length < this.#caps.maxChunks;
+    // the caps first: a chunk neither kept for the export nor as an event is not copied
+    const copy = this.#room() ? measuredPayload(chunk) : undefined;
+    // a kept chunk holds what the run gave (its strings whole); measured by the copy as it read it
+    if (keepChunk && this.#take((copy ?? measuredPayload(chunk)).readBytes)) {
       this.chunks.push(chunk);
       this.groups.push(group);
     } else {
       this.droppedChunks += 1;
     }
-    if (chunk.type === 'tool-result') this.#reviseToolResults(chunk);
-    if (chunk.type === 'step-start') this.#step = (chunk.payload as { stepNumber?: number }).stepNumber;
-    const known = this.#columnOf.get(chunk);
-    this.#lastPhase = undefined;
-    this.#push<ChunkEvent>({
-      type: 'chunk',
-      chunkType: chunk.type,
-      index: this.#chunkIndex++,
-      label: labelOf(chunk),
-      chunk: toPayload(chunk),
-      ...(this.#step === undefined ? {} : { step: this.#step }),
-      ...(known === undefined ? {} : { column: known }),
-    });
-    if (chunk.type === 'step-finish') {
+    if (copy !== undefined) {
+      const known = this.#columnOf.get(chunk);
+      const label = labelOf(type, FOLLOWED.has(type) ? payload : field(chunk, 'payload'));
+      const init: EventInit<ChunkEvent> = {
+        type: 'chunk',
+        chunkType: type,
+        index,
+        label,
+        chunk: copy.payload,
+        ...(this.#step === undefined ? {} : { step: this.#step }),
+        ...(known === undefined ? {} : { column: known }),
+      };
+      this.#push<ChunkEvent>(init, undefined, lengths(type, label) + copy.bytes);
+    }
+    if (type === 'step-finish') {
       this.#settleHolds();
       this.#step = undefined;
-      const reason = (chunk.payload as { stepResult?: { reason?: unknown } }).stepResult?.reason;
-      if (reason === 'retry') this.#attempt += 1;
+      if (field(field(payload, 'stepResult'), 'reason') === 'retry') this.#attempt += 1;
     }
-    if (TERMINAL.has(chunk.type)) {
+    if (TERMINAL.has(type)) {
       this.completed = true;
-      this.end(chunk.type as 'finish' | 'tripwire' | 'error' | 'abort');
+      this.end(type as 'finish' | 'tripwire' | 'error' | 'abort');
     }
   }
 
   /** A run replayed from a journal: the chunks from here on were written by the owner of `epoch`. */
   takeover(epoch: number, previousEpoch: number): void {
-    if (this.ended) return;
+    if (this.#stopped) return;
     this.#lastPhase = undefined;
     this.#push<TakeoverEvent>({ type: 'takeover', epoch, previousEpoch });
   }
 
   /** The run ended (its terminal chunk, an error notification, or an unsubscription). */
   end(status: Exclude<InspectorRunStatus, 'running'>): void {
-    if (this.ended) return;
+    if (this.#stopped) return;
     this.#settleHolds();
     this.status = status;
     // a journaled run ended when its record last changed, not when it was opened
     this.endedAt = this.journal?.updatedAt ?? Date.now();
     this.#push<RunEndEvent>({ type: 'run-end', status, droppedEvents: this.droppedEvents, droppedChunks: this.droppedChunks });
+  }
+
+  /**
+   * The inspector stopped keeping this run (`max-runs`: it was the oldest past `maxRuns`;
+   * `replaced`: a run with its id was opened from a journal): says so on the feed, lets go of
+   * what it recorded, and records nothing more — the run itself goes on untouched.
+   */
+  evict(reason: RunEvictedEvent['reason']): void {
+    if (this.evicted) return;
+    this.evicted = true;
+    const event: RunEvictedEvent = {
+      type: 'run-evicted',
+      runId: this.runId,
+      seq: this.#seq++,
+      t: this.#now(),
+      column: this.#nextColumn(),
+      attempt: this.#attempt,
+      reason,
+      status: this.status,
+      droppedEvents: this.droppedEvents,
+      droppedChunks: this.droppedChunks,
+    };
+    // a run that goes on keeps this recorder alive (its tracing context): what it holds is let go now
+    this.events.length = 0;
+    this.messages = undefined;
+    this.chunks.length = 0;
+    this.groups.length = 0;
+    this.#pendingDrops.clear();
+    this.#toolResultCalls.clear();
+    this.#emit(event);
   }
 
   summary(): InspectorRunSummary {
@@ -355,7 +493,7 @@ export class RunRecorder {
       ...(this.endedAt === undefined ? {} : { durationMs: this.endedAt - this.startedAt }),
       chunkCount: this.#chunkIndex,
       eventCount: this.events.length,
-      truncated: this.droppedEvents > 0 || this.droppedChunks > 0,
+      truncated: this.overBudget || this.droppedEvents > 0 || this.droppedChunks > 0,
       source: this.source,
       ...(this.journal === undefined ? {} : { journal: { ...this.journal } }),
     };
