@@ -1,7 +1,9 @@
 /**
  * `MessageHistorySaver`: the memory output processor. Runs after every other output processor and
  * saves what the list finally holds — the run's new input and response messages — in one
- * transaction (redactions stick; removed messages and transient data chunks are not stored).
+ * transaction (redactions stick; removed messages and transient data chunks are not stored). It
+ * replaces only the remembered messages the run updated: a new message under an id the thread
+ * already holds is refused (`InvalidMessageError`), never written over the stored one.
  */
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
@@ -18,7 +20,12 @@ function storable(messages: MastraDBMessage[]): MastraDBMessage[] {
   });
 }
 
-/** Saves the unsaved messages of `messageList` to the thread (one transaction). */
+/**
+ * Saves the unsaved messages of `messageList` to the thread (one transaction). Only the remembered
+ * messages among them (source `memory`) may replace what is stored under their ids
+ * (`SaveMessagesOptions.replaceable`); another message under a stored id rejects the save with an
+ * `InvalidMessageError` naming the id, and nothing is stored.
+ */
 export async function saveUnsaved(
   storage: MemoryStorage,
   threadId: string,
@@ -29,10 +36,14 @@ export async function saveUnsaved(
 ): Promise<number> {
   const messages = storable(messageList.drainUnsavedMessages());
   if (messages.length === 0) return 0;
+  // The run replaces only the remembered messages it updated (a tool call that got its result):
+  // any other id the thread already holds under another message is refused, never overwritten.
+  const replaceable = messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id);
   await storage.saveMessages({
     threadId,
     resourceId,
     messages,
+    replaceable,
     ensureThread: true,
     ...(abortSignal === undefined ? {} : { abortSignal }),
     ...(fence === undefined ? {} : { fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) } }),

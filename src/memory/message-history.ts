@@ -8,6 +8,7 @@ import type { MastraDBMessage } from '../message-list/types.js';
 import { ThreadNotFoundError } from '../storage/errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../storage/errors/thread-ownership-error.js';
 import { assertLoadedHistory } from '../storage/loaded-history.js';
+import { storageIdProblem } from '../storage/index.js';
 import type { MemoryStorage } from '../storage/types.js';
 
 /** What `MessageHistory` needs for one call. */
@@ -98,7 +99,34 @@ function reidentifyInput(messageList: ProcessInputArgs['messageList'], loadedIds
   if (userTurnsOnly) assertUserTurns(input, fresh);
   messageList.removeByIds(input.map((message) => message.id));
   const kept = fresh.map((message) => ({ ...message, id: messageList.newMessageId() }));
+  assertNewIds(fresh.map((message) => input.indexOf(message)), kept, loadedIds);
   if (kept.length > 0) messageList.add(kept, 'input', { merge: false });
+}
+
+/**
+ * The ids the run's `generateId` gave the new input must be ids a store can hold, and new: one
+ * that repeats a loaded message's id (a deterministic `generateId` restarted in another process)
+ * would take that message's place in the prompt and, saved, overwrite it. Checked before the
+ * model is called; an id repeated only in what was not loaded is refused by the save.
+ */
+function assertNewIds(inputIndexes: readonly number[], kept: readonly MastraDBMessage[], loadedIds: ReadonlySet<string>): void {
+  const issues: MessageIssue[] = [];
+  const given = new Set<string>();
+  kept.forEach((message, position) => {
+    const path = [inputIndexes[position] ?? position, 'id'];
+    const problem = storageIdProblem(message.id);
+    if (problem !== undefined) issues.push({ path, message: `the agent's generateId returned a message id no store can hold: ${problem.message}` });
+    else if (loadedIds.has(message.id) || given.has(message.id)) {
+      issues.push({
+        path,
+        message:
+          `the agent's generateId returned message id ${JSON.stringify(message.id)}, which ${given.has(message.id) ? 'it already gave this run' : 'a stored message of the thread has'}: ` +
+          'message ids must be unique (a counter restarted in another process repeats them)',
+      });
+    }
+    if (typeof message.id === 'string') given.add(message.id);
+  });
+  if (issues.length > 0) throw new InvalidMessageError(issues);
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type ResourceRecord,
   type ThreadRecord,
 } from './internal/records.js';
-import { assertStorableText, messageInOtherThreadError, serialiseContent, validateMessages } from './internal/validate-messages.js';
+import { assertStorableText, messageIdTakenError, messageInOtherThreadError, replaceableIds, serialiseContent, validateMessages } from './internal/validate-messages.js';
 import type { StorageOperation } from './errors/storage-error.js';
 import type {
   CreateThreadInput,
@@ -25,6 +25,11 @@ import type {
   StorageResource,
   StorageThread,
 } from './types.js';
+
+/** Whether a record saved again is the stored one unchanged (a save run again), which replacing leaves as it is. */
+function sameMessage(stored: MessageRecord, record: MessageRecord): boolean {
+  return stored.role === record.role && stored.type === record.type && stored.content === record.content && stored.createdAt === record.createdAt;
+}
 
 /**
  * Options of `InMemoryStorage`.
@@ -171,6 +176,7 @@ export class InMemoryStorage implements MemoryStorage {
 
     this.#assertOpen('saveMessages');
     validateMessages(options.messages, options);
+    const replaceable = replaceableIds(options);
     // Applied synchronously below: an abort can only come before, never half-way.
     options.abortSignal?.throwIfAborted();
     const { threadId, resourceId, fence } = options;
@@ -193,7 +199,7 @@ export class InMemoryStorage implements MemoryStorage {
     const records = options.messages.map((message, index): MessageRecord => {
       const storedIn = this.#threadOfMessage.get(message.id);
       if (storedIn !== undefined && storedIn !== threadId) throw messageInOtherThreadError(index, message.id);
-      return {
+      const record: MessageRecord = {
         id: message.id,
         threadId,
         resourceId,
@@ -202,6 +208,11 @@ export class InMemoryStorage implements MemoryStorage {
         content: serialiseContent(message, index),
         createdAt: message.createdAt.getTime(),
       };
+      const stored = storedIn === undefined ? undefined : this.#messagesByThread.get(threadId)?.get(message.id);
+      if (stored !== undefined && replaceable !== undefined && !replaceable.has(message.id) && !sameMessage(stored, record)) {
+        throw messageIdTakenError(index, message.id, threadId);
+      }
+      return record;
     });
     const now = this.#now().getTime();
     const target = thread ?? { id: threadId, resourceId, title: null, metadata: null, createdAt: now, updatedAt: now };

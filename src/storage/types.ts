@@ -155,6 +155,19 @@ export interface SaveMessagesOptions {
    */
   abortSignal?: AbortSignal;
   /**
+   * Which messages already stored in the thread this save may change. Absent (default): every
+   * message is an upsert by id — a stored message of the thread with the same id is replaced.
+   * Given (`Memory` always gives it: the remembered messages its run updated, such as a tool call
+   * that got its result): a message whose id is already stored in the thread is replaced only
+   * when its id is listed here; saved again unchanged (same role, type, content and `createdAt`:
+   * a save run again after its `COMMIT` answer was lost) it is left as it is, in its place; with
+   * anything else the save is an `InvalidMessageError` at `[index, 'id']` naming the id and the
+   * thread, and stores nothing — an id that repeats (a deterministic `generateId` restarted in
+   * another process) never overwrites history. An id twice in `messages` is refused too. Not an
+   * array of strings: a `TypeError`. Another thread's message id is refused either way.
+   */
+  replaceable?: ReadonlyArray<string>;
+  /**
    * Save only while a durable run's owner still holds it: the store checks, inside the save's
    * transaction, that the run's epoch is still `epoch` (`PostgresStorage`: the `runs` row read
    * `FOR SHARE` in the same schema, so a takeover waits for the save or the save sees the new
@@ -231,7 +244,9 @@ export interface SaveResourceInput {
  * Guarantees every implementation keeps:
  * - `saveMessages` is atomic and validates every message (zod) before writing anything; an
  *   invalid message is an `InvalidMessageError` naming its path, e.g. `[2, 'content', 'parts']`.
- * - Saving an existing message id replaces that message but keeps its original position.
+ * - Saving an existing message id replaces that message but keeps its original position —
+ *   unless the save lists what it may replace (`SaveMessagesOptions.replaceable`, what `Memory`
+ *   does): then another message under a stored id is refused and nothing is stored.
  *   The new messages of one call stay together, in the order given, even when several runs
  *   save to the same thread at once. A message id lives in one thread only.
  * - A thread never changes resource: touching it as another resource is a
@@ -261,7 +276,7 @@ export interface MemoryStorage {
   deleteThread(threadId: string): Promise<void>;
   /** Messages of a thread in chronological (insertion) order; `[]` for a missing thread. */
   getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]>;
-  /** Upserts messages by id in one transaction. */
+  /** Upserts messages by id in one transaction (only the `replaceable` ones when it is given). */
   saveMessages(options: SaveMessagesOptions): Promise<void>;
   /** The resource, or `null` when it does not exist. */
   getResource(resourceId: string): Promise<StorageResource | null>;

@@ -12,7 +12,7 @@ import type { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { noopToolObserve, type AgentTool } from '../../contract/tool-types.js';
 import { validateToolInput } from '../../model/tool-schema.js';
-import { ToolExecutionError, readThrown } from './tool-execution-error.js';
+import { ToolExecutionError, invalidInputMessage, readThrown, shownToolName } from './tool-execution-error.js';
 
 /** The AI SDK tool context rxagent passes: none (an empty object, so `context.x` reads `undefined`). */
 const NO_TOOL_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -143,7 +143,8 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
       throw new ToolExecutionError({
         toolName: call.toolName,
         toolCallId: call.toolCallId,
-        message: `Invalid input for tool "${call.toolName}": ${validated.error.message}`,
+        // the issues and an excerpt: the validation error's own text repeats the whole input (kept as the cause)
+        message: invalidInputMessage(call.toolName, validated.error, call.args),
         cause: validated.error,
       });
     }
@@ -176,7 +177,7 @@ function run(call: ToolCallInfo, tool: AgentTool, environment: ToolEnvironment):
 export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined, environment: ToolEnvironment): Observable<ToolOutcome> {
   return defer(() => {
     if (tool === undefined) {
-      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" not found.` }) });
+      return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${shownToolName(call.toolName)}" not found.` }) });
     }
     if (typeof tool.execute !== 'function') {
       return of<ToolOutcome>({ kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: `Tool "${call.toolName}" has no execute function.` }) });

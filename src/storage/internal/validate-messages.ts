@@ -87,6 +87,43 @@ export function serialiseContent(message: MastraDBMessage, index: number): strin
   }
 }
 
+/**
+ * The ids a save may replace (`SaveMessagesOptions.replaceable`), or `undefined` when every
+ * message is an upsert. Checked before anything is written: a list that is not an array of
+ * strings is a `TypeError`, and with a list an id twice in the batch is an `InvalidMessageError`
+ * (which of its two versions would stay is not the caller's to leave open).
+ */
+export function replaceableIds(options: { messages: ReadonlyArray<MastraDBMessage>; replaceable?: ReadonlyArray<string> | undefined }): ReadonlySet<string> | undefined {
+  const { replaceable } = options;
+  if (replaceable === undefined) return undefined;
+  if (!Array.isArray(replaceable) || !replaceable.every((id: unknown) => typeof id === 'string')) {
+    throw new TypeError('saveMessages: replaceable must be an array of message ids (strings)');
+  }
+  const seen = new Set<string>();
+  options.messages.forEach((message, index) => {
+    if (seen.has(message.id)) {
+      throw new InvalidMessageError([{ path: [index, 'id'], message: `message id ${JSON.stringify(message.id)} appears twice in the batch` }]);
+    }
+    seen.add(message.id);
+  });
+  return new Set(replaceable);
+}
+
+/**
+ * The error for saving, under an id already stored in the thread, a message that would overwrite
+ * the stored one (`SaveMessagesOptions.replaceable` does not list it).
+ */
+export function messageIdTakenError(index: number, messageId: string, threadId: string): InvalidMessageError {
+  return new InvalidMessageError([
+    {
+      path: [index, 'id'],
+      message:
+        `message id ${JSON.stringify(messageId)} is already stored in thread ${JSON.stringify(threadId)} as another message, ` +
+        'which this save would overwrite: message ids must be unique (does generateId repeat ids, e.g. a counter restarted in another process?)',
+    },
+  ]);
+}
+
 /** The error for saving a message id that is already stored in another thread. */
 export function messageInOtherThreadError(index: number, messageId: string): InvalidMessageError {
   return new InvalidMessageError([

@@ -10,7 +10,7 @@ import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { assertStorableText, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, replaceableIds, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -210,7 +210,8 @@ export class LibSQLStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { threadId, resourceId, abortSignal } = options;
+    const replaceable = replaceableIds(options);
+    const { abortSignal } = options;
     if (options.fence !== undefined) {
       throw new TypeError('LibSQLStorage: a fenced save (a durable run) needs its journal in the same database: use PostgresStorage with PostgresRunJournal');
     }
@@ -220,7 +221,7 @@ export class LibSQLStorage implements MemoryStorage {
       const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
-        await writeMessages(transaction, options, now);
+        await writeMessages(transaction, options, now, replaceable);
         // The last point where an abort is honoured: rolled back below, nothing stored.
         abortSignal?.throwIfAborted();
         await transaction.commit();
