@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { Subject, filter, lastValueFrom, tap, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
-import { agentConfig, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
+import { agentConfig, validateRunArguments, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
 import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunClaim, type RunJournal } from '../storage/index.js';
-import { submittedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
+import { runCallOptionsOf, submittedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { assertDurableProcessor } from './internal/durable-processors.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
 import type { FaultPointInfo, RunFaultPoint } from './fault-point.js';
@@ -21,7 +21,7 @@ import { afterLastAttempt, attemptKeyOf, endRun, giveUpRun } from './internal/gi
 import { claimProblem } from './internal/claim-check.js';
 import { checkWorkerOptions, failureOf } from './internal/worker-options.js';
 import { DEFAULT_QUEUE_PREFIX, deadLetterQueueOf, generationJobIdOf, queueNameOf } from './internal/queues.js';
-import { infrastructureBackoffMs, isInfrastructureError } from './internal/infrastructure-error.js';
+import { infrastructureBackoffMs, isInfrastructureError, submitWrite } from './internal/infrastructure-error.js';
 import { executeRun, isExecutionOutcome, type ExecutionContext } from './internal/run-execution.js';
 import { sweepLostOwners } from './internal/lost-owners.js';
 import type { OwnerSession } from '../storage/index.js';
@@ -247,8 +247,12 @@ export interface RunWorker {
    * (`created: false`, one job); the same id with another input is a `RunConflictError`. Refused
    * before anything is stored or queued: `NotDurableError` for what a durable run cannot carry (not
    * JSON, options that cannot be read), `TypeError` for an unknown agent, an unknown option (own
-   * keys only: `constructor` or `__proto__` are unknown options) or an id a journal cannot hold.
-   * The options are read once: the run's row and its stored call are made of that one reading.
+   * keys only: `constructor` or `__proto__` are unknown options), an id a journal cannot hold or a
+   * `messageId` that is no such id or holds control characters, and the run's own error for what
+   * the run would refuse (`maxSteps: 0`, an unknown `toolChoice`, `memory` for an agent without
+   * memory, an empty input). The options are read once: the run's row and its stored call are made
+   * of that one reading; the input is stored as given (`__proto__` keys too). A write that fails
+   * for the infrastructure's reason is tried again for up to 10 s (one id: one run, one job).
    */
   submit(
     agent: string | Agent,
@@ -672,15 +676,24 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       const { agent: registered, config, queue, deadLetter } = agentOf(agent);
       // the options read once: the row, the processors' check and the stored call are made of one reading
       const { stored, runId: givenRunId } = submittedCallOf(input, callOptions);
-      const requestContext = new RequestContext(Object.entries((stored.options['requestContext'] ?? {}) as Record<string, unknown>));
-      for (const processor of await processorsOf(config, requestContext)) assertDurableProcessor(processor);
       const runId = givenRunId ?? randomUUID();
       if (typeof runId !== 'string' || runId === '') throw new TypeError('RunWorker.submit: runId must be a non-empty string.');
-      const { created } = await journal.createRun({ runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } });
-      await ensureQueue(queue, deadLetter);
+      // the run's own check of its arguments, on the options a worker will run it with: what the run
+      // would refuse (maxSteps 0, an unknown toolChoice, memory on an agent without it, an empty
+      // input) is its option error here, before anything is stored — not a run failed after one attempt
+      const runOptions = runCallOptionsOf(runId, stored, new AbortController().signal);
+      validateRunArguments(config, stored.input, runOptions);
+      for (const processor of await processorsOf(config, runOptions.requestContext)) assertDurableProcessor(processor);
+      // each write tried again through a blip (one id names one run and one job, so a try whose
+      // answer was lost is found done by the next): a blip no longer leaves a run without its job
+      let blipped = false;
+      const run = { runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } };
+      const { created } = await submitWrite(() => journal.createRun(run), () => (blipped = true));
+      await submitWrite(() => ensureQueue(queue, deadLetter));
       // sent again when the run existed: the job of a submit that died between the two is made now
-      await sendJob(queue, deadLetter, runId, 0);
-      return { runId, created };
+      await submitWrite(() => sendJob(queue, deadLetter, runId, 0));
+      // a try that failed may have stored the run (its answer lost): the run this submit made
+      return { runId, created: created || blipped };
     },
 
     async cancel(runId, options) {

@@ -3,9 +3,11 @@
  * `stopWhen`, processors) come from the agent's configuration, which every worker has; what the
  * call gives is stored with the run, so any worker rebuilds the same run from it.
  */
-import { closestKey, findNonJson, toJsonValue, type JsonValue } from '../contract/index.js';
-import type { AgentCallOptions, AgentInput } from '../loop/index.js';
+import { RequestContext, closestKey, findNonJson, type JsonValue } from '../contract/index.js';
+import { optionError, type AgentCallOptions, type AgentInput } from '../loop/index.js';
+import { storageIdProblem } from '../storage/index.js';
 import { NotDurableError } from './errors/not-durable-error.js';
+import { storedJson } from './internal/stored-json.js';
 
 /**
  * What `RunWorker.submit` takes: the JSON options of an agent call (passed on to the run as
@@ -26,7 +28,11 @@ export type DurableCallOptions = Pick<
 > & {
   /** The run's id (default: a random UUID). The same id again is the same run (`created: false`). */
   runId?: string;
-  /** The id of the assistant message the run's stream starts (`start.payload.messageId`). Default: derived from the run id. */
+  /**
+   * The id of the assistant message the run's stream starts (`start.payload.messageId`). Default:
+   * derived from the run id. Bounded as a run id is (non-empty, at most 256 UTF-16 units, no NUL,
+   * no lone surrogate, no control characters): anything else is an option error at submit.
+   */
   messageId?: string;
   /** Values for processors and tools, as JSON (a `RequestContext` is made of them in every worker). */
   requestContext?: Record<string, JsonValue>;
@@ -118,6 +124,32 @@ function readOnce(value: unknown, path: string, depth: number, onPath: Set<objec
   }
 }
 
+/** C0 controls and DEL: what the run refuses in a run id (it goes into chunks, logs and headers). */
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+
+/**
+ * What is wrong with a message id, or `undefined`: it is bounded as a run id is — an id every store
+ * holds (non-empty, at most 256 UTF-16 units, no NUL, well-formed UTF-16) without control
+ * characters (it goes into the run's `start` chunk, the UI stream and memory).
+ *
+ * @example
+ * ```ts
+ * messageIdProblem('m-1');     // undefined
+ * messageIdProblem('m\nx: 1'); // 'the id contains control characters (U+0000–U+001F, U+007F)'
+ * ```
+ */
+export function messageIdProblem(value: unknown): string | undefined {
+  const problem = storageIdProblem(value);
+  if (problem !== undefined) return problem.message;
+  return controlCharacter.test(value as string) ? 'the id contains control characters (U+0000–U+001F, U+007F)' : undefined;
+}
+
+/** A submit's message id, checked ({@link messageIdProblem}): an option error naming it. */
+function checkMessageId(value: unknown): void {
+  const why = messageIdProblem(value);
+  if (why !== undefined) throw optionError(`submit(agent, input, options): options.messageId is not a valid id: ${why}.`);
+}
+
 /** `value` at `path` must be strictly JSON (`NotDurableError` naming the path and what was found). */
 function strictJson(value: unknown, path: string): JsonValue {
   const found = findNonJson(value);
@@ -162,12 +194,13 @@ export function submittedCallOf(input: AgentInput, options: DurableCallOptions |
     if (key === 'requestContext' && !isRecord(value)) {
       throw new NotDurableError({ what: 'options.requestContext', message: 'a durable run takes its request context as a plain JSON record ({ key: value })' });
     }
-    if (key === 'messageId' && (typeof value !== 'string' || value === '')) throw new TypeError('submit(agent, input, options): messageId must be a non-empty string.');
+    if (key === 'messageId') checkMessageId(value);
     Object.defineProperty(stored, key, { value: strictJson(value, `options.${key}`), enumerable: true, writable: true, configurable: true });
   }
   let json: JsonValue;
   try {
-    json = toJsonValue(input, 'the input');
+    // stored as given: an own `__proto__` key too (a walk that assigned keys dropped it)
+    json = storedJson(input, 'the input');
   } catch (error) {
     throw new NotDurableError({ what: 'input', message: (error as Error).message, cause: error });
   }
@@ -187,6 +220,22 @@ export function submittedCallOf(input: AgentInput, options: DurableCallOptions |
  */
 export function storedCallOf(input: AgentInput, options: DurableCallOptions | undefined): StoredCall {
   return submittedCallOf(input, options).stored;
+}
+
+/**
+ * The call options a worker runs a stored call with (and a submit checks with the run's own
+ * check, before anything is stored): the stored options without `messageId` (the worker puts it
+ * on the run's `start`), the run's id, a `RequestContext` made of the stored record, the signal.
+ *
+ * @example
+ * ```ts
+ * runCallOptionsOf('r1', { input: 'Hi', options: { maxSteps: 2 } }, signal); // { maxSteps: 2, runId: 'r1', requestContext, abortSignal: signal }
+ * ```
+ */
+export function runCallOptionsOf(runId: string, stored: StoredCall, abortSignal: AbortSignal): AgentCallOptions & { requestContext: RequestContext } {
+  const { requestContext, messageId: _messageId, ...options } = stored.options;
+  const values = isRecord(requestContext) ? Object.entries(requestContext) : [];
+  return { ...(options as AgentCallOptions), runId, requestContext: new RequestContext(values), abortSignal };
 }
 
 /**

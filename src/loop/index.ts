@@ -35,7 +35,7 @@ export { ToolExecutionError, type ToolExecutionErrorOptions } from './tools/tool
 // `finish` at the end of the output, the response into the list, post-model hooks, `step-finish`)
 // for `processorsMiddleware`.
 export { pacedRunOf } from './consumers/paced-run.js';
-export { optionError } from './run/validate-options.js';
+export { optionError, validateRunArguments } from './run/validate-options.js';
 export { CustomOutlet } from './data/custom-outlet.js';
 export { closeBrackets } from './run/close-brackets.js';
 export { createRunState, type RunState } from './data/run-state.js';

@@ -58,8 +58,14 @@ export type {
   RunRetentionOptions,
 } from './journal/types.js';
 export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
+// not re-exported by a package entry: the rule every store holds ids to (the durable worker bounds a
+// submitted message id by it, as the journal bounds run ids)
+export { storageIdProblem } from './internal/ids.js';
 // not re-exported by a package entry: the refund bound both journals keep
 export { MAX_INFRASTRUCTURE_LOSSES } from './journal/types.js';
+// not re-exported by a package entry: the stores' retry through infrastructure failures (the
+// durable worker retries a submit's writes with it)
+export { DEFAULT_RETRY_DEADLINE_MS, retryInfrastructure } from './internal/infrastructure-retry.js';
 // not re-exported by a package entry: the one classifier of infrastructure failures (the stores
 // retry them; a durable run's attempt fails on them) and the backoff between tries
 export {

@@ -45,6 +45,7 @@ import {
   type RunSignalRecord,
   type RunWorkerOptions,
 } from 'rxagent/durable';
+import { InMemoryStorage, Memory } from 'rxagent/memory';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { authorizedRun } from '../../src/storage/index.js';
@@ -521,7 +522,8 @@ describe('4. a run id that exists already (a counter as the run id, two processe
 
       it('RunWorker.submit with a counter as the run id in two workers: the second submit is refused before any job is sent for it; the first run is untouched', async () => {
         const [a, b] = pair();
-        const agent = new Agent({ id: 'support', model: scriptedModel({ rules: [], fallback: { text: 'ok' } }) });
+        // with memory: the submits carry memory options (an agent without memory refuses them at submit)
+        const agent = new Agent({ id: 'support', model: scriptedModel({ rules: [], fallback: { text: 'ok' } }), memory: new Memory({ storage: new InMemoryStorage() }) });
         // each process's generateId: a counter from 1, so both make the same ids
         const counter = (): (() => string) => {
           let next = 0;

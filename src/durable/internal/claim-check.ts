@@ -6,6 +6,7 @@
  * again, answering a call with nothing, or failing every attempt on the same row.
  */
 import { MalformedJournalEntryError, type RunClaim } from '../../storage/index.js';
+import { messageIdProblem } from '../durable-call-options.js';
 
 const COMMIT_KINDS: ReadonlySet<string> = new Set(['input', 'model', 'step', 'rejected', 'final']);
 const LEDGER_STATUSES: ReadonlySet<string> = new Set(['pending', 'started', 'completed', 'failed']);
@@ -38,6 +39,10 @@ export function claimProblem(claim: RunClaim, runsAgent: (agentId: string) => bo
   if (!isRecord(input) || !('input' in input) || !isRecord(input['options']) || Object.getPrototypeOf(input['options']) !== Object.prototype) {
     return malformed('runs', 'input', 'not a stored call ({ input, options: { … } }) as RunWorker.submit stores it');
   }
+  // a message id submit would refuse (an older build's, an edit): it would reach the run's start chunk
+  const messageId = input['options']['messageId'];
+  const messageIdWrong = messageId === undefined ? undefined : messageIdProblem(messageId);
+  if (messageIdWrong !== undefined) return malformed('runs', 'input', `options.messageId is not a valid id: ${messageIdWrong}`);
 
   const commit = claim.commits.at(-1);
   if (commit !== undefined) {

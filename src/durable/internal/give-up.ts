@@ -13,6 +13,7 @@
 import { makeChunk, terminalChunk, type ChunkType } from '../../contract/index.js';
 import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, type RunClaim, type RunJournal } from '../../storage/index.js';
 import { checkedEntries, openAt, stepFinish } from './takeover.js';
+import { messageIdProblem } from '../durable-call-options.js';
 
 /**
  * What giving up did: the run ended `failed` here (at `epoch`); it had ended already; it does not
@@ -73,7 +74,8 @@ export async function endRun(journal: RunJournal, claim: Pick<RunClaim, 'lease' 
     // nothing journaled yet: the run's start, with the message id every reader would have got
     const options = (claim.input as { options?: unknown } | null)?.options;
     const given = typeof options === 'object' && options !== null ? (options as Record<string, unknown>)['messageId'] : undefined;
-    chunks.push(makeChunk(runId, 'start', { messageId: typeof given === 'string' ? given : `msg-${runId}` }));
+    // (one submit would refuse — an older build's row, an edit — is not written: the run's own is)
+    chunks.push(makeChunk(runId, 'start', { messageId: typeof given === 'string' && messageIdProblem(given) === undefined ? given : `msg-${runId}` }));
   } else {
     try {
       const stepStart = await journal.findLastSeq(runId, 'step-start', run.lastSeq);

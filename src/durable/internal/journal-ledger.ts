@@ -6,7 +6,8 @@
  * `idempotencyKey`), else it is answered with `ToolOutcomeUnknownError` (recorded as failed, so a
  * later owner answers the same).
  */
-import { toJsonValue, type JsonValue } from '../../contract/index.js';
+import type { JsonValue } from '../../contract/index.js';
+import { storedJson } from './stored-json.js';
 import type { ToolBegin, ToolLedger } from '../../loop/index.js';
 import { MalformedJournalEntryError, type RunJournal, type RunLease, type ToolCallRecord } from '../../storage/index.js';
 import { ToolOutcomeUnknownError } from '../errors/tool-outcome-unknown-error.js';
@@ -66,11 +67,11 @@ export function journalLedger(journal: RunJournal, lease: RunLease, rows: readon
       if (row?.status === 'started' && !tool.idempotent) {
         // its owner died inside execute: it may or may not have taken effect
         const error = new ToolOutcomeUnknownError({ toolName: call.toolName, toolCallId: call.toolCallId });
-        await transition(lease, { toolCallId: call.toolCallId, status: 'failed', error: toJsonValue(error) });
+        await transition(lease, { toolCallId: call.toolCallId, status: 'failed', error: storedJson(error) });
         return { kind: 'error', error };
       }
       if (row === undefined) {
-        await transition(lease, { toolCallId: call.toolCallId, status: 'pending', toolName: call.toolName, args: toJsonValue(call.args ?? null, 'tool call args') });
+        await transition(lease, { toolCallId: call.toolCallId, status: 'pending', toolName: call.toolName, args: storedJson(call.args ?? null, 'tool call args') });
       }
       await transition(lease, { toolCallId: call.toolCallId, status: 'started' });
       await faults.started(call.toolCallId);
@@ -78,8 +79,8 @@ export function journalLedger(journal: RunJournal, lease: RunLease, rows: readon
     },
     async end(call: LedgerCall, outcome: { result: unknown } | { error: Error }): Promise<void> {
       await faults.returned(call.toolCallId);
-      if ('error' in outcome) await transition(lease, { toolCallId: call.toolCallId, status: 'failed', error: toJsonValue(outcome.error) });
-      else await transition(lease, { toolCallId: call.toolCallId, status: 'completed', output: toJsonValue(outcome.result ?? null, 'tool result') });
+      if ('error' in outcome) await transition(lease, { toolCallId: call.toolCallId, status: 'failed', error: storedJson(outcome.error) });
+      else await transition(lease, { toolCallId: call.toolCallId, status: 'completed', output: storedJson(outcome.result ?? null, 'tool result') });
     },
   };
 }

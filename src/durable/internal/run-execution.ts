@@ -26,10 +26,10 @@
  * ```
  */
 import { EMPTY, Subject, catchError, concat, concatMap, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
-import { DemandGate, JsonEncodingError, RequestContext, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
-import { isChunk, isCommitPoint, runAgent, type Agent, type AgentCallOptions, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
+import { DemandGate, JsonEncodingError, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
+import { isChunk, isCommitPoint, runAgent, type Agent, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, MalformedJournalEntryError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
-import type { StoredCall } from '../durable-call-options.js';
+import { runCallOptionsOf, type StoredCall } from '../durable-call-options.js';
 import type { FaultPointInfo, RunFaultPoint } from '../fault-point.js';
 import type { RunWorkerEvent } from '../run-worker-event.js';
 import { infrastructureBackoffMs, isInfrastructureError, isStorageInfrastructureError } from './infrastructure-error.js';
@@ -76,15 +76,6 @@ export interface ExecutionContext {
 /** A commit of the run as `journalTo` writes it; `last`: a `step` commit after which no step runs (no handover there). */
 interface ExecutionCommit extends JournalCommit {
   readonly last: boolean;
-}
-
-const isRecord = (value: unknown): value is Record<string, JsonValue> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The call options a worker runs a stored call with. */
-function callOptionsOf(runId: string, stored: StoredCall, abortSignal: AbortSignal): AgentCallOptions {
-  const { requestContext, messageId: _messageId, ...options } = stored.options;
-  const values = isRecord(requestContext) ? Object.entries(requestContext) : [];
-  return { ...(options as AgentCallOptions), runId, requestContext: new RequestContext(values), abortSignal };
 }
 
 /** The run's `start` with its message id (given at submit, else made from the run id). */
@@ -323,7 +314,7 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
             throw error;
           });
         const restore = plan.commit?.state as unknown as RunSnapshot | undefined;
-        const run$ = runAgent(context.agent, stored.input as unknown as AgentInput, callOptionsOf(runId, stored, abort.signal), {
+        const run$ = runAgent(context.agent, stored.input as unknown as AgentInput, runCallOptionsOf(runId, stored, abort.signal), {
           demand,
           commitPoints: true,
           ...(restore === undefined ? {} : { restore }),

@@ -26,6 +26,12 @@ export interface TailSource {
   /** Emits when the run may have new rows (subscribed before the first page is read). */
   wake$: Observable<unknown>;
   pageSize: number;
+  /**
+   * A bounded read found no row at `seq` (≤ `end`, where its rows must go on: seq is dense): why,
+   * as the error the read ends with — the run erased or expired (`RunNotFoundError`), or its rows
+   * removed from the store (`MalformedJournalEntryError` naming `seq`). Never resolves.
+   */
+  missing(seq: number, end: number): Promise<never>;
 }
 
 /** The bytes of chunk text of `rows` (UTF-8). */
@@ -93,8 +99,9 @@ export function tailEntries(
             }
           }
           if (options.end !== undefined) {
-            // Bounded read: rows up to `end` exist (seq is dense); none means they were removed.
-            if (rows.length === 0) subscriber.complete();
+            // Bounded read: rows up to `end` exist (seq is dense); none means they were removed,
+            // and the read ends with why (it completed short, as if the run ended there)
+            if (rows.length === 0) await source.missing(cursor + 1, options.end);
             woken = true;
           } else if (rows.length === source.pageSize || (maxBytes !== undefined && pageBytes(rows) >= maxBytes)) {
             // A full page (by rows or bytes): more may be there already; a short one waits for the next wake-up.

@@ -24,6 +24,7 @@ import { isDeltaType } from '../internal/delta-types.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
 import { FencedError } from './errors/fenced-error.js';
 import { JournalSchemaError } from './errors/journal-schema-error.js';
+import { MalformedJournalEntryError } from './errors/malformed-journal-entry-error.js';
 import { RunConflictError } from './errors/run-conflict-error.js';
 import { RunNotFoundError } from './errors/run-not-found-error.js';
 import { RunOpenError } from './errors/run-open-error.js';
@@ -50,6 +51,7 @@ import type {
   ToolTransition,
 } from './types.js';
 import { MAX_INFRASTRUCTURE_LOSSES } from './types.js';
+import { checkedRunRecord } from './run-record-check.js';
 
 /**
  * Options of `InMemoryRunJournal`.
@@ -194,12 +196,13 @@ export class InMemoryRunJournal implements RunJournal {
     const limit = listLimit('InMemoryRunJournal', options.limit);
     this.#assertOpen('getRun');
     // Map order is creation order: among equal times, the later-created run first
+    // checked as getRun and the claim read a row (the same check as PostgresRunJournal's)
     return [...this.#runs.values()]
       .map(({ record }) => record)
       .reverse()
       .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
       .slice(0, limit)
-      .map(copyRecord);
+      .map((record) => checkedRunRecord(copyRecord(record)));
   }
 
   async activeRun(threadId: string): Promise<RunRecord | null> {
@@ -358,7 +361,13 @@ export class InMemoryRunJournal implements RunJournal {
         cutPage(stored.chunks.slice(from, Math.min(from + limit, until ?? Number.POSITIVE_INFINITY)), maxBytes);
       // An ended run (or a bounded read) stops at the current end; a live one at the terminal entry.
       const end = options.live === false || !isOpen(record.status) ? record.lastSeq : undefined;
-      return tailEntries({ page, wake$: stored.wake, pageSize: this.#pageSize }, after, {
+      // rows missing before `end`: the run erased or expired meanwhile (no other way loses rows here)
+      const missing = async (seq: number, until: number): Promise<never> => {
+        if (this.#runs.get(runId) !== stored) throw new RunNotFoundError({ runId });
+        if (record.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
+        throw new MalformedJournalEntryError({ runId, seq, problem: `missing: the run's chunks end at seq ${seq - 1}, before seq ${until}` });
+      };
+      return tailEntries({ page, wake$: stored.wake, pageSize: this.#pageSize, missing }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,
@@ -397,6 +406,8 @@ export class InMemoryRunJournal implements RunJournal {
     if (stored === undefined) return false;
     if (isOpen(stored.record.status) && options.force !== true) throw new RunOpenError({ runId, status: stored.record.status });
     this.#runs.delete(runId);
+    // a reader paging it serves nothing more of it (its next page finds the rows gone: RunNotFoundError)
+    stored.chunks = [];
     // live readers and the owner's signal listener of a forced erase learn it at once
     stored.wake.error(new RunNotFoundError({ runId }));
     return true;

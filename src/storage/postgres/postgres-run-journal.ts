@@ -85,6 +85,8 @@ const checkedRun = (row: RunRow): RunRecord => checkedRunRecord(runFromRow(row))
 /**
  * Options of `PostgresRunJournal`: those of `PostgresStorage` (connection string or pool, schema,
  * timeouts; use the memory store's schema, so memory saves can be fenced) plus how readers wait.
+ * Not `retry`: the journal does not retry a failed write (a durable run's attempt fails and its
+ * worker claims the run again), so passing it is a `TypeError`.
  *
  * @example
  * ```ts
@@ -157,6 +159,14 @@ export class PostgresRunJournal implements RunJournal {
   #closed = false;
 
   constructor(options: PostgresRunJournalOptions) {
+    if ((options as { retry?: unknown } | undefined)?.retry !== undefined) {
+      // accepted (the options are PostgresStorage's) and ignored until now: a caller counting on it
+      // had no retries. A fenced write is not retried: its attempt fails, and the worker claims
+      // again. Checked before a pool is opened.
+      throw new TypeError(
+        "PostgresRunJournal: options.retry is PostgresStorage's option, not the journal's: the journal does not retry a failed write (its run's attempt fails, and the worker claims the run again, backing off; docs/durable.md, \"Infrastructure failures\"). Leave retry out of the journal's options.",
+      );
+    }
     this.#schemaName = options.schema ?? 'rxagent';
     this.#schema = quoteIdentifier(this.#schemaName);
     const { pool, owned, timeouts } = openPool('PostgresRunJournal', options);
@@ -217,7 +227,9 @@ export class PostgresRunJournal implements RunJournal {
     const limit = listLimit('PostgresRunJournal', options.limit);
     return this.#run('getRun', async () => {
       const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs ORDER BY updated_at DESC, id LIMIT $1`, [limit]);
-      return result.rows.map(runFromRow);
+      // each row checked as getRun and the claim check it: a row this build cannot use is a
+      // MalformedJournalEntryError naming it and its field, never a record that says otherwise
+      return result.rows.map(checkedRun);
     });
   }
 
@@ -414,7 +426,8 @@ export class PostgresRunJournal implements RunJournal {
         if (missing >= 0) await this.#gap(runId, cursor + 1 + missing, (rows[missing] as ChunkRow).seq);
         return rows;
       };
-      return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize }, after, {
+      const missingTail = (seq: number, until: number): Promise<never> => guard('read', () => this.#gap(runId, seq, undefined, until));
+      return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize, missing: missingTail }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,
@@ -564,12 +577,16 @@ export class PostgresRunJournal implements RunJournal {
     return result.rows[0] === undefined ? null : checkedRun(result.rows[0]);
   }
 
-  /** A read met a gap at `seq` (the next row is `next`): the run's chunks were removed (expired, erased), or the row is missing. */
-  async #gap(runId: string, seq: number, next: number): Promise<never> {
+  /**
+   * A read met a gap at `seq`: the next row is `next`, or (a bounded read, `next` undefined) there
+   * is none up to `end`. The run's chunks were removed (expired, erased), or the rows are missing.
+   */
+  async #gap(runId: string, seq: number, next: number | undefined, end?: number): Promise<never> {
     const run = await this.#getRun(runId);
     if (run === null) throw new RunNotFoundError({ runId });
     if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
-    throw new MalformedJournalEntryError({ runId, seq, problem: `missing: the run's chunks go on at seq ${next} (a row removed from the database)` });
+    const where = next === undefined ? `the run's chunks end at seq ${seq - 1}, before seq ${end ?? run.lastSeq}` : `the run's chunks go on at seq ${next}`;
+    throw new MalformedJournalEntryError({ runId, seq, problem: `missing: ${where} (a row removed from the database)` });
   }
 
   /** Why a fenced write matched no row: `RunNotFoundError` or `FencedError`. */
