@@ -150,7 +150,10 @@ export function toJsonValue(value: unknown, what?: string): JsonValue {
       const result: { [key: string]: JsonValue } = {};
       for (const field of Object.keys(source)) {
         const encoded = walk(source[field], childPath(path, field), field, depth + 1);
-        if (encoded !== undefined) result[field] = encoded;
+        if (encoded === undefined) continue;
+        // an own `__proto__` key (as `JSON.parse` makes one) is data: assigning it would set the prototype
+        if (field === '__proto__') Object.defineProperty(result, field, { value: encoded, enumerable: true, writable: true, configurable: true });
+        else result[field] = encoded;
       }
       return result;
     } finally {

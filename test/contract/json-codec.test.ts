@@ -66,6 +66,18 @@ describe('toJsonValue / encodeJson (chunks and snapshots)', () => {
     expect(caught!.message.length).toBeLessThan(220);
   });
 
+  it('keeps an own __proto__ key as data at any depth (as JSON.parse makes one), never as the prototype', () => {
+    const parsed = JSON.parse('{"a":{"__proto__":{"polluted":true},"b":1},"__proto__":[1]}') as unknown;
+    const value = toJsonValue(parsed) as Record<string, Record<string, unknown>>;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(value['a'])).toBe(Object.prototype);
+    expect(Object.hasOwn(value['a'] as object, '__proto__')).toBe(true);
+    expect((value['a'] as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.stringify(value)).toBe(JSON.stringify(parsed));
+    expect(encodeJson(parsed)).toBe(JSON.stringify(parsed));
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('refuses a cycle', () => {
     const value: Record<string, unknown> = { a: { b: {} } };
     (value['a'] as Record<string, Record<string, unknown>>)['b']!['back'] = value;
