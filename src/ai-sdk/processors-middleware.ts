@@ -4,7 +4,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import type { Processor, ProcessorLike, RequestContext, TracingContext } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { foldGenerateResult } from './internal/fold-generate-result.js';
-import { prepareCall, type MiddlewareCall, type MiddlewareCallConfig } from './internal/middleware-call.js';
+import { endsCall, prepareCall, type MiddlewareCall, type MiddlewareCallConfig } from './internal/middleware-call.js';
 import { openModelStream, processedStream } from './internal/middleware-stream.js';
 import { observableToReadable } from './internal/streams.js';
 
@@ -32,6 +32,16 @@ export interface ProcessorsMiddlewareOptions {
   tracingContext?: TracingContext;
   /** Id source for run and message ids. */
   generateId?: () => string;
+}
+
+/** `opened`, the call ended when it fails (no stream of parts will end it). */
+async function ending<T>(call: MiddlewareCall, opened: Promise<T>): Promise<T> {
+  try {
+    return await opened;
+  } catch (error) {
+    call.end();
+    throw error;
+  }
 }
 
 /**
@@ -90,8 +100,8 @@ export function processorsMiddleware(options: ProcessorsMiddlewareOptions = {}):
     async wrapStream({ doStream, params, model }) {
       const call = await callFor(params, model);
       const live = call.tripwire === undefined && call.cached === undefined;
-      const opened = live ? await openModelStream(config, call, model, params === call.params ? doStream : () => model.doStream(call.params)) : undefined;
-      const stream = observableToReadable<LanguageModelV4StreamPart, LanguageModelV4StreamPart>(processedStream(config, call, model, opened), {
+      const opened = live ? await ending(call, openModelStream(config, call, model, params === call.params ? doStream : () => model.doStream(call.params))) : undefined;
+      const stream = observableToReadable<LanguageModelV4StreamPart, LanguageModelV4StreamPart>(processedStream(config, call, model, opened).pipe(endsCall(call)), {
         encode: (part) => [part],
         onError: (error) => [{ type: 'error', error }],
       });
@@ -103,10 +113,13 @@ export function processorsMiddleware(options: ProcessorsMiddlewareOptions = {}):
     },
     async wrapGenerate({ doStream, params, model }) {
       const call = await callFor(params, model);
-      if (call.tripwire !== undefined) throw call.tripwire;
+      if (call.tripwire !== undefined) {
+        call.end();
+        throw call.tripwire;
+      }
       const live = call.cached === undefined;
-      const opened = live ? await openModelStream(config, call, model, params === call.params ? doStream : () => model.doStream(call.params)) : undefined;
-      const parts = await lastValueFrom(processedStream(config, call, model, opened).pipe(toArray()));
+      const opened = live ? await ending(call, openModelStream(config, call, model, params === call.params ? doStream : () => model.doStream(call.params))) : undefined;
+      const parts = await lastValueFrom(processedStream(config, call, model, opened).pipe(endsCall(call), toArray()));
       return foldGenerateResult(parts, {
         ...(opened?.request === undefined ? {} : { request: opened.request }),
         ...(opened?.response === undefined ? {} : { response: opened.response }),

@@ -1,15 +1,19 @@
 /**
  * `ResponseCache`: answers a repeated model request from a cache instead of calling the model.
  * `processInputStep` digests what the step offers the model besides the prompt (tools and their
- * schemas, tool choice, provider options, the structured-output schema); `processLLMRequest`
+ * whole definitions, tool choice, provider options, the structured-output schema); `processLLMRequest`
  * derives a key from it, the prompt, the model, the settings, the run's memory resource and
  * thread and the request-context values the app names, and returns `{ response }` on a hit (the
  * loop replays the chunks through the output processors, then runs `processLLMResponse` with
- * `fromCache: true`); on a miss, `processLLMResponse` stores the step when the model finished it
- * (`stop` or `tool-calls`) and no processor rejected it. The store is an optimisation: when it
- * throws, hangs or answers something it cannot serve, the request is a miss (`onError` is told).
+ * `fromCache: true`). On a miss, `processLLMResponse` writes the step when the model finished it
+ * (`stop` or `tool-calls`) — not yet servable: the processors after it (`processOutputStep`, a later
+ * `processLLMResponse`, the tools, `processOutputResult`) may still reject it — and writes it again
+ * as accepted once the run went on past it (the next attempt began with the step not rejected) or
+ * the run is over (its `abortSignal` fired) with the step neither rejected nor blanked; a rejected
+ * step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
+ * or answers something it cannot serve, the request is a miss (`onError` is told).
  */
-import { catchError, from, map, of, timeout, type Observable } from 'rxjs';
+import { catchError, defer, map, of, timeout, type Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import {
   InvalidProcessorOptionError,
@@ -22,10 +26,12 @@ import {
   type ProcessLLMResponseArgs,
   type Processor,
   type ProcessorHookName,
+  type ProcessorState,
+  type StepResult,
 } from '../contract/index.js';
 import { canonicalDigest } from './internal/cache-key.js';
 import { stepDigest } from './internal/cache-step.js';
-import { entryOf, readEntry } from './internal/cached-entry.js';
+import { acceptedEntry, entryOf, readEntry, withdrawnEntry, type ResponseCacheEntry } from './internal/cached-entry.js';
 
 const PROCESSOR_ID = 'response-cache';
 
@@ -104,10 +110,11 @@ export interface ResponseCacheKeyInput {
   /** Call settings (temperature, maxOutputTokens, …). */
   modelSettings: CallSettings;
   /**
-   * A digest of what the step offers the model besides the prompt: the tools (name, description,
-   * input schema, provider options) after `activeTools`, the tool choice, the provider options and
-   * the structured-output schema — as `ResponseCache`'s `processInputStep` saw them. Unset when
-   * that hook did not run for the step.
+   * A digest of what the step offers the model besides the prompt: the tools after `activeTools`,
+   * each as the provider gets it (name, description, input schema, provider options, and a
+   * caller's strictness and input examples; a provider tool's id and arguments), the tool choice,
+   * the provider options and the structured-output schema — as `ResponseCache`'s
+   * `processInputStep` saw them. Unset when that hook did not run for the step.
    */
   step?: string;
   /** The run's memory resource (`requestContext.resourceId`), if any. */
@@ -134,7 +141,10 @@ export interface ResponseCacheOptions {
    * locale, a plan). The memory resource and thread always are. Default: none.
    */
   requestContextKeys?: readonly string[];
-  /** A store call that has not settled after this many ms is a miss (a read) or dropped (a write). Default 1,000. */
+  /**
+   * A store call that has not settled after this many ms is a miss (a read) or dropped (a write).
+   * Default 1,000; at most 2,147,483,647 (the longest a timer waits).
+   */
   storeTimeoutMs?: number;
   /**
    * Told each time the cache is skipped for a request: the store threw, timed out or answered an
@@ -144,7 +154,7 @@ export interface ResponseCacheOptions {
   onError?: (error: ProcessorError) => void;
 }
 
-const KEY_VERSION = 'rxagent.response-cache/2';
+const KEY_VERSION = 'rxagent.response-cache/3';
 
 /**
  * The default cache key: the sha256 of the provider, the model id, the settings (but `headers` and
@@ -164,8 +174,6 @@ export function responseCacheKey({ prompt, model, modelSettings, step, resourceI
   return canonicalDigest([KEY_VERSION, model.provider, model.modelId, settings, prompt, step, resourceId, threadId, requestContext]);
 }
 
-const PENDING_KEY = 'rxagent.responseCache.pendingKey';
-const STEP_KEY = 'rxagent.responseCache.step';
 /** The step's digest when the step cannot be keyed: nothing is read or written for it. */
 const UNKEYABLE = '';
 /** The finish reasons of a whole answer: anything else (cut off, filtered, an error) is not stored. */
@@ -176,14 +184,55 @@ type CacheHit = {
   response: CachedLLMStepResponse;
 };
 
+/** An answer written (or served) while its step waits to be accepted (see `ResponseCache.#settle`). */
+interface Waiting {
+  readonly key: string;
+  /** The entry to write again as accepted; `undefined` for one served from the store (withdrawn if rejected). */
+  readonly entry: ResponseCacheEntry | undefined;
+  /** The step's result in the run's `steps` (the loop records a rejection on it, in place). */
+  readonly step: StepResult;
+  /** The step's text when it was written: a run rejected at its end blanks every step's text. */
+  readonly text: string;
+}
+
+/**
+ * What a cache holds for one run, by the run's `state` of it (not in that state: two caches in one
+ * run share it, their id being the same; nothing of it is needed after a durable takeover).
+ */
+interface RunRecord {
+  /** The digest of the step under way (`UNKEYABLE`: not cached); unset until `processInputStep` ran. */
+  step?: string;
+  /** The key of the request in flight. */
+  key?: string;
+  /** Whether this cache answered the request in flight (`{ response }`): a rejected replay withdraws its entry. */
+  served?: boolean;
+  /** The answer whose step waits to be accepted. */
+  waiting?: Waiting;
+  /** Whether the run's end (`abortSignal`) settles its waiting answer. */
+  listening?: boolean;
+}
+
+/** The longest a timer waits: Node fires a longer one at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Whether `value` is a promise-like (a `then` getter that throws is the caller's to catch). */
 const isThenable = <T>(value: unknown): value is PromiseLike<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
-function positive(value: number | undefined, fallback: number, option: string): number {
+function positive(value: number | undefined, fallback: number, option: string, max = Number.POSITIVE_INFINITY): number {
   const given = value ?? fallback;
-  if (typeof given !== 'number' || Number.isNaN(given) || given <= 0) {
-    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, given, 'a number of milliseconds above 0');
+  if (typeof given !== 'number' || Number.isNaN(given) || given <= 0 || given > max) {
+    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, given, max === Number.POSITIVE_INFINITY ? 'a number of milliseconds above 0' : `a number of milliseconds above 0, at most ${max}`);
   }
   return given;
+}
+
+/** Whether the waiting answer's step was neither rejected (its `tripwire`) nor blanked (a rejected run). */
+function stillAccepted(waiting: Waiting): boolean {
+  try {
+    return waiting.step.tripwire === undefined && waiting.step.text === waiting.text;
+  } catch {
+    return false; // a step a hook made unreadable: not known to be accepted
+  }
 }
 
 /**
@@ -191,7 +240,9 @@ function positive(value: number | undefined, fallback: number, option: string): 
  * `processLLMRequest` and `processLLMResponse` run for input processors). Put it **after** every
  * input processor that changes the step or rewrites the prompt: its key covers the step and the
  * prompt as the processors before it left them (`prepareStep`, which runs after every processor,
- * must not change the tools, tool choice or provider options when the cache is used).
+ * must not change the tools, tool choice or provider options when the cache is used). An answer is
+ * served only once its step was accepted: one a processor rejects after the model finished it is
+ * never served, to this run's retry or to any other run.
  *
  * @example
  * ```ts
@@ -212,11 +263,13 @@ export class ResponseCache implements Processor<'response-cache'> {
   readonly #key: (input: ResponseCacheKeyInput) => string;
   readonly #requestContextKeys: readonly string[];
   readonly #onError: ((error: ProcessorError) => void) | undefined;
+  /** Per run (its `state` of this processor): the request in flight and the answer waiting. */
+  readonly #runs = new WeakMap<ProcessorState, RunRecord>();
 
   constructor(options: ResponseCacheOptions = {}) {
     this.store = options.store ?? new InMemoryResponseCacheStore();
     this.#ttlMs = positive(options.ttlMs, 300_000, 'ttlMs');
-    this.#storeTimeoutMs = positive(options.storeTimeoutMs, 1_000, 'storeTimeoutMs');
+    this.#storeTimeoutMs = positive(options.storeTimeoutMs, 1_000, 'storeTimeoutMs', MAX_TIMER_MS);
     this.#key = options.key ?? responseCacheKey;
     const names = options.requestContextKeys ?? [];
     if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) {
@@ -228,20 +281,22 @@ export class ResponseCache implements Processor<'response-cache'> {
 
   /** The `processInputStep` hook: digests the step's tools, tool choice, provider options and response schema for the key (changes nothing). */
   processInputStep(args: ProcessInputStepArgs): undefined | Promise<undefined> {
-    const { state } = args;
+    const run = this.#run(args.state);
+    // a new attempt: the one before it was accepted (the run went on) or rejected (a retry)
+    this.#settle(run, 'processInputStep');
     const unkeyable = (error: unknown) => {
-      state[STEP_KEY] = UNKEYABLE;
+      run.step = UNKEYABLE;
       this.#report('processInputStep', 'the step cannot be part of a cache key, so it is not cached', error);
       return undefined;
     };
     try {
       const digest = stepDigest(args);
       if (!isThenable<string>(digest)) {
-        state[STEP_KEY] = digest;
+        run.step = digest;
         return undefined;
       }
       return Promise.resolve(digest).then((value) => {
-        state[STEP_KEY] = value;
+        run.step = value;
         return undefined;
       }, unkeyable);
     } catch (error) {
@@ -251,8 +306,11 @@ export class ResponseCache implements Processor<'response-cache'> {
 
   /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
   processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
-    state[PENDING_KEY] = undefined;
-    const step = state[STEP_KEY];
+    const run = this.#run(state);
+    this.#settle(run, 'processLLMRequest');
+    run.key = undefined;
+    run.served = undefined;
+    const step = run.step;
     if (step === UNKEYABLE) return undefined;
     const input: ResponseCacheKeyInput = { prompt, model, modelSettings };
     if (typeof step === 'string') input.step = step;
@@ -274,18 +332,21 @@ export class ResponseCache implements Processor<'response-cache'> {
       this.#report('processLLMRequest', `the key function returned ${typeof key === 'string' ? 'an empty string' : typeof key}, so the request is not cached`);
       return undefined;
     }
-    state[PENDING_KEY] = key;
+    run.key = key;
     let hit: unknown;
+    let later: boolean;
     try {
       hit = this.store.get(key);
+      later = isThenable(hit);
     } catch (error) {
-      this.#report('processLLMRequest', 'the store\'s get threw; answering from the model', error);
+      this.#report('processLLMRequest', 'the store\'s get threw, or answered a value that cannot be read; answering from the model', error);
       return undefined;
     }
-    if (!isThenable(hit)) return this.#served(hit, key);
-    return from(hit).pipe(
+    if (!later) return this.#served(hit, key, run);
+    // read when subscribed: a `then` that throws now is a failed get, not a failed hook
+    return defer(() => hit as PromiseLike<unknown>).pipe(
       timeout(this.#storeTimeoutMs),
-      map((value) => this.#served(value, key)),
+      map((value) => this.#served(value, key, run)),
       catchError((error: unknown) => {
         this.#report('processLLMRequest', `the store's get failed or did not answer within ${this.#storeTimeoutMs} ms; answering from the model`, error);
         return of(undefined);
@@ -293,42 +354,113 @@ export class ResponseCache implements Processor<'response-cache'> {
     );
   }
 
-  /** The `processLLMResponse` hook (see `Processor.processLLMResponse` for when it runs and what it may return). */
-  processLLMResponse({ chunks, warnings, fromCache, state, steps }: ProcessLLMResponseArgs): undefined | Observable<undefined> {
-    const key = state[PENDING_KEY];
-    state[PENDING_KEY] = undefined;
-    if (fromCache || typeof key !== 'string') return undefined;
+  /**
+   * The `processLLMResponse` hook (see `Processor.processLLMResponse` for when it runs and what it
+   * may return): writes a step the model finished, not yet servable; it is written again as
+   * accepted once the run went on past it or is over (`#settle`).
+   */
+  processLLMResponse({ chunks, warnings, fromCache, state, steps, abortSignal }: ProcessLLMResponseArgs): undefined | Observable<undefined> {
+    const run = this.#run(state);
+    const { key, served } = run;
+    run.key = undefined;
+    run.served = undefined;
+    if (typeof key !== 'string') return undefined;
     const step = steps.at(-1);
+    if (fromCache) {
+      // this cache's answer, replayed: a processor after it may still reject it (a stricter guard)
+      if (served === true && step !== undefined) this.#wait(run, { key, entry: undefined, step, text: step.text }, abortSignal);
+      return undefined;
+    }
     // a cut-off, filtered or failed answer, or one a processor rejected, is not the model's answer to keep
     if (step === undefined || step.tripwire !== undefined || !WHOLE_ANSWER.has(step.finishReason)) return undefined;
+    // a run cut (or over) already: its step can no longer be accepted
+    if (abortSignal?.aborted === true) return undefined;
     const entry = entryOf(key, chunks, warnings);
     if (entry === undefined) {
       this.#report('processLLMResponse', 'the response cannot be copied into the store');
       return undefined;
     }
+    const waiting: Waiting = { key, entry, step, text: step.text };
+    return this.#write(key, entry, 'processLLMResponse', 'the response is not cached', () => this.#wait(run, waiting, abortSignal));
+  }
+
+  /** This cache's record of the run `state` belongs to (a throwaway one for a hook called without a `state`). */
+  #run(state: ProcessorState | undefined): RunRecord {
+    if (typeof state !== 'object' || state === null) return {};
+    let run = this.#runs.get(state);
+    if (run === undefined) {
+      run = {};
+      this.#runs.set(state, run);
+    }
+    return run;
+  }
+
+  /** Keeps `waiting` until its step is known accepted or rejected: the next attempt of the run, or the run's end. */
+  #wait(run: RunRecord, waiting: Waiting, signal: AbortSignal | undefined): void {
+    // cut while it was written: never accepted (its entry stays unservable)
+    if (signal?.aborted === true) return;
+    run.waiting = waiting;
+    if (signal === undefined || run.listening === true) return;
+    run.listening = true;
+    signal.addEventListener('abort', () => this.#settle(run, 'processLLMResponse'), { once: true });
+  }
+
+  /**
+   * Settles the run's waiting answer, if any: written again as accepted when its step is still
+   * neither rejected nor blanked (one served from the store is left as it is), else overwritten by
+   * an empty entry. Not awaited: the run does not wait for the store (a failure is reported to
+   * `onError`).
+   */
+  #settle(run: RunRecord, hook: ProcessorHookName): void {
+    const waiting = run.waiting;
+    if (waiting === undefined) return;
+    run.waiting = undefined;
+    const { key, entry } = waiting;
+    if (stillAccepted(waiting)) {
+      if (entry !== undefined) this.#write(key, acceptedEntry(entry), hook, 'the accepted response is not cached')?.subscribe();
+      return;
+    }
+    this.#write(key, withdrawnEntry(key), hook, 'the rejected response is not withdrawn from the store')?.subscribe();
+  }
+
+  /** `store.set(key, value)` within `storeTimeoutMs`; `then` after it succeeded. A failure is reported: `failure` says what it means. */
+  #write(key: string, value: ResponseCacheEntry, hook: ProcessorHookName, failure: string, then?: () => void): undefined | Observable<undefined> {
     let written: unknown;
+    let later: boolean;
     try {
-      written = this.store.set(key, entry, this.#ttlMs);
+      written = this.store.set(key, value, this.#ttlMs);
+      later = isThenable(written);
     } catch (error) {
-      this.#report('processLLMResponse', 'the store\'s set threw; the response is not cached', error);
+      this.#report(hook, `the store's set threw, or answered a value that cannot be read; ${failure}`, error);
       return undefined;
     }
-    if (!isThenable(written)) return undefined;
-    return from(written).pipe(
+    if (!later) {
+      then?.();
+      return undefined;
+    }
+    return defer(() => written as PromiseLike<unknown>).pipe(
       timeout(this.#storeTimeoutMs),
-      map(() => undefined),
+      map(() => {
+        then?.();
+        return undefined;
+      }),
       catchError((error: unknown) => {
-        this.#report('processLLMResponse', `the store's set failed or did not answer within ${this.#storeTimeoutMs} ms; the response is not cached`, error);
+        this.#report(hook, `the store's set failed or did not answer within ${this.#storeTimeoutMs} ms; ${failure}`, error);
         return of(undefined);
       }),
     );
   }
 
   /** `{ response }` for an entry that can be served under `key`; a miss (reported) for anything else. */
-  #served(value: unknown, key: string): CacheHit | undefined {
+  #served(value: unknown, key: string, run: RunRecord): CacheHit | undefined {
     if (value === undefined || value === null) return undefined;
     const read = readEntry(value, key);
-    if ('response' in read) return read;
+    if ('response' in read) {
+      run.served = true;
+      return read;
+    }
+    // an answer whose step was not accepted (yet, or ever): a miss, nothing wrong with the store
+    if ('unaccepted' in read) return undefined;
     this.#report('processLLMRequest', `the store answered an entry that cannot be served (${read.refused}); answering from the model`);
     return undefined;
   }

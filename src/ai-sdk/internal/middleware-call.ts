@@ -1,7 +1,9 @@
 /**
  * One model call seen by `processorsMiddleware`: its run context, the prompt as a `MessageList`,
  * and the input-side hooks (`processInput`, `processInputStep`, `processLLMRequest`) applied to
- * the call options.
+ * the call options. Its context's `abortSignal` is the call's own: aborted when the caller's is,
+ * and when the call is over with its step finished (`endsCall`), as a run's is at its end — what a
+ * processor waits for to keep what it saw of an accepted step (`ResponseCache`).
  */
 import type {
   LanguageModelV4,
@@ -10,9 +12,10 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
+import { jsonSchema } from '@ai-sdk/provider-utils';
 import type { ModelMessage } from 'ai';
 import { MessageList } from '../../message-list/index.js';
-import { lastValueFrom, of } from 'rxjs';
+import { finalize, lastValueFrom, of, type MonoTypeOperatorFunction } from 'rxjs';
 import {
   createRunContext,
   processInput,
@@ -23,10 +26,12 @@ import {
 } from '../../operators/index.js';
 import {
   type AgentToolChoice,
+  type AgentToolSet,
   type CachedLLMStepResponse,
   type CallSettings,
   type Processor,
   type RequestContext,
+  type StructuredOutputOptions,
   type TracingContext,
   TripWire,
   hasHook,
@@ -57,6 +62,42 @@ export interface MiddlewareCall {
   tripwire: TripWire | undefined;
   /** The list as it stood when the call was made (to tell whether `processAPIError` changed it). */
   listSnapshot: string;
+  /**
+   * Ends the call (once): the caller's signal is let go, and the context's signal is aborted when
+   * the call's step finished (a call that failed or was cut before it did is not over that way: a
+   * processor waiting for the step to be accepted keeps waiting, for nothing).
+   */
+  end(): void;
+}
+
+/** The reason the signal of a call that is over carries (one shared error: no stack per call). */
+const callOver = new DOMException('The model call is over.', 'AbortError');
+
+/**
+ * The signal of a call's context: aborted when `caller` is (one listener — not `AbortSignal.any`,
+ * for a long-lived caller signal), and by `over`. `release` lets the caller's signal go.
+ */
+function callSignal(caller: AbortSignal | undefined): { signal: AbortSignal; over: () => void; release: () => void } {
+  const controller = new AbortController();
+  const over = (): void => controller.abort(callOver);
+  if (caller?.aborted === true) controller.abort(caller.reason);
+  if (caller === undefined || caller.aborted) return { signal: controller.signal, over, release: () => undefined };
+  const follow = (): void => controller.abort(caller.reason);
+  caller.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, over, release: () => caller.removeEventListener('abort', follow) };
+}
+
+/**
+ * Ends `call` when the stream of its parts ends, however it ends (completed, failed, cancelled);
+ * nothing is added per part (a teardown only).
+ *
+ * ```
+ * parts:  --p--p--f--|
+ * result: --p--p--f--|      (then call.end())
+ * ```
+ */
+export function endsCall<T>(call: MiddlewareCall): MonoTypeOperatorFunction<T> {
+  return finalize(() => call.end());
 }
 
 /** A V4 prompt message as the `ModelMessage` the MessageList accepts (file data unwrapped). */
@@ -95,6 +136,28 @@ function toAgentToolChoice(choice: LanguageModelV4ToolChoice | undefined): Agent
 function fromAgentToolChoice(choice: AgentToolChoice | undefined): LanguageModelV4ToolChoice | undefined {
   if (choice === undefined) return undefined;
   return typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.toolName };
+}
+
+/**
+ * The call's tools as `processInputStep` sees them: each definition as the SDK sent it (a copy;
+ * a hook's changes to them are ignored), by name, a function tool's JSON schema as an AI SDK
+ * schema (what the SDK sends may carry its source's `~standard`: read as a JSON schema, not as
+ * that source). A later tool of a name already given replaces it (a provider refuses such a call).
+ */
+function toolSetOf(tools: NonNullable<LanguageModelV4CallOptions['tools']>): AgentToolSet {
+  const set: AgentToolSet = {};
+  for (const tool of tools) {
+    const definition = tool.type === 'function' ? { ...tool, inputSchema: jsonSchema(tool.inputSchema) } : { ...tool };
+    // defined, not assigned: a tool named `__proto__` is a key, never the object's prototype
+    Object.defineProperty(set, tool.name, { value: definition, enumerable: true, writable: true, configurable: true });
+  }
+  return set;
+}
+
+/** A JSON `responseFormat` as the `structuredOutput` `processInputStep` sees: its JSON schema, as an AI SDK schema. */
+function structuredOutputOf(format: LanguageModelV4CallOptions['responseFormat']): StructuredOutputOptions | undefined {
+  if (format?.type !== 'json') return undefined;
+  return { schema: format.schema === undefined ? undefined : jsonSchema(format.schema) };
 }
 
 const settingKeys = ['maxOutputTokens', 'temperature', 'topP', 'topK', 'presencePenalty', 'frequencyPenalty', 'stopSequences', 'seed', 'headers'] as const;
@@ -145,16 +208,32 @@ export async function prepareCall(
   const messageList = promptToMessageList(params.prompt, config.generateId);
   const runId = `mw_${config.generateId()}`;
   const state = createRunState(runId, messageList);
+  const signal = callSignal(params.abortSignal);
   const ctx = createRunContext({
     runId,
     state,
     generateId: config.generateId,
     ...(config.requestContext === undefined ? {} : { requestContext: config.requestContext() }),
     ...(config.tracingContext === undefined ? {} : { tracingContext: config.tracingContext }),
-    abortSignal: params.abortSignal ?? new AbortController().signal,
+    abortSignal: signal.signal,
     maxProcessorRetries: config.maxProcessorRetries,
   });
-  const call: MiddlewareCall = { ctx, state, params, cached: undefined, tripwire: undefined, listSnapshot: '' };
+  let ended = false;
+  const call: MiddlewareCall = {
+    ctx,
+    state,
+    params,
+    cached: undefined,
+    tripwire: undefined,
+    listSnapshot: '',
+    end: () => {
+      if (ended) return;
+      ended = true;
+      signal.release();
+      // its step finished (`step-finish` made): every hook after the model passed it
+      if (state.attempt?.phase === 'done') signal.over();
+    },
+  };
   const inputs = config.inputProcessors;
   try {
     let next = params;
@@ -164,8 +243,9 @@ export async function prepareCall(
         stepNumber: 0,
         model,
         ...(params.toolChoice === undefined ? {} : { toolChoice: toAgentToolChoice(params.toolChoice) as AgentToolChoice }),
-        ...(params.tools === undefined ? {} : { activeTools: params.tools.map((tool) => tool.name) }),
+        ...(params.tools === undefined ? {} : { tools: toolSetOf(params.tools), activeTools: params.tools.map((tool) => tool.name) }),
         ...(params.providerOptions === undefined ? {} : { providerOptions: params.providerOptions }),
+        ...(params.responseFormat?.type === 'json' ? { structuredOutput: structuredOutputOf(params.responseFormat) as StructuredOutputOptions } : {}),
         modelSettings: settingsOf(params),
       };
       const stepOutput = await lastValueFrom(of(stepInput).pipe(processInputStep(inputs, ctx)));

@@ -1,8 +1,11 @@
 /**
  * What of a step changes the model's answer besides the prompt, model and settings: the tools the
- * model is offered (name, kind, description, input schema as the provider gets it, provider
- * options), the active tool names, the tool choice, the provider options and the structured-output
- * schema. `ResponseCache` digests it in `processInputStep` and keys the step's request with it.
+ * model is offered, each written as the provider gets it (the loop's `prepareTools`: a function
+ * tool's name, description, input schema and provider options — and the strictness and input
+ * examples a caller's definition carries, as `processorsMiddleware` passes them —, a provider
+ * tool's id, name and arguments), the active tool names, the tool choice, the provider options and
+ * the structured-output schema. `ResponseCache` digests it in `processInputStep` and keys the
+ * step's request with it.
  */
 import { toToolSchema } from '../../model/index.js';
 import { z } from 'zod';
@@ -21,29 +24,41 @@ function responseSchemaForm(schema: unknown): unknown {
 }
 
 /** One offered tool as the provider gets it (its schema possibly still a promise). */
-interface ToolForm {
-  name: string;
-  kind: 'function' | 'provider';
-  description?: string | undefined;
-  schema?: unknown;
-  id?: string | undefined;
-  args?: unknown;
-  providerOptions?: unknown;
+type ToolForm =
+  | {
+      type: 'function';
+      name: string;
+      description: string | undefined;
+      inputSchema: unknown;
+      providerOptions: unknown;
+      strict: unknown;
+      inputExamples: unknown;
+    }
+  | { type: 'provider'; id: string; name: string; args: unknown };
+
+/** What a caller's tool definition may carry besides an agent tool's fields (a V4 function tool's). */
+interface DefinitionExtras {
+  strict?: unknown;
+  inputExamples?: unknown;
 }
 
+/** The offered tools in the order the provider gets them, each as `prepareTools` writes it. */
 function toolForms(tools: AgentToolSet | undefined, activeTools: readonly string[] | undefined): ToolForm[] {
   if (tools === undefined) return [];
   return Object.keys(tools)
     .filter((name) => activeTools === undefined || activeTools.includes(name))
     .map((name): ToolForm => {
       const tool = tools[name];
-      if (tool?.type === 'provider' || tool?.type === 'provider-defined') return { name, kind: 'provider', id: tool.id, args: tool.args };
+      if (tool?.type === 'provider' || tool?.type === 'provider-defined') return { type: 'provider', id: tool.id ?? name, name, args: tool.args ?? {} };
+      const extras = (tool ?? {}) as DefinitionExtras;
       return {
+        type: 'function',
         name,
-        kind: 'function',
         description: tool?.description === undefined ? undefined : toolDescription(tool),
-        schema: schemaForm(tool?.inputSchema),
+        inputSchema: schemaForm(tool?.inputSchema),
         providerOptions: tool?.providerOptions,
+        strict: extras.strict,
+        inputExamples: extras.inputExamples,
       };
     });
 }
@@ -66,10 +81,10 @@ export function stepDigest(args: Pick<ProcessInputStepArgs, 'tools' | 'activeToo
           instructions: structuredOutput.instructions,
           model: typeof structuredModel === 'object' ? [structuredModel.provider, structuredModel.modelId] : structuredModel,
         };
-  const schemas = [...offered.map((tool) => tool.schema), structured?.schema];
+  const schemas = [...offered.map((tool) => (tool.type === 'function' ? tool.inputSchema : undefined)), structured?.schema];
   const digest = (resolved: readonly unknown[]): string =>
     canonicalDigest({
-      tools: offered.map((tool, index) => ({ ...tool, schema: resolved[index] })),
+      tools: offered.map((tool, index) => (tool.type === 'function' ? { ...tool, inputSchema: resolved[index] } : tool)),
       activeTools,
       toolChoice,
       providerOptions,

@@ -2,7 +2,12 @@
  * What `ResponseCache` writes to its store and what it accepts back: the model's own output only
  * (never a `data-*` chunk a processor or tool wrote for one run), as a copy (a consumer editing a
  * chunk it got in place changes nothing stored), and an entry read back only when it names the key
- * it was asked for and every chunk has the shape its type needs.
+ * it was asked for, says its step was accepted and every chunk has the shape its type needs.
+ *
+ * An entry is written in two forms: when the model finished its step (`accepted` unset: no reader
+ * serves it) and again, `accepted: true`, once no processor rejected the step; a rejected step's
+ * entry is overwritten with one without chunks. So a store that keeps only some fields, or an
+ * entry of an older build, is never served.
  */
 import type { CachedLLMStepChunk, CachedLLMStepResponse } from '../../contract/index.js';
 import { replayedChunkProblem } from '../../model/index.js';
@@ -11,6 +16,8 @@ import { replayedChunkProblem } from '../../model/index.js';
 export interface ResponseCacheEntry extends CachedLLMStepResponse {
   /** The key the entry was written under (an entry read under another key is a miss). */
   key: string;
+  /** Set once the step of the response was accepted: an entry without it is a miss. */
+  accepted?: true;
 }
 
 /** The string fields each chunk type the model produces needs (`text` for deltas, ids…). */
@@ -46,16 +53,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The entry to store for a step's chunks: the model's own chunks, deep-copied. `undefined` when
- * they cannot be copied (a function or a class instance a provider put in its metadata).
+ * The entry to store for a step's chunks while the step waits to be accepted: the model's own
+ * chunks, deep-copied. `undefined` when they cannot be copied (a function or a class instance a
+ * provider put in its metadata) or there are none (an entry without chunks is a withdrawn one).
  */
 export function entryOf(key: string, chunks: readonly CachedLLMStepChunk[], warnings: unknown[] | undefined): ResponseCacheEntry | undefined {
   const own = chunks.filter((chunk) => isModelChunkType(chunk.type)).map(({ type, payload }) => ({ type, payload }));
+  if (own.length === 0) return undefined;
   try {
     return structuredClone({ key, chunks: own, ...(warnings === undefined ? {} : { warnings }) });
   } catch {
     return undefined;
   }
+}
+
+/** `entry` once its step was accepted: the form readers serve. */
+export function acceptedEntry(entry: ResponseCacheEntry): ResponseCacheEntry {
+  return { ...entry, accepted: true };
+}
+
+/** What overwrites the entry of a step a processor rejected: no chunks, never served. */
+export function withdrawnEntry(key: string): ResponseCacheEntry {
+  return { key, chunks: [] };
 }
 
 /** Why `chunk` cannot be replayed, or `undefined` when it can. */
@@ -72,15 +91,30 @@ function chunkFault(chunk: unknown, index: number): string | undefined {
   return refused === undefined ? undefined : `chunks[${index}]${refused}`;
 }
 
+/** What reading an entry back gave: the response to serve, a miss to report, or an entry not (yet) accepted. */
+export type ReadEntry = { response: CachedLLMStepResponse } | { refused: string } | { unaccepted: true };
+
 /**
- * The response in `value` when it is an entry written under `key` that can be replayed (a copy:
- * what the run does to it never reaches the store), else why it cannot be served.
+ * The response in `value` when it is an accepted entry written under `key` that can be replayed (a
+ * copy: what the run does to it never reaches the store); `unaccepted` for an entry of that key
+ * whose step was not accepted (yet); else why it cannot be served. A value that throws where it is
+ * read (a getter, a Proxy) is refused.
  */
-export function readEntry(value: unknown, key: string): { response: CachedLLMStepResponse } | { refused: string } {
+export function readEntry(value: unknown, key: string): ReadEntry {
+  try {
+    return readEntryNow(value, key);
+  } catch {
+    return { refused: 'the entry cannot be read' };
+  }
+}
+
+function readEntryNow(value: unknown, key: string): ReadEntry {
   if (!isRecord(value)) return { refused: 'the entry is not an object' };
   if (value.key !== key) return { refused: 'the entry was written under another key' };
+  if (value.accepted !== true) return { unaccepted: true };
   const { chunks, warnings } = value;
   if (!Array.isArray(chunks)) return { refused: 'the entry has no chunks array' };
+  if (chunks.length === 0) return { refused: 'the entry has no chunks' };
   if (warnings !== undefined && !Array.isArray(warnings)) return { refused: 'the entry\'s warnings are not an array' };
   for (let index = 0; index < chunks.length; index++) {
     const fault = chunkFault(chunks[index], index);

@@ -1,0 +1,545 @@
+/**
+ * `ResponseCache` against the faults found in it and against someone who wants it to fail: an
+ * answer a processor rejected after the model finished it (`processOutputStep`, a later
+ * `processLLMResponse`, `processOutputResult`) must never be served; under `processorsMiddleware`
+ * the key covers each tool's whole definition and the response format; hostile keys, stores and
+ * concurrent runs with the same key leave every run whole and every cached answer an accepted one.
+ * `it.fails` marks what is known and not fixed here (a processor after the cache that changes the
+ * request; an Agent run's error or caller's abort after the model finished counting as acceptance).
+ */
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { lastValueFrom, toArray } from 'rxjs';
+import { z } from 'zod';
+import { generateText, jsonSchema, streamText, tool, wrapLanguageModel, type ToolSet } from 'ai';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { Agent } from '../../src/loop/agent.js';
+import { processorsMiddleware } from '../../src/ai-sdk/index.js';
+import type { ChunkType } from '../../src/contract/chunk-types.js';
+import type { AgentToolSet } from '../../src/contract/tool-types.js';
+import type { CachedLLMStepResponse, Processor } from '../../src/contract/processor-types.js';
+import { RequestContext } from '../../src/contract/request-context.js';
+import { ProcessorError } from '../../src/contract/errors/processor-error.js';
+import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import { InvalidProcessorOptionError } from '../../src/contract/errors/invalid-processor-option-error.js';
+import { ResponseCache, responseCacheKey, type ResponseCacheOptions, type ResponseCacheStore } from '../../src/processors/response-cache.js';
+import { mockModel, type MockModel } from '../../src/testing/mock-model.js';
+import { finishPart, textParts } from '../../src/testing/model-parts.js';
+
+const textOf = (chunks: readonly ChunkType[]) => chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.payload.text] : [])).join('');
+const entryText = (entry: CachedLLMStepResponse | undefined) => textOf((entry?.chunks ?? []) as ChunkType[]);
+const collect = (agent: Agent, prompt: string, options: Parameters<Agent['stream$']>[1] = {}) => lastValueFrom(agent.stream$(prompt, options).pipe(toArray()));
+
+/** A model whose n-th call answers `answers[n]` (the last one after that) and counts its calls. */
+function answering(...answers: string[]): MockModel {
+  return mockModel({ parts: ({ callIndex }) => [...textParts(answers[Math.min(callIndex, answers.length - 1)] ?? ''), finishPart()] });
+}
+
+/** A store that records what it is asked and answers from a map. */
+class RecordingStore implements ResponseCacheStore {
+  readonly entries = new Map<string, CachedLLMStepResponse>();
+  readonly writes: Array<{ key: string; text: string; accepted: boolean }> = [];
+  get(key: string) {
+    return this.entries.get(key);
+  }
+  set(key: string, value: CachedLLMStepResponse) {
+    this.writes.push({ key, text: entryText(value), accepted: (value as { accepted?: unknown }).accepted === true });
+    this.entries.set(key, value);
+  }
+  /** Every answer text the store holds now. */
+  texts(): string[] {
+    return [...this.entries.values()].map(entryText);
+  }
+}
+
+/** A guard that rejects a step whose text contains `bad` (`processOutputStep`). */
+const rejectBad = (retry: boolean): Processor => ({
+  id: 'bad-guard',
+  processOutputStep: ({ text, abort }) => (text.includes('bad') ? abort('no bad answers', { retry }) : undefined),
+});
+
+describe('ResponseCache: an answer rejected after the model finished it is never served', () => {
+  it('processOutputStep rejects with a retry: the retry asks the model, and a later identical run is not served the rejected answer', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'good answer');
+    const agent = new Agent({ id: 'a', model, maxProcessorRetries: 2, inputProcessors: [new ResponseCache({ store })], outputProcessors: [rejectBad(true)] });
+    expect(textOf(await collect(agent, 'q'))).toContain('good answer');
+    expect(model.calls).toHaveLength(2);
+    const later = await collect(agent, 'q');
+    expect(textOf(later)).not.toContain('bad');
+    expect(store.texts().join('|')).not.toContain('bad');
+  });
+
+  it('even when the key is the same for the retry (a key that leaves the feedback out), the retry is not served the rejected answer', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'good answer');
+    // the key of the first user message only: the rejected attempt and its retry share it
+    const key: ResponseCacheOptions['key'] = (input) => responseCacheKey({ ...input, prompt: input.prompt.slice(0, 1) });
+    const agent = new Agent({ id: 'a', model, maxProcessorRetries: 2, inputProcessors: [new ResponseCache({ store, key })], outputProcessors: [rejectBad(true)] });
+    const first = await collect(agent, 'q');
+    expect(model.calls).toHaveLength(2);
+    expect(textOf(first)).toBe('bad answergood answer');
+    expect(first.at(-1)?.type).toBe('finish');
+    const later = await collect(agent, 'q');
+    expect(textOf(later)).toBe('good answer');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('processOutputStep rejects without a retry (the run ends with the tripwire): a later run asks the model', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'fine answer');
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [rejectBad(false)] });
+    expect((await collect(agent, 'q')).some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    expect(textOf(await collect(agent, 'q'))).toBe('fine answer');
+    expect(model.calls).toHaveLength(2);
+    expect(textOf(await collect(agent, 'q'))).toBe('fine answer');
+    expect(model.calls).toHaveLength(2);
+    expect(store.texts()).not.toContain('bad answer');
+  });
+
+  it('a later processLLMResponse that rejects the step (another input processor) keeps it out of the cache too', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'fine answer');
+    const auditor: Processor = { id: 'auditor', processLLMResponse: ({ chunks, abort }) => (JSON.stringify(chunks).includes('bad') ? abort('audited', { retry: true }) : undefined) };
+    const agent = new Agent({ id: 'a', model, maxProcessorRetries: 2, inputProcessors: [new ResponseCache({ store }), auditor] });
+    await collect(agent, 'q');
+    expect(textOf(await collect(agent, 'q'))).toBe('fine answer');
+    expect(store.texts().join('|')).not.toContain('bad');
+  });
+
+  it('a run an output processor rejects at its end (processOutputResult) leaves no answer to serve', async () => {
+    const store = new RecordingStore();
+    const model = answering('leaky answer', 'fine answer');
+    const scrubber: Processor = { id: 'scrubber', processOutputResult: ({ result, abort }) => (result.text.includes('leaky') ? abort('leak') : undefined) };
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [scrubber] });
+    expect((await collect(agent, 'q')).some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    expect(textOf(await collect(agent, 'q'))).toBe('fine answer');
+    expect(store.texts()).not.toContain('leaky answer');
+  });
+
+  it('an answer served from the cache that a processor now rejects (a stricter guard) is withdrawn: the next run asks the model', async () => {
+    const store = new RecordingStore();
+    const model = answering('plain answer', 'careful answer');
+    const lenient = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })] });
+    expect(textOf(await collect(lenient, 'q'))).toBe('plain answer');
+    const strict: Processor = { id: 'strict', processOutputStep: ({ text, abort }) => (text.includes('plain') ? abort('too plain') : undefined) };
+    const guarded = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [strict] });
+    expect((await collect(guarded, 'q')).some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    expect(model.calls).toHaveLength(1);
+    expect(textOf(await collect(guarded, 'q'))).toBe('careful answer');
+    expect(model.calls).toHaveLength(2);
+    expect(textOf(await collect(lenient, 'q'))).toBe('careful answer');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('an accepted step of a multi-step run is cached at once (the next step began), the last one when the run is over', async () => {
+    const store = new RecordingStore();
+    const tools: AgentToolSet = { lookup: { inputSchema: z.object({ word: z.string() }), execute: () => 'found' } };
+    const model = mockModel({
+      parts: ({ options, callIndex }) =>
+        JSON.stringify(options.prompt).includes('"tool"')
+          ? [...textParts(`done ${callIndex}`), finishPart()]
+          : [
+              { type: 'tool-input-start', id: `c${callIndex}`, toolName: 'lookup' },
+              { type: 'tool-input-delta', id: `c${callIndex}`, delta: '{"word":"x"}' },
+              { type: 'tool-input-end', id: `c${callIndex}` },
+              { type: 'tool-call', toolCallId: `c${callIndex}`, toolName: 'lookup', input: '{"word":"x"}' },
+              finishPart('tool-calls'),
+            ],
+    });
+    let acceptedWhenStep1Began = -1;
+    const watcher: Processor = { id: 'watcher', processInputStep: ({ stepNumber }) => void (stepNumber === 1 && (acceptedWhenStep1Began = store.writes.filter((write) => write.accepted).length)) };
+    const agent = new Agent({ id: 'a', model, tools, inputProcessors: [new ResponseCache({ store }), watcher] });
+    expect(textOf(await collect(agent, 'q'))).toBe('done 1');
+    // step 0 (the tool call) accepted when step 1 began; step 1 when the run was over
+    expect(acceptedWhenStep1Began).toBe(1);
+    expect(store.writes.filter((write) => write.accepted)).toHaveLength(2);
+    expect(textOf(await collect(agent, 'q'))).toBe('done 1');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('while a step waits for its guard, an identical run at the same time is not served its answer', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'second answer', 'third answer');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered: () => void = () => undefined;
+    const judgingFirst = new Promise<void>((resolve) => (entered = resolve));
+    let judging = 0;
+    const slowGuard: Processor = {
+      id: 'slow-guard',
+      processOutputStep: async ({ text, abort }) => {
+        if (judging++ === 0) {
+          entered();
+          await held;
+        }
+        if (text.includes('bad')) abort('no bad answers');
+      },
+    };
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [slowGuard] });
+    const first = collect(agent, 'q');
+    await judgingFirst;
+    const second = await collect(agent, 'q');
+    expect(textOf(second)).toBe('second answer');
+    release();
+    expect((await first).some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    // the rejected answer's entry was overwritten (an accepted one of the same key may go with it)
+    expect(['second answer', 'third answer']).toContain(textOf(await collect(agent, 'q')));
+    expect(store.texts().join('|')).not.toContain('bad');
+  });
+
+  it.fails('known residual: the caller aborts the run while a guard judges the step, so the step was never accepted; a later run asks the model', async () => {
+    const store = new RecordingStore();
+    const model = answering('unjudged answer', 'judged answer');
+    const controller = new AbortController();
+    const judge: Processor = {
+      id: 'judge',
+      processOutputStep: async ({ abortSignal }) => {
+        if (model.calls.length > 1) return;
+        controller.abort();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        // the judge's own call, cancelled with the run
+        if (abortSignal.aborted) throw abortSignal.reason;
+      },
+    };
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [judge] });
+    await collect(agent, 'q', { abortSignal: controller.signal }).catch(() => undefined);
+    expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+  });
+
+  it.fails('known residual: a guard that fails (throws, not a tripwire) on the step ends the run with an error; a later run asks the model', async () => {
+    const store = new RecordingStore();
+    const model = answering('unjudged answer', 'judged answer');
+    const judge: Processor = {
+      id: 'judge',
+      processOutputStep: () => {
+        if (model.calls.length === 1) throw new Error('the judge is down');
+      },
+    };
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [judge] });
+    expect((await collect(agent, 'q')).some((chunk) => chunk.type === 'error')).toBe(true);
+    expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+  });
+
+  it('identical runs at once, some rejected and some accepted, in any order: a rejected answer is never served', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.array(fc.boolean(), { minLength: 2, maxLength: 4 }), async (scheduler, verdicts) => {
+        const entries = new Map<string, CachedLLMStepResponse>();
+        const store: ResponseCacheStore = {
+          get: (key) => scheduler.schedule(Promise.resolve(entries.get(key))),
+          set: (key, entry) => scheduler.schedule(Promise.resolve()).then(() => void entries.set(key, entry)),
+        };
+        let call = 0;
+        const model = mockModel({ parts: () => [...textParts(verdicts[call++ % verdicts.length] === true ? `good ${call}` : `bad ${call}`), finishPart()] });
+        const guard: Processor = { id: 'guard', processOutputStep: ({ text, abort }) => scheduler.schedule(Promise.resolve()).then(() => (text.includes('bad') ? abort('no') : undefined)) };
+        const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [guard] });
+        const all = Promise.all(verdicts.map(() => collect(agent, 'same')));
+        await scheduler.waitFor(all);
+        // the writes still scheduled, then a later run: served an accepted answer or asks the model
+        await scheduler.waitIdle();
+        const runs = [...(await all), await scheduler.waitFor(collect(agent, 'same'))];
+        // a rejected answer reached the run whose model call made it, and no other run
+        const rejected = runs.flatMap((chunks) => [...new Set(textOf(chunks).match(/bad \d+/g) ?? [])]);
+        expect(rejected).toEqual([...new Set(rejected)]);
+        for (const chunks of runs) if (!chunks.some((chunk) => chunk.type === 'tripwire')) expect(textOf(chunks)).toMatch(/^good \d+$/);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+/**
+ * Known failures (fault 2, not fixed here): the cache keys the request as it stands at its turn.
+ * A processor after it that changes the request — a later `processLLMRequest` rewriting the prompt,
+ * a later `processInputStep` or `prepareStep` (which runs after every processor) changing what the
+ * step offers — is neither in the key nor refused. Fixing it needs the loop (src/loop) to hand the
+ * cache the request as sent, or to check the order; when it does, these tests fail as `it.fails`
+ * and are to become `it`.
+ */
+describe('ResponseCache: a processor after it that changes the request (known failures)', () => {
+  /** A model that answers with the user named in the prompt or in its provider options. */
+  const echoUser = () =>
+    mockModel({
+      parts: ({ options }) => [
+        ...textParts(`you are ${JSON.stringify(options.prompt).match(/user=(\w+)/)?.[1] ?? (options.providerOptions?.mock as { user?: string } | undefined)?.user}`),
+        finishPart(),
+      ],
+    });
+  const as = (user: string) => ({ requestContext: new RequestContext([['user', user]]) });
+
+  it.fails('a later processLLMRequest that rewrites the prompt per user: users do not share answers', async () => {
+    const profile: Processor = {
+      id: 'profile',
+      processLLMRequest: ({ prompt, requestContext }) => ({ prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: `user=${String(requestContext.get('user'))}` }] }] }),
+    };
+    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache(), profile] });
+    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
+    expect(textOf(await collect(agent, 'who am I?', as('bob')))).toBe('you are bob');
+  });
+
+  it.fails('a later processInputStep that sets provider options per user: users do not share answers', async () => {
+    const perUser: Processor = { id: 'per-user', processInputStep: ({ requestContext }) => ({ providerOptions: { mock: { user: String(requestContext.get('user')) } } }) };
+    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache(), perUser] });
+    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
+    expect(textOf(await collect(agent, 'who am I?', as('bob')))).toBe('you are bob');
+  });
+
+  it.fails('prepareStep that sets provider options per user: users do not share answers', async () => {
+    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache()] });
+    const prepareStep = ({ requestContext }: { requestContext: RequestContext }) => ({ providerOptions: { mock: { user: String(requestContext.get('user')) } } });
+    expect(textOf(await collect(agent, 'who am I?', { ...as('alice'), prepareStep }))).toBe('you are alice');
+    expect(textOf(await collect(agent, 'who am I?', { ...as('bob'), prepareStep }))).toBe('you are bob');
+  });
+});
+
+describe('ResponseCache under processorsMiddleware', () => {
+  const prompt = 'What is the weather?';
+  const callsOf = (model: MockModel) => model.calls.length;
+
+  it('a step processOutputStep rejects is not served to a later identical call; an accepted one is', async () => {
+    const store = new RecordingStore();
+    const model = answering('bad answer', 'fine answer');
+    const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })], outputProcessors: [rejectBad(false)] }) });
+    await expect(generateText({ model: wrapped, prompt })).rejects.toSatisfy(TripWire.isInstance);
+    expect((await generateText({ model: wrapped, prompt })).text).toBe('fine answer');
+    expect((await generateText({ model: wrapped, prompt })).text).toBe('fine answer');
+    expect(callsOf(model)).toBe(2);
+    expect(store.texts()).not.toContain('bad answer');
+  });
+
+  it('a call that fails or is cancelled after the model finished (a guard that throws, a reader that leaves) keeps its answer unservable', async () => {
+    const store = new RecordingStore();
+    const model = answering('unjudged answer', 'left answer', 'judged answer');
+    let judged = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered: () => void = () => undefined;
+    const secondJudging = new Promise<void>((resolve) => (entered = resolve));
+    let done: () => void = () => undefined;
+    const secondJudged = new Promise<void>((resolve) => (done = resolve));
+    const judge: Processor = {
+      id: 'judge',
+      processOutputStep: async () => {
+        if (judged++ === 0) throw new Error('the judge is down');
+        if (judged === 2) {
+          entered();
+          await held;
+          done();
+        }
+      },
+    };
+    const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })], outputProcessors: [judge] }) });
+    await expect(generateText({ model: wrapped, prompt })).rejects.toThrow();
+    // a reader that leaves while the judge works on the answer (the model's text all read)
+    const reader = (await wrapped.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }] })).stream.getReader();
+    const reading = (async () => {
+      while (!(await reader.read()).done);
+    })();
+    await secondJudging;
+    await reader.cancel();
+    await reading;
+    release();
+    await secondJudged;
+    expect((await generateText({ model: wrapped, prompt })).text).toBe('judged answer');
+    expect((await generateText({ model: wrapped, prompt })).text).toBe('judged answer');
+    expect(callsOf(model)).toBe(3);
+  });
+
+  it('tools of one name but another input schema, description, strictness, examples or provider options do not share an answer', async () => {
+    const store = new RecordingStore();
+    const variants: ToolSet[] = [
+      { lookup: tool({ description: 'Look a word up', inputSchema: z.object({ word: z.string() }) }) },
+      { lookup: tool({ description: 'Look a word up', inputSchema: z.object({ word: z.number() }) }) },
+      { lookup: tool({ description: 'Delete a word', inputSchema: z.object({ word: z.string() }) }) },
+      { lookup: tool({ description: 'Look a word up', inputSchema: z.object({ word: z.string() }), strict: true }) },
+      { lookup: tool({ description: 'Look a word up', inputSchema: z.object({ word: z.string() }), inputExamples: [{ input: { word: 'x' } }] }) },
+      { lookup: tool({ description: 'Look a word up', inputSchema: z.object({ word: z.string() }), providerOptions: { mock: { cacheControl: 'a' } } }) },
+      { lookup: tool({ description: 'Look a word up', inputSchema: jsonSchema({ type: 'object', properties: { word: { type: 'string', maxLength: 3 } } }) }) },
+    ];
+    let calls = 0;
+    for (const tools of variants) {
+      const model = answering('answer');
+      const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })] }) });
+      await generateText({ model: wrapped, prompt, tools });
+      calls += callsOf(model);
+    }
+    expect(calls).toBe(variants.length);
+    // the same definitions again: served
+    const model = answering('answer');
+    const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })] }) });
+    await generateText({ model: wrapped, prompt, tools: variants[1] });
+    expect(callsOf(model)).toBe(0);
+  });
+
+  it('calls asking for JSON of other schemas do not share an answer, nor a call asking for text', async () => {
+    const store = new RecordingStore();
+    const formats: Array<LanguageModelV4CallOptions['responseFormat']> = [
+      undefined,
+      { type: 'json', schema: { type: 'object', properties: { name: { type: 'string' } } } },
+      { type: 'json', schema: { type: 'object', properties: { id: { type: 'number' } } } },
+      { type: 'json' },
+    ];
+    let calls = 0;
+    for (const responseFormat of formats) {
+      const model = answering('{"name":"x"}');
+      const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })] }) });
+      const params: LanguageModelV4CallOptions = { prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], ...(responseFormat === undefined ? {} : { responseFormat }) };
+      await drain((await wrapped.doStream(params)).stream);
+      calls += callsOf(model);
+      // the same format again: served
+      const again = answering('{"name":"x"}');
+      const rewrapped = wrapLanguageModel({ model: again, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })] }) });
+      await drain((await rewrapped.doStream(params)).stream);
+      expect(callsOf(again)).toBe(0);
+    }
+    expect(calls).toBe(formats.length);
+  });
+
+  it('a long-lived caller signal given to many calls (served, answered, rejected, failed) keeps no listener of theirs', async () => {
+    const shutdown = new AbortController();
+    const before = getEventListeners(shutdown.signal, 'abort').length;
+    const model = mockModel({ parts: ({ callIndex }) => (callIndex % 3 === 2 ? [{ type: 'error', error: new Error('boom') }] : [...textParts(callIndex % 3 === 1 ? 'bad answer' : 'fine answer'), finishPart()]) });
+    const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache()], outputProcessors: [rejectBad(false)] }) });
+    for (let index = 0; index < 12; index++) {
+      await generateText({ model: wrapped, prompt: `question ${index % 4}`, abortSignal: shutdown.signal }).catch(() => undefined);
+      await streamText({ model: wrapped, prompt: `question ${index % 4}`, abortSignal: shutdown.signal, onError: () => undefined }).consumeStream();
+    }
+    expect(getEventListeners(shutdown.signal, 'abort').length).toBe(before);
+  });
+
+  it('streamText: an accepted answer is served to the next identical call (no model call)', async () => {
+    const store = new RecordingStore();
+    const model = answering('cached answer');
+    const wrapped = wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store })] }) });
+    expect(await streamText({ model: wrapped, prompt }).text).toBe('cached answer');
+    expect(await streamText({ model: wrapped, prompt }).text).toBe('cached answer');
+    expect(callsOf(model)).toBe(1);
+  });
+});
+
+/** Reads a V4 stream to its end. */
+async function drain(stream: ReadableStream<unknown>): Promise<void> {
+  const reader = stream.getReader();
+  while (!(await reader.read()).done);
+}
+
+describe('ResponseCache: hostile keys, stores and options', () => {
+  const run = async (store: ResponseCacheStore, options: ResponseCacheOptions = {}, callOptions: Parameters<Agent['stream$']>[1] = {}) => {
+    const model = answering('fresh');
+    const errors: ProcessorError[] = [];
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store, storeTimeoutMs: 50, onError: (error) => void errors.push(error), ...options })] });
+    const chunks = await collect(agent, 'q', callOptions);
+    return { chunks, model, errors };
+  };
+  const hostile = (trap: string) =>
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error(`trap ${trap}`);
+        },
+        has: () => {
+          throw new Error(`trap ${trap}`);
+        },
+        ownKeys: () => {
+          throw new Error(`trap ${trap}`);
+        },
+        getPrototypeOf: () => {
+          throw new Error(`trap ${trap}`);
+        },
+      },
+    );
+
+  it('a storeTimeoutMs a timer cannot wait for (above 2^31 - 1 ms: Node fires it at once) is refused when the cache is made', () => {
+    for (const storeTimeoutMs of [2 ** 31, 2 ** 40, Number.POSITIVE_INFINITY]) expect(() => new ResponseCache({ storeTimeoutMs })).toThrow(InvalidProcessorOptionError);
+    expect(() => new ResponseCache({ storeTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+
+  it.each([
+    ['get returns a Proxy that throws on every trap', { get: () => hostile('get'), set: () => undefined }],
+    ['get returns an object whose then getter throws', { get: () => Object.defineProperty({}, 'then', { get: () => { throw new Error('then'); } }), set: () => undefined }],
+    ['get returns an entry whose fields throw when read', { get: (key: string) => Object.defineProperties({ key, accepted: true }, { chunks: { get: () => { throw new Error('chunks'); }, enumerable: true } }), set: () => undefined }],
+    ['get returns an entry of chunks that throw when read', { get: (key: string) => ({ key, accepted: true, chunks: [hostile('chunk')] }), set: () => undefined }],
+    ['get returns a thenable whose then throws', { get: () => ({ then: () => { throw new Error('then'); } }), set: () => undefined }],
+    ['set returns a Proxy that throws on every trap', { get: () => undefined, set: () => hostile('set') }],
+    ['set returns an object whose then getter throws', { get: () => undefined, set: () => Object.defineProperty({}, 'then', { get: () => { throw new Error('then'); } }) }],
+  ] as unknown as Array<[string, ResponseCacheStore]>)('%s: the run answers from the model and the failure is reported', async (_label, store) => {
+    const { chunks, model, errors } = await run(store);
+    expect(chunks.filter((chunk) => chunk.type === 'error')).toEqual([]);
+    expect(textOf(chunks)).toBe('fresh');
+    expect(model.calls).toHaveLength(1);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors) expect(ProcessorError.isInstance(error)).toBe(true);
+  });
+
+  it('provider options with a cycle, a symbol, a function or a class instance: the run answers, nothing is cached, the cache says why', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const value of [cyclic, Symbol('s'), () => 'x', new Map([['a', 1]])]) {
+      const store = new RecordingStore();
+      const { chunks, errors } = await run(store, {}, { providerOptions: { mock: { value } } as never });
+      expect(chunks.filter((chunk) => chunk.type === 'error')).toEqual([]);
+      expect(textOf(chunks)).toBe('fresh');
+      expect(store.writes).toEqual([]);
+      expect(errors.map((error) => error.hook)).toContain('processInputStep');
+    }
+  });
+
+  it('a huge prompt (8 MB, a million small parts) is keyed and served, or not cached: never a failed run', async () => {
+    const store = new RecordingStore();
+    const model = answering('fresh');
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })] });
+    const huge = 'x'.repeat(8_000_000);
+    expect(textOf(await collect(agent, huge))).toBe('fresh');
+    expect(textOf(await collect(agent, huge))).toBe('fresh');
+    expect(model.calls).toHaveLength(1);
+    const context = new RequestContext([['tenant', Array.from({ length: 1_100_000 }, (_, index) => index)]]);
+    const many = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store, requestContextKeys: ['tenant'] })] });
+    const chunks = await collect(many, 'q', { requestContext: context });
+    expect(textOf(chunks)).toBe('fresh');
+  }, 60_000);
+
+  it('two caches in one agent (a fast local one, a shared one keyed per tenant) each keep and serve their own answers', async () => {
+    const local = new RecordingStore();
+    const shared = new RecordingStore();
+    const model = answering('one', 'two', 'three');
+    const agent = new Agent({
+      id: 'a',
+      model,
+      inputProcessors: [new ResponseCache({ store: local }), new ResponseCache({ store: shared, requestContextKeys: ['tenant'] })],
+    });
+    const tenant = (name: string) => ({ requestContext: new RequestContext([['tenant', name]]) });
+    expect(textOf(await collect(agent, 'q', tenant('acme')))).toBe('one');
+    expect(local.texts()).toEqual(['one']);
+    expect(shared.texts()).toEqual(['one']);
+    expect([...local.entries.keys()]).not.toEqual([...shared.entries.keys()]);
+    expect(textOf(await collect(agent, 'q', tenant('globex')))).toBe('one');
+    expect(model.calls).toHaveLength(1);
+    const sharedOnly = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: shared, requestContextKeys: ['tenant'] })] });
+    expect(textOf(await collect(sharedOnly, 'q', tenant('acme')))).toBe('one');
+    expect(textOf(await collect(sharedOnly, 'q', tenant('globex')))).toBe('two');
+  });
+
+  it('hooks called without a state (a unit test of the hook) neither fail nor remember anything', () => {
+    const cache = new ResponseCache();
+    const args = { tools: undefined, activeTools: undefined, toolChoice: undefined, providerOptions: undefined, structuredOutput: undefined } as unknown as Parameters<ResponseCache['processInputStep']>[0];
+    expect(() => cache.processInputStep(args)).not.toThrow();
+  });
+
+  it('an entry read back is served only as an accepted answer: one written while its step waited, or emptied after a rejection, is a miss', async () => {
+    const model = answering('fresh');
+    const entries: Array<Record<string, unknown>> = [
+      { chunks: [{ type: 'text-start', payload: { id: 't' } }, { type: 'text-delta', payload: { id: 't', text: 'waiting' } }, { type: 'text-end', payload: { id: 't' } }] },
+      { chunks: [] },
+      { chunks: [], accepted: true },
+    ];
+    for (const entry of entries) {
+      const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: (key) => ({ ...entry, key }) as never, set: () => undefined } })] });
+      expect(textOf(await collect(agent, 'q'))).toBe('fresh');
+    }
+    const accepted = { accepted: true, ...entries[0] };
+    const served = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: (key) => ({ ...accepted, key }) as never, set: () => undefined } })] });
+    expect(textOf(await collect(served, 'q'))).toBe('waiting');
+  });
+});
