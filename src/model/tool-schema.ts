@@ -16,6 +16,26 @@ function isFlexibleSchema(value: object): boolean {
 }
 
 /**
+ * A JSON schema that carries a Standard Schema validator: zod 4's `z.toJSONSchema()` output (and
+ * the AI SDK's `zodSchema(…).jsonSchema`) has a non-enumerable `~standard` of vendor `zod` but is no
+ * zod schema (no `_zod`, no `_def`); read as one, building the request threw a `TypeError`.
+ */
+function isValidatedJsonSchema(value: object): value is JSONSchema7 & StandardValidator {
+  return typeof value !== 'function' && '~standard' in value && !('_zod' in value) && !('_def' in value) && typeof (value as Partial<SyncParsable>).safeParse !== 'function';
+}
+
+/** `schema`, sent as the JSON schema it is, validated by its own `~standard.validate`. */
+function validatedJsonSchema(schema: JSONSchema7 & StandardValidator): Schema<unknown> {
+  const standard = schema['~standard'];
+  return jsonSchema(schema, {
+    validate: (value) => {
+      const result = standard.validate(value);
+      return isPromiseLike<StandardResult>(result) ? Promise.resolve(result).then((resolved) => fromStandard(value, resolved)) : fromStandard(value, result);
+    },
+  });
+}
+
+/**
  * A tool's input is a JSON object (what providers send, and what the model's arguments must parse
  * to): anything else — e.g. arguments that were not valid JSON and stayed a string — is invalid.
  */
@@ -40,7 +60,9 @@ export function toToolSchema(inputSchema: unknown): Schema<unknown> {
   const key = inputSchema as object;
   let schema = schemas.get(key);
   if (schema === undefined) {
-    schema = isFlexibleSchema(key)
+    schema = isValidatedJsonSchema(key)
+      ? validatedJsonSchema(key)
+      : isFlexibleSchema(key)
       ? asSchema(inputSchema as FlexibleSchema<unknown>)
       : jsonSchema(inputSchema as JSONSchema7, objectTyped(inputSchema as JSONSchema7) ? { validate: validateObject } : {});
     schemas.set(key, schema);
@@ -81,7 +103,7 @@ function validateNow(inputSchema: unknown, schema: Schema<unknown>, value: unkno
     return schema.validate === undefined ? { success: true, value } : schema.validate(value);
   }
   const candidate = inputSchema as Partial<SyncParsable> & Partial<StandardValidator> & { _def?: unknown };
-  if (candidate['~standard']?.vendor === 'zod' || candidate._def !== undefined) {
+  if ((candidate['~standard']?.vendor === 'zod' || candidate._def !== undefined) && !isValidatedJsonSchema(candidate)) {
     if (typeof candidate.safeParse !== 'function') return undefined;
     // throws for async refinements and transforms: the asynchronous path handles those
     const parsed = candidate.safeParse(value);

@@ -74,6 +74,35 @@ describe('validateToolInput', () => {
   });
 });
 
+describe("zod 4's JSON schema output (z.toJSONSchema, zodSchema(…).jsonSchema): a JSON schema with a hidden ~standard of vendor zod", () => {
+  const point = z.object({ x: z.number() });
+
+  it('is sent as the JSON schema it is and validated by its own ~standard (reading it as a zod schema threw a TypeError)', async () => {
+    for (const schema of [z.toJSONSchema(point), zodSchema(point).jsonSchema]) {
+      expect(Object.keys(schema)).not.toContain('~standard');
+      expect(await validateToolInput(schema, { x: 4 })).toEqual({ success: true, value: { x: 4 } });
+      expect(TypeValidationError.isInstance(errorOf(await validateToolInput(schema, { x: 'four' })))).toBe(true);
+    }
+  });
+
+  it('as an Agent tool: the request carries the plain JSON schema, the call runs, bad input is a tool-error', async () => {
+    const inputSchema = z.toJSONSchema(point);
+    const seen: unknown[] = [];
+    const model = mockModel({
+      parts: ({ callIndex, options }) => {
+        seen.push(JSON.parse(JSON.stringify(options.tools?.[0])));
+        if (callIndex === 0) return [...toolCallParts('double', { x: 2 }, { toolCallId: 'c1' }), ...toolCallParts('double', { x: 'two' }, { toolCallId: 'c2' }), finishPart('tool-calls')];
+        return [...textParts('done'), finishPart()];
+      },
+    });
+    const chunks = await lastValueFrom(new Agent({ id: 'a', model, tools: { double: { inputSchema, execute: ({ x }: { x: number }) => x * 2 } } }).stream$('go').pipe(toArray()));
+    expect(seen[0]).toMatchObject({ type: 'function', name: 'double', inputSchema: { type: 'object', properties: { x: { type: 'number' } } } });
+    expect(chunks.find((chunk) => chunk.type === 'tool-result')).toMatchObject({ payload: { toolCallId: 'c1', result: 4 } });
+    expect(chunks.find((chunk) => chunk.type === 'tool-error')).toMatchObject({ payload: { toolCallId: 'c2' } });
+    expect(chunks.at(-1)?.type).toBe('finish');
+  });
+});
+
 describe('tools whose validation or execute is asynchronous run as before', () => {
   const run = async (tools: AgentToolSet) => {
     const model = mockModel({
