@@ -1,7 +1,7 @@
 /** The argument object and result of each of the nine hooks, as the processor specification lists them. */
 import type { Observable } from 'rxjs';
 import type { LanguageModelUsage, ProviderMetadata } from 'ai';
-import type { LanguageModelV4, LanguageModelV4Prompt, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { MessageList } from '../message-list/message-list.js';
 import type { CoreSystemMessage, MastraDBMessage } from '../message-list/types.js';
 import type { CachedLLMStepChunk, ChunkType, RxFinishReason, ToolCallInfo } from './chunk-types.js';
@@ -106,13 +106,32 @@ export interface ProcessLLMRequestArgs<TTripwireMetadata = unknown> extends Proc
   messageList: MessageList;
   /** The step's model settings (rxagent addition, e.g. for cache keys). */
   modelSettings: CallSettings;
+  /**
+   * What the call is sent with besides the prompt and its abort signal (rxagent addition, e.g. for
+   * cache keys): the tools as the provider gets them (after `activeTools`), the tool choice, the
+   * provider options, the response format and the settings — as built after every
+   * `processInputStep` and `prepareStep`; under `processorsMiddleware`, the call's options after the
+   * input hooks. `processLLMRequest` changes only the prompt, so these are what is sent. Read-only:
+   * a frozen copy of the top level (its values are the ones sent: do not change them in place).
+   * Unset when the request was handed to the operator without them.
+   *
+   * @example
+   * ```ts
+   * const audit: Processor = { id: 'audit', processLLMRequest: ({ callOptions }) => void log(callOptions?.tools?.map((tool) => tool.name)) };
+   * ```
+   */
+  callOptions?: Readonly<Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal'>>;
 }
 
 /** What `processLLMRequest` may return. */
 export type ProcessLLMRequestResult = {
   /** The prompt for this call only (never stored). */
   prompt?: LanguageModelV4Prompt;
-  /** A cached answer that replaces the model call. */
+  /**
+   * A cached answer that replaces the model call. Only from the last processor that hooks
+   * `processLLMRequest`: one after it could still change the request the answer was found for, so
+   * the request then ends with a `ProcessorError` naming both (fail closed).
+   */
   response?: CachedLLMStepResponse;
 } | undefined | void;
 

@@ -20,7 +20,7 @@ function isFlexibleSchema(value: object): boolean {
  * the AI SDK's `zodSchema(…).jsonSchema`) has a non-enumerable `~standard` of vendor `zod` but is no
  * zod schema (no `_zod`, no `_def`); read as one, building the request threw a `TypeError`.
  */
-function isValidatedJsonSchema(value: object): value is JSONSchema7 & StandardValidator {
+function isValidatedJsonSchema(value: object): boolean {
   return typeof value !== 'function' && '~standard' in value && !('_zod' in value) && !('_def' in value) && typeof (value as Partial<SyncParsable>).safeParse !== 'function';
 }
 
@@ -61,7 +61,7 @@ export function toToolSchema(inputSchema: unknown): Schema<unknown> {
   let schema = schemas.get(key);
   if (schema === undefined) {
     schema = isValidatedJsonSchema(key)
-      ? validatedJsonSchema(key)
+      ? validatedJsonSchema(key as JSONSchema7 & StandardValidator)
       : isFlexibleSchema(key)
       ? asSchema(inputSchema as FlexibleSchema<unknown>)
       : jsonSchema(inputSchema as JSONSchema7, objectTyped(inputSchema as JSONSchema7) ? { validate: validateObject } : {});

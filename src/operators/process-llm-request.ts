@@ -1,7 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
-import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { ProcessorError } from '../contract/errors/processor-error.js';
-import type { CachedLLMStepResponse, CallSettings, Processor, ProcessorLike } from '../contract/processor-types.js';
+import type { CachedLLMStepResponse, CallSettings, ProcessLLMRequestArgs, Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
@@ -24,8 +24,28 @@ export interface LLMRequest {
   stepNumber: number;
   /** The step's model settings (part of a cache key, for example). */
   modelSettings?: CallSettings;
-  /** Set by the first processor that returned `{ response }`: replaces the model call. */
+  /**
+   * What the call is sent with besides the prompt and its abort signal (see
+   * `ProcessLLMRequestArgs.callOptions`; made by {@link sentCallOptions}). Each hook gets it.
+   */
+  callOptions?: ProcessLLMRequestArgs['callOptions'];
+  /** Set by the processor that returned `{ response }`: replaces the model call. */
   response?: CachedLLMStepResponse;
+}
+
+/**
+ * `options` as `processLLMRequest` hooks get them: without the prompt (the hooks thread it) and the
+ * abort signal, a frozen shallow copy (a hook cannot change what is sent, or what a later hook
+ * sees, by assigning to it). Made once per request, only when a processor hooks `processLLMRequest`.
+ *
+ * @example
+ * ```ts
+ * const request: LLMRequest = { prompt: options.prompt, model, stepNumber: 0, callOptions: sentCallOptions(options) };
+ * ```
+ */
+export function sentCallOptions(options: LanguageModelV4CallOptions): NonNullable<LLMRequest['callOptions']> {
+  const { prompt: _prompt, abortSignal: _abortSignal, ...sent } = options;
+  return Object.freeze(sent);
 }
 
 /**
@@ -42,16 +62,17 @@ export function withPendingSignals(context: RunContext, request: LLMRequest): LL
 
 /**
  * Runs every processor's `processLLMRequest` on one request (the operator's work on one value),
- * threading the prompt; the first `response` wins. Synchronous while the hooks are; a promise once
- * one returns a promise; an Observable hook result kept an Observable (its scheduler's time is kept).
+ * threading the prompt; a `response` ends it (refused when a later processor hooks
+ * `processLLMRequest`: see {@link applyRequestResult}). Synchronous while the hooks are; a promise
+ * once one returns a promise; an Observable hook result kept an Observable (its scheduler's time is kept).
  */
 function runProcessLLMRequestHooks(processors: readonly Processor[], context: RunContext, given: LLMRequest): MaybeAsync<LLMRequest> {
   const request = withPendingSignals(context, given);
   const bindings = bindingsWith(processors, context, 'processLLMRequest');
   if (bindings.length === 0) return request;
   const keptUsage = usageWatch(context.steps);
-  return reduceMaybe(bindings, { ...request }, (current, binding) => {
-    const args = {
+  return reduceMaybe(bindings, { ...request }, (current, binding, index) => {
+    const args: Omit<ProcessLLMRequestArgs, 'callOptions'> & Pick<LLMRequest, 'callOptions'> = {
       ...contextArgs(context, binding, 'processLLMRequest'),
       prompt: current.prompt,
       model: current.model,
@@ -61,15 +82,24 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
       // a copy: the step's settings may be the agent's configuration, shared by all its runs
       modelSettings: current.modelSettings === undefined ? {} : ownModelSettings(current.modelSettings),
     };
+    if (current.callOptions !== undefined) args.callOptions = current.callOptions;
     return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processLLMRequest', () => invokeHook<unknown>(binding, 'processLLMRequest', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processLLMRequest');
-      return checkedHookResult(binding.processor.id, 'processLLMRequest', result, (value) => applyRequestResult(value, binding.processor.id, current));
+      const later = bindings[index + 1];
+      return checkedHookResult(binding.processor.id, 'processLLMRequest', result, (value) =>
+        applyRequestResult(value, binding.processor.id, current, later === undefined ? undefined : { id: later.processor.id, index: later.index }),
+      );
     });
   });
 }
 
-/** Applies one `processLLMRequest` result to `current` (each field read once: what was checked is what is used). */
-function applyRequestResult(result: unknown, processorId: string, current: LLMRequest): LLMRequest {
+/**
+ * Applies one `processLLMRequest` result to `current` (each field read once: what was checked is
+ * what is used). A `response` while `later` (the next processor that hooks `processLLMRequest`) is
+ * still to run is refused: that processor may change the request — rewrite the prompt per user —
+ * after the answer was looked up for it, so the answer may be another request's (fail closed).
+ */
+function applyRequestResult(result: unknown, processorId: string, current: LLMRequest, later: { id: string; index: number } | undefined): LLMRequest {
   if (result === undefined || result === null) return current;
   if (typeof result !== 'object') {
     throw new ProcessorError(processorId, 'processLLMRequest', `returned ${typeof result}; expected { prompt?, response? } or nothing.`);
@@ -84,6 +114,13 @@ function applyRequestResult(result: unknown, processorId: string, current: LLMRe
   }
   if (response !== undefined) {
     assertCachedResponse(response, scope);
+    if (later !== undefined) {
+      throw new ProcessorError(
+        processorId,
+        'processLLMRequest',
+        `it answered the request ({ response }), but processor "${later.id}" (index ${later.index}) after it also hooks processLLMRequest and may change the request the answer was found for, so the answer may be another request's (another user's). Place "${processorId}" after every processor that hooks processLLMRequest.`,
+      );
+    }
     if (current.response === undefined) current.response = response as CachedLLMStepResponse;
   }
   return current;
@@ -92,13 +129,16 @@ function applyRequestResult(result: unknown, processorId: string, current: LLMRe
 /**
  * Runs the processors' `processLLMRequest` hooks on each outgoing request, in order. A result with
  * a `prompt` property replaces the prompt (even an empty one) for this call only — it is never
- * written back to the `MessageList` or storage. The first processor returning `{ response }` marks
- * a cache replay (later processors still run but cannot override it).
+ * written back to the `MessageList` or storage. A processor returning `{ response }` marks a cache
+ * replay; it must be the last that hooks `processLLMRequest`: one after it could change the request
+ * the answer was found for, so the request errors with a `ProcessorError` naming both (fail closed).
+ * Each hook gets the request's `callOptions` (what is sent besides the prompt) when it has them.
  *
  * ```
  * source:  --r--|
  * result:  --r'-|     (r' = { prompt: rewritten, response?: cached })
  * abort:   --#
+ * later:   --#        (a response, and a processor after it hooks processLLMRequest: ProcessorError)
  * ```
  *
  * @example

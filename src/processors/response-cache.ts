@@ -1,9 +1,11 @@
 /**
  * `ResponseCache`: answers a repeated model request from a cache instead of calling the model.
- * `processInputStep` digests what the step offers the model besides the prompt (tools and their
- * whole definitions, tool choice, provider options, the structured-output schema); `processLLMRequest`
- * derives a key from it, the prompt, the model, the settings, the run's memory resource and
- * thread and the request-context values the app names, and returns `{ response }` on a hit (the
+ * `processLLMRequest` derives a key from the request as it will be sent — the prompt, the model and
+ * the call options the loop built after every `processInputStep` and `prepareStep` (the tools as the
+ * provider gets them, tool choice, provider options, response format, settings: `callOptions`) —,
+ * the run's memory resource and thread and the request-context values the app names (a request
+ * handed over without `callOptions` is keyed on what `processInputStep` saw of the step instead),
+ * and returns `{ response }` on a hit (the
  * loop replays the chunks through the output processors, then runs `processLLMResponse` with
  * `fromCache: true`). On a miss, `processLLMResponse` writes the step when the model finished it
  * (`stop` or `tool-calls`) — not yet servable: the processors after it (`processOutputStep`, a later
@@ -13,7 +15,7 @@
  * step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
  * or answers something it cannot serve, the request is a miss (`onError` is told).
  */
-import { catchError, defer, map, of, timeout, type Observable } from 'rxjs';
+import { catchError, concatMap, defer, isObservable, map, of, timeout, type Observable } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import {
   InvalidProcessorOptionError,
@@ -107,14 +109,22 @@ export interface ResponseCacheKeyInput {
   prompt: LanguageModelV4Prompt;
   /** The model (as the loop speaks to it: `LanguageModelV4`). */
   model: LanguageModelV4;
-  /** Call settings (temperature, maxOutputTokens, …). */
+  /** Call settings (temperature, maxOutputTokens, …); the default key reads them only without `callOptions`. */
   modelSettings: CallSettings;
   /**
-   * A digest of what the step offers the model besides the prompt: the tools after `activeTools`,
-   * each as the provider gets it (name, description, input schema, provider options, and a
-   * caller's strictness and input examples; a provider tool's id and arguments), the tool choice,
-   * the provider options and the structured-output schema — as `ResponseCache`'s
-   * `processInputStep` saw them. Unset when that hook did not run for the step.
+   * What the call is sent with besides the prompt (`ProcessLLMRequestArgs.callOptions`): the tools
+   * as the provider gets them (after `activeTools`), the tool choice, the provider options, the
+   * response format and the settings, after every processor and `prepareStep`. Unset when the
+   * request came without them (the operator used on its own): `step` stands in for them then.
+   */
+  callOptions?: ProcessLLMRequestArgs['callOptions'];
+  /**
+   * Only for a request without `callOptions`: a digest of what the step offers the model besides
+   * the prompt — the tools after `activeTools`, each as the provider gets it (name, description,
+   * input schema, provider options, and a caller's strictness and input examples; a provider
+   * tool's id and arguments), the tool choice, the provider options and the structured-output
+   * schema — as `ResponseCache`'s `processInputStep` saw them (the processors after it and
+   * `prepareStep` not seen). Unset when that hook did not run for the step.
    */
   step?: string;
   /** The run's memory resource (`requestContext.resourceId`), if any. */
@@ -154,11 +164,18 @@ export interface ResponseCacheOptions {
   onError?: (error: ProcessorError) => void;
 }
 
-const KEY_VERSION = 'rxagent.response-cache/3';
+const KEY_VERSION = 'rxagent.response-cache/4';
+
+/** `callOptions` as keyed: everything sent but the headers (and a prompt or abort signal passed along by mistake). */
+function keyedCallOptions(callOptions: NonNullable<ResponseCacheKeyInput['callOptions']>): Record<string, unknown> {
+  const { headers: _headers, prompt: _prompt, abortSignal: _abortSignal, ...sent } = callOptions as Record<string, unknown>;
+  return sent;
+}
 
 /**
- * The default cache key: the sha256 of the provider, the model id, the settings (but `headers` and
- * `maxRetries`), the prompt, the step's digest, the memory resource and thread and the named
+ * The default cache key: the sha256 of the provider, the model id, the call options as sent (but
+ * `headers`) — or, for a request without `callOptions`, the settings (but `headers` and
+ * `maxRetries`) —, the prompt, the step's digest, the memory resource and thread and the named
  * request-context values, each written so that two inputs share a key only when they are equal
  * (object key order aside; see `internal/cache-key.ts`). Throws a `TypeError` for a value that
  * cannot be keyed (a cycle, a function, a class instance).
@@ -166,16 +183,23 @@ const KEY_VERSION = 'rxagent.response-cache/3';
  * @example
  * ```ts
  * import { responseCacheKey } from 'rxagent/processors';
- * const key = responseCacheKey({ prompt, model, modelSettings: { temperature: 0 }, resourceId: 'user-1' });
+ * const key = responseCacheKey({ prompt, model, modelSettings: {}, callOptions: { temperature: 0 }, resourceId: 'user-1' });
  * ```
  */
-export function responseCacheKey({ prompt, model, modelSettings, step, resourceId, threadId, requestContext }: ResponseCacheKeyInput): string {
-  const { headers: _headers, maxRetries: _maxRetries, ...settings } = modelSettings;
-  return canonicalDigest([KEY_VERSION, model.provider, model.modelId, settings, prompt, step, resourceId, threadId, requestContext]);
+export function responseCacheKey({ prompt, model, modelSettings, callOptions, step, resourceId, threadId, requestContext }: ResponseCacheKeyInput): string {
+  // tagged: what was sent and what the settings alone say never share a spelling
+  let request: { sent: unknown } | { settings: unknown };
+  if (callOptions === undefined) {
+    const { headers: _headers, maxRetries: _maxRetries, ...settings } = modelSettings;
+    request = { settings };
+  } else {
+    request = { sent: keyedCallOptions(callOptions) };
+  }
+  return canonicalDigest([KEY_VERSION, model.provider, model.modelId, request, prompt, step, resourceId, threadId, requestContext]);
 }
 
-/** The step's digest when the step cannot be keyed: nothing is read or written for it. */
-const UNKEYABLE = '';
+/** What `processInputStep` saw of the step: keyed only for a request without `callOptions`. */
+type StepPieces = Pick<ProcessInputStepArgs, 'tools' | 'activeTools' | 'toolChoice' | 'providerOptions' | 'structuredOutput'>;
 /** The finish reasons of a whole answer: anything else (cut off, filtered, an error) is not stored. */
 const WHOLE_ANSWER = new Set(['stop', 'tool-calls']);
 
@@ -200,8 +224,8 @@ interface Waiting {
  * run share it, their id being the same; nothing of it is needed after a durable takeover).
  */
 interface RunRecord {
-  /** The digest of the step under way (`UNKEYABLE`: not cached); unset until `processInputStep` ran. */
-  step?: string;
+  /** What `processInputStep` saw of the step under way; unset until it ran. */
+  step?: StepPieces;
   /** The key of the request in flight. */
   key?: string;
   /** Whether this cache answered the request in flight (`{ response }`): a rejected replay withdraws its entry. */
@@ -237,12 +261,14 @@ function stillAccepted(waiting: Waiting): boolean {
 
 /**
  * Caches model responses per request (register it as an **input** processor: `processInputStep`,
- * `processLLMRequest` and `processLLMResponse` run for input processors). Put it **after** every
- * input processor that changes the step or rewrites the prompt: its key covers the step and the
- * prompt as the processors before it left them (`prepareStep`, which runs after every processor,
- * must not change the tools, tool choice or provider options when the cache is used). An answer is
- * served only once its step was accepted: one a processor rejects after the model finished it is
- * never served, to this run's retry or to any other run.
+ * `processLLMRequest` and `processLLMResponse` run for input processors). Its key covers the
+ * request as it will be sent: the prompt as the processors before it left it and the call options
+ * as every processor and `prepareStep` left them. Put it **after every processor that hooks
+ * `processLLMRequest`**: one after it could still rewrite the prompt (per user, say) after the
+ * answer was looked up, so a hit with such a processor after it ends the run with a
+ * `ProcessorError` naming both. An answer is served only once its step was accepted: one a
+ * processor rejects after the model finished it is never served, to this run's retry or to any
+ * other run.
  *
  * @example
  * ```ts
@@ -279,41 +305,30 @@ export class ResponseCache implements Processor<'response-cache'> {
     this.#onError = options.onError;
   }
 
-  /** The `processInputStep` hook: digests the step's tools, tool choice, provider options and response schema for the key (changes nothing). */
-  processInputStep(args: ProcessInputStepArgs): undefined | Promise<undefined> {
+  /**
+   * The `processInputStep` hook: a new attempt settles the one before it (accepted or rejected);
+   * keeps what the step offers the model, keyed only when a request comes without `callOptions`
+   * (changes nothing).
+   */
+  processInputStep(args: ProcessInputStepArgs): undefined {
     const run = this.#run(args.state);
     // a new attempt: the one before it was accepted (the run went on) or rejected (a retry)
     this.#settle(run, 'processInputStep');
-    const unkeyable = (error: unknown) => {
-      run.step = UNKEYABLE;
-      this.#report('processInputStep', 'the step cannot be part of a cache key, so it is not cached', error);
-      return undefined;
-    };
-    try {
-      const digest = stepDigest(args);
-      if (!isThenable<string>(digest)) {
-        run.step = digest;
-        return undefined;
-      }
-      return Promise.resolve(digest).then((value) => {
-        run.step = value;
-        return undefined;
-      }, unkeyable);
-    } catch (error) {
-      return unkeyable(error);
-    }
+    const { tools, activeTools, toolChoice, providerOptions, structuredOutput } = args;
+    run.step = { tools, activeTools, toolChoice, providerOptions, structuredOutput };
+    return undefined;
   }
 
-  /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */
-  processLLMRequest({ prompt, model, modelSettings, state, requestContext }: ProcessLLMRequestArgs): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
+  /**
+   * The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may
+   * return): keys the request as sent (`callOptions`), looks it up, answers a hit.
+   */
+  processLLMRequest({ prompt, model, modelSettings, callOptions, state, requestContext }: ProcessLLMRequestArgs): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
     const run = this.#run(state);
     this.#settle(run, 'processLLMRequest');
     run.key = undefined;
     run.served = undefined;
-    const step = run.step;
-    if (step === UNKEYABLE) return undefined;
     const input: ResponseCacheKeyInput = { prompt, model, modelSettings };
-    if (typeof step === 'string') input.step = step;
     if (requestContext.resourceId !== undefined) input.resourceId = requestContext.resourceId;
     if (requestContext.threadId !== undefined) input.threadId = requestContext.threadId;
     if (this.#requestContextKeys.length > 0) {
@@ -321,6 +336,42 @@ export class ResponseCache implements Processor<'response-cache'> {
       for (const name of this.#requestContextKeys) if (requestContext.has(name)) named[name] = requestContext.get(name);
       input.requestContext = named;
     }
+    if (callOptions !== undefined) {
+      input.callOptions = callOptions;
+      return this.#lookUp(input, run);
+    }
+    // handed over without what is sent besides the prompt: what processInputStep saw of the step
+    const step = run.step;
+    if (step === undefined) return this.#lookUp(input, run);
+    let digest: string | Promise<string>;
+    try {
+      digest = stepDigest(step);
+    } catch (error) {
+      return this.#unkeyableStep(error);
+    }
+    if (!isThenable<string>(digest)) return this.#lookUp({ ...input, step: digest }, run);
+    // settled at once (a rejection is never left unhandled), read when subscribed
+    const settled = Promise.resolve(digest).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return defer(() => settled).pipe(
+      concatMap((outcome) => {
+        if ('error' in outcome) return of(this.#unkeyableStep(outcome.error));
+        const found = this.#lookUp({ ...input, step: outcome.value }, run);
+        return isObservable(found) ? found : of(found);
+      }),
+    );
+  }
+
+  /** A step that cannot be part of a key: not cached (reported). */
+  #unkeyableStep(error: unknown): undefined {
+    this.#report('processLLMRequest', 'the step cannot be part of a cache key, so it is not cached', error);
+    return undefined;
+  }
+
+  /** Keys `input` and reads the store: `{ response }` on a hit, nothing on a miss (a failure reported). */
+  #lookUp(input: ResponseCacheKeyInput, run: RunRecord): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
     let key: unknown;
     try {
       key = this.#key(input);

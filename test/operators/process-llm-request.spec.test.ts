@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, of } from 'rxjs';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { processLLMRequest, type LLMRequest } from '../../src/operators/process-llm-request.js';
+import { processLLMRequest, sentCallOptions, type LLMRequest } from '../../src/operators/process-llm-request.js';
 import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import type { CachedLLMStepResponse, Processor, ProcessLLMRequestArgs } from '../../src/contract/processor-types.js';
 import { mockModel } from '../../src/testing/mock-model.js';
@@ -46,19 +46,93 @@ describe('processLLMRequest', () => {
     expect(request.response).toBeUndefined();
   });
 
-  it('lets the first returned response win while later processors still run', async () => {
+  it('a response from the last processor that hooks processLLMRequest replaces the call (processors without the hook after it do not count)', () => {
+    const rewrite: Processor = { id: 'rewrite', processLLMRequest: () => ({ prompt: prompt('rewritten') }) };
+    const cache: Processor = { id: 'cache', processLLMRequest: () => ({ response: cached('one') }) };
+    const outputOnly: Processor = { id: 'guard', processOutputStep: () => undefined };
+    const request: LLMRequest = { prompt: prompt('x'), model, stepNumber: 0 };
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-r|', { r: request }).pipe(processLLMRequest([rewrite, cache, outputOnly], testContext()))).toBe('-r|', {
+        r: { ...request, prompt: prompt('rewritten'), response: cached('one') },
+      });
+    });
+  });
+
+  it('a response with a later processor that hooks processLLMRequest errors with a ProcessorError naming both; the later hook never runs (fail closed)', () => {
     let laterRan = false;
-    const first: Processor = { id: 'cache-1', processLLMRequest: () => ({ response: cached('one') }) };
-    const second: Processor = {
-      id: 'cache-2',
+    const cache: Processor = { id: 'cache', processLLMRequest: () => ({ response: cached('one') }) };
+    const profile: Processor = {
+      id: 'profile',
       processLLMRequest: () => {
         laterRan = true;
-        return { response: cached('two') };
+        return { prompt: prompt('rewritten per user') };
       },
     };
-    const request = await firstValueFrom(of<LLMRequest>({ prompt: prompt('x'), model, stepNumber: 0 }).pipe(processLLMRequest([first, second], testContext())));
-    expect(request.response).toEqual(cached('one'));
-    expect(laterRan).toBe(true);
+    const refusal = new ProcessorError(
+      'cache',
+      'processLLMRequest',
+      'it answered the request ({ response }), but processor "profile" (index 1) after it also hooks processLLMRequest and may change the request the answer was found for, so the answer may be another request\'s (another user\'s). Place "cache" after every processor that hooks processLLMRequest.',
+    );
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-r|', { r: { prompt: prompt('x'), model, stepNumber: 0 } }).pipe(processLLMRequest([cache, profile], testContext()))).toBe('-#', undefined, refusal);
+    });
+    expect(laterRan).toBe(false);
+  });
+
+  it('a miss (no response) with a later processLLMRequest is not refused: the request goes on, rewritten', () => {
+    const cache: Processor = { id: 'cache', processLLMRequest: () => undefined };
+    const profile: Processor = { id: 'profile', processLLMRequest: () => ({ prompt: prompt('rewritten') }) };
+    const request: LLMRequest = { prompt: prompt('x'), model, stepNumber: 0 };
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-r-s|', { r: request, s: request }).pipe(processLLMRequest([cache, profile], testContext()))).toBe('-r-s|', {
+        r: { ...request, prompt: prompt('rewritten') },
+        s: { ...request, prompt: prompt('rewritten') },
+      });
+    });
+  });
+
+  it('two processors answering (two caches): the first one\'s response is refused, the second\'s alone is served', async () => {
+    const first: Processor = { id: 'cache-1', processLLMRequest: ({ stepNumber }) => (stepNumber === 0 ? { response: cached('one') } : undefined) };
+    const second: Processor = { id: 'cache-2', processLLMRequest: () => ({ response: cached('two') }) };
+    const ctx = testContext();
+    const refused = await errorOf(of<LLMRequest>({ prompt: prompt('x'), model, stepNumber: 0 }).pipe(processLLMRequest([first, second], ctx)));
+    expect(ProcessorError.isInstance(refused) && [refused.processorId, refused.message.includes('"cache-2"')]).toEqual(['cache-1', true]);
+    const served = await firstValueFrom(of<LLMRequest>({ prompt: prompt('x'), model, stepNumber: 1 }).pipe(processLLMRequest([first, second], ctx)));
+    expect(served.response).toEqual(cached('two'));
+  });
+
+  it('gives each hook the request\'s callOptions (what is sent besides the prompt), frozen: a hook cannot change them for the next one', () => {
+    const sent = sentCallOptions({
+      prompt: prompt('x'),
+      temperature: 0,
+      tools: [{ type: 'function', name: 'lookup', inputSchema: { type: 'object' } }],
+      providerOptions: { mock: { user: 'alice' } },
+      abortSignal: new AbortController().signal,
+    });
+    expect(sent).toEqual({ temperature: 0, tools: [{ type: 'function', name: 'lookup', inputSchema: { type: 'object' } }], providerOptions: { mock: { user: 'alice' } } });
+    expect(Object.isFrozen(sent)).toBe(true);
+    const seen: Array<ProcessLLMRequestArgs['callOptions']> = [];
+    const meddler: Processor = {
+      id: 'meddler',
+      processLLMRequest: ({ callOptions }) => {
+        seen.push(callOptions);
+        expect(() => Object.assign(callOptions as object, { temperature: 2 })).toThrow(TypeError);
+      },
+    };
+    const spy: Processor = { id: 'spy', processLLMRequest: ({ callOptions }) => void seen.push(callOptions) };
+    const request: LLMRequest = { prompt: prompt('x'), model, stepNumber: 0, callOptions: sent };
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-r|', { r: request }).pipe(processLLMRequest([meddler, spy], testContext()))).toBe('-r|', { r: request });
+    });
+    expect(seen).toEqual([sent, sent]);
+    expect(seen[1]?.temperature).toBe(0);
+  });
+
+  it('a request without callOptions gives the hooks none (the field is absent)', async () => {
+    const seen: ProcessLLMRequestArgs[] = [];
+    const spy: Processor = { id: 'spy', processLLMRequest: (args) => void seen.push(args) };
+    await firstValueFrom(of<LLMRequest>({ prompt: prompt('x'), model, stepNumber: 0 }).pipe(processLLMRequest([spy], testContext())));
+    expect('callOptions' in (seen[0] as object)).toBe(false);
   });
 
   it('never writes the rewritten prompt back to the message list', () => {

@@ -4,8 +4,9 @@
  * `processLLMResponse`, `processOutputResult`) must never be served; under `processorsMiddleware`
  * the key covers each tool's whole definition and the response format; hostile keys, stores and
  * concurrent runs with the same key leave every run whole and every cached answer an accepted one.
- * `it.fails` marks what is known and not fixed here (a processor after the cache that changes the
- * request; an Agent run's error or caller's abort after the model finished counting as acceptance).
+ * A processor after the cache that changes the request is keyed (what is sent) or refused (a later
+ * `processLLMRequest`, on a hit). Residual: an Agent run's error or caller's abort after the model
+ * finished counts as acceptance; its replay is judged again by the output processors.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
@@ -189,37 +190,69 @@ describe('ResponseCache: an answer rejected after the model finished it is never
     expect(store.texts().join('|')).not.toContain('bad');
   });
 
-  it.fails('known residual: the caller aborts the run while a guard judges the step, so the step was never accepted; a later run asks the model', async () => {
+  /*
+   * Residual (documented): in an Agent run, the caller's abort or an error that ends the run (a
+   * guard that throws, not a tripwire) after the model finished the last step counts as the step's
+   * acceptance — the cache cannot tell it from the run's normal end. What holds: a replayed answer
+   * passes the output processors again, so no answer reaches a client without its guards' verdict;
+   * one they reject on replay is withdrawn, and the next run asks the model.
+   */
+  it('residual: the caller aborts the run while a guard judges the step; a later run\'s replay is judged again, rejected, and withdrawn', async () => {
     const store = new RecordingStore();
     const model = answering('unjudged answer', 'judged answer');
     const controller = new AbortController();
+    const judged: string[] = [];
     const judge: Processor = {
       id: 'judge',
-      processOutputStep: async ({ abortSignal }) => {
-        if (model.calls.length > 1) return;
-        controller.abort();
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        // the judge's own call, cancelled with the run
-        if (abortSignal.aborted) throw abortSignal.reason;
+      processOutputStep: async ({ text, abortSignal, abort }) => {
+        judged.push(text);
+        if (judged.length === 1) {
+          controller.abort();
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          // the judge's own call, cancelled with the run
+          if (abortSignal.aborted) throw abortSignal.reason;
+        }
+        if (text.includes('unjudged')) abort('the judge rejects it');
       },
     };
     const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [judge] });
     await collect(agent, 'q', { abortSignal: controller.signal }).catch(() => undefined);
+    const replayed = await collect(agent, 'q');
+    // served from the cache (no model call), and judged again before the run could end well
+    expect(model.calls).toHaveLength(1);
+    expect(judged).toEqual(['unjudged answer', 'unjudged answer']);
+    expect(replayed.some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    expect(replayed.at(-1)?.type).not.toBe('finish');
+    // withdrawn: the next run asks the model, and its judged answer is served after that
     expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+    expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+    expect(model.calls).toHaveLength(2);
+    expect(store.texts()).not.toContain('unjudged answer');
   });
 
-  it.fails('known residual: a guard that fails (throws, not a tripwire) on the step ends the run with an error; a later run asks the model', async () => {
+  it('residual: a guard that fails (throws, not a tripwire) ends the run with an error; a later run\'s replay is judged again, rejected, and withdrawn', async () => {
     const store = new RecordingStore();
     const model = answering('unjudged answer', 'judged answer');
+    const judged: string[] = [];
     const judge: Processor = {
       id: 'judge',
-      processOutputStep: () => {
-        if (model.calls.length === 1) throw new Error('the judge is down');
+      processOutputStep: ({ text, abort }) => {
+        judged.push(text);
+        if (judged.length === 1) throw new Error('the judge is down');
+        if (text.includes('unjudged')) abort('the judge rejects it');
       },
     };
     const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [judge] });
     expect((await collect(agent, 'q')).some((chunk) => chunk.type === 'error')).toBe(true);
+    const replayed = await collect(agent, 'q');
+    expect(model.calls).toHaveLength(1);
+    expect(judged).toEqual(['unjudged answer', 'unjudged answer']);
+    expect(replayed.some((chunk) => chunk.type === 'tripwire')).toBe(true);
+    expect(replayed.at(-1)?.type).not.toBe('finish');
     expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+    expect(textOf(await collect(agent, 'q'))).toBe('judged answer');
+    expect(model.calls).toHaveLength(2);
+    expect(store.texts()).not.toContain('unjudged answer');
   });
 
   it('identical runs at once, some rejected and some accepted, in any order: a rejected answer is never served', async () => {
@@ -250,14 +283,12 @@ describe('ResponseCache: an answer rejected after the model finished it is never
 });
 
 /**
- * Known failures (fault 2, not fixed here): the cache keys the request as it stands at its turn.
- * A processor after it that changes the request — a later `processLLMRequest` rewriting the prompt,
- * a later `processInputStep` or `prepareStep` (which runs after every processor) changing what the
- * step offers — is neither in the key nor refused. Fixing it needs the loop (src/loop) to hand the
- * cache the request as sent, or to check the order; when it does, these tests fail as `it.fails`
- * and are to become `it`.
+ * A processor after the cache that changes the request: a later `processInputStep` or `prepareStep`
+ * (which runs after every processor) changing what the step offers is in the key (the cache keys
+ * the call options as sent); a later `processLLMRequest`, which could rewrite the prompt after the
+ * answer was looked up, is refused on a hit (a `ProcessorError` naming both processors).
  */
-describe('ResponseCache: a processor after it that changes the request (known failures)', () => {
+describe('ResponseCache: a processor after it that changes the request', () => {
   /** A model that answers with the user named in the prompt or in its provider options. */
   const echoUser = () =>
     mockModel({
@@ -268,28 +299,87 @@ describe('ResponseCache: a processor after it that changes the request (known fa
     });
   const as = (user: string) => ({ requestContext: new RequestContext([['user', user]]) });
 
-  it.fails('a later processLLMRequest that rewrites the prompt per user: users do not share answers', async () => {
+  /** The `ProcessorError` a run ended with, if any. */
+  const errorOf = (chunks: readonly ChunkType[]) => chunks.flatMap((chunk) => (chunk.type === 'error' ? [chunk.payload.error] : [])).find(ProcessorError.isInstance);
+
+  it('a later processLLMRequest that rewrites the prompt per user: users do not share answers (the hit is refused, naming both processors)', async () => {
     const profile: Processor = {
       id: 'profile',
       processLLMRequest: ({ prompt, requestContext }) => ({ prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: `user=${String(requestContext.get('user'))}` }] }] }),
     };
-    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache(), profile] });
+    const model = echoUser();
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache(), profile] });
     expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
-    expect(textOf(await collect(agent, 'who am I?', as('bob')))).toBe('you are bob');
+    const bob = await collect(agent, 'who am I?', as('bob'));
+    expect(textOf(bob)).not.toContain('alice');
+    const error = errorOf(bob);
+    expect(error?.processorId).toBe('response-cache');
+    expect(error?.hook).toBe('processLLMRequest');
+    expect(error?.message).toContain('"profile"');
+    expect(error?.message).toContain('Place "response-cache" after every processor that hooks processLLMRequest');
+    expect(bob.at(-1)?.type).toBe('error');
+    expect(model.calls).toHaveLength(1);
   });
 
-  it.fails('a later processInputStep that sets provider options per user: users do not share answers', async () => {
+  it('the same processors in the order the docs give (the cache last): each user gets their own answer, and a repeat is served', async () => {
+    const profile: Processor = {
+      id: 'profile',
+      processLLMRequest: ({ prompt, requestContext }) => ({ prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: `user=${String(requestContext.get('user'))}` }] }] }),
+    };
+    const model = echoUser();
+    const agent = new Agent({ id: 'a', model, inputProcessors: [profile, new ResponseCache()] });
+    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
+    expect(textOf(await collect(agent, 'who am I?', as('bob')))).toBe('you are bob');
+    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('a later processInputStep that sets provider options per user: users do not share answers', async () => {
     const perUser: Processor = { id: 'per-user', processInputStep: ({ requestContext }) => ({ providerOptions: { mock: { user: String(requestContext.get('user')) } } }) };
-    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache(), perUser] });
+    const model = echoUser();
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache(), perUser] });
     expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
     expect(textOf(await collect(agent, 'who am I?', as('bob')))).toBe('you are bob');
+    // each user's own answer is still served
+    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
+    expect(model.calls).toHaveLength(2);
   });
 
-  it.fails('prepareStep that sets provider options per user: users do not share answers', async () => {
-    const agent = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache()] });
+  it('prepareStep that sets provider options per user: users do not share answers', async () => {
+    const model = echoUser();
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache()] });
     const prepareStep = ({ requestContext }: { requestContext: RequestContext }) => ({ providerOptions: { mock: { user: String(requestContext.get('user')) } } });
     expect(textOf(await collect(agent, 'who am I?', { ...as('alice'), prepareStep }))).toBe('you are alice');
     expect(textOf(await collect(agent, 'who am I?', { ...as('bob'), prepareStep }))).toBe('you are bob');
+    expect(textOf(await collect(agent, 'who am I?', { ...as('bob'), prepareStep }))).toBe('you are bob');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('whatever a later processInputStep or prepareStep changes in what is sent (tools, tool choice, settings, response format, active tools), users do not share answers', async () => {
+    /** A model that answers with what it was sent besides the prompt. */
+    const echoOptions = () => mockModel({ parts: ({ options }) => [...textParts(JSON.stringify({ ...options, prompt: undefined, abortSignal: undefined })), finishPart()] });
+    const lookup = { description: 'Look a word up', inputSchema: z.object({ word: z.string() }), execute: () => 'found' };
+    const tools: AgentToolSet = { lookup, define: { ...lookup, description: 'Define a word' } };
+    type Change = (user: string) => Record<string, unknown>;
+    const changes: Change[] = [
+      (user) => ({ modelSettings: { temperature: user === 'alice' ? 0 : 1 } }),
+      (user) => ({ activeTools: [user === 'alice' ? 'lookup' : 'define'] }),
+      (user) => ({ toolChoice: user === 'alice' ? 'auto' : 'none' }),
+      (user) => ({ tools: { lookup: { ...lookup, description: `Look a word up for ${user}` } } }),
+      (user) => ({ structuredOutput: { schema: user === 'alice' ? z.object({ a: z.string() }) : z.object({ b: z.string() }) } }),
+    ];
+    for (const change of changes) {
+      for (const where of ['processor', 'prepareStep'] as const) {
+        const model = echoOptions();
+        const changer: Processor = { id: 'changer', processInputStep: ({ requestContext }) => change(String(requestContext.get('user'))) as never };
+        const agent = new Agent({ id: 'a', model, tools, inputProcessors: where === 'processor' ? [new ResponseCache(), changer] : [new ResponseCache()] });
+        const options = (user: string) => ({ ...as(user), ...(where === 'prepareStep' ? { prepareStep: ({ requestContext }: { requestContext: RequestContext }) => change(String(requestContext.get('user'))) as never } : {}) });
+        const alice = textOf(await collect(agent, 'q', options('alice')));
+        const bob = textOf(await collect(agent, 'q', options('bob')));
+        expect(bob, `${where}: ${change('bob') && JSON.stringify(Object.keys(change('bob')))}`).not.toBe(alice);
+        expect(model.calls).toHaveLength(2);
+      }
+    }
   });
 });
 
@@ -408,6 +498,26 @@ describe('ResponseCache under processorsMiddleware', () => {
     expect(getEventListeners(shutdown.signal, 'abort').length).toBe(before);
   });
 
+  it('a processor after the cache: provider options set per user are keyed (users do not share answers); a later processLLMRequest is refused on a hit', async () => {
+    const echo = () => mockModel({ parts: ({ options }) => [...textParts(`you are ${(options.providerOptions?.mock as { user?: string } | undefined)?.user ?? JSON.stringify(options.prompt).match(/user=(\w+)/)?.[1]}`), finishPart()] });
+    const perUser = (user: string): Processor => ({ id: 'per-user', processInputStep: () => ({ providerOptions: { mock: { user } } }) });
+    const store = new RecordingStore();
+    const model = echo();
+    const answer = async (user: string) => (await generateText({ model: wrapLanguageModel({ model, middleware: processorsMiddleware({ inputProcessors: [new ResponseCache({ store }), perUser(user)] }) }), prompt })).text;
+    expect(await answer('alice')).toBe('you are alice');
+    expect(await answer('bob')).toBe('you are bob');
+    expect(await answer('alice')).toBe('you are alice');
+    expect(callsOf(model)).toBe(2);
+    const profile = (user: string): Processor => ({ id: 'profile', processLLMRequest: ({ prompt: sent }) => ({ prompt: [...sent, { role: 'user', content: [{ type: 'text', text: `user=${user}` }] }] }) });
+    const rewriting = echo();
+    const shared = new ResponseCache();
+    const askShared = (user: string) => generateText({ model: wrapLanguageModel({ model: rewriting, middleware: processorsMiddleware({ inputProcessors: [shared, profile(user)] }) }), prompt: 'who am I?' });
+    expect((await askShared('alice')).text).toBe('you are alice');
+    const refused = await askShared('bob').then(() => undefined, (error: unknown) => error);
+    expect(ProcessorError.isInstance(refused) && [refused.processorId, refused.message.includes('"profile"')]).toEqual(['response-cache', true]);
+    expect(callsOf(rewriting)).toBe(1);
+  });
+
   it('streamText: an accepted answer is served to the next identical call (no model call)', async () => {
     const store = new RecordingStore();
     const model = answering('cached answer');
@@ -482,7 +592,8 @@ describe('ResponseCache: hostile keys, stores and options', () => {
       expect(chunks.filter((chunk) => chunk.type === 'error')).toEqual([]);
       expect(textOf(chunks)).toBe('fresh');
       expect(store.writes).toEqual([]);
-      expect(errors.map((error) => error.hook)).toContain('processInputStep');
+      // keyed as sent: the provider options cannot be, so the request is not cached
+      expect(errors.map((error) => error.hook)).toContain('processLLMRequest');
     }
   });
 
@@ -500,7 +611,7 @@ describe('ResponseCache: hostile keys, stores and options', () => {
     expect(textOf(chunks)).toBe('fresh');
   }, 60_000);
 
-  it('two caches in one agent (a fast local one, a shared one keyed per tenant) each keep and serve their own answers', async () => {
+  it('two caches in one agent (a fast local one, a shared one keyed per tenant) each keep their own answers; the first one\'s hit is refused (the second hooks processLLMRequest after it)', async () => {
     const local = new RecordingStore();
     const shared = new RecordingStore();
     const model = answering('one', 'two', 'three');
@@ -514,7 +625,13 @@ describe('ResponseCache: hostile keys, stores and options', () => {
     expect(local.texts()).toEqual(['one']);
     expect(shared.texts()).toEqual(['one']);
     expect([...local.entries.keys()]).not.toEqual([...shared.entries.keys()]);
-    expect(textOf(await collect(agent, 'q', tenant('globex')))).toBe('one');
+    // the local cache (not keyed per tenant) finds acme's answer for globex: refused, not served
+    const globex = await collect(agent, 'q', tenant('globex'));
+    expect(textOf(globex)).toBe('');
+    const refused = globex.flatMap((chunk) => (chunk.type === 'error' ? [chunk.payload.error] : []));
+    expect(refused).toHaveLength(1);
+    expect(ProcessorError.isInstance(refused[0]) && refused[0].processorId).toBe('response-cache');
+    expect(String((refused[0] as Error).message)).toMatch(/processor "response-cache" \(index 1\) after it/);
     expect(model.calls).toHaveLength(1);
     const sharedOnly = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: shared, requestContextKeys: ['tenant'] })] });
     expect(textOf(await collect(sharedOnly, 'q', tenant('acme')))).toBe('one');

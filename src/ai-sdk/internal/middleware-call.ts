@@ -29,6 +29,7 @@ import {
   type AgentToolSet,
   type CachedLLMStepResponse,
   type CallSettings,
+  type ProcessLLMRequestArgs,
   type Processor,
   type RequestContext,
   type StructuredOutputOptions,
@@ -168,6 +169,15 @@ function settingsOf(params: LanguageModelV4CallOptions): CallSettings {
   return settings as CallSettings;
 }
 
+/**
+ * What the `processLLMRequest` hooks get as `callOptions`: the call's options but the prompt and
+ * abort signal, a frozen shallow copy (as the loop gives them, `sentCallOptions`).
+ */
+function sentCallOptions(params: LanguageModelV4CallOptions): NonNullable<ProcessLLMRequestArgs['callOptions']> {
+  const { prompt: _prompt, abortSignal: _abortSignal, ...sent } = params;
+  return Object.freeze(sent);
+}
+
 function applyStepInput(params: LanguageModelV4CallOptions, before: StepInput, after: StepInput): LanguageModelV4CallOptions {
   const next: LanguageModelV4CallOptions = { ...params };
   if (after.modelSettings !== before.modelSettings) {
@@ -252,7 +262,8 @@ export async function prepareCall(
       next = { ...applyStepInput(params, stepInput, stepOutput), prompt: messageList.get.all.prompt() };
     }
     if (hasHook(inputs, 'processLLMRequest')) {
-      const request = await lastValueFrom(of({ prompt: next.prompt, model, stepNumber: 0, modelSettings: settingsOf(next) }).pipe(processLLMRequest(inputs, ctx)));
+      // the hooks get what is sent besides the prompt (the options after processInputStep)
+      const request = await lastValueFrom(of({ prompt: next.prompt, model, stepNumber: 0, modelSettings: settingsOf(next), callOptions: sentCallOptions(next) }).pipe(processLLMRequest(inputs, ctx)));
       next = { ...next, prompt: request.prompt };
       call.cached = request.response;
     }
@@ -274,7 +285,7 @@ export async function retryParams(config: MiddlewareCallConfig, call: Middleware
   if (snapshotOf(list) === call.listSnapshot) return call.params;
   call.listSnapshot = snapshotOf(list);
   const request = await lastValueFrom(
-    of({ prompt: list.get.all.prompt(), model, stepNumber: 0, modelSettings: settingsOf(call.params) }).pipe(processLLMRequest(config.inputProcessors, call.ctx)),
+    of({ prompt: list.get.all.prompt(), model, stepNumber: 0, modelSettings: settingsOf(call.params), callOptions: sentCallOptions(call.params) }).pipe(processLLMRequest(config.inputProcessors, call.ctx)),
   );
   call.params = { ...call.params, prompt: request.prompt };
   return call.params;

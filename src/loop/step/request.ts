@@ -6,7 +6,7 @@
 import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
-import { processLLMRequest, withPendingSignals, type LLMRequest } from '../../operators/process-llm-request.js';
+import { processLLMRequest, sentCallOptions, withPendingSignals, type LLMRequest } from '../../operators/process-llm-request.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';
@@ -54,7 +54,8 @@ function requestExtras(stepInput: StepInput): MaybePromise<RequestExtras> {
 }
 
 /**
- * Builds the prompt and call options, then runs `processLLMRequest`. Synchronous when nothing is
+ * Builds the prompt and call options, then runs `processLLMRequest` (its hooks get the call options
+ * as sent, but the prompt and abort signal: `callOptions`). Synchronous when nothing is
  * async (no tools or schema to convert, synchronous hooks): a run can stay on virtual time.
  *
  * ```
@@ -85,6 +86,8 @@ export function prepareRequestNow(env: StepEnvironment, stepInput: StepInput, fe
   return toObservable(extras).pipe(
     concatMap((resolved) => {
       const { request, callOptions } = buildRequest(env, stepInput, prompt, resolved);
+      // what is sent besides the prompt, after every processInputStep and prepareStep (a cache key covers it)
+      if (hooked) request.callOptions = sentCallOptions(callOptions);
       return of(request).pipe(
         processLLMRequest(env.inputProcessors, env.ctx),
         map((processed) => ({ request: processed, callOptions, stepInput, tools: activeToolSet(stepInput.tools, stepInput.activeTools) })),

@@ -4,8 +4,9 @@
  * tool's name, description, input schema and provider options — and the strictness and input
  * examples a caller's definition carries, as `processorsMiddleware` passes them —, a provider
  * tool's id, name and arguments), the active tool names, the tool choice, the provider options and
- * the structured-output schema. `ResponseCache` digests it in `processInputStep` and keys the
- * step's request with it.
+ * the structured-output schema, as `ResponseCache`'s `processInputStep` saw them. Only a request
+ * handed to `processLLMRequest` without `callOptions` (what is sent besides the prompt) is keyed
+ * with it: the loop and `processorsMiddleware` always pass them.
  */
 import { toToolSchema } from '../../model/index.js';
 import { z } from 'zod';
