@@ -4,7 +4,9 @@
  * an unhandled rejection.
  */
 import { InvalidModelResponseError } from './errors/invalid-model-response-error.js';
-import { jsonProblem, messageOf } from './checked-part.js';
+import type { Observable } from 'rxjs';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { jsonProblem, messageOf, partProblem } from './checked-part.js';
 
 /** The model fields used to name it in an error (read defensively: they may be getters). */
 export interface ModelLike {
@@ -119,6 +121,9 @@ export function readerOf<T>(stream: ReadableStream<T>, model: ModelLike): Readab
   return reader as ReadableStreamDefaultReader<T>;
 }
 
+/** The problem of a value that is not a part object with a string `type`. */
+const notAPart = (value: unknown): string => `the stream sent ${shape(value)} where a stream part ({ type, … }) was expected.`;
+
 /**
  * Checks one `read()` result: `{ done: true }` or `{ done: false, value: <part object with a string type> }`.
  * One `typeof` check per part on the hot path; a getter that throws is the provider's fault.
@@ -136,7 +141,47 @@ export function checkedRead<T>(next: unknown, model: ModelLike): ReadableStreamR
   } catch (error) {
     throw invalidResponse(model, `reading what the stream's read() resolved with threw: ${messageOf(error)}`, error);
   }
-  throw invalidResponse(model, `the stream sent ${shape(value)} where a stream part ({ type, … }) was expected.`);
+  throw invalidResponse(model, notAPart(value));
+}
+
+/**
+ * What a model's `OBSERVABLE_STREAM` function returned, when it is an Observable (it has
+ * `subscribe`: any RxJS copy's); else an `InvalidModelResponseError` naming `model`.
+ */
+export function checkedObservable<T>(returned: unknown, model: ModelLike): Observable<T> {
+  let subscribe: unknown;
+  try {
+    subscribe = typeof returned === 'object' && returned !== null ? (returned as { subscribe?: unknown }).subscribe : undefined;
+  } catch (error) {
+    throw invalidResponse(model, `its OBSERVABLE_STREAM function returned an object that throws where it is read (${messageOf(error)}).`);
+  }
+  if (typeof subscribe !== 'function') throw invalidResponse(model, `its OBSERVABLE_STREAM function returned ${shape(returned)}, not an Observable.`);
+  return returned as Observable<T>;
+}
+
+/**
+ * Checks one value a model's Observable emitted (`OBSERVABLE_STREAM`, of any spec version) as
+ * {@link checkedRead} checks one read from its web stream: a part object with a string `type`;
+ * a getter or a Proxy that throws while it is read is the model's fault.
+ */
+export function checkedValue<T>(value: unknown, model: ModelLike): T {
+  try {
+    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') return value as T;
+  } catch (error) {
+    throw invalidResponse(model, `reading a part the stream sent threw: ${messageOf(error)}`, error);
+  }
+  throw invalidResponse(model, notAPart(value));
+}
+
+/**
+ * Checks the fields of one V4 part that passed {@link checkedRead} or {@link checkedValue} (see
+ * `partProblem`): the one check every V4 part takes where it enters the run, whichever way the
+ * model streams it. One `typeof` check per text delta without metadata.
+ */
+export function checkedPart(part: LanguageModelV4StreamPart, model: ModelLike): LanguageModelV4StreamPart {
+  const problem = partProblem(part);
+  if (problem !== undefined) throw invalidResponse(model, `the stream sent ${problem}.`);
+  return part;
 }
 
 /** Cancels `reader` ignoring whatever a broken reader throws or rejects with. */

@@ -14,7 +14,7 @@ export {
 export { adaptV2 } from './from-v2.js';
 export { adaptV3 } from './from-v3.js';
 export { OBSERVABLE_STREAM, getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
-export { callModel, liveReadOf, streamModel, ModelRead, type LiveRead, type ModelResponseMeta, type PartSink } from './stream-model.js';
+export { callModel, liveReadOf, streamModel, streamResultParts, ModelRead, type LiveRead, type ModelResponseMeta, type PartSink } from './stream-model.js';
 export { replayCall, replayedChunkProblem } from './replay-call.js';
 export type { CallInfo, ModelEvent, ReplayedChunk } from './model-events.js';
 export {
@@ -30,7 +30,7 @@ export {
 } from './model-part-to-chunk.js';
 export { addUsage, emptyUsage, fromV4Usage } from './usage.js';
 export { providerError } from './provider-error.js';
-export { streamOf } from './checked-stream.js';
+export { callMetadataOf, cancelQuietly, streamOf } from './checked-stream.js';
 export { toToolSchema, validateToolInput, type ToolInputValidation } from './tool-schema.js';
 export { ModelCallError, type ModelCallErrorOptions, type ModelCallErrorSource } from './errors/model-call-error.js';
 export {

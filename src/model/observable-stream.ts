@@ -4,7 +4,10 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-
 /**
  * Property key of the virtual-time fast path: a model object that has a function under this
  * key is streamed through that function (an Observable of stream parts) instead of `doStream`
- * and its `ReadableStream`, so marble tests run on virtual time.
+ * and its `ReadableStream`, so marble tests run on virtual time. Its parts are checked as a web
+ * stream's are (a malformed one is an `InvalidModelResponseError`), the call ends at the first
+ * `finish`, and an Observable that emits for `OBSERVABLE_TURN_MS` (2 s) without the event loop
+ * taking a turn is cut.
  *
  * @example
  * ```ts

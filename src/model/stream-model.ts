@@ -4,14 +4,14 @@
  * as plain V4 parts. Behind the Observable of the web-stream path sits the read itself
  * (`liveReadOf`): the step-output kernel reads the provider's stream straight into its own sink.
  */
-import { defer, filter, finalize, Observable, tap } from 'rxjs';
+import { catchError, defer, filter, finalize, from, map, mergeMap, Observable, takeWhile, tap, throwError } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { onceOpen, type DemandGate } from '../contract/demand-gate.js';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
-import { callMetadataOf, cancelQuietly, checkedRead, invalidResponse, providerFailure, readerOf, streamOf } from './checked-stream.js';
-import { partProblem } from './checked-part.js';
+import { callMetadataOf, cancelQuietly, checkedObservable, checkedPart, checkedRead, checkedValue, invalidResponse, providerFailure, readerOf, streamOf } from './checked-stream.js';
 import type { CallInfo, ModelEvent } from './model-events.js';
 import { CallAbort } from './internal/call-abort.js';
+import { afterDueTimers, EventLoopTurns } from './internal/event-loop-turns.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the
@@ -60,6 +60,19 @@ export const FINISH_GRACE_MS = 1000;
 const MAX_PARTS_AFTER_FINISH = 100;
 
 /**
+ * How long a web-stream read whose reads are always ready keeps the event loop before it gives it a
+ * turn (`setImmediate`), so timers (an `AbortSignal.timeout`) and I/O run while it reads.
+ */
+export const READ_SLICE_MS = 8;
+
+/**
+ * How long a model's `OBSERVABLE_STREAM` may emit without the event loop taking a turn. Its
+ * emissions cannot be paused: past this the call is cut, and once due timers ran (the run's
+ * abort wins) it fails with an `InvalidModelResponseError`.
+ */
+export const OBSERVABLE_TURN_MS = 2000;
+
+/**
  * After `finish` the call is over for the run; the rest of the stream is read and dropped so that
  * it closes as it would (a wrapper's `flush` runs: cancelling at `finish` would skip it). A stream
  * that does not close within {@link FINISH_GRACE_MS}, or sends more than
@@ -104,26 +117,32 @@ function drainAfterFinish(reader: ReadableStreamDefaultReader<unknown>): void {
 
 /**
  * One `doStream` call read into its sink, one part at a time: read → check → `next` → read again,
- * no read while `demand` is closed or once `sink.closed`. The call ends at its first `finish` (what
+ * no read while `demand` is closed or once `sink.closed`; reads that are always ready give the
+ * event loop a turn every {@link READ_SLICE_MS} (timers — the caller's `AbortSignal.timeout` —
+ * and I/O run in between). `read` reads the result of a call someone else made. The call ends at its first `finish` (what
  * follows is dropped, see {@link drainAfterFinish}) or when the stream closes. `unsubscribe` (the
  * teardown) cancels the reader and aborts the call's signal before the end. Nothing a provider
  * does becomes an unhandled rejection: a thrown `doStream`, a broken result, a read error or a
  * malformed part is the sink's `error` (see `partProblem` for what a part is checked for).
  */
 export class ModelRead {
-  readonly #abort: CallAbort;
+  readonly #abort: CallAbort | undefined;
   #finished = false;
   #reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
   /** While the read waits for the demand gate: what makes the gate forget the wait. */
   #forgetWait: (() => void) | undefined;
 
+  /**
+   * `options`: the call's (`pump` calls `doStream` with them, under the call's own signal);
+   * `undefined` for a call someone else already made (`read` its result).
+   */
   constructor(
     private readonly model: LanguageModelV4,
-    options: LanguageModelV4CallOptions,
+    options: LanguageModelV4CallOptions | undefined,
     private readonly demand: DemandGate | undefined,
     private readonly sink: PartSink<ModelEvent>,
   ) {
-    this.#abort = new CallAbort(options);
+    this.#abort = options === undefined ? undefined : new CallAbort(options);
   }
 
   /**
@@ -131,14 +150,23 @@ export class ModelRead {
    * while it waits for the demand gate (then nothing holds it: it is collected unsettled).
    */
   async pump(): Promise<void> {
-    const { model, sink, demand } = this;
+    const { model } = this;
     let result: unknown;
     try {
-      result = await model.doStream(this.#abort.callOptions);
+      result = await model.doStream((this.#abort as CallAbort).callOptions);
     } catch (error) {
       this.#fail(providerFailure(model, error));
       return;
     }
+    await this.read(result);
+  }
+
+  /**
+   * Reads the parts of `result` (what `doStream` resolved with) into the sink: `call-info`, then
+   * the parts, each checked. Never rejects.
+   */
+  async read(result: unknown): Promise<void> {
+    const { model, sink, demand } = this;
     let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
     let info: CallInfo;
     try {
@@ -155,6 +183,7 @@ export class ModelRead {
       return;
     }
     this.#reader = reader;
+    const turns = new EventLoopTurns(READ_SLICE_MS);
     try {
       sink.next(info);
       while (!sink.closed) {
@@ -172,9 +201,7 @@ export class ModelRead {
           this.#end();
           return;
         }
-        const part = next.value;
-        const problem = partProblem(part);
-        if (problem !== undefined) throw invalidResponse(model, `the stream sent ${problem}.`);
+        const part = checkedPart(next.value, model);
         sink.next(part);
         if (part.type === 'finish') {
           if (this.#finished) return; // the sink left at the finish (the teardown cancelled the reader)
@@ -182,6 +209,8 @@ export class ModelRead {
           this.#end();
           return;
         }
+        // reads that are always ready never leave the microtask queue: give timers and I/O a turn
+        if (turns.starved()) await turns.yield();
       }
     } catch (error) {
       // a read error or a malformed part ends this call
@@ -195,14 +224,14 @@ export class ModelRead {
   /** The call ended: its signal no longer follows the caller's, the sink completes. */
   #end(): void {
     this.#finished = true;
-    this.#abort.release();
+    this.#abort?.release();
     if (!this.sink.closed) this.sink.complete();
   }
 
   #fail(error: unknown): void {
     if (this.sink.closed) return;
     this.#finished = true;
-    this.#abort.release();
+    this.#abort?.release();
     this.sink.error(error);
   }
 
@@ -212,7 +241,7 @@ export class ModelRead {
     this.#finished = true;
     this.#forgetWait?.();
     cancelQuietly(this.#reader);
-    this.#abort.cut();
+    this.#abort?.cut();
   }
 }
 
@@ -223,12 +252,36 @@ function readModelStream(model: LanguageModelV4, options: LanguageModelV4CallOpt
   return read;
 }
 
-/** A virtual-time model's own Observable, its teardown aborting the call's signal when cut short. */
-function observableCall(stream: ObservableStreamFunction, options: LanguageModelV4CallOptions): Observable<ModelEvent> {
+/** Thrown inside the check of an `OBSERVABLE_STREAM` call that keeps the event loop to itself (compared by identity: an error may be a Proxy). */
+const STARVED: unique symbol = Symbol('rxagent.model.starved');
+
+/**
+ * A virtual-time model's own Observable, its parts checked as a web stream's are (a value that is
+ * not a part, `partProblem`), ending at its first `finish` (what follows is dropped), its errors as
+ * `ModelRead` passes them on (`providerFailure`), its teardown aborting the call's signal when cut
+ * short. An Observable that emits for {@link OBSERVABLE_TURN_MS} without the event loop taking a
+ * turn is unsubscribed; once due timers ran it fails with an `InvalidModelResponseError`.
+ */
+function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction, options: LanguageModelV4CallOptions): Observable<ModelEvent> {
   return defer(() => {
     const abort = new CallAbort(options);
+    const turns = new EventLoopTurns(OBSERVABLE_TURN_MS);
     let finished = false;
-    return stream(abort.callOptions).pipe(
+    return defer(() => checkedObservable(stream(abort.callOptions), model)).pipe(
+      map((value) => {
+        const part = checkedPart(checkedValue<LanguageModelV4StreamPart>(value, model), model);
+        if (turns.starved()) throw STARVED;
+        return part;
+      }),
+      takeWhile((part) => part.type !== 'finish', true),
+      catchError((error: unknown) => {
+        if (error !== STARVED) return throwError(() => providerFailure(model, error));
+        // the source is stopped, the call cut short (its signal tells the model so); a run's abort
+        // that came due while the loop was starved ends the run first
+        abort.cut();
+        const problem = `its stream emitted for ${OBSERVABLE_TURN_MS} ms without the event loop taking a turn (no timer, I/O or abort could run).`;
+        return from(afterDueTimers()).pipe(mergeMap(() => throwError(() => invalidResponse(model, problem))));
+      }),
       tap({ complete: () => (finished = true), error: () => (finished = true) }),
       finalize(() => {
         if (finished) abort.release();
@@ -246,7 +299,8 @@ function observableCall(stream: ObservableStreamFunction, options: LanguageModel
  * reader. A thrown `doStream` or a read error is the error notification, unchanged (e.g. the
  * provider's `APICallError`) unless it cannot be written as JSON; a malformed part is an
  * `InvalidModelResponseError` (see `partProblem`). A model with an `OBSERVABLE_STREAM` function is
- * streamed through it instead (virtual time in marble tests: its parts are not checked).
+ * streamed through it instead (virtual time in marble tests), its parts checked and cut at `finish`
+ * the same way (no `call-info`).
  *
  * ```
  * provider:  --a--b--|
@@ -260,10 +314,36 @@ function observableCall(stream: ObservableStreamFunction, options: LanguageModel
  */
 export function callModel(model: LanguageModelV4, options: LanguageModelV4CallOptions, demand?: DemandGate): Observable<ModelEvent> {
   const observable = getObservableStream(model);
-  if (observable !== undefined) return observableCall(observable, options);
+  if (observable !== undefined) return observableCall(model, observable, options);
   const read: LiveRead = (sink) => readModelStream(model, options, demand, sink);
   const call$ = new Observable<ModelEvent>((subscriber) => read(subscriber));
   return Object.assign(call$, { [LIVE_READ]: read }) as LiveCall;
+}
+
+/**
+ * The V4 parts of a `doStream` result the caller already has (the AI SDK called `doStream` for
+ * `processorsMiddleware`), read as {@link callModel} reads a call's: each part checked (a
+ * malformed one is an `InvalidModelResponseError`, see `partProblem`), the parts end at the first
+ * `finish` (the rest is drained and dropped), always-ready reads give the event loop a turn every
+ * {@link READ_SLICE_MS}; unsubscribing before the end cancels the reader. No `call-info`.
+ *
+ * ```
+ * stream:  --a--f--x--|
+ * result:  --a--f|          (f = finish; x is read and dropped)
+ * ```
+ *
+ * @example
+ * ```ts
+ * const parts$ = streamResultParts(model, await model.doStream(options));
+ * ```
+ */
+export function streamResultParts(model: LanguageModelV4, result: unknown): Observable<LanguageModelV4StreamPart> {
+  const events$ = new Observable<ModelEvent>((subscriber) => {
+    const read = new ModelRead(model, undefined, undefined, subscriber);
+    void read.read(result);
+    return read;
+  });
+  return events$.pipe(filter((event): event is LanguageModelV4StreamPart => event.type !== 'call-info' && event.type !== 'replayed-chunk'));
 }
 
 /**

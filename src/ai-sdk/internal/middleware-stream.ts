@@ -16,13 +16,12 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { Observable, catchError, concat, defer, filter, from, lastValueFrom, map, of, switchMap, tap, throwError } from 'rxjs';
-import { ModelCallError, replayCall, streamOf, type ModelEvent } from '../../model/index.js';
+import { callMetadataOf, cancelQuietly, ModelCallError, replayCall, streamOf, streamResultParts, type ModelEvent } from '../../model/index.js';
 import { type AgentChunk, type ChunkType, makeChunk, TripWire } from '../../contract/index.js';
 import { closeBrackets, createOutputChain, CustomOutlet, isStepEnd, runAttempt, stepAt, withoutCommitPoints, type StepEnvironment } from '../../loop/index.js';
 import { retryOnAPIError, type LLMRequest } from '../../operators/index.js';
 import { chunkToModelPart } from '../chunk-to-model-part.js';
 import { retryParams, type MiddlewareCall, type MiddlewareCallConfig } from './middleware-call.js';
-import { readableToObservable } from './streams.js';
 
 const unwrap = (error: unknown): unknown => ModelCallError.unwrap(error);
 
@@ -35,8 +34,13 @@ function emptyV4Usage(): LanguageModelV4Usage {
   };
 }
 
-/** Calls the model, asking `processAPIError` about thrown errors (`retryOnAPIError`, bounded like the loop). */
-export function openModelStream(
+/**
+ * Calls the model, asking `processAPIError` about thrown errors (`retryOnAPIError`, bounded like the
+ * loop). The result's `request` and `response` are read once, as the loop reads a call's
+ * (`callMetadataOf`: a getter that throws is an `InvalidModelResponseError`, and the stream is
+ * then cancelled): what the middleware hands the AI SDK is plain data.
+ */
+export async function openModelStream(
   config: MiddlewareCallConfig,
   call: MiddlewareCall,
   model: LanguageModelV4,
@@ -45,7 +49,27 @@ export function openModelStream(
   const processors = [...config.inputProcessors, ...config.outputProcessors, ...config.errorProcessors];
   let calls = 0;
   const call$ = defer(() => from(calls++ === 0 ? first() : retryParams(config, call, model).then((params) => model.doStream(params))));
-  return lastValueFrom(call$.pipe(retryOnAPIError<LanguageModelV4StreamResult>(processors, call.ctx)));
+  const result: unknown = await lastValueFrom(call$.pipe(retryOnAPIError<LanguageModelV4StreamResult>(processors, call.ctx)));
+  let stream: ReadableStream<LanguageModelV4StreamPart>;
+  try {
+    stream = streamOf<LanguageModelV4StreamPart>(result, model);
+  } catch {
+    // no stream: `streamResultParts` refuses the result, naming the model, as the output's error
+    return result as LanguageModelV4StreamResult;
+  }
+  let metadata: ReturnType<typeof callMetadataOf>;
+  try {
+    metadata = callMetadataOf(result as object, model, 'doStream()');
+  } catch (error) {
+    cancelQuietly(stream, error);
+    throw error;
+  }
+  const { request, response } = metadata;
+  return {
+    stream,
+    ...(request === undefined ? {} : { request }),
+    ...(response === undefined ? {} : { response: response as LanguageModelV4StreamResult['response'] }),
+  };
 }
 
 /** The V4 parts of the model call(s), with `processAPIError` retries of errors before content. */
@@ -71,7 +95,8 @@ function modelParts(
       catchError((error: unknown) => {
         throw new ModelCallError({ cause: error });
       }),
-      switchMap((result) => readableToObservable(streamOf<LanguageModelV4StreamPart>(result, model))),
+      // read and checked as the loop reads a model call (one check of every part, ends at `finish`)
+      switchMap((result) => streamResultParts(model, result)),
       // `raw` parts (includeRawChunks) carry the provider's unfiltered payload: with output
       // processors the client gets what they let through, so raw parts are withheld (they never
       // reach the chain either, where they would release text a processor holds back)

@@ -1,4 +1,7 @@
-/** Web streams ↔ Observables, with cancellation passed through both ways. */
+/**
+ * Observables → web streams, with cancellation passed back. (A provider's stream is read the other way by
+ * the model seam: `streamResultParts`, which checks every part.)
+ */
 import { Observable, type Subscription } from 'rxjs';
 import type { DemandGate } from '../../contract/index.js';
 
@@ -97,46 +100,4 @@ export function observableToReadable<T, R>(
     },
     { highWaterMark: handlers.highWaterMark ?? 16 },
   );
-}
-
-/**
- * A cold Observable of a `ReadableStream`'s values: subscribing reads it; unsubscribing before the
- * end cancels the reader (which cancels the stream and, for a provider stream, the request).
- */
-export function readableToObservable<T>(stream: ReadableStream<T>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    const reader = stream.getReader();
-    let finished = false;
-    const fail = (error: unknown): void => {
-      finished = true;
-      subscriber.error(error);
-    };
-    const pump = (): void => {
-      // `Promise.resolve` also tolerates a broken reader whose read() returns no promise
-      Promise.resolve()
-        .then(() => reader.read())
-        .then(({ done, value }) => {
-          if (subscriber.closed) return;
-          if (done) {
-            finished = true;
-            subscriber.complete();
-            return;
-          }
-          subscriber.next(value);
-          pump();
-        })
-        .catch((error: unknown) => {
-          if (!subscriber.closed) fail(error);
-        });
-    };
-    pump();
-    return () => {
-      if (finished) return;
-      try {
-        reader.cancel().catch(() => undefined);
-      } catch {
-        // a reader whose cancel throws: nothing more to release
-      }
-    };
-  });
 }

@@ -98,6 +98,7 @@ export function liftModel<TFrom extends SpecModel, TTo extends SpecModel>(model:
     lifted[OBSERVABLE_STREAM] = (options) => {
       const { callOptions, warnings } = lift.callOptions(options);
       return mapPartsObservable(
+        model,
         () => observableStream(callOptions),
         () => converter(warnings),
       );

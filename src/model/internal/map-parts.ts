@@ -1,5 +1,5 @@
 import { defer, mergeMap, type Observable } from 'rxjs';
-import { cancelQuietly, checkedRead, invalidResponse, readerOf, streamOf, type ModelLike } from '../checked-stream.js';
+import { cancelQuietly, checkedObservable, checkedRead, checkedValue, invalidResponse, readerOf, streamOf, type ModelLike } from '../checked-stream.js';
 import { messageOf } from '../checked-part.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
 
@@ -31,16 +31,7 @@ export function pullMapStream<TFrom, TTo>(
   convert: PartConverter<TFrom, TTo>,
 ): ReadableStream<TTo> {
   const reader = readerOf(streamOf<TFrom>(result, model), model);
-  const convertPart = (part: TFrom): TTo[] => {
-    try {
-      return convert(part);
-    } catch (error) {
-      if (RxAgentError.isInstance(error)) throw error;
-      const type = (part as { type?: unknown }).type;
-      const version = (model as { specificationVersion?: unknown }).specificationVersion;
-      throw invalidResponse(model, `its "${String(type)}" part cannot be read as a ${String(version)} part: ${messageOf(error)}`, error);
-    }
-  };
+  const convertPart = blamingModel(model, convert);
   return new ReadableStream<TTo>(
     {
       async pull(controller) {
@@ -72,21 +63,39 @@ export function pullMapStream<TFrom, TTo>(
   );
 }
 
+/** `convert`, with a part it cannot read (a V2 `finish` without usage) as an `InvalidModelResponseError` naming `model`. */
+function blamingModel<TFrom, TTo>(model: ModelLike, convert: PartConverter<TFrom, TTo>): PartConverter<TFrom, TTo> {
+  return (part) => {
+    try {
+      return convert(part);
+    } catch (error) {
+      if (RxAgentError.isInstance(error)) throw error;
+      const type = (part as { type?: unknown }).type;
+      const version = (model as { specificationVersion?: unknown }).specificationVersion;
+      throw invalidResponse(model, `its "${String(type)}" part cannot be read as a ${String(version)} part: ${messageOf(error)}`, error);
+    }
+  };
+}
+
 /**
  * The Observable counterpart of {@link pullMapStream}; `createConverter` runs per subscription.
+ * Each value is checked as a read one is (a part object with a string `type`) before it is
+ * converted; a value that is not one, or a part the conversion cannot read, is the error
+ * notification: an `InvalidModelResponseError` naming `model`.
  *
  * @example
  * ```ts
- * const v4Parts$ = mapPartsObservable(() => v3Parts$, () => (part) => [partV3ToV4(part)]);
+ * const v4Parts$ = mapPartsObservable(v3Model, () => v3Parts$, () => (part) => [partV3ToV4(part)]);
  * ```
  */
 export function mapPartsObservable<TFrom, TTo>(
+  model: ModelLike,
   source: () => Observable<TFrom>,
   createConverter: () => PartConverter<TFrom, TTo>,
 ): Observable<TTo> {
   return defer(() => {
-    const convert = createConverter();
-    return source().pipe(mergeMap((part) => convert(part)));
+    const convert = blamingModel(model, createConverter());
+    return checkedObservable<TFrom>(source(), model).pipe(mergeMap((value) => convert(checkedValue<TFrom>(value, model))));
   });
 }
 
