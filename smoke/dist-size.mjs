@@ -10,9 +10,13 @@ import { entries, outName } from '../scripts/entries.mjs';
  * every entry that runs the loop carries (the root entry's CJS 398 → 435 KB, `./loop` 388 → 425 KB):
  * tripwire metadata checked with the journal's JSON codec (≈ 8 KB), token counts checked where they
  * enter and after each hook (≈ 5 KB), per-step settings checked as call options are (≈ 2.5 KB),
- * provider parts checked where they enter (`src/model/checked-part.ts`, ≈ 20 KB).
+ * provider parts checked where they enter (`src/model/checked-part.ts`, ≈ 20 KB). 456 KB since the
+ * third round (the root entry's CJS 436 → 445 KB): provider parts checked on the `OBSERVABLE_STREAM`
+ * path and the event-loop turns of an always-ready read (≈ 4 KB), memory's id checks (≈ 2 KB),
+ * `processLLMRequest`'s `callOptions` and its refusal of an answer a later hook could change, the
+ * bounded tool-input error text.
  */
-const BUDGET = 440 * 1024;
+const BUDGET = 456 * 1024;
 /**
  * Entries allowed more, and why. `./durable` runs agents (its worker drives the loop), so it holds
  * the root entry's code (≈ 340 KB, shared with `rxagent` in an app that imports both) plus the
@@ -22,9 +26,11 @@ const BUDGET = 440 * 1024;
  * `./ai-sdk` holds the same loop (`processorsMiddleware` runs processors; the resume readers), 408
  * KB CJS after those fixes: 432 KB. After the second round (see `BUDGET`; with the encoded run-id
  * header, the row checks of the journal): `./ai-sdk` 449 KB CJS, `./durable` 565 KB CJS: 464 and
- * 576 KB.
+ * 576 KB. After the third round (submit checked by the run's own option check, submit writes
+ * retried, the journals' row checks, and the root's growth above): `./ai-sdk` 460 KB CJS,
+ * `./durable` 583 KB CJS: 480 and 600 KB.
  */
-const BUDGETS = { './durable': 576 * 1024, './ai-sdk': 464 * 1024 };
+const BUDGETS = { './durable': 600 * 1024, './ai-sdk': 480 * 1024 };
 const budgetOf = (subpath) => BUDGETS[subpath] ?? BUDGET;
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
