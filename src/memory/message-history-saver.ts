@@ -38,12 +38,15 @@ export async function saveUnsaved(
   if (messages.length === 0) return 0;
   // The run replaces only the remembered messages it updated (a tool call that got its result):
   // any other id the thread already holds under another message is refused, never overwritten.
-  const replaceable = messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id);
+  // A durable run's fenced save replaces what it stored itself: a takeover between memory's COMMIT
+  // and the run's final commit saves the run's messages again, and a processor's output may differ
+  // between owners (a timestamp, a random redaction token) — refused, the run would fail there.
+  const replaceable = fence === undefined ? messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id) : undefined;
   await storage.saveMessages({
     threadId,
     resourceId,
     messages,
-    replaceable,
+    ...(replaceable === undefined ? {} : { replaceable }),
     ensureThread: true,
     ...(abortSignal === undefined ? {} : { abortSignal }),
     ...(fence === undefined ? {} : { fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) } }),
