@@ -135,7 +135,8 @@ function hookDefaults(hook: ProcessorHookName, messageList: MessageList, given: 
     case 'processInputStep':
       return { ...steps, messages: messageList.get.all.db(), systemMessages: messageList.getSystemMessages(), model: placeholderModel };
     case 'processLLMRequest':
-      return { ...steps, model: placeholderModel };
+      // a run's call with nothing but the prompt (no tools, settings or provider options), frozen as a run's is
+      return { ...steps, model: placeholderModel, callOptions: Object.freeze({}) };
     case 'processLLMResponse':
       return { ...steps, model: placeholderModel, chunks: [], fromCache: false };
     case 'processAPIError':
