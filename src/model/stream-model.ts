@@ -11,7 +11,7 @@ import { getObservableStream, type ObservableStreamFunction } from './observable
 import { callMetadataOf, cancelQuietly, checkedObservable, checkedPart, checkedRead, checkedValue, invalidResponse, providerFailure, readerOf, streamOf } from './checked-stream.js';
 import type { CallInfo, ModelEvent } from './model-events.js';
 import { CallAbort } from './internal/call-abort.js';
-import { afterDueTimers, EventLoopTurns } from './internal/event-loop-turns.js';
+import { afterDueTimers, EventLoopTurns, ReadSlice } from './internal/event-loop-turns.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the
@@ -60,8 +60,9 @@ export const FINISH_GRACE_MS = 1000;
 const MAX_PARTS_AFTER_FINISH = 100;
 
 /**
- * How long a web-stream read whose reads are always ready keeps the event loop before it gives it a
- * turn (`setImmediate`), so timers (an `AbortSignal.timeout`) and I/O run while it reads.
+ * How long a web-stream read keeps the event loop before it gives it a turn (`setImmediate`), so
+ * that timers (an `AbortSignal.timeout`) and I/O run while a stream whose reads are always ready is
+ * read (a stream that waits for its provider pays one macrotask hop per slice at most).
  */
 export const READ_SLICE_MS = 8;
 
@@ -183,7 +184,7 @@ export class ModelRead {
       return;
     }
     this.#reader = reader;
-    const turns = new EventLoopTurns(READ_SLICE_MS);
+    const slice = new ReadSlice(READ_SLICE_MS);
     try {
       sink.next(info);
       while (!sink.closed) {
@@ -210,7 +211,7 @@ export class ModelRead {
           return;
         }
         // reads that are always ready never leave the microtask queue: give timers and I/O a turn
-        if (turns.starved()) await turns.yield();
+        if (slice.over()) await slice.yield();
       }
     } catch (error) {
       // a read error or a malformed part ends this call
