@@ -26,7 +26,7 @@ export interface LLMRequest {
   modelSettings?: CallSettings;
   /**
    * What the call is sent with besides the prompt and its abort signal (see
-   * `ProcessLLMRequestArgs.callOptions`; made by {@link sentCallOptions}). Each hook gets it.
+   * `ProcessLLMRequestArgs.callOptions`; made by `sentCallOptions`). Each hook gets it.
    */
   callOptions?: ProcessLLMRequestArgs['callOptions'];
   /** Set by the processor that returned `{ response }`: replaces the model call. */
