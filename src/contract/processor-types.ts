@@ -94,6 +94,20 @@ export interface Processor<TId extends string = string, TTripwireMetadata = unkn
   /** When true, `processOutputStream` also receives `data-*` chunks. Default false. */
   processDataParts?: boolean;
   /**
+   * When true, the processor's `processLLMRequest` may answer requests (`{ response }`, a cache):
+   * it must then be the last processor that hooks `processLLMRequest` — one after it could change
+   * the request the answer was looked up (and stored) for. Placed before one, every request is
+   * refused before any hook runs: a `ProcessorError` naming both, nothing looked up or stored.
+   * `ResponseCache` sets it. Default false (an unmarked processor's `{ response }` is refused the
+   * same way when it comes, after its lookup).
+   *
+   * @example
+   * ```ts
+   * const cache: Processor = { id: 'my-cache', answersRequests: true, processLLMRequest: ({ prompt }) => lookUp(prompt) };
+   * ```
+   */
+  answersRequests?: boolean;
+  /**
    * Called on every violation (abort, or a built-in's warn strategy); its throws are swallowed.
    * `undefined` is accepted (a class may declare the field and leave it unset).
    */

@@ -5,6 +5,7 @@ import type { CachedLLMStepResponse, CallSettings, ProcessLLMRequestArgs, Proces
 import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
+import type { ProcessorBinding } from './internal/processor-binding.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
@@ -70,6 +71,7 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
   const request = withPendingSignals(context, given);
   const bindings = bindingsWith(processors, context, 'processLLMRequest');
   if (bindings.length === 0) return request;
+  refuseAnswererBeforeHooks(bindings);
   const keptUsage = usageWatch(context.steps);
   return reduceMaybe(bindings, { ...request }, (current, binding, index) => {
     const args: Omit<ProcessLLMRequestArgs, 'callOptions'> & Pick<LLMRequest, 'callOptions'> = {
@@ -91,6 +93,33 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
       );
     });
   });
+}
+
+/** `processor.answersRequests`, read once; a value that cannot be read counts as marked (fail closed). */
+function answersRequests(processor: Processor): boolean {
+  try {
+    return processor.answersRequests === true;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A processor marked `answersRequests` (a cache) with a later one that hooks `processLLMRequest`:
+ * refused before any hook runs, so the answerer neither looks up nor stores an answer for a request
+ * the later hook may still change (another user's prompt).
+ */
+function refuseAnswererBeforeHooks(bindings: readonly ProcessorBinding[]): void {
+  for (let position = 0; position < bindings.length - 1; position++) {
+    const { processor } = bindings[position] as ProcessorBinding;
+    if (!answersRequests(processor)) continue;
+    const later = bindings[position + 1] as ProcessorBinding;
+    throw new ProcessorError(
+      processor.id,
+      'processLLMRequest',
+      `it answers requests (answersRequests), but processor "${later.processor.id}" (index ${later.index}) after it also hooks processLLMRequest and may change the request an answer would be looked up and stored for. Place "${processor.id}" after every processor that hooks processLLMRequest.`,
+    );
+  }
 }
 
 /**

@@ -282,6 +282,8 @@ export class ResponseCache implements Processor<'response-cache'> {
   readonly id = PROCESSOR_ID;
   /** A human-readable name. */
   readonly name = 'Response cache';
+  /** It answers requests: placed before a processor that hooks `processLLMRequest`, every request is refused before it looks anything up or stores anything. */
+  readonly answersRequests = true;
   /** Where cached responses are kept. */
   readonly store: ResponseCacheStore;
   readonly #ttlMs: number;

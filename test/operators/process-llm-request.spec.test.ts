@@ -79,6 +79,23 @@ describe('processLLMRequest', () => {
     expect(laterRan).toBe(false);
   });
 
+  it('a processor marked answersRequests before one that hooks processLLMRequest: the request errors before any hook runs (no lookup, nothing stored)', () => {
+    const ran: string[] = [];
+    const cache: Processor = { id: 'cache', answersRequests: true, processLLMRequest: () => void ran.push('cache') };
+    const profile: Processor = { id: 'profile', processLLMRequest: () => void ran.push('profile') };
+    const refusal = new ProcessorError(
+      'cache',
+      'processLLMRequest',
+      'it answers requests (answersRequests), but processor "profile" (index 1) after it also hooks processLLMRequest and may change the request an answer would be looked up and stored for. Place "cache" after every processor that hooks processLLMRequest.',
+    );
+    createTestScheduler(expect).run(({ cold, expectObservable }) => {
+      expectObservable(cold('-r|', { r: { prompt: prompt('x'), model, stepNumber: 0 } }).pipe(processLLMRequest([cache, profile], testContext()))).toBe('-#', undefined, refusal);
+      // last, it answers as any processor does
+      expectObservable(cold('-r|', { r: { prompt: prompt('x'), model, stepNumber: 0 } }).pipe(processLLMRequest([profile, cache], testContext()))).toBe('-r|', { r: { prompt: prompt('x'), model, stepNumber: 0 } });
+    });
+    expect(ran).toEqual(['profile', 'cache']);
+  });
+
   it('a miss (no response) with a later processLLMRequest is not refused: the request goes on, rewritten', () => {
     const cache: Processor = { id: 'cache', processLLMRequest: () => undefined };
     const profile: Processor = { id: 'profile', processLLMRequest: () => ({ prompt: prompt('rewritten') }) };

@@ -302,23 +302,57 @@ describe('ResponseCache: a processor after it that changes the request', () => {
   /** The `ProcessorError` a run ended with, if any. */
   const errorOf = (chunks: readonly ChunkType[]) => chunks.flatMap((chunk) => (chunk.type === 'error' ? [chunk.payload.error] : [])).find(ProcessorError.isInstance);
 
-  it('a later processLLMRequest that rewrites the prompt per user: users do not share answers (the hit is refused, naming both processors)', async () => {
+  it('a later processLLMRequest that rewrites the prompt per user: every request is refused before the cache looks up or stores anything, naming both processors', async () => {
     const profile: Processor = {
       id: 'profile',
       processLLMRequest: ({ prompt, requestContext }) => ({ prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: `user=${String(requestContext.get('user'))}` }] }] }),
     };
     const model = echoUser();
-    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache(), profile] });
-    expect(textOf(await collect(agent, 'who am I?', as('alice')))).toBe('you are alice');
-    const bob = await collect(agent, 'who am I?', as('bob'));
-    expect(textOf(bob)).not.toContain('alice');
-    const error = errorOf(bob);
-    expect(error?.processorId).toBe('response-cache');
-    expect(error?.hook).toBe('processLLMRequest');
-    expect(error?.message).toContain('"profile"');
-    expect(error?.message).toContain('Place "response-cache" after every processor that hooks processLLMRequest');
-    expect(bob.at(-1)?.type).toBe('error');
-    expect(model.calls).toHaveLength(1);
+    const store = new RecordingStore();
+    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store }), profile] });
+    for (const user of ['alice', 'bob']) {
+      const chunks = await collect(agent, 'who am I?', as(user));
+      const error = errorOf(chunks);
+      expect(error?.processorId).toBe('response-cache');
+      expect(error?.hook).toBe('processLLMRequest');
+      expect(error?.message).toContain('"profile"');
+      expect(error?.message).toContain('Place "response-cache" after every processor that hooks processLLMRequest');
+      expect(chunks.at(-1)?.type).toBe('error');
+    }
+    expect(model.calls).toHaveLength(0);
+    expect(store.writes).toEqual([]);
+  });
+
+  it('a misplaced cache shares its store with a well-placed one: nothing keyed before the rewrite is ever written, so the well-placed agent serves no other user\'s answer', async () => {
+    const profile: Processor = {
+      id: 'profile',
+      processLLMRequest: ({ prompt, requestContext }) => ({ prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: `user=${String(requestContext.get('user'))}` }] }] }),
+    };
+    const store = new RecordingStore();
+    const misplaced = new Agent({ id: 'a', model: echoUser(), inputProcessors: [new ResponseCache({ store }), profile] });
+    const placed = new Agent({ id: 'a', model: echoUser(), inputProcessors: [profile, new ResponseCache({ store })] });
+    expect(errorOf(await collect(misplaced, 'who am I?', as('alice')))?.processorId).toBe('response-cache');
+    expect(textOf(await collect(placed, 'who am I?', as('bob')))).toBe('you are bob');
+  });
+
+  it('a processor of your own marked answersRequests is held to the same rule; unmarked, its { response } is refused when it comes', async () => {
+    const rewrite: Processor = { id: 'rewrite', processLLMRequest: ({ prompt }) => ({ prompt }) };
+    const lookedUp: string[] = [];
+    const answer = { chunks: [{ type: 'text-delta', payload: { id: 't', text: 'cached' } }] } as never;
+    const marked: Processor = { id: 'mine', answersRequests: true, processLLMRequest: () => void lookedUp.push('marked') };
+    const unmarked: Processor = { id: 'mine', processLLMRequest: () => (lookedUp.push('unmarked'), { response: answer }) };
+    const first = await collect(new Agent({ id: 'a', model: echoUser(), inputProcessors: [marked, rewrite] }), 'hi', as('alice'));
+    expect(errorOf(first)?.message).toContain('answers requests (answersRequests)');
+    const second = await collect(new Agent({ id: 'a', model: echoUser(), inputProcessors: [unmarked, rewrite] }), 'hi', as('alice'));
+    expect(errorOf(second)?.message).toContain('it answered the request ({ response })');
+    expect(lookedUp).toEqual(['unmarked']);
+    const hostile = new Proxy({ id: 'hostile', processLLMRequest: () => undefined } as Processor, {
+      get: (target, key) => {
+        if (key === 'answersRequests') throw new Error('no');
+        return Reflect.get(target, key);
+      },
+    });
+    expect(errorOf(await collect(new Agent({ id: 'a', model: echoUser(), inputProcessors: [hostile, rewrite] }), 'hi', as('alice')))?.processorId).toBe('hostile');
   });
 
   it('the same processors in the order the docs give (the cache last): each user gets their own answer, and a repeat is served', async () => {
@@ -498,7 +532,7 @@ describe('ResponseCache under processorsMiddleware', () => {
     expect(getEventListeners(shutdown.signal, 'abort').length).toBe(before);
   });
 
-  it('a processor after the cache: provider options set per user are keyed (users do not share answers); a later processLLMRequest is refused on a hit', async () => {
+  it('a processor after the cache: provider options set per user are keyed (users do not share answers); a later processLLMRequest is refused before any lookup', async () => {
     const echo = () => mockModel({ parts: ({ options }) => [...textParts(`you are ${(options.providerOptions?.mock as { user?: string } | undefined)?.user ?? JSON.stringify(options.prompt).match(/user=(\w+)/)?.[1]}`), finishPart()] });
     const perUser = (user: string): Processor => ({ id: 'per-user', processInputStep: () => ({ providerOptions: { mock: { user } } }) });
     const store = new RecordingStore();
@@ -512,10 +546,11 @@ describe('ResponseCache under processorsMiddleware', () => {
     const rewriting = echo();
     const shared = new ResponseCache();
     const askShared = (user: string) => generateText({ model: wrapLanguageModel({ model: rewriting, middleware: processorsMiddleware({ inputProcessors: [shared, profile(user)] }) }), prompt: 'who am I?' });
-    expect((await askShared('alice')).text).toBe('you are alice');
-    const refused = await askShared('bob').then(() => undefined, (error: unknown) => error);
-    expect(ProcessorError.isInstance(refused) && [refused.processorId, refused.message.includes('"profile"')]).toEqual(['response-cache', true]);
-    expect(callsOf(rewriting)).toBe(1);
+    for (const user of ['alice', 'bob']) {
+      const refused = await askShared(user).then(() => undefined, (error: unknown) => error);
+      expect(ProcessorError.isInstance(refused) && [refused.processorId, refused.message.includes('"profile"')]).toEqual(['response-cache', true]);
+    }
+    expect(callsOf(rewriting)).toBe(0);
   });
 
   it('streamText: an accepted answer is served to the next identical call (no model call)', async () => {
@@ -611,7 +646,7 @@ describe('ResponseCache: hostile keys, stores and options', () => {
     expect(textOf(chunks)).toBe('fresh');
   }, 60_000);
 
-  it('two caches in one agent (a fast local one, a shared one keyed per tenant) each keep their own answers; the first one\'s hit is refused (the second hooks processLLMRequest after it)', async () => {
+  it('two caches in one agent (a fast local one, a shared one keyed per tenant): refused before either looks anything up (only the last may answer); one cache keyed per tenant keeps tenants apart', async () => {
     const local = new RecordingStore();
     const shared = new RecordingStore();
     const model = answering('one', 'two', 'three');
@@ -621,21 +656,19 @@ describe('ResponseCache: hostile keys, stores and options', () => {
       inputProcessors: [new ResponseCache({ store: local }), new ResponseCache({ store: shared, requestContextKeys: ['tenant'] })],
     });
     const tenant = (name: string) => ({ requestContext: new RequestContext([['tenant', name]]) });
-    expect(textOf(await collect(agent, 'q', tenant('acme')))).toBe('one');
-    expect(local.texts()).toEqual(['one']);
-    expect(shared.texts()).toEqual(['one']);
-    expect([...local.entries.keys()]).not.toEqual([...shared.entries.keys()]);
-    // the local cache (not keyed per tenant) finds acme's answer for globex: refused, not served
-    const globex = await collect(agent, 'q', tenant('globex'));
-    expect(textOf(globex)).toBe('');
-    const refused = globex.flatMap((chunk) => (chunk.type === 'error' ? [chunk.payload.error] : []));
+    const acme = await collect(agent, 'q', tenant('acme'));
+    expect(textOf(acme)).toBe('');
+    const refused = acme.flatMap((chunk) => (chunk.type === 'error' ? [chunk.payload.error] : []));
     expect(refused).toHaveLength(1);
     expect(ProcessorError.isInstance(refused[0]) && refused[0].processorId).toBe('response-cache');
     expect(String((refused[0] as Error).message)).toMatch(/processor "response-cache" \(index 1\) after it/);
-    expect(model.calls).toHaveLength(1);
+    expect(model.calls).toHaveLength(0);
+    expect(local.writes).toEqual([]);
+    expect(shared.writes).toEqual([]);
     const sharedOnly = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: shared, requestContextKeys: ['tenant'] })] });
     expect(textOf(await collect(sharedOnly, 'q', tenant('acme')))).toBe('one');
     expect(textOf(await collect(sharedOnly, 'q', tenant('globex')))).toBe('two');
+    expect(textOf(await collect(sharedOnly, 'q', tenant('acme')))).toBe('one');
   });
 
   it('hooks called without a state (a unit test of the hook) neither fail nor remember anything', () => {
