@@ -18,7 +18,7 @@ import { PgBoss } from 'pg-boss';
 import { filter, firstValueFrom, lastValueFrom } from 'rxjs';
 import { Agent } from '../src/index.js';
 import { createRunWorker } from '../src/durable/index.js';
-import { Memory } from '../src/memory/index.js';
+import { InMemoryStorage, Memory } from '../src/memory/index.js';
 import { PostgresRunJournal, PostgresStorage } from '../src/storage/postgres/index.js';
 import { finishPart, textParts } from '../src/testing/index.js';
 import { matrixTables, type MatrixCase } from '../test/durable/fixtures/matrix.js';
@@ -82,6 +82,14 @@ async function setUp(connectionString: string) {
 }
 
 /** Kill → claim of a run whose owner died at a step commit, with a rescuer already polling. */
+/**
+ * The agent a submit-only worker holds for `id`: submit checks a run's options against it (memory
+ * options need an agent with memory), the worker processes run the real one.
+ */
+function submitOnly(id: string): Agent {
+  return new Agent({ id, model: 'unused/model' as never, memory: new Memory({ storage: new InMemoryStorage() }) });
+}
+
 async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString: string, samples: number): Promise<WorkerRows['takeover']> {
   const latencies: number[] = [];
   const firstChunks: number[] = [];
@@ -93,7 +101,7 @@ async function takeover(env: Awaited<ReturnType<typeof setUp>>, connectionString
     const rescuer = new WorkerProcess({ ...base, workerId: `rescuer-${index}`, cases: [] });
     try {
       await Promise.all([victim.ready, rescuer.ready]);
-      const submitter = createRunWorker({ journal: env.journal, boss: env.boss, concurrency: 0, agents: [new Agent({ id: matrixCase.id, model: 'unused/model' as never })] });
+      const submitter = createRunWorker({ journal: env.journal, boss: env.boss, concurrency: 0, agents: [submitOnly(matrixCase.id)] });
       const runId = `${matrixCase.id}.1`;
       await submitter.submit(matrixCase.id, 'How much do the stores have?', { runId, memory: { thread: `thread-${runId}`, resource: 'u' }, providerOptions: { matrix: { caseId: matrixCase.id, runId } } });
       await victim.waitForEvent('its claim', (event) => event.type === 'claimed' && event.runId === runId);
@@ -124,7 +132,7 @@ async function throughput(env: Awaited<ReturnType<typeof setUp>>, connectionStri
   const processes = Array.from({ length: workers }, (_, index) => new WorkerProcess({ connectionString, schema: env.schema, bossSchema: env.bossSchema, workerId: `bulk-${index}`, cases: [bulk], concurrency: 8, wordDelayMs: 0, poolMax: 6 }));
   try {
     await Promise.all(processes.map((process) => process.ready));
-    const submitter = createRunWorker({ journal: env.journal, boss: env.boss, concurrency: 0, agents: [new Agent({ id: bulk.id, model: 'unused/model' as never })] });
+    const submitter = createRunWorker({ journal: env.journal, boss: env.boss, concurrency: 0, agents: [submitOnly(bulk.id)] });
     const startedAt = Date.now();
     for (let from = 0; from < runs; from += 50) {
       await Promise.all(
