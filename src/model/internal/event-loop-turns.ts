@@ -12,10 +12,11 @@
 const nextImmediate: (resume: () => void) => unknown =
   typeof setImmediate === 'function' ? setImmediate : (resume) => setTimeout(resume, 0);
 const nextTimers: (resume: () => void) => unknown = setTimeout;
-const clock: () => number = performance.now.bind(performance);
+/** The clock a slice is measured by (the real one, whatever timers a test fakes). */
+export const clock: () => number = performance.now.bind(performance);
 
 /** Parts between two looks at the clock: the per-part cost is one counter. */
-const PARTS_PER_LOOK = 32;
+export const PARTS_PER_LOOK = 32;
 
 /**
  * Counts the parts of one read and tells when the event loop has taken no turn (no macrotask:
@@ -64,48 +65,20 @@ export class EventLoopTurns {
 }
 
 /**
- * The web-stream read's cheaper cousin of {@link EventLoopTurns}: it does not watch for the loop's
- * turns (a `setImmediate` per slice cost a run of a few dozen parts ≈ 10 % per part on Node 22),
- * it gives the loop a turn whenever `sliceMs` passed since the slice began. A read that waits for
- * its provider turns the loop anyway and so yields once per slice at most, one macrotask hop
- * every `sliceMs` of streaming.
+ * Resolves on the next turn of the loop's check phase (`setImmediate`): what a web-stream read
+ * awaits once its time slice is over. The read keeps the slice in locals and does not watch for
+ * the loop's turns (a `setImmediate` per slice cost short runs ≈ 10 % per part): a read that
+ * waits for its provider turns the loop anyway, and yields once per slice at most.
  *
  * @example
  * ```ts
- * const slice = new ReadSlice(8);
- * for (;;) {
- *   take(await reader.read());
- *   if (slice.over()) await slice.yield();
- * }
+ * if (++parts === PARTS_PER_LOOK && clock() - sliceStart >= 8) await nextTurn();
  * ```
  */
-export class ReadSlice {
-  #parts = 0;
-  /** When the current slice began (`-1`: at the next look). */
-  #since = -1;
-
-  constructor(private readonly sliceMs: number) {}
-
-  /** Counts one part: true when `sliceMs` passed since the slice began (looked at every 32 parts); the next slice begins then. */
-  over(): boolean {
-    if (++this.#parts < PARTS_PER_LOOK) return false;
-    this.#parts = 0;
-    const now = clock();
-    if (this.#since < 0) {
-      this.#since = now;
-      return false;
-    }
-    if (now - this.#since < this.sliceMs) return false;
-    this.#since = -1;
-    return true;
-  }
-
-  /** Resolves on the next turn of the loop's check phase. */
-  yield(): Promise<void> {
-    return new Promise<void>((resume) => {
-      nextImmediate(resume);
-    });
-  }
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resume) => {
+    nextImmediate(resume);
+  });
 }
 
 /**
