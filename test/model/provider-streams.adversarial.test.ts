@@ -43,6 +43,7 @@ import { encodeJson } from '../../src/contract/json-codec.js';
 import { FINISH_GRACE_MS } from '../../src/model/stream-model.js';
 import { checkProperty, PROPERTY_RUNS } from '../reliability/support/property.js';
 import { failOnProcessLevelErrors } from './process-guard.js';
+import { partStream, type StreamProbe } from './part-stream.js';
 
 failOnProcessLevelErrors();
 
@@ -52,34 +53,6 @@ const MODEL_ID = 'hostile-1';
 
 type Version = 'v1' | 'v2' | 'v3' | 'v4';
 type Part = Record<string, unknown>;
-
-/** What the test saw of a provider stream: read to its end, cancelled, or still held. */
-interface StreamProbe {
-  state: 'open' | 'drained' | 'cancelled';
-}
-
-/** A stream of `parts` (anything); after the last one it closes, or never settles with `hang`. */
-function partStream(parts: readonly unknown[], probe: StreamProbe, hang = false): ReadableStream<unknown> {
-  let index = 0;
-  return new ReadableStream<unknown>(
-    {
-      pull(controller) {
-        if (index < parts.length) {
-          controller.enqueue(parts[index++]);
-          return undefined;
-        }
-        if (hang) return new Promise<void>(() => undefined);
-        probe.state = 'drained';
-        controller.close();
-        return undefined;
-      },
-      cancel() {
-        probe.state = 'cancelled';
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
 
 /** A model of `version` whose `doStream` resolves with `result()`; `doGenerate` with `generated()`. */
 function hostileModel(version: Version, result: () => unknown, generated: () => unknown = () => Promise.reject(new Error('not used'))): object {

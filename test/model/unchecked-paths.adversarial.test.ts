@@ -35,6 +35,7 @@ import { mockModel } from '../../src/testing/mock-model.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { failOnProcessLevelErrors } from './process-guard.js';
+import { partStream, type StreamProbe } from './part-stream.js';
 
 failOnProcessLevelErrors();
 
@@ -113,34 +114,6 @@ function webModel(stream: () => ReadableStream<unknown>, extra: Part = {}): Lang
     doGenerate: () => Promise.reject(new Error('doGenerate is not the way in')),
     doStream: async () => ({ stream: stream(), ...extra }),
   } as unknown as LanguageModelV4;
-}
-
-/** What the test saw of a web stream: read to its end, cancelled, or still held. */
-interface Probe {
-  state: 'open' | 'drained' | 'cancelled';
-}
-
-/** A pull stream of `parts`; after the last one it closes, or stays open with `hang`. */
-function partStream(parts: readonly unknown[], probe: Probe = { state: 'open' }, hang = false): ReadableStream<unknown> {
-  let index = 0;
-  return new ReadableStream<unknown>(
-    {
-      pull(controller) {
-        if (index < parts.length) {
-          controller.enqueue(parts[index++]);
-          return undefined;
-        }
-        if (hang) return new Promise<void>(() => undefined);
-        probe.state = 'drained';
-        controller.close();
-        return undefined;
-      },
-      cancel() {
-        probe.state = 'cancelled';
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 const settle = async (): Promise<void> => {
@@ -277,7 +250,7 @@ const wrapped = (model: LanguageModelV4, outputProcessors = true): LanguageModel
 
 describe('processorsMiddleware checks the provider parts it reads', () => {
   it.each(hostileParts)('%s reaches streamText as an error part carrying an InvalidModelResponseError', async (_label, make, problem) => {
-    const probe: Probe = { state: 'open' };
+    const probe: StreamProbe = { state: 'open' };
     const model = webModel(() => partStream([{ type: 'stream-start', warnings: [] }, ...text('Hi'), make(), finish()], probe));
     const errors: unknown[] = [];
     const result = streamText({ model: wrapped(model), prompt: 'Hello', onError: ({ error }) => void errors.push(error) });
@@ -308,7 +281,7 @@ describe('processorsMiddleware checks the provider parts it reads', () => {
   });
 
   it('a doStream result whose request getter throws is an InvalidModelResponseError, and its stream is released', async () => {
-    const probe: Probe = { state: 'open' };
+    const probe: StreamProbe = { state: 'open' };
     const model = webModel(() => partStream([...text('Hi'), finish()], probe));
     const throwing = {
       ...model,
@@ -331,7 +304,7 @@ describe('processorsMiddleware checks the provider parts it reads', () => {
   });
 
   it('drops parts after finish, and a stream that never closes after its finish does not hang the call', async () => {
-    const probe: Probe = { state: 'open' };
+    const probe: StreamProbe = { state: 'open' };
     const model = webModel(() => partStream([...text('Hi'), finish(), { type: 'text-delta', id: 't', delta: ' after' }], probe, true));
     const result = streamText({ model: wrapped(model), prompt: 'Hello' });
     expect(await result.text).toBe('Hi');
