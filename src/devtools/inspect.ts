@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { AgentCallOptions } from '../loop/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import { Inspector, type InspectableJournal, type InspectorOptions } from './inspector.js';
-import { serveRequest, type InspectorRoutesContext } from './internal/routes.js';
+import { FeedHub, serveRequest, type InspectorRoutesContext } from './internal/routes.js';
 import { loadPageAssets } from './page-assets.js';
 
 /**
@@ -130,6 +130,7 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
     callOptions,
     suggestions: [...suggestions],
     ...(journal === undefined ? {} : { journal }),
+    feeds: new FeedHub(inspector),
     // host names compare as DNS does, without case
     hosts: new Set(['127.0.0.1', 'localhost', '::1', host.toLowerCase()]),
   };

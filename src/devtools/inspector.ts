@@ -4,7 +4,7 @@
  */
 import { defer, finalize, lastValueFrom, Observable, tap } from 'rxjs';
 import type { ChunkType, TracingContext } from '../contract/index.js';
-import type { RunJournal, RunRecord } from '../storage/index.js';
+import { MalformedJournalEntryError, type RunJournal, type RunRecord } from '../storage/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import type { InspectorEvent, InspectorRunRecord, InspectorRunStatus, InspectorRunSummary, RunEvictedEvent } from './inspector-events.js';
 import { cutText } from './internal/payload.js';
@@ -40,12 +40,13 @@ export interface InspectorOptions {
    */
   maxEventsPerRun?: number;
   /**
-   * Bytes one run's record may keep, estimated as it is recorded: the characters of every string
-   * and key its events' payload copies hold, 16 bytes per other value, 100 bytes per event plus
-   * its labels (the run id, processor ids, the chunk's type), and the strings of the chunks kept
-   * for the marble export as they were emitted (whole, not cut). Past it, later events and chunks
-   * are counted, not kept or sent, and the run is marked `truncated` (no diagram). Default
-   * 16 MiB (16,777,216).
+   * Bytes one run's record may keep, counted as it is recorded: every string and key its events'
+   * payload copies hold at the larger of its UTF-8 JSON size (quotes and escapes included) and its
+   * size in memory (2 bytes a UTF-16 unit in a string holding a character past U+00FF), 16 bytes
+   * per other value, 160 bytes per event plus its labels (the run id, processor ids, the chunk's
+   * type), and the strings of the chunks kept for the marble export as they were emitted (whole,
+   * not cut), counted the same way. Past it, later events and chunks are counted, not kept or
+   * sent, and the run is marked `truncated` (no diagram). Default 16 MiB (16,777,216).
    */
   maxBytesPerRun?: number;
 }
@@ -101,6 +102,93 @@ export type InspectableJournal = Pick<RunJournal, 'getRun' | 'read$'> & {
   /** The runs changed most recently, newest first. */
   listRuns?(options?: { limit?: number }): Promise<RunRecord[]>;
 };
+
+/**
+ * A run row the journal listed but cannot use (or no URL can name): an error row in
+ * {@link Inspector.journalListing}, in place of the run.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorJournalRunError } from 'rxagent/devtools';
+ * const describe = (row: InspectorJournalRunError) => `${row.runId}: ${row.error.row}.${row.error.field} ${row.error.problem}`;
+ * ```
+ */
+export interface InspectorJournalRunError {
+  /** The run's id as the row holds it (`String()` of it when the row's id is not a string). */
+  runId: string;
+  status: 'unreadable';
+  /** What is wrong: the journal's `MalformedJournalEntryError` (its `row`, `field`, `problem`), or the id the inspector refuses (`field: 'id'`). */
+  error: { name: string; message: string; row?: string; field?: string; problem: string };
+  /**
+   * The journal refused the listing at this row (its `listRuns` checks every row and fails at the
+   * first it cannot use): the runs older than it are not listed. Open one by its id.
+   */
+  listingEndsHere: boolean;
+}
+
+/**
+ * One entry of {@link Inspector.journalListing}: a run as the journal lists it, or an error row
+ * (`status: 'unreadable'`).
+ *
+ * @example
+ * ```ts
+ * import type { InspectorJournalRun } from 'rxagent/devtools';
+ * const ok = (run: InspectorJournalRun) => run.status !== 'unreadable';
+ * ```
+ */
+export type InspectorJournalRun = RunRecord | InspectorJournalRunError;
+
+/**
+ * What {@link Inspector.journalListing} answers (and `GET /api/journal` serves): the journal's
+ * runs, newest first, with an error row in place of each row the inspector cannot use.
+ *
+ * @example
+ * ```ts
+ * import type { InspectorJournalListing } from 'rxagent/devtools';
+ * const unreadable = (listing: InspectorJournalListing) => listing.runs.filter((run) => run.status === 'unreadable');
+ * ```
+ */
+export interface InspectorJournalListing {
+  runs: InspectorJournalRun[];
+}
+
+/** A UTF-16 surrogate without its pair: no journal stores an id holding one (`storageIdProblem`), and no URL can name it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why the inspector cannot keep a run of this id, or `undefined`. */
+function runIdProblem(runId: unknown): string | undefined {
+  if (typeof runId !== 'string' || runId === '') return `the run id must be a non-empty string (got ${typeof runId === 'string' ? 'an empty string' : typeof runId})`;
+  if (LONE_SURROGATE.test(runId)) return 'the run id is not well-formed UTF-16 (it holds a lone surrogate): no journal stores one, and no URL can name it';
+  return undefined;
+}
+
+/** A listed row the inspector refuses (its id), or the journal's refusal of a row, as an error row. */
+function unreadableRun(runId: unknown, error: { name: string; message: string; row?: string; field?: string; problem: string }, listingEndsHere: boolean): InspectorJournalRunError {
+  let id: string;
+  try {
+    id = typeof runId === 'string' ? runId : String(runId);
+  } catch {
+    id = '[unreadable]';
+  }
+  return { runId: id, status: 'unreadable', error, listingEndsHere };
+}
+
+/** A listed run, or an error row when its id is one the inspector cannot keep. */
+function listedRun(run: RunRecord): InspectorJournalRun {
+  const runId = typeof run === 'object' && run !== null ? (run as { runId?: unknown }).runId : undefined;
+  const problem = runIdProblem(runId);
+  if (problem === undefined) return run;
+  return unreadableRun(runId, { name: 'InspectorError', message: `Journal row runs.id cannot be opened: ${problem}.`, row: 'runs', field: 'id', problem }, false);
+}
+
+/** The journal's refusal of a listed row, as an error row. */
+function malformedRow(error: MalformedJournalEntryError): InspectorJournalRunError {
+  return unreadableRun(
+    error.runId,
+    { name: error.name, message: error.message, ...(error.row === undefined ? {} : { row: error.row }), ...(error.field === undefined ? {} : { field: error.field }), problem: error.problem },
+    true,
+  );
+}
 
 const isJournal = (value: unknown): value is InspectableJournal =>
   typeof value === 'object' && value !== null && typeof (value as { getRun?: unknown }).getRun === 'function' && typeof (value as { read$?: unknown }).read$ === 'function';
@@ -247,7 +335,8 @@ export class Inspector {
     if (!isJournal(journal)) {
       throw new InspectorError('invalid-option', 'Inspector.openJournalRun: expected a RunJournal (an object with getRun and read$), e.g. a PostgresRunJournal.');
     }
-    if (typeof runId !== 'string' || runId === '') throw new InspectorError('invalid-option', `Inspector.openJournalRun: runId must be a non-empty string (got ${typeof runId}).`);
+    const problem = runIdProblem(runId);
+    if (problem !== undefined) throw new InspectorError('invalid-option', `Inspector.openJournalRun: ${problem}.`);
     const run = await journal.getRun(runId);
     if (run === null) throw new InspectorError('unknown-run', `The journal has no run ${JSON.stringify(runId)}.`);
     // replayed on virtual time as it is read: entry n at frame n, as a marble diagram would (one
@@ -291,7 +380,9 @@ export class Inspector {
 
   /**
    * The journal's most recently changed runs, newest first (`limit` default 20), for a list to
-   * open them from. `InspectorError` `invalid-option` when the journal cannot list (no `listRuns`).
+   * open them from: the runs of {@link Inspector.journalListing}, its error rows left out (a run
+   * row the journal cannot use no longer fails the listing). `InspectorError` `invalid-option`
+   * when the journal cannot list (no `listRuns`).
    *
    * @example
    * ```ts
@@ -299,10 +390,55 @@ export class Inspector {
    * ```
    */
   async journalRuns(journal: InspectableJournal, limit = 20): Promise<RunRecord[]> {
+    const { runs } = await this.journalListing(journal, limit);
+    return runs.filter((run): run is RunRecord => run.status !== 'unreadable');
+  }
+
+  /**
+   * The journal's most recently changed runs, newest first (`limit` default 20), with an error
+   * row (`status: 'unreadable'`, see {@link InspectorJournalRunError}) in place of each row the
+   * inspector cannot use, never a failed listing. The built-in journals refuse a whole listing at
+   * the first run row they cannot use (a `MalformedJournalEntryError` naming its field): the runs
+   * newer than it are listed (found by asking for fewer: a few more reads), then the row, marked
+   * `listingEndsHere`. A row whose id no journal stores (a lone surrogate) or that has none is an
+   * error row naming `id`. `InspectorError` `invalid-option` when the journal cannot list (no
+   * `listRuns`); another failure of the journal is its own error.
+   *
+   * @example
+   * ```ts
+   * const { runs } = await inspector.journalListing(journal);
+   * for (const run of runs) console.log(run.runId, run.status === 'unreadable' ? run.error.message : run.epoch);
+   * ```
+   */
+  async journalListing(journal: InspectableJournal, limit = 20): Promise<InspectorJournalListing> {
     if (!isJournal(journal) || typeof journal.listRuns !== 'function') {
-      throw new InspectorError('invalid-option', 'Inspector.journalRuns: this journal cannot list its runs (no listRuns method): open a run by its id.');
+      throw new InspectorError('invalid-option', 'Inspector: this journal cannot list its runs (no listRuns method): open a run by its id.');
     }
-    return journal.listRuns({ limit });
+    const list = journal.listRuns.bind(journal);
+    let refusal: MalformedJournalEntryError;
+    try {
+      return { runs: (await list({ limit })).map(listedRun) };
+    } catch (error) {
+      if (!MalformedJournalEntryError.isInstance(error)) throw error;
+      refusal = error;
+    }
+    // the journal answers up to the first row it cannot use: the largest limit it answers lists
+    // the runs before that row (each answer newest first, so a shorter one is a prefix)
+    let listed: RunRecord[] = [];
+    let answered = 0;
+    let refused = limit;
+    while (refused - answered > 1) {
+      const middle = Math.floor((answered + refused) / 2);
+      try {
+        listed = await list({ limit: middle });
+        answered = middle;
+      } catch (error) {
+        if (!MalformedJournalEntryError.isInstance(error)) throw error;
+        refusal = error;
+        refused = middle;
+      }
+    }
+    return { runs: [...listed.map(listedRun), malformedRow(refusal)] };
   }
 
   /** The runs kept, oldest first. */

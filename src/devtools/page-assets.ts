@@ -19,6 +19,7 @@ const FILES: ReadonlyArray<[name: string, type: string]> = [
   ['inspector.js', 'text/javascript; charset=utf-8'],
   ['timeline.js', 'text/javascript; charset=utf-8'],
   ['chat.js', 'text/javascript; charset=utf-8'],
+  ['run-ids.js', 'text/javascript; charset=utf-8'],
   ['inspector.css', 'text/css; charset=utf-8'],
 ];
 

@@ -2,6 +2,7 @@
 // runs it recorded, and the selected run as a marble timeline, live from GET /api/events.
 import { buildTimeline, renderTimeline, COLUMN_WIDTH } from './timeline.js';
 import { startChat, showRun } from './chat.js';
+import { runQuery } from './run-ids.js';
 
 const PART_TYPE = 'data-rxagent-inspector';
 const $ = (id) => document.getElementById(id);
@@ -138,8 +139,16 @@ function connectFeed() {
   };
 }
 
+/** The address's hash naming a run (`#run=<id>`), or none when no URL can name it. */
+function runHash(runId) {
+  const query = runQuery(runId);
+  return query === undefined ? location.pathname : '#run=' + query.slice('?id='.length);
+}
+
 async function load(run, { chat = false } = {}) {
-  const response = await fetch('/api/runs/' + encodeURIComponent(run.summary.runId));
+  const query = runQuery(run.summary.runId);
+  if (query === undefined) return;
+  const response = await fetch('/api/run' + query);
   if (response.status === 404) {
     markEvicted(run, 'max-runs');
     queueRender();
@@ -165,7 +174,7 @@ function adopt(run, record, { chat = false } = {}) {
 function select(runId, { chat = false } = {}) {
   if (selectedRunId !== runId) selected = undefined;
   selectedRunId = runId;
-  history.replaceState(null, '', '#run=' + encodeURIComponent(runId));
+  history.replaceState(null, '', runHash(runId));
   const run = runs.get(runId);
   // a live run's events may still be coming: load its record again to show the conversation as it stands
   if (run && !run.summary.evicted && (run.events === null || (chat && run.summary.status !== 'running'))) load(run, { chat });
@@ -175,12 +184,29 @@ function select(runId, { chat = false } = {}) {
 
 // ---- the journal ---------------------------------------------------------------------------------
 
+/** A row the journal listed and the inspector cannot open: what is wrong with it, as text. */
+function journalError(run) {
+  const item = el('li', 'journal-error');
+  item.dataset.testid = 'journal-error';
+  item.dataset.runId = run.runId;
+  const where = [run.error.row, run.error.field].filter(Boolean).join('.');
+  item.append(el('span', 'run-title', run.runId), el('span', 'badge error', 'unreadable'), el('p', 'journal-problem', `${where ? where + ': ' : ''}${run.error.problem}`));
+  if (run.listingEndsHere) item.append(el('p', 'journal-problem', 'The journal lists no run past this row: older runs are not shown.'));
+  return item;
+}
+
 async function loadJournal() {
   const response = await fetch('/api/journal');
-  if (!response.ok) return;
+  if (!response.ok) {
+    const problem = el('li', 'journal-error', `The journal could not be listed (${response.status}): ${await response.text()}`);
+    problem.dataset.testid = 'journal-error';
+    $('journal-list').replaceChildren(problem);
+    return;
+  }
   const { runs: listed } = await response.json();
   $('journal-list').replaceChildren(
     ...listed.map((run) => {
+      if (run.status === 'unreadable') return journalError(run);
       const item = el('li');
       const button = el('button', 'journal-item');
       button.type = 'button';
@@ -196,7 +222,9 @@ async function loadJournal() {
 
 /** Opens a journaled run (the server reads it from the journal) and selects it. */
 async function openJournalRun(runId) {
-  const response = await fetch('/api/journal/runs/' + encodeURIComponent(runId));
+  const query = runQuery(runId);
+  if (query === undefined) return;
+  const response = await fetch('/api/journal/run' + query);
   if (!response.ok) return;
   const record = await response.json();
   runs.delete(runId); // opened again: the journal's current record replaces the one kept
@@ -205,7 +233,7 @@ async function openJournalRun(runId) {
   follow = false;
   selectedRunId = runId;
   selected = undefined;
-  history.replaceState(null, '', '#run=' + encodeURIComponent(runId));
+  history.replaceState(null, '', runHash(runId));
   adopt(run, record, { chat: true });
 }
 
@@ -341,8 +369,10 @@ let exportedRunId;
 
 async function exportMarbles(runId) {
   exportedRunId = runId;
-  const asTest = $('export-as-test').checked ? '?test=1' : '';
-  const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/marbles' + asTest);
+  const query = runQuery(runId);
+  if (query === undefined) return;
+  const asTest = $('export-as-test').checked ? '&test=1' : '';
+  const response = await fetch('/api/run/marbles' + query + asTest);
   const body = await response.json();
   $('export-code').textContent = response.ok ? body.code : body.message;
   if (!$('export-dialog').open) $('export-dialog').showModal();

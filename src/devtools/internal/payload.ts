@@ -26,19 +26,67 @@ export const DEFAULT_PAYLOAD_LIMITS: PayloadLimits = { maxDepth: 7, maxString: 4
 interface CopyState {
   seen: Set<object>;
   values: number;
+  /** UTF-16 units of the copy's strings and keys (its `maxChars` limit). */
   chars: number;
-  /** Characters of the strings and keys the copy read, before they were cut (what the original holds). */
-  readChars: number;
+  /** {@link stringBytes} of the copy's strings and keys. */
+  bytes: number;
+  /** Whether to count {@link CopyState.readBytes} (it costs a pass over every string read whole). */
+  read: boolean;
+  /** {@link stringBytes} of the strings and keys the copy read, before they were cut (what the original holds). */
+  readBytes: number;
 }
 
 /** Bytes a value other than a string is estimated at (an object, an array, a number…), in a copy or in what it was copied from. */
 export const VALUE_BYTES = 16;
 
+/** A string JSON writes as it is (printable ASCII, no quote or backslash): one byte a unit, in UTF-8 and in memory. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /**
- * A copy and its estimated size: `bytes`, of the copy (the characters of its strings and keys,
- * and {@link VALUE_BYTES} per value); `readBytes`, of the part of the original it read (its
- * strings and keys before they were cut). Counted as the copy is made, so the estimate costs no
- * second walk; what the copy did not read (past its limits) is not counted.
+ * The bytes a string takes where the inspector keeps or sends it: the larger of its size as UTF-8
+ * JSON (quotes and escapes included: `\n` is 2 bytes, a control character or a lone surrogate 6, a
+ * character past U+07FF 3, a surrogate pair 4) and its size in memory (2 bytes a UTF-16 unit in a
+ * string holding a character past U+00FF, as engines store it, else 1).
+ *
+ * @example
+ * ```ts
+ * stringBytes('abc'); // 5: "abc"
+ * stringBytes('漢字'); // 8: two 3-byte characters and the quotes
+ * ```
+ */
+export function stringBytes(text: string): number {
+  const length = text.length;
+  if (PLAIN_ASCII.test(text)) return length + 2;
+  let json = 2;
+  let wide = false;
+  for (let index = 0; index < length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) {
+      if (unit >= 0x20) json += unit === 0x22 || unit === 0x5c ? 2 : 1;
+      else json += unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d ? 2 : 6;
+    } else if (unit < 0x800) {
+      json += 2;
+      if (unit > 0xff) wide = true;
+    } else {
+      wide = true;
+      if (unit >= 0xd800 && unit <= 0xdfff) {
+        const next = text.charCodeAt(index + 1);
+        if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+          json += 4;
+          index += 1;
+        } else json += 6; // a lone half: JSON writes it as \uXXXX
+      } else json += 3;
+    }
+  }
+  return Math.max(json, wide ? 2 * length : length);
+}
+
+/**
+ * A copy and its estimated size: `bytes`, of the copy (its strings and keys as
+ * {@link stringBytes}, and {@link VALUE_BYTES} per value); `readBytes`, of the part of the
+ * original it read (its strings and keys before they were cut), when asked for (`read: true`).
+ * Counted as the copy is made, so the estimate costs no second walk; what the copy did not read
+ * (past its limits) is not counted.
  */
 export interface MeasuredPayload {
   payload: Payload;
@@ -46,12 +94,12 @@ export interface MeasuredPayload {
   readBytes: number;
 }
 
-const newState = (seen: Set<object> = new Set()): CopyState => ({ seen, values: 0, chars: 0, readChars: 0 });
+const newState = (seen: Set<object> = new Set(), read = false): CopyState => ({ seen, values: 0, chars: 0, bytes: 0, read, readBytes: 0 });
 
 const measured = (payload: Payload, state: CopyState): MeasuredPayload => ({
   payload,
-  bytes: state.chars + VALUE_BYTES * (state.values + 1),
-  readBytes: state.readChars + VALUE_BYTES * (state.values + 1),
+  bytes: state.bytes + VALUE_BYTES * (state.values + 1),
+  readBytes: state.readBytes + VALUE_BYTES * (state.values + 1),
 });
 
 /** Where a copy that reached `maxValues` stops. */
@@ -71,15 +119,20 @@ export function cutText(text: string, length: number): string {
 }
 
 function cutString(text: string, limits: PayloadLimits, state: CopyState): string {
-  state.readChars += text.length;
   const room = Math.min(limits.maxString, Math.max(0, limits.maxChars - state.chars));
   if (text.length <= room) {
     state.chars += text.length;
+    const bytes = stringBytes(text);
+    state.bytes += bytes;
+    if (state.read) state.readBytes += bytes;
     return text;
   }
   const kept = cutText(text, room);
   state.chars += kept.length;
-  return `${kept}… (${text.length - kept.length} more characters)`;
+  const copy = `${kept}… (${text.length - kept.length} more characters)`;
+  state.bytes += stringBytes(copy);
+  if (state.read) state.readBytes += stringBytes(text);
+  return copy;
 }
 
 /** Whether the copy has room for one more value; counts it when it has. */
@@ -243,10 +296,11 @@ export function toPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOA
  * @example
  * ```ts
  * const { payload, bytes } = measuredPayload({ text: 'hi' }); // bytes: an estimate counted as the copy was made
+ * const { readBytes } = measuredPayload(chunk, DEFAULT_PAYLOAD_LIMITS, { read: true }); // what the original holds, as read
  * ```
  */
-export function measuredPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): MeasuredPayload {
-  const state = newState();
+export function measuredPayload(value: unknown, limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS, options: { read?: boolean } = {}): MeasuredPayload {
+  const state = newState(undefined, options.read === true);
   let payload: Payload;
   try {
     payload = copyValue(value, 0, limits, state);

@@ -1,12 +1,12 @@
 /**
  * The inspector's HTTP routes, on `node:http`: the page (plain HTML/JS/CSS from
  * `inspector-page/`), the chat (`POST /api/chat`, an AI SDK UI message stream of the traced run),
- * the recorded runs (`/api/runs…`) and the live feed of events (`GET /api/events`, server-sent
- * events of transient `data-rxagent-inspector` UI parts).
+ * the recorded runs (`/api/runs…`, and `/api/run?id=…` as the page names them) and the live feed
+ * of events (`GET /api/events`, server-sent events of transient `data-rxagent-inspector` UI parts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeUIMessageStreamToResponse, type UIMessage, type UIMessageChunk } from 'ai';
-import type { Observable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { DemandGate, type ChunkType } from '../../contract/index.js';
 import type { AgentCallOptions, AgentInput, StreamCallOptions } from '../../loop/index.js';
 import { fromUIMessages, toUIMessageStream } from '../../ai-sdk/index.js';
@@ -25,6 +25,8 @@ export interface InspectorRoutesContext {
   hosts: ReadonlySet<string>;
   /** The journal whose runs the page lists and opens, if any. */
   journal?: InspectableJournal;
+  /** The open live feeds (one per server). */
+  feeds: FeedHub;
 }
 
 /** The UI part type the live feed sends events as. */
@@ -42,6 +44,70 @@ export const MAX_FEED_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /** How often an idle feed gets a comment, so proxies and the browser keep it open. */
 const FEED_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Live feeds open at once. Past it the oldest is dropped (its page reconnects within a second and
+ * reloads what it missed): a client opening feed after feed holds at most this many backlogs of
+ * {@link MAX_FEED_BACKLOG_BYTES}.
+ */
+export const MAX_FEEDS = 16;
+
+/** One feed frame: a transient `data-rxagent-inspector` UI part; `undefined` for a value that is not JSON. */
+function feedFrame(data: unknown): string | undefined {
+  try {
+    return `data: ${JSON.stringify({ type: INSPECTOR_PART_TYPE, data, transient: true } satisfies UIMessageChunk)}\n\n`;
+  } catch {
+    return undefined; // events are JSON-safe copies; one that is not is left out, never the feed
+  }
+}
+
+/**
+ * The server's live feeds: at most {@link MAX_FEEDS} (the oldest dropped past it), each event
+ * serialised once for all of them, and one subscription to the inspector while any is open.
+ */
+export class FeedHub {
+  readonly #inspector: Inspector;
+  readonly #feeds = new Set<ServerResponse>();
+  #subscription: Subscription | undefined;
+
+  constructor(inspector: Inspector) {
+    this.#inspector = inspector;
+  }
+
+  /** Sends `frame` to `feed`; a feed more than {@link MAX_FEED_BACKLOG_BYTES} behind is dropped. */
+  #write(feed: ServerResponse, frame: string): void {
+    feed.write(frame);
+    if (feed.writableLength > MAX_FEED_BACKLOG_BYTES) this.#drop(feed);
+  }
+
+  #drop(feed: ServerResponse): void {
+    this.#feeds.delete(feed);
+    feed.destroy();
+    if (this.#feeds.size === 0) {
+      this.#subscription?.unsubscribe();
+      this.#subscription = undefined;
+    }
+  }
+
+  /** Starts a feed on `response` (headers written): its hello, then every event until it closes or is dropped. */
+  open(response: ServerResponse): void {
+    while (this.#feeds.size >= MAX_FEEDS) this.#drop(this.#feeds.values().next().value as ServerResponse);
+    const hello = feedFrame({ type: 'hello', runs: this.#inspector.runs() });
+    if (hello !== undefined) response.write(hello);
+    this.#feeds.add(response);
+    this.#subscription ??= this.#inspector.events().subscribe((event) => {
+      const frame = feedFrame(event);
+      if (frame === undefined) return;
+      for (const feed of this.#feeds) this.#write(feed, frame); // a feed dropped meanwhile is not visited
+    });
+    const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), FEED_KEEP_ALIVE_MS);
+    keepAlive.unref();
+    response.once('close', () => {
+      clearInterval(keepAlive);
+      if (this.#feeds.has(response)) this.#drop(response);
+    });
+  }
+}
 
 function send(response: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
   response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -116,24 +182,7 @@ function events(context: InspectorRoutesContext, response: ServerResponse): void
   });
   // a dropped feed comes back within a second (the page reloads what it missed on its next hello)
   response.write(': stream-open\nretry: 1000\n\n');
-  const write = (data: unknown): void => {
-    let frame: string;
-    try {
-      frame = `data: ${JSON.stringify({ type: INSPECTOR_PART_TYPE, data, transient: true } satisfies UIMessageChunk)}\n\n`;
-    } catch {
-      return; // events are JSON-safe copies; one that is not is left out, never the feed
-    }
-    response.write(frame);
-    if (response.writableLength > MAX_FEED_BACKLOG_BYTES) response.destroy();
-  };
-  write({ type: 'hello', runs: context.inspector.runs() });
-  const subscription = context.inspector.events().subscribe(write);
-  const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), FEED_KEEP_ALIVE_MS);
-  keepAlive.unref();
-  response.once('close', () => {
-    subscription.unsubscribe();
-    clearInterval(keepAlive);
-  });
+  context.feeds.open(response);
 }
 
 function runRoute(context: InspectorRoutesContext, response: ServerResponse, runId: string, what: string | undefined, query: URLSearchParams): void {
@@ -154,7 +203,7 @@ async function journalRoute(context: InspectorRoutesContext, response: ServerRes
   const { journal, inspector } = context;
   if (journal === undefined) return sendJson(response, 404, { error: 'no-journal', message: 'This inspector was started without a journal (inspect(agent, { journal })).' });
   try {
-    if (runId === undefined) return sendJson(response, 200, { runs: await inspector.journalRuns(journal) });
+    if (runId === undefined) return sendJson(response, 200, await inspector.journalListing(journal));
     return sendJson(response, 200, await inspector.openJournalRun(journal, runId));
   } catch (error) {
     if (!InspectorError.isInstance(error)) throw error;
@@ -193,6 +242,29 @@ function badSegment(response: ServerResponse, path: string): void {
   sendJson(response, 400, { error: 'bad-request', message: `The run id in ${JSON.stringify(path)} is not valid percent-encoding.` });
 }
 
+/**
+ * The run a query names (`?id=…`, percent-encoded as `encodeURIComponent` writes it: `+` is a
+ * plus), or why it names none. The page names runs here, not in the path: a URL parser removes the
+ * dot segments `.` and `..`, so `/api/runs/..` is `/api/`.
+ */
+function queryRunId(search: string): { runId: string } | { problem: string } {
+  const values = search
+    .slice(1)
+    .split('&')
+    .filter((part) => part.startsWith('id='))
+    .map((part) => part.slice('id='.length));
+  if (values.length !== 1) return { problem: values.length === 0 ? 'it names no run (?id=…)' : 'it names more than one run (id= twice)' };
+  const runId = decodeSegment(values[0] as string);
+  if (runId === undefined) return { problem: 'its id= is not valid percent-encoding (an encoded lone surrogate is not: no journal stores one)' };
+  if (runId === '') return { problem: 'its id= is empty' };
+  return { runId };
+}
+
+/** A 400 for a query that names no run. */
+function badQuery(response: ServerResponse, path: string, problem: string): void {
+  sendJson(response, 400, { error: 'bad-request', message: `GET ${path}?id=<run id>: ${problem}.` });
+}
+
 /** Handles one request. */
 export async function handleRequest(context: InspectorRoutesContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const host = hostName(request.headers.host)?.toLowerCase();
@@ -219,6 +291,12 @@ export async function handleRequest(context: InspectorRoutesContext, request: In
     if (opened !== null) {
       const runId = decodeSegment(opened[1] as string);
       return runId === undefined ? badSegment(response, path) : journalRoute(context, response, runId);
+    }
+    if (path === '/api/run' || path === '/api/run/marbles' || path === '/api/journal/run') {
+      const named = queryRunId(url.search);
+      if ('problem' in named) return badQuery(response, path, named.problem);
+      if (path === '/api/journal/run') return journalRoute(context, response, named.runId);
+      return runRoute(context, response, named.runId, path === '/api/run' ? undefined : 'marbles', url.searchParams);
     }
     if (path === '/api/runs') return sendJson(response, 200, context.inspector.runs());
     if (path === '/api/events') return events(context, response);

@@ -21,18 +21,22 @@ import type {
   TakeoverEvent,
 } from '../inspector-events.js';
 import { hookOutcome, samePayload } from './hook-outcome.js';
-import { cutText, measuredHookArgs, measuredPayload, toPayload, type MeasuredPayload } from './payload.js';
+import { cutText, DEFAULT_PAYLOAD_LIMITS, measuredHookArgs, measuredPayload, stringBytes, toPayload, type MeasuredPayload } from './payload.js';
 
 /** The caps of one run's record. */
 export interface RunCaps {
   maxEvents: number;
   maxChunks: number;
-  /** Estimated bytes of what the record keeps: its events' copies and labels, and the chunks kept for the export. */
+  /**
+   * Bytes of what the record keeps: its events' copies and labels, and the chunks kept for the
+   * export — each string as {@link stringBytes} (the larger of its UTF-8 JSON and its size in
+   * memory), other values and fields estimated.
+   */
   maxBytes: number;
 }
 
-/** Bytes an event is estimated at besides its strings and payloads (its numbers and fields). */
-const EVENT_BYTES = 100;
+/** Bytes an event is estimated at besides its strings and payloads: its field names and numbers, as JSON (a chunk event's are 115–140). */
+const EVENT_BYTES = 160;
 
 /** What an unreadable field is recorded as. */
 const UNREADABLE = '[unreadable]';
@@ -85,8 +89,8 @@ function name(value: unknown): string {
   }
 }
 
-/** The total length of a few labels, for the byte budget. */
-const lengths = (...texts: string[]): number => texts.reduce((total, text) => total + text.length, 0);
+/** The bytes of a few labels, for the byte budget (see {@link stringBytes}). */
+const lengths = (...texts: string[]): number => texts.reduce((total, text) => total + stringBytes(text), 0);
 
 /** Bytes of the payloads of one event. */
 const payloadBytes = (...payloads: Array<MeasuredPayload | undefined>): number => payloads.reduce((total, measured) => total + (measured?.bytes ?? 0), 0);
@@ -126,8 +130,10 @@ export class RunRecorder {
   overBudget = false;
   /** The inspector stopped keeping the run (see {@link RunRecorder.evict}): nothing more is recorded or sent. */
   evicted = false;
-  /** Estimated bytes the record keeps (see {@link RunCaps.maxBytes}). */
+  /** Bytes the record keeps (see {@link RunCaps.maxBytes}). */
   #bytes = 0;
+  /** The run id's bytes: every event carries it. */
+  readonly #runIdBytes: number;
   #seq = 0;
   #column = -1;
   #attempt = 1;
@@ -156,6 +162,7 @@ export class RunRecorder {
     messages?: unknown;
   }) {
     this.runId = options.runId;
+    this.#runIdBytes = stringBytes(options.runId);
     this.agentId = options.agentId;
     this.title = options.title;
     this.#caps = options.caps;
@@ -216,7 +223,7 @@ export class RunRecorder {
   #push<E extends InspectorEvent>(init: EventInit<E>, t = this.#now(), bytes = 0): E | undefined {
     if (init.type !== 'run-end') {
       if (!this.#room()) return undefined;
-      if (!this.#take(EVENT_BYTES + this.runId.length + bytes)) {
+      if (!this.#take(EVENT_BYTES + this.#runIdBytes + bytes)) {
         this.droppedEvents += 1;
         return undefined;
       }
@@ -272,7 +279,7 @@ export class RunRecorder {
     const calls = this.#toolResultCalls.get(toolCallId) ?? [];
     const copy = JSON.stringify(toPayload(result));
     // kept until the tool's result comes (and as the event's output, if it changed it)
-    if (!this.#take(copy.length)) return;
+    if (!this.#take(stringBytes(copy))) return;
     calls.push({ event, result: copy });
     this.#toolResultCalls.set(toolCallId, calls);
   }
@@ -296,7 +303,7 @@ export class RunRecorder {
       event.outcome = 'rewrite';
       event.output = next === undefined ? final.payload : (JSON.parse(next.result) as Payload);
       // the output is kept twice (the hook event's, the revision's): counted once more for the revision
-      this.#push<RevisedEvent>({ type: 'revised', outcome: 'rewrite', seqs: [event.seq], output: event.output, column: event.column }, undefined, next === undefined ? final.bytes : next.result.length);
+      this.#push<RevisedEvent>({ type: 'revised', outcome: 'rewrite', seqs: [event.seq], output: event.output, column: event.column }, undefined, next === undefined ? final.bytes : stringBytes(next.result));
     });
   }
 
@@ -403,9 +410,9 @@ export class RunRecorder {
     }
     const keepChunk = !this.overBudget && this.chunks.length < this.#caps.maxChunks;
     // the caps first: a chunk neither kept for the export nor as an event is not copied
-    const copy = this.#room() ? measuredPayload(chunk) : undefined;
+    const copy = this.#room() ? measuredPayload(chunk, DEFAULT_PAYLOAD_LIMITS, { read: keepChunk }) : undefined;
     // a kept chunk holds what the run gave (its strings whole); measured by the copy as it read it
-    if (keepChunk && this.#take((copy ?? measuredPayload(chunk)).readBytes)) {
+    if (keepChunk && this.#take(copy?.readBytes ?? measuredPayload(chunk, DEFAULT_PAYLOAD_LIMITS, { read: true }).readBytes)) {
       this.chunks.push(chunk);
       this.groups.push(group);
     } else {
