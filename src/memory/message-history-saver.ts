@@ -2,8 +2,9 @@
  * `MessageHistorySaver`: the memory output processor. Runs after every other output processor and
  * saves what the list finally holds — the run's new input and response messages — in one
  * transaction (redactions stick; removed messages and transient data chunks are not stored). It
- * replaces only the remembered messages the run updated: a new message under an id the thread
- * already holds is refused (`InvalidMessageError`), never written over the stored one.
+ * replaces only the remembered messages the run updated (and, in a durable run, what its own run
+ * stored): a new message under an id the thread already holds is refused (`InvalidMessageError`),
+ * never written over the stored one.
  */
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
@@ -23,8 +24,9 @@ function storable(messages: MastraDBMessage[]): MastraDBMessage[] {
 /**
  * Saves the unsaved messages of `messageList` to the thread (one transaction). Only the remembered
  * messages among them (source `memory`) may replace what is stored under their ids
- * (`SaveMessagesOptions.replaceable`); another message under a stored id rejects the save with an
- * `InvalidMessageError` naming the id, and nothing is stored.
+ * (`SaveMessagesOptions.replaceable`), and, in a durable run, the messages its run stored (the
+ * fence's run); another message under a stored id rejects the save with an `InvalidMessageError`
+ * naming the id, and nothing is stored.
  */
 export async function saveUnsaved(
   storage: MemoryStorage,
@@ -38,15 +40,16 @@ export async function saveUnsaved(
   if (messages.length === 0) return 0;
   // The run replaces only the remembered messages it updated (a tool call that got its result):
   // any other id the thread already holds under another message is refused, never overwritten.
-  // A durable run's fenced save replaces what it stored itself: a takeover between memory's COMMIT
-  // and the run's final commit saves the run's messages again, and a processor's output may differ
-  // between owners (a timestamp, a random redaction token) — refused, the run would fail there.
-  const replaceable = fence === undefined ? messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id) : undefined;
+  // A durable run's fenced save also replaces what its own run stored (the store keeps the fence's
+  // run with each message): a takeover between memory's COMMIT and the run's final commit saves the
+  // run's messages again, and a processor's output may differ between owners (a timestamp, a random
+  // redaction token). Another run's message, or one stored before runs were kept, is refused.
+  const replaceable = messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id);
   await storage.saveMessages({
     threadId,
     resourceId,
     messages,
-    ...(replaceable === undefined ? {} : { replaceable }),
+    replaceable,
     ensureThread: true,
     ...(abortSignal === undefined ? {} : { abortSignal }),
     ...(fence === undefined ? {} : { fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) } }),

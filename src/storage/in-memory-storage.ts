@@ -13,7 +13,7 @@ import {
   type ResourceRecord,
   type ThreadRecord,
 } from './internal/records.js';
-import { assertStorableText, messageIdTakenError, messageInOtherThreadError, replaceableIds, serialiseContent, validateMessages } from './internal/validate-messages.js';
+import { assertStorableText, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from './internal/validate-messages.js';
 import type { StorageOperation } from './errors/storage-error.js';
 import type {
   CreateThreadInput,
@@ -176,7 +176,7 @@ export class InMemoryStorage implements MemoryStorage {
 
     this.#assertOpen('saveMessages');
     validateMessages(options.messages, options);
-    const replaceable = replaceableIds(options);
+    const { replaceable, writer } = savePolicy(options);
     // Applied synchronously below: an abort can only come before, never half-way.
     options.abortSignal?.throwIfAborted();
     const { threadId, resourceId, fence } = options;
@@ -207,12 +207,17 @@ export class InMemoryStorage implements MemoryStorage {
         type: message.type ?? null,
         content: serialiseContent(message, index),
         createdAt: message.createdAt.getTime(),
+        runId: writer ?? null,
       };
       const stored = storedIn === undefined ? undefined : this.#messagesByThread.get(threadId)?.get(message.id);
-      if (stored !== undefined && replaceable !== undefined && !replaceable.has(message.id) && !sameMessage(stored, record)) {
-        throw messageIdTakenError(index, message.id, threadId);
+      if (stored === undefined) return record;
+      // a replaced message stays the run's that stored it first
+      const kept = { ...record, runId: stored.runId };
+      const mine = writer !== undefined && stored.runId === writer;
+      if (replaceable !== undefined && !replaceable.has(message.id) && !mine && !sameMessage(stored, record)) {
+        throw messageIdTakenError(index, message.id, threadId, writer);
       }
-      return record;
+      return kept;
     });
     const now = this.#now().getTime();
     const target = thread ?? { id: threadId, resourceId, title: null, metadata: null, createdAt: now, updatedAt: now };

@@ -164,16 +164,29 @@ export interface SaveMessagesOptions {
    * anything else the save is an `InvalidMessageError` at `[index, 'id']` naming the id and the
    * thread, and stores nothing — an id that repeats (a deterministic `generateId` restarted in
    * another process) never overwrites history. An id twice in `messages` is refused too. Not an
-   * array of strings: a `TypeError`. Another thread's message id is refused either way.
+   * array of strings: a `TypeError`. Another thread's message id is refused either way. With
+   * `runId` (or a `fence`) the messages that run stored may be replaced too.
    */
   replaceable?: ReadonlyArray<string>;
+  /**
+   * The run saving (a durable run's id; a fenced save's is `fence.runId`, and a `runId` naming
+   * another run is a `TypeError`). The store keeps it with each message the save adds, and the save
+   * may replace, besides the `replaceable` ones (none when absent), only the messages this run
+   * stored: a takeover saves its run's messages again, and a processor may give the second owner
+   * other content. A stored message of another run, or of no run (saved without `runId`, or before
+   * the store kept runs), under one of the ids is an `InvalidMessageError` at `[index, 'id']`
+   * naming the id, and nothing of the batch is stored — unless it is saved again unchanged. A
+   * replaced message stays the run's that stored it first. Not an id a store can hold: a `TypeError`.
+   */
+  runId?: string;
   /**
    * Save only while a durable run's owner still holds it: the store checks, inside the save's
    * transaction, that the run's epoch is still `epoch` (`PostgresStorage`: the `runs` row read
    * `FOR SHARE` in the same schema, so a takeover waits for the save or the save sees the new
    * epoch). A stale epoch rejects with `FencedError` and stores nothing. `beforeCommit` is awaited
    * inside the transaction, right before `COMMIT`. Stores that cannot check a fence against the
-   * journal (libSQL, in-memory) reject a save that carries one with a `TypeError`.
+   * journal (libSQL, in-memory) reject a save that carries one with a `TypeError`. The fence's
+   * run is the save's `runId`: the save replaces only what that run stored (and `replaceable`).
    */
   fence?: SaveFence;
 }
@@ -276,7 +289,7 @@ export interface MemoryStorage {
   deleteThread(threadId: string): Promise<void>;
   /** Messages of a thread in chronological (insertion) order; `[]` for a missing thread. */
   getMessages(options: GetMessagesOptions): Promise<MastraDBMessage[]>;
-  /** Upserts messages by id in one transaction (only the `replaceable` ones when it is given). */
+  /** Upserts messages by id in one transaction (only the `replaceable` ones and the run's own when either is given). */
   saveMessages(options: SaveMessagesOptions): Promise<void>;
   /** The resource, or `null` when it does not exist. */
   getResource(resourceId: string): Promise<StorageResource | null>;

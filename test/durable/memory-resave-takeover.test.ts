@@ -4,6 +4,8 @@
  * differs between the two owners (a timestamp, a random redaction token) must not end the run: the
  * run's own messages are the run's to replace, while another run's messages under the same ids
  * (a counter `generateId` repeated) are still refused (test/memory/message-ids.adversarial.test.ts).
+ * A `data-*` chunk a `processOutputResult` hook writes is kept in the reply as a message of its
+ * own: its id is the same for every owner of the run, so the second save replaces it.
  */
 import { randomUUID } from 'node:crypto';
 import { PgBoss } from 'pg-boss';
@@ -34,6 +36,15 @@ const stamp: Processor = {
     messages.map((message) => (message.role === 'assistant' ? { ...message, content: { ...message.content, metadata: { stamp: randomUUID() } } } : message)),
 };
 
+/** Writes a `data-report` chunk at the commit (kept in the reply, so memory stores it). */
+const report: Processor = {
+  id: 'report',
+  processOutputResult: ({ writer }) => {
+    writer.custom({ type: 'data-report', data: { words: 1 } });
+    return undefined;
+  },
+};
+
 const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
   if (point === 'finalizing' && info.epoch === 1 && !killed.has(info.runId)) {
     killed.add(info.runId);
@@ -57,7 +68,14 @@ beforeAll(async () => {
     memory: new Memory({ storage }),
     outputProcessors: [stamp],
   });
-  worker = createRunWorker({ journal, boss, agents: [agent], concurrency: 1, faultPoint, queue: { pollingIntervalSeconds: 0.5 } });
+  // a model that answers nothing (a filtered or empty reply): the data chunk is the reply's only message
+  const reporter = new Agent({
+    id: 'reporter',
+    model: scriptedModel({ rules: [], fallback: { text: '' } }),
+    memory: new Memory({ storage }),
+    outputProcessors: [report],
+  });
+  worker = createRunWorker({ journal, boss, agents: [agent, reporter], concurrency: 1, faultPoint, queue: { pollingIntervalSeconds: 0.5 } });
   await worker.start();
 }, 60_000);
 
@@ -79,6 +97,21 @@ describe('memory saved again by the next owner', () => {
     expect(killed.has(runId)).toBe(true);
     expect(status).toBe('completed');
     const messages = await storage.getMessages({ threadId: thread });
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(new Set(messages.map((message) => message.id)).size).toBe(2);
+  }, 120_000);
+
+  it('a data chunk written at the commit: the next owner gives its message the same id, so the thread holds it once', async () => {
+    const runId = `report-${suffix}`;
+    const thread = `t-${runId}`;
+    const completed = until(worker.events$, 'completed', runId);
+    await worker.submit('reporter', 'Count my words', { runId, memory: { thread, resource: 'u1' } });
+    const { status } = await completed;
+    expect(killed.has(runId)).toBe(true);
+    expect(status).toBe('completed');
+    const messages = await storage.getMessages({ threadId: thread });
+    const reports = messages.filter((message) => message.content.parts.some((part) => part.type === 'data-report'));
+    expect(reports).toHaveLength(1);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(new Set(messages.map((message) => message.id)).size).toBe(2);
   }, 120_000);

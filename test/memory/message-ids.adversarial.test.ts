@@ -8,24 +8,39 @@
  * with one typed error naming the id; the updates memory makes on purpose (a remembered tool call
  * that gets its result, a save run again after a lost `COMMIT`) still work. Ids that no store can
  * hold are refused before anything is written, ids with control characters round-trip exactly.
+ *
+ * Durable runs (a fenced save, `SaveMessagesOptions.runId`): the store keeps the run that stored each
+ * message, and a run's save replaces only what that run stored (its takeover saving again) — another
+ * run's message under one of its ids, or one stored before the store kept runs, is refused the same
+ * way, through a real worker on the in-memory journal and on PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@libsql/client';
 import pg from 'pg';
-import { lastValueFrom, toArray } from 'rxjs';
+import { PgBoss } from 'pg-boss';
+import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import type { AgentMemoryCall } from '../../src/contract/memory-types.js';
 import type { Processor } from '../../src/contract/processor-types.js';
+import { createRunWorker } from '../../src/durable/create-run-worker.js';
+import { NotDurableError } from '../../src/durable/errors/not-durable-error.js';
+import type { RunWorkerEvent } from '../../src/durable/run-worker-event.js';
 import { Agent } from '../../src/loop/agent.js';
 import { Memory } from '../../src/memory/memory.js';
 import { InvalidMessageError } from '../../src/message-list/errors/invalid-message-error.js';
 import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
+import { InMemoryRunJournal } from '../../src/storage/journal/in-memory-run-journal.js';
+import type { RunJournal } from '../../src/storage/journal/types.js';
+import { libsqlMigrations } from '../../src/storage/libsql/migrations.js';
 import { LibSQLStorage } from '../../src/storage/libsql/libsql-storage.js';
+import { postgresMigrations } from '../../src/storage/postgres/migrations.js';
+import { PostgresRunJournal } from '../../src/storage/postgres/postgres-run-journal.js';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import type { MemoryStorage } from '../../src/storage/types.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
@@ -371,3 +386,215 @@ describe.each(stores.filter(([name]) => name !== 'InMemoryStorage').concat([['In
     });
   },
 );
+
+// ---- a run's own messages: what a durable run's fenced save may replace -------------------------
+
+describe.each(stores.filter(([name]) => name !== 'InMemoryStorage').concat([['InMemoryStorage (own)', () => new InMemoryStorage()]]))(
+  'saveMessages naming its run on %s (runId: a durable run’s save)',
+  (_name, make) => {
+    it('the run’s own messages are replaced in place; another run’s or nobody’s under one of its ids is an InvalidMessageError naming it, nothing of the batch stored', async () => {
+      const storage = open(make);
+      const thread = fresh('t');
+      const [runA, runB] = [fresh('run-a'), fresh('run-b')];
+      const [a1, a2] = [textMessage(fresh('a1'), 'a1'), textMessage(fresh('a2'), 'a2', { role: 'assistant' })];
+      const theirs = textMessage(fresh('b'), 'theirs');
+      const nobodys = textMessage(fresh('n'), 'nobody’s');
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [a1, a2], ensureThread: true, runId: runA });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [theirs], runId: runB });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [nobodys] });
+      // the run saves again (its takeover, a processor giving other content): replaced, in place
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(a1.id, 'a1, again')], runId: runA });
+      const before = await storage.getMessages({ threadId: thread });
+      expect(before.map(textOf)).toEqual(['a1, again', 'a2', 'theirs', 'nobody’s']);
+      // each batch: a new message, the run's own (replaceable), then the taken id last
+      const own = textMessage(a2.id, 'a2, again', { role: 'assistant' });
+      for (const taken of [theirs, nobodys]) {
+        const batch = [textMessage(fresh('new'), 'new'), own, textMessage(taken.id, 'overwritten?')];
+        const index = batch.length - 1;
+        const error = await rejection(storage.saveMessages({ threadId: thread, resourceId: 'u', messages: batch, runId: runA }));
+        expect(InvalidMessageError.isInstance(error)).toBe(true);
+        expect((error as InvalidMessageError).path).toEqual([index, 'id']);
+        expect((error as InvalidMessageError).message).toContain(JSON.stringify(taken.id));
+        expect((error as InvalidMessageError).message).toContain(JSON.stringify(runA));
+        expect(await storage.getMessages({ threadId: thread })).toEqual(before);
+      }
+      // saved again unchanged by another run: left as it is, still its own run's
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [theirs], runId: runA });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(theirs.id, 'theirs, again')], runId: runB });
+      // a plain upsert (your own code) replaces a run's message, which stays the run's
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(a2.id, 'a2, edited', { role: 'assistant' })] });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(a2.id, 'a2, again', { role: 'assistant' })], runId: runA });
+      expect((await storage.getMessages({ threadId: thread })).map(textOf)).toEqual(['a1, again', 'a2, again', 'theirs, again', 'nobody’s']);
+    });
+
+    it('replaceable still lets the run update a remembered message another run stored (a tool call that got its result)', async () => {
+      const storage = open(make);
+      const thread = fresh('t');
+      const call = textMessage(fresh('call'), 'pending', { role: 'assistant' });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [call], ensureThread: true, runId: fresh('earlier') });
+      await storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(call.id, 'done', { role: 'assistant' }), textMessage(fresh('m'), 'next')], runId: fresh('later'), replaceable: [call.id] });
+      expect((await storage.getMessages({ threadId: thread })).map(textOf)).toEqual(['done', 'next']);
+    });
+
+    it('a runId no store can hold, or one that is not the fence’s run, is a TypeError before anything is written', async () => {
+      const storage = open(make);
+      const thread = fresh('t');
+      for (const runId of ['', 'r\u0000', 'r\ud800', 'x'.repeat(300), 7]) {
+        const error = await rejection(storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(fresh('m'), 'm')], ensureThread: true, runId: runId as never }));
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as TypeError).message).toMatch(/runId/);
+      }
+      const error = await rejection(storage.saveMessages({ threadId: thread, resourceId: 'u', messages: [textMessage(fresh('m'), 'm')], ensureThread: true, runId: 'r1', fence: { runId: 'r2', epoch: 1 } }));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(await storage.getThread(thread)).toBeNull();
+    });
+  },
+);
+
+describe('messages stored before the stores kept runs: migrated, they are nobody’s run', () => {
+  const oldText = 'stored by an older build';
+
+  it('a libSQL file of schema version 1 gets the run column; a save naming a run cannot replace its messages', async () => {
+    const url = `file:${join(directory, `old-${randomUUID().slice(0, 8)}.db`)}`;
+    const old = createClient({ url });
+    for (const statement of libsqlMigrations.find((migration) => migration.version === 1)?.statements ?? []) await old.execute(statement);
+    await old.execute('CREATE TABLE rxagent_schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    await old.execute({ sql: 'INSERT INTO rxagent_schema_version (version, applied_at) VALUES (1, ?)', args: [Date.now()] });
+    const id = fresh('old');
+    await old.execute({ sql: 'INSERT INTO rxagent_threads (id, resource_id, title, metadata, created_at, updated_at) VALUES (?, ?, NULL, NULL, 0, 0)', args: ['t-old', 'u'] });
+    await old.execute({
+      sql: 'INSERT INTO rxagent_messages (id, thread_id, resource_id, role, type, content, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+      args: [id, 't-old', 'u', 'user', JSON.stringify({ format: 2, parts: [{ type: 'text', text: oldText }] }), 0],
+    });
+    old.close();
+    // a store that only reads takes the file as it is (the run column is only for saves)
+    const reader = open(() => new LibSQLStorage({ url, readOnly: true }));
+    expect((await reader.getMessages({ threadId: 't-old' })).map(textOf)).toEqual([oldText]);
+    await reader.close();
+    const storage = open(() => new LibSQLStorage({ url }));
+    const before = await storage.getMessages({ threadId: 't-old' });
+    const error = await rejection(storage.saveMessages({ threadId: 't-old', resourceId: 'u', messages: [textMessage(id, 'overwritten?')], runId: fresh('run') }));
+    expect(InvalidMessageError.isInstance(error)).toBe(true);
+    expect((error as InvalidMessageError).message).toContain(JSON.stringify(id));
+    expect(await storage.getMessages({ threadId: 't-old' })).toEqual(before);
+    expect(before.map(textOf)).toEqual([oldText]);
+    const check = createClient({ url });
+    expect((await check.execute('SELECT version FROM rxagent_schema_version ORDER BY version')).rows.map((row) => row['version'])).toEqual([1, 2]);
+    check.close();
+  });
+
+  it('a PostgreSQL schema of version 4 gets the run column; a save naming a run cannot replace its messages', async () => {
+    if (server === undefined) throw new Error('PostgreSQL did not start');
+    const oldSchema = `${schema}_v4`;
+    const admin = new pg.Pool({ connectionString: server.connectionString });
+    try {
+      await admin.query(`CREATE SCHEMA "${oldSchema}"`);
+      await admin.query(`CREATE TABLE "${oldSchema}".schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+      for (const migration of postgresMigrations.filter((step) => step.version <= 4)) {
+        for (const statement of migration.statements(`"${oldSchema}"`)) await admin.query(statement);
+        await admin.query(`INSERT INTO "${oldSchema}".schema_version (version) VALUES ($1)`, [migration.version]);
+      }
+      const id = fresh('old');
+      await admin.query(`INSERT INTO "${oldSchema}".threads (id, resource_id, created_at, updated_at) VALUES ('t-old', 'u', now(), now())`);
+      await admin.query(`INSERT INTO "${oldSchema}".messages (id, thread_id, resource_id, role, content, created_at) VALUES ($1, 't-old', 'u', 'user', $2::json, now())`, [
+        id,
+        JSON.stringify({ format: 2, parts: [{ type: 'text', text: oldText }] }),
+      ]);
+      const storage = open(() => new PostgresStorage({ connectionString: server!.connectionString, schema: oldSchema }));
+      const before = await storage.getMessages({ threadId: 't-old' });
+      const error = await rejection(storage.saveMessages({ threadId: 't-old', resourceId: 'u', messages: [textMessage(id, 'overwritten?')], runId: fresh('run') }));
+      expect(InvalidMessageError.isInstance(error)).toBe(true);
+      expect((error as InvalidMessageError).message).toContain(JSON.stringify(id));
+      expect(await storage.getMessages({ threadId: 't-old' })).toEqual(before);
+      expect(before.map(textOf)).toEqual([oldText]);
+      const versions = await admin.query<{ version: number }>(`SELECT version FROM "${oldSchema}".schema_version ORDER BY version`);
+      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${oldSchema}" CASCADE`);
+      await admin.end();
+    }
+  }, 60_000);
+});
+
+// ---- durable runs through a real worker -------------------------------------------------------
+
+describe('a durable run’s reply under an id another run stored (a generateId repeating it, not loaded)', () => {
+  const bosses: PgBoss[] = [];
+  afterAll(async () => {
+    await Promise.all(bosses.map((boss) => boss.stop({ graceful: false }).catch(() => undefined)));
+  }, 60_000);
+
+  /** A started pg-boss of its own (each case its own queues), on the test server. */
+  async function startBoss(name: string): Promise<PgBoss> {
+    if (server === undefined) throw new Error('PostgreSQL did not start');
+    const boss = new PgBoss({ connectionString: server.connectionString, schema: `pgboss_ids_${name}_${randomUUID().slice(0, 6)}`, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+    boss.on('error', () => undefined);
+    await boss.start();
+    bosses.push(boss);
+    return boss;
+  }
+
+  const journals: Array<[string, () => { journal: RunJournal; storage: MemoryStorage; close: () => Promise<void> }]> = [
+    [
+      'in memory',
+      () => {
+        const runJournal = new InMemoryRunJournal();
+        return { journal: runJournal, storage: new InMemoryStorage({ runJournal }), close: async () => undefined };
+      },
+    ],
+    [
+      'PostgreSQL',
+      () => {
+        if (server === undefined) throw new Error('PostgreSQL did not start');
+        const journal = new PostgresRunJournal({ connectionString: server.connectionString, schema });
+        const storage = new PostgresStorage({ connectionString: server.connectionString, schema });
+        return { journal, storage, close: async () => { await journal.close(); await storage.close(); } };
+      },
+    ],
+  ];
+
+  it.each(journals)('on the %s journal: the run ends with an error naming the id, the thread as it was, nothing of the run stored', async (name, setUp) => {
+    const { journal, storage, close } = setUp();
+    const boss = await startBoss(name.replace(/\W/g, ''));
+    const thread = fresh('t');
+    const memory = { thread, resource: 'u' };
+    await new Agent({ id: 'plain', model: echoModel(), memory: new Memory({ storage }) }).generate('stored by another run', { memory });
+    const before = await storage.getMessages({ threadId: thread });
+    const taken = before[1]?.id ?? '';
+    // the first id asked for once the input is in (the reply's) repeats the other run's reply id
+    let armed = false;
+    const generateId = (): string => {
+      if (!armed) return fresh('ok');
+      armed = false;
+      return taken;
+    };
+    const arm: Processor = { id: 'arm', processInput: () => { armed = true; return undefined; } };
+    const agent = new Agent({ id: `durable-${name.replace(/\W/g, '-')}`, model: echoModel(), memory: new Memory({ storage, lastMessages: 0 }), inputProcessors: [arm], generateId });
+    const worker = createRunWorker({ journal, boss, agents: [agent], concurrency: 1, queue: { pollingIntervalSeconds: 0.5 } });
+    try {
+      await worker.start();
+      const runId = fresh('run');
+      const completed = firstValueFrom(worker.events$.pipe(filter((event): event is Extract<RunWorkerEvent, { type: 'completed' }> => event.type === 'completed' && event.runId === runId)));
+      await worker.submit(agent.id, 'durable turn', { runId, memory });
+      expect((await completed).status).toBe('failed');
+      const entries = await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()));
+      const terminal = entries.map((entry) => JSON.parse(entry.json) as { type: string; payload?: { error?: unknown } }).filter((chunk) => terminalTypes.includes(chunk.type));
+      expect(terminal.map((chunk) => chunk.type)).toEqual(['error']);
+      expect(JSON.stringify(terminal[0]?.payload)).toContain(JSON.stringify(taken).slice(1, -1));
+      expect(await storage.getMessages({ threadId: thread })).toEqual(before);
+    } finally {
+      await worker.close().catch(() => undefined);
+      await close();
+    }
+  }, 120_000);
+
+  it('LibSQLStorage: a durable worker refuses its memory at start (NotDurableError), so no durable run saves there', async () => {
+    const boss = await startBoss('libsql');
+    const storage = open(() => new LibSQLStorage({ url: `file:${join(directory, 'memory.db')}` }));
+    const agent = new Agent({ id: 'durable-libsql', model: echoModel(), memory: new Memory({ storage }) });
+    const worker = createRunWorker({ journal: new InMemoryRunJournal(), boss, agents: [agent], concurrency: 0 });
+    const error = await worker.start().catch((caught: unknown) => caught);
+    expect(NotDurableError.isInstance(error)).toBe(true);
+    await worker.close().catch(() => undefined);
+  }, 60_000);
+});

@@ -49,7 +49,7 @@ describe('LibSQLStorage specifics', () => {
     const client = createClient({ url });
     const versions = await client.execute('SELECT version FROM rxagent_schema_version ORDER BY version');
     client.close();
-    expect(versions.rows.map((row) => row['version'])).toEqual([1]);
+    expect(versions.rows.map((row) => row['version'])).toEqual([1, 2]);
 
     // Concurrent writes from both instances to one thread.
     await Promise.all(

@@ -3,6 +3,7 @@
  * carries the run's result) and the terminal chunk of a run that failed (a tripwire blanks what
  * was said and lets memory keep what it decides; an abort during the commit is an `abort`).
  */
+import { createHash } from 'node:crypto';
 import { EMPTY, type Observable, catchError, concat, concatMap, defer, from, ignoreElements, of } from 'rxjs';
 import { processOutputResult } from '../../operators/process-output-result.js';
 import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-types.js';
@@ -51,6 +52,22 @@ function finishChunk(env: RunEnvironment, state: RunState, result: OutputResult)
 }
 
 /**
+ * The id of the message that the `index`-th kept data chunk of a durable run's commit becomes: the
+ * same for every owner of the run, so a takeover after memory's save (the commit runs again) saves
+ * the message again under its id — replaced, not stored twice. Made from what the run's journal
+ * fixes (its id, unique in the journal) and the chunk's place among the commit's kept chunks: a
+ * name-based UUID (SHA-256, version 8 layout), as long as any id whatever the run id's length.
+ * A run nobody takes over (no commit points) takes its `generateId`'s next id.
+ */
+export function commitDataMessageId(runId: string, index: number): string {
+  const bytes = createHash('sha256').update(`rxagent.commit-data:${index}:${runId}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
  * The commit: `processOutputResult` (memory saves here), the data chunks hooks wrote meanwhile
  * (kept in the reply unless transient), then `finish`. A tripwire blocks the reply: nothing of it
  * is kept or saved, and the text is `''`.
@@ -63,11 +80,16 @@ function finishChunk(env: RunEnvironment, state: RunState, result: OutputResult)
 export function commit(env: RunEnvironment, state: RunState): Observable<ChunkType> {
   const output = outputOf(state);
   const written: ChunkType[] = [];
+  // a durable run's owners share its snapshot: the data messages of its commit get ids every owner gives them
+  const shared = env.durability?.commitPoints === true;
+  let kept = 0;
   const record = (chunk: DataChunkType): void => {
     written.push(chunk);
     if (chunk.transient === true) return;
+    const id = shared ? commitDataMessageId(env.runId, kept) : env.generateId();
+    kept += 1;
     state.messageList.add(
-      { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
+      { id, role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
       'response',
     );
   };

@@ -10,6 +10,8 @@ export interface MessageRecord {
   type: string | null;
   content: string;
   createdAt: number;
+  /** The run that stored it (`SaveMessagesOptions.runId`), `null` for none; never read back into the message. */
+  runId?: string | null;
 }
 
 /** Rebuilds a `MastraDBMessage` from its stored columns. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidMessageError, type MessageIssue } from '../../message-list/errors/invalid-message-error.js';
 import type { MastraDBMessage } from '../../message-list/types.js';
+import type { SaveMessagesOptions } from '../types.js';
 import { storageIdProblem } from './ids.js';
 
 const partSchema = z.looseObject({ type: z.string().min(1) });
@@ -88,17 +89,29 @@ export function serialiseContent(message: MastraDBMessage, index: number): strin
 }
 
 /**
- * The ids a save may replace (`SaveMessagesOptions.replaceable`), or `undefined` when every
- * message is an upsert. Checked before anything is written: a list that is not an array of
- * strings is a `TypeError`, and with a list an id twice in the batch is an `InvalidMessageError`
- * (which of its two versions would stay is not the caller's to leave open).
+ * What a save may replace of what the thread already holds: `replaceable` — the listed ids, or
+ * `undefined` when every message is an upsert — and `writer`, the run saving
+ * (`SaveMessagesOptions.runId`, or the fence's run): each new message is stored as that run's, and
+ * a message that run stored before may be replaced (its takeover saving again). A save with a
+ * writer and no list replaces nothing else. Checked before anything is written: a list that is not
+ * an array of strings, or a writer that is no storable id or that names another run than the
+ * fence, is a `TypeError`; with a list or a writer an id twice in the batch is an
+ * `InvalidMessageError` (which of its two versions would stay is not the caller's to leave open).
  */
-export function replaceableIds(options: { messages: ReadonlyArray<MastraDBMessage>; replaceable?: ReadonlyArray<string> | undefined }): ReadonlySet<string> | undefined {
-  const { replaceable } = options;
-  if (replaceable === undefined) return undefined;
-  if (!Array.isArray(replaceable) || !replaceable.every((id: unknown) => typeof id === 'string')) {
+export function savePolicy(options: SaveMessagesOptions): { replaceable: ReadonlySet<string> | undefined; writer: string | undefined } {
+  const { replaceable, runId, fence } = options;
+  if (replaceable !== undefined && (!Array.isArray(replaceable) || !replaceable.every((id: unknown) => typeof id === 'string'))) {
     throw new TypeError('saveMessages: replaceable must be an array of message ids (strings)');
   }
+  const writer = runId ?? fence?.runId;
+  if (writer !== undefined) {
+    const problem = storageIdProblem(writer);
+    if (problem !== undefined) throw new TypeError(`saveMessages: ${runId === undefined ? 'fence.runId' : 'runId'} cannot name a run: ${problem.message}`);
+    if (runId !== undefined && fence !== undefined && fence.runId !== runId) {
+      throw new TypeError(`saveMessages: runId ${JSON.stringify(runId)} is not the fence's run ${JSON.stringify(fence.runId)}`);
+    }
+  }
+  if (replaceable === undefined && writer === undefined) return { replaceable: undefined, writer: undefined };
   const seen = new Set<string>();
   options.messages.forEach((message, index) => {
     if (seen.has(message.id)) {
@@ -106,19 +119,20 @@ export function replaceableIds(options: { messages: ReadonlyArray<MastraDBMessag
     }
     seen.add(message.id);
   });
-  return new Set(replaceable);
+  return { replaceable: new Set(replaceable ?? []), writer };
 }
 
 /**
  * The error for saving, under an id already stored in the thread, a message that would overwrite
  * the stored one (`SaveMessagesOptions.replaceable` does not list it).
  */
-export function messageIdTakenError(index: number, messageId: string, threadId: string): InvalidMessageError {
+export function messageIdTakenError(index: number, messageId: string, threadId: string, writer?: string): InvalidMessageError {
+  const whose = writer === undefined ? 'as another message' : `as a message run ${JSON.stringify(writer)} did not store`;
   return new InvalidMessageError([
     {
       path: [index, 'id'],
       message:
-        `message id ${JSON.stringify(messageId)} is already stored in thread ${JSON.stringify(threadId)} as another message, ` +
+        `message id ${JSON.stringify(messageId)} is already stored in thread ${JSON.stringify(threadId)} ${whose}, ` +
         'which this save would overwrite: message ids must be unique (does generateId repeat ids, e.g. a counter restarted in another process?)',
     },
   ]);

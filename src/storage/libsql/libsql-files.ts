@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Client } from '@libsql/client';
 import { StorageError } from '../errors/storage-error.js';
-import { libsqlMigrations } from './migrations.js';
+import { readSchemaVersion } from './migrations.js';
 
 export async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -20,11 +20,12 @@ export function isReadOnlyError(error: unknown): boolean {
 }
 
 /**
- * Checks, without writing, that the database holds rxagent's current schema (a read-only
- * store cannot create or migrate it). Throws a `StorageError` (`migrate`) otherwise.
+ * Checks, without writing, that the database holds the rxagent schema its reads need (a read-only
+ * store cannot create or migrate it; a migration only saves use, such as the messages' run, may be
+ * missing). Throws a `StorageError` (`migrate`) otherwise.
  */
 export async function requireCurrentSchema(client: Client, cause?: unknown): Promise<void> {
-  const latest = libsqlMigrations.at(-1)?.version ?? 0;
+  const latest = readSchemaVersion;
   const found = await client.execute('SELECT COALESCE(MAX(version), 0) AS version FROM rxagent_schema_version').then(
     (result) => Number(result.rows[0]?.['version'] ?? 0),
     () => 0,

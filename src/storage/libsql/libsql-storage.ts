@@ -10,7 +10,7 @@ import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { assertStorableText, replaceableIds, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, savePolicy, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -54,9 +54,9 @@ export interface LibSQLStorageOptions {
   now?: () => Date;
   /**
    * Open for reading only: nothing is created, migrated or written (the schema must already be
-   * current), and every write rejects with a `StorageError`. Without it, a file this process
-   * cannot write is still opened for reading when its schema is current; writes then fail with
-   * `SQLITE_READONLY`.
+   * current, but for what only saves use: a file of schema 1 is read), and every write rejects with
+   * a `StorageError`. Without it, a file this process cannot write is still opened for reading when
+   * its schema is current in that sense; writes then fail.
    */
   readOnly?: boolean;
 }
@@ -210,7 +210,7 @@ export class LibSQLStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const replaceable = replaceableIds(options);
+    const policy = savePolicy(options);
     const { abortSignal } = options;
     if (options.fence !== undefined) {
       throw new TypeError('LibSQLStorage: a fenced save (a durable run) needs its journal in the same database: use PostgresStorage with PostgresRunJournal');
@@ -221,7 +221,7 @@ export class LibSQLStorage implements MemoryStorage {
       const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
-        await writeMessages(transaction, options, now, replaceable);
+        await writeMessages(transaction, options, now, policy);
         // The last point where an abort is honoured: rolled back below, nothing stored.
         abortSignal?.throwIfAborted();
         await transaction.commit();

@@ -4,6 +4,8 @@ import type { Client } from '@libsql/client';
 interface Migration {
   version: number;
   statements: ReadonlyArray<string>;
+  /** Only saves use what it adds: a store that cannot write (read-only) reads a database without it. */
+  writesOnly?: true;
 }
 
 /**
@@ -43,7 +45,17 @@ export const libsqlMigrations: ReadonlyArray<Migration> = [
       )`,
     ],
   },
+  {
+    // Which run stored each message (`SaveMessagesOptions.runId`): a run's save replaces only its
+    // own messages. Rows stored before are nobody's run (`NULL`).
+    version: 2,
+    statements: ['ALTER TABLE rxagent_messages ADD COLUMN run_id TEXT'],
+    writesOnly: true,
+  },
 ];
+
+/** The schema version a store that only reads needs (the newest migration its reads use). */
+export const readSchemaVersion = libsqlMigrations.filter((migration) => migration.writesOnly !== true).at(-1)?.version ?? 0;
 
 /**
  * Brings the schema up to date inside one write transaction (`BEGIN IMMEDIATE` on a file), so

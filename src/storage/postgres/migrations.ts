@@ -134,6 +134,13 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
     version: 4,
     statements: (schema) => [`ALTER TABLE ${schema}.runs ADD COLUMN infrastructure_losses text[] NOT NULL DEFAULT '{}'`],
   },
+  {
+    // Which run stored each message (`SaveMessagesOptions.runId`, a durable run's fenced save): a
+    // run's save replaces only its own messages. Rows stored before are nobody's run (`NULL`). A
+    // nullable column without a default: no table rewrite.
+    version: 5,
+    statements: (schema) => [`ALTER TABLE ${schema}.messages ADD COLUMN run_id text`],
+  },
 ];
 
 /**

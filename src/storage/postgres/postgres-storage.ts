@@ -10,7 +10,7 @@ import { closedError, guard } from '../internal/guard.js';
 import { retryDeadlineMs, retryInfrastructure } from '../internal/infrastructure-retry.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { assertStorableText, messageIdTakenError, messageInOtherThreadError, replaceableIds, serialiseContent, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -278,7 +278,7 @@ export class PostgresStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const replaceable = replaceableIds(options);
+    const { replaceable, writer } = savePolicy(options);
     const { threadId, resourceId, abortSignal, fence } = options;
     abortSignal?.throwIfAborted();
     await this.#run('saveMessages', () =>
@@ -302,22 +302,24 @@ export class PostgresStorage implements MemoryStorage {
         if (ownerRow.resource_id !== resourceId) throw new ThreadOwnershipError({ threadId, resourceId });
         for (const [index, message] of options.messages.entries()) {
           // Serialised here, statement by statement: a failure rolls back what came before.
-          // a stored message of the thread is replaced when the save may replace it, or is unchanged
-          // (a save run again after its COMMIT answer was lost)
+          // a stored message of the thread is replaced when the save may replace it, when the saving
+          // run stored it (its takeover saving again), or is unchanged (a save run again after its
+          // COMMIT answer was lost); a replaced message stays the run's that stored it first
           const mayReplace = replaceable === undefined || replaceable.has(message.id);
           const result = await query(
-            `INSERT INTO ${this.#schema}.messages AS stored (id, thread_id, resource_id, role, type, content, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6::json, $7)
+            `INSERT INTO ${this.#schema}.messages AS stored (id, thread_id, resource_id, role, type, content, created_at, run_id)
+             VALUES ($1, $2, $3, $4, $5, $6::json, $7, $9)
              ON CONFLICT (id) DO UPDATE SET role = EXCLUDED.role, type = EXCLUDED.type,
                content = EXCLUDED.content, created_at = EXCLUDED.created_at
              WHERE stored.thread_id = EXCLUDED.thread_id
-               AND ($8::boolean OR (stored.role = EXCLUDED.role AND stored.type IS NOT DISTINCT FROM EXCLUDED.type
+               AND ($8::boolean OR stored.run_id = EXCLUDED.run_id
+                 OR (stored.role = EXCLUDED.role AND stored.type IS NOT DISTINCT FROM EXCLUDED.type
                  AND stored.content::text = EXCLUDED.content::text AND stored.created_at = EXCLUDED.created_at))`,
-            [message.id, threadId, resourceId, message.role, message.type ?? null, serialiseContent(message, index), message.createdAt, mayReplace],
+            [message.id, threadId, resourceId, message.role, message.type ?? null, serialiseContent(message, index), message.createdAt, mayReplace, writer ?? null],
           );
           if (result.rowCount === 0) {
             const stored = await query<{ thread_id: string }>(`SELECT thread_id FROM ${this.#schema}.messages WHERE id = $1`, [message.id]);
-            throw stored.rows[0]?.thread_id === threadId ? messageIdTakenError(index, message.id, threadId) : messageInOtherThreadError(index, message.id);
+            throw stored.rows[0]?.thread_id === threadId ? messageIdTakenError(index, message.id, threadId, writer) : messageInOtherThreadError(index, message.id);
           }
         }
         await query(`UPDATE ${this.#schema}.threads SET updated_at = $2 WHERE id = $1`, [threadId, now]);
