@@ -18,6 +18,7 @@ export {
   type TripwireUIData,
 } from './ui-data-types.js';
 export { processorsMiddleware, type ProcessorsMiddlewareOptions } from './processors-middleware.js';
+export { DuplicateToolNameError } from './errors/duplicate-tool-name-error.js';
 export { chunkToModelPart } from './chunk-to-model-part.js';
 export {
   createRunTelemetry,

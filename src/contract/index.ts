@@ -100,6 +100,7 @@ export { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from './stream-follow-up.js'
 export { makeChunk } from './make-chunk.js';
 export { terminalChunk, type RunEnding } from './terminal-chunk.js';
 export { DemandGate } from './demand-gate.js';
+export { RUN_FINISHED, RUN_UNFINISHED, endedWithFinish } from './run-ending.js';
 export { tripwirePayload } from './tripwire-payload.js';
 export { toolDescription } from './tool-description.js';
 export { isObservableResult } from './maybe-async.js';
@@ -108,5 +109,7 @@ export { PROCESSOR_HOOKS, checkHookNames } from './processor-checks.js';
 export { hasHook, isHooked } from './has-hook.js';
 export { warnOnce } from './warn-once.js';
 export { closestKey } from './closest-key.js';
+export { sentCallOptions } from './sent-call-options.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';
 export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';
+export { isReadableError, thrownMessage } from '../errors/thrown-message.js';

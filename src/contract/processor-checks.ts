@@ -6,6 +6,7 @@
  * chunk shaped like an AI SDK stream part gets a message saying what an rxagent chunk looks like.
  */
 import { editDistance } from './closest-key.js';
+import { isReadableError, thrownMessage } from '../errors/thrown-message.js';
 import { ProcessorError, type ProcessorHookName } from './errors/processor-error.js';
 import { TripWire } from './errors/trip-wire.js';
 import { isHooked } from './has-hook.js';
@@ -162,24 +163,6 @@ export function aiSdkShapedChunk(chunk: object): string | undefined {
   );
 }
 
-/** What reading `value` threw, as text; a value that cannot be read either is said so. */
-function describeThrown(value: unknown): string {
-  try {
-    return value instanceof Error ? value.message : String(value);
-  } catch {
-    return 'a value that cannot be read either';
-  }
-}
-
-/** `value` when it is an `Error` that can be read (kept as a `cause`); `undefined` for a hostile one. */
-function readableError(value: unknown): Error | undefined {
-  try {
-    return value instanceof Error && typeof value.message === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The `ProcessorError` for a value a hook returned, threw or passed to `abort()` that rxagent cannot
  * read (a Proxy that throws on every get, a revoked Proxy, a getter or `toString` that throws): `reading` is what
@@ -192,12 +175,12 @@ function readableError(value: unknown): Error | undefined {
  * ```
  */
 export function unreadableHookValue(processorId: string, hook: ProcessorHookName, what: 'returned' | 'threw' | 'called abort() with', reading: unknown): ProcessorError {
-  const cause = readableError(reading);
+  // an `Error` that can be read is kept as the cause; a hostile one is not
   return new ProcessorError(
     processorId,
     hook,
-    `${what} a value that could not be read or used (${describeThrown(reading)}).`,
-    cause === undefined ? undefined : { cause },
+    `${what} a value that could not be read or used (${thrownMessage(reading) ?? 'a value that cannot be read either'}).`,
+    isReadableError(reading) ? { cause: reading } : undefined,
   );
 }
 

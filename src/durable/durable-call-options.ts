@@ -3,7 +3,7 @@
  * `stopWhen`, processors) come from the agent's configuration, which every worker has; what the
  * call gives is stored with the run, so any worker rebuilds the same run from it.
  */
-import { RequestContext, closestKey, findNonJson, type JsonValue } from '../contract/index.js';
+import { RequestContext, closestKey, findNonJson, thrownMessage, type JsonValue } from '../contract/index.js';
 import { optionError, type AgentCallOptions, type AgentInput } from '../loop/index.js';
 import { storageIdProblem } from '../storage/index.js';
 import { NotDurableError } from './errors/not-durable-error.js';
@@ -84,10 +84,38 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** Deeper than this, options are not copied (the codec writes values at most this deep). */
 const MAX_OPTION_DEPTH = 1000;
 
-/** What reading `path` threw, as the `NotDurableError` naming it. */
+/** An `Error`'s `name`, read defensively; `undefined` for anything else, or a name that cannot be read. */
+function errorName(value: unknown): string | undefined {
+  try {
+    return value instanceof Error ? String(value.name) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What reading `path` threw, as the `NotDurableError` naming it: `Name: message` cut to 200 code
+ * units, read as every error text reads a thrown value (`thrownMessage`); a value that cannot be
+ * read either (a revoked Proxy, a null-prototype object) is said so and not kept as the cause.
+ */
 function unreadable(path: string, error: unknown): NotDurableError {
-  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new NotDurableError({ what: path, message: `reading it threw (${why.length > 200 ? `${why.slice(0, 200)}…` : why}): a durable run keeps its options as JSON data`, cause: error });
+  const message = thrownMessage(error);
+  const name = message === undefined ? undefined : errorName(error);
+  const why = message === undefined ? 'a value that cannot be read' : name === undefined ? message : `${name}: ${message}`;
+  return new NotDurableError({
+    what: path,
+    message: `reading it threw (${why.length > 200 ? `${why.slice(0, 200)}…` : why}): a durable run keeps its options as JSON data`,
+    ...(message === undefined ? {} : { cause: error }),
+  });
+}
+
+/** Whether `error` is the `NotDurableError` a read already made (false for a value that cannot be read). */
+function isNotDurable(error: unknown): error is NotDurableError {
+  try {
+    return NotDurableError.isInstance(error);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -120,7 +148,7 @@ function readOnce(value: unknown, path: string, depth: number, onPath: Set<objec
     onPath.delete(value);
     return copy;
   } catch (error) {
-    throw NotDurableError.isInstance(error) ? error : unreadable(path, error);
+    throw isNotDurable(error) ? error : unreadable(path, error);
   }
 }
 

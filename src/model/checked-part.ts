@@ -8,6 +8,7 @@
  */
 import { encodeJson } from '../contract/json-codec.js';
 import { JsonEncodingError } from '../contract/errors/json-encoding-error.js';
+import { thrownMessage } from '../errors/thrown-message.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -21,14 +22,13 @@ export function shapeOf(value: unknown): string {
   return 'an object';
 }
 
-/** The message of `error`, read defensively (a Proxy or a throwing getter gives a fixed text). */
+/**
+ * The message of `error`, read defensively (`thrownMessage`): a value that is neither an `Error` nor a
+ * string is named by its shape, never shown (it may be 1 MB, or a provider's body); a Proxy or a
+ * throwing getter gives a fixed text.
+ */
 export function messageOf(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-    return typeof error === 'string' ? error : shapeOf(error);
-  } catch {
-    return 'an error that cannot be read';
-  }
+  return thrownMessage(error, (value) => (typeof value === 'string' ? value : shapeOf(value))) ?? 'an error that cannot be read';
 }
 
 /**

@@ -1,13 +1,17 @@
 import type { Observable } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { messageOf } from './checked-part.js';
+import { invalidResponse } from './checked-stream.js';
 
 /**
  * Property key of the virtual-time fast path: a model object that has a function under this
  * key is streamed through that function (an Observable of stream parts) instead of `doStream`
  * and its `ReadableStream`, so marble tests run on virtual time. Its parts are checked as a web
  * stream's are (a malformed one is an `InvalidModelResponseError`), the call ends at the first
- * `finish`, and an Observable that emits for `OBSERVABLE_TURN_MS` (2 s) without the event loop
- * taking a turn is cut.
+ * `finish`, an Observable that emits for `OBSERVABLE_TURN_MS` (2 s) without the event loop taking
+ * a turn is cut, and what it emits while the run's demand gate is held waits until the gate opens
+ * (an Observable cannot be paused). A property that throws where it is read fails the call with an
+ * `InvalidModelResponseError`.
  *
  * @example
  * ```ts
@@ -35,7 +39,10 @@ export type ObservableStreamFunction<
 > = (options: TOptions) => Observable<TPart>;
 
 /**
- * Returns the model's {@link OBSERVABLE_STREAM} function, or `undefined` when it has none.
+ * Returns the model's {@link OBSERVABLE_STREAM} function, or `undefined` when it has none. A
+ * property that throws where it is read (a getter, a Proxy) gives a function that throws an
+ * `InvalidModelResponseError` naming the model and the problem: the call fails as any other
+ * provider fault does, where the call's errors go.
  *
  * @example
  * ```ts
@@ -46,7 +53,15 @@ export type ObservableStreamFunction<
 export function getObservableStream<TOptions = LanguageModelV4CallOptions, TPart = LanguageModelV4StreamPart>(
   model: object,
 ): ObservableStreamFunction<TOptions, TPart> | undefined {
-  const candidate: unknown = (model as { [OBSERVABLE_STREAM]?: unknown })[OBSERVABLE_STREAM];
+  let candidate: unknown;
+  try {
+    candidate = (model as { [OBSERVABLE_STREAM]?: unknown })[OBSERVABLE_STREAM];
+  } catch (error) {
+    const invalid = invalidResponse(model, `its OBSERVABLE_STREAM property throws where it is read (${messageOf(error)}).`, error);
+    return () => {
+      throw invalid;
+    };
+  }
   return typeof candidate === 'function'
     ? (options: TOptions) => (candidate as ObservableStreamFunction<TOptions, TPart>).call(model, options)
     : undefined;

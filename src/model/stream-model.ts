@@ -4,7 +4,7 @@
  * as plain V4 parts. Behind the Observable of the web-stream path sits the read itself
  * (`liveReadOf`): the step-output kernel reads the provider's stream straight into its own sink.
  */
-import { catchError, defer, filter, finalize, from, map, mergeMap, Observable, takeWhile, tap, throwError } from 'rxjs';
+import { catchError, defer, filter, from, map, mergeMap, Observable, takeWhile, tap, throwError } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { onceOpen, type DemandGate } from '../contract/demand-gate.js';
 import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
@@ -12,6 +12,7 @@ import { callMetadataOf, cancelQuietly, checkedObservable, checkedPart, checkedR
 import type { CallInfo, ModelEvent } from './model-events.js';
 import { CallAbort } from './internal/call-abort.js';
 import { afterDueTimers, clock, EventLoopTurns, nextTurn, PARTS_PER_LOOK } from './internal/event-loop-turns.js';
+import { pacedCall } from './internal/paced-call.js';
 
 /**
  * What {@link streamModel} reports once per call, before the first part is emitted: the
@@ -280,15 +281,16 @@ const STARVED: unique symbol = Symbol('rxagent.model.starved');
 /**
  * A virtual-time model's own Observable, its parts checked as a web stream's are (a value that is
  * not a part, `partProblem`), ending at its first `finish` (what follows is dropped), its errors as
- * `ModelRead` passes them on (`providerFailure`), its teardown aborting the call's signal when cut
- * short. An Observable that emits for {@link OBSERVABLE_TURN_MS} without the event loop taking a
- * turn is unsubscribed; once due timers ran it fails with an `InvalidModelResponseError`.
+ * `ModelRead` passes them on (`providerFailure`), its parts handed on only while `demand` is open
+ * (what it sends while the gate is held waits at the seam, `pacedCall`), its teardown aborting the
+ * call's signal when cut short. An Observable that emits for {@link OBSERVABLE_TURN_MS} without the
+ * event loop taking a turn is unsubscribed; once due timers ran it fails with an
+ * `InvalidModelResponseError`.
  */
-function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction, options: LanguageModelV4CallOptions): Observable<ModelEvent> {
+function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction, options: LanguageModelV4CallOptions, demand: DemandGate | undefined): Observable<ModelEvent> {
   return defer(() => {
     const abort = new CallAbort(options);
     const turns = new EventLoopTurns(OBSERVABLE_TURN_MS);
-    let finished = false;
     return defer(() => checkedObservable(stream(abort.callOptions), model)).pipe(
       map((value) => {
         const part = checkedPart(checkedValue<LanguageModelV4StreamPart>(value, model), model);
@@ -304,11 +306,8 @@ function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction
         const problem = `its stream emitted for ${OBSERVABLE_TURN_MS} ms without the event loop taking a turn (no timer, I/O or abort could run).`;
         return from(afterDueTimers()).pipe(mergeMap(() => throwError(() => invalidResponse(model, problem))));
       }),
-      tap({ complete: () => (finished = true), error: () => (finished = true) }),
-      finalize(() => {
-        if (finished) abort.release();
-        else abort.cut();
-      }),
+      // handed on while the run's demand gate is open; the call's signal let go at its end, cut before
+      pacedCall(abort, demand),
     );
   });
 }
@@ -321,8 +320,8 @@ function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction
  * reader. A thrown `doStream` or a read error is the error notification, unchanged (e.g. the
  * provider's `APICallError`) unless it cannot be written as JSON; a malformed part is an
  * `InvalidModelResponseError` (see `partProblem`). A model with an `OBSERVABLE_STREAM` function is
- * streamed through it instead (virtual time in marble tests), its parts checked and cut at `finish`
- * the same way (no `call-info`).
+ * streamed through it instead (virtual time in marble tests), its parts checked, paced by `demand`
+ * and cut at `finish` the same way (no `call-info`).
  *
  * ```
  * provider:  --a--b--|
@@ -336,7 +335,7 @@ function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction
  */
 export function callModel(model: LanguageModelV4, options: LanguageModelV4CallOptions, demand?: DemandGate): Observable<ModelEvent> {
   const observable = getObservableStream(model);
-  if (observable !== undefined) return observableCall(model, observable, options);
+  if (observable !== undefined) return observableCall(model, observable, options, demand);
   const read: LiveRead = (sink) => readModelStream(model, options, demand, sink);
   const call$ = new Observable<ModelEvent>((subscriber) => read(subscriber));
   return Object.assign(call$, { [LIVE_READ]: read }) as LiveCall;

@@ -1,5 +1,5 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { ProcessorError } from '../contract/errors/processor-error.js';
 import type { CachedLLMStepResponse, CallSettings, ProcessLLMRequestArgs, Processor, ProcessorLike } from '../contract/processor-types.js';
 import { asProcessors } from '../contract/processor-types.js';
@@ -34,20 +34,8 @@ export interface LLMRequest {
   response?: CachedLLMStepResponse;
 }
 
-/**
- * `options` as `processLLMRequest` hooks get them: without the prompt (the hooks thread it) and the
- * abort signal, a frozen shallow copy (a hook cannot change what is sent, or what a later hook
- * sees, by assigning to it). Made once per request, only when a processor hooks `processLLMRequest`.
- *
- * @example
- * ```ts
- * const request: LLMRequest = { prompt: options.prompt, model, stepNumber: 0, callOptions: sentCallOptions(options) };
- * ```
- */
-export function sentCallOptions(options: LanguageModelV4CallOptions): NonNullable<LLMRequest['callOptions']> {
-  const { prompt: _prompt, abortSignal: _abortSignal, ...sent } = options;
-  return Object.freeze(sent);
-}
+// what `callOptions` is made with: its one home is the contract (the loop and processorsMiddleware both import it there)
+export { sentCallOptions } from '../contract/sent-call-options.js';
 
 /**
  * `request` with the signals hooks sent (`sendSignal`) since the last request, after the history:

@@ -11,8 +11,10 @@
  * (`stop` or `tool-calls`) — not yet servable: the processors after it (`processOutputStep`, a later
  * `processLLMResponse`, the tools, `processOutputResult`) may still reject it — and writes it again
  * as accepted once the run went on past it (the next attempt began with the step not rejected) or
- * the run is over (its `abortSignal` fired) with the step neither rejected nor blanked; a rejected
- * step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
+ * the run ended with its `finish` (its `abortSignal` fired with that reason) with the step neither
+ * rejected nor blanked; a run that ended any other way (an error, a tripwire, the caller's abort, a
+ * consumer that left) leaves its last step unaccepted and withdraws an answer it was served; a
+ * rejected step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
  * or answers something it cannot serve, the request is a miss (`onError` is told).
  */
 import { catchError, concatMap, defer, isObservable, map, of, timeout, type Observable } from 'rxjs';
@@ -20,6 +22,7 @@ import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import {
   InvalidProcessorOptionError,
   ProcessorError,
+  endedWithFinish,
   type CachedLLMStepResponse,
   type CallSettings,
   type ProcessInputStepArgs,
@@ -315,7 +318,7 @@ export class ResponseCache implements Processor<'response-cache'> {
   processInputStep(args: ProcessInputStepArgs): undefined {
     const run = this.#run(args.state);
     // a new attempt: the one before it was accepted (the run went on) or rejected (a retry)
-    this.#settle(run, 'processInputStep');
+    this.#settle(run, 'processInputStep', true);
     const { tools, activeTools, toolChoice, providerOptions, structuredOutput } = args;
     run.step = { tools, activeTools, toolChoice, providerOptions, structuredOutput };
     return undefined;
@@ -327,7 +330,7 @@ export class ResponseCache implements Processor<'response-cache'> {
    */
   processLLMRequest({ prompt, model, modelSettings, callOptions, state, requestContext }: ProcessLLMRequestArgs): ProcessLLMRequestResult | Observable<ProcessLLMRequestResult> {
     const run = this.#run(state);
-    this.#settle(run, 'processLLMRequest');
+    this.#settle(run, 'processLLMRequest', true);
     run.key = undefined;
     run.served = undefined;
     const input: ResponseCacheKeyInput = { prompt, model, modelSettings };
@@ -410,7 +413,7 @@ export class ResponseCache implements Processor<'response-cache'> {
   /**
    * The `processLLMResponse` hook (see `Processor.processLLMResponse` for when it runs and what it
    * may return): writes a step the model finished, not yet servable; it is written again as
-   * accepted once the run went on past it or is over (`#settle`).
+   * accepted once the run went on past it or ended with its `finish` (`#settle`).
    */
   processLLMResponse({ chunks, warnings, fromCache, state, steps, abortSignal }: ProcessLLMResponseArgs): undefined | Observable<undefined> {
     const run = this.#run(state);
@@ -448,31 +451,44 @@ export class ResponseCache implements Processor<'response-cache'> {
     return run;
   }
 
-  /** Keeps `waiting` until its step is known accepted or rejected: the next attempt of the run, or the run's end. */
+  /**
+   * Keeps `waiting` until its step is known accepted or rejected: the next attempt of the run, or
+   * the run's end — settled at once when the run is over already (it ended while the entry was
+   * written).
+   */
   #wait(run: RunRecord, waiting: Waiting, signal: AbortSignal | undefined): void {
-    // cut while it was written: never accepted (its entry stays unservable)
-    if (signal?.aborted === true) return;
     run.waiting = waiting;
-    if (signal === undefined || run.listening === true) return;
+    if (signal === undefined) return;
+    if (signal.aborted) {
+      this.#settle(run, 'processLLMResponse', endedWithFinish(signal));
+      return;
+    }
+    if (run.listening === true) return;
     run.listening = true;
-    signal.addEventListener('abort', () => this.#settle(run, 'processLLMResponse'), { once: true });
+    signal.addEventListener('abort', () => this.#settle(run, 'processLLMResponse', endedWithFinish(signal)), { once: true });
   }
 
   /**
-   * Settles the run's waiting answer, if any: written again as accepted when its step is still
-   * neither rejected nor blanked (one served from the store is left as it is), else overwritten by
-   * an empty entry. Not awaited: the run does not wait for the store (a failure is reported to
-   * `onError`).
+   * Settles the run's waiting answer, if any. `wentWell`: whether the run went on past its step (a
+   * new attempt) or ended with its `finish`. A step rejected or blanked: its entry is overwritten
+   * by an empty one. Else, after a good end, an answer written is written again as accepted (one
+   * served from the store is left as it is); after any other end (an error, the caller's abort, a
+   * consumer that left: nothing known of the step) an answer written stays unservable and one
+   * served from the store is withdrawn. Not awaited: the run does not wait for the store (a failure
+   * is reported to `onError`).
    */
-  #settle(run: RunRecord, hook: ProcessorHookName): void {
+  #settle(run: RunRecord, hook: ProcessorHookName, wentWell: boolean): void {
     const waiting = run.waiting;
     if (waiting === undefined) return;
     run.waiting = undefined;
     const { key, entry } = waiting;
-    if (stillAccepted(waiting)) {
+    const notRejected = stillAccepted(waiting);
+    if (notRejected && wentWell) {
       if (entry !== undefined) this.#write(key, acceptedEntry(entry), hook, 'the accepted response is not cached')?.subscribe();
       return;
     }
+    // not rejected, but the run's end says nothing of it: an answer written was never marked accepted (left as it is)
+    if (notRejected && entry !== undefined) return;
     this.#write(key, withdrawnEntry(key), hook, 'the rejected response is not withdrawn from the store')?.subscribe();
   }
 

@@ -11,7 +11,9 @@
  *     `constructor`, `toString`) were refused as a `NotDurableError` whose message quoted
  *     `Object.prototype` or a native function's source: now the unknown option's `TypeError`;
  *  2. options that cannot be read (a Proxy, a getter that throws) escaped as the raw error: now a
- *     `NotDurableError` naming `options`;
+ *     `NotDurableError` naming `options` — also when what the getter throws cannot be read either
+ *     (a revoked Proxy, a null-prototype object, an `Error` whose message is a Symbol: that was a raw
+ *     `TypeError` out of submit);
  *  3. options were read more than once: the run's row (thread and resource: what readers authorize
  *     by) and the stored call (what the run's memory uses) could disagree when a getter answered
  *     differently on each read; the request context checked against the processors and the run id
@@ -56,85 +58,22 @@ import {
   NotDurableError,
   RunConflictError,
   RunNotFoundError,
-  createRunWorker,
   journalStreamResponse,
-  type RunJob,
   type RunJournal,
   type RunWorker,
   type RunWorkerEvent,
-  type RunWorkerOptions,
 } from 'rxagent/durable';
 import { InMemoryStorage, Memory } from 'rxagent/memory';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { manualWorker, outcome } from './fixtures/manual-worker.js';
 
-// ─── a queue that runs jobs when the test says so ────────────────────────────────────────────────
-
-interface SentJob {
-  queue: string;
-  data: RunJob['data'];
-  id: string;
-}
-
-/** A `boss` that records each job sent and keeps each queue's handler: the test runs attempts itself (a throw is an attempt failed: pg-boss would retry it). */
-function manualBoss(): { boss: RunWorkerOptions['boss']; sent: SentJob[]; handlers: Map<string, (jobs: RunJob[]) => Promise<unknown>> } {
-  const sent: SentJob[] = [];
-  const handlers = new Map<string, (jobs: RunJob[]) => Promise<unknown>>();
-  const boss = {
-    createQueue: async () => undefined,
-    send: async (queue: string, data: RunJob['data'], options: { id: string }) => {
-      sent.push({ queue, data, id: options.id });
-      return options.id;
-    },
-    work: async (queue: string, _options: unknown, handler: (jobs: RunJob[]) => Promise<unknown>) => {
-      handlers.set(queue, handler);
-      return queue;
-    },
-    getJobById: async () => null,
-    offWork: async () => undefined,
-    schedule: async () => undefined,
-  };
-  return { boss: boss as unknown as RunWorkerOptions['boss'], sent, handlers };
-}
-
-/** A worker on `journal` with a manual queue, and how to run a run's job: attempts until one completes (at most `limit`), each failed one's error. */
-function manualWorker(journal: RunJournal, agents: Agent[], faultPoint?: RunWorkerOptions['faultPoint']) {
-  const { boss, sent, handlers } = manualBoss();
-  const worker = createRunWorker({ journal, boss, agents, concurrency: 1, retention: false, lostOwnerSweep: false, ...(faultPoint === undefined ? {} : { faultPoint }) });
-  const events: RunWorkerEvent[] = [];
-  worker.events$.subscribe((event) => events.push(event));
-  const runJob = async (runId: string, limit = 4): Promise<{ attempts: number; failures: unknown[] }> => {
-    const job = sent.find((each) => each.data.runId === runId);
-    if (job === undefined) throw new Error(`no job of run ${runId}`);
-    const handler = handlers.get(job.queue);
-    if (handler === undefined) throw new Error(`queue ${job.queue} is not worked`);
-    const failures: unknown[] = [];
-    for (let retryCount = 0; retryCount < limit; retryCount++) {
-      try {
-        await handler([{ id: job.id, data: job.data, signal: new AbortController().signal, retryCount }]);
-        return { attempts: retryCount + 1, failures };
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    return { attempts: limit, failures };
-  };
-  /** The dead-letter queue's handler for the run's job (the give-up), as pg-boss calls it once the job failed for the last time (by default: its attempts spent, the note waited for). */
-  const giveUp = async (runId: string, { sourceRetryCount = 10, retryCount = 3 } = {}): Promise<unknown> => {
-    const job = sent.find((each) => each.data.runId === runId);
-    const handler = job === undefined ? undefined : handlers.get(`${job.queue}/dead-letter`);
-    if (job === undefined || handler === undefined) throw new Error(`no dead-letter handler for run ${runId}`);
-    return handler([{ id: `dl-${job.id}`, data: job.data, signal: new AbortController().signal, retryCount, sourceRetryCount }]);
-  };
-  return { worker, sent, events, runJob, giveUp };
-}
-
-const outcome = async <T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> =>
-  promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
+const revokedProxy = (): object => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+};
 
 const talker = (id = 'support', text = 'ok'): Agent => new Agent({ id, model: scriptedModel({ rules: [], fallback: { text } }) });
 
@@ -154,7 +93,7 @@ describe('submit: what an app forwards from a client (in memory: the same code a
     const manual = manualWorker(journal, [new Agent({ id: 'support', model: scriptedModel({ rules: [], fallback: { text: 'ok' } }), memory: new Memory({ storage: new InMemoryStorage({ runJournal: journal }) }) })]);
     await manual.worker.start();
     /** What a refused submit left: the journal's runs and the jobs sent. */
-    const leftBehind = async () => ({ runs: (await journal.listRuns({ limit: 1000 })).length, jobs: manual.sent.length });
+    const leftBehind = async () => ({ runs: (await journal.listRuns({ limit: 1000 })).length, jobs: manual.calls.send });
     return { journal, ...manual, leftBehind };
   };
 
@@ -208,6 +147,10 @@ describe('submit: what an app forwards from a client (in memory: the same code a
       ['a Proxy whose getPrototypeOf throws', new Proxy({}, { getPrototypeOf: () => { throw new Error('prototype refused'); } }), 'options'],
       ['a getter that throws', { get maxSteps(): number { throw new Error('getter refused'); } }, 'options'],
       ['a nested getter that throws', { memory: { thread: 't', get resource(): string { throw new Error('nested getter refused'); } } }, 'options'],
+      // what the getter throws cannot be read either (it was a raw TypeError out of submit)
+      ['a getter that throws a revoked Proxy', { get maxSteps(): number { throw revokedProxy(); } }, 'options'],
+      ['a getter that throws a null-prototype object', { get maxSteps(): number { throw Object.create(null); } }, 'options'],
+      ['a getter that throws an Error whose message is a Symbol', { get maxSteps(): number { throw Object.assign(new Error('x'), { message: Symbol('why') }); } }, 'options'],
     ];
     for (const [what, options, named] of unreadable) {
       const refused = await outcome(worker.submit('support', 'hi', options as never));
@@ -312,9 +255,9 @@ describe('submit: what an app forwards from a client (in memory: the same code a
   });
 
   it('the same runId with different input is a RunConflictError { field: input }; nothing of the first run changes and no second job is sent', async () => {
-    const { worker, journal, sent } = await setUp();
+    const { worker, journal, calls } = await setUp();
     const { runId } = await worker.submit('support', 'first', { runId: 'same-id', maxSteps: 2 });
-    const before = { run: await journal.getRun(runId), jobs: sent.length };
+    const before = { run: await journal.getRun(runId), jobs: calls.send };
     for (const [input, options] of [
       ['second', { runId: 'same-id', maxSteps: 2 }],
       ['first', { runId: 'same-id', maxSteps: 3 }],
@@ -323,7 +266,7 @@ describe('submit: what an app forwards from a client (in memory: the same code a
       const refused = await outcome(worker.submit('support', input, options));
       expect('error' in refused && RunConflictError.isInstance(refused.error) && refused.error.field).toBe('input');
     }
-    expect({ run: await journal.getRun(runId), jobs: sent.length }).toEqual(before);
+    expect({ run: await journal.getRun(runId), jobs: calls.send }).toEqual(before);
     // the same submission again is the same run
     expect(await worker.submit('support', 'first', { runId: 'same-id', maxSteps: 2 })).toEqual({ runId, created: false });
     await worker.close();
@@ -389,8 +332,10 @@ describe('what a claim gives is checked by the worker, whatever the journal (in 
         }),
         tools: { charge: { description: 'charges', inputSchema: { type: 'object' }, execute: async () => void effects.push('charged') } },
       });
-      const { worker, runJob } = manualWorker(journal, [agent], (point) => {
-        if (crash && point === 'tool-returned' && effects.length === 2) throw new Error('crash');
+      const { worker, runJob } = manualWorker(journal, [agent], {
+        faultPoint: (point) => {
+          if (crash && point === 'tool-returned' && effects.length === 2) throw new Error('crash');
+        },
       });
       await worker.start();
       const { runId } = await worker.submit('payer', 'please pay');
@@ -446,10 +391,12 @@ describe('rows of another build or a corrupted database (PostgreSQL)', () => {
     server = await startTestPostgres();
     db = new pg.Pool({ connectionString: server.connectionString, max: 2 });
     journal = new PostgresRunJournal({ connectionString: server.connectionString, schema });
-    manual = manualWorker(journal, [payer], (point, info) => {
-      if (crashAt !== undefined && point === crashAt.point && (crashAt.flush === undefined || info.flush === crashAt.flush)) {
-        if (point !== 'tool-returned' || charges.length === 2) throw new Error(`crash at ${point}`);
-      }
+    manual = manualWorker(journal, [payer], {
+      faultPoint: (point, info) => {
+        if (crashAt !== undefined && point === crashAt.point && (crashAt.flush === undefined || info.flush === crashAt.flush)) {
+          if (point !== 'tool-returned' || charges.length === 2) throw new Error(`crash at ${point}`);
+        }
+      },
     });
     await manual.worker.start();
   }, 60_000);
@@ -547,8 +494,10 @@ describe('rows of another build or a corrupted database (PostgreSQL)', () => {
     it('a duplicated tool call id (a database without the primary key): the run fails naming the id; the later row does not win, the tool is not run again', async () => {
       const dupSchema = `${schema}_dup`;
       const dupJournal = new PostgresRunJournal({ connectionString: server.connectionString, schema: dupSchema });
-      const dup = manualWorker(dupJournal, [payer], (point) => {
-        if (crashAt !== undefined && point === crashAt.point && charges.length === 2) throw new Error('crash');
+      const dup = manualWorker(dupJournal, [payer], {
+        faultPoint: (point) => {
+          if (crashAt !== undefined && point === crashAt.point && charges.length === 2) throw new Error('crash');
+        },
       });
       await dup.worker.start();
       try {

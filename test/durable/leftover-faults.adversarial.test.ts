@@ -42,12 +42,8 @@ import {
   InMemoryRunJournal,
   MalformedJournalEntryError,
   RunNotFoundError,
-  createRunWorker,
   journalStreamResponse,
-  type RunJob,
   type RunJournal,
-  type RunWorkerEvent,
-  type RunWorkerOptions,
 } from 'rxagent/durable';
 import { StorageError } from 'rxagent/memory';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
@@ -55,75 +51,7 @@ import { scriptedModel } from 'rxagent/testing';
 import { isOptionError } from '../../src/contract/option-error.js';
 import { commit, delta, finish, start } from '../storage/journal-suite.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-
-// ─── a queue that runs jobs when the test says so ────────────────────────────────────────────────
-
-interface SentJob {
-  queue: string;
-  data: RunJob['data'];
-  id: string;
-}
-
-/** Faults a test puts in the queue's writes: each called before (`before`) or after (`after`: the answer lost) the write, throwing to fail it. */
-interface BossFaults {
-  createQueue?: { before?: () => void; after?: () => void };
-  send?: { before?: () => void; after?: () => void };
-}
-
-/** A `boss` that records each job sent (one per id, as pg-boss) and keeps each queue's handler: the test runs attempts itself. */
-function manualBoss(faults: BossFaults = {}): { boss: RunWorkerOptions['boss']; sent: SentJob[]; handlers: Map<string, (jobs: RunJob[]) => Promise<unknown>>; calls: { createQueue: number; send: number } } {
-  const sent: SentJob[] = [];
-  const calls = { createQueue: 0, send: 0 };
-  const handlers = new Map<string, (jobs: RunJob[]) => Promise<unknown>>();
-  const boss = {
-    createQueue: async () => {
-      calls.createQueue++;
-      faults.createQueue?.before?.();
-      faults.createQueue?.after?.();
-    },
-    send: async (queue: string, data: RunJob['data'], options: { id: string }) => {
-      calls.send++;
-      faults.send?.before?.();
-      if (sent.some((job) => job.id === options.id)) return null;
-      sent.push({ queue, data, id: options.id });
-      faults.send?.after?.();
-      return options.id;
-    },
-    work: async (queue: string, _options: unknown, handler: (jobs: RunJob[]) => Promise<unknown>) => {
-      handlers.set(queue, handler);
-      return queue;
-    },
-    getJobById: async () => null,
-    offWork: async () => undefined,
-    schedule: async () => undefined,
-  };
-  return { boss: boss as unknown as RunWorkerOptions['boss'], sent, handlers, calls };
-}
-
-/** A worker on `journal` with a manual queue, and how to run a run's job (attempts until one completes, at most `limit`). */
-function manualWorker(journal: RunJournal, agents: Agent[], extra: Partial<RunWorkerOptions> = {}, faults: BossFaults = {}) {
-  const { boss, sent, handlers, calls } = manualBoss(faults);
-  const worker = createRunWorker({ journal, boss, agents, concurrency: 1, retention: false, lostOwnerSweep: false, ...extra });
-  const events: RunWorkerEvent[] = [];
-  worker.events$.subscribe((event) => events.push(event));
-  const runJob = async (runId: string, limit = 4): Promise<{ attempts: number; failures: unknown[] }> => {
-    const job = sent.find((each) => each.data.runId === runId);
-    if (job === undefined) throw new Error(`no job of run ${runId}`);
-    const handler = handlers.get(job.queue);
-    if (handler === undefined) throw new Error(`queue ${job.queue} is not worked`);
-    const failures: unknown[] = [];
-    for (let retryCount = 0; retryCount < limit; retryCount++) {
-      try {
-        await handler([{ id: job.id, data: job.data, signal: new AbortController().signal, retryCount }]);
-        return { attempts: retryCount + 1, failures };
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    return { attempts: limit, failures };
-  };
-  return { worker, boss, sent, events, runJob, calls, handlers };
-}
+import { manualWorker, outcome, type BossFaults } from './fixtures/manual-worker.js';
 
 /** `journal` with its `createRun` replaced (every other method the journal's own). */
 function withCreateRun(journal: RunJournal, createRun: RunJournal['createRun']): RunJournal {
@@ -147,12 +75,6 @@ const failing = (times: number, error: () => Error = connectionReset) => {
     if (left-- > 0) throw error();
   };
 };
-
-const outcome = async <T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> =>
-  promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 
 const errorOf = (settled: { value: unknown } | { error: unknown }): unknown => ('error' in settled ? settled.error : undefined);
 

@@ -2,8 +2,9 @@
  * One model call seen by `processorsMiddleware`: its run context, the prompt as a `MessageList`,
  * and the input-side hooks (`processInput`, `processInputStep`, `processLLMRequest`) applied to
  * the call options. Its context's `abortSignal` is the call's own: aborted when the caller's is,
- * and when the call is over with its step finished (`endsCall`), as a run's is at its end — what a
- * processor waits for to keep what it saw of an accepted step (`ResponseCache`).
+ * and when the call is over with its step finished (`endsCall`) with the reason of a run that ended
+ * with its `finish` (`RUN_FINISHED`) — what a processor waits for to keep what it saw of an
+ * accepted step (`ResponseCache`).
  */
 import type {
   LanguageModelV4,
@@ -29,15 +30,18 @@ import {
   type AgentToolSet,
   type CachedLLMStepResponse,
   type CallSettings,
-  type ProcessLLMRequestArgs,
   type Processor,
   type RequestContext,
   type StructuredOutputOptions,
   type TracingContext,
+  RUN_FINISHED,
+  RUN_UNFINISHED,
   TripWire,
   hasHook,
+  sentCallOptions,
 } from '../../contract/index.js';
 import { createRunState, type RunState } from '../../loop/index.js';
+import { DuplicateToolNameError } from '../errors/duplicate-tool-name-error.js';
 
 /** The middleware options a call needs. */
 export interface MiddlewareCallConfig {
@@ -64,23 +68,23 @@ export interface MiddlewareCall {
   /** The list as it stood when the call was made (to tell whether `processAPIError` changed it). */
   listSnapshot: string;
   /**
-   * Ends the call (once): the caller's signal is let go, and the context's signal is aborted when
-   * the call's step finished (a call that failed or was cut before it did is not over that way: a
-   * processor waiting for the step to be accepted keeps waiting, for nothing).
+   * Ends the call (once): the caller's signal is let go, and the context's signal is aborted with
+   * the reason of a run that ended with its `finish` when the call's step finished, with that of a
+   * run that did not otherwise (a call that failed or was cut: a processor waiting for the step to
+   * be accepted learns it was not).
    */
   end(): void;
 }
 
-/** The reason the signal of a call that is over carries (one shared error: no stack per call). */
-const callOver = new DOMException('The model call is over.', 'AbortError');
-
 /**
  * The signal of a call's context: aborted when `caller` is (one listener — not `AbortSignal.any`,
- * for a long-lived caller signal), and by `over`. `release` lets the caller's signal go.
+ * for a long-lived caller signal), and by `over` — as a run's at its end: `RUN_FINISHED` for a call
+ * whose step passed every processor, `RUN_UNFINISHED` for any other. `release` lets the caller's
+ * signal go.
  */
-function callSignal(caller: AbortSignal | undefined): { signal: AbortSignal; over: () => void; release: () => void } {
+function callSignal(caller: AbortSignal | undefined): { signal: AbortSignal; over: (finished: boolean) => void; release: () => void } {
   const controller = new AbortController();
-  const over = (): void => controller.abort(callOver);
+  const over = (finished: boolean): void => controller.abort(finished ? RUN_FINISHED : RUN_UNFINISHED);
   if (caller?.aborted === true) controller.abort(caller.reason);
   if (caller === undefined || caller.aborted) return { signal: controller.signal, over, release: () => undefined };
   const follow = (): void => controller.abort(caller.reason);
@@ -140,10 +144,23 @@ function fromAgentToolChoice(choice: AgentToolChoice | undefined): LanguageModel
 }
 
 /**
+ * Refuses a call that offers two tools of one name (`DuplicateToolNameError`), before any hook
+ * runs: `processInputStep` sees the tools by name, so it would judge one definition while the
+ * provider got both (providers refuse such a request too).
+ */
+function refuseDuplicateTools(tools: NonNullable<LanguageModelV4CallOptions['tools']>): void {
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool.name)) throw new DuplicateToolNameError(tool.name);
+    names.add(tool.name);
+  }
+}
+
+/**
  * The call's tools as `processInputStep` sees them: each definition as the SDK sent it (a copy;
  * a hook's changes to them are ignored), by name, a function tool's JSON schema as an AI SDK
  * schema (what the SDK sends may carry its source's `~standard`: read as a JSON schema, not as
- * that source). A later tool of a name already given replaces it (a provider refuses such a call).
+ * that source). Names are unique (`refuseDuplicateTools`).
  */
 function toolSetOf(tools: NonNullable<LanguageModelV4CallOptions['tools']>): AgentToolSet {
   const set: AgentToolSet = {};
@@ -167,15 +184,6 @@ function settingsOf(params: LanguageModelV4CallOptions): CallSettings {
   const settings: Record<string, unknown> = {};
   for (const key of settingKeys) if (params[key] !== undefined) settings[key] = params[key];
   return settings as CallSettings;
-}
-
-/**
- * What the `processLLMRequest` hooks get as `callOptions`: the call's options but the prompt and
- * abort signal, a frozen shallow copy (as the loop gives them, `sentCallOptions`).
- */
-function sentCallOptions(params: LanguageModelV4CallOptions): NonNullable<ProcessLLMRequestArgs['callOptions']> {
-  const { prompt: _prompt, abortSignal: _abortSignal, ...sent } = params;
-  return Object.freeze(sent);
 }
 
 function applyStepInput(params: LanguageModelV4CallOptions, before: StepInput, after: StepInput): LanguageModelV4CallOptions {
@@ -215,6 +223,7 @@ export async function prepareCall(
   params: LanguageModelV4CallOptions,
   model: LanguageModelV4,
 ): Promise<MiddlewareCall> {
+  if (params.tools !== undefined) refuseDuplicateTools(params.tools);
   const messageList = promptToMessageList(params.prompt, config.generateId);
   const runId = `mw_${config.generateId()}`;
   const state = createRunState(runId, messageList);
@@ -241,7 +250,7 @@ export async function prepareCall(
       ended = true;
       signal.release();
       // its step finished (`step-finish` made): every hook after the model passed it
-      if (state.attempt?.phase === 'done') signal.over();
+      signal.over(state.attempt?.phase === 'done');
     },
   };
   const inputs = config.inputProcessors;

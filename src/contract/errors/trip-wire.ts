@@ -1,4 +1,5 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 import { encodeJson } from '../json-codec.js';
 import { JsonEncodingError } from './json-encoding-error.js';
 
@@ -79,13 +80,7 @@ function checkMetadata(metadata: unknown): void {
     encodeJson(metadata, 'tripwire metadata');
   } catch (error) {
     if (JsonEncodingError.isInstance(error)) throw error;
-    let text: string;
-    try {
-      text = error instanceof Error ? error.message : String(error);
-    } catch {
-      text = 'a value that cannot be read either';
-    }
-    throw new TypeError(`tripwire metadata cannot be read: ${text}`);
+    throw new TypeError(`tripwire metadata cannot be read: ${thrownMessage(error) ?? 'a value that cannot be read either'}`);
   }
 }
 

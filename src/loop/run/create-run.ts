@@ -49,6 +49,7 @@ import { stepAt, type Position, type StepPosition, type ToolsPosition } from '..
 import { modelStep } from '../step/model-step.js';
 import { endWithTerminal } from './end-with-terminal.js';
 import { commit, endOnError } from './run-commit.js';
+import { RUN_FINISHED, RUN_UNFINISHED } from '../../contract/run-ending.js';
 import { createEnvironment, type RunEnvironment, type RunSetUp } from './run-environment.js';
 import { runEnd, type DurableRunItem, type RunEnd, type RunItem } from './run-events.js';
 import { commitPoint } from '../data/commit-points.js';
@@ -77,12 +78,6 @@ type WithCommitPoints = RunWiring & { readonly commitPoints: true };
 
 /** What the run's body emits: its chunks, and a durable run's commit points. */
 type BodyItem = ChunkType | RunCommitPoint;
-
-/**
- * The reason a run's signal gets when the run is over (ended, or unsubscribed): one shared
- * AbortError (a fresh `DOMException` per run captures a stack trace).
- */
-const runOver = new DOMException('The run is over.', 'AbortError');
 
 /** `takeUntil` the caller's abort (emitted at once when it has already happened); the identity without a signal. */
 function untilAborted<T>(signal: AbortSignal | undefined): MonoTypeOperatorFunction<T> {
@@ -155,12 +150,17 @@ function givenRunId(given: unknown): string {
   return typeof given === 'string' && given.length > 0 ? given : 'run';
 }
 
-/** The run is over: its signal aborted (hooks and tools see it), the caller's signal released. */
+/**
+ * The run is over: its signal aborted (hooks and tools see it), the caller's signal released. The
+ * signal's reason says how it ended: the caller's abort its reason, a run that sent its `finish`
+ * `RUN_FINISHED`, any other end `RUN_UNFINISHED` (shared errors: a fresh `DOMException` per run
+ * captures a stack trace).
+ */
 export function endRun(env: RunEnvironment | undefined): void {
   if (env === undefined) return;
   env.release();
   const caller = env.callerSignal;
-  env.abortController.abort(caller?.aborted === true ? caller.reason : runOver);
+  env.abortController.abort(caller?.aborted === true ? caller.reason : env.finishSent ? RUN_FINISHED : RUN_UNFINISHED);
 }
 
 /**

@@ -67,6 +67,14 @@ export function commitDataMessageId(runId: string, index: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The run's `finish`, made and recorded as sent when it is subscribed (a consumer gone before it never gets it). */
+function finishOut(env: RunEnvironment, state: RunState, result: OutputResult): Observable<ChunkType> {
+  return defer(() => {
+    env.finishSent = true;
+    return of(finishChunk(env, state, result));
+  });
+}
+
 /**
  * The commit: `processOutputResult` (memory saves here), the data chunks hooks wrote meanwhile
  * (kept in the reply unless transient), then `finish`. A tripwire blocks the reply: nothing of it
@@ -96,8 +104,7 @@ export function commit(env: RunEnvironment, state: RunState): Observable<ChunkTy
   if (!hasHook(env.outputProcessors, 'processOutputResult') && !env.chain.hooked) {
     // no hook runs here: the chunks waiting, then `finish`
     for (const chunk of env.outlet.drain()) record(chunk);
-    written.push(finishChunk(env, state, output));
-    return from(written);
+    return concat(from(written), finishOut(env, state, output));
   }
   return defer(() => {
     const stopListening = env.outlet.listen(record);
@@ -110,7 +117,7 @@ export function commit(env: RunEnvironment, state: RunState): Observable<ChunkTy
       }),
       concatMap((result) => {
         stopListening();
-        return concat(from(written).pipe(env.chain.through()), of(finishChunk(env, state, result)));
+        return concat(from(written).pipe(env.chain.through()), finishOut(env, state, result));
       }),
     );
   });

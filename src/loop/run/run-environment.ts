@@ -51,6 +51,8 @@ export interface RunEnvironment extends StepEnvironment {
   readonly release: () => void;
   /** Memory's save for runs that end in a tripwire. */
   readonly memoryOnTripwire: ((messageList: MessageListType) => Promise<void>) | undefined;
+  /** Whether the run's `finish` went out (the commit subscribed to it): `endRun` tells the run's signal so (`RUN_FINISHED`). */
+  finishSent: boolean;
 }
 
 /** A run, set up: its environment, its state, and where it starts (`input`, or where its snapshot stands). */
@@ -288,6 +290,7 @@ export function createEnvironment(
           releaseCallerSignal();
         },
         memoryOnTripwire: 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined,
+        finishSent: false,
       };
       return { env, state, position: restored?.position ?? { kind: 'input' } };
     });

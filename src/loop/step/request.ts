@@ -6,7 +6,8 @@
 import { Observable, concatMap, isObservable, map, of } from 'rxjs';
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { processInputStep, type StepInput } from '../../operators/process-input-step.js';
-import { processLLMRequest, sentCallOptions, withPendingSignals, type LLMRequest } from '../../operators/process-llm-request.js';
+import { processLLMRequest, withPendingSignals, type LLMRequest } from '../../operators/process-llm-request.js';
+import { sentCallOptions } from '../../contract/sent-call-options.js';
 import { isPromiseLike, thenMaybe, type MaybePromise } from '../../contract/maybe-async.js';
 import { hasHook } from '../../contract/has-hook.js';
 import { toObservable } from '../../contract/to-observable.js';

@@ -9,6 +9,7 @@ import { processToolResult, type ToolResultEvent } from '../../operators/process
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { AgentTool, AgentToolSet } from '../../contract/tool-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 import type { StepEnvironment } from './step-environment.js';
 import type { AttemptState } from '../data/attempt-state.js';
 import { recordAfterMessage } from './after-model.js';
@@ -63,12 +64,7 @@ function recordToolError(env: StepEnvironment, toolCallId: string, toolName: str
  * error a processor left unreadable (a BigInt, a cycle, a revoked Proxy).
  */
 function errorTextOf(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-    return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-  } catch {
-    return TOOL_FAILED;
-  }
+  return thrownMessage(error, (value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value))) ?? TOOL_FAILED;
 }
 
 /** Records what passed the output processors: for a `tool-error`, its (possibly redacted) text. */

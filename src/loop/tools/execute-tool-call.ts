@@ -7,6 +7,7 @@ import type { ToolBegin, ToolLedger } from '../data/run-durability.js';
 import type { ModelMessage } from 'ai';
 import { isPromiseLike, thenMaybe, type MaybeAsync, type MaybePromise } from '../../contract/maybe-async.js';
 import { toObservable } from '../../contract/to-observable.js';
+import { isReadableError } from '../../errors/thrown-message.js';
 import type { ToolCallInfo } from '../../contract/chunk-types.js';
 import type { RequestContext } from '../../contract/request-context.js';
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
@@ -197,18 +198,10 @@ export function executeToolCall(call: ToolCallInfo, tool: AgentTool | undefined,
   });
 }
 
-/** Whether `error` is an `Error` the stream and the next prompt can read (a Proxy posing as one, or a revoked one, is not). */
-function readableError(error: unknown): error is Error {
-  try {
-    return error instanceof Error && typeof error.message === 'string';
-  } catch {
-    return false;
-  }
-}
-
 /** The outcome of a call that threw or rejected with `error`: an `Error` as it is, anything else a `ToolExecutionError`. */
 function failedOutcome(call: ToolCallInfo, error: unknown): ToolOutcome {
-  if (readableError(error)) return { kind: 'error', call, error };
+  // an `Error` the stream and the next prompt can read as it is (a Proxy posing as one, or a revoked one, is not)
+  if (isReadableError(error)) return { kind: 'error', call, error };
   const { text, cause } = readThrown(error);
   return { kind: 'error', call, error: new ToolExecutionError({ toolName: call.toolName, toolCallId: call.toolCallId, message: text, cause }) };
 }

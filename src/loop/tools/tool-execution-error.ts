@@ -1,5 +1,6 @@
 import { TypeValidationError } from '@ai-sdk/provider';
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 
 const marker = Symbol.for('rxagent.error.ToolExecutionError');
 
@@ -24,16 +25,13 @@ export interface ToolExecutionErrorOptions {
 }
 
 /**
- * What a tool threw or failed with, as text (an `Error`'s message, else `String(value)`) and a
+ * What a tool threw or failed with, as text (`thrownMessage`: an `Error`'s message, else `String(value)`) and a
  * `cause` safe to keep. Never throws: a value that cannot be read (a Proxy that throws, a revoked
  * Proxy, a throwing `toString`, a null-prototype object) is described as such and left out.
  */
 export function readThrown(thrown: unknown): { text: string; cause?: unknown } {
-  try {
-    return { text: thrown instanceof Error ? String(thrown.message) : String(thrown), cause: thrown };
-  } catch {
-    return { text: 'a value that cannot be read' };
-  }
+  const text = thrownMessage(thrown);
+  return text === undefined ? { text: 'a value that cannot be read' } : { text, cause: thrown };
 }
 
 /** At most this many validation issues are listed in a tool's input error (the count names the rest). */
