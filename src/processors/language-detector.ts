@@ -3,11 +3,13 @@ import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
+import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
-import { canonicalLabel } from './internal/judge-answer.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
+import { canonicalLabel, labelKey } from './internal/judge-answer.js';
 import { LANGUAGE_SYNONYMS } from './internal/judge-synonyms.js';
 
 /**
@@ -49,14 +51,14 @@ export interface LanguageDetectorOptions extends GuardJudgeOptions {
 }
 
 /** The answer the judge is asked for (the reference's shape); `iso_code: null` means "no language detected". */
-const referenceLanguageAnswer = z.object({
+const referenceLanguageAnswer = z.strictObject({
   iso_code: z.string().nullable(),
   confidence: z.number().min(0).max(1).nullable(),
   translated_text: z.string().nullish(),
 });
 
 /** rxagent's earlier shape, still accepted. */
-const codeLanguageAnswer = z.object({
+const codeLanguageAnswer = z.strictObject({
   language: z.string().min(1),
   confidence: z.number().min(0).max(1),
   translation: z.string().nullish(),
@@ -66,7 +68,8 @@ const languageAnswer = z.union([referenceLanguageAnswer, codeLanguageAnswer]).tr
   if ('language' in answer) {
     return { language: answer.language, confidence: answer.confidence, ...(answer.translation == null ? {} : { translation: answer.translation }) };
   }
-  if (answer.iso_code === null || answer.iso_code.trim() === '') return null;
+  // only null says "no language detected"; an empty or blank code names nothing the guard can place (a violation)
+  if (answer.iso_code === null) return null;
   // As the reference reads it: a translation without a confidence counts as a confident detection.
   const confidence = answer.confidence ?? (answer.translated_text == null ? 0 : 0.95);
   return { language: answer.iso_code, confidence, ...(answer.translated_text == null ? {} : { translation: answer.translated_text }) };
@@ -140,16 +143,21 @@ export class LanguageDetector implements Processor<'language-detector'> {
   private readonly system: string;
 
   constructor(options: LanguageDetectorOptions) {
-    if (options.targetLanguages.length === 0) throw new TypeError('LanguageDetector needs at least one target language.');
+    const targets: unknown = options.targetLanguages;
+    // (an empty list keeps its earlier TypeError)
+    if (Array.isArray(targets) && targets.length === 0) throw new TypeError('LanguageDetector needs at least one target language.');
+    if (!Array.isArray(targets) || !targets.every((target) => typeof target === 'string' && labelKey(target) !== '')) {
+      throw new InvalidProcessorOptionError('language-detector', 'targetLanguages', targets, 'a non-empty array of language codes or names');
+    }
     this.judge = new GuardJudge('language-detector', options);
     this.violations = new PrivateViolations('language-detector', options.onViolation);
     this.targets = options.targetLanguages;
-    this.threshold = options.threshold ?? 0.7;
-    this.strategy = options.strategy ?? 'detect';
-    this.preserveOriginal = options.preserveOriginal ?? true;
+    this.threshold = probabilityOption('language-detector', 'threshold', options.threshold, 0.7);
+    this.strategy = oneOfOption('language-detector', 'strategy', options.strategy, ['detect', 'translate', 'block', 'warn'], 'detect');
+    this.preserveOriginal = booleanOption('language-detector', 'preserveOriginal', options.preserveOriginal, true);
     this.minTextLength = options.minTextLength ?? 10;
-    this.includeDetails = options.includeDetectionDetails ?? true;
-    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.includeDetails = booleanOption('language-detector', 'includeDetectionDetails', options.includeDetectionDetails, true);
+    this.lastMessageOnly = booleanOption('language-detector', 'lastMessageOnly', options.lastMessageOnly, false);
     this.onViolation = this.violations.onViolation;
     const translate = this.strategy === 'translate';
     this.system = [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
-import type { ChunkType, DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputStreamArgs } from '../contract/index.js';
-import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
+import type { ChunkType, DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs } from '../contract/index.js';
+import { CheckedStream, withholdDroppedObject, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
@@ -11,6 +11,7 @@ import type { CategoryScores } from './internal/model-backed.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
+import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 
 /**
  * What to do with flagged content: abort the run, report it and let it through, or remove it.
@@ -95,13 +96,13 @@ export const DEFAULT_MODERATION_CATEGORIES = [
 
 
 /** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
-const referenceModerationAnswer = z.object({
+const referenceModerationAnswer = z.strictObject({
   category_scores: z.array(z.object({ category: z.string(), score: z.number().min(0).max(1) })).nullable(),
   reason: z.string().nullish(),
 });
 
 /** rxagent's earlier shape, still accepted: a record of scores. */
-const recordModerationAnswer = z.object({
+const recordModerationAnswer = z.strictObject({
   categories: z.record(z.string(), z.number().min(0).max(1)),
   reason: z.string().nullish(),
 });
@@ -149,7 +150,8 @@ export interface ModerationAnswer {
  * answer costs 6 calls with the default schedule; the first clean text shows after ~12 characters
  * plus one judge round-trip. See docs/processors.md for the trade-offs.
  *
- * Hooks: `processInput` (user messages) and `processOutputStream`.
+ * Hooks: `processInput` (user messages), `processOutputStream`, and `processOutputResult` (a
+ * structured object the stream withheld is withheld from the result too).
  *
  * @example
  * ```ts
@@ -188,11 +190,11 @@ export class ModerationProcessor implements Processor<'moderation'> {
     this.onViolation = this.violations.onViolation;
     this.categories = options.categories ?? DEFAULT_MODERATION_CATEGORIES;
     this.labels = new LabelReader(this.categories, MODERATION_SYNONYMS);
-    this.threshold = options.threshold ?? 0.5;
-    this.strategy = options.strategy ?? 'block';
-    this.includeScores = options.includeScores ?? false;
-    this.revealJudgeReason = options.revealJudgeReason ?? false;
-    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.threshold = probabilityOption('moderation', 'threshold', options.threshold, 0.5);
+    this.strategy = oneOfOption('moderation', 'strategy', options.strategy, ['block', 'warn', 'filter'], 'block');
+    this.includeScores = booleanOption('moderation', 'includeScores', options.includeScores, false);
+    this.revealJudgeReason = booleanOption('moderation', 'revealJudgeReason', options.revealJudgeReason, false);
+    this.lastMessageOnly = booleanOption('moderation', 'lastMessageOnly', options.lastMessageOnly, false);
     this.stream = new CheckedStream({
       ...options,
       channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
@@ -265,6 +267,15 @@ export class ModerationProcessor implements Processor<'moderation'> {
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */
   processOutputStream({ part, state, abort, abortSignal, tracingContext }: ProcessOutputStreamArgs): ChunkType | null | Promise<ChunkType | null> {
     return this.stream.process(part, state, abort, (request) => this.verdictFor('output', state, request.text, { abortSignal, tracingContext }));
+  }
+
+  /**
+   * The `processOutputResult` hook: under `filter`, a structured object the stream withheld (its
+   * `object` chunk was flagged) is withheld from the run's result too. No model call.
+   */
+  processOutputResult({ result, state }: ProcessOutputResultArgs): undefined {
+    withholdDroppedObject(result, state);
+    return undefined;
   }
 
   /** Judges `text` and decides: block (reported with the judge's reason), keep (warn), drop (filter). */

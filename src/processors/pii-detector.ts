@@ -13,7 +13,7 @@ import type {
   ProcessToolResultArgs,
 } from '../contract/index.js';
 
-import { CheckedStream, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
+import { CheckedStream, withholdDroppedObject, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
@@ -21,11 +21,12 @@ import { LabelReader, locateValue, type LocatedValue } from './internal/judge-an
 import { PII_SYNONYMS } from './internal/judge-synonyms.js';
 import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
 import { mapStrings } from './internal/deep-strings.js';
-import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
+import { applyRedactionsToObject, applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { stringsOf } from './internal/whole-chunks.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
+import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 
 /**
  * What to do with detected PII: abort, report only, drop the message / output span, or redact the values.
@@ -124,7 +125,7 @@ export const DEFAULT_PII_TYPES = [
   'date-of-birth',
 ] as const;
 
-const piiAnswer = z.object({
+const piiAnswer = z.strictObject({
   detections: z.array(
     z.object({
       /** What kind of value this is. */
@@ -169,7 +170,8 @@ interface PIIReading {
  *
  * Every output channel a client receives is judged (`channels`): text and reasoning (per block;
  * interleaved blocks each on their own text), a tool call's input (streamed deltas and the final
- * call: the tool runs with the redacted arguments), `data-*` and `tool-error` chunks — held back
+ * call: the tool runs with the redacted arguments), `data-*` and `tool-error` chunks, structured
+ * objects (`object`, `object-result`, and `result.object` in `processOutputResult`) — held back
  * until judged, per window of an adaptive schedule or once per stream (`'final'`), never one call
  * per token. A value split across two consecutive text blocks is judged whole; windows end at
  * sentence or word boundaries, so a value without spaces is never cut by one. Tool results are
@@ -220,18 +222,18 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.onViolation = this.violations.onViolation;
     this.detectionTypes = options.detectionTypes ?? DEFAULT_PII_TYPES;
     this.labels = new LabelReader(this.detectionTypes, PII_SYNONYMS);
-    this.threshold = options.threshold ?? 0.5;
-    this.strategy = options.strategy ?? 'redact';
-    this.redactionMethod = options.redactionMethod ?? 'mask';
-    this.preserveFormat = options.preserveFormat ?? true;
+    this.threshold = probabilityOption('pii-detector', 'threshold', options.threshold, 0.5);
+    this.strategy = oneOfOption('pii-detector', 'strategy', options.strategy, ['block', 'warn', 'filter', 'redact'], 'redact');
+    this.redactionMethod = oneOfOption('pii-detector', 'redactionMethod', options.redactionMethod, ['mask', 'hash', 'remove', 'placeholder'], 'mask');
+    this.preserveFormat = booleanOption('pii-detector', 'preserveFormat', options.preserveFormat, true);
     this.hashKey = options.hashKey ?? randomBytes(32);
     // each worker would draw its own key: a value hashed before a takeover would hash differently after it
     this.durableState =
-      (options.redactionMethod ?? 'mask') === 'hash' && options.hashKey === undefined
+      this.redactionMethod === 'hash' && options.hashKey === undefined
         ? { notDurable: "redactionMethod 'hash' without a hashKey draws a random key per process, so a value would hash differently after a takeover: pass the same hashKey to every worker" }
         : keepStateExcept(['piiHeld']);
-    this.includeDetections = options.includeDetections ?? false;
-    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.includeDetections = booleanOption('pii-detector', 'includeDetections', options.includeDetections, false);
+    this.lastMessageOnly = booleanOption('pii-detector', 'lastMessageOnly', options.lastMessageOnly, false);
     this.stream = new CheckedStream({ ...options, stateKey: 'piiHeld', processorId: 'pii-detector' });
     this.system = [
       options.instructions ??
@@ -348,7 +350,10 @@ export class PIIDetector implements Processor<'pii-detector'> {
    * Applies every redaction made in this run (stream and tool results) to the stored reply — text,
    * reasoning, tool calls, results and errors, data parts — with no model call.
    */
-  processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
+  processOutputResult({ messages, state, result }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
+    // the structured object too: a structurer before this guard read the text unredacted
+    withholdDroppedObject(result, state);
+    applyRedactionsToObject(result, state);
     return applyRedactionsToReply(messages, state);
   }
 

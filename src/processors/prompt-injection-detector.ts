@@ -3,6 +3,7 @@ import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
+import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
 import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
@@ -71,14 +72,14 @@ export const DEFAULT_INJECTION_TYPES = [
 ] as const;
 
 /** The answer the judge is asked for (the reference's shape). */
-const referenceInjectionAnswer = z.object({
+const referenceInjectionAnswer = z.strictObject({
   categories: z.array(z.object({ type: z.string(), score: z.number().min(0).max(1) })).nullable(),
   reason: z.string().nullish(),
   rewritten_content: z.string().nullish(),
 });
 
 /** rxagent's earlier shape, still accepted: a record of scores and `rewritten`. */
-const recordInjectionAnswer = z.object({
+const recordInjectionAnswer = z.strictObject({
   categories: z.record(z.string(), z.number().min(0).max(1)),
   reason: z.string().nullish(),
   rewritten: z.string().nullish(),
@@ -184,13 +185,13 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   constructor(options: PromptInjectionOptions) {
     this.judge = new GuardJudge('prompt-injection-detector', options);
     this.violations = new PrivateViolations('prompt-injection-detector', options.onViolation);
-    this.revealJudgeReason = options.revealJudgeReason ?? false;
+    this.revealJudgeReason = booleanOption('prompt-injection-detector', 'revealJudgeReason', options.revealJudgeReason, false);
     this.detectionTypes = options.detectionTypes ?? DEFAULT_INJECTION_TYPES;
     this.labels = new LabelReader(this.detectionTypes, INJECTION_SYNONYMS);
-    this.threshold = options.threshold ?? 0.5;
-    this.strategy = options.strategy ?? 'block';
-    this.includeScores = options.includeScores ?? false;
-    this.lastMessageOnly = options.lastMessageOnly ?? false;
+    this.threshold = probabilityOption('prompt-injection-detector', 'threshold', options.threshold, 0.5);
+    this.strategy = oneOfOption('prompt-injection-detector', 'strategy', options.strategy, ['block', 'warn', 'filter', 'rewrite'], 'block');
+    this.includeScores = booleanOption('prompt-injection-detector', 'includeScores', options.includeScores, false);
+    this.lastMessageOnly = booleanOption('prompt-injection-detector', 'lastMessageOnly', options.lastMessageOnly, false);
     this.onViolation = this.violations.onViolation;
     this.onDetection = options.onDetection;
     const rewrite = this.strategy === 'rewrite';

@@ -14,6 +14,7 @@ import { emitInOrder } from './internal/emit-in-order.js';
 import { quoted } from './internal/input-messages.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+import { oneOfOption } from './internal/guard-options.js';
 
 /**
  * When structuring fails: `'strict'` (default, as the reference) aborts the run, `'warn'` leaves
@@ -113,7 +114,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
   constructor(options: StructuredOutputProcessorOptions<T>) {
     this.judge = new ModelJudge({ ...options, errorStrategy: 'warn' });
     this.schema = options.schema;
-    this.errorStrategy = options.errorStrategy ?? 'strict';
+    this.errorStrategy = oneOfOption('structured-output', 'errorStrategy', options.errorStrategy, ['strict', 'warn', 'fallback'], 'strict');
     this.fallbackValue = options.fallbackValue;
     if (this.errorStrategy === 'fallback' && !('fallbackValue' in options)) {
       throw new TypeError("StructuredOutputProcessor: errorStrategy 'fallback' needs a fallbackValue.");

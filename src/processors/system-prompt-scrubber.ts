@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { ChunkType, DurableStateOption, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
-import { CheckedStream, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
+import { CheckedStream, withholdDroppedObject, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
 import { budgetPieces, type Verdict } from './internal/judged-spans.js';
 import { locateValue } from './internal/judge-answer.js';
-import { applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
+import { applyRedactionsToObject, applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
+import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 
 /**
  * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
@@ -76,9 +77,10 @@ export interface SystemPromptScrubberOptions extends GuardJudgeOptions {
  * The judge's answer. The reference's shape (`type`, `value`, `confidence`, `start`, `end`,
  * `redacted_value` per detection, `reason`, `redacted_content`; `detections: null` for none) is
  * accepted as it is; only `value` and `confidence` are used — positions from a model are not trusted,
- * the value is searched in the text.
+ * the value is searched in the text. Any other top-level key (`"leaked": true`) makes the answer
+ * unreadable: a verdict the guard would drop is a violation.
  */
-const leakAnswer = z.object({
+const leakAnswer = z.strictObject({
   detections: z
     .array(
       z.object({
@@ -89,6 +91,8 @@ const leakAnswer = z.object({
     )
     .nullable(),
   reason: z.string().nullish(),
+  /** The reference's rewrite of the passage: accepted, never used (the guard redacts itself). */
+  redacted_content: z.string().nullish(),
 });
 
 /**
@@ -175,12 +179,12 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     this.judge = new GuardJudge('system-prompt-scrubber', options);
     this.violations = new PrivateViolations('system-prompt-scrubber', options.onViolation);
     this.onViolation = this.violations.onViolation;
-    this.strategy = options.strategy ?? 'redact';
+    this.strategy = oneOfOption('system-prompt-scrubber', 'strategy', options.strategy, ['block', 'warn', 'filter', 'redact'], 'redact');
     this.patterns = (options.customPatterns ?? []).map(toGlobal);
-    this.redactionMethod = options.redactionMethod ?? 'placeholder';
+    this.redactionMethod = oneOfOption('system-prompt-scrubber', 'redactionMethod', options.redactionMethod, ['mask', 'placeholder', 'remove'], 'placeholder');
     this.placeholderText = options.placeholderText ?? '[SYSTEM_PROMPT]';
-    this.includeDetections = options.includeDetections ?? false;
-    this.threshold = options.threshold ?? 0.5;
+    this.includeDetections = booleanOption('system-prompt-scrubber', 'includeDetections', options.includeDetections, false);
+    this.threshold = probabilityOption('system-prompt-scrubber', 'threshold', options.threshold, 0.5);
     this.stream = new CheckedStream({
       ...options,
       channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
@@ -240,7 +244,10 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
   }
 
   /** Applies the stream's redactions to every part of the stored reply (no model call). */
-  processOutputResult({ messages, state }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
+  processOutputResult({ messages, state, result }: ProcessOutputResultArgs): MastraDBMessage[] | undefined {
+    // the structured object too: a structurer before this guard read the text unredacted
+    withholdDroppedObject(result, state);
+    applyRedactionsToObject(result, state);
     return applyRedactionsToReply(messages, state);
   }
 

@@ -10,6 +10,7 @@ import type {
 } from '../contract/index.js';
 import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
+import { oneOfOption } from './internal/guard-options.js';
 
 /**
  * What to do when the output exceeds its budget: cut the text there, or abort the run.
@@ -180,8 +181,8 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
     if (!(options.limit > 0)) throw new RangeError(`TokenLimiterProcessor: limit must be a positive number, got ${options.limit}`);
     this.limit = options.limit;
     this.outputLimit = options.outputLimit ?? options.limit;
-    this.strategy = options.strategy ?? 'truncate';
-    this.countMode = options.countMode ?? 'cumulative';
+    this.strategy = oneOfOption('token-limiter', 'strategy', options.strategy, ['truncate', 'abort'], 'truncate');
+    this.countMode = oneOfOption('token-limiter', 'countMode', options.countMode, ['cumulative', 'part'], 'cumulative');
     this.counter = options.tokenCounter ?? defaultCounter;
     this.customCounter = options.tokenCounter !== undefined;
     this.onViolation = options.onViolation;

@@ -36,6 +36,7 @@
 import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
 import { emitInOrder } from './emit-in-order.js';
 import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
+import { listOfOption, oneOfOption } from './guard-options.js';
 import { windowCut, windowSizeAt, DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
 
 export type { GuardChannel, JudgedChannel };
@@ -117,6 +118,9 @@ export interface CheckedStreamOptions {
   processorId: string;
 }
 
+/** Every channel a guard can judge (the default). */
+const GUARD_CHANNELS: readonly GuardChannel[] = ['text', 'reasoning', 'tool-input', 'data', 'tool-error'];
+
 const textChannels = new Set(['text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end']);
 
 /**
@@ -137,14 +141,16 @@ export class CheckedStream {
   private readonly dataWindowCap: number;
 
   constructor(options: CheckedStreamOptions) {
-    this.mode = options.streamMode ?? 'window';
+    this.mode = oneOfOption(options.processorId, 'streamMode', options.streamMode, ['window', 'final'], 'window');
     const schedule = options.windowSchedule ?? (options.windowSize === undefined ? DEFAULT_WINDOW_SCHEDULE : [options.windowSize]);
     this.schedule = schedule.map((size) => Math.max(1, Math.floor(size)));
     if (this.schedule.length === 0 || this.schedule.some((size) => !Number.isFinite(size))) {
       throw new RangeError(`${options.processorId}: windowSchedule must hold at least one finite size (got ${JSON.stringify(schedule)})`);
     }
-    const channels = new Set<JudgedChannel>(options.channels ?? ['text', 'reasoning', 'tool-input', 'data', 'tool-error']);
+    const channels = new Set<JudgedChannel>(listOfOption(options.processorId, 'channels', options.channels, GUARD_CHANNELS, GUARD_CHANNELS));
     if (channels.has('tool-input')) channels.add('tool-call');
+    // a structured object is the model's text as a structurer read it (perhaps before this guard judged the text)
+    if (channels.has('text')) channels.add('object');
     this.channels = channels;
     this.stateKey = options.stateKey;
     this.processorId = options.processorId;
@@ -161,14 +167,14 @@ export class CheckedStream {
     // attempt that ended without passing its end through this gate (rejected): it is dropped, never shown.
     if (part.type === 'step-start') state[this.stateKey] = undefined;
     const gate = ((state[this.stateKey] as GateState | undefined) ??= { queue: [], streams: new Map(), ended: new Map(), inFlight: 0, judgments: [], toolInputs: new Map(), dataWindows: new Map(), dataWindowCounts: new Map() });
-    const wait = this.ingest(gate, part, judge);
+    const wait = this.ingest(gate, part, judge, state);
     const released = this.drain(gate, abort);
     if (!wait || gate.queue.length === 0) return emitInOrder(state, released);
     return this.waitAndDrain(gate, abort, released).then((all) => emitInOrder(state, all));
   }
 
   /** Adds `part` to the queue; true when it ends the held streams (the call then waits for them). */
-  private ingest(gate: GateState, part: ChunkType, judge: SpanJudge): boolean {
+  private ingest(gate: GateState, part: ChunkType, judge: SpanJudge, state: ProcessorState): boolean {
     const type = part.type;
     if (!type.startsWith('data-')) this.flushData(gate, judge);
     if (textChannels.has(type)) {
@@ -204,6 +210,7 @@ export class CheckedStream {
       type === 'tool-call' ? (this.channels.has('tool-input') ? 'tool-call' : undefined)
       : type === 'tool-error' ? 'tool-error'
       : type.startsWith('data-') ? 'data'
+      : type === 'object' || type === 'object-result' ? 'object'
       : undefined;
     if (channel === undefined || !this.channels.has(channel)) {
       gate.queue.push({ kind: 'chunk', chunk: part, judgment: undefined, channel: undefined, span: undefined });
@@ -215,7 +222,8 @@ export class CheckedStream {
       return true;
     }
     const text = judgedText(part);
-    const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, channel, () => judge({ text, channel }));
+    const decide = channel === 'object' ? () => judge({ text, channel }).then((verdict) => noteDroppedObject(state, verdict)) : () => judge({ text, channel });
+    const judgment = text.trim() === '' ? undefined : this.startJudgment(gate, channel, decide);
     gate.queue.push({ kind: 'chunk', chunk: part, judgment, channel, span: undefined });
     return true;
   }
@@ -498,4 +506,26 @@ function pendingJudgments(gate: GateState): Judgment[] {
   const pending: Judgment[] = [];
   for (const judgment of gate.judgments) if (judgment.verdict === undefined) pending.push(judgment);
   return pending;
+}
+
+const OBJECT_DROPPED_KEY = 'rxagent.structuredObjectDropped';
+
+/** Records that a structured object's verdict drops it (the stream withholds it; the run's result must too). */
+function noteDroppedObject(state: ProcessorState, verdict: Verdict): Verdict {
+  if (verdict.action === 'drop') state[OBJECT_DROPPED_KEY] = true;
+  return verdict;
+}
+
+/**
+ * In `processOutputResult`: removes the run's structured object (`result.object`) when this
+ * guard's gate dropped an `object` chunk of the run, so the result never carries what the stream
+ * withheld.
+ *
+ * @example
+ * ```ts
+ * processOutputResult({ result, state }) { withholdDroppedObject(result, state); }
+ * ```
+ */
+export function withholdDroppedObject(result: { object?: unknown }, state: ProcessorState): void {
+  if (state[OBJECT_DROPPED_KEY] === true) delete result.object;
 }

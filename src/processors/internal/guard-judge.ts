@@ -21,7 +21,7 @@ import { ModelJudge, type ModelBackedOptions } from './model-backed.js';
 import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
 import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
-import type { PrivateViolations } from './private-violation.js';
+import { callQuietly, type PrivateViolations } from './private-violation.js';
 import { StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 
 /**
@@ -124,7 +124,8 @@ export interface GuardJudgeOptions extends Omit<ModelBackedOptions, 'errorStrate
   /**
    * Milliseconds one judge call may take, its retries included (408/429/5xx, timeouts and network
    * errors are retried with exponential backoff and jitter, honouring `Retry-After`). Default
-   * 10,000; past it the attempt is aborted and `errorStrategy` applies.
+   * 10,000, at most 2^31 − 1 (the longest a timer waits); past it the attempt is aborted and
+   * `errorStrategy` applies.
    */
   judgeDeadlineMs?: number;
 }
@@ -190,13 +191,16 @@ function strategyOption(processorId: string, option: string, value: unknown): 's
   return value === 'strict' ? 'strict' : 'fail-open';
 }
 
-function countOption(processorId: string, option: string, value: unknown, fallback: number, least: number): number {
+function countOption(processorId: string, option: string, value: unknown, fallback: number, least: number, most = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < least) {
-    throw new InvalidProcessorOptionError(processorId, option, value, `a finite number of at least ${least}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < least || value > most) {
+    throw new InvalidProcessorOptionError(processorId, option, value, `a finite number of at least ${least}${most === Number.MAX_SAFE_INTEGER ? '' : `, at most ${most}`}`);
   }
   return Math.floor(value);
 }
+
+/** The longest wait a timer can make (`setTimeout` fires at once past it). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Whether the judged content can have caused `error`: an unreadable or refused answer, or a
@@ -255,7 +259,7 @@ export class GuardJudge {
     this.maxInputChars = Math.max(200, countOption(processorId, 'maxJudgeInputChars', options.maxJudgeInputChars, DEFAULT_JUDGE_INPUT_CHARS, 1));
     this.maxCalls = countOption(processorId, 'maxJudgeCalls', options.maxJudgeCalls, DEFAULT_MAX_JUDGE_CALLS, 1);
     this.maxConcurrent = countOption(processorId, 'maxConcurrentJudgeCalls', options.maxConcurrentJudgeCalls, DEFAULT_MAX_CONCURRENT_JUDGE_CALLS, 1);
-    this.deadlineMs = countOption(processorId, 'judgeDeadlineMs', options.judgeDeadlineMs, DEFAULT_JUDGE_DEADLINE_MS, 1);
+    this.deadlineMs = countOption(processorId, 'judgeDeadlineMs', options.judgeDeadlineMs, DEFAULT_JUDGE_DEADLINE_MS, 1, MAX_TIMER_MS);
     this.model = new ModelJudge({ ...shared, errorStrategy: 'strict' });
     this.onError = options.onError;
     this.onFailOpen = options.onFailOpen;
@@ -335,18 +339,11 @@ export class GuardJudge {
    * when it passes).
    */
   failureVerdict(failure: JudgeFailure, violations: PrivateViolations): Extract<Verdict, { action: 'block' }> | undefined {
-    try {
-      this.onError?.(failure.error);
-    } catch {
-      // a failing onError never changes the outcome
-    }
+    // a failing onError (thrown or rejected) never changes the outcome
+    callQuietly(this.onError, failure.error);
     const strategy = failure.kind === 'budget' ? 'strict' : failure.kind === 'content' ? this.contentStrategy : this.infrastructureStrategy;
     if (strategy !== 'strict' && failure.kind !== 'budget') {
-      try {
-        this.onFailOpen?.({ processorId: this.processorId, kind: failure.kind, summary: failure.summary, error: failure.error, attempts: failure.attempts ?? 1 });
-      } catch {
-        // a failing onFailOpen never changes the outcome
-      }
+      callQuietly(this.onFailOpen, { processorId: this.processorId, kind: failure.kind, summary: failure.summary, error: failure.error, attempts: failure.attempts ?? 1 });
       return undefined;
     }
     const why = failure.kind === 'infrastructure' ? "errorStrategy is 'strict' (the default)" : failure.kind === 'content' ? 'the content can cause this failure' : 'the bound fails closed';

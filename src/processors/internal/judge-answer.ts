@@ -334,22 +334,43 @@ export function scoreRecord(entries: Iterable<readonly [string, number]>): Recor
   return record;
 }
 
+/** Words that say a language is mixed with another, in a region's brackets (`English (mostly)`). */
+const MIXING_WORDS = new Set(['with', 'and', 'or', 'plus', 'mixed', 'mostly', 'partly', 'some', 'also']);
+
+/** The canonical label whose key (or a synonym's) is `key`, if the table has one. */
+function lookupLabel(key: string, table: SynonymTable): string | undefined {
+  if (key === '') return undefined;
+  for (const [canonical, synonyms] of Object.entries(table)) {
+    if (labelKey(canonical) === key || synonyms.some((synonym) => labelKey(synonym) === key)) return canonical;
+  }
+  return undefined;
+}
+
 /**
- * The canonical label of `written` in `table` (compared by {@link labelKey}; for a tag such as
- * `en-US` or `zh_Hans`, also its first subtag), or its key when the table does not know it.
+ * The canonical label of `written` in `table` (compared by {@link labelKey}), or its key when the
+ * table does not know it. A tag (`en-US`, `zh_Hans`) reads as its first subtag, and a name with a
+ * region in brackets (`English (US)`, `French (Canada)`) as the name — unless the brackets name a
+ * language or a mixture (`English (with German)`, `English (mostly)`). Anything else that names
+ * two things (`English and German`, `English, German`) is its key: unknown, never the first word.
  *
  * @example
  * ```ts
  * canonicalLabel('English (US)', LANGUAGE_SYNONYMS); // 'en'
- * canonicalLabel('Klingon', LANGUAGE_SYNONYMS); // 'klingon' (unknown: its key)
+ * canonicalLabel('English and German', LANGUAGE_SYNONYMS); // 'englishandgerman' (unknown: its key)
  * ```
  */
 export function canonicalLabel(written: string, table: SynonymTable): string {
-  const keys = [labelKey(written), labelKey(written.trim().split(/[-_\s(]/u)[0] ?? '')];
-  for (const key of keys) {
-    for (const [canonical, synonyms] of Object.entries(table)) {
-      if (labelKey(canonical) === key || synonyms.some((synonym) => labelKey(synonym) === key)) return canonical;
-    }
+  const key = labelKey(written);
+  const whole = lookupLabel(key, table);
+  if (whole !== undefined) return whole;
+  const tag = /^\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})+\s*$/u.exec(written);
+  if (tag !== null) return lookupLabel(labelKey(tag[1] ?? ''), table) ?? key;
+  const bracketed = /^\s*([^()]+?)\s*\(\s*([\p{L} .]{1,40}?)\s*\)\s*$/u.exec(written);
+  if (bracketed !== null) {
+    const region = (bracketed[2] ?? '').split(/[\s.]+/u).filter((word) => word !== '');
+    // a word of two or three letters in the brackets is a region (`French (FR)`); a longer one may name a language
+    const mixed = region.some((word) => MIXING_WORDS.has(word.toLowerCase()) || (word.length > 3 && lookupLabel(labelKey(word), table) !== undefined));
+    if (!mixed) return lookupLabel(labelKey(bracketed[1] ?? ''), table) ?? key;
   }
-  return keys[0] ?? '';
+  return key;
 }

@@ -4,6 +4,7 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { JudgeCallEvent, TracingContext } from '../../contract/index.js';
+import { callQuietly } from './private-violation.js';
 
 /** Who a judging call is made for: the processor's id and the hook's `tracingContext`. */
 export interface JudgeTracing {
@@ -41,11 +42,8 @@ export function judgeReporter(
       event.input = { system: request.system, prompt: request.prompt };
       event.output = outcome.ok ? outcome.value : outcome.error;
     }
-    try {
-      onJudge(event);
-    } catch {
-      // tracing never changes a processor's outcome
-    }
+    // tracing never changes a processor's outcome (a throw or a rejection is dropped)
+    callQuietly(onJudge, event);
     return outcome;
   };
 }

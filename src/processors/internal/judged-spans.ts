@@ -56,7 +56,7 @@ export type JudgedChannel = 'text' | 'reasoning' | 'tool-input' | WholeChannel;
  * const channel: WholeChannel = 'data';
  * ```
  */
-export type WholeChannel = 'tool-call' | 'data' | 'tool-error';
+export type WholeChannel = 'tool-call' | 'data' | 'tool-error' | 'object';
 
 /** What a judge decided about one judged text. */
 export type Verdict =

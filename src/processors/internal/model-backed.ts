@@ -7,6 +7,7 @@ import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
 import type { AbortFunction, ProcessorViolation } from '../../contract/index.js';
 import { judgeReporter, type JudgeTracing } from './judge-report.js';
+import { callQuietly } from './private-violation.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 
 /**
@@ -113,11 +114,8 @@ export class ModelJudge {
    * `'warn'` reports to `onError` and returns so the caller lets the content through.
    */
   failed(processorId: string, error: StructuredCallError, abort: AbortFunction): void {
-    try {
-      this.onError?.(error);
-    } catch {
-      // a failing onError never changes the outcome
-    }
+    // a failing onError (thrown or rejected) never changes the outcome
+    callQuietly(this.onError, error);
     if (this.errorStrategy === 'strict') {
       abort(`${processorId}: the check could not be completed (${error.message}); blocked because errorStrategy is 'strict'`, {
         metadata: { processorId, error: error.message, kind: error.kind },

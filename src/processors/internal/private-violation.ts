@@ -13,16 +13,30 @@ import type { Verdict } from './judged-spans.js';
 
 type OnViolation = (violation: ProcessorViolation) => void | Promise<void>;
 
-function call(handler: OnViolation | undefined, violation: ProcessorViolation): void {
+/**
+ * Calls a developer's callback (`onViolation`, `onError`, `onFailOpen`, `onJudge`) so that nothing
+ * it throws or rejects with reaches the guard, the run or the process (no unhandled rejection).
+ *
+ * @example
+ * ```ts
+ * callQuietly(options.onError, error);
+ * ```
+ */
+export function callQuietly<A>(handler: ((argument: A) => unknown) | undefined, argument: A): void {
   if (handler === undefined) return;
   try {
-    const returned: unknown = handler(violation);
-    if (returned !== null && typeof returned === 'object' && typeof (returned as Promise<void>).catch === 'function') {
-      (returned as Promise<void>).catch(() => undefined);
+    const returned: unknown = handler(argument);
+    if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
+      const then: unknown = (returned as { then?: unknown }).then;
+      if (typeof then === 'function') then.call(returned, undefined, () => undefined);
     }
   } catch {
-    // onViolation never interferes with processing
+    // a callback never interferes with processing
   }
+}
+
+function call(handler: OnViolation | undefined, violation: ProcessorViolation): void {
+  callQuietly(handler, violation);
 }
 
 /**

@@ -49,3 +49,20 @@ export function applyRedactionsToReply(messages: readonly MastraDBMessage[], sta
   });
   return changed ? result : undefined;
 }
+
+/**
+ * Applies this run's remembered redactions to the run's structured object (`result.object`, set by
+ * a structurer that may have read text before this guard redacted it), in place on `result`.
+ *
+ * @example
+ * ```ts
+ * applyRedactionsToObject(result, state); // result.object with every redacted value replaced
+ * ```
+ */
+export function applyRedactionsToObject(result: { object?: unknown }, state: ProcessorState): void {
+  if (result.object === undefined) return;
+  const replacements = rememberedRedactions(state);
+  if (replacements.size === 0) return;
+  const object = mapStrings(result.object, (value) => replaceAllValues(value, replacements));
+  if (object !== result.object) result.object = object;
+}

@@ -1,6 +1,7 @@
 /**
  * Chunks the model-backed guards judge whole, not as streamed text: a `tool-call` (its arguments),
- * a `data-*` chunk (its `data`) and a `tool-error` (its error and arguments). The judged text is
+ * a `data-*` chunk (its `data`), a `tool-error` (its error and arguments) and a structured-output
+ * `object` / `object-result` (its object: a structurer may have made it from text not judged yet). The judged text is
  * every string of the value, one per line; a verdict is applied to every string.
  */
 import type { ChunkType } from '../../contract/index.js';
@@ -20,6 +21,7 @@ export function judgedText(part: ChunkType): string {
   if (part.type === 'tool-call') return stringsOf(part.payload.args);
   if (part.type === 'tool-error') return stringsOf([part.payload.error, part.payload.args ?? null]);
   if (part.type.startsWith('data-')) return stringsOf((part as { data?: unknown }).data);
+  if (part.type === 'object' || part.type === 'object-result') return stringsOf(part.payload.object);
   return '';
 }
 
@@ -66,6 +68,10 @@ export function applyToWhole(part: ChunkType, verdict: Verdict, fromStream: bool
     const data = (part as { data?: unknown }).data;
     const next = replace(data);
     return next === data ? part : ({ ...part, data: next } as ChunkType);
+  }
+  if (part.type === 'object' || part.type === 'object-result') {
+    const object = replace(part.payload.object);
+    return object === part.payload.object ? part : ({ ...part, payload: { ...part.payload, object } } as ChunkType);
   }
   return part;
 }
