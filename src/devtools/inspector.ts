@@ -4,7 +4,7 @@
  */
 import { defer, finalize, lastValueFrom, Observable, tap } from 'rxjs';
 import type { ChunkType, TracingContext } from '../contract/index.js';
-import { MalformedJournalEntryError, type RunJournal, type RunRecord } from '../storage/index.js';
+import { MalformedJournalEntryError, type ListRunsOptions, type ListedRun, type RunJournal, type RunRecord } from '../storage/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import type { InspectorEvent, InspectorRunRecord, InspectorRunStatus, InspectorRunSummary, RunEvictedEvent } from './inspector-events.js';
 import { cutText } from './internal/payload.js';
@@ -89,7 +89,8 @@ export interface TraceOptions {
 /**
  * What {@link Inspector.openJournalRun} reads: a `RunJournal` (`PostgresRunJournal`,
  * `InMemoryRunJournal`, or your own). `listRuns` (both built-in journals have it) lets the page
- * list recent runs.
+ * list recent runs; the inspector asks it with `unusable: 'report'`, so a row the journal cannot
+ * use is listed in its place (`RunJournal.listRuns`).
  *
  * @example
  * ```ts
@@ -99,8 +100,11 @@ export interface TraceOptions {
  * ```
  */
 export type InspectableJournal = Pick<RunJournal, 'getRun' | 'read$'> & {
-  /** The runs changed most recently, newest first. */
-  listRuns?(options?: { limit?: number }): Promise<RunRecord[]>;
+  /**
+   * The runs changed most recently, newest first, with `{ unusable: true, runId, error }` in place
+   * of a row it cannot use when asked `unusable: 'report'` (see `RunJournal.listRuns`).
+   */
+  listRuns?(options?: ListRunsOptions): Promise<ListedRun[]>;
 };
 
 /**
@@ -119,11 +123,6 @@ export interface InspectorJournalRunError {
   status: 'unreadable';
   /** What is wrong: the journal's `MalformedJournalEntryError` (its `row`, `field`, `problem`), or the id the inspector refuses (`field: 'id'`). */
   error: { name: string; message: string; row?: string; field?: string; problem: string };
-  /**
-   * The journal refused the listing at this row (its `listRuns` checks every row and fails at the
-   * first it cannot use): the runs older than it are not listed. Open one by its id.
-   */
-  listingEndsHere: boolean;
 }
 
 /**
@@ -162,32 +161,43 @@ function runIdProblem(runId: unknown): string | undefined {
   return undefined;
 }
 
-/** A listed row the inspector refuses (its id), or the journal's refusal of a row, as an error row. */
-function unreadableRun(runId: unknown, error: { name: string; message: string; row?: string; field?: string; problem: string }, listingEndsHere: boolean): InspectorJournalRunError {
+/** A listed row the inspector refuses (its id), or a row the journal reported it cannot use, as an error row. */
+function unreadableRun(runId: unknown, error: { name: string; message: string; row?: string; field?: string; problem: string }): InspectorJournalRunError {
   let id: string;
   try {
     id = typeof runId === 'string' ? runId : String(runId);
   } catch {
     id = '[unreadable]';
   }
-  return { runId: id, status: 'unreadable', error, listingEndsHere };
+  return { runId: id, status: 'unreadable', error };
 }
 
-/** A listed run, or an error row when its id is one the inspector cannot keep. */
-function listedRun(run: RunRecord): InspectorJournalRun {
-  const runId = typeof run === 'object' && run !== null ? (run as { runId?: unknown }).runId : undefined;
-  const problem = runIdProblem(runId);
-  if (problem === undefined) return run;
-  return unreadableRun(runId, { name: 'InspectorError', message: `Journal row runs.id cannot be opened: ${problem}.`, row: 'runs', field: 'id', problem }, false);
+/**
+ * An entry of the journal's listing as the inspector lists it: a run; an error row for a row the
+ * journal reported it cannot use (`{ unusable: true, runId, error }`), naming what its error names;
+ * or an error row naming `id` when the run's id is one the inspector cannot keep.
+ */
+function listedRun(entry: ListedRun): InspectorJournalRun {
+  const listed = typeof entry === 'object' && entry !== null ? (entry as { runId?: unknown; unusable?: unknown; error?: unknown }) : {};
+  if (listed.unusable === true) return unusableRow(listed.runId, listed.error);
+  const problem = runIdProblem(listed.runId);
+  if (problem === undefined) return entry as RunRecord;
+  return unreadableRun(listed.runId, { name: 'InspectorError', message: `Journal row runs.id cannot be opened: ${problem}.`, row: 'runs', field: 'id', problem });
 }
 
-/** The journal's refusal of a listed row, as an error row. */
-function malformedRow(error: MalformedJournalEntryError): InspectorJournalRunError {
-  return unreadableRun(
-    error.runId,
-    { name: error.name, message: error.message, ...(error.row === undefined ? {} : { row: error.row }), ...(error.field === undefined ? {} : { field: error.field }), problem: error.problem },
-    true,
-  );
+/** A row the journal reported it cannot use, as an error row: its `MalformedJournalEntryError`'s row, field and problem (another error: its message). */
+function unusableRow(runId: unknown, error: unknown): InspectorJournalRunError {
+  if (MalformedJournalEntryError.isInstance(error)) {
+    return unreadableRun(runId, {
+      name: error.name,
+      message: error.message,
+      ...(error.row === undefined ? {} : { row: error.row }),
+      ...(error.field === undefined ? {} : { field: error.field }),
+      problem: error.problem,
+    });
+  }
+  const problem = `the journal cannot use this row (${error instanceof Error ? cutText(String(error.message), 500) : 'no error given'})`;
+  return unreadableRun(runId, { name: error instanceof Error ? error.name : 'Error', message: `Journal row runs of run ${JSON.stringify(String(runId))}: ${problem}`, row: 'runs', problem });
 }
 
 const isJournal = (value: unknown): value is InspectableJournal =>
@@ -381,8 +391,8 @@ export class Inspector {
   /**
    * The journal's most recently changed runs, newest first (`limit` default 20), for a list to
    * open them from: the runs of {@link Inspector.journalListing}, its error rows left out (a run
-   * row the journal cannot use no longer fails the listing). `InspectorError` `invalid-option`
-   * when the journal cannot list (no `listRuns`).
+   * row the journal cannot use does not fail the listing). `InspectorError` `invalid-option` when
+   * the journal cannot list (no `listRuns`, or one that refuses the whole listing).
    *
    * @example
    * ```ts
@@ -397,12 +407,14 @@ export class Inspector {
   /**
    * The journal's most recently changed runs, newest first (`limit` default 20), with an error
    * row (`status: 'unreadable'`, see {@link InspectorJournalRunError}) in place of each row the
-   * inspector cannot use, never a failed listing. The built-in journals refuse a whole listing at
-   * the first run row they cannot use (a `MalformedJournalEntryError` naming its field): the runs
-   * newer than it are listed (found by asking for fewer: a few more reads), then the row, marked
-   * `listingEndsHere`. A row whose id no journal stores (a lone surrogate) or that has none is an
-   * error row naming `id`. `InspectorError` `invalid-option` when the journal cannot list (no
-   * `listRuns`); another failure of the journal is its own error.
+   * inspector cannot use, never a failed listing: one read, `listRuns({ limit, unusable: 'report' })`,
+   * whose `{ unusable: true, runId, error }` entries (a row the journal cannot use: its
+   * `MalformedJournalEntryError` naming the field) are error rows where the journal listed them,
+   * the runs older and newer than them listed as they are. A row whose id no journal stores (a lone
+   * surrogate) or that has none is an error row naming `id`. `InspectorError` `invalid-option` when
+   * the journal cannot list (no `listRuns`), or refuses the whole listing at a row it cannot use (it
+   * does not honour `unusable: 'report'`: the message names the row); another failure of the
+   * journal is its own error.
    *
    * @example
    * ```ts
@@ -414,31 +426,19 @@ export class Inspector {
     if (!isJournal(journal) || typeof journal.listRuns !== 'function') {
       throw new InspectorError('invalid-option', 'Inspector: this journal cannot list its runs (no listRuns method): open a run by its id.');
     }
-    const list = journal.listRuns.bind(journal);
-    let refusal: MalformedJournalEntryError;
+    let listed: ListedRun[];
     try {
-      return { runs: (await list({ limit })).map(listedRun) };
+      listed = await journal.listRuns({ limit, unusable: 'report' });
     } catch (error) {
       if (!MalformedJournalEntryError.isInstance(error)) throw error;
-      refusal = error;
+      throw new InspectorError(
+        'invalid-option',
+        `Inspector: the journal refused its whole listing at a row it cannot use (${error.message}): its listRuns does not list such rows in place. Give it listRuns({ unusable: 'report' }) (the built-in journals have it), or open a run by its id.`,
+        { cause: error },
+      );
     }
-    // the journal answers up to the first row it cannot use: the largest limit it answers lists
-    // the runs before that row (each answer newest first, so a shorter one is a prefix)
-    let listed: RunRecord[] = [];
-    let answered = 0;
-    let refused = limit;
-    while (refused - answered > 1) {
-      const middle = Math.floor((answered + refused) / 2);
-      try {
-        listed = await list({ limit: middle });
-        answered = middle;
-      } catch (error) {
-        if (!MalformedJournalEntryError.isInstance(error)) throw error;
-        refusal = error;
-        refused = middle;
-      }
-    }
-    return { runs: [...listed.map(listedRun), malformedRow(refusal)] };
+    if (!Array.isArray(listed)) throw new InspectorError('invalid-option', `Inspector: the journal's listRuns answered ${listed === null ? 'null' : typeof listed}, not a list of runs.`);
+    return { runs: listed.map(listedRun) };
   }
 
   /** The runs kept, oldest first. */

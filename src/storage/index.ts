@@ -56,6 +56,9 @@ export type {
   PurgeOptions,
   PurgeResult,
   RunRetentionOptions,
+  ListRunsOptions,
+  ListedRun,
+  UnusableRun,
 } from './journal/types.js';
 export { InMemoryRunJournal, type InMemoryRunJournalOptions } from './journal/in-memory-run-journal.js';
 // not re-exported by a package entry: the rule every store holds ids to (the durable worker bounds a

@@ -7,8 +7,10 @@
  *    Now every string is counted as the larger of its UTF-8 JSON bytes and its in-memory size
  *    (property over every code point class, escapes and lone surrogates included).
  * 2. `journalRuns` rejected the whole listing when one stored run row was corrupt (PostgreSQL rows
- *    edited with SQL): now the good runs are listed and the bad one is an error row naming its
- *    field (`MalformedJournalEntryError`), as `listRuns` and `getRun` name it.
+ *    edited with SQL); then the inspector listed the runs newer than it (asking the journal for
+ *    fewer and fewer) but none older. Now the journal lists such a row in its place
+ *    (`listRuns({ unusable: 'report' })`): every good run is listed in order, older ones too, and
+ *    the bad one is an error row naming its field (`MalformedJournalEntryError`), as `getRun` names it.
  * 3. A run id with a lone surrogate threw `URIError` in the page script. No journal stores one
  *    (`storageIdProblem`): the inspector refuses it where a run enters it (an `InspectorError`
  *    naming it, an error row in the listing), and the page's encoding never throws.
@@ -181,24 +183,44 @@ describe('2. journalRuns with a run row the journal cannot use (PostgreSQL rows 
     ['format 0', 'UPDATE S.runs SET format = 0 WHERE id = $1', 'format'],
     ['a terminal on an open run', "UPDATE S.runs SET terminal = 'finish' WHERE id = $1", 'terminal'],
   ];
-  it.each(edits)('a row with %s: the runs newer than it are listed, it is an error row naming the field, and the listing says where it stops (the whole listing was refused)', async (_what, edit, field) => {
+  it.each(edits)('a row with %s: every run is listed in order, older ones too, and it is an error row in place naming the field, from one read (runs older than it were not listed)', async (_what, edit, field) => {
     await db.query(`DELETE FROM "${schema}".runs`).catch(() => undefined);
     const ids = await fiveRuns(edit, 2);
-    // the journal refuses the listing as a whole, naming the row (its own contract)
+    // the journal's strict listing still refuses as a whole, naming the row (its contract for callers that act on rows)
     const refused = await journal.listRuns({ limit: 20 }).then(
       () => undefined,
       (error: unknown) => error,
     );
     expect(MalformedJournalEntryError.isInstance(refused) && refused.field).toBe(field);
+    const reads: unknown[] = [];
+    const counted: InspectableJournal = {
+      getRun: (runId) => journal.getRun(runId),
+      read$: (runId, options) => journal.read$(runId, options),
+      listRuns: (options) => {
+        reads.push(options);
+        return journal.listRuns(options);
+      },
+    };
     const inspector = new Inspector();
-    const { runs: listed } = await inspector.journalListing(journal);
-    expect((await inspector.journalRuns(journal)).map((run) => run.runId)).toEqual(ids.slice(0, 2));
+    const { runs: listed } = await inspector.journalListing(counted);
+    expect(reads).toEqual([{ limit: 20, unusable: 'report' }]);
+    expect((await inspector.journalRuns(journal)).map((run) => run.runId)).toEqual([ids[0], ids[1], ids[3], ids[4]]);
     expect(listed.map((run) => [run.runId, run.status])).toEqual([
       [ids[0], 'running'],
       [ids[1], 'running'],
       [ids[2], 'unreadable'],
+      [ids[3], 'running'],
+      [ids[4], 'running'],
     ]);
-    expect(listed[2]).toMatchObject({ runId: ids[2], status: 'unreadable', listingEndsHere: true, error: { name: 'MalformedJournalEntryError', row: 'runs', field } });
+    const getRunError = await journal.getRun(ids[2]!).then(
+      () => undefined,
+      (error: unknown) => error as MalformedJournalEntryError,
+    );
+    expect(listed[2]).toEqual({
+      runId: ids[2],
+      status: 'unreadable',
+      error: { name: 'MalformedJournalEntryError', message: getRunError?.message, row: 'runs', field, problem: getRunError?.problem },
+    });
     // the route serves the same, and the page shows it (see the Chromium test below)
     const server = await inspect(quietAgent(), { port: 0, journal });
     try {
@@ -209,33 +231,79 @@ describe('2. journalRuns with a run row the journal cannot use (PostgreSQL rows 
         [ids[0], 'running', undefined],
         [ids[1], 'running', undefined],
         [ids[2], 'unreadable', field],
+        [ids[3], 'running', undefined],
+        [ids[4], 'running', undefined],
       ]);
+      expect(response.body).not.toContain('listingEndsHere');
     } finally {
       await server.close();
     }
   }, 60_000);
 
-  it('the newest row corrupt: no run is listed before it, the error row says so; a good listing is unchanged', async () => {
+  it('the newest and the oldest rows corrupt: each an error row in place, the runs between listed; a good listing is unchanged', async () => {
     await db.query(`DELETE FROM "${schema}".runs`);
     const ids = await fiveRuns("UPDATE S.runs SET status = 'paused' WHERE id = $1", 0);
+    await db.query(`UPDATE "${schema}".runs SET format = 0 WHERE id = $1`, [ids[4]]);
     const { runs: listed } = await new Inspector().journalListing(journal);
-    expect(listed).toEqual([expect.objectContaining({ runId: ids[0], status: 'unreadable', listingEndsHere: true })]);
-    await db.query(`DELETE FROM "${schema}".runs WHERE id = $1`, [ids[0]]);
-    expect((await new Inspector().journalRuns(journal)).map((run) => run.runId)).toEqual(ids.slice(1));
+    expect(listed.map((run) => [run.runId, run.status, 'error' in run ? run.error.field : undefined])).toEqual([
+      [ids[0], 'unreadable', 'status'],
+      [ids[1], 'running', undefined],
+      [ids[2], 'running', undefined],
+      [ids[3], 'running', undefined],
+      [ids[4], 'unreadable', 'format'],
+    ]);
+    expect((await new Inspector().journalListing(journal, 2)).runs.map((run) => run.runId)).toEqual(ids.slice(0, 2));
+    await db.query(`DELETE FROM "${schema}".runs WHERE id = ANY($1)`, [[ids[0], ids[4]]]);
+    expect((await new Inspector().journalRuns(journal)).map((run) => run.runId)).toEqual(ids.slice(1, 4));
   }, 60_000);
+
+  it("an app's own journal that refuses the whole listing at a row (it does not report rows in place): an InspectorError naming the row, a 409 for the page, one read", async () => {
+    let reads = 0;
+    const refusing: InspectableJournal = {
+      getRun: async () => null,
+      read$: () => of(),
+      listRuns: async () => {
+        reads += 1;
+        throw new MalformedJournalEntryError({ runId: 'corrupt-row', seq: 0, row: 'runs', field: 'status', problem: '"paused" is not a status this build knows' });
+      },
+    };
+    const error = await new Inspector().journalListing(refusing).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(InspectorError.isInstance(error) && [error.reason, error.message]).toEqual(['invalid-option', expect.stringMatching(/runs\.status of run "corrupt-row".*unusable: 'report'/)]);
+    expect(reads).toBe(1);
+    const server = await inspect(quietAgent(), { port: 0, journal: refusing });
+    try {
+      const response = await get(server, '/api/journal');
+      expect(response.status).toBe(409);
+      expect(response.body).toContain('runs.status');
+    } finally {
+      await server.close();
+    }
+  });
 
   it("an app's own journal listing a row with an id no journal stores (a lone surrogate) or no id: an error row naming it, the rest listed", async () => {
     const good = (runId: string): RunRecord => ({ runId, agentId: 'a', status: 'completed', epoch: 1, lastSeq: 1, format: 1, createdAt: new Date(0), updatedAt: new Date(0), terminal: 'finish' }) as RunRecord;
     const own: InspectableJournal = {
       getRun: async () => null,
       read$: () => of(),
-      listRuns: async () => [good('a'), good('run-\uD800'), { runId: 42 } as unknown as RunRecord, good('b')],
+      listRuns: async () => [
+        good('a'),
+        good('run-\uD800'),
+        { runId: 42 } as unknown as RunRecord,
+        { unusable: true, runId: 'c', error: new MalformedJournalEntryError({ runId: 'c', seq: 0, row: 'runs', field: 'epoch', problem: '-3 is not a whole number ≥ 0' }) },
+        { unusable: true, runId: 'd', error: new Error('the row is gone') } as never,
+        good('b'),
+      ],
     };
     const { runs: listed } = await new Inspector().journalListing(own);
     expect(listed.map((run) => [typeof run.runId === 'string' ? run.runId.replace(/[\uD800-\uDFFF]/g, '?') : run.runId, run.status, 'error' in run ? run.error.field : undefined])).toEqual([
       ['a', 'completed', undefined],
       ['run-?', 'unreadable', 'id'],
       ['42', 'unreadable', 'id'],
+      ['c', 'unreadable', 'epoch'],
+      ['d', 'unreadable', undefined],
       ['b', 'completed', undefined],
     ]);
   });
@@ -385,14 +453,16 @@ describe.skipIf(!existsSync(chromiumPath))('the page in Chromium', () => {
   it('lists, opens, exports and reloads runs of every awkward id, shows a lone-surrogate id and a corrupt row as error rows, and throws nothing', async () => {
     const stored = new InMemoryRunJournal();
     for (const runId of AWKWARD_IDS) await endedRun(stored, runId);
-    // an app's own journal over it: a listed id no journal stores first, and a row it cannot use after the stored runs
+    // an app's own journal over it: a listed id no journal stores first, and a row it cannot use
+    // (reported in place) in the middle of the stored runs
     const own: InspectableJournal = {
       getRun: (runId) => stored.getRun(runId),
       read$: (runId, options) => stored.read$(runId, options),
-      listRuns: async ({ limit = 50 } = {}) => {
-        const runs = [{ ...(await stored.getRun('.'))!, runId: 'run-\uD800' }, ...(await stored.listRuns({ limit: 1000 }))];
-        if (limit > runs.length) throw new MalformedJournalEntryError({ runId: 'corrupt-row', seq: 0, row: 'runs', field: 'status', problem: '"paused" is not a status this build knows' });
-        return runs.slice(0, limit);
+      listRuns: async ({ limit = 50 }: { limit?: number } = {}) => {
+        const runs = await stored.listRuns({ limit: 1000, unusable: 'report' });
+        const corrupt = { unusable: true as const, runId: 'corrupt-row', error: new MalformedJournalEntryError({ runId: 'corrupt-row', seq: 0, row: 'runs', field: 'status', problem: '"paused" is not a status this build knows' }) };
+        const middle = Math.floor(runs.length / 2);
+        return [{ ...(await stored.getRun('.'))!, runId: 'run-\uD800' }, ...runs.slice(0, middle), corrupt, ...runs.slice(middle)].slice(0, limit);
       },
     };
     const server = await inspect(quietAgent(), { port: 0, journal: own });
@@ -408,7 +478,11 @@ describe.skipIf(!existsSync(chromiumPath))('the page in Chromium', () => {
       expect(errorRows).toHaveLength(2);
       expect(errorRows[0]).toContain('lone surrogate');
       expect(errorRows[1]).toContain('runs.status');
-      expect(errorRows[1]).toContain('older runs are not shown');
+      expect(errorRows[1]).toContain('corrupt-row');
+      // the corrupt row in its place, the runs older than it listed after it
+      const rows = await page.locator('#journal-list > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset['testid'] ?? 'run'));
+      expect(rows).toHaveLength(AWKWARD_IDS.length + 2);
+      expect(rows.indexOf('journal-error', 1)).toBe(1 + Math.floor(AWKWARD_IDS.length / 2));
       const items = page.getByTestId('journal-item');
       expect(await items.count()).toBe(AWKWARD_IDS.length);
       for (const runId of AWKWARD_IDS) {

@@ -191,7 +191,6 @@ function journalError(run) {
   item.dataset.runId = run.runId;
   const where = [run.error.row, run.error.field].filter(Boolean).join('.');
   item.append(el('span', 'run-title', run.runId), el('span', 'badge error', 'unreadable'), el('p', 'journal-problem', `${where ? where + ': ' : ''}${run.error.problem}`));
-  if (run.listingEndsHere) item.append(el('p', 'journal-problem', 'The journal lists no run past this row: older runs are not shown.'));
   return item;
 }
 

@@ -14,7 +14,6 @@ import {
   conflictingField,
   encodeChunks,
   isOpen,
-  listLimit,
   statusOf,
   StoredEntry,
 } from '../internal/journal-rules.js';
@@ -35,6 +34,8 @@ import type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  ListRunsOptions,
+  ListedRun,
   NewRun,
   PurgeOptions,
   PurgeResult,
@@ -51,7 +52,7 @@ import type {
   ToolTransition,
 } from './types.js';
 import { MAX_INFRASTRUCTURE_LOSSES } from './types.js';
-import { checkedRunRecord } from './run-record-check.js';
+import { checkedRunRecord, listRunsOptions, listedRunRecord } from './run-record-check.js';
 
 /**
  * Options of `InMemoryRunJournal`.
@@ -180,29 +181,34 @@ export class InMemoryRunJournal implements RunJournal {
     assertJournalId('getRun', 'runId', runId);
     this.#assertOpen('getRun');
     const stored = this.#runs.get(runId);
-    return stored === undefined ? null : copyRecord(stored.record);
+    // the row check PostgresRunJournal's getRun, the claim and listRuns make (one check)
+    return stored === undefined ? null : checkedRunRecord(copyRecord(stored.record));
   }
 
   /**
    * The runs changed most recently, newest first (what the run inspector lists to open): `limit`
-   * from 1 to 1000, default 50.
+   * from 1 to 1000, default 50. Each record is checked as `getRun` and the claim check it: one this
+   * build cannot use rejects the listing (`unusable: 'refuse'`, the default) or is listed in its
+   * place as an `UnusableRun` (`unusable: 'report'`; see `ListRunsOptions`).
    *
    * @example
    * ```ts
    * for (const run of await journal.listRuns({ limit: 10 })) console.log(run.runId, run.status, run.epoch);
    * ```
    */
-  async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
-    const limit = listLimit('InMemoryRunJournal', options.limit);
+  listRuns(options?: ListRunsOptions & { unusable?: 'refuse' }): Promise<RunRecord[]>;
+  listRuns(options: ListRunsOptions & { unusable: 'report' }): Promise<ListedRun[]>;
+  listRuns(options?: ListRunsOptions): Promise<ListedRun[]>;
+  async listRuns(options: ListRunsOptions = {}): Promise<ListedRun[]> {
+    const { limit, unusable } = listRunsOptions('InMemoryRunJournal', options);
     this.#assertOpen('getRun');
     // Map order is creation order: among equal times, the later-created run first
-    // checked as getRun and the claim read a row (the same check as PostgresRunJournal's)
     return [...this.#runs.values()]
       .map(({ record }) => record)
       .reverse()
       .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
       .slice(0, limit)
-      .map((record) => checkedRunRecord(copyRecord(record)));
+      .map((record) => listedRunRecord(copyRecord(record), unusable));
   }
 
   async activeRun(threadId: string): Promise<RunRecord | null> {
@@ -213,7 +219,7 @@ export class InMemoryRunJournal implements RunJournal {
       // Map order is creation order: a later run with the same createdAt wins.
       if (record.threadId === threadId && isOpen(record.status) && (newest === undefined || record.createdAt >= newest.createdAt)) newest = record;
     }
-    return newest === undefined ? null : copyRecord(newest);
+    return newest === undefined ? null : checkedRunRecord(copyRecord(newest));
   }
 
   async claim(runId: string, owner: string): Promise<RunClaim> {
@@ -223,6 +229,7 @@ export class InMemoryRunJournal implements RunJournal {
     const stored = this.#runs.get(runId);
     if (stored === undefined) throw new RunNotFoundError({ runId });
     const { record } = stored;
+    checkedRunRecord(record); // the row check getRun and listRuns make: a field this build cannot use, nothing changed
     if (record.format > RUN_FORMAT) throw new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId });
     if (!isOpen(record.status)) throw new FencedError({ runId, epoch: record.epoch, currentEpoch: record.epoch, reason: 'ended', what: 'claim' });
     record.epoch += 1;

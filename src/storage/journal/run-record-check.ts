@@ -5,9 +5,9 @@
  * never a record that silently says something else (a reader ending a `paused` run without its
  * terminal chunk, a claim bumping a negative epoch towards 1).
  */
-import { RUN_FORMAT } from '../internal/journal-rules.js';
+import { RUN_FORMAT, listLimit } from '../internal/journal-rules.js';
 import { MalformedJournalEntryError } from './errors/malformed-journal-entry-error.js';
-import type { RunRecord } from './types.js';
+import type { ListRunsOptions, ListedRun, RunRecord } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'completed', 'failed', 'cancelled']);
 const TERMINALS: ReadonlyMap<string, string> = new Map([
@@ -56,7 +56,43 @@ export function runRecordProblem(run: RunRecord): { field: string; problem: stri
  * ```
  */
 export function checkedRunRecord(run: RunRecord): RunRecord {
+  return listedRunRecord(run, 'refuse') as RunRecord;
+}
+
+/**
+ * `run` as `listRuns` lists it — the one check `getRun` and the claim make
+ * ({@link checkedRunRecord} is its `'refuse'`): the record when this build can use it; else its
+ * `MalformedJournalEntryError` (row `runs`, the first field it cannot use), thrown (`'refuse'`) or
+ * as an `UnusableRun` in the record's place (`'report'`).
+ *
+ * @example
+ * ```ts
+ * const entries = rows.map((row) => listedRunRecord(runFromRow(row), 'report')); // { unusable: true, runId, error } for status 'paused'
+ * ```
+ */
+export function listedRunRecord(run: RunRecord, unusable: 'refuse' | 'report'): ListedRun {
   const found = runRecordProblem(run);
-  if (found !== undefined) throw new MalformedJournalEntryError({ runId: run.runId, seq: 0, row: 'runs', ...found });
-  return run;
+  if (found === undefined) return run;
+  const error = new MalformedJournalEntryError({ runId: run.runId, seq: 0, row: 'runs', ...found });
+  if (unusable === 'report') return { unusable: true, runId: run.runId, error };
+  throw error;
+}
+
+/**
+ * `listRuns`' options, read once: the limit (`RangeError` naming it) and what an unusable row does
+ * (`'refuse'` by default; any value but `'refuse'` and `'report'` is a `RangeError` naming it, never
+ * read as the default).
+ *
+ * @example
+ * ```ts
+ * const { limit, unusable } = listRunsOptions('PostgresRunJournal', { limit: 10, unusable: 'report' });
+ * ```
+ */
+export function listRunsOptions(journal: string, options: ListRunsOptions): { limit: number; unusable: 'refuse' | 'report' } {
+  const { limit, unusable } = options;
+  if (unusable !== undefined && unusable !== 'refuse' && unusable !== 'report') {
+    const got = typeof unusable === 'string' ? JSON.stringify(unusable) : typeof unusable === 'object' ? (unusable === null ? 'null' : 'an object') : String(unusable);
+    throw new RangeError(`${journal}.listRuns: unusable must be 'refuse' or 'report' (got ${got})`);
+  }
+  return { limit: listLimit(journal, limit), unusable: unusable ?? 'refuse' };
 }

@@ -6,6 +6,7 @@
 import type { Observable } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import type { JsonValue } from '../../contract/json-codec.js';
+import type { MalformedJournalEntryError } from './errors/malformed-journal-entry-error.js';
 
 /**
  * One chunk of a run as the journal holds it: its dense sequence number (from 1), the epoch of
@@ -77,6 +78,67 @@ export interface RunRecord {
    */
   expiredAt?: Date;
 }
+
+/**
+ * Options of `RunJournal.listRuns`.
+ *
+ * @example
+ * ```ts
+ * import type { ListRunsOptions } from 'rxagent/durable';
+ * const forOperators: ListRunsOptions = { limit: 100, unusable: 'report' };
+ * ```
+ */
+export interface ListRunsOptions {
+  /** How many runs, from 1 to 1000 (else a `RangeError` naming it). Default 50. */
+  limit?: number;
+  /**
+   * What a run row this build cannot use does to the listing — a status, terminal, epoch, format
+   * or `last_seq` that `getRun` and the claim refuse (another build's row, or one edited in the
+   * database):
+   * - `'refuse'` (default): the whole listing rejects with that row's `MalformedJournalEntryError`
+   *   (`row: 'runs'`, `field`). For callers that act on the runs they list.
+   * - `'report'`: the row is an {@link UnusableRun} in its place, every other run listed as it is,
+   *   in order. For a listing an operator reads (the run inspector's).
+   *
+   * Any other value is a `RangeError` naming it.
+   */
+  unusable?: 'refuse' | 'report';
+}
+
+/**
+ * A run row `listRuns({ unusable: 'report' })` lists in its place because this build cannot use
+ * it: its run id and the error `getRun` and the claim give for it. Told from a `RunRecord` by
+ * `'unusable' in entry`.
+ *
+ * @example
+ * ```ts
+ * import type { ListedRun, UnusableRun } from 'rxagent/durable';
+ * const isUnusable = (entry: ListedRun): entry is UnusableRun => 'unusable' in entry;
+ * for (const entry of await journal.listRuns({ unusable: 'report' })) {
+ *   if (isUnusable(entry)) console.warn(entry.runId, entry.error.field, entry.error.problem);
+ * }
+ * ```
+ */
+export interface UnusableRun {
+  /** Always `true`: what tells this entry from a `RunRecord`. */
+  readonly unusable: true;
+  /** The run's id as its row holds it (the run's other fields are not given: one of them is wrong). */
+  readonly runId: string;
+  /** What is wrong: `row: 'runs'`, the `field`, the `problem` — the error `getRun` throws for the run. */
+  readonly error: MalformedJournalEntryError;
+}
+
+/**
+ * One entry of `listRuns({ unusable: 'report' })`: a run, or an {@link UnusableRun} in place of a
+ * row this build cannot use.
+ *
+ * @example
+ * ```ts
+ * import type { ListedRun } from 'rxagent/durable';
+ * const label = (entry: ListedRun) => ('unusable' in entry ? `${entry.runId}: ${entry.error.message}` : `${entry.runId} ${entry.status}`);
+ * ```
+ */
+export type ListedRun = RunRecord | UnusableRun;
 
 /**
  * How long a journal keeps ended runs (see docs/durable.md, "Retention"). Both count from the
@@ -411,6 +473,18 @@ export interface RunJournal {
   getRun(runId: string): Promise<RunRecord | null>;
   /** The newest `queued` or `running` run of a thread, or `null`. */
   activeRun(threadId: string): Promise<RunRecord | null>;
+  /**
+   * Optional (both journals of rxagent): the runs changed most recently, newest first, at most
+   * `limit` (1 to 1000, default 50) — what an operator's tool lists to open. Each row is checked
+   * as `getRun` and the claim check it. A row this build cannot use rejects the whole listing with
+   * its `MalformedJournalEntryError` (`unusable: 'refuse'`, the default: for callers that act on
+   * the rows), or is listed in its place as an {@link UnusableRun} (`unusable: 'report'`), every
+   * other run listed as it is. A row of a newer format is listed as `getRun` gives it.
+   */
+  listRuns?(options?: ListRunsOptions & { unusable?: 'refuse' }): Promise<RunRecord[]>;
+  listRuns?(options: ListRunsOptions & { unusable: 'report' }): Promise<ListedRun[]>;
+  listRuns?(options?: ListRunsOptions): Promise<ListedRun[]>;
+
   /**
    * Takes the run over: epoch + 1, `status: 'running'`. Unknown run → `RunNotFoundError`; a run of
    * a newer format → `JournalSchemaError` (epoch unchanged); an ended run → `FencedError` (`'ended'`);

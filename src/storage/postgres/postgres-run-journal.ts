@@ -16,7 +16,6 @@ import {
   StoredEntry,
   encodeChunks,
   isOpen,
-  listLimit,
 } from '../internal/journal-rules.js';
 import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
@@ -33,6 +32,8 @@ import type {
   EncodedChunk,
   JournalEntry,
   JournalReadOptions,
+  ListRunsOptions,
+  ListedRun,
   LostOwnerRun,
   NewRun,
   PurgeOptions,
@@ -50,7 +51,7 @@ import type {
   ToolTransition,
 } from '../journal/types.js';
 import { MAX_INFRASTRUCTURE_LOSSES } from '../journal/types.js';
-import { checkedRunRecord } from '../journal/run-record-check.js';
+import { checkedRunRecord, listRunsOptions, listedRunRecord } from '../journal/run-record-check.js';
 import { GuardedPool, positiveMs } from './guarded-pool.js';
 import { JOURNAL_CHANNEL, JournalListener, type RunNotice } from './journal-listener.js';
 import { migratePostgres, quoteIdentifier } from './migrations.js';
@@ -216,20 +217,25 @@ export class PostgresRunJournal implements RunJournal {
   /**
    * The runs changed most recently, newest first (what the run inspector lists to open): `limit`
    * from 1 to 1000, default 50. Reads the runs table ordered by `updated_at`: a tool's read, not a
-   * hot path.
+   * hot path. Each row is checked as `getRun` and the claim check it: one this build cannot use
+   * rejects the listing (`unusable: 'refuse'`, the default) or is listed in its place as an
+   * `UnusableRun` (`unusable: 'report'`; see `ListRunsOptions`).
    *
    * @example
    * ```ts
    * for (const run of await journal.listRuns({ limit: 10 })) console.log(run.runId, run.status, run.epoch);
    * ```
    */
-  async listRuns(options: { limit?: number } = {}): Promise<RunRecord[]> {
-    const limit = listLimit('PostgresRunJournal', options.limit);
+  listRuns(options?: ListRunsOptions & { unusable?: 'refuse' }): Promise<RunRecord[]>;
+  listRuns(options: ListRunsOptions & { unusable: 'report' }): Promise<ListedRun[]>;
+  listRuns(options?: ListRunsOptions): Promise<ListedRun[]>;
+  async listRuns(options: ListRunsOptions = {}): Promise<ListedRun[]> {
+    const { limit, unusable } = listRunsOptions('PostgresRunJournal', options);
     return this.#run('getRun', async () => {
       const result = await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs ORDER BY updated_at DESC, id LIMIT $1`, [limit]);
-      // each row checked as getRun and the claim check it: a row this build cannot use is a
-      // MalformedJournalEntryError naming it and its field, never a record that says otherwise
-      return result.rows.map(checkedRun);
+      // each row through the check getRun and the claim make (checkedRun is its 'refuse'): a row this
+      // build cannot use is its MalformedJournalEntryError, thrown or in the row's place
+      return result.rows.map((row) => listedRunRecord(runFromRow(row), unusable));
     });
   }
 
