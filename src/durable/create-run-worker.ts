@@ -214,8 +214,9 @@ export interface RunWorkerOptions {
    * so a worker takes them over at once instead of after `heartbeatSeconds`. A run is released
    * only once its owner has been seen without its session for `graceMs` (default 750, at least
    * 0): an owner whose connection blipped takes its lock again well within it and spends no
-   * attempt. `false`: this worker does not sweep (it still holds its owner session, so its own
-   * runs never look lost to others).
+   * attempt; one whose session stayed away longer (its run taken over) notes that attempt as the
+   * infrastructure's, so the give-up refunds it. `false`: this worker does not sweep (it still
+   * holds its owner session, so its own runs never look lost to others).
    */
   lostOwnerSweep?:
     | false
@@ -268,7 +269,9 @@ export interface RunWorker {
    * Asks the run's owner, wherever it is, to stop it (the run ends with `abort`, status
    * `cancelled`), when `options` authorizes the caller (`authorize(run, request)`, or
    * `unsafeNoAuthorization: true`; neither: `MissingAuthorizationError`). `RunNotFoundError` for an
-   * unknown run and for a refused caller alike (nothing is recorded): answer both with 404.
+   * unknown run and for a refused caller alike (nothing is recorded): answer both with 404. Its
+   * read of the run and its write of the stop are tried again through an infrastructure failure
+   * for up to 10 s, as a submit's writes are.
    */
   cancel(runId: string, options: CancelRunOptions): Promise<void>;
   /**
@@ -288,6 +291,13 @@ const NOTE_WITHIN_MS = 10_000;
 
 /** Times a run that no attempt ever claimed is queued again in a new job instead of being given up. */
 const MAX_REQUEUES = 3;
+
+/**
+ * How often a worker looks whether its owner session holds its lock (ms). An attempt fenced after
+ * a look found it without (a cut connection: another worker's lost-owner sweep may have failed the
+ * attempt) was lost to the infrastructure, and is noted so.
+ */
+const SESSION_LOOK_MS = 50;
 
 /** Waits `ms`; false when `signal` aborted first (the job is no longer this worker's). */
 function pause(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -374,9 +384,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
   const executions = new Set<Promise<unknown>>();
+  /** Per run, its newest attempt (job) on this worker. */
+  const latestAttempts = new Map<string, object>();
   let started = false;
   let closing: Promise<void> | undefined;
   let session: OwnerSession | undefined;
+  /** When this worker last saw its owner session without its lock (this process's clock; -∞: never). */
+  let sessionLostAt = Number.NEGATIVE_INFINITY;
+  let sessionLooks: ReturnType<typeof setInterval> | undefined;
   let sweeps: Subscription | undefined;
   let handingOver = false;
 
@@ -483,10 +498,21 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   /**
    * Ends a claimed run `failed` with `error` (a row it cannot go on from) under the claim's lease:
    * one `final` commit, the job done. No attempt is spent on it: another would meet the same row.
+   * A blip of its reads or its write is the attempt's (`infrastructure`: `work` claims again and
+   * fails the run closed then), never the job's.
    */
-  const failClosed = async (claim: Pick<RunClaim, 'lease' | 'input' | 'commits'>, error: MalformedJournalEntryError): Promise<{ kind: 'done' }> => {
-    const { runId } = claim.lease;
-    const ended = await endRun(journal, claim, error);
+  const failClosed = async (
+    claim: Pick<RunClaim, 'lease' | 'input' | 'commits'>,
+    error: MalformedJournalEntryError,
+  ): Promise<{ kind: 'done' } | { kind: 'infrastructure'; error: unknown; epoch: number }> => {
+    const { runId, epoch } = claim.lease;
+    let ended;
+    try {
+      ended = await endRun(journal, claim, error);
+    } catch (caught) {
+      if (isInfrastructureError(caught)) return { kind: 'infrastructure', error: caught, epoch };
+      throw caught;
+    }
     if (ended.kind === 'failed') events.next({ type: 'completed', runId, epoch: ended.epoch, status: 'failed' });
     return { kind: 'done' };
   };
@@ -516,18 +542,34 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const runId = job.data?.runId;
     if (typeof runId !== 'string') return; // not a job of ours: nothing to run, nothing to retry
     const losses = infrastructureLosses(runId, attemptKeyOf(job.data.generation ?? 0, job.retryCount ?? 0));
-    let lastEpoch: number | undefined;
-    for (let failures = 0; ; failures++) {
-      // after a failure of the infrastructure, noted at the first turn the database answers again
-      if (failures > 0) await losses.note();
-      const outcome = await attempt(job, runId, lastEpoch);
-      if (outcome.kind !== 'infrastructure') return;
-      if (failures >= INFRASTRUCTURE_RETRIES || closing !== undefined || !(await pause(infrastructureBackoffMs(failures), job.signal))) {
-        // the attempt is lost (pg-boss took the job, or the outage outlasted our retries): noted, so the give-up refunds it
-        await losses.noteWithin(NOTE_WITHIN_MS);
-        throw outcome.error;
+    // the run's newest attempt on this worker: pg-boss hands out another only once it took this one's job
+    const self = {};
+    latestAttempts.set(runId, self);
+    try {
+      let lastEpoch: number | undefined;
+      for (let failures = 0; ; failures++) {
+        // after a failure of the infrastructure, noted at the first turn the database answers again
+        if (failures > 0) await losses.note();
+        const outcome = await attempt(job, runId, lastEpoch);
+        // fenced while its owner session was cut: the run is another attempt's now, and this one the infrastructure's
+        if (outcome.kind === 'session-lost') return await losses.noteWithin(NOTE_WITHIN_MS);
+        if (outcome.kind !== 'infrastructure') return;
+        const retry = failures < INFRASTRUCTURE_RETRIES && closing === undefined && (await pause(infrastructureBackoffMs(failures), job.signal));
+        if (retry && latestAttempts.get(runId) !== self) {
+          // the job was handed on to a newer attempt here (claiming again would fence it and leave the
+          // run to a job pg-boss no longer has): this one stops, the infrastructure's
+          await losses.noteWithin(NOTE_WITHIN_MS);
+          return;
+        }
+        if (!retry) {
+          // the attempt is lost (pg-boss took the job, or the outage outlasted our retries): noted, so the give-up refunds it
+          await losses.noteWithin(NOTE_WITHIN_MS);
+          throw outcome.error;
+        }
+        lastEpoch = outcome.epoch ?? lastEpoch;
       }
-      lastEpoch = outcome.epoch ?? lastEpoch;
+    } finally {
+      if (latestAttempts.get(runId) === self) latestAttempts.delete(runId);
     }
   };
 
@@ -558,11 +600,18 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
 
   /**
-   * One attempt of a job: `done`, or `infrastructure` (what failed, and the epoch it held) for
-   * `work` to try again. `expectedEpoch`: the epoch the previous attempt held; a run that moved
-   * past it has another owner now (this attempt stops, the job is done here).
+   * One attempt of a job: `done`, `infrastructure` (what failed, and the epoch it held) for `work`
+   * to try again, or `session-lost`: fenced after this worker's owner session lost its lock during
+   * the attempt (another worker's sweep took the run from a live owner whose connection was cut).
+   * `expectedEpoch`: the epoch the previous attempt held; a run that moved past it has another
+   * owner now (this attempt stops, the job is done here).
    */
-  const attempt = async (job: RunJob, runId: string, expectedEpoch: number | undefined): Promise<{ kind: 'done' } | { kind: 'infrastructure'; error: unknown; epoch?: number }> => {
+  const attempt = async (
+    job: RunJob,
+    runId: string,
+    expectedEpoch: number | undefined,
+  ): Promise<{ kind: 'done' } | { kind: 'session-lost' } | { kind: 'infrastructure'; error: unknown; epoch?: number }> => {
+    const startedAt = Date.now();
     let claim;
     try {
       if (expectedEpoch !== undefined) {
@@ -619,9 +668,19 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       throw outcome.error;
     }
     if (outcome.kind === 'malformed') return failClosed(claim, outcome.error); // the execution told its `failed`
+    if (outcome.kind === 'fenced' && sessionLostAt >= startedAt) return { kind: 'session-lost' };
     // handed over: the run goes on in a job of the next generation (a budget of attempts of its own);
     // this one completes. A crash between the two leaves both: the later claim fences the other.
-    if (outcome.kind === 'released') await sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1);
+    // The send is tried again through a blip (one id, one job); past that the attempt is the
+    // infrastructure's (noted: the give-up refunds it and hands the run on).
+    if (outcome.kind === 'released') {
+      try {
+        await submitWrite(() => sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1));
+      } catch (error) {
+        if (isInfrastructureError(error)) return { kind: 'infrastructure', error, epoch };
+        throw error;
+      }
+    }
     return { kind: 'done' };
   };
 
@@ -641,8 +700,13 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (concurrency === 0) return; // submit and cancel only: no runs, no giving up, no purging
       if (journal.holdOwnerSession !== undefined) {
         // held before the first claim (also with lostOwnerSweep: false: other workers sweep), so this worker's runs never look like a dead owner's
-        session = journal.holdOwnerSession(workerId);
-        await Promise.race([session.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+        const held = journal.holdOwnerSession(workerId);
+        session = held;
+        await Promise.race([held.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+        sessionLooks = setInterval(() => {
+          if (!held.held) sessionLostAt = Date.now();
+        }, SESSION_LOOK_MS);
+        sessionLooks.unref?.();
       }
       for (const { queue, deadLetter } of agents.values()) {
         const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked(work));
@@ -698,9 +762,11 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
 
     async cancel(runId, options) {
       assertRunAccess('RunWorker.cancel', options);
-      await authorizedRun(journal, runId, options);
+      // the run's read and the stop's write tried again through a blip, as a submit's writes are
+      // (a run holds one stop: a try whose answer was lost adds nothing the next time)
+      await submitWrite(() => authorizedRun(journal, runId, options));
       const reason = options.reason;
-      await journal.signal(runId, { kind: 'stop', ...(reason === undefined ? {} : { reason }) });
+      await submitWrite(() => journal.signal(runId, { kind: 'stop', ...(reason === undefined ? {} : { reason }) }));
     },
 
     close({ handover = false } = {}) {
@@ -709,6 +775,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await Promise.all(works.map(({ queue, id }) => boss.offWork(queue, { id, wait: false })));
         while (executions.size > 0) await Promise.allSettled([...executions]);
         sweeps?.unsubscribe();
+        clearInterval(sessionLooks);
         await session?.close();
         events.complete();
       })();
