@@ -4,13 +4,15 @@
  * transaction (redactions stick; removed messages and transient data chunks are not stored). It
  * replaces only the remembered messages the run updated (and, in a durable run, what its own run
  * stored): a new message under an id the thread already holds is refused (`InvalidMessageError`),
- * never written over the stored one.
+ * never written over the stored one. A durable run's save drops what only an earlier owner of its
+ * commit stored (`SaveMessagesOptions.supersedesIdPrefix`).
  */
 import type { MessageList } from '../message-list/message-list.js';
 import type { MastraDBMessage } from '../message-list/types.js';
 import type { Processor, ProcessOutputResultArgs } from '../contract/processor-types.js';
 import type { MemoryFence } from '../contract/memory-types.js';
 import type { MemoryStorage } from '../storage/types.js';
+import { commitMessageIdPrefix } from '../contract/commit-message-ids.js';
 
 /** Drops what must not be stored: partial tool calls (a stream cut mid-arguments). */
 function storable(messages: MastraDBMessage[]): MastraDBMessage[] {
@@ -44,6 +46,10 @@ export async function saveUnsaved(
   // run with each message): a takeover between memory's COMMIT and the run's final commit saves the
   // run's messages again, and a processor's output may differ between owners (a timestamp, a random
   // redaction token). Another run's message, or one stored before runs were kept, is refused.
+  // Every id a durable run's commit hands out starts with the run's commit prefix (the same for every
+  // owner): the save drops the run's stored messages under it that it does not hold — what only an
+  // earlier owner's commit made (its hooks wrote more). The run's input and steps' replies (ids from
+  // the snapshot), earlier turns and other runs' messages are not under it, and are never dropped.
   const replaceable = messages.filter((message) => messageList.getSource(message.id) === 'memory').map((message) => message.id);
   await storage.saveMessages({
     threadId,
@@ -52,7 +58,12 @@ export async function saveUnsaved(
     replaceable,
     ensureThread: true,
     ...(abortSignal === undefined ? {} : { abortSignal }),
-    ...(fence === undefined ? {} : { fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) } }),
+    ...(fence === undefined
+      ? {}
+      : {
+          fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) },
+          supersedesIdPrefix: commitMessageIdPrefix(fence.runId),
+        }),
   });
   return messages.length;
 }

@@ -176,7 +176,7 @@ export class InMemoryStorage implements MemoryStorage {
 
     this.#assertOpen('saveMessages');
     validateMessages(options.messages, options);
-    const { replaceable, writer } = savePolicy(options);
+    const { replaceable, writer, supersedes } = savePolicy(options);
     // Applied synchronously below: an abort can only come before, never half-way.
     options.abortSignal?.throwIfAborted();
     const { threadId, resourceId, fence } = options;
@@ -230,6 +230,15 @@ export class InMemoryStorage implements MemoryStorage {
     for (const record of records) {
       messages.set(record.id, record);
       this.#threadOfMessage.set(record.id, threadId);
+    }
+    if (supersedes !== undefined) {
+      // what only an earlier owner of the run's commit stored: the run's own, under its commit's prefix, not saved now
+      for (const [id, record] of messages) {
+        if (record.runId === supersedes.runId && id.startsWith(supersedes.idPrefix) && !supersedes.kept.has(id)) {
+          messages.delete(id);
+          this.#threadOfMessage.delete(id);
+        }
+      }
     }
   }
 

@@ -180,6 +180,17 @@ export interface SaveMessagesOptions {
    */
   runId?: string;
   /**
+   * Drops what only an earlier owner of the save's run stored: in the same transaction, the
+   * messages of the thread that this save's run (`runId`, or the fence's) stored under an id
+   * starting with this prefix and that `messages` does not hold are deleted. A durable run's commit
+   * hands out ids of one prefix made from the run id (`Memory` names it): when the next owner runs
+   * the commit again after memory's save, the thread keeps what its commit made, and a message
+   * only the first owner's commit made does not stay behind. Messages of other runs, of no run,
+   * and this run's under other ids (its input, its steps' replies) are never deleted. Without a
+   * run, not a string, or empty: a `TypeError`.
+   */
+  supersedesIdPrefix?: string;
+  /**
    * Save only while a durable run's owner still holds it: the store checks, inside the save's
    * transaction, that the run's epoch is still `epoch` (`PostgresStorage`: the `runs` row read
    * `FOR SHARE` in the same schema, so a takeover waits for the save or the save sees the new

@@ -3,11 +3,11 @@
  * carries the run's result) and the terminal chunk of a run that failed (a tripwire blanks what
  * was said and lets memory keep what it decides; an abort during the commit is an `abort`).
  */
-import { createHash } from 'node:crypto';
-import { EMPTY, type Observable, catchError, concat, concatMap, defer, from, ignoreElements, of } from 'rxjs';
+import { EMPTY, type Observable, catchError, concat, concatMap, defer, finalize, from, ignoreElements, of } from 'rxjs';
 import { processOutputResult } from '../../operators/process-output-result.js';
 import type { AgentChunk, ChunkType, DataChunkType } from '../../contract/chunk-types.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
+import { commitMessageIds } from '../../contract/commit-message-ids.js';
 import type { OutputResult, StepResult } from '../../contract/processor-types.js';
 import { tripwirePayload } from '../../contract/tripwire-payload.js';
 import { addUsage, emptyUsage } from '../../model/usage.js';
@@ -51,22 +51,6 @@ function finishChunk(env: RunEnvironment, state: RunState, result: OutputResult)
   };
 }
 
-/**
- * The id of the message that the `index`-th kept data chunk of a durable run's commit becomes: the
- * same for every owner of the run, so a takeover after memory's save (the commit runs again) saves
- * the message again under its id — replaced, not stored twice. Made from what the run's journal
- * fixes (its id, unique in the journal) and the chunk's place among the commit's kept chunks: a
- * name-based UUID (SHA-256, version 8 layout), as long as any id whatever the run id's length.
- * A run nobody takes over (no commit points) takes its `generateId`'s next id.
- */
-export function commitDataMessageId(runId: string, index: number): string {
-  const bytes = createHash('sha256').update(`rxagent.commit-data:${index}:${runId}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 /** The run's `finish`, made and recorded as sent when it is subscribed (a consumer gone before it never gets it). */
 function finishOut(env: RunEnvironment, state: RunState, result: OutputResult): Observable<ChunkType> {
   return defer(() => {
@@ -88,25 +72,31 @@ function finishOut(env: RunEnvironment, state: RunState, result: OutputResult): 
 export function commit(env: RunEnvironment, state: RunState): Observable<ChunkType> {
   const output = outputOf(state);
   const written: ChunkType[] = [];
-  // a durable run's owners share its snapshot: the data messages of its commit get ids every owner gives them
+  // A durable run's owners share its snapshot, taken before the commit: every id the run hands out
+  // during the commit (a hook's `messageList.add` without an id, the kept data chunks' messages, a
+  // signal) comes from the run id and the commit's own counter, so every owner gives the same ids in
+  // the same order; the steps' ids are in the snapshot already. A plain run keeps its `generateId`.
   const shared = env.durability?.commitPoints === true;
-  let kept = 0;
   const record = (chunk: DataChunkType): void => {
     written.push(chunk);
     if (chunk.transient === true) return;
-    const id = shared ? commitDataMessageId(env.runId, kept) : env.generateId();
-    kept += 1;
     state.messageList.add(
-      { id, role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
+      { id: env.generateId(), role: 'assistant', createdAt: env.now(), content: { format: 2, parts: [{ type: chunk.type, data: chunk.data }] } },
       'response',
     );
   };
   if (!hasHook(env.outputProcessors, 'processOutputResult') && !env.chain.hooked) {
     // no hook runs here: the chunks waiting, then `finish`
-    for (const chunk of env.outlet.drain()) record(chunk);
+    if (shared) env.useIds(commitMessageIds(env.runId));
+    try {
+      for (const chunk of env.outlet.drain()) record(chunk);
+    } finally {
+      if (shared) env.useIds(undefined);
+    }
     return concat(from(written), finishOut(env, state, output));
   }
   return defer(() => {
+    if (shared) env.useIds(commitMessageIds(env.runId));
     const stopListening = env.outlet.listen(record);
     return of(output).pipe(
       hasHook(env.outputProcessors, 'processOutputResult') ? processOutputResult(env.outputProcessors, env.ctx) : (result$) => result$,
@@ -118,6 +108,10 @@ export function commit(env: RunEnvironment, state: RunState): Observable<ChunkTy
       concatMap((result) => {
         stopListening();
         return concat(from(written).pipe(env.chain.through()), finishOut(env, state, result));
+      }),
+      // the commit is over (ended, failed or left): the run's own generator again
+      finalize(() => {
+        if (shared) env.useIds(undefined);
       }),
     );
   });

@@ -53,6 +53,26 @@ export interface RunEnvironment extends StepEnvironment {
   readonly memoryOnTripwire: ((messageList: MessageListType) => Promise<void>) | undefined;
   /** Whether the run's `finish` went out (the commit subscribed to it): `endRun` tells the run's signal so (`RUN_FINISHED`). */
   finishSent: boolean;
+  /**
+   * Makes the run's `generateId` (the message list's, the run context's, `env.generateId`) hand out
+   * `source`'s ids from now on; `undefined` gives it back to the configured generator. A durable
+   * run's commit sets ids every owner derives the same (`commitMessageIds`) while it runs.
+   */
+  readonly useIds: (source: (() => string) | undefined) => void;
+}
+
+/**
+ * The run's id generator: `configured`'s ids, or, while one is set (`use`), another source's — one
+ * function for everything that makes ids in the run, so a switch reaches them all.
+ */
+function runIds(configured: () => string): { readonly generateId: () => string; readonly use: (source: (() => string) | undefined) => void } {
+  let current = configured;
+  return {
+    generateId: () => current(),
+    use: (source) => {
+      current = source ?? configured;
+    },
+  };
 }
 
 /** A run, set up: its environment, its state, and where it starts (`input`, or where its snapshot stands). */
@@ -165,7 +185,8 @@ export function createEnvironment(
   if (threadId !== undefined) requestContext.set('threadId', threadId);
   if (resourceId !== undefined) requestContext.set('resourceId', resourceId);
 
-  const generateId = config.generateId ?? randomMessageId;
+  const ids = runIds(config.generateId ?? randomMessageId);
+  const { generateId } = ids;
   const now = config.now ?? currentDate;
   const messageList = new MessageList({
     ...(threadId === undefined ? {} : { threadId }),
@@ -291,6 +312,7 @@ export function createEnvironment(
         },
         memoryOnTripwire: 'onTripwire' in memoryProcessors ? memoryProcessors.onTripwire : undefined,
         finishSent: false,
+        useIds: ids.use,
       };
       return { env, state, position: restored?.position ?? { kind: 'input' } };
     });

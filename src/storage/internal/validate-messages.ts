@@ -3,6 +3,7 @@ import { InvalidMessageError, type MessageIssue } from '../../message-list/error
 import type { MastraDBMessage } from '../../message-list/types.js';
 import type { SaveMessagesOptions } from '../types.js';
 import { storageIdProblem } from './ids.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 
 const partSchema = z.looseObject({ type: z.string().min(1) });
 
@@ -83,7 +84,7 @@ export function serialiseContent(message: MastraDBMessage, index: number): strin
   try {
     return JSON.stringify(message.content);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error) ?? 'reading it threw a value that cannot be read';
     throw new InvalidMessageError([{ path: [index, 'content'], message: `content is not JSON-serialisable: ${reason}` }], { cause: error });
   }
 }
@@ -97,9 +98,10 @@ export function serialiseContent(message: MastraDBMessage, index: number): strin
  * an array of strings, or a writer that is no storable id or that names another run than the
  * fence, is a `TypeError`; with a list or a writer an id twice in the batch is an
  * `InvalidMessageError` (which of its two versions would stay is not the caller's to leave open).
+ * `supersedesIdPrefix` that is not a non-empty string, or without a writer, is a `TypeError`.
  */
-export function savePolicy(options: SaveMessagesOptions): { replaceable: ReadonlySet<string> | undefined; writer: string | undefined } {
-  const { replaceable, runId, fence } = options;
+export function savePolicy(options: SaveMessagesOptions): SavePolicy {
+  const { replaceable, runId, fence, supersedesIdPrefix } = options;
   if (replaceable !== undefined && (!Array.isArray(replaceable) || !replaceable.every((id: unknown) => typeof id === 'string'))) {
     throw new TypeError('saveMessages: replaceable must be an array of message ids (strings)');
   }
@@ -111,7 +113,11 @@ export function savePolicy(options: SaveMessagesOptions): { replaceable: Readonl
       throw new TypeError(`saveMessages: runId ${JSON.stringify(runId)} is not the fence's run ${JSON.stringify(fence.runId)}`);
     }
   }
-  if (replaceable === undefined && writer === undefined) return { replaceable: undefined, writer: undefined };
+  if (supersedesIdPrefix !== undefined) {
+    if (typeof supersedesIdPrefix !== 'string' || supersedesIdPrefix === '') throw new TypeError('saveMessages: supersedesIdPrefix must be a non-empty string');
+    if (writer === undefined) throw new TypeError('saveMessages: supersedesIdPrefix needs the run saving (runId or fence): it drops only what that run stored');
+  }
+  if (replaceable === undefined && writer === undefined) return { replaceable: undefined, writer: undefined, supersedes: undefined };
   const seen = new Set<string>();
   options.messages.forEach((message, index) => {
     if (seen.has(message.id)) {
@@ -119,7 +125,21 @@ export function savePolicy(options: SaveMessagesOptions): { replaceable: Readonl
     }
     seen.add(message.id);
   });
-  return { replaceable: new Set(replaceable ?? []), writer };
+  const supersedes = writer === undefined || supersedesIdPrefix === undefined ? undefined : { runId: writer, idPrefix: supersedesIdPrefix, kept: seen };
+  return { replaceable: new Set(replaceable ?? []), writer, supersedes };
+}
+
+/** What a save may replace and drop (`savePolicy`). */
+export interface SavePolicy {
+  /** The ids it may replace besides its run's own; `undefined`: every message is an upsert. */
+  readonly replaceable: ReadonlySet<string> | undefined;
+  /** The run saving: its messages may be replaced, and new ones are stored as its. */
+  readonly writer: string | undefined;
+  /**
+   * `SaveMessagesOptions.supersedesIdPrefix`: the run's stored messages of the thread under an id
+   * starting with `idPrefix` and not in `kept` (the batch's ids) are deleted.
+   */
+  readonly supersedes: { readonly runId: string; readonly idPrefix: string; readonly kept: ReadonlySet<string> } | undefined;
 }
 
 /**

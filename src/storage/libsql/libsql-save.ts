@@ -2,20 +2,21 @@
 import type { Transaction } from '@libsql/client';
 import { ThreadNotFoundError } from '../errors/thread-not-found-error.js';
 import { ThreadOwnershipError } from '../errors/thread-ownership-error.js';
-import { messageIdTakenError, messageInOtherThreadError, serialiseContent } from '../internal/validate-messages.js';
+import { messageIdTakenError, messageInOtherThreadError, serialiseContent, type SavePolicy } from '../internal/validate-messages.js';
 import type { SaveMessagesOptions } from '../types.js';
 import { text, threadColumns } from './libsql-rows.js';
 
 /**
  * Creates the thread when asked, checks its owner, upserts every message (keeping a message in
  * its thread; with `replaceable` or a writer, replacing a stored one only when listed, stored by
- * the writer, or unchanged) and touches the thread. A failure leaves the transaction to be rolled back.
+ * the writer, or unchanged), drops the writer's messages `supersedes` names and touches the thread.
+ * A failure leaves the transaction to be rolled back.
  */
 export async function writeMessages(
   transaction: Transaction,
   options: SaveMessagesOptions,
   now: number,
-  { replaceable, writer }: { replaceable: ReadonlySet<string> | undefined; writer: string | undefined },
+  { replaceable, writer, supersedes }: SavePolicy,
 ): Promise<void> {
   const { threadId, resourceId } = options;
   if (options.ensureThread === true) {
@@ -48,6 +49,14 @@ export async function writeMessages(
       const storedRow = stored.rows[0];
       throw storedRow !== undefined && text(storedRow, 'thread_id') === threadId ? messageIdTakenError(index, message.id, threadId, writer) : messageInOtherThreadError(index, message.id);
     }
+  }
+  if (supersedes !== undefined) {
+    // what only an earlier owner of the run's commit stored: the run's own, under its commit's prefix, not saved now
+    await transaction.execute({
+      sql: `DELETE FROM rxagent_messages
+            WHERE thread_id = ? AND run_id = ? AND substr(id, 1, length(?)) = ? AND id NOT IN (SELECT value FROM json_each(?))`,
+      args: [threadId, supersedes.runId, supersedes.idPrefix, supersedes.idPrefix, JSON.stringify([...supersedes.kept])],
+    });
   }
   await transaction.execute({ sql: 'UPDATE rxagent_threads SET updated_at = ? WHERE id = ?', args: [now, threadId] });
 }

@@ -278,7 +278,7 @@ export class PostgresStorage implements MemoryStorage {
 
     if (this.#closed) throw closedError('saveMessages');
     validateMessages(options.messages, options);
-    const { replaceable, writer } = savePolicy(options);
+    const { replaceable, writer, supersedes } = savePolicy(options);
     const { threadId, resourceId, abortSignal, fence } = options;
     abortSignal?.throwIfAborted();
     await this.#run('saveMessages', () =>
@@ -321,6 +321,14 @@ export class PostgresStorage implements MemoryStorage {
             const stored = await query<{ thread_id: string }>(`SELECT thread_id FROM ${this.#schema}.messages WHERE id = $1`, [message.id]);
             throw stored.rows[0]?.thread_id === threadId ? messageIdTakenError(index, message.id, threadId, writer) : messageInOtherThreadError(index, message.id);
           }
+        }
+        if (supersedes !== undefined) {
+          // what only an earlier owner of the run's commit stored: the run's own, under its commit's prefix, not saved now
+          await query(
+            `DELETE FROM ${this.#schema}.messages
+             WHERE thread_id = $1 AND run_id = $2 AND left(id, char_length($3)) = $3 AND NOT (id = ANY($4::text[]))`,
+            [threadId, supersedes.runId, supersedes.idPrefix, [...supersedes.kept]],
+          );
         }
         await query(`UPDATE ${this.#schema}.threads SET updated_at = $2 WHERE id = $1`, [threadId, now]);
         await fence?.beforeCommit?.();
