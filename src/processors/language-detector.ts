@@ -34,7 +34,11 @@ export type LanguageStrategy = 'detect' | 'translate' | 'block' | 'warn';
 export interface LanguageDetectorOptions extends GuardJudgeOptions {
   /** Accepted languages, as ISO 639-1 codes (`'en'`) or names (`'English'`). The first is the translation target. */
   targetLanguages: string[];
-  /** Confidence (0..1) below which the detection is ignored. Default 0.7. */
+  /**
+   * Confidence (0..1) below which the detection is ignored (the message passes). Default 0.7. A
+   * detection without a confidence (`"confidence": null`, no translation) is not below it: another
+   * language of unknown confidence is a violation.
+   */
   threshold?: number;
   /** Default `'detect'`. */
   strategy?: LanguageStrategy;
@@ -71,7 +75,8 @@ const languageAnswer = z.union([referenceLanguageAnswer, codeLanguageAnswer]).tr
   // only null says "no language detected"; an empty or blank code names nothing the guard can place (a violation)
   if (answer.iso_code === null) return null;
   // As the reference reads it: a translation without a confidence counts as a confident detection.
-  const confidence = answer.confidence ?? (answer.translated_text == null ? 0 : 0.95);
+  // Without either, the confidence is unknown (`null`), never 0: the caller decides what that means.
+  const confidence = answer.confidence ?? (answer.translated_text == null ? null : 0.95);
   return { language: answer.iso_code, confidence, ...(answer.translated_text == null ? {} : { translation: answer.translated_text }) };
 });
 
@@ -86,8 +91,8 @@ const languageAnswer = z.union([referenceLanguageAnswer, codeLanguageAnswer]).tr
 export interface LanguageAnswer {
   /** ISO 639-1 code (or a language name). */
   language: string;
-  /** How sure the model is (0..1). */
-  confidence: number;
+  /** How sure the model is (0..1); `null` when the judge gave no confidence (the reference's `confidence: null`). */
+  confidence: number | null;
   /** The text translated into the first target language (`translate`). */
   translation?: string;
 }
@@ -144,9 +149,7 @@ export class LanguageDetector implements Processor<'language-detector'> {
 
   constructor(options: LanguageDetectorOptions) {
     const targets: unknown = options.targetLanguages;
-    // (an empty list keeps its earlier TypeError)
-    if (Array.isArray(targets) && targets.length === 0) throw new TypeError('LanguageDetector needs at least one target language.');
-    if (!Array.isArray(targets) || !targets.every((target) => typeof target === 'string' && labelKey(target) !== '')) {
+    if (!Array.isArray(targets) || targets.length === 0 || !targets.every((target) => typeof target === 'string' && labelKey(target) !== '')) {
       throw new InvalidProcessorOptionError('language-detector', 'targetLanguages', targets, 'a non-empty array of language codes or names');
     }
     this.judge = new GuardJudge('language-detector', options);
@@ -207,8 +210,10 @@ export class LanguageDetector implements Processor<'language-detector'> {
     const answer = outcome.values[0] ?? null;
     if (answer === null) return { action: 'keep' };
     const { language, confidence, translation } = answer;
-    if (confidence < this.threshold) return { action: 'keep' };
     const isTargetLanguage = this.isTargetLanguage(language);
+    // a real confidence below the threshold is ignored (the reference's reading); an unknown one is
+    // not "below": another language of unknown confidence is a violation, never a pass
+    if (confidence !== null && confidence < this.threshold) return { action: 'keep' };
     const details = { language, confidence, isTargetLanguage };
     const annotated = this.includeDetails ? withMetadata(message, { languageDetection: details }) : message;
     const unchanged: MessageVerdict = annotated === message ? { action: 'keep' } : { action: 'replace', message: annotated };

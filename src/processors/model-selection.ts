@@ -5,6 +5,9 @@ import { quoted } from './internal/input-messages.js';
 import { messageText } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
+import { oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { callQuietly } from './internal/private-violation.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
 
 /**
  * One model the classifier can pick.
@@ -112,14 +115,16 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
 
   constructor(options: ModelSelectionOptions) {
     if (options.choices.length === 0) throw new TypeError('ModelSelectionProcessor needs at least one choice.');
-    this.judge = new ModelJudge(options);
+    // a misspelt 'Strict' was read as the default 'warn': the routing failed open
+    const errorStrategy = oneOfOption('model-selection', 'errorStrategy', options.errorStrategy, ['warn', 'strict'], 'warn');
+    this.judge = new ModelJudge({ ...options, errorStrategy });
     this.choices = new Map(options.choices.map((choice) => [choice.id, choice]));
     if (options.defaultChoice !== undefined && !this.choices.has(options.defaultChoice)) {
-      throw new TypeError(`ModelSelectionProcessor: defaultChoice "${options.defaultChoice}" is not one of the choices.`);
+      throw new InvalidProcessorOptionError('model-selection', 'defaultChoice', options.defaultChoice, `the id of one of the choices (${[...this.choices.keys()].map((id) => `'${id}'`).join(', ')})`);
     }
     this.defaultChoice = options.defaultChoice;
-    this.minConfidence = options.minConfidence ?? 0;
-    this.scope = options.scope ?? 'run';
+    this.minConfidence = probabilityOption('model-selection', 'minConfidence', options.minConfidence, 0);
+    this.scope = oneOfOption('model-selection', 'scope', options.scope, ['run', 'first-step'], 'run');
     this.onDecision = options.onDecision;
     this.system = [
       options.instructions ?? 'You route user requests to the most suitable AI model. Pick exactly one of these options:',
@@ -167,11 +172,8 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
       }
     }
     state.decision = decision;
-    try {
-      this.onDecision?.(decision);
-    } catch {
-      // a failing callback never changes the routing
-    }
+    // a failing callback (thrown or rejected) never changes the routing
+    callQuietly(this.onDecision, decision);
     return decision;
   }
 }

@@ -97,7 +97,8 @@ export const DEFAULT_MODERATION_CATEGORIES = [
 
 /** The answer the judge is asked for (the reference's shape): flagged categories with scores. */
 const referenceModerationAnswer = z.strictObject({
-  category_scores: z.array(z.object({ category: z.string(), score: z.number().min(0).max(1) })).nullable(),
+  // strict inside entries too, as the response format sent says (`additionalProperties: false`)
+  category_scores: z.array(z.strictObject({ category: z.string(), score: z.number().min(0).max(1) })).nullable(),
   reason: z.string().nullish(),
 });
 

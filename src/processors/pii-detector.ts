@@ -126,8 +126,10 @@ export const DEFAULT_PII_TYPES = [
 ] as const;
 
 const piiAnswer = z.strictObject({
+  // strict inside entries too, as the response format sent says (`additionalProperties: false`):
+  // `{"type": "email", "value": …, "redacted": true}` is not an answer the guard can read
   detections: z.array(
-    z.object({
+    z.strictObject({
       /** What kind of value this is. */
       type: z.string(),
       /** The matched value. */

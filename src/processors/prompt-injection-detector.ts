@@ -8,7 +8,7 @@ import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-
 import { replaceMessageText } from './internal/message-text.js';
 import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
 import { INJECTION_SYNONYMS } from './internal/judge-synonyms.js';
-import { PrivateViolations } from './internal/private-violation.js';
+import { callQuietly, PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 
 /**
@@ -48,8 +48,9 @@ export interface PromptInjectionOptions extends GuardJudgeOptions {
   revealJudgeReason?: boolean;
   /**
    * Called for every judgment (a message, or a batch of consecutive messages judged together) — flagged or not — with the judge's answer, the text, whether
-   * it was flagged and the strategy applied (`'none'` when not flagged); awaited; its throws are
-   * ignored. (`onViolation` is called for flagged messages only.)
+   * it was flagged and the strategy applied (`'none'` when not flagged). Called as `onViolation` is:
+   * not awaited (the run goes on while it runs), and what it throws or rejects with is dropped.
+   * (`onViolation` is called for flagged messages only.)
    */
   onDetection?: (event: PromptInjectionDetectionEvent) => void | Promise<void>;
 }
@@ -73,7 +74,8 @@ export const DEFAULT_INJECTION_TYPES = [
 
 /** The answer the judge is asked for (the reference's shape). */
 const referenceInjectionAnswer = z.strictObject({
-  categories: z.array(z.object({ type: z.string(), score: z.number().min(0).max(1) })).nullable(),
+  // strict inside entries too, as the response format sent says (`additionalProperties: false`)
+  categories: z.array(z.strictObject({ type: z.string(), score: z.number().min(0).max(1) })).nullable(),
   reason: z.string().nullish(),
   rewritten_content: z.string().nullish(),
 });
@@ -228,16 +230,6 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     });
   }
 
-  /** Calls `onDetection`; it never changes the outcome. */
-  private async notifyDetection(event: PromptInjectionDetectionEvent): Promise<void> {
-    if (this.onDetection === undefined) return;
-    try {
-      await this.onDetection(event);
-    } catch {
-      // a failing callback never changes the outcome
-    }
-  }
-
   /** Scores `text` (one call per budget piece: a type's highest score, the reasons joined; a rewrite only from a single piece). */
   private async score(state: ProcessorState, text: string, call: { abortSignal: AbortSignal; tracingContext: TracingContext }): Promise<PromptInjectionAnswer | Parameters<GuardJudge['failureVerdict']>[0]> {
     const outcome = await this.judge.judge(
@@ -260,7 +252,8 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     const unrecognized = read.unrecognized;
     // an attack type the judge flagged that this guard cannot place is a violation, never "nothing found"
     const detected = unrecognized.length === 0 ? read.flagged : [...read.flagged, 'unrecognized'];
-    await this.notifyDetection({ detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });
+    // as onViolation: not awaited (one that never settles must not hold the run), throws and rejections dropped
+    callQuietly(this.onDetection, { detectionResult: answer, input: text, flagged: detected.length > 0, strategyApplied: detected.length > 0 ? this.strategy : 'none' });
     if (detected.length === 0) return { action: 'keep' };
     const scores = this.includeScores ? { scores: answer.categories } : {};
     const server = { types: detected, ...(unrecognized.length === 0 ? {} : { unrecognized }), ...(answer.reason === undefined ? {} : { reason: answer.reason }), scores: answer.categories };

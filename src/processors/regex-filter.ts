@@ -11,12 +11,13 @@ import type {
   ProcessToolResultArgs,
 } from '../contract/index.js';
 import { emitInOrder } from './internal/emit-in-order.js';
+import { booleanOption, listOfOption, oneOfOption } from './internal/guard-options.js';
 import { storedShape } from './internal/message-text.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { RegexMatcher, STRICTNESS } from './internal/regex-matcher.js';
 import { filterMessages, filterPrompt, withoutFragments } from './internal/regex-messages.js';
 import { streamFragments, streamOutputs, type StreamFilter } from './internal/regex-stream.js';
-import type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexMatch } from './regex-filter-types.js';
+import type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexFilterStrategy, RegexMatch } from './regex-filter-types.js';
 
 export { REGEX_PRESETS, type RegexPreset, type RegexRule };
 export type { RegexFilterChannel, RegexFilterOptions, RegexFilterPhase, RegexFilterStrategy, RegexMatch, RegexRedaction } from './regex-filter-types.js';
@@ -71,24 +72,29 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
   private readonly filter: StreamFilter;
 
   constructor(options: RegexFilterOptions = {}) {
-    const strategy = options.strategy ?? 'block';
-    if (!(strategy in STRICTNESS)) throw new TypeError(`RegexFilterProcessor: unknown strategy '${String(strategy)}'`);
+    // own keys only: `'toString' in STRICTNESS` is true too
+    const strategies = Object.keys(STRICTNESS) as RegexFilterStrategy[];
+    const strategy = oneOfOption('regex-filter', 'strategy', options.strategy, strategies, 'block');
     const presets = options.presets === undefined ? [] : Array.isArray(options.presets) ? options.presets : [options.presets];
     for (const preset of presets) {
       if (!(preset in REGEX_PRESETS)) throw new TypeError(`RegexFilterProcessor: unknown preset '${String(preset)}' (pii, secrets, urls)`);
     }
     const rules = [...presets.flatMap((preset) => REGEX_PRESETS[preset]), ...(options.rules ?? [])];
     if (rules.length === 0) throw new TypeError('RegexFilterProcessor requires at least one rule or preset (options.rules or options.presets).');
+    // a rule's own strategy is read on the same path as the processor's
+    (options.rules ?? []).forEach((rule, index) => oneOfOption('regex-filter', `rules[${index}].strategy`, (rule as { strategy?: unknown } | null)?.strategy, strategies, strategy));
     this.onViolation = options.onViolation;
-    this.matcher = new RegexMatcher({ processor: this, rules, strategy, includeValues: options.includeRedactedValues ?? false, normalize: options.normalize ?? true });
-    this.phase = options.phase ?? 'all';
+    const includeValues = booleanOption('regex-filter', 'includeRedactedValues', options.includeRedactedValues, false);
+    const normalize = booleanOption('regex-filter', 'normalize', options.normalize, true);
+    this.matcher = new RegexMatcher({ processor: this, rules, strategy, includeValues, normalize });
+    this.phase = oneOfOption('regex-filter', 'phase', options.phase, ['input', 'output', 'all'], 'all');
     const carryover = options.streamCarryoverSize;
     if (carryover !== undefined && (!Number.isSafeInteger(carryover) || carryover < 1)) {
       throw new RangeError(`RegexFilterProcessor: streamCarryoverSize must be a positive safe integer, got ${String(carryover)}`);
     }
     const customLongest = Math.max(0, ...(options.rules ?? []).map((rule) => rule.maxMatchLength ?? 0));
     const resolvedCarryover = carryover ?? Math.max(DEFAULT_CARRYOVER, customLongest);
-    this.channels = new Set(options.channels ?? ALL_CHANNELS);
+    this.channels = new Set(listOfOption('regex-filter', 'channels', options.channels, ALL_CHANNELS, ALL_CHANNELS));
     this.filter = {
       matcher: this.matcher,
       channels: this.channels,

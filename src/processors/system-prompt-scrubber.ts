@@ -77,16 +77,21 @@ export interface SystemPromptScrubberOptions extends GuardJudgeOptions {
  * The judge's answer. The reference's shape (`type`, `value`, `confidence`, `start`, `end`,
  * `redacted_value` per detection, `reason`, `redacted_content`; `detections: null` for none) is
  * accepted as it is; only `value` and `confidence` are used — positions from a model are not trusted,
- * the value is searched in the text. Any other top-level key (`"leaked": true`) makes the answer
- * unreadable: a verdict the guard would drop is a violation.
+ * the value is searched in the text. Any other key, at the top (`"leaked": true`) or in a detection
+ * (`"redacted": true`), makes the answer unreadable: a verdict the guard would drop is a violation.
  */
 const leakAnswer = z.strictObject({
   detections: z
     .array(
-      z.object({
+      // strict inside entries too (the response format says `additionalProperties: false`); the
+      // reference's positions and `redacted_value` are named, so its answers still read
+      z.strictObject({
         type: z.string().nullish(),
         value: z.string(),
         confidence: z.number().min(0).max(1).nullish(),
+        start: z.number().nullish(),
+        end: z.number().nullish(),
+        redacted_value: z.string().nullish(),
       }),
     )
     .nullable(),

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of } from 'rxjs';
 import { processInput } from '../../src/operators/process-input.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
+import { InvalidProcessorOptionError } from '../../src/contract/index.js';
 import { LanguageDetector, type LanguageDetectorOptions } from '../../src/processors/language-detector.js';
 import { contextWith, judgeFailures, judgeModel, listWith, textMessage, textOf } from './support/harness.js';
 
@@ -25,7 +26,7 @@ async function detect(options: Omit<LanguageDetectorOptions, 'targetLanguages'> 
 describe('LanguageDetector', () => {
   it('has the reference id and needs a target language', () => {
     expect(new LanguageDetector({ model: identifier(), targetLanguages: ['en'] }).id).toBe('language-detector');
-    expect(() => new LanguageDetector({ model: identifier(), targetLanguages: [] })).toThrow(TypeError);
+    expect(() => new LanguageDetector({ model: identifier(), targetLanguages: [] })).toThrow(InvalidProcessorOptionError);
   });
 
   it('matches codes and names', () => {

@@ -16,7 +16,7 @@
  */
 import type { ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
-import { InvalidProcessorOptionError } from '../../contract/index.js';
+import { InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
 import { ModelJudge, type ModelBackedOptions } from './model-backed.js';
 import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
 import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
@@ -119,7 +119,12 @@ export interface GuardJudgeOptions extends Omit<ModelBackedOptions, 'errorStrate
   maxJudgeInputChars?: number;
   /** Judge calls this processor may make per run (input, stream, tool results together). Default 100; past it the run is blocked. */
   maxJudgeCalls?: number;
-  /** Judge calls of this processor in one run at the same time. Default 2; the others wait their turn. */
+  /**
+   * Judge calls of this processor in one run at the same time, as the provider counts them (a call
+   * abandoned at its deadline holds its slot until the provider's call settles). Default 2; the
+   * others wait their turn, and one that sees no slot freed within `judgeDeadlineMs` fails as a
+   * timeout (`errorStrategy`).
+   */
   maxConcurrentJudgeCalls?: number;
   /**
    * Milliseconds one judge call may take, its retries included (408/429/5xx, timeouts and network
@@ -295,7 +300,7 @@ export class GuardJudge {
       };
     }
     state[CALLS_KEY] = used + pieces.length;
-    const slots = ((state[SLOTS_KEY] as JudgeSlots | undefined) ??= new JudgeSlots(this.maxConcurrent));
+    const slots = ((state[SLOTS_KEY] as JudgeSlots | undefined) ??= new JudgeSlots(this.maxConcurrent, this.clock));
     const outcomes = await Promise.all(pieces.map((piece) => this.judgePiece(slots, request(piece), call)));
     const values: T[] = [];
     for (const outcome of outcomes) {
@@ -305,18 +310,28 @@ export class GuardJudge {
     return { ok: true, values };
   }
 
-  /** One piece: waits for a slot, then calls (and retries) within the deadline. */
+  /**
+   * One piece: waits for a slot (failing closed when none is freed within `judgeDeadlineMs`), then
+   * calls (and retries) within the deadline. The slot is freed when the provider's last call
+   * settles, which may be after this piece's outcome (a call abandoned at the deadline or by the
+   * run's abort, by a provider that ignores its abort signal, still counts against the bound).
+   */
   private async judgePiece<T>(
     slots: JudgeSlots,
     request: Omit<StructuredCallRequest<T>, 'model' | 'providerOptions' | 'abortSignal'>,
     call: JudgeCall,
   ): Promise<{ ok: true; value: T } | { ok: false; failure: JudgeFailure }> {
-    const release = await slots.acquire();
+    const release = await slots.acquire({ waitMs: this.deadlineMs, signal: call.abortSignal });
+    if (release === undefined) return { ok: false, failure: this.noSlot(call) };
+    // the provider's call of the latest attempt, settled or not
+    let running: Promise<unknown> = Promise.resolve();
     try {
       const tracing = { processorId: this.processorId, tracingContext: call.tracingContext };
       const outcome = await callWithRetry(
         async (abortSignal) => {
-          const asked = await this.model.ask({ ...request, tracing, abortSignal });
+          const pending = this.model.ask({ ...request, tracing, abortSignal });
+          running = pending.catch(() => undefined);
+          const asked = await pending;
           if (asked.ok) return asked;
           return { ok: false, error: asked.error, retryable: classifyFailure(asked.error).kind === 'infrastructure' };
         },
@@ -324,13 +339,24 @@ export class GuardJudge {
       );
       if (outcome.ok) return outcome;
       const error =
-        outcome.error instanceof StructuredCallError ? outcome.error : new StructuredCallError('model', outcome.error instanceof Error ? outcome.error.message : String(outcome.error), { cause: outcome.error });
+        outcome.error instanceof StructuredCallError ? outcome.error : new StructuredCallError('model', thrownMessage(outcome.error) ?? 'a value that cannot be read', { cause: outcome.error });
       const failure = classifyFailure(error);
       const after = outcome.attempts > 1 || outcome.deadlineExceeded ? ` (${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'} within judgeDeadlineMs ${this.deadlineMs})` : '';
       return { ok: false, failure: { ...failure, summary: `${failure.summary}${after}`, attempts: outcome.attempts } };
     } finally {
-      release();
+      void running.then(release);
     }
+  }
+
+  /** Why a piece got no slot: the run was aborted while it waited, or no slot was freed within the deadline. */
+  private noSlot(call: JudgeCall): JudgeFailure {
+    if (call.abortSignal?.aborted === true) return { kind: 'infrastructure', summary: 'the run was aborted before the judge was asked', error: call.abortSignal.reason, attempts: 0 };
+    return {
+      kind: 'infrastructure',
+      summary: `the judge did not answer in time (no judge call of this guard ended within judgeDeadlineMs ${this.deadlineMs}: maxConcurrentJudgeCalls ${this.maxConcurrent} still running)`,
+      error: new JudgeDeadlineError(this.deadlineMs),
+      attempts: 0,
+    };
   }
 
   /**
@@ -349,7 +375,7 @@ export class GuardJudge {
     const why = failure.kind === 'infrastructure' ? "errorStrategy is 'strict' (the default)" : failure.kind === 'content' ? 'the content can cause this failure' : 'the bound fails closed';
     return violations.block(`${this.processorId}: the check could not be completed (${failure.summary}); blocked because ${why}`, { kind: failure.kind }, {
       message: `${this.processorId}: judge failure (${failure.kind})`,
-      detail: { kind: failure.kind, error: failure.error instanceof Error ? failure.error.message : String(failure.error) },
+      detail: { kind: failure.kind, error: thrownMessage(failure.error) ?? 'a value that cannot be read' },
     });
   }
 }

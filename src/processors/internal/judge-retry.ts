@@ -190,39 +190,88 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 
 /**
  * At most `max` holders at once; the others wait in arrival order. Lives in a processor's per-run
- * state (never module-level), so the bound is per guard and run.
+ * state (never module-level), so the bound is per guard and run. A holder releases its slot when
+ * the provider's call it made has settled — not when its caller stopped waiting for it — so a call
+ * abandoned at its deadline by a provider that ignores its abort signal still counts. A waiter
+ * given `waitMs` gives up (resolves `undefined`) when no slot was freed for that long — slots held
+ * by calls that never settle — or when its `signal` aborts.
  *
  * @example
  * ```ts
- * const slots = new JudgeSlots(2); const release = await slots.acquire(); try { await call(); } finally { release(); }
+ * const slots = new JudgeSlots(2);
+ * const release = await slots.acquire({ waitMs: 10_000 });
+ * if (release !== undefined) void call().finally(release);
  * ```
  */
 export class JudgeSlots {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<() => boolean> = [];
+  /** When a slot was last freed (on `clock`): a waiter's patience counts from the later of this and its arrival. */
+  private lastFreed = Number.NEGATIVE_INFINITY;
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly clock: JudgeClock = realClock,
+  ) {}
 
   /** Calls running now. */
   get inUse(): number {
     return this.active;
   }
 
-  /** Resolves with a release function once a slot is free. */
-  acquire(): Promise<() => void> {
+  /**
+   * Resolves with a release function once a slot is free; with `undefined` when `waitMs` passed
+   * without any slot being freed, or `signal` aborted, first.
+   */
+  acquire(wait: { waitMs?: number; signal?: AbortSignal | undefined } = {}): Promise<(() => void) | undefined> {
     return new Promise((resolve) => {
-      const grant = (): void => {
+      let done = false;
+      const patience = new AbortController();
+      const finish = (release: (() => void) | undefined): void => {
+        done = true;
+        patience.abort();
+        wait.signal?.removeEventListener('abort', giveUp);
+        resolve(release);
+      };
+      const grant = (): boolean => {
+        if (done) return false;
         this.active++;
         let released = false;
-        resolve(() => {
+        finish(() => {
           if (released) return;
           released = true;
           this.active--;
-          this.waiting.shift()?.();
+          this.lastFreed = this.clock.now();
+          while (this.waiting.length > 0) if ((this.waiting.shift() as () => boolean)()) break;
         });
+        return true;
       };
-      if (this.active < this.max) grant();
-      else this.waiting.push(grant);
+      function giveUp(): void {
+        if (done) return;
+        finish(undefined);
+      }
+      if (wait.signal?.aborted === true) return giveUp();
+      if (this.active < this.max) {
+        grant();
+        return;
+      }
+      this.waiting.push(grant);
+      wait.signal?.addEventListener('abort', giveUp, { once: true });
+      const waitMs = wait.waitMs;
+      if (waitMs === undefined) return;
+      const arrived = this.clock.now();
+      const watch = async (): Promise<void> => {
+        while (!done) {
+          const left = Math.max(arrived, this.lastFreed) + waitMs - this.clock.now();
+          if (left <= 0) {
+            const at = this.waiting.indexOf(grant);
+            if (at !== -1) this.waiting.splice(at, 1);
+            return giveUp();
+          }
+          await this.clock.sleep(left, patience.signal);
+        }
+      };
+      void watch();
     });
   }
 }

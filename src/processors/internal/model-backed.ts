@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
-import type { AbortFunction, ProcessorViolation } from '../../contract/index.js';
+import { thrownMessage, type AbortFunction, type ProcessorViolation } from '../../contract/index.js';
 import { judgeReporter, type JudgeTracing } from './judge-report.js';
 import { callQuietly } from './private-violation.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -104,7 +104,7 @@ export class ModelJudge {
       return report({ ok: true, value });
     } catch (error) {
       const failure =
-        error instanceof StructuredCallError ? error : new StructuredCallError('model', String(error), { cause: error });
+        error instanceof StructuredCallError ? error : new StructuredCallError('model', thrownMessage(error) ?? 'a value that cannot be read', { cause: error });
       return report({ ok: false, error: failure });
     }
   }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { type ModelInput, type ModelRegistry, resolveModel, streamModel } from '../../model/index.js';
 import { parseJsonAnswer } from './judge-answer.js';
+import { thrownMessage } from '../../contract/index.js';
 
 // How an answer is read (fences, prose, near-JSON) lives with the rest of the answer reader.
 export { parseJsonAnswer };
@@ -76,8 +77,9 @@ function jsonSchemaOf(schema: z.ZodType): JSONSchema7 | undefined {
 /**
  * Calls the model once and returns its answer parsed and validated by `schema`. Throws a
  * {@link StructuredCallError}: `kind: 'model'` when the call fails (thrown, an `error` stream part,
- * or finish reason `error`), `kind: 'malformed'` when the answer is not JSON matching the schema or
- * was cut off (finish reason `length`), `kind: 'refused'` on finish reason `content-filter`.
+ * finish reason `error`, or a stream that ends without its `finish`), `kind: 'malformed'` when the
+ * answer is not JSON matching the schema or was cut off (finish reason `length`), `kind: 'refused'`
+ * on finish reason `content-filter`.
  */
 export async function structuredCall<T>(request: StructuredCallRequest<T>): Promise<T> {
   const jsonSchema = jsonSchemaOf(request.responseSchema ?? request.schema);
@@ -107,13 +109,16 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
       ),
     );
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownMessage(error) ?? 'a value that cannot be read';
     throw new StructuredCallError('model', `model call failed: ${reason}`, { cause: error });
   }
   if (finish === 'content-filter') throw new StructuredCallError('refused', 'the model stopped on its content filter', { answer });
   // an answer cut off by the output limit, or ended by a provider error, is not the model's whole answer
   if (finish === 'length') throw new StructuredCallError('malformed', 'the answer was cut off at the output limit', { answer });
   if (finish === 'error') throw new StructuredCallError('model', 'the model call ended with an error');
+  // a stream that ends without its finish was cut (a dropped connection): its text may be the start
+  // of an answer that said more, so it is no answer — a failure of the call, retried like one
+  if (finish === undefined) throw new StructuredCallError('model', 'the answer stream ended without a finish (cut off)', { answer });
   const parsed = parseJsonAnswer(answer);
   if (parsed === undefined) {
     throw new StructuredCallError('malformed', 'the model did not answer with JSON', { answer });
