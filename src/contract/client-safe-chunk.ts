@@ -72,7 +72,12 @@ export function chunkProblem(value: unknown): string | undefined {
  * ```
  */
 export function clientSafeError(error: unknown): { name: string; message: string } {
-  const name = isRecord(error) ? error['name'] : undefined;
+  let name: unknown;
+  try {
+    name = isRecord(error) ? error['name'] : undefined;
+  } catch {
+    // a Proxy that throws, a revoked Proxy, a `name` getter that throws: no name to show
+  }
   return { name: typeof name === 'string' && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'Error', message: CLIENT_ERROR_MESSAGE };
 }
 

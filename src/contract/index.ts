@@ -112,4 +112,4 @@ export { closestKey } from './closest-key.js';
 export { sentCallOptions } from './sent-call-options.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';
 export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';
-export { isReadableError, thrownMessage } from '../errors/thrown-message.js';
+export { isReadableError, jsonOrString, thrownMessage } from '../errors/thrown-message.js';

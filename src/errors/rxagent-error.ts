@@ -30,7 +30,15 @@ export class RxAgentError extends Error {
   }
 }
 
-/** True when `error` is an object carrying the `Symbol.for(...)` marker `marker`. */
+/**
+ * True when `error` is an object carrying the `Symbol.for(...)` marker `marker`. Never throws: a
+ * value that cannot be read (a revoked Proxy, a Proxy whose `get` throws) carries no marker.
+ */
 export function hasMarker(error: unknown, marker: symbol): boolean {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  if (typeof error !== 'object' || error === null) return false;
+  try {
+    return (error as Record<symbol, unknown>)[marker] === true;
+  } catch {
+    return false;
+  }
 }

@@ -51,3 +51,25 @@ export function isReadableError(value: unknown): value is Error {
     return false;
   }
 }
+
+/**
+ * A `show` for {@link thrownMessage} that writes a value that is not an `Error` as JSON where it
+ * can (`{"code":7}`, a string as it is) and as `String` gives it otherwise (a BigInt, a Symbol, a
+ * cycle, a `toJSON` that throws). May throw (`String` of a null-prototype object): `thrownMessage`
+ * catches it.
+ *
+ * @example
+ * ```ts
+ * import { jsonOrString, thrownMessage } from '../errors/thrown-message.js';
+ * thrownMessage({ code: 7 }, jsonOrString); // '{"code":7}'
+ * thrownMessage(10n, jsonOrString); // '10'
+ * ```
+ */
+export function jsonOrString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -3,8 +3,8 @@
  * processor-hook spans recorded from `onHook` events. Times are epoch milliseconds on the
  * performance clock (the clock hook events use).
  */
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { AgentChunk, ChunkType, ProcessorHookEvent } from '../../contract/index.js';
+import type { Attributes, Context, Exception, Span, Tracer } from '@opentelemetry/api';
+import { isReadableError, thrownMessage, type AgentChunk, type ChunkType, type ProcessorHookEvent } from '../../contract/index.js';
 
 type OtelApi = typeof import('@opentelemetry/api');
 
@@ -48,8 +48,28 @@ function usageAttributes(usage: { inputTokens?: number | undefined; outputTokens
   return attributes;
 }
 
+/** The text of what a run or tool failed with (an `Error`'s message, a string), read without trusting it. */
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : typeof error === 'string' ? error : 'error';
+  return thrownMessage(error, (value) => (typeof value === 'string' ? value : 'error')) ?? 'error';
+}
+
+/**
+ * What a run failed with as OpenTelemetry's `Exception`, read once here: a readable `Error`'s code,
+ * name, message and stack (the SDK reads each field, and a getter may throw), else its text.
+ */
+function exceptionOf(error: unknown): Exception {
+  if (!isReadableError(error)) return errorMessage(error);
+  try {
+    const { code, name, message, stack } = error as Error & { code?: unknown };
+    return {
+      name: String(name),
+      message,
+      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+      ...(typeof stack === 'string' ? { stack } : {}),
+    };
+  } catch {
+    return errorMessage(error);
+  }
 }
 
 /** One run's spans. */
@@ -203,7 +223,7 @@ export class RunSpans {
   fail(error: unknown): void {
     if (this.#ended) return;
     this.#run.setAttribute('rxagent.run.outcome', 'error');
-    this.#run.recordException(error instanceof Error ? error : errorMessage(error), now());
+    this.#run.recordException(exceptionOf(error), now());
     this.#run.setStatus({ code: SPAN_STATUS_ERROR, message: errorMessage(error) });
     this.#endRun();
   }

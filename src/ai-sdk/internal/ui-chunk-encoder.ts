@@ -13,6 +13,8 @@ import {
   TripWire,
   type TripwirePayload,
   tripwirePayload,
+  jsonOrString,
+  thrownMessage,
 } from '../../contract/index.js';
 import { RETRY_PART_TYPE, TRIPWIRE_PART_TYPE, type RetryUIData, type TripwireUIData } from '../ui-data-types.js';
 
@@ -67,14 +69,9 @@ function fileUrl(data: string, mimeType: string): string {
   return /^(https?:|data:|blob:)/i.test(data) ? data : `data:${mimeType};base64,${data}`;
 }
 
+/** A failed tool result as `errorText`: its message, or the value as JSON or `String`; never throws. */
 function stringifyResult(result: unknown): string {
-  if (typeof result === 'string') return result;
-  if (result instanceof Error) return result.message;
-  try {
-    return JSON.stringify(result) ?? String(result);
-  } catch {
-    return String(result);
-  }
+  return thrownMessage(result, jsonOrString) ?? 'a value that cannot be read';
 }
 
 /** Converts one run's chunks, in order, to UI message chunks. */

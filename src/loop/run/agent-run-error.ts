@@ -1,4 +1,5 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { jsonOrString, thrownMessage } from '../../errors/thrown-message.js';
 
 const marker = Symbol.for('rxagent.error.AgentRunError');
 
@@ -20,7 +21,8 @@ export class AgentRunError extends RxAgentError {
   private readonly [marker] = true;
 
   constructor(cause: unknown) {
-    const text = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : JSON.stringify(cause);
+    // read without trusting it: a BigInt, a cycle, a Proxy that throws, a throwing `message` getter
+    const text = thrownMessage(cause, jsonOrString) ?? 'a value that cannot be read';
     super('AgentRunError', `The run failed: ${text}`, { cause });
   }
 

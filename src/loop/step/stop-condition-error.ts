@@ -1,4 +1,5 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 
 const marker = Symbol.for('rxagent.error.StopConditionError');
 
@@ -40,7 +41,7 @@ export class StopConditionError extends RxAgentError {
   readonly index: number;
 
   constructor({ index, message, cause }: StopConditionErrorOptions) {
-    const text = cause instanceof Error ? cause.message : String(cause);
+    const text = thrownMessage(cause) ?? 'a value that cannot be read';
     super('StopConditionError', message ?? `stopWhen[${index}] failed: ${text}`, { cause });
     this.index = index;
   }

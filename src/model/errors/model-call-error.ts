@@ -1,4 +1,5 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { jsonOrString, thrownMessage } from '../../errors/thrown-message.js';
 
 const marker = Symbol.for('rxagent.error.ModelCallError');
 
@@ -30,14 +31,9 @@ function unwrap(error: unknown): unknown {
   return inner;
 }
 
+/** The provider error's text: its message, or the value as JSON or `String`; never throws. */
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+  return thrownMessage(error, jsonOrString) ?? 'a value that cannot be read';
 }
 
 /**
