@@ -27,20 +27,12 @@ import { ProcessorError, type ProcessorHookName } from '../../src/contract/error
 import type { Processor } from '../../src/contract/processor-types.js';
 import { finishPart, mockModel, textParts, toolCallParts, type MockModel } from '../../src/testing/index.js';
 import { checkProperty, PROPERTY_RUNS } from '../reliability/support/property.js';
+import { PROCESSOR_HOOKS } from '../../src/contract/processor-checks.js';
+import { revokedProxy, throwingProxy } from '../support/hostile-values.js';
 
 const CASES = Math.max(20, Math.floor(PROPERTY_RUNS / 5));
 
-const HOOKS: readonly ProcessorHookName[] = [
-  'processInput',
-  'processInputStep',
-  'processLLMRequest',
-  'processLLMResponse',
-  'processAPIError',
-  'processOutputStream',
-  'processOutputStep',
-  'processToolResult',
-  'processOutputResult',
-];
+const HOOKS: readonly ProcessorHookName[] = PROCESSOR_HOOKS;
 const INPUT_HOOKS: ReadonlySet<ProcessorHookName> = new Set(['processInput', 'processInputStep', 'processLLMRequest', 'processLLMResponse']);
 
 /** The hook's arguments, as loosely as a processor we did not write reads them. */
@@ -51,24 +43,6 @@ type Args = Record<string, unknown> & {
   state: Record<string, unknown>;
 };
 
-/** A value read from anywhere throws. */
-const throwingProxy = (): object =>
-  new Proxy(
-    {},
-    {
-      get() {
-        throw new Error('hostile get');
-      },
-      getPrototypeOf() {
-        throw new Error('hostile getPrototypeOf');
-      },
-    },
-  );
-const revokedProxy = (): object => {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-};
 /** The field each hook's result check reads first. */
 const READ_FIELD: Record<ProcessorHookName, string> = {
   processInput: 'messages',

@@ -44,6 +44,7 @@ import { toUIMessageStream, traceRun, withTelemetry } from '../../src/ai-sdk/ind
 import { UIChunkEncoder } from '../../src/ai-sdk/internal/ui-chunk-encoder.js';
 import { finishPart, mockModel, textParts, toolCallParts } from '../../src/testing/index.js';
 import { checkProperty, PROPERTY_RUNS } from '../reliability/support/property.js';
+import { PROCESSOR_HOOKS } from '../../src/contract/processor-checks.js';
 import { StructuredCallError, structuredCall } from '../../src/processors/internal/structured-call.js';
 import { serialiseContent } from '../../src/storage/internal/validate-messages.js';
 import { InvalidMessageError } from '../../src/message-list/errors/invalid-message-error.js';
@@ -142,17 +143,7 @@ function build(spec: HostileSpec): unknown {
 // ---------------------------------------------------------------------------------------------
 // Entry points: where user code throws into a run, and what the run must end with.
 
-const HOOKS: readonly ProcessorHookName[] = [
-  'processInput',
-  'processInputStep',
-  'processLLMRequest',
-  'processLLMResponse',
-  'processAPIError',
-  'processOutputStream',
-  'processOutputStep',
-  'processToolResult',
-  'processOutputResult',
-];
+const HOOKS: readonly ProcessorHookName[] = PROCESSOR_HOOKS;
 const INPUT_HOOKS: ReadonlySet<ProcessorHookName> = new Set(['processInput', 'processInputStep', 'processLLMRequest', 'processLLMResponse']);
 
 const ENTRY_POINTS = [

@@ -12,32 +12,8 @@ import { unreadableHookValue } from '../../src/contract/processor-checks.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { Agent } from '../../src/loop/agent.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { errorPosingProxy, revokedProxy, throwingProxy } from '../support/hostile-values.js';
 
-/** Every trap throws (even `instanceof`'s `getPrototypeOf`). */
-const throwingProxy = (): object =>
-  new Proxy(
-    {},
-    {
-      get() {
-        throw new Error('hostile get');
-      },
-      getPrototypeOf() {
-        throw new Error('hostile getPrototypeOf');
-      },
-    },
-  );
-const revokedProxy = (): object => {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-};
-/** A Proxy posing as an `Error` (its prototype is `Error.prototype`) whose reads throw. */
-const errorPosingProxy = (): object =>
-  new Proxy(new Error('inner'), {
-    get() {
-      throw new Error('hostile get');
-    },
-  });
 const throwingMessageGetter = (): Error =>
   Object.defineProperty(new Error('x'), 'message', {
     get() {

@@ -36,6 +36,7 @@ import { processInputStep, type StepInput } from '../../src/operators/process-in
 import { createRunContext } from '../../src/operators/run-context.js';
 import { mockModel, type MockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
+import { revokedProxy, throwingProxy } from '../support/hostile-values.js';
 
 const weather = { inputSchema: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => ({ city, sky: 'sunny' }) };
 
@@ -74,24 +75,6 @@ async function expectProcessorError(makeAgent: () => Agent, hook: ProcessorHookN
   return (error as Error).message;
 }
 
-/** A value read in any way throws. */
-const throwingProxy = (): object =>
-  new Proxy(
-    {},
-    {
-      get() {
-        throw new Error('hostile get');
-      },
-      ownKeys() {
-        throw new Error('hostile ownKeys');
-      },
-    },
-  );
-const revokedProxy = (): object => {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-};
 /** An object whose `field` getter throws (from its `after`-th read on). */
 const throwingGetter = (field: string, after = 0): object => {
   let reads = 0;

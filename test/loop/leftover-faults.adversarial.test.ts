@@ -43,6 +43,7 @@ import { fromV4Usage } from '../../src/model/usage.js';
 import { mockModel, type MockModel } from '../../src/testing/mock-model.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { snapshotOf, tellCommitPoints } from '../support/commit-points.js';
+import { revokedProxy, throwingProxy } from '../support/hostile-values.js';
 
 const weather = { inputSchema: z.object({ city: z.string() }), execute: async ({ city }: { city: string }) => ({ city, sky: 'sunny' }) };
 
@@ -89,33 +90,6 @@ async function expectProcessorError(makeAgent: () => Agent, hook: ProcessorHookN
   return (error as Error).message;
 }
 
-/** A value read in any way throws. */
-const throwingProxy = (): object =>
-  new Proxy(
-    {},
-    {
-      get() {
-        throw new Error('hostile get');
-      },
-      has() {
-        throw new Error('hostile has');
-      },
-      ownKeys() {
-        throw new Error('hostile ownKeys');
-      },
-      getOwnPropertyDescriptor() {
-        throw new Error('hostile descriptor');
-      },
-      getPrototypeOf() {
-        throw new Error('hostile prototype');
-      },
-    },
-  );
-const revokedProxy = (): object => {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-};
 
 expectNothingUnhandled();
 
