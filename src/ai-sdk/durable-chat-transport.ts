@@ -200,10 +200,13 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
           } catch {
             part = { done: true, value: undefined };
           }
-          if (!part.done) {
-            buffer += decoder.decode(part.value, { stream: true });
-            const complete = this.#takeEvents(buffer, state);
-            buffer = complete.rest;
+          if (!part.done || buffer.endsWith('\r')) {
+            // SSE's line ends are LF, CRLF or CR (a proxy may rewrite them): read as LF. A CR that ends
+            // the bytes so far may be half a CRLF: held back until the next bytes, or the body's end.
+            if (!part.done) buffer += decoder.decode(part.value, { stream: true });
+            const held = !part.done && buffer.endsWith('\r') ? '\r' : '';
+            const complete = this.#takeEvents(buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, '\n'), state);
+            buffer = complete.rest + held;
             if (complete.events !== '') controller.enqueue(encoder.encode(complete.events));
             if (complete.done) {
               done = true;
@@ -214,7 +217,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
             // Progress: the next drop gets its full count of tries again.
             if (complete.events !== '') tries = 0;
             if (complete.events !== '' || done) return;
-            continue;
+            if (!part.done) continue;
           }
           // The body ended without [DONE]: the connection dropped. Reconnect after the last id.
           buffer = '';
@@ -224,6 +227,8 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
             return;
           }
           await sleep(Math.min(this.#initialDelayMs * 2 ** tries, this.#maxDelayMs));
+          // cancelled while it waited (the user left, or stopped): no reconnect carries the run's token out
+          if (abort.signal.aborted) return;
           tries += 1;
           const next = await this.#reconnect(state, abort.signal).catch((error: unknown) => error as Error);
           if (next === null) {

@@ -45,8 +45,9 @@ function shapeIssue(message: unknown, index: number): { path: Array<string | num
  * dropped. The result is `UIMessage[]`, which `agent.stream$()` / `generate()` accept as input
  * (the `MessageList` validates and converts them).
  *
- * Client-sent history is untrusted: a `role: 'system'` message is an `InvalidMessageError`
- * naming its index unless `allowSystemMessages: true`. In a run with memory, a client message
+ * Client-sent history is untrusted: `messages` that is not an array (`InvalidMessageError` at the
+ * root), a message that is not an object or whose parts are not objects, and a `role: 'system'`
+ * message (unless `allowSystemMessages: true`) are an `InvalidMessageError` naming where. In a run with memory, a client message
  * never replaces a stored one (see docs/ai-sdk.md, "What a client may send").
  *
  * @example
@@ -57,7 +58,8 @@ function shapeIssue(message: unknown, index: number): { path: Array<string | num
  * ```
  */
 export function fromUIMessages<TMessage extends UIMessage>(messages: readonly TMessage[], options: FromUIMessagesOptions = {}): TMessage[] {
-  if (!Array.isArray(messages)) throw new TypeError('fromUIMessages(messages): messages must be an array of UIMessage.');
+  // a posted body's `messages` that is not an array is the client's mistake, as a malformed message is
+  if (!Array.isArray(messages)) throw new InvalidMessageError([{ path: [], message: 'messages must be an array of UI messages' }]);
   const result: TMessage[] = [];
   for (const [index, message] of messages.entries()) {
     const malformed = shapeIssue(message as unknown, index);

@@ -82,7 +82,11 @@ export async function resumeUIMessageStreamResponse(
     headers.set(RUN_ID_HEADER, encodeRunIdHeader(runId));
   } catch (error) {
     const own = RunNotFoundError.isInstance(error) || JournalCursorError.isInstance(error) || JournalSchemaError.isInstance(error);
-    return Response.json({ error: own ? { name: error.name, message: error.message } : clientSafeError(error) }, { status: statusOf(error) });
+    // never stored (a 404 of a run not created yet, cached, would hide it once it is), never sniffed
+    return Response.json(
+      { error: own ? { name: error.name, message: error.message } : clientSafeError(error) },
+      { status: statusOf(error), headers: { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } },
+    );
   }
   const encoder = new TextEncoder();
   const body = uiEventStream(

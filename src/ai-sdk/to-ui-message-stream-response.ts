@@ -3,6 +3,7 @@ import { createUIMessageStreamResponse } from 'ai';
 import type { Observable } from 'rxjs';
 import type { ChunkType } from '../contract/index.js';
 import { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
+import { optionError } from '../loop/index.js';
 
 /**
  * The response options of {@link toUIMessageStreamResponse}: `ResponseInit` (status, headers…),
@@ -26,7 +27,11 @@ export interface UIMessageStreamResponseOptions extends ResponseInit, ToUIMessag
  * server-sent events, `data: [DONE]` at the end, and the `x-vercel-ai-ui-message-stream: v1`
  * header — what an unchanged `useChat` client expects from its `/api/chat` endpoint. Built on the
  * AI SDK's own `createUIMessageStreamResponse`. Cancelling the body (client disconnect)
- * unsubscribes the run.
+ * unsubscribes the run. An init no `Response` can carry — a header name or value a header cannot
+ * hold (CR, LF, NUL, past Latin-1: a chat id from the body put in a header), a `status` outside
+ * 200–599 or one without a body (204, 205, 304), a `statusText` with CR/LF, a `keepAliveMs` no
+ * timer can wait for — is a `TypeError` naming the option (not the value), thrown before the run
+ * is subscribed.
  *
  * @example
  * ```ts
@@ -39,12 +44,60 @@ export interface UIMessageStreamResponseOptions extends ResponseInit, ToUIMessag
  */
 export function toUIMessageStreamResponse(chunks$: Observable<ChunkType>, init: UIMessageStreamResponseOptions = {}): Response {
   const { status, statusText, headers, keepAliveMs, consumeSseStream, ...streamOptions } = init;
-  return createUIMessageStreamResponse({
-    stream: toUIMessageStream(chunks$, streamOptions),
+  checkResponseInit(status, statusText, headers, keepAliveMs);
+  const stream = toUIMessageStream(chunks$, streamOptions);
+  // a consumeSseStream that throws: its error, and the run it started is not left running unread
+  let thrown: { error: unknown } | undefined;
+  const consume =
+    consumeSseStream === undefined
+      ? undefined
+      : (options: { stream: ReadableStream<string> }): PromiseLike<void> | void => {
+          try {
+            return consumeSseStream(options);
+          } catch (error) {
+            thrown = { error };
+            void options.stream.cancel(error).catch(() => undefined);
+          }
+        };
+  const response = createUIMessageStreamResponse({
+    stream,
     ...(status === undefined ? {} : { status }),
     ...(statusText === undefined ? {} : { statusText }),
     ...(headers === undefined ? {} : { headers }),
     ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
-    ...(consumeSseStream === undefined ? {} : { consumeSseStream }),
+    ...(consume === undefined ? {} : { consumeSseStream: consume }),
   });
+  if (thrown !== undefined) {
+    // both branches of the SSE copy cancelled: the run is unsubscribed
+    void response.body?.cancel(thrown.error).catch(() => undefined);
+    throw thrown.error;
+  }
+  return response;
+}
+
+/** Statuses a body cannot go with. */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
+/** The longest delay a timer can wait for. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `TypeError` (naming the option, not the value: it may be a client's) for an init no `Response` can carry. */
+function checkResponseInit(status: unknown, statusText: unknown, headers: HeadersInit | undefined, keepAliveMs: unknown): void {
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599 || NULL_BODY_STATUSES.has(status))) {
+    throw optionError('toUIMessageStreamResponse: init.status must be an integer from 200 to 599 that a body can go with (not 204, 205 or 304).');
+  }
+  if (keepAliveMs !== undefined && (typeof keepAliveMs !== 'number' || !Number.isFinite(keepAliveMs) || keepAliveMs <= 0 || keepAliveMs > MAX_TIMER_MS)) {
+    throw optionError(`toUIMessageStreamResponse: init.keepAliveMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}.`);
+  }
+  try {
+    new Headers(headers);
+  } catch {
+    throw optionError('toUIMessageStreamResponse: init.headers cannot be sent: a name that is not a token, or a value with CR, LF, NUL or characters past Latin-1 (encode values that come from a request).');
+  }
+  if (statusText !== undefined) {
+    try {
+      new Response(null, { statusText: statusText as string });
+    } catch {
+      throw optionError('toUIMessageStreamResponse: init.statusText must be a reason phrase (no CR, LF or characters past Latin-1).');
+    }
+  }
 }

@@ -11,6 +11,7 @@ import {
   type RunJournal,
 } from '../storage/index.js';
 import { errorBody, errorResponse, sseHeaders } from './internal/http.js';
+import { optionError } from '../loop/index.js';
 
 /**
  * Options of {@link journalStreamResponse}: who may read the run (an `authorize` check of the
@@ -32,7 +33,10 @@ export type JournalStreamResponseOptions = RunAccess & {
   after?: string | number | null;
   /** Extra response headers. */
   headers?: HeadersInit;
-  /** Send an SSE comment after this many idle milliseconds (proxies close quiet connections). */
+  /**
+   * Send an SSE comment after this many idle milliseconds (proxies close quiet connections): above
+   * 0 and at most 2^31 − 1 (a longer delay fires every millisecond); anything else is a `TypeError`.
+   */
   keepAliveMs?: number;
 };
 
@@ -65,7 +69,9 @@ function seqCursor(runId: string, after: string | number | null, lastSeq: number
  * refuses alike — (410 when expired), 400 `JournalCursorError`, 409 `JournalSchemaError`. A row
  * the reader cannot serve (`MalformedJournalEntryError`) or a read failure after the first byte
  * ends the stream with an SSE `event: error`. Without `authorize` or `unsafeNoAuthorization` the
- * promise rejects with `MissingAuthorizationError`.
+ * promise rejects with `MissingAuthorizationError`, with a `keepAliveMs` no timer can wait for
+ * (`Infinity`, past 2^31 − 1, 0, `NaN`) with a `TypeError`, before anything is read. Error answers
+ * carry `cache-control: no-store` (a 404 of a run not created yet is not kept by a cache).
  *
  * @example
  * ```ts
@@ -77,6 +83,7 @@ function seqCursor(runId: string, after: string | number | null, lastSeq: number
  */
 export async function journalStreamResponse(journal: RunJournal, runId: string, options: JournalStreamResponseOptions): Promise<Response> {
   assertRunAccess('journalStreamResponse', options);
+  checkKeepAlive(options.keepAliveMs);
   let after: number;
   let headers: Headers;
   try {
@@ -90,6 +97,17 @@ export async function journalStreamResponse(journal: RunJournal, runId: string, 
   }
   const stream = entryStream(journal, runId, after, (entry) => `id: ${entry.seq}\ndata: ${clientEntry(runId, entry).json}\n\n`, options.keepAliveMs);
   return new Response(stream, { status: 200, headers });
+}
+
+/** The longest delay a timer can wait for (a longer one fires every millisecond). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `keepAliveMs` is a delay a timer can wait for, or absent: a `TypeError` naming it otherwise. */
+function checkKeepAlive(keepAliveMs: unknown): void {
+  if (keepAliveMs === undefined) return;
+  if (typeof keepAliveMs !== 'number' || !Number.isFinite(keepAliveMs) || keepAliveMs <= 0 || keepAliveMs > MAX_TIMER_MS) {
+    throw optionError(`journalStreamResponse: options.keepAliveMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS} (got ${typeof keepAliveMs === 'number' ? String(keepAliveMs) : typeof keepAliveMs})`);
+  }
 }
 
 /** How many bytes may wait unread in a response before the next journal page waits. */

@@ -201,7 +201,7 @@ describe('fromUIMessages', () => {
     expect(prompt).not.toContain('The launch');
   });
 
-  it('rejects a non-array', () => {
-    expect(() => fromUIMessages('hi' as unknown as UIMessage[])).toThrow(TypeError);
+  it('rejects a non-array (client input: an InvalidMessageError at the root)', () => {
+    expect(() => fromUIMessages('hi' as unknown as UIMessage[])).toThrow(/^Invalid message at \(root\): messages must be an array/);
   });
 });

@@ -21,9 +21,12 @@ export function errorBody(error: unknown): { error: { name: string; message: str
   return { error: own ? { name: error.name, message: error.message } : clientSafeError(error) };
 }
 
+/** Headers of an error answer: never stored (a 404 of a run not created yet, cached, would hide it once it is), never sniffed. */
+export const ERROR_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
 /** {@link errorBody} with the error's status. */
 export function errorResponse(error: unknown): Response {
-  return Response.json(errorBody(error), { status: statusOf(error) });
+  return Response.json(errorBody(error), { status: statusOf(error), headers: ERROR_HEADERS });
 }
 
 /** Headers of an SSE response for a run (`x-rxagent-run-id` names it, encoded when a header cannot carry the id as it is). */
