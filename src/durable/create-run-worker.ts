@@ -293,11 +293,16 @@ const NOTE_WITHIN_MS = 10_000;
 const MAX_REQUEUES = 3;
 
 /**
- * How often a worker looks whether its owner session holds its lock (ms). An attempt fenced after
- * a look found it without (a cut connection: another worker's lost-owner sweep may have failed the
- * attempt) was lost to the infrastructure, and is noted so.
+ * How often a worker looks whether its owner session holds its lock (ms): the session's lost and
+ * regained moments are known to within this. (`OwnerSession` tells no events: it has `held`.)
  */
 const SESSION_LOOK_MS = 50;
+
+/** Generations a hand-on looks past for one whose job the run can have, before it gives up looking (a queue that keeps answering "exists" for ended jobs). */
+const MAX_GENERATION_SKIPS = 1000;
+
+/** pg-boss states of a job that will still run (or runs). */
+const LIVE_JOB_STATES: ReadonlySet<string> = new Set(['created', 'retry', 'active']);
 
 /** Waits `ms`; false when `signal` aborted first (the job is no longer this worker's). */
 function pause(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -389,8 +394,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let started = false;
   let closing: Promise<void> | undefined;
   let session: OwnerSession | undefined;
-  /** When this worker last saw its owner session without its lock (this process's clock; -∞: never). */
-  let sessionLostAt = Number.NEGATIVE_INFINITY;
+  /**
+   * When this worker's owner session was without its lock (this process's clock; `lostAt` moved
+   * back by one look, `regainedAt` undefined while still without): another worker's sweep can have
+   * failed an attempt of this worker only in such an interval or within the grace after it.
+   */
+  const sessionLosses: Array<{ lostAt: number; regainedAt?: number }> = [];
+  /** The attempts running here, each with when it began (losses ended before the oldest no longer matter). */
+  const liveAttempts = new Map<object, number>();
   let sessionLooks: ReturnType<typeof setInterval> | undefined;
   let sweeps: Subscription | undefined;
   let handingOver = false;
@@ -443,6 +454,47 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     );
 
   /**
+   * Whether another worker's lost-owner sweep can have fenced an attempt of this worker at some
+   * moment between `from` and `to`: while its owner session was without its lock, or within the
+   * sweeps' grace after the lock was back (a sweep that saw it lost just before). The deployment's
+   * workers share their options, so this worker's grace is theirs.
+   */
+  const sessionLostBetween = (from: number, to: number): boolean =>
+    sessionLosses.some(({ lostAt, regainedAt }) => lostAt <= to && (regainedAt === undefined || regainedAt + lostOwnerGraceMs >= from));
+
+  /** The owner session's lock lost (`held` false) or regained, seen at `at`. */
+  const sessionLockChanged = (held: boolean, at: number): void => {
+    if (held) {
+      const last = sessionLosses.at(-1);
+      if (last !== undefined && last.regainedAt === undefined) last.regainedAt = at;
+      return;
+    }
+    // losses whose window ended before the oldest running attempt began can fence none of them
+    const oldest = Math.min(at, ...liveAttempts.values());
+    for (let index = sessionLosses.length - 1; index >= 0; index--) {
+      const regainedAt = sessionLosses[index]!.regainedAt;
+      if (regainedAt !== undefined && regainedAt + lostOwnerGraceMs < oldest) sessionLosses.splice(index, 1);
+    }
+    sessionLosses.push({ lostAt: at - SESSION_LOOK_MS });
+  };
+
+  /**
+   * Hands run `runId` on to a job of a generation after `generation` (`budget`: as `sendJob`): the
+   * next one's; when that job exists already it has the run while it is live (queued, retrying,
+   * active), and when it has ended — a crash during a handover sent it, a retry of the old job then
+   * fenced it, and it completed with the run still `running` — the next generation after it is
+   * tried, and so on. The run is never left to a job that ended (it stayed `running` with none).
+   */
+  const handOn = async (queue: string, deadLetter: string, runId: string, generation: number, budget: Parameters<typeof sendJob>[4] = {}): Promise<void> => {
+    for (let next = generation + 1; next <= generation + MAX_GENERATION_SKIPS; next++) {
+      if ((await sendJob(queue, deadLetter, runId, next, budget)) !== null) return;
+      const existing = await boss.getJobById(queue, generationJobIdOf(runId, next));
+      if (existing !== null && LIVE_JOB_STATES.has(existing.state)) return; // the run is that job's
+    }
+    throw new Error(`RunWorker: run ${runId} could not be handed on: the queue ${JSON.stringify(queue)} has ended jobs for its next ${MAX_GENERATION_SKIPS} generations after ${generation}.`);
+  };
+
+  /**
    * A job of the dead-letter queue: the run's job failed for the last time. Unless a later job of
    * the run is live (a handover's, whose old job failed after it), the run ends `failed` under a new
    * claim; a run that already ended is left alone.
@@ -452,7 +504,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     if (typeof runId !== 'string') return;
     const generation = job.data.generation ?? 0;
     const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
-    if (next !== null && (next.state === 'created' || next.state === 'retry' || next.state === 'active')) return;
+    if (next !== null && LIVE_JOB_STATES.has(next.state)) return;
     // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
     // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
     const requeued = job.data.requeued ?? 0;
@@ -481,9 +533,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       const decision = afterLastAttempt({ generation, since, failedBefore, failedAttempts, losses, retryLimit: policies.retryLimit, waited: job.retryCount ?? 0 });
       if (decision.kind === 'wait') throw new Error(`RunWorker: waiting for the last owner of run ${runId} to note whether the infrastructure failed its attempt`);
       if (decision.kind === 'requeue') {
-        // null: the next generation's job exists already (a handover's, or this decision made
-        // before by a worker that crashed before completing this job): the run is that job's now
-        await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
+        // the next generation's job may exist already: a handover's, or this decision made before by
+        // a worker that crashed before completing this job (the run is that job's while it is live)
+        await handOn(queue, deadLetterQueueOf(queue), runId, generation, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
         return;
       }
       spent = decision.spent;
@@ -601,17 +653,37 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
 
   /**
    * One attempt of a job: `done`, `infrastructure` (what failed, and the epoch it held) for `work`
-   * to try again, or `session-lost`: fenced after this worker's owner session lost its lock during
-   * the attempt (another worker's sweep took the run from a live owner whose connection was cut).
-   * `expectedEpoch`: the epoch the previous attempt held; a run that moved past it has another
-   * owner now (this attempt stops, the job is done here).
+   * to try again, or `session-lost`: fenced when another worker's sweep can have fenced it — the
+   * run's epoch moved (between the attempt's last acknowledged write and the moment it learnt of
+   * it) while this worker's owner session was without its lock or within the grace after (a sweep
+   * took the run from a live owner whose connection was cut). A fence outside that window is
+   * another owner's doing, and plain `done`. `expectedEpoch`: the epoch the previous attempt held;
+   * a run that moved past it has another owner now (this attempt stops, the job is done here).
    */
   const attempt = async (
     job: RunJob,
     runId: string,
     expectedEpoch: number | undefined,
   ): Promise<{ kind: 'done' } | { kind: 'session-lost' } | { kind: 'infrastructure'; error: unknown; epoch?: number }> => {
+    const self = {};
     const startedAt = Date.now();
+    liveAttempts.set(self, startedAt);
+    try {
+      return await attemptFrom(startedAt, job, runId, expectedEpoch);
+    } finally {
+      liveAttempts.delete(self);
+    }
+  };
+
+  /** {@link attempt}'s body, begun at `startedAt` (before its claim). */
+  const attemptFrom = async (
+    startedAt: number,
+    job: RunJob,
+    runId: string,
+    expectedEpoch: number | undefined,
+  ): Promise<{ kind: 'done' } | { kind: 'session-lost' } | { kind: 'infrastructure'; error: unknown; epoch?: number }> => {
+    // the last moment the run was known to be this attempt's: before its claim, then each commit acknowledged
+    let ownedAt = startedAt;
     let claim;
     try {
       if (expectedEpoch !== undefined) {
@@ -658,7 +730,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const outcome = await lastValueFrom(
       executeRun(context, claim, job.signal).pipe(
         tap((item) => {
-          if (!isExecutionOutcome(item)) events.next(item);
+          if (isExecutionOutcome(item)) return;
+          if (item.type === 'committed') ownedAt = Date.now();
+          events.next(item);
         }),
         filter(isExecutionOutcome),
       ),
@@ -668,14 +742,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       throw outcome.error;
     }
     if (outcome.kind === 'malformed') return failClosed(claim, outcome.error); // the execution told its `failed`
-    if (outcome.kind === 'fenced' && sessionLostAt >= startedAt) return { kind: 'session-lost' };
+    if (outcome.kind === 'fenced' && sessionLostBetween(ownedAt, Date.now())) return { kind: 'session-lost' };
     // handed over: the run goes on in a job of the next generation (a budget of attempts of its own);
     // this one completes. A crash between the two leaves both: the later claim fences the other.
     // The send is tried again through a blip (one id, one job); past that the attempt is the
     // infrastructure's (noted: the give-up refunds it and hands the run on).
     if (outcome.kind === 'released') {
       try {
-        await submitWrite(() => sendJob(entry.queue, entry.deadLetter, runId, (job.data.generation ?? 0) + 1));
+        await submitWrite(() => handOn(entry.queue, entry.deadLetter, runId, job.data.generation ?? 0));
       } catch (error) {
         if (isInfrastructureError(error)) return { kind: 'infrastructure', error, epoch };
         throw error;
@@ -703,8 +777,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         const held = journal.holdOwnerSession(workerId);
         session = held;
         await Promise.race([held.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+        let lockHeld = held.held;
+        if (!lockHeld) sessionLockChanged(false, Date.now());
         sessionLooks = setInterval(() => {
-          if (!held.held) sessionLostAt = Date.now();
+          if (held.held === lockHeld) return;
+          lockHeld = held.held;
+          sessionLockChanged(lockHeld, Date.now());
         }, SESSION_LOOK_MS);
         sessionLooks.unref?.();
       }

@@ -5,8 +5,9 @@
  * and the lock is gone: `runsOfLostOwnersStatement` finds its runs at once, with no heartbeat to
  * wait for. A frozen process (SIGSTOP) keeps its connection: its runs still look alive, and the
  * queue's heartbeat takes them over. A lost connection is opened again and the lock taken again
- * (jittered backoff); meanwhile the owner's runs look dead and may be taken over: the journal's
- * epoch fences the owner's later writes.
+ * (jittered backoff, at most 200 ms: back within the sweeps' grace once the database answers);
+ * meanwhile the owner's runs look dead and may be taken over: the journal's epoch fences the
+ * owner's later writes.
  */
 import type { Client, ClientConfig, Pool } from 'pg';
 import { pg } from '../internal/load-driver.js';
@@ -33,9 +34,18 @@ export function runsOfLostOwnersStatement(schema: string, schemaName: string): s
     ORDER BY r.updated_at LIMIT $2`;
 }
 
-/** Backoff of the reconnects: 100 ms × 2ⁿ, at most 2 s, jittered (half to all of it). */
+/**
+ * The longest pause between two reconnects (ms). Other workers' sweeps take an owner's runs over
+ * once they have seen it without its lock for their grace (`lostOwnerSweep.graceMs`, default
+ * 750 ms) — counted from when the database answers them again after an outage, so the session must
+ * be back well within it then: a backoff grown past the grace (it grew to 2 s) had live owners'
+ * runs taken over after any outage longer than about a second.
+ */
+const RECONNECT_CAP_MS = 200;
+
+/** Backoff of the reconnects: 100 ms × 2ⁿ, at most {@link RECONNECT_CAP_MS}, jittered (half to all of it). */
 function backoffMs(failures: number): number {
-  const ceiling = Math.min(2000, 100 * 2 ** failures);
+  const ceiling = Math.min(RECONNECT_CAP_MS, 100 * 2 ** failures);
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
