@@ -2,6 +2,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ChunkType, Processor, ProcessOutputStreamArgs } from '../contract/index.js';
 import { textDeltaChunk } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
+import { booleanOption, methodsOption, numberOption, wholeNumberOption } from './internal/guard-options.js';
 
 /**
  * Options of {@link BatchPartsProcessor}.
@@ -88,10 +89,10 @@ export class BatchPartsProcessor implements Processor<'batch-parts'> {
   private readonly scheduler: SchedulerLike;
 
   constructor(options: BatchPartsOptions = {}) {
-    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 5));
-    this.maxWaitTime = options.maxWaitTime;
-    this.emitOnNonText = options.emitOnNonText ?? true;
-    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.batchSize = wholeNumberOption(this.id, 'batchSize', options.batchSize, 5, 1);
+    this.maxWaitTime = numberOption(this.id, 'maxWaitTime', options.maxWaitTime, undefined, { least: 0 });
+    this.emitOnNonText = booleanOption(this.id, 'emitOnNonText', options.emitOnNonText, true);
+    this.scheduler = methodsOption(this.id, 'scheduler', options.scheduler, ['now']) ?? asyncScheduler;
   }
 
   /** The `processOutputStream` hook (see `Processor.processOutputStream` for when it runs and what it may return). */

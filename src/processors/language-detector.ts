@@ -3,7 +3,7 @@ import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
-import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { booleanOption, oneOfOption, probabilityOption, wholeNumberOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
 import { replaceMessageText, withMetadata } from './internal/message-text.js';
 import { PrivateViolations } from './internal/private-violation.js';
@@ -158,7 +158,9 @@ export class LanguageDetector implements Processor<'language-detector'> {
     this.threshold = probabilityOption('language-detector', 'threshold', options.threshold, 0.7);
     this.strategy = oneOfOption('language-detector', 'strategy', options.strategy, ['detect', 'translate', 'block', 'warn'], 'detect');
     this.preserveOriginal = booleanOption('language-detector', 'preserveOriginal', options.preserveOriginal, true);
-    this.minTextLength = options.minTextLength ?? 10;
+    this.minTextLength = wholeNumberOption('language-detector', 'minTextLength', options.minTextLength, 10, 0);
+    // accepted without effect (as the reference), but a misspelt value is still refused
+    oneOfOption('language-detector', 'translationQuality', options.translationQuality, ['speed', 'quality', 'balanced'], 'balanced');
     this.includeDetails = booleanOption('language-detector', 'includeDetectionDetails', options.includeDetectionDetails, true);
     this.lastMessageOnly = booleanOption('language-detector', 'lastMessageOnly', options.lastMessageOnly, false);
     this.onViolation = this.violations.onViolation;

@@ -5,7 +5,7 @@ import { quoted } from './internal/input-messages.js';
 import { messageText } from './internal/message-text.js';
 import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
-import { oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { functionOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { callQuietly } from './internal/private-violation.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
 
@@ -66,6 +66,27 @@ export interface ModelSelectionOptions extends Omit<ModelBackedOptions, 'onViola
   onDecision?: (decision: ModelSelectionDecision) => void;
 }
 
+/**
+ * The choices, checked: a non-empty array of `{ id, model, description }` with distinct, non-empty
+ * ids (a repeated id would silently route to the later entry's model).
+ */
+function choicesOption(value: unknown): readonly ModelChoice[] {
+  if (!Array.isArray(value) || value.length === 0) throw new InvalidProcessorOptionError('model-selection', 'choices', value, 'a non-empty array of { id, model, description }');
+  const ids = new Set<string>();
+  value.forEach((choice: unknown, index) => {
+    if (typeof choice !== 'object' || choice === null) throw new InvalidProcessorOptionError('model-selection', `choices[${index}]`, choice, 'an object { id, model, description }');
+    const { id, model, description } = choice as Partial<Record<keyof ModelChoice, unknown>>;
+    if (typeof id !== 'string' || id.trim() === '') throw new InvalidProcessorOptionError('model-selection', `choices[${index}].id`, id, 'a non-empty string');
+    if (ids.has(id)) throw new InvalidProcessorOptionError('model-selection', `choices[${index}].id`, id, 'an id no other choice has');
+    ids.add(id);
+    if ((typeof model !== 'object' && typeof model !== 'function' && typeof model !== 'string') || model === null || model === '') {
+      throw new InvalidProcessorOptionError('model-selection', `choices[${index}].model`, model, "a model or a 'provider/model' id");
+    }
+    if (typeof description !== 'string') throw new InvalidProcessorOptionError('model-selection', `choices[${index}].description`, description, 'a string');
+  });
+  return value as ModelChoice[];
+}
+
 const selectionAnswer = z.object({
   choice: z.string(),
   confidence: z.number().min(0).max(1).optional(),
@@ -114,21 +135,21 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
   private readonly system: string;
 
   constructor(options: ModelSelectionOptions) {
-    if (options.choices.length === 0) throw new TypeError('ModelSelectionProcessor needs at least one choice.');
+    const choices = choicesOption(options.choices);
     // a misspelt 'Strict' was read as the default 'warn': the routing failed open
     const errorStrategy = oneOfOption('model-selection', 'errorStrategy', options.errorStrategy, ['warn', 'strict'], 'warn');
-    this.judge = new ModelJudge({ ...options, errorStrategy });
-    this.choices = new Map(options.choices.map((choice) => [choice.id, choice]));
+    this.judge = new ModelJudge('model-selection', { ...options, errorStrategy });
+    this.choices = new Map(choices.map((choice) => [choice.id, choice]));
     if (options.defaultChoice !== undefined && !this.choices.has(options.defaultChoice)) {
       throw new InvalidProcessorOptionError('model-selection', 'defaultChoice', options.defaultChoice, `the id of one of the choices (${[...this.choices.keys()].map((id) => `'${id}'`).join(', ')})`);
     }
     this.defaultChoice = options.defaultChoice;
     this.minConfidence = probabilityOption('model-selection', 'minConfidence', options.minConfidence, 0);
     this.scope = oneOfOption('model-selection', 'scope', options.scope, ['run', 'first-step'], 'run');
-    this.onDecision = options.onDecision;
+    this.onDecision = functionOption('model-selection', 'onDecision', options.onDecision);
     this.system = [
       options.instructions ?? 'You route user requests to the most suitable AI model. Pick exactly one of these options:',
-      ...options.choices.map((choice) => `- "${choice.id}": ${choice.description}`),
+      ...choices.map((choice) => `- "${choice.id}": ${choice.description}`),
       answerFormat('{"choice": "<one of the ids above>", "confidence": <0..1>, "reason": "<one short sentence>"}'),
     ].join('\n');
   }

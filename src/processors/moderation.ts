@@ -11,7 +11,7 @@ import type { CategoryScores } from './internal/model-backed.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
-import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { booleanOption, labelListOption, oneOfOption, probabilityOption, wholeNumberOption } from './internal/guard-options.js';
 
 /**
  * What to do with flagged content: abort the run, report it and let it through, or remove it.
@@ -189,7 +189,9 @@ export class ModerationProcessor implements Processor<'moderation'> {
     this.judge = new GuardJudge('moderation', options);
     this.violations = new PrivateViolations('moderation', options.onViolation);
     this.onViolation = this.violations.onViolation;
-    this.categories = options.categories ?? DEFAULT_MODERATION_CATEGORIES;
+    this.categories = labelListOption('moderation', 'categories', options.categories, DEFAULT_MODERATION_CATEGORIES);
+    // accepted without effect (as the reference), but a value that is no count is still refused
+    wholeNumberOption('moderation', 'chunkWindow', options.chunkWindow, 0, 0);
     this.labels = new LabelReader(this.categories, MODERATION_SYNONYMS);
     this.threshold = probabilityOption('moderation', 'threshold', options.threshold, 0.5);
     this.strategy = oneOfOption('moderation', 'strategy', options.strategy, ['block', 'warn', 'filter'], 'block');
@@ -198,7 +200,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
     this.lastMessageOnly = booleanOption('moderation', 'lastMessageOnly', options.lastMessageOnly, false);
     this.stream = new CheckedStream({
       ...options,
-      channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
+      channels: options.channels === undefined ? ['text', 'reasoning', 'tool-input'] : options.channels,
       stateKey: 'moderationHeld',
       processorId: 'moderation',
     });

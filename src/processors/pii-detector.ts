@@ -26,7 +26,8 @@ import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { stringsOf } from './internal/whole-chunks.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
-import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { booleanOption, labelListOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
 
 /**
  * What to do with detected PII: abort, report only, drop the message / output span, or redact the values.
@@ -140,6 +141,13 @@ const piiAnswer = z.strictObject({
   ),
 });
 
+/** The `hashKey`, checked: a non-empty string or byte array (an empty key would make every hash guessable). */
+function hashKeyOption(value: unknown): string | Uint8Array | undefined {
+  if (value === undefined) return undefined;
+  if ((typeof value === 'string' || value instanceof Uint8Array) && value.length > 0) return value;
+  throw new InvalidProcessorOptionError('pii-detector', 'hashKey', value, 'a non-empty string or Uint8Array');
+}
+
 /**
  * One PII value the judge found.
  *
@@ -222,13 +230,13 @@ export class PIIDetector implements Processor<'pii-detector'> {
     this.judge = new GuardJudge('pii-detector', options);
     this.violations = new PrivateViolations('pii-detector', options.onViolation);
     this.onViolation = this.violations.onViolation;
-    this.detectionTypes = options.detectionTypes ?? DEFAULT_PII_TYPES;
+    this.detectionTypes = labelListOption('pii-detector', 'detectionTypes', options.detectionTypes, DEFAULT_PII_TYPES);
     this.labels = new LabelReader(this.detectionTypes, PII_SYNONYMS);
     this.threshold = probabilityOption('pii-detector', 'threshold', options.threshold, 0.5);
     this.strategy = oneOfOption('pii-detector', 'strategy', options.strategy, ['block', 'warn', 'filter', 'redact'], 'redact');
     this.redactionMethod = oneOfOption('pii-detector', 'redactionMethod', options.redactionMethod, ['mask', 'hash', 'remove', 'placeholder'], 'mask');
     this.preserveFormat = booleanOption('pii-detector', 'preserveFormat', options.preserveFormat, true);
-    this.hashKey = options.hashKey ?? randomBytes(32);
+    this.hashKey = hashKeyOption(options.hashKey) ?? randomBytes(32);
     // each worker would draw its own key: a value hashed before a takeover would hash differently after it
     this.durableState =
       this.redactionMethod === 'hash' && options.hashKey === undefined

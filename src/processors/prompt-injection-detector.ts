@@ -3,7 +3,7 @@ import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
 import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
-import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { booleanOption, functionOption, labelListOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import { replaceMessageText } from './internal/message-text.js';
 import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
@@ -188,14 +188,14 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
     this.judge = new GuardJudge('prompt-injection-detector', options);
     this.violations = new PrivateViolations('prompt-injection-detector', options.onViolation);
     this.revealJudgeReason = booleanOption('prompt-injection-detector', 'revealJudgeReason', options.revealJudgeReason, false);
-    this.detectionTypes = options.detectionTypes ?? DEFAULT_INJECTION_TYPES;
+    this.detectionTypes = labelListOption('prompt-injection-detector', 'detectionTypes', options.detectionTypes, DEFAULT_INJECTION_TYPES);
     this.labels = new LabelReader(this.detectionTypes, INJECTION_SYNONYMS);
     this.threshold = probabilityOption('prompt-injection-detector', 'threshold', options.threshold, 0.5);
     this.strategy = oneOfOption('prompt-injection-detector', 'strategy', options.strategy, ['block', 'warn', 'filter', 'rewrite'], 'block');
     this.includeScores = booleanOption('prompt-injection-detector', 'includeScores', options.includeScores, false);
     this.lastMessageOnly = booleanOption('prompt-injection-detector', 'lastMessageOnly', options.lastMessageOnly, false);
     this.onViolation = this.violations.onViolation;
-    this.onDetection = options.onDetection;
+    this.onDetection = functionOption('prompt-injection-detector', 'onDetection', options.onDetection);
     const rewrite = this.strategy === 'rewrite';
     this.system = [
       options.instructions ??

@@ -11,7 +11,8 @@ import type {
   ProcessToolResultArgs,
 } from '../contract/index.js';
 import { emitInOrder } from './internal/emit-in-order.js';
-import { booleanOption, listOfOption, oneOfOption } from './internal/guard-options.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
+import { booleanOption, functionOption, listOfOption, oneOfOption, stringOption, wholeNumberOption } from './internal/guard-options.js';
 import { storedShape } from './internal/message-text.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { RegexMatcher, STRICTNESS } from './internal/regex-matcher.js';
@@ -26,6 +27,58 @@ const ALL_CHANNELS: readonly RegexFilterChannel[] = ['text', 'reasoning', 'tool-
 const DEFAULT_CARRYOVER = 128;
 /** Most text a straddling match may keep held (beyond the carry-over). */
 const MAX_HOLD = 8192;
+
+/** The presets, checked: one of `REGEX_PRESETS`' own names, or an array of them. */
+function presetsOption(value: unknown): readonly RegexPreset[] {
+  if (value === undefined) return [];
+  const presets: unknown[] = Array.isArray(value) ? value : [value];
+  for (const preset of presets) {
+    // own keys only: `'toString' in REGEX_PRESETS` is true too
+    if (typeof preset !== 'string' || !Object.hasOwn(REGEX_PRESETS, preset)) {
+      throw new InvalidProcessorOptionError('regex-filter', 'presets', preset, `one of ${Object.keys(REGEX_PRESETS).map((name) => `'${name}'`).join(', ')}, or an array of them`);
+    }
+  }
+  return presets as RegexPreset[];
+}
+
+/**
+ * The rules, checked one field at a time, each error naming `rules[i].<field>`: a non-empty name, a
+ * RegExp or a pattern string that compiles with its `flags`, a string replacement, a `validate`
+ * function, a whole `maxMatchLength` of at least 1, a known strategy.
+ */
+function rulesOption(value: unknown, strategies: readonly RegexFilterStrategy[], strategy: RegexFilterStrategy): readonly RegexRule[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidProcessorOptionError('regex-filter', 'rules', value, 'an array of rules');
+  value.forEach((rule: unknown, index) => {
+    const at = `rules[${index}]`;
+    if (typeof rule !== 'object' || rule === null) throw new InvalidProcessorOptionError('regex-filter', at, rule, 'an object { name, pattern }');
+    const { name, pattern, flags, replacement, validate, maxMatchLength, strategy: own } = rule as Partial<Record<keyof RegexRule, unknown>>;
+    if (typeof name !== 'string' || name.trim() === '') throw new InvalidProcessorOptionError('regex-filter', `${at}.name`, name, 'a non-empty string');
+    const givenFlags = stringOption('regex-filter', `${at}.flags`, flags, '');
+    if (pattern instanceof RegExp) {
+      if (flags !== undefined) throw new InvalidProcessorOptionError('regex-filter', `${at}.flags`, flags, 'left out when the pattern is a RegExp (its own flags are used)');
+    } else if (typeof pattern === 'string') {
+      try {
+        new RegExp('', givenFlags.replace(/[gy]/g, ''));
+      } catch {
+        throw new InvalidProcessorOptionError('regex-filter', `${at}.flags`, flags, 'regular-expression flags (d, i, m, s, u, v)');
+      }
+      try {
+        new RegExp(pattern, givenFlags.replace(/[gy]/g, ''));
+      } catch (error) {
+        throw new InvalidProcessorOptionError('regex-filter', `${at}.pattern`, pattern, `a valid regular expression (${error instanceof Error ? error.message : 'it does not compile'})`);
+      }
+    } else {
+      throw new InvalidProcessorOptionError('regex-filter', `${at}.pattern`, pattern, 'a RegExp or a pattern string');
+    }
+    stringOption('regex-filter', `${at}.replacement`, replacement, undefined);
+    functionOption('regex-filter', `${at}.validate`, validate as RegexRule['validate']);
+    wholeNumberOption('regex-filter', `${at}.maxMatchLength`, maxMatchLength, 1, 1);
+    // a rule's own strategy is read on the same path as the processor's
+    oneOfOption('regex-filter', `${at}.strategy`, own, strategies, strategy);
+  });
+  return value as RegexRule[];
+}
 
 /**
  * Finds, blocks, redacts or reports text matching regular expressions — your `rules` and the
@@ -75,24 +128,17 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
     // own keys only: `'toString' in STRICTNESS` is true too
     const strategies = Object.keys(STRICTNESS) as RegexFilterStrategy[];
     const strategy = oneOfOption('regex-filter', 'strategy', options.strategy, strategies, 'block');
-    const presets = options.presets === undefined ? [] : Array.isArray(options.presets) ? options.presets : [options.presets];
-    for (const preset of presets) {
-      if (!(preset in REGEX_PRESETS)) throw new TypeError(`RegexFilterProcessor: unknown preset '${String(preset)}' (pii, secrets, urls)`);
-    }
-    const rules = [...presets.flatMap((preset) => REGEX_PRESETS[preset]), ...(options.rules ?? [])];
-    if (rules.length === 0) throw new TypeError('RegexFilterProcessor requires at least one rule or preset (options.rules or options.presets).');
-    // a rule's own strategy is read on the same path as the processor's
-    (options.rules ?? []).forEach((rule, index) => oneOfOption('regex-filter', `rules[${index}].strategy`, (rule as { strategy?: unknown } | null)?.strategy, strategies, strategy));
-    this.onViolation = options.onViolation;
+    const presets = presetsOption(options.presets);
+    const ownRules = rulesOption(options.rules, strategies, strategy);
+    const rules = [...presets.flatMap((preset) => REGEX_PRESETS[preset]), ...ownRules];
+    if (rules.length === 0) throw new InvalidProcessorOptionError('regex-filter', 'rules', options.rules, 'at least one rule, or a preset in presets');
+    this.onViolation = functionOption('regex-filter', 'onViolation', options.onViolation);
     const includeValues = booleanOption('regex-filter', 'includeRedactedValues', options.includeRedactedValues, false);
     const normalize = booleanOption('regex-filter', 'normalize', options.normalize, true);
     this.matcher = new RegexMatcher({ processor: this, rules, strategy, includeValues, normalize });
     this.phase = oneOfOption('regex-filter', 'phase', options.phase, ['input', 'output', 'all'], 'all');
-    const carryover = options.streamCarryoverSize;
-    if (carryover !== undefined && (!Number.isSafeInteger(carryover) || carryover < 1)) {
-      throw new RangeError(`RegexFilterProcessor: streamCarryoverSize must be a positive safe integer, got ${String(carryover)}`);
-    }
-    const customLongest = Math.max(0, ...(options.rules ?? []).map((rule) => rule.maxMatchLength ?? 0));
+    const carryover = options.streamCarryoverSize === undefined ? undefined : wholeNumberOption('regex-filter', 'streamCarryoverSize', options.streamCarryoverSize, DEFAULT_CARRYOVER, 1);
+    const customLongest = Math.max(0, ...ownRules.map((rule) => rule.maxMatchLength ?? 0));
     const resolvedCarryover = carryover ?? Math.max(DEFAULT_CARRYOVER, customLongest);
     this.channels = new Set(listOfOption('regex-filter', 'channels', options.channels, ALL_CHANNELS, ALL_CHANNELS));
     this.filter = {

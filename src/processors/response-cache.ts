@@ -35,6 +35,7 @@ import {
   type StepResult,
 } from '../contract/index.js';
 import { canonicalDigest } from './internal/cache-key.js';
+import { functionOption, methodsOption, wholeNumberOption } from './internal/guard-options.js';
 import { stepDigest } from './internal/cache-step.js';
 import { acceptedEntry, entryOf, readEntry, withdrawnEntry, type ResponseCacheEntry } from './internal/cached-entry.js';
 
@@ -69,12 +70,8 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
     now?: () => number;
   } = {
   }) {
-    const maxEntries = options.maxEntries ?? 1000;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-      throw new InvalidProcessorOptionError(PROCESSOR_ID, 'maxEntries', maxEntries, 'a whole number of at least 1');
-    }
-    this.#maxEntries = maxEntries;
-    this.#now = options.now ?? Date.now;
+    this.#maxEntries = wholeNumberOption(PROCESSOR_ID, 'maxEntries', options.maxEntries, 1000, 1);
+    this.#now = functionOption(PROCESSOR_ID, 'now', options.now) ?? Date.now;
   }
 
   /** The cached value of `key`, if fresh. */
@@ -246,7 +243,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 const isThenable = <T>(value: unknown): value is PromiseLike<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
 function positive(value: number | undefined, fallback: number, option: string, max = Number.POSITIVE_INFINITY): number {
-  const given = value ?? fallback;
+  const given = value === undefined ? fallback : value;
   if (typeof given !== 'number' || Number.isNaN(given) || given <= 0 || given > max) {
     throw new InvalidProcessorOptionError(PROCESSOR_ID, option, given, max === Number.POSITIVE_INFINITY ? 'a number of milliseconds above 0' : `a number of milliseconds above 0, at most ${max}`);
   }
@@ -298,16 +295,16 @@ export class ResponseCache implements Processor<'response-cache'> {
   readonly #runs = new WeakMap<ProcessorState, RunRecord>();
 
   constructor(options: ResponseCacheOptions = {}) {
-    this.store = options.store ?? new InMemoryResponseCacheStore();
+    this.store = methodsOption(PROCESSOR_ID, 'store', options.store, ['get', 'set']) ?? new InMemoryResponseCacheStore();
     this.#ttlMs = positive(options.ttlMs, 300_000, 'ttlMs');
     this.#storeTimeoutMs = positive(options.storeTimeoutMs, 1_000, 'storeTimeoutMs', MAX_TIMER_MS);
-    this.#key = options.key ?? responseCacheKey;
-    const names = options.requestContextKeys ?? [];
+    this.#key = functionOption(PROCESSOR_ID, 'key', options.key) ?? responseCacheKey;
+    const names: unknown = options.requestContextKeys === undefined ? [] : options.requestContextKeys;
     if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) {
       throw new InvalidProcessorOptionError(PROCESSOR_ID, 'requestContextKeys', names, 'an array of request-context key names');
     }
     this.#requestContextKeys = [...names];
-    this.#onError = options.onError;
+    this.#onError = functionOption(PROCESSOR_ID, 'onError', options.onError);
   }
 
   /**

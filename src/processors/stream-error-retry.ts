@@ -1,5 +1,6 @@
 import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type SchedulerLike } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
+import { booleanOption, functionOption, methodsOption } from './internal/guard-options.js';
 import { InvalidProcessorOptionError, type ProcessAPIErrorArgs, type ProcessAPIErrorResult, type Processor } from '../contract/index.js';
 
 /**
@@ -258,11 +259,13 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   constructor(options: StreamErrorRetryOptions = {}) {
     this.maxRetries = countOption('maxRetries', options.maxRetries, 1);
     this.delayMs = delayOption('delayMs', options.delayMs) ?? (({ attempt }: RetryDelayArgs) => 500 * 2 ** (attempt - 1));
-    this.maxRetryAfterMs = countOption('maxRetryAfterMs', options.maxRetryAfterMs, 30_000);
-    this.matchers = (options.matchers ?? []).map((entry, index) => matcherOption(`matchers[${index}]`, entry));
-    this.retryUnknownErrors = options.retryUnknownErrors ?? false;
-    this.scheduler = options.scheduler ?? asyncScheduler;
-    this.onRetry = options.onRetry;
+    this.maxRetryAfterMs = countOption('maxRetryAfterMs', options.maxRetryAfterMs, 30_000, MAX_TIMER_MS);
+    const matchers: unknown = options.matchers === undefined ? [] : options.matchers;
+    if (!Array.isArray(matchers)) throw new InvalidProcessorOptionError(PROCESSOR_ID, 'matchers', matchers, 'an array of predicates or { match } objects');
+    this.matchers = matchers.map((entry: StreamErrorRetryMatcherEntry | undefined, index) => matcherOption(`matchers[${index}]`, entry));
+    this.retryUnknownErrors = booleanOption(PROCESSOR_ID, 'retryUnknownErrors', options.retryUnknownErrors, false);
+    this.scheduler = methodsOption(PROCESSOR_ID, 'scheduler', options.scheduler, ['now', 'schedule']) ?? asyncScheduler;
+    this.onRetry = functionOption(PROCESSOR_ID, 'onRetry', options.onRetry);
   }
 
   /** Whether this processor would retry `error` (ignoring the retry budget). */
@@ -337,19 +340,25 @@ const noRetry: Promise<undefined> = Promise.resolve(undefined);
 
 const PROCESSOR_ID = 'stream-error-retry-processor';
 
-/** A count or a time in ms: a finite number, 0 or more (NaN, infinities and negatives are a typed error). */
-function countOption(option: string, value: unknown, fallback: number): number {
+/** The longest wait a timer can make (`setTimeout` fires at once past it). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A count or a time in ms: a finite number, 0 or more, at most `most` (NaN, infinities, negatives
+ * and a wait longer than a timer can make are a typed error).
+ */
+function countOption(option: string, value: unknown, fallback: number, most = Number.MAX_VALUE): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, value, 'a finite number of at least 0');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > most) {
+    throw new InvalidProcessorOptionError(PROCESSOR_ID, option, value, `a finite number of at least 0${most === Number.MAX_VALUE ? '' : `, at most ${most}`}`);
   }
   return value;
 }
 
-/** `delayMs`: a count (as above) or a function. */
+/** `delayMs`: milliseconds a timer can wait (as above, at most 2^31 − 1) or a function. */
 function delayOption(option: string, value: RetryDelay | undefined): RetryDelay | undefined {
   if (value === undefined || typeof value === 'function') return value;
-  return countOption(option, value, 0);
+  return countOption(option, value, 0, MAX_TIMER_MS);
 }
 
 /** A matcher entry: a predicate or `{ match, maxRetries?, delayMs?, onRetry? }`, its numbers checked. */
@@ -360,6 +369,7 @@ function matcherOption(option: string, entry: StreamErrorRetryMatcherEntry | und
   }
   const maxRetries = entry.maxRetries === undefined ? undefined : countOption(`${option}.maxRetries`, entry.maxRetries, 0);
   const delayMs = delayOption(`${option}.delayMs`, entry.delayMs);
+  functionOption(PROCESSOR_ID, `${option}.onRetry`, entry.onRetry);
   return { ...entry, ...(maxRetries === undefined ? {} : { maxRetries }), ...(delayMs === undefined ? {} : { delayMs }) };
 }
 

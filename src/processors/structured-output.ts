@@ -112,12 +112,16 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
   private readonly system: string;
 
   constructor(options: StructuredOutputProcessorOptions<T>) {
-    this.judge = new ModelJudge({ ...options, errorStrategy: 'warn' });
+    const schema: unknown = options.schema;
+    if (typeof schema !== 'object' || schema === null || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
+      throw new InvalidProcessorOptionError('structured-output', 'schema', schema, 'a zod schema');
+    }
+    this.judge = new ModelJudge('structured-output', { ...options, errorStrategy: 'warn' });
     this.schema = options.schema;
     this.errorStrategy = oneOfOption('structured-output', 'errorStrategy', options.errorStrategy, ['strict', 'warn', 'fallback'], 'strict');
     this.fallbackValue = options.fallbackValue;
     if (this.errorStrategy === 'fallback' && !('fallbackValue' in options)) {
-      throw new TypeError("StructuredOutputProcessor: errorStrategy 'fallback' needs a fallbackValue.");
+      throw new InvalidProcessorOptionError(this.id, 'fallbackValue', undefined, "given with errorStrategy 'fallback' (a value the schema accepts, or undefined for no object)");
     }
     if (this.errorStrategy === 'fallback' && options.fallbackValue !== undefined) {
       // what reaches `object` is what the schema accepts: the fallback too, as the schema outputs it

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { ChunkType, DurableStateOption, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
 import { CheckedStream, withholdDroppedObject, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
 import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
@@ -10,7 +11,7 @@ import { applyRedactionsToObject, applyRedactionsToReply, rememberRedactions } f
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
-import { booleanOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { booleanOption, oneOfOption, patternOption, probabilityOption, stringOption } from './internal/guard-options.js';
 
 /**
  * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
@@ -120,6 +121,17 @@ export interface SystemPromptLeak {
   located?: boolean;
 }
 
+/** The custom patterns, checked: an array of RegExps and pattern strings that compile. */
+function customPatternsOption(value: unknown): Array<RegExp | string> {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidProcessorOptionError('system-prompt-scrubber', 'customPatterns', value, 'an array of RegExps or pattern strings');
+  value.forEach((pattern: unknown, index) => {
+    if (pattern === undefined) throw new InvalidProcessorOptionError('system-prompt-scrubber', `customPatterns[${index}]`, pattern, 'a RegExp or a pattern string');
+    patternOption('system-prompt-scrubber', `customPatterns[${index}]`, pattern, 'g');
+  });
+  return value as Array<RegExp | string>;
+}
+
 function toGlobal(pattern: RegExp | string): RegExp {
   if (typeof pattern === 'string') return new RegExp(pattern, 'g');
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
@@ -185,14 +197,14 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
     this.violations = new PrivateViolations('system-prompt-scrubber', options.onViolation);
     this.onViolation = this.violations.onViolation;
     this.strategy = oneOfOption('system-prompt-scrubber', 'strategy', options.strategy, ['block', 'warn', 'filter', 'redact'], 'redact');
-    this.patterns = (options.customPatterns ?? []).map(toGlobal);
+    this.patterns = customPatternsOption(options.customPatterns).map(toGlobal);
     this.redactionMethod = oneOfOption('system-prompt-scrubber', 'redactionMethod', options.redactionMethod, ['mask', 'placeholder', 'remove'], 'placeholder');
-    this.placeholderText = options.placeholderText ?? '[SYSTEM_PROMPT]';
+    this.placeholderText = stringOption('system-prompt-scrubber', 'placeholderText', options.placeholderText, '[SYSTEM_PROMPT]');
     this.includeDetections = booleanOption('system-prompt-scrubber', 'includeDetections', options.includeDetections, false);
     this.threshold = probabilityOption('system-prompt-scrubber', 'threshold', options.threshold, 0.5);
     this.stream = new CheckedStream({
       ...options,
-      channels: options.channels ?? ['text', 'reasoning', 'tool-input'],
+      channels: options.channels === undefined ? ['text', 'reasoning', 'tool-input'] : options.channels,
       stateKey: 'scrubberHeld',
       processorId: 'system-prompt-scrubber',
       // the passage gets at least half of a call's input (the system prompt takes the rest): data windows stop there

@@ -10,7 +10,8 @@ import type {
 } from '../contract/index.js';
 import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
-import { oneOfOption } from './internal/guard-options.js';
+import { functionOption, numberOption, oneOfOption } from './internal/guard-options.js';
+import { InvalidProcessorOptionError } from '../contract/index.js';
 
 /**
  * What to do when the output exceeds its budget: cut the text there, or abort the run.
@@ -178,14 +179,15 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
   private readonly customCounter: boolean;
 
   constructor(options: TokenLimiterOptions) {
-    if (!(options.limit > 0)) throw new RangeError(`TokenLimiterProcessor: limit must be a positive number, got ${options.limit}`);
-    this.limit = options.limit;
-    this.outputLimit = options.outputLimit ?? options.limit;
+    if (options.limit === undefined) throw new InvalidProcessorOptionError('token-limiter', 'limit', undefined, 'a number above 0');
+    this.limit = numberOption('token-limiter', 'limit', options.limit, 0, { above: 0 });
+    this.outputLimit = numberOption('token-limiter', 'outputLimit', options.outputLimit, this.limit, { above: 0 });
     this.strategy = oneOfOption('token-limiter', 'strategy', options.strategy, ['truncate', 'abort'], 'truncate');
     this.countMode = oneOfOption('token-limiter', 'countMode', options.countMode, ['cumulative', 'part'], 'cumulative');
-    this.counter = options.tokenCounter ?? defaultCounter;
-    this.customCounter = options.tokenCounter !== undefined;
-    this.onViolation = options.onViolation;
+    const tokenCounter = functionOption('token-limiter', 'tokenCounter', options.tokenCounter);
+    this.counter = tokenCounter ?? defaultCounter;
+    this.customCounter = tokenCounter !== undefined;
+    this.onViolation = functionOption('token-limiter', 'onViolation', options.onViolation);
     // start loading the default tokenizer now, so the first hook rarely waits (a failure is reported by that hook)
     if (!this.customCounter) defaultTokenizer.load().catch(() => undefined);
   }

@@ -1,4 +1,5 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { booleanOption } from './internal/guard-options.js';
 import { InvalidProcessorOptionError, type ProcessLLMRequestArgs, type ProcessLLMRequestResult, type Processor, type ProcessorState } from '../contract/index.js';
 
 /**
@@ -77,9 +78,9 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
       throw new InvalidProcessorOptionError(this.id, 'filterAfterToolSteps', filterAfterToolSteps, 'a number of at least 0');
     }
     this.exclude = exclude === undefined ? undefined : new Set(exclude);
-    this.preserveCurrentTurn = options.preserveCurrentTurn ?? true;
+    this.preserveCurrentTurn = booleanOption(this.id, 'preserveCurrentTurn', options.preserveCurrentTurn, true);
     this.filterAfterToolSteps = filterAfterToolSteps === undefined ? undefined : Math.floor(filterAfterToolSteps);
-    this.preserveModelOutput = options.preserveModelOutput ?? false;
+    this.preserveModelOutput = booleanOption(this.id, 'preserveModelOutput', options.preserveModelOutput, false);
   }
 
   /** The `processLLMRequest` hook (see `Processor.processLLMRequest` for when it runs and what it may return). */

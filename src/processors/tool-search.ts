@@ -10,6 +10,7 @@ import {
   toolDescription,
 } from '../contract/index.js';
 import { Bm25Index } from './internal/bm25.js';
+import { wholeNumberOption } from './internal/guard-options.js';
 
 /**
  * Options of {@link ToolSearchProcessor}.
@@ -123,12 +124,16 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
   private readonly index: Bm25Index;
 
   constructor(options: ToolSearchOptions) {
-    this.catalogue = options.tools;
-    const maxResults = options.maxResults ?? 5;
-    if (!Number.isInteger(maxResults) || maxResults < 1) {
-      throw new InvalidProcessorOptionError('tool-search', 'maxResults', maxResults, 'a whole number of at least 1');
+    const tools: unknown = options.tools;
+    if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) throw new InvalidProcessorOptionError('tool-search', 'tools', tools, 'an object of tools by name');
+    for (const [name, tool] of Object.entries(tools)) {
+      if (typeof tool !== 'object' || tool === null) throw new InvalidProcessorOptionError('tool-search', `tools.${name}`, tool, 'a tool');
+      if (name === TOOL_SEARCH_TOOL_NAMES.search || name === TOOL_SEARCH_TOOL_NAMES.load) {
+        throw new InvalidProcessorOptionError('tool-search', `tools.${name}`, name, `a tool named otherwise (${name} is the processor's own tool)`);
+      }
     }
-    this.maxResults = maxResults;
+    this.catalogue = options.tools;
+    this.maxResults = wholeNumberOption('tool-search', 'maxResults', options.maxResults, 5, 1);
     this.index = new Bm25Index(
       Object.entries(options.tools).map(([name, tool]) => ({
         id: name,

@@ -1,6 +1,7 @@
 import type { MastraDBMessage } from '../message-list/index.js';
 import type { ProcessInputArgs, Processor } from '../contract/index.js';
 import { mapMessageText } from './internal/message-text.js';
+import { booleanOption } from './internal/guard-options.js';
 
 /**
  * Options of {@link UnicodeNormalizer}.
@@ -80,10 +81,10 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
 
   constructor(options: UnicodeNormalizerOptions = {}) {
     this.options = {
-      stripControlChars: options.stripControlChars ?? false,
-      preserveEmojis: options.preserveEmojis ?? true,
-      collapseWhitespace: options.collapseWhitespace ?? true,
-      trim: options.trim ?? true,
+      stripControlChars: booleanOption(this.id, 'stripControlChars', options.stripControlChars, false),
+      preserveEmojis: booleanOption(this.id, 'preserveEmojis', options.preserveEmojis, true),
+      collapseWhitespace: booleanOption(this.id, 'collapseWhitespace', options.collapseWhitespace, true),
+      trim: booleanOption(this.id, 'trim', options.trim, true),
     };
   }
 

@@ -304,9 +304,19 @@ describe.each(stores)('memory under attack on %s', (name, make) => {
   it('a save that never settles, with processorTimeoutMs: the aborted run ends with one error chunk and nothing is stored', async () => {
     const storage = open(make);
     const thread = fresh('t');
+    // The load answers at once with what the store holds, read before the run: on a loaded machine a
+    // real libSQL/PostgreSQL read can outlast processorTimeoutMs, and the error would then name the
+    // load (`message-history`); only the save is left to the timeout.
+    await storage.createThread({ id: thread, resourceId: 'u' });
+    const stored = await storage.getThread(thread);
+    const history = await storage.getMessages({ threadId: thread });
+    expect(stored?.resourceId).toBe('u');
+    expect(history).toEqual([]);
     let entered!: () => void;
     const saving = new Promise<void>((resolve) => (entered = resolve));
     const frozen = delegate(storage, {
+      getThread: () => Promise.resolve(stored),
+      getMessages: () => Promise.resolve(history),
       saveMessages: () => {
         entered();
         return new Promise<void>(() => undefined);

@@ -11,6 +11,7 @@ import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { PIIDetector } from '../../src/processors/pii-detector.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { judgedContents, judgeModel, promptText, runOutputStream } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 const VALUE = 'Ada "the Countess" Lovelace';
 /** Reports `VALUE` (as the text reads, decoded) when the judged content holds it, written plainly or JSON-escaped. */
@@ -122,9 +123,9 @@ describe('the gate itself', () => {
     expect(outputs.every((output) => output === null)).toBe(true);
   });
 
-  it('an empty or non-finite window schedule is a RangeError naming the processor', () => {
-    expect(() => new CheckedStream({ stateKey: 'held', processorId: 'moderation', windowSchedule: [] })).toThrow(RangeError);
-    expect(() => new ModerationProcessor({ model: judgeModel(() => '{}'), windowSchedule: [50, Number.POSITIVE_INFINITY] })).toThrow(/moderation: windowSchedule/);
+  it('an empty or non-finite window schedule is an InvalidProcessorOptionError naming the processor', () => {
+    expectOptionError(() => new CheckedStream({ stateKey: 'held', processorId: 'moderation', windowSchedule: [] }), 'moderation', 'windowSchedule');
+    expectOptionError(() => new ModerationProcessor({ model: judgeModel(() => '{}'), windowSchedule: [50, Number.POSITIVE_INFINITY] }), 'moderation', 'windowSchedule');
   });
 });
 

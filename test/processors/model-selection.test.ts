@@ -6,6 +6,7 @@ import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { ModelSelectionProcessor, type ModelSelectionOptions } from '../../src/processors/model-selection.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { contextWith, judgeFailures, judgeModel, listWith, textMessage } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 const agentModel = mockModel({ modelId: 'agent-default' });
 const fast = mockModel({ modelId: 'fast-model' });
@@ -31,8 +32,8 @@ function step(processor: ModelSelectionProcessor, ctx: RunContext, stepNumber = 
 describe('ModelSelectionProcessor', () => {
   it('has an id and validates its choices', () => {
     expect(new ModelSelectionProcessor({ model: router(), choices }).id).toBe('model-selection');
-    expect(() => new ModelSelectionProcessor({ model: router(), choices: [] })).toThrow(TypeError);
-    expect(() => new ModelSelectionProcessor({ model: router(), choices, defaultChoice: 'nope' })).toThrow(/defaultChoice/);
+    expectOptionError(() => new ModelSelectionProcessor({ model: router(), choices: [] }), 'model-selection', 'choices');
+    expectOptionError(() => new ModelSelectionProcessor({ model: router(), choices, defaultChoice: 'nope' }), 'model-selection', 'defaultChoice');
   });
 
   it('picks the model for the step from the classification and lists the choices in the prompt', async () => {

@@ -8,6 +8,7 @@ import type { ProcessOutputResultArgs, ProcessOutputStreamArgs } from '../../src
 import type { MastraDBMessage } from '../../src/message-list/types.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { textMessage } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 const abort = ((reason?: string) => {
   throw new Error(reason ?? 'aborted');
@@ -64,7 +65,8 @@ describe('the reference wording', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it('no rule and no preset: the reference message, naming the options', () => {
-    expect(() => new RegexFilterProcessor({})).toThrow('RegexFilterProcessor requires at least one rule or preset (options.rules or options.presets)');
+  it('no rule and no preset: a typed error naming the options', () => {
+    const error = expectOptionError(() => new RegexFilterProcessor({}), 'regex-filter', 'rules');
+    expect(error.message).toContain('presets');
   });
 });

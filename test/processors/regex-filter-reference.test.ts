@@ -11,6 +11,7 @@ import type { ProcessorViolation } from '../../src/contract/processor-types.js';
 import { RegexFilterProcessor } from '../../src/processors/regex-filter.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { contextWith, listWith, runOutputStream, streamedText, textBlock, textMessage } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 describe('RegexFilterProcessor with the reference options', () => {
   it('blocks by default, with the reference reason and metadata (values never in the metadata)', async () => {
@@ -72,11 +73,12 @@ describe('RegexFilterProcessor with the reference options', () => {
   });
 
   it('validates its options with clear errors', () => {
-    expect(() => new RegexFilterProcessor({ presets: ['pii'], streamCarryoverSize: 0 })).toThrow(/streamCarryoverSize must be a positive safe integer/);
-    expect(() => new RegexFilterProcessor({ presets: ['pii'], streamCarryoverSize: 1.5 })).toThrow(/streamCarryoverSize/);
-    expect(() => new RegexFilterProcessor({ presets: ['nope' as 'pii'] })).toThrow(/unknown preset 'nope'/);
-    expect(() => new RegexFilterProcessor({ rules: [{ name: '', pattern: /x/ }] })).toThrow(/needs a name/);
-    expect(() => new RegexFilterProcessor({})).toThrow(/at least one rule or preset/);
+    expectOptionError(() => new RegexFilterProcessor({ presets: ['pii'], streamCarryoverSize: 0 }), 'regex-filter', 'streamCarryoverSize');
+    expectOptionError(() => new RegexFilterProcessor({ presets: ['pii'], streamCarryoverSize: 1.5 }), 'regex-filter', 'streamCarryoverSize');
+    expect(expectOptionError(() => new RegexFilterProcessor({ presets: ['nope' as 'pii'] }), 'regex-filter', 'presets').message).toContain('"nope"');
+    expectOptionError(() => new RegexFilterProcessor({ rules: [{ name: '', pattern: /x/ }] }), 'regex-filter', 'rules[0].name');
+    expectOptionError(() => new RegexFilterProcessor({ rules: [{ name: 'x' } as never] }), 'regex-filter', 'rules[0].pattern');
+    expectOptionError(() => new RegexFilterProcessor({}), 'regex-filter', 'rules');
   });
 
   it('streamCarryoverSize holds that many characters (a positive integer, as the reference)', async () => {

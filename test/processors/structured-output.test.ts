@@ -8,6 +8,7 @@ import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { StructuredOutputProcessor, type StructuredOutputProcessorOptions } from '../../src/processors/structured-output.js';
 import { chunk, testUsage } from '../../src/testing/chunk-builders.js';
 import { judgeFailures, judgeModel, runOutputStream } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 const weather = z.object({ city: z.string(), tempC: z.number() });
 type Weather = z.infer<typeof weather>;
@@ -26,7 +27,7 @@ const create = (options: Partial<StructuredOutputProcessorOptions<Weather>> = {}
 describe('StructuredOutputProcessor', () => {
   it('has the reference id; fallback needs a value', () => {
     expect(create().id).toBe('structured-output');
-    expect(() => create({ errorStrategy: 'fallback' })).toThrow(/fallbackValue/);
+    expectOptionError(() => create({ errorStrategy: 'fallback' }), 'structured-output', 'fallbackValue');
   });
 
   it('emits an object chunk right before finish and stores the object in state', async () => {

@@ -14,6 +14,7 @@ import { Agent } from '../../src/loop/agent.js';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { runProcessor } from '../../src/testing/run-processor.js';
 import { contextWith, dbMessage, listWith, runOutputStream, streamedText, textBlock, textMessage } from './support/harness.js';
+import { expectOptionError } from './support/option-error.js';
 
 /** One token per word, so budgets are easy to read (each message also costs 4 tokens of framing). */
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -28,7 +29,7 @@ function toolTurn(id: string, toolCallId: string, toolName = 'lookup'): MastraDB
 describe('TokenLimiterProcessor: input', () => {
   it('has the reference id and validates the limit', () => {
     expect(new TokenLimiterProcessor({ limit: 10 }).id).toBe('token-limiter');
-    expect(() => new TokenLimiterProcessor({ limit: 0 })).toThrow(RangeError);
+    expectOptionError(() => new TokenLimiterProcessor({ limit: 0 }), 'token-limiter', 'limit');
   });
 
   it('leaves a prompt within the budget alone', async () => {

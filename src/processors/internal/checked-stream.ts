@@ -33,10 +33,10 @@
  * cannot be cut out of the call and blocks), `block` (the hook aborts the run on the first chunk
  * after the verdict arrived, before anything after the flagged content is released).
  */
-import type { AbortFunction, ChunkType, ProcessorState } from '../../contract/index.js';
+import { InvalidProcessorOptionError, type AbortFunction, type ChunkType, type ProcessorState } from '../../contract/index.js';
 import { emitInOrder } from './emit-in-order.js';
 import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
-import { listOfOption, oneOfOption } from './guard-options.js';
+import { listOfOption, numberOption, oneOfOption } from './guard-options.js';
 import { windowCut, windowSizeAt, DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
 
 export type { GuardChannel, JudgedChannel };
@@ -118,6 +118,24 @@ export interface CheckedStreamOptions {
   processorId: string;
 }
 
+/**
+ * The window sizes of `options`: `windowSchedule` (a non-empty array of finite sizes of at least 1),
+ * else `[windowSize]`, else the default. A size of 0, a negative one or `NaN` is refused, never
+ * read as 1 or as "no windows".
+ */
+function windowScheduleOf(options: CheckedStreamOptions): readonly number[] {
+  const { processorId, windowSchedule, windowSize } = options;
+  if (windowSchedule !== undefined) {
+    const sizes: unknown = windowSchedule;
+    if (!Array.isArray(sizes) || sizes.length === 0 || !sizes.every((size) => typeof size === 'number' && size >= 1 && size <= Number.MAX_SAFE_INTEGER)) {
+      throw new InvalidProcessorOptionError(processorId, 'windowSchedule', sizes, `a non-empty array of sizes from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+    return sizes.map((size: number) => Math.floor(size));
+  }
+  if (windowSize === undefined) return DEFAULT_WINDOW_SCHEDULE;
+  return [Math.floor(numberOption(processorId, 'windowSize', windowSize, 1, { least: 1, most: Number.MAX_SAFE_INTEGER }))];
+}
+
 /** Every channel a guard can judge (the default). */
 const GUARD_CHANNELS: readonly GuardChannel[] = ['text', 'reasoning', 'tool-input', 'data', 'tool-error'];
 
@@ -142,11 +160,7 @@ export class CheckedStream {
 
   constructor(options: CheckedStreamOptions) {
     this.mode = oneOfOption(options.processorId, 'streamMode', options.streamMode, ['window', 'final'], 'window');
-    const schedule = options.windowSchedule ?? (options.windowSize === undefined ? DEFAULT_WINDOW_SCHEDULE : [options.windowSize]);
-    this.schedule = schedule.map((size) => Math.max(1, Math.floor(size)));
-    if (this.schedule.length === 0 || this.schedule.some((size) => !Number.isFinite(size))) {
-      throw new RangeError(`${options.processorId}: windowSchedule must hold at least one finite size (got ${JSON.stringify(schedule)})`);
-    }
+    this.schedule = windowScheduleOf(options);
     const channels = new Set<JudgedChannel>(listOfOption(options.processorId, 'channels', options.channels, GUARD_CHANNELS, GUARD_CHANNELS));
     if (channels.has('tool-input')) channels.add('tool-call');
     // a structured object is the model's text as a structurer read it (perhaps before this guard judged the text)

@@ -23,6 +23,7 @@ import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import { callQuietly, type PrivateViolations } from './private-violation.js';
 import { StructuredCallError, type StructuredCallRequest } from './structured-call.js';
+import { functionOption } from './guard-options.js';
 
 /**
  * The default bound on judge calls per processor and run.
@@ -265,9 +266,9 @@ export class GuardJudge {
     this.maxCalls = countOption(processorId, 'maxJudgeCalls', options.maxJudgeCalls, DEFAULT_MAX_JUDGE_CALLS, 1);
     this.maxConcurrent = countOption(processorId, 'maxConcurrentJudgeCalls', options.maxConcurrentJudgeCalls, DEFAULT_MAX_CONCURRENT_JUDGE_CALLS, 1);
     this.deadlineMs = countOption(processorId, 'judgeDeadlineMs', options.judgeDeadlineMs, DEFAULT_JUDGE_DEADLINE_MS, 1, MAX_TIMER_MS);
-    this.model = new ModelJudge({ ...shared, errorStrategy: 'strict' });
+    this.model = new ModelJudge(processorId, { ...shared, errorStrategy: 'strict' });
     this.onError = options.onError;
-    this.onFailOpen = options.onFailOpen;
+    this.onFailOpen = functionOption(processorId, 'onFailOpen', options.onFailOpen);
   }
 
   /** Calls made in this run so far. */

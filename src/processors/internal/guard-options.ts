@@ -1,5 +1,5 @@
 /**
- * A guard's options read once, at construction, on one strict path: a value the guard cannot place
+ * A processor's options read once, at construction, on one strict path: a value the processor cannot place
  * (a misspelt strategy, a threshold that is no probability) is an `InvalidProcessorOptionError`
  * naming the option, never some other behaviour.
  */
@@ -34,7 +34,7 @@ export function probabilityOption(processorId: string, option: string, value: un
 }
 
 /**
- * `value` when it is an array of entries of `accepted`, `fallback` when it is `undefined`.
+ * `value` when it is a non-empty array of entries of `accepted`, `fallback` when it is `undefined`.
  *
  * @example
  * ```ts
@@ -43,8 +43,9 @@ export function probabilityOption(processorId: string, option: string, value: un
  */
 export function listOfOption<T extends string>(processorId: string, option: string, value: unknown, accepted: readonly T[], fallback: readonly T[]): readonly T[] {
   if (value === undefined) return fallback;
-  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string' && (accepted as readonly string[]).includes(entry))) return value as T[];
-  throw new InvalidProcessorOptionError(processorId, option, value, `an array of ${accepted.map((entry) => `'${entry}'`).join(', ')}`);
+  // an empty list would check nothing: refused, as a misspelt entry is
+  if (Array.isArray(value) && value.length > 0 && value.every((entry) => typeof entry === 'string' && (accepted as readonly string[]).includes(entry))) return value as T[];
+  throw new InvalidProcessorOptionError(processorId, option, value, `a non-empty array of ${accepted.map((entry) => `'${entry}'`).join(', ')}`);
 }
 
 /**
@@ -60,4 +61,132 @@ export function booleanOption(processorId: string, option: string, value: unknow
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
   throw new InvalidProcessorOptionError(processorId, option, value, 'true or false');
+}
+
+/**
+ * `value` when it is a whole number from `least` to `most`, `fallback` when it is `undefined`.
+ *
+ * @example
+ * ```ts
+ * const batchSize = wholeNumberOption('batch-parts', 'batchSize', options.batchSize, 5, 1);
+ * ```
+ */
+export function wholeNumberOption(processorId: string, option: string, value: unknown, fallback: number, least: number, most = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= least && value <= most) return value;
+  throw new InvalidProcessorOptionError(processorId, option, value, `a whole number of at least ${least}${most === Number.MAX_SAFE_INTEGER ? '' : `, at most ${most}`}`);
+}
+
+/** The bounds {@link numberOption} checks: `above` (exclusive) or `least` (inclusive), and `most` (inclusive; without it `Infinity` is accepted). */
+export interface NumberBounds {
+  /** The value must be greater than this. */
+  above?: number;
+  /** The value must be at least this. */
+  least?: number;
+  /** The value must be at most this (finite: `Infinity` is then refused). */
+  most?: number;
+}
+
+/**
+ * `value` when it is a number (never `NaN`) within `bounds`, `fallback` when it is `undefined`.
+ *
+ * @example
+ * ```ts
+ * const limit = numberOption('token-limiter', 'limit', options.limit, undefined, { above: 0 });
+ * ```
+ */
+export function numberOption<F extends number | undefined>(processorId: string, option: string, value: unknown, fallback: F, bounds: NumberBounds): number | F {
+  if (value === undefined) return fallback;
+  const { above, least, most } = bounds;
+  if (
+    typeof value === 'number' &&
+    !Number.isNaN(value) &&
+    (above === undefined || value > above) &&
+    (least === undefined || value >= least) &&
+    (most === undefined || value <= most)
+  ) {
+    return value;
+  }
+  const limits = [above !== undefined ? `above ${above}` : least !== undefined ? `of at least ${least}` : '', most === undefined ? '' : `at most ${most}`];
+  throw new InvalidProcessorOptionError(processorId, option, value, ['a number', limits.filter((limit) => limit !== '').join(', ')].join(' ').trimEnd());
+}
+
+/**
+ * `value` when it is a function, `undefined` when it is `undefined` (a callback that is no function
+ * would fail only when called — where its throws are swallowed).
+ *
+ * @example
+ * ```ts
+ * const onDecision = functionOption('model-selection', 'onDecision', options.onDecision);
+ * ```
+ */
+export function functionOption<T extends (...args: never[]) => unknown>(processorId: string, option: string, value: T | undefined): T | undefined {
+  if (value === undefined || typeof value === 'function') return value;
+  throw new InvalidProcessorOptionError(processorId, option, value, 'a function');
+}
+
+/**
+ * `value` when it is a string (not empty with `nonEmpty`), `fallback` when it is `undefined`.
+ *
+ * @example
+ * ```ts
+ * const placeholder = stringOption('system-prompt-scrubber', 'placeholderText', options.placeholderText, '[SYSTEM_PROMPT]');
+ * ```
+ */
+export function stringOption<F extends string | undefined>(processorId: string, option: string, value: unknown, fallback: F, nonEmpty = false): string | F {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && (!nonEmpty || value !== '')) return value;
+  throw new InvalidProcessorOptionError(processorId, option, value, nonEmpty ? 'a non-empty string' : 'a string');
+}
+
+/**
+ * `value` when it is a non-empty array of non-blank strings, `fallback` when it is `undefined` (a
+ * single string, `[]` or an entry that is no string would judge nothing, or the wrong thing).
+ *
+ * @example
+ * ```ts
+ * const categories = labelListOption('moderation', 'categories', options.categories, DEFAULT_MODERATION_CATEGORIES);
+ * ```
+ */
+export function labelListOption(processorId: string, option: string, value: unknown, fallback: readonly string[]): readonly string[] {
+  if (value === undefined) return fallback;
+  if (Array.isArray(value) && value.length > 0 && value.every((entry) => typeof entry === 'string' && entry.trim() !== '')) return [...(value as string[])];
+  throw new InvalidProcessorOptionError(processorId, option, value, 'a non-empty array of non-empty strings');
+}
+
+/**
+ * `value` when it is an object with a function under each of `methods`, `undefined` when it is
+ * `undefined` (a scheduler, a store).
+ *
+ * @example
+ * ```ts
+ * const scheduler = methodsOption('batch-parts', 'scheduler', options.scheduler, ['now']) ?? asyncScheduler;
+ * ```
+ */
+export function methodsOption<T extends object>(processorId: string, option: string, value: T | undefined, methods: readonly string[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object' && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function')) return value;
+  throw new InvalidProcessorOptionError(processorId, option, value, `an object with ${methods.map((method) => `a ${method}() method`).join(' and ')}`);
+}
+
+/**
+ * `value` when it is a RegExp or a string that compiles with `flags`, `undefined` when it is
+ * `undefined`.
+ *
+ * @example
+ * ```ts
+ * const pattern = patternOption('system-prompt-scrubber', 'customPatterns[0]', 'INTERNAL-\\d+', 'g');
+ * ```
+ */
+export function patternOption(processorId: string, option: string, value: unknown, flags: string): RegExp | undefined {
+  if (value === undefined) return undefined;
+  if (value instanceof RegExp) return value;
+  if (typeof value === 'string') {
+    try {
+      return new RegExp(value, flags);
+    } catch (error) {
+      throw new InvalidProcessorOptionError(processorId, option, value, `a valid regular expression (${error instanceof Error ? error.message : 'it does not compile'})`);
+    }
+  }
+  throw new InvalidProcessorOptionError(processorId, option, value, 'a RegExp or a pattern string');
 }

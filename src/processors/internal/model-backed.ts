@@ -5,7 +5,8 @@
  */
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
-import { thrownMessage, type AbortFunction, type ProcessorViolation } from '../../contract/index.js';
+import { InvalidProcessorOptionError, thrownMessage, type AbortFunction, type ProcessorViolation } from '../../contract/index.js';
+import { booleanOption, functionOption, stringOption } from './guard-options.js';
 import { judgeReporter, type JudgeTracing } from './judge-report.js';
 import { callQuietly } from './private-violation.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -73,7 +74,7 @@ export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: Struct
  *
  * @example
  * ```ts
- * const judge = new ModelJudge({ model }); const outcome = await judge.ask({ system, prompt, schema });
+ * const judge = new ModelJudge('my-processor', { model }); const outcome = await judge.ask({ system, prompt, schema });
  * ```
  */
 export class ModelJudge {
@@ -83,12 +84,22 @@ export class ModelJudge {
   private readonly onError: ((error: unknown) => void) | undefined;
   private readonly jsonPromptInjection: boolean;
 
-  constructor(options: ModelBackedOptions) {
-    this.jsonPromptInjection = options.structuredOutputOptions?.jsonPromptInjection === true;
+  constructor(processorId: string, options: ModelBackedOptions) {
+    const structured: unknown = options.structuredOutputOptions;
+    if (structured !== undefined && (typeof structured !== 'object' || structured === null)) {
+      throw new InvalidProcessorOptionError(processorId, 'structuredOutputOptions', structured, 'an object ({ jsonPromptInjection?: boolean })');
+    }
+    this.jsonPromptInjection = booleanOption(processorId, 'structuredOutputOptions.jsonPromptInjection', options.structuredOutputOptions?.jsonPromptInjection, false);
+    stringOption(processorId, 'instructions', options.instructions, undefined);
+    const providerOptions: unknown = options.providerOptions;
+    if (providerOptions !== undefined && (typeof providerOptions !== 'object' || providerOptions === null || Array.isArray(providerOptions))) {
+      throw new InvalidProcessorOptionError(processorId, 'providerOptions', providerOptions, 'an object of provider options');
+    }
+    functionOption(processorId, 'onViolation', options.onViolation);
     this.model = resolveProcessorModel(options.model, options.registry);
     this.errorStrategy = options.errorStrategy ?? 'warn';
     this.providerOptions = options.providerOptions;
-    this.onError = options.onError;
+    this.onError = functionOption(processorId, 'onError', options.onError);
   }
 
   /** Makes one structured call; never throws (the failure is in the outcome). */

@@ -27,10 +27,9 @@ interface CompiledRule extends ScanRule {
 const DEFAULT_MAX_MATCH_LENGTH = 128;
 export const STRICTNESS: Record<RegexFilterStrategy, number> = { warn: 0, redact: 1, block: 2 };
 
+/** Compiles one rule (`RegexFilterProcessor` checked its fields: see `rulesOption`). */
 function compileRule(rule: RegexRule, defaultStrategy: RegexFilterStrategy): CompiledRule {
-  if (typeof rule.name !== 'string' || rule.name === '') throw new TypeError('RegexFilterProcessor: every rule needs a name');
   const isRegExp = rule.pattern instanceof RegExp;
-  if (!isRegExp && typeof rule.pattern !== 'string') throw new TypeError(`RegexFilterProcessor: rule '${rule.name}' needs a RegExp or string pattern`);
   const source = isRegExp ? (rule.pattern as RegExp).source : (rule.pattern as string);
   const baseFlags = isRegExp ? (rule.pattern as RegExp).flags : (rule.flags ?? '');
   const flags = [...new Set([...baseFlags.replace(/[gy]/g, ''), 'g'])].join('');
