@@ -14,7 +14,7 @@
  *   queue there, as a web stream's wait in its own queue) and go on, in order, once it opens.
  */
 import { describe, expect, it } from 'vitest';
-import { lastValueFrom, Observable, of, Subject, timeout, toArray } from 'rxjs';
+import { from, lastValueFrom, Observable, of, Subject, take, timeout, toArray } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent, DemandGate, InvalidModelResponseError, type ChunkType } from '../../src/index.js';
 import { OBSERVABLE_STREAM } from '../../src/model/observable-stream.js';
@@ -269,6 +269,16 @@ describe('pacedCall (the end of an OBSERVABLE_STREAM call): spec', () => {
     const ended = abortOf();
     of('a').pipe(pacedCall(ended, new DemandGate())).subscribe();
     expect(ended.controller.signal.aborted).toBe(false);
+  });
+
+  it('a synchronous source the result left early (take) is cut, though it runs on to its end after the unsubscription', () => {
+    for (const gate of [new DemandGate(), undefined]) {
+      const cut = abortOf();
+      const seen: string[] = [];
+      from(['a', 'b', 'c']).pipe(pacedCall(cut, gate), take(1)).subscribe((value) => seen.push(value));
+      expect(seen).toEqual(['a']);
+      expect(cut.controller.signal.aborted).toBe(true);
+    }
   });
 
   it('held: values, then the end, wait; opened, they go on in order a microtask later; held again in between, they wait again', async () => {

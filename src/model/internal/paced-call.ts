@@ -12,8 +12,9 @@ import type { CallAbort } from './call-abort.js';
  * waits here (not in the run: no processor, log or consumer sees it yet) and goes on in order — its
  * end after it — a microtask after the gate opens (the web read resumes after an `await`), as long
  * as the gate stays open. The call's signal is let go (`abort.release()`) when the source ended,
- * and cut (`abort.cut()`) when the result is unsubscribed before that. Per value: one check of the
- * gate; nothing is allocated unless it is held.
+ * and cut (`abort.cut()`) when the result is unsubscribed before that — also when a synchronous
+ * source, which runs on until it returns, ends after the unsubscription. Per value: a check of the
+ * result and of the gate; nothing is allocated unless it is held.
  *
  * ```
  * source:  --a--b--c--|        gate held after a, open at O
@@ -66,6 +67,9 @@ class PacedCall<T> implements Observer<T> {
   }
 
   next(value: T): void {
+    // a source that goes on after the result was unsubscribed (a synchronous one cannot be stopped
+    // before it returns): nothing of it waits, and no wait is registered on the gate
+    if (this.#subscriber.closed) return;
     let waiting = this.#waiting;
     if (waiting === undefined) {
       const demand = this.#demand;
@@ -80,12 +84,15 @@ class PacedCall<T> implements Observer<T> {
   }
 
   error(error: unknown): void {
+    // an end after the result was unsubscribed is not the call's end: the teardown cuts its signal
+    if (this.#subscriber.closed) return;
     this.finished = true;
     if (this.#waiting === undefined) this.#subscriber.error(error);
     else this.#end = { error };
   }
 
   complete(): void {
+    if (this.#subscriber.closed) return;
     this.finished = true;
     if (this.#waiting === undefined) this.#subscriber.complete();
     else this.#end = { complete: true };
