@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Subject, filter, lastValueFrom, tap, type Observable } from 'rxjs';
+import { Subject, filter, isObservable, lastValueFrom, tap, type Observable } from 'rxjs';
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { agentConfig, validateRunArguments, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
@@ -223,7 +223,12 @@ export interface RunWorkerOptions {
     | {
         /** Mean pause between sweeps, in ms (default 400, jittered ±25 %; at least 50). */
         intervalMs?: number;
-        /** How long an owner must be seen without its session before its run is released, in ms (default 750). */
+        /**
+         * How long an owner must be seen without its session before its run is released, in ms
+         * (default 750). This worker's own session reconnects at most a quarter of it apart (at
+         * least 50 ms, at most 2 s), so after an outage it is back within the other workers' grace;
+         * below about 300 ms that cannot be promised (the connection and the lock take part of it).
+         */
         graceMs?: number;
       };
   /** Awaited at each {@link RunFaultPoint} (tests, chaos drills); a throw stops the run here as a crash would. */
@@ -293,10 +298,15 @@ const NOTE_WITHIN_MS = 10_000;
 const MAX_REQUEUES = 3;
 
 /**
- * How often a worker looks whether its owner session holds its lock (ms): the session's lost and
- * regained moments are known to within this. (`OwnerSession` tells no events: it has `held`.)
+ * The longest pause between two reconnects of a worker's owner session: a quarter of its sweeps'
+ * grace, at least 50 ms (no tighter loop against a database that is away) and at most 2 s. After
+ * an outage, other workers' sweeps count the grace from when the database answers them again: the
+ * session is back well within it (a reconnect's own connection and lock take part of it, so a
+ * grace below about 300 ms cannot be promised).
  */
-const SESSION_LOOK_MS = 50;
+function sessionReconnectWithinMs(graceMs: number): number {
+  return Math.min(2000, Math.max(50, Math.floor(graceMs / 4)));
+}
 
 /** Generations a hand-on looks past for one whose job the run can have, before it gives up looking (a queue that keeps answering "exists" for ended jobs). */
 const MAX_GENERATION_SKIPS = 1000;
@@ -395,14 +405,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let closing: Promise<void> | undefined;
   let session: OwnerSession | undefined;
   /**
-   * When this worker's owner session was without its lock (this process's clock; `lostAt` moved
-   * back by one look, `regainedAt` undefined while still without): another worker's sweep can have
+   * When this worker's owner session was without its lock, as the session told it (`lock$`; this
+   * process's clock, `regainedAt` undefined while still without): another worker's sweep can have
    * failed an attempt of this worker only in such an interval or within the grace after it.
    */
   const sessionLosses: Array<{ lostAt: number; regainedAt?: number }> = [];
   /** The attempts running here, each with when it began (losses ended before the oldest no longer matter). */
   const liveAttempts = new Map<object, number>();
-  let sessionLooks: ReturnType<typeof setInterval> | undefined;
+  /** This worker's subscription to its owner session's `lock$`. */
+  let sessionLock: Subscription | undefined;
   let sweeps: Subscription | undefined;
   let handingOver = false;
 
@@ -462,20 +473,22 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const sessionLostBetween = (from: number, to: number): boolean =>
     sessionLosses.some(({ lostAt, regainedAt }) => lostAt <= to && (regainedAt === undefined || regainedAt + lostOwnerGraceMs >= from));
 
-  /** The owner session's lock lost (`held` false) or regained, seen at `at`. */
-  const sessionLockChanged = (held: boolean, at: number): void => {
+  /** The owner session's lock lost (`held` false) or regained at `at` (its `lock$`). */
+  const sessionLockChanged = ({ held, at }: { held: boolean; at: number }): void => {
+    const last = sessionLosses.at(-1);
+    const open = last !== undefined && last.regainedAt === undefined;
     if (held) {
-      const last = sessionLosses.at(-1);
-      if (last !== undefined && last.regainedAt === undefined) last.regainedAt = at;
+      if (open) last.regainedAt = at;
       return;
     }
+    if (open) return; // still without it
     // losses whose window ended before the oldest running attempt began can fence none of them
     const oldest = Math.min(at, ...liveAttempts.values());
     for (let index = sessionLosses.length - 1; index >= 0; index--) {
       const regainedAt = sessionLosses[index]!.regainedAt;
       if (regainedAt !== undefined && regainedAt + lostOwnerGraceMs < oldest) sessionLosses.splice(index, 1);
     }
-    sessionLosses.push({ lostAt: at - SESSION_LOOK_MS });
+    sessionLosses.push({ lostAt: at });
   };
 
   /**
@@ -774,17 +787,18 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (concurrency === 0) return; // submit and cancel only: no runs, no giving up, no purging
       if (journal.holdOwnerSession !== undefined) {
         // held before the first claim (also with lostOwnerSweep: false: other workers sweep), so this worker's runs never look like a dead owner's
-        const held = journal.holdOwnerSession(workerId);
+        // its reconnects at most a quarter of the grace apart: after an outage it is back before other workers' sweeps give its runs up
+        const held = journal.holdOwnerSession(workerId, { reconnectWithinMs: sessionReconnectWithinMs(lostOwnerGraceMs) });
+        if (!isObservable(held.lock$)) {
+          await held.close();
+          throw new TypeError('RunWorker.start(): journal.holdOwnerSession() returned a session without lock$ (an OwnerSession tells each change of its lock: see OwnerSession.lock$).');
+        }
         session = held;
-        await Promise.race([held.ready(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-        let lockHeld = held.held;
-        if (!lockHeld) sessionLockChanged(false, Date.now());
-        sessionLooks = setInterval(() => {
-          if (held.held === lockHeld) return;
-          lockHeld = held.held;
-          sessionLockChanged(lockHeld, Date.now());
-        }, SESSION_LOOK_MS);
-        sessionLooks.unref?.();
+        // the session tells each change as it happens (its current state first): no looking
+        sessionLock = held.lock$.subscribe(sessionLockChanged);
+        let waited: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([held.ready(), new Promise((resolve) => (waited = setTimeout(resolve, 10_000)))]);
+        clearTimeout(waited);
       }
       for (const { queue, deadLetter } of agents.values()) {
         const id = await boss.work(queue, { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds, includeMetadata: true }, tracked(work));
@@ -853,7 +867,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await Promise.all(works.map(({ queue, id }) => boss.offWork(queue, { id, wait: false })));
         while (executions.size > 0) await Promise.allSettled([...executions]);
         sweeps?.unsubscribe();
-        clearInterval(sessionLooks);
+        sessionLock?.unsubscribe();
         await session?.close();
         events.complete();
       })();

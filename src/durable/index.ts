@@ -42,6 +42,7 @@ export {
   type JournalEntry,
   type JournalReadOptions,
   type LostOwnerRun,
+  type OwnerLockState,
   type OwnerSession,
   type Appended,
   type CreatedRun,

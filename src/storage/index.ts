@@ -33,6 +33,7 @@ export type {
   JournalEntry,
   JournalReadOptions,
   LostOwnerRun,
+  OwnerLockState,
   OwnerSession,
   Appended,
   CreatedRun,

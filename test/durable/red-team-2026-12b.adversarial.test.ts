@@ -16,18 +16,25 @@
  *   retry fencing the new generation (whose job then completed), then a refund decision — or a
  *   second handover — whose job of the next generation already existed, completed: the run was
  *   left `running` with no job. Now the run goes on in the first generation whose job it can have.
+ * - The session's reconnects were at most 200 ms apart whatever the workers' grace (a worker could
+ *   not name it), and the worker looked at `held` every 50 ms for its whole life. Now the worker
+ *   asks for a quarter of its grace (`holdOwnerSession(owner, { reconnectWithinMs })`: with
+ *   `graceMs: 300` the owners keep their runs through a 1 s cut) and hears each change from the
+ *   session's `lock$` (no timer of its own; the session's transitions shown on a fake connection).
  */
 import { randomUUID } from 'node:crypto';
 import { PgBoss } from 'pg-boss';
 import { ReplaySubject, filter, firstValueFrom, type Observable } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from 'rxagent';
 import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunJob, type RunQueue, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
+import type { OwnerLockState, OwnerSession } from '../../src/storage/journal/types.js';
 import { scriptedModel } from 'rxagent/testing';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { generationJobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { PostgresOwnerSession, type SessionClock, type SessionConnection } from '../../src/storage/postgres/owner-session.js';
 
 const suffix = randomUUID().slice(0, 6);
 const schema = `rxagent_red_b_${suffix}`;
@@ -355,4 +362,254 @@ describe('a crash during a handover, then the next generation’s job completed 
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish' });
     expect((await cEvents.until('completed', runId)).status).toBe('completed');
   }, 90_000);
+});
+
+/** `made` with its `holdOwnerSession` calls kept: the options each was asked with, and the handles. */
+function keptSessions(made: PostgresRunJournal): { journal: PostgresRunJournal; asked: unknown[]; sessions: OwnerSession[] } {
+  const asked: unknown[] = [];
+  const sessions: OwnerSession[] = [];
+  const kept = new Proxy(made, {
+    get(object, key) {
+      if (key === 'holdOwnerSession') {
+        return (owner: string, options?: { reconnectWithinMs?: number }) => {
+          asked.push(options);
+          const session = object.holdOwnerSession(owner, options);
+          sessions.push(session);
+          return session;
+        };
+      }
+      const value: unknown = Reflect.get(object, key, object);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+    },
+  });
+  return { journal: kept, asked, sessions };
+}
+
+describe('the owner session reconnects within the grace the worker names', () => {
+  it('every worker with graceMs: 300, every journal connection cut and refused for 1 s while three owners’ tools run: each asks its session for reconnects 75 ms apart, is back within the grace, and keeps its run', async () => {
+    const owners = 3;
+    const tools = gate();
+    const { journal: cutJournal, proxy } = await proxiedJournal();
+    const { journal: keptJournal, asked } = keptSessions(cutJournal);
+    let started = 0;
+    const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
+      if (point === 'tool-started' && info.epoch === 1) started++;
+    };
+    const agentId = 'kept-300';
+    // the deployment's workers share their options: the owners sweep too
+    const lostOwnerSweep = { intervalMs: 100, graceMs: 300 };
+    const events: Array<ReturnType<typeof recorded>> = [];
+    for (let index = 0; index < owners; index++) {
+      const owner = newWorker({ agents: [lookAgent(agentId, () => tools.opened)], journal: keptJournal, faultPoint, workerId: `kept300-${index}-${suffix}`, lostOwnerSweep });
+      events.push(recorded(owner.events$));
+      await owner.start();
+    }
+    const runIds: string[] = [];
+    for (let index = 0; index < owners; index++) runIds.push((await workers.at(-1)!.submit(agentId, 'Please look')).runId);
+    await eventually(() => started === owners, 'every owner in its tool', 30_000);
+    const sweeper = newWorker({ agents: [lookAgent(agentId)], journal: keptJournal, workerId: `kept300-sweeper-${suffix}`, concurrency: owners, lostOwnerSweep });
+    const sweeperEvents = recorded(sweeper.events$);
+    await sweeper.start();
+    await sleep(500);
+    proxy.refuse(1_000);
+    proxy.cut();
+    // the database answers again after 1 s: give the sweeps time to take over what still looks lost
+    await sleep(1_000 + 3_000);
+    tools.open();
+    for (const [index, runId] of runIds.entries()) {
+      const completed = await Promise.race([...events.map((owner) => owner.until('completed', runId)), sweeperEvents.until('completed', runId)]);
+      expect({ index, status: completed.status }).toEqual({ index, status: 'completed' });
+    }
+    for (const runId of runIds) expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish', epoch: 1 });
+    expect(sweeperEvents.all.filter((event) => event.type === 'claimed')).toEqual([]);
+    expect([...events, sweeperEvents].flatMap((worker) => worker.all).filter((event) => event.type === 'fenced')).toEqual([]);
+    expect(asked).toEqual(Array.from({ length: owners + 1 }, () => ({ reconnectWithinMs: 75 })));
+    expect(proxy.stats.cut).toBeGreaterThan(0);
+    expect(proxy.stats.refused).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('the worker schedules no timer to look at its session: it hears the lock lost and taken again from lock$', async () => {
+    const { journal: cutJournal, proxy } = await proxiedJournal();
+    const { journal: keptJournal, asked, sessions } = keptSessions(cutJournal);
+    let works = 0;
+    const worker = newWorker({
+      agents: [lookAgent('no-looks')],
+      journal: keptJournal,
+      // no fetch loops of pg-boss (they have timers of their own); no sweeps (rxjs timers)
+      boss: wrapBoss({ work: async () => `no-looks-work-${works++}`, offWork: async () => undefined }),
+      workerId: `no-looks-${suffix}`,
+      lostOwnerSweep: false,
+    });
+    // the intervals the worker sets (other tests' workers and pg-boss, still running, set their own)
+    const setInterval = globalThis.setInterval;
+    const workerIntervals: string[] = [];
+    const intervals = vi.spyOn(globalThis, 'setInterval').mockImplementation(((handler: () => void, ms?: number) => {
+      const stack = new Error('setInterval').stack ?? '';
+      if (stack.includes('create-run-worker')) workerIntervals.push(stack);
+      return setInterval(handler, ms);
+    }) as typeof globalThis.setInterval);
+    try {
+      await worker.start();
+      expect(asked).toEqual([{ reconnectWithinMs: 187 }]); // the default grace, 750 ms: a quarter
+      const states: boolean[] = [];
+      sessions[0]!.lock$.subscribe(({ held }) => states.push(held));
+      expect(states).toEqual([true]);
+      proxy.refuse(300);
+      proxy.cut();
+      await eventually(() => states.length >= 3, 'the lock lost and taken again', 20_000);
+      expect(states).toEqual([true, false, true]);
+      await worker.close();
+      expect(workerIntervals).toEqual([]); // before: one, looking every 50 ms for the worker's life
+    } finally {
+      intervals.mockRestore();
+    }
+  }, 60_000);
+
+  it('a session without lock$ (a journal of another build): start() rejects naming it, and closes that session', async () => {
+    let closed = 0;
+    const oldSession = { ready: async () => undefined, held: true, close: async () => void closed++ };
+    const old = new Proxy(journal, {
+      get(object, key) {
+        if (key === 'holdOwnerSession') return () => oldSession;
+        const value: unknown = Reflect.get(object, key, object);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+      },
+    });
+    const worker = newWorker({ agents: [lookAgent('old-session')], journal: old, workerId: `old-session-${suffix}`, lostOwnerSweep: false });
+    await expect(worker.start()).rejects.toThrow(/^RunWorker\.start\(\): journal\.holdOwnerSession\(\) returned a session without lock\$/);
+    expect(closed).toBe(1);
+  });
+
+  it.each([Number.NaN, -1, 0, 2 ** 31, Number.POSITIVE_INFINITY, '100', null])('holdOwnerSession(owner, { reconnectWithinMs: %s }): a TypeError naming it, no session held', (reconnectWithinMs) => {
+    const owner = `bad-reconnect-${suffix}`;
+    expect(() => journal.holdOwnerSession(owner, { reconnectWithinMs: reconnectWithinMs as number })).toThrow(
+      expect.objectContaining({ name: 'TypeError', message: expect.stringMatching(/^PostgresRunJournal\.holdOwnerSession: options\.reconnectWithinMs must be a number of milliseconds above 0 and at most 2147483647/) }),
+    );
+    expect(() => journal.holdOwnerSession(owner, 'fast' as never)).toThrow(/^PostgresRunJournal\.holdOwnerSession: options must be an object/);
+  });
+
+  it('two holders of one owner: each holder’s lock$ completes when it closes, the other keeps the session', async () => {
+    const owner = `two-holders-${suffix}`;
+    const first = journal.holdOwnerSession(owner, { reconnectWithinMs: 2 ** 31 - 1 });
+    const second = journal.holdOwnerSession(owner);
+    await Promise.all([first.ready(), second.ready()]);
+    const firstStates: Array<boolean | 'complete'> = [];
+    const secondStates: Array<boolean | 'complete'> = [];
+    first.lock$.subscribe({ next: ({ held }) => firstStates.push(held), complete: () => firstStates.push('complete') });
+    second.lock$.subscribe({ next: ({ held }) => secondStates.push(held), complete: () => secondStates.push('complete') });
+    await first.close();
+    expect({ firstStates, secondStates, held: second.held }).toEqual({ firstStates: [true, 'complete'], secondStates: [true], held: true });
+    await second.close();
+    expect({ secondStates, held: second.held }).toEqual({ secondStates: [true, 'complete'], held: false });
+  });
+});
+
+/** A virtual clock for a session: `advance(ms)` runs what is due in order, letting each connection's promises settle. */
+function virtualClock(): SessionClock & { advance(ms: number): Promise<void> } {
+  let now = 0;
+  let made = 0;
+  const due = new Map<number, { at: number; run: () => void }>();
+  const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  return {
+    now: () => now,
+    setTimeout: (run, ms) => {
+      due.set(++made, { at: now + ms, run });
+      return made;
+    },
+    clearTimeout: (handle) => void due.delete(handle as number),
+    async advance(ms) {
+      const until = now + ms;
+      await settled();
+      for (;;) {
+        const next = [...due.entries()].filter(([, timer]) => timer.at <= until).sort(([, a], [, b]) => a.at - b.at)[0];
+        if (next === undefined) break;
+        due.delete(next[0]);
+        now = next[1].at;
+        next[1].run();
+        await settled();
+      }
+      now = until;
+    },
+  };
+}
+
+/** A connection the test answers: `connect` and the lock's query as scripted, `drop()` as a cut connection. */
+class FakeConnection implements SessionConnection {
+  readonly #listeners: Array<() => void> = [];
+  ended = false;
+  constructor(
+    readonly openedAt: number,
+    readonly answer: 'refused' | 'locked' | 'taken',
+  ) {}
+  async connect(): Promise<void> {
+    if (this.answer === 'refused') throw new Error('connect ECONNREFUSED');
+  }
+  async query(): Promise<{ rows: Array<{ locked: boolean }> }> {
+    return { rows: [{ locked: this.answer === 'locked' }] };
+  }
+  async end(): Promise<void> {
+    this.ended = true;
+  }
+  on(event: 'error' | 'end', listener: () => void): void {
+    if (event === 'error') this.#listeners.push(listener);
+  }
+  drop(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+describe('the owner session’s lock$ (a fake connection, a virtual clock)', () => {
+  it('tells each change at the moment it happens, the current state first to a late subscriber, the reconnects at most reconnectWithinMs apart, and completes on close', async () => {
+    const clock = virtualClock();
+    // each connection's answer in turn: the lock, a refused connect, the lock held by another session (ours the server has not seen die), the lock
+    const answers: Array<FakeConnection['answer']> = ['locked', 'refused', 'taken', 'locked'];
+    const connections: FakeConnection[] = [];
+    const random = vi.spyOn(Math, 'random').mockReturnValue(1); // each pause its whole ceiling
+    try {
+      const session = new PostgresOwnerSession({ options: {} } as never, 'schema', 'owner-1', 1_000, {
+        reconnectWithinMs: 75,
+        clock,
+        connection: () => {
+          const connection = new FakeConnection(clock.now(), answers[connections.length] ?? 'refused');
+          connections.push(connection);
+          return connection;
+        },
+      });
+      const seen: Array<OwnerLockState | 'complete'> = [];
+      session.lock$.subscribe({ next: (state) => seen.push(state), complete: () => seen.push('complete') });
+      await clock.advance(0);
+      expect(seen).toEqual([
+        { held: false, at: 0 },
+        { held: true, at: 0 },
+      ]);
+      await clock.advance(1_000);
+      connections[0]!.drop(); // the connection cut at 1000
+      await clock.advance(1_000);
+      // 75 ms apart (100 ms and 200 ms before the cap): refused at 1075, taken by another at 1150, held at 1225
+      expect(connections.map((connection) => [connection.openedAt, connection.answer])).toEqual([
+        [0, 'locked'],
+        [1075, 'refused'],
+        [1150, 'taken'],
+        [1225, 'locked'],
+      ]);
+      expect(connections.map((connection) => connection.ended)).toEqual([true, true, true, false]);
+      expect(seen).toEqual([
+        { held: false, at: 0 },
+        { held: true, at: 0 },
+        { held: false, at: 1000 },
+        { held: true, at: 1225 },
+      ]);
+      // a subscriber after the change gets the state with the moment it began
+      const late: OwnerLockState[] = [];
+      session.lock$.subscribe((state) => late.push(state));
+      expect(late).toEqual([{ held: true, at: 1225 }]);
+      await session.close();
+      expect(seen.slice(4)).toEqual([{ held: false, at: 2000 }, 'complete']);
+      expect(connections[3]!.ended).toBe(true);
+      await clock.advance(10_000);
+      expect(connections).toHaveLength(4); // no reconnect once closed
+    } finally {
+      random.mockRestore();
+    }
+  });
 });

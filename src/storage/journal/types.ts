@@ -540,9 +540,13 @@ export interface RunJournal {
    * Optional (`PostgresRunJournal`): holds a database session whose life is `owner`'s (a
    * session-level lock keyed from the owner id), so other instances see at once when the owner's
    * process died (see {@link RunJournal.runsOfLostOwners}). A lost connection is opened again and
-   * the lock taken again.
+   * the lock taken again, at most `options.reconnectWithinMs` apart (`PostgresRunJournal`: default
+   * 200; a number of milliseconds above 0 and at most 2^31 − 1, a `TypeError` naming it otherwise).
+   * A worker passes a quarter of its `lostOwnerSweep.graceMs` (at least 50, at most 2000), so its
+   * session is back within other workers' grace once the database answers after an outage.
+   * Holders of one owner on one journal share its session: the shortest `reconnectWithinMs` applies.
    */
-  holdOwnerSession?(owner: string): OwnerSession;
+  holdOwnerSession?(owner: string, options?: { reconnectWithinMs?: number }): OwnerSession;
   /**
    * Optional (`PostgresRunJournal`): `running` runs of `agentIds` whose owner holds no owner
    * session (its process died, or its session blipped): one statement, at most `limit` runs.
@@ -572,8 +576,9 @@ export const MAX_INFRASTRUCTURE_LOSSES = 64;
  *
  * @example
  * ```ts
- * const session = journal.holdOwnerSession?.('worker-1');
+ * const session = journal.holdOwnerSession?.('worker-1', { reconnectWithinMs: 100 });
  * await session?.ready();   // the lock is held: runs claimed by worker-1 from now on look alive
+ * session?.lock$.subscribe(({ held, at }) => console.log(held ? 'held' : 'lost', new Date(at)));
  * await session?.close();   // released: other instances take worker-1's runs over at once
  * ```
  */
@@ -582,8 +587,30 @@ export interface OwnerSession {
   ready(): Promise<void>;
   /** Whether the lock is held right now. */
   readonly held: boolean;
+  /**
+   * The lock's state, then each change as the session learns it (a lost connection, the lock taken
+   * again): `{ held, at }`, `at` this process's `Date.now()` at the change. A new subscriber gets
+   * the current state first (with the moment it began); consecutive values differ in `held`.
+   * Completes once this holder has closed the session.
+   */
+  readonly lock$: Observable<OwnerLockState>;
   /** Releases the lock and its connection; no new attempt is made. */
   close(): Promise<void>;
+}
+
+/**
+ * A state of an owner session's lock (see {@link OwnerSession.lock$}).
+ *
+ * @example
+ * ```ts
+ * const lost: OwnerLockState = { held: false, at: Date.now() };
+ * ```
+ */
+export interface OwnerLockState {
+  /** Whether the session holds its lock from `at` on. */
+  readonly held: boolean;
+  /** When the session learnt it (`Date.now()` of the process holding it). */
+  readonly at: number;
 }
 
 /**

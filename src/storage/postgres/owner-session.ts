@@ -5,13 +5,16 @@
  * and the lock is gone: `runsOfLostOwnersStatement` finds its runs at once, with no heartbeat to
  * wait for. A frozen process (SIGSTOP) keeps its connection: its runs still look alive, and the
  * queue's heartbeat takes them over. A lost connection is opened again and the lock taken again
- * (jittered backoff, at most 200 ms: back within the sweeps' grace once the database answers);
- * meanwhile the owner's runs look dead and may be taken over: the journal's epoch fences the
- * owner's later writes.
+ * (jittered backoff, at most `reconnectWithinMs` apart — default 200 ms; a worker asks for a
+ * quarter of its sweeps' grace: back within the grace once the database answers); meanwhile the
+ * owner's runs look dead and may be taken over: the journal's epoch fences the owner's later
+ * writes. `lock$` tells each moment the lock is lost or taken again, as it happens.
  */
-import type { Client, ClientConfig, Pool } from 'pg';
+import type { ClientConfig, Pool } from 'pg';
+import { BehaviorSubject, type Observable } from 'rxjs';
+import { optionError } from '../../contract/option-error.js';
 import { pg } from '../internal/load-driver.js';
-import type { OwnerSession } from '../journal/types.js';
+import type { OwnerLockState, OwnerSession } from '../journal/types.js';
 
 /** The text every owner-lock key is hashed from (`hashtextextended(…, 0)`), in SQL and here alike. */
 export function ownerLockText(schemaName: string): string {
@@ -35,18 +38,77 @@ export function runsOfLostOwnersStatement(schema: string, schemaName: string): s
 }
 
 /**
- * The longest pause between two reconnects (ms). Other workers' sweeps take an owner's runs over
- * once they have seen it without its lock for their grace (`lostOwnerSweep.graceMs`, default
- * 750 ms) — counted from when the database answers them again after an outage, so the session must
- * be back well within it then: a backoff grown past the grace (it grew to 2 s) had live owners'
- * runs taken over after any outage longer than about a second.
+ * The longest pause between two reconnects when the holder names none (ms). Other workers' sweeps
+ * take an owner's runs over once they have seen it without its lock for their grace
+ * (`lostOwnerSweep.graceMs`, default 750 ms) — counted from when the database answers them again
+ * after an outage, so the session must be back well within it then: a backoff grown past the grace
+ * (it grew to 2 s) had live owners' runs taken over after any outage longer than about a second.
+ * A worker passes its own (`reconnectWithinMs`, from its grace).
  */
-const RECONNECT_CAP_MS = 200;
+export const DEFAULT_RECONNECT_WITHIN_MS = 200;
 
-/** Backoff of the reconnects: 100 ms × 2ⁿ, at most {@link RECONNECT_CAP_MS}, jittered (half to all of it). */
-function backoffMs(failures: number): number {
-  const ceiling = Math.min(RECONNECT_CAP_MS, 100 * 2 ** failures);
+/** The longest delay a timer can wait for (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `holdOwnerSession`'s `options.reconnectWithinMs`, checked: a number of milliseconds above 0 and
+ * at most 2^31 − 1 (a timer's longest), or {@link DEFAULT_RECONNECT_WITHIN_MS} when absent; a
+ * `TypeError` naming it otherwise (`NaN` would retry at once for ever, a delay past a timer's
+ * longest fires at once).
+ *
+ * @example
+ * ```ts
+ * reconnectWithinOf('PostgresRunJournal.holdOwnerSession', { reconnectWithinMs: 100 }); // 100
+ * reconnectWithinOf('PostgresRunJournal.holdOwnerSession', { reconnectWithinMs: -1 }); // TypeError
+ * ```
+ */
+export function reconnectWithinOf(where: string, options: unknown): number {
+  if (options === undefined) return DEFAULT_RECONNECT_WITHIN_MS;
+  if (typeof options !== 'object' || options === null) throw optionError(`${where}: options must be an object ({ reconnectWithinMs? }), got ${options === null ? 'null' : typeof options}.`);
+  const value: unknown = (options as { reconnectWithinMs?: unknown }).reconnectWithinMs;
+  if (value === undefined) return DEFAULT_RECONNECT_WITHIN_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw optionError(`${where}: options.reconnectWithinMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS} (got ${typeof value === 'number' ? String(value) : typeof value}).`);
+  }
+  return value;
+}
+
+/** Backoff of the reconnects: 100 ms × 2ⁿ, at most `capMs`, jittered (half to all of it). */
+function backoffMs(failures: number, capMs: number): number {
+  const ceiling = Math.min(capMs, 100 * 2 ** failures);
   return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** What the session uses of its connection (a `pg.Client`; tests pass a fake). */
+export interface SessionConnection {
+  connect(): Promise<unknown>;
+  query(text: string, values: unknown[]): Promise<{ rows: ReadonlyArray<{ locked?: unknown }> }>;
+  end(): Promise<unknown>;
+  on(event: 'error' | 'end', listener: () => void): unknown;
+}
+
+/** The clock of a session's `lock$` moments and reconnect pauses (tests pass a virtual one). */
+export interface SessionClock {
+  now(): number;
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** This process's clock; a pause does not keep the process alive. */
+const REAL_CLOCK: SessionClock = {
+  now: () => Date.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout> | undefined),
+};
+
+/** The session's settings besides the pool's. */
+export interface OwnerSessionSettings {
+  /** Longest pause between two reconnects (checked by {@link reconnectWithinOf}). */
+  reconnectWithinMs: number;
+  /** Opens a connection (default: a `pg.Client` of `config`). */
+  connection?: (config: ClientConfig) => SessionConnection;
+  /** Default: this process's (`Date.now`, `setTimeout` unref'd). */
+  clock?: SessionClock;
 }
 
 /** The held session of one owner (see the file's comment). */
@@ -54,36 +116,54 @@ export class PostgresOwnerSession implements OwnerSession {
   readonly #config: ClientConfig;
   readonly #key: string;
   readonly #schemaName: string;
-  #client: Client | undefined;
-  #held = false;
+  readonly #connection: (config: ClientConfig) => SessionConnection;
+  readonly #lock: BehaviorSubject<OwnerLockState>;
+  readonly #clock: SessionClock;
+  #reconnectWithinMs: number;
+  #client: SessionConnection | undefined;
   #closed = false;
   #failures = 0;
-  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retry: unknown;
   #waiters: Array<() => void> = [];
 
-  constructor(pool: Pool, schemaName: string, owner: string, connectionTimeoutMs: number) {
+  /** Each change of {@link held} as it happens (`at`: the clock's `now()` then); the current state first to a new subscriber; completes once closed. */
+  readonly lock$: Observable<OwnerLockState>;
+
+  constructor(pool: Pool, schemaName: string, owner: string, connectionTimeoutMs: number, settings: OwnerSessionSettings = { reconnectWithinMs: DEFAULT_RECONNECT_WITHIN_MS }) {
     // the pool's own settings (connection string, credentials, TLS) for one connection of our own
     const options = (pool as unknown as { options?: ClientConfig }).options ?? {};
     this.#config = { ...options, connectionTimeoutMillis: connectionTimeoutMs, application_name: 'rxagent owner session', keepAlive: true };
     this.#schemaName = schemaName;
     this.#key = owner;
+    this.#reconnectWithinMs = settings.reconnectWithinMs;
+    this.#connection = settings.connection ?? ((config) => new pg.Client(config));
+    this.#clock = settings.clock ?? REAL_CLOCK;
+    this.#lock = new BehaviorSubject<OwnerLockState>({ held: false, at: this.#clock.now() });
+    this.lock$ = this.#lock.asObservable();
     void this.#open();
   }
 
   get held(): boolean {
-    return this.#held;
+    return this.#lock.value.held;
+  }
+
+  /** Another holder of this session asks for `ms` (checked): the shortest asked for applies, from the next pause on. */
+  reconnectWithin(ms: number): void {
+    this.#reconnectWithinMs = Math.min(this.#reconnectWithinMs, ms);
   }
 
   /** Resolves once the owner looks alive: the lock held by this session (or, meanwhile, by another session of the owner's). */
   ready(): Promise<void> {
-    if (this.#held || this.#closed) return Promise.resolve();
+    if (this.held || this.#closed) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#retry);
-    this.#held = false;
+    this.#clock.clearTimeout(this.#retry);
+    this.#setHeld(false);
+    this.#lock.complete();
     const client = this.#client;
     this.#client = undefined;
     for (const resolve of this.#waiters.splice(0)) resolve();
@@ -91,16 +171,22 @@ export class PostgresOwnerSession implements OwnerSession {
     if (client !== undefined) await client.end().catch(() => undefined);
   }
 
+  /** Tells a change of the lock (nothing when it did not change). */
+  #setHeld(held: boolean): void {
+    if (this.#lock.value.held === held) return; // after close() the subject is complete: `next` is a no-op
+    this.#lock.next({ held, at: this.#clock.now() });
+  }
+
   async #open(): Promise<void> {
     if (this.#closed) return;
-    const client = new pg.Client(this.#config);
+    const client = this.#connection(this.#config);
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     this.#client = client;
     try {
       await client.connect();
       // try, not wait: a session of ours the server has not yet seen die may still hold it
-      const result = await client.query<{ locked: boolean }>(
+      const result = await client.query(
         `SELECT pg_try_advisory_lock(hashtextextended(${ownerLockText(this.#schemaName)}$1::text, 0)) AS locked`,
         [this.#key],
       );
@@ -111,22 +197,21 @@ export class PostgresOwnerSession implements OwnerSession {
         for (const resolve of this.#waiters.splice(0)) resolve();
         throw new Error('owner lock held by another session');
       }
-      this.#held = true;
       this.#failures = 0;
+      this.#setHeld(true);
       for (const resolve of this.#waiters.splice(0)) resolve();
     } catch {
       this.#lost(client);
     }
   }
 
-  #lost(client: Client): void {
+  #lost(client: SessionConnection): void {
     if (this.#client !== client) return;
     this.#client = undefined;
-    this.#held = false;
+    this.#setHeld(false);
     client.end().catch(() => undefined);
     if (this.#closed) return;
-    clearTimeout(this.#retry);
-    this.#retry = setTimeout(() => void this.#open(), backoffMs(this.#failures++));
-    this.#retry.unref?.();
+    this.#clock.clearTimeout(this.#retry);
+    this.#retry = this.#clock.setTimeout(() => void this.#open(), backoffMs(this.#failures++, this.#reconnectWithinMs));
   }
 }

@@ -1,4 +1,4 @@
-import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap } from 'rxjs';
+import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap, takeUntil } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
@@ -73,7 +73,7 @@ import { flushStatement } from './run-journal-flush.js';
 import { RunPoller } from './run-poller.js';
 import { eraseRun, purgeRound } from './run-journal-retention.js';
 import { lastSeqOfType, structureRows } from './run-journal-structure.js';
-import { PostgresOwnerSession, runsOfLostOwnersStatement } from './owner-session.js';
+import { PostgresOwnerSession, reconnectWithinOf, runsOfLostOwnersStatement } from './owner-session.js';
 import { transitionToolCall } from './run-journal-ledger.js';
 import { checkEpoch, fenceSettings } from './save-fence.js';
 
@@ -479,29 +479,39 @@ export class PostgresRunJournal implements RunJournal {
   /**
    * Holds `owner`'s database session: one dedicated connection holding a session-level advisory
    * lock keyed from the schema and the owner id, opened again (and the lock taken again) when the
-   * connection is lost. While it is held, the owner's `running` runs are not in
-   * {@link runsOfLostOwners}; when the owner's process dies, its session ends and they are.
+   * connection is lost, at most `options.reconnectWithinMs` apart (default 200; above 0 and at most
+   * 2^31 − 1, a `TypeError` naming it otherwise). While it is held, the owner's `running` runs are
+   * not in {@link runsOfLostOwners}; when the owner's process dies, its session ends and they are.
+   * Holders of one owner share the session (the shortest `reconnectWithinMs` applies); each
+   * holder's `lock$` completes when it closes.
    */
-  holdOwnerSession(owner: string): OwnerSession {
+  holdOwnerSession(owner: string, options?: { reconnectWithinMs?: number }): OwnerSession {
     assertJournalId('holdOwnerSession', 'owner', owner);
+    const reconnectWithinMs = reconnectWithinOf('PostgresRunJournal.holdOwnerSession', options);
     if (this.#closed) throw closedError('read');
     let shared = this.#sessions.get(owner);
     if (shared === undefined) {
-      shared = { session: new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs), holders: 0 };
+      shared = { session: new PostgresOwnerSession(this.#db.pool, this.#schemaName, owner, this.#connectionTimeoutMs, { reconnectWithinMs }), holders: 0 };
       this.#sessions.set(owner, shared);
     }
     shared.holders++;
     const { session } = shared;
+    session.reconnectWithin(reconnectWithinMs);
     const entry = shared;
     let released = false;
+    const closed = new Subject<void>();
+    const lock$ = session.lock$.pipe(takeUntil(closed));
     return {
       ready: () => session.ready(),
       get held() {
         return session.held;
       },
+      lock$,
       close: async () => {
         if (released) return;
         released = true;
+        closed.next();
+        closed.complete();
         if (--entry.holders > 0) return;
         if (this.#sessions.get(owner) === entry) this.#sessions.delete(owner);
         await session.close();
