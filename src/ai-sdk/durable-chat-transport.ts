@@ -13,8 +13,20 @@ import { RUN_ID_HEADER, decodeRunIdHeader, encodeRunIdHeader } from '../storage/
  * ```
  */
 export type DurableChatTransportOptions<M extends UIMessage> = HttpChatTransportInitOptions<M> & {
-  /** Reconnect tries per dropped response. Default 8. */
+  /** Reconnect tries per dropped response (a reconnect that delivers an event resets the count). Default 8. */
   maxReconnects?: number;
+  /**
+   * Reconnects of one stream in all, whether or not they delivered events: past this many
+   * without `[DONE]` the stream errors naming it (a server that drops every response after an
+   * event no longer keeps the client reconnecting for ever). An integer ≥ 0. Default 100.
+   */
+  maxTotalReconnects?: number;
+  /**
+   * The most bytes the transport holds of one SSE event not yet ended (a blank line): past it the
+   * stream errors naming it and the response is cancelled (a server that never ends an event no
+   * longer fills the client's memory). An integer ≥ 1. Default 16 MiB (16,777,216).
+   */
+  maxEventBytes?: number;
   /** The first pause before a reconnect, in ms, doubled per try up to `maxDelayMs`. Default 250. */
   initialDelayMs?: number;
   /** The longest pause between tries, in ms. Default 4000. */
@@ -56,7 +68,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * run id (`x-rxagent-run-id`, decoded when it came encoded, and sent back encoded the same way:
  * see `encodeRunIdHeader` of `rxagent/durable`) and the last SSE `id` of the response, and when the connection
  * drops before `data: [DONE]` it GETs `${api}/${chatId}/stream` with `Last-Event-ID` and
- * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries) and splices the rest into the same stream:
+ * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries per drop, 100 reconnects per stream in all) and
+ * splices the rest into the same stream (an event longer than `maxEventBytes`, 16 MiB, errors it):
  * the client sees one uninterrupted message. `resumeStreamIsReplay` is `false`: a resume
  * continues after what this transport delivered (or replays the run when it delivered nothing).
  * `prepareReconnectToStreamRequest` still applies to reconnects. A run token the server sends
@@ -75,6 +88,8 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
   readonly #maxReconnects: number;
   readonly #initialDelayMs: number;
   readonly #maxDelayMs: number;
+  readonly #maxTotalReconnects: number;
+  readonly #maxEventBytes: number;
   readonly #userFetch: typeof globalThis.fetch | undefined;
   readonly #stopApi: string | ((chatId: string) => string) | false | undefined;
   /** Per chat: the stream state of its latest response. */
@@ -83,7 +98,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
   readonly #next: { opening?: StreamState | undefined };
 
   constructor(options: DurableChatTransportOptions<M> = {}) {
-    const { maxReconnects = 8, initialDelayMs = 250, maxDelayMs = 4000, stopApi, ...transport } = options;
+    const { maxReconnects = 8, initialDelayMs = 250, maxDelayMs = 4000, maxTotalReconnects = 100, maxEventBytes = 16 * 2 ** 20, stopApi, ...transport } = options;
     const next: { opening?: StreamState | undefined } = {};
     const userFetch = transport.fetch;
     super({
@@ -105,9 +120,14 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
       throw new TypeError(`DurableChatTransport: stopApi must be a URL, a function of the chat id, or false (got ${typeof stopApi})`);
     }
     this.#stopApi = stopApi;
-    for (const [name, value] of [['maxReconnects', maxReconnects], ['initialDelayMs', initialDelayMs], ['maxDelayMs', maxDelayMs]] as const) {
+    for (const [name, value] of [['maxReconnects', maxReconnects], ['initialDelayMs', initialDelayMs], ['maxDelayMs', maxDelayMs], ['maxTotalReconnects', maxTotalReconnects]] as const) {
       if (!Number.isInteger(value) || value < 0) throw new RangeError(`DurableChatTransport: ${name} must be an integer ≥ 0 (got ${String(value)})`);
     }
+    if (!Number.isSafeInteger(maxEventBytes) || maxEventBytes < 1) {
+      throw new RangeError(`DurableChatTransport: maxEventBytes must be an integer ≥ 1 (got ${String(maxEventBytes)})`);
+    }
+    this.#maxTotalReconnects = maxTotalReconnects;
+    this.#maxEventBytes = maxEventBytes;
     this.#maxReconnects = maxReconnects;
     this.#initialDelayMs = initialDelayMs;
     this.#maxDelayMs = maxDelayMs;
@@ -189,6 +209,9 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
     const encoder = new TextEncoder();
     let reader = first.getReader();
     let buffer = '';
+    // bytes received since the last event ended (bounded by maxEventBytes), and reconnects in all
+    let pending = 0;
+    let reconnects = 0;
     let done = false;
     const abort = new AbortController();
     return new ReadableStream<Uint8Array>({
@@ -203,11 +226,25 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
           if (!part.done || buffer.endsWith('\r')) {
             // SSE's line ends are LF, CRLF or CR (a proxy may rewrite them): read as LF. A CR that ends
             // the bytes so far may be half a CRLF: held back until the next bytes, or the body's end.
-            if (!part.done) buffer += decoder.decode(part.value, { stream: true });
+            if (!part.done) {
+              buffer += decoder.decode(part.value, { stream: true });
+              pending += part.value.byteLength;
+            }
             const held = !part.done && buffer.endsWith('\r') ? '\r' : '';
             const complete = this.#takeEvents(buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, '\n'), state);
             buffer = complete.rest + held;
-            if (complete.events !== '') controller.enqueue(encoder.encode(complete.events));
+            if (complete.events !== '') {
+              controller.enqueue(encoder.encode(complete.events));
+              // an event ended in these bytes: what is held is what came after it
+              pending = encoder.encode(buffer).byteLength;
+            }
+            if (!complete.done && pending > this.#maxEventBytes) {
+              done = true;
+              controller.error(new Error(`DurableChatTransport: an SSE event of chat ${state.chatId} is longer than maxEventBytes (${this.#maxEventBytes} bytes) and has not ended: the response is cancelled`));
+              abort.abort();
+              await reader.cancel().catch(() => undefined);
+              return;
+            }
             if (complete.done) {
               done = true;
               state.ended = true;
@@ -221,15 +258,21 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
           }
           // The body ended without [DONE]: the connection dropped. Reconnect after the last id.
           buffer = '';
+          pending = 0;
           if (done) return;
           if (tries >= this.#maxReconnects) {
             controller.error(new Error(`DurableChatTransport: the response for chat ${state.chatId} dropped and ${tries} reconnects failed`));
+            return;
+          }
+          if (reconnects >= this.#maxTotalReconnects) {
+            controller.error(new Error(`DurableChatTransport: the response for chat ${state.chatId} dropped again after maxTotalReconnects (${this.#maxTotalReconnects}) reconnects without reaching [DONE]`));
             return;
           }
           await sleep(Math.min(this.#initialDelayMs * 2 ** tries, this.#maxDelayMs));
           // cancelled while it waited (the user left, or stopped): no reconnect carries the run's token out
           if (abort.signal.aborted) return;
           tries += 1;
+          reconnects += 1;
           const next = await this.#reconnect(state, abort.signal).catch((error: unknown) => error as Error);
           if (next === null) {
             controller.close();

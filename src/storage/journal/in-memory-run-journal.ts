@@ -17,7 +17,7 @@ import {
   statusOf,
   StoredEntry,
 } from '../internal/journal-rules.js';
-import { cutPage, tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import { JournalReads, cutPage, type ChunkRow } from '../internal/journal-tail.js';
 import type { StorageOperation } from '../errors/storage-error.js';
 import { isDeltaType } from '../internal/delta-types.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
@@ -139,6 +139,8 @@ export class InMemoryRunJournal implements RunJournal {
   readonly #pageSize: number;
   readonly #retention: Retention;
   readonly #runs = new Map<string, StoredRun>();
+  /** Reads of this journal: live readers of a run (the stored run: an id erased and created again is another) share one tail. */
+  readonly #reads = new JournalReads<StoredRun>();
   #signalIds = 0;
   #closed = false;
 
@@ -368,13 +370,14 @@ export class InMemoryRunJournal implements RunJournal {
         cutPage(stored.chunks.slice(from, Math.min(from + limit, until ?? Number.POSITIVE_INFINITY)), maxBytes);
       // An ended run (or a bounded read) stops at the current end; a live one at the terminal entry.
       const end = options.live === false || !isOpen(record.status) ? record.lastSeq : undefined;
-      // rows missing before `end`: the run erased or expired meanwhile (no other way loses rows here)
+      // rows missing before `until` (a bounded read's end, or what the shared tail read): the run erased
+      // or expired meanwhile (no other way loses rows here)
       const missing = async (seq: number, until: number): Promise<never> => {
         if (this.#runs.get(runId) !== stored) throw new RunNotFoundError({ runId });
         if (record.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
         throw new MalformedJournalEntryError({ runId, seq, problem: `missing: the run's chunks end at seq ${seq - 1}, before seq ${until}` });
       };
-      return tailEntries({ page, wake$: stored.wake, pageSize: this.#pageSize, missing }, after, {
+      return this.#reads.read$(stored, { page, wake$: stored.wake, pageSize: this.#pageSize, missing }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,

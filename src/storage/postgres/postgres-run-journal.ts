@@ -17,7 +17,7 @@ import {
   encodeChunks,
   isOpen,
 } from '../internal/journal-rules.js';
-import { tailEntries, type ChunkRow } from '../internal/journal-tail.js';
+import { JournalReads, type ChunkRow } from '../internal/journal-tail.js';
 import { resolvePurge, resolveRetention, type Retention } from '../internal/retention.js';
 import { FencedError } from '../journal/errors/fenced-error.js';
 import { JournalSchemaError } from '../journal/errors/journal-schema-error.js';
@@ -153,6 +153,8 @@ export class PostgresRunJournal implements RunJournal {
   readonly #connectionTimeoutMs: number;
   /** Runs this instance wrote: its own readers learn at once, without waiting for NOTIFY. */
   readonly #local = new Subject<RunNotice>();
+  /** Reads of this instance: live readers of a run share one tail (one page query per wake-up). */
+  readonly #reads = new JournalReads();
   readonly #closing = new Subject<never>();
   readonly #onIdleError = (): void => undefined;
   #migrating: Promise<void> | undefined;
@@ -433,7 +435,7 @@ export class PostgresRunJournal implements RunJournal {
         return rows;
       };
       const missingTail = (seq: number, until: number): Promise<never> => guard('read', () => this.#gap(runId, seq, undefined, until));
-      return tailEntries({ page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize, missing: missingTail }, after, {
+      return this.#reads.read$(runId, { page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize, missing: missingTail }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,
