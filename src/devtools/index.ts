@@ -5,7 +5,7 @@
  * run's chunks into a diagram and values for a `TestScheduler` test. Node only (`node:http`).
  */
 export { inspect, type InspectOptions, type InspectorServer } from './inspect.js';
-export { Inspector, type InspectableJournal, type InspectorJournalListing, type InspectorJournalRun, type InspectorJournalRunError, type InspectorOptions, type TraceContext, type TraceOptions } from './inspector.js';
+export { Inspector, type InspectableJournal, type InspectorJournalListing, type InspectorJournalRun, type InspectorJournalRunError, type InspectorOptions, type InspectorRowError, type TraceContext, type TraceOptions } from './inspector.js';
 export { toMarbleDiagram, type MarbleExport, type MarbleExportOptions, type MarbleTestOptions } from './marble-export.js';
 export { InspectorError, type InspectorErrorReason } from './errors/inspector-error.js';
 export type {

@@ -120,9 +120,32 @@ export type InspectableJournal = Pick<RunJournal, 'getRun' | 'read$'> & {
 export interface InspectorJournalRunError {
   /** The run's id as the row holds it (`String()` of it when the row's id is not a string). */
   runId: string;
+  /** Always `'unreadable'`: what tells an error row from a run. */
   status: 'unreadable';
-  /** What is wrong: the journal's `MalformedJournalEntryError` (its `row`, `field`, `problem`), or the id the inspector refuses (`field: 'id'`). */
-  error: { name: string; message: string; row?: string; field?: string; problem: string };
+  /** What is wrong: the journal's `MalformedJournalEntryError`, or the id the inspector refuses (`field: 'id'`). */
+  error: InspectorRowError;
+}
+
+/**
+ * Why a listed row is an error row (see {@link InspectorJournalRunError}).
+ *
+ * @example
+ * ```ts
+ * import type { InspectorRowError } from 'rxagent/devtools';
+ * const where = (error: InspectorRowError) => `${error.row ?? 'runs'}.${error.field ?? '?'}: ${error.problem}`;
+ * ```
+ */
+export interface InspectorRowError {
+  /** The error's class name (`MalformedJournalEntryError`, `InspectorError`). */
+  name: string;
+  /** Its message, naming the row and the field. */
+  message: string;
+  /** The journal row the error is about (`'runs'`), when the journal named one. */
+  row?: string;
+  /** The column or field that cannot be used (`'status'`, `'id'`). */
+  field?: string;
+  /** What is wrong with it, in words. */
+  problem: string;
 }
 
 /**
@@ -148,6 +171,7 @@ export type InspectorJournalRun = RunRecord | InspectorJournalRunError;
  * ```
  */
 export interface InspectorJournalListing {
+  /** The runs, newest first, each row the inspector cannot use as an error row in its place. */
   runs: InspectorJournalRun[];
 }
 

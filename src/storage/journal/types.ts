@@ -482,7 +482,9 @@ export interface RunJournal {
    * other run listed as it is. A row of a newer format is listed as `getRun` gives it.
    */
   listRuns?(options?: ListRunsOptions & { unusable?: 'refuse' }): Promise<RunRecord[]>;
+  /** The same listing with each run row this build cannot use in its place (`unusable: 'report'`). */
   listRuns?(options: ListRunsOptions & { unusable: 'report' }): Promise<ListedRun[]>;
+  /** The listing when `unusable` is only known at run time: either form. */
   listRuns?(options?: ListRunsOptions): Promise<ListedRun[]>;
 
   /**
