@@ -3,6 +3,7 @@ import type { ChunkType, Processor, ProcessOutputStreamArgs } from '../contract/
 import { textDeltaChunk } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { booleanOption, methodsOption, numberOption, wholeNumberOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 
 /**
  * Options of {@link BatchPartsProcessor}.
@@ -26,6 +27,9 @@ export interface BatchPartsOptions {
   /** Clock for `maxWaitTime` (`now()` only; no timers). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
+
+/** The option names {@link BatchPartsProcessor} knows (the reference's are all among them). */
+const BATCH_PARTS_OPTION_KEYS = optionKeys('batch-parts', optionNames<BatchPartsOptions>({ batchSize: true, maxWaitTime: true, emitOnNonText: true, scheduler: true }));
 
 /**
  * The processor's run state, shaped as the reference's: `batch` holds the deltas not released yet
@@ -89,6 +93,7 @@ export class BatchPartsProcessor implements Processor<'batch-parts'> {
   private readonly scheduler: SchedulerLike;
 
   constructor(options: BatchPartsOptions = {}) {
+    checkOptionKeys(BATCH_PARTS_OPTION_KEYS, options);
     this.batchSize = wholeNumberOption(this.id, 'batchSize', options.batchSize, 5, 1);
     this.maxWaitTime = numberOption(this.id, 'maxWaitTime', options.maxWaitTime, undefined, { least: 0 });
     this.emitOnNonText = booleanOption(this.id, 'emitOnNonText', options.emitOnNonText, true);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
-import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { booleanOption, oneOfOption, probabilityOption, wholeNumberOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict, type MessageVerdict } from './internal/input-messages.js';
@@ -50,9 +51,28 @@ export interface LanguageDetectorOptions extends GuardJudgeOptions {
   includeDetectionDetails?: boolean;
   /** Judge only the last user message. Default `false`. */
   lastMessageOnly?: boolean;
-  /** Accepted as the reference accepts it (where it has no effect either). */
+  /** Accepted as the reference accepts it (where it has no effect either; a one-time warning says so). */
   translationQuality?: 'speed' | 'quality' | 'balanced';
 }
+
+/** The option names {@link LanguageDetector} knows (the reference's are all among its own). */
+const LANGUAGE_OPTION_KEYS = optionKeys(
+  'language-detector',
+  [
+    ...GUARD_JUDGE_OPTION_NAMES,
+    ...optionNames<Omit<LanguageDetectorOptions, keyof GuardJudgeOptions>>({
+      targetLanguages: true,
+      threshold: true,
+      strategy: true,
+      preserveOriginal: true,
+      minTextLength: true,
+      includeDetectionDetails: true,
+      lastMessageOnly: true,
+      translationQuality: true,
+    }),
+  ],
+  { translationQuality: 'translations are asked for as they are (the reference does not read it either)' },
+);
 
 /** The answer the judge is asked for (the reference's shape); `iso_code: null` means "no language detected". */
 const referenceLanguageAnswer = z.strictObject({
@@ -148,6 +168,7 @@ export class LanguageDetector implements Processor<'language-detector'> {
   private readonly system: string;
 
   constructor(options: LanguageDetectorOptions) {
+    checkOptionKeys(LANGUAGE_OPTION_KEYS, options);
     const targets: unknown = options.targetLanguages;
     if (!Array.isArray(targets) || targets.length === 0 || !targets.every((target) => typeof target === 'string' && labelKey(target) !== '')) {
       throw new InvalidProcessorOptionError('language-detector', 'targetLanguages', targets, 'a non-empty array of language codes or names');

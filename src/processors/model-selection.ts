@@ -3,7 +3,8 @@ import type { MastraDBMessage } from '../message-list/index.js';
 import type { ModelInput, ProcessInputStepArgs, ProcessInputStepResult, Processor, ProcessorState, TracingContext } from '../contract/index.js';
 import { quoted } from './internal/input-messages.js';
 import { messageText } from './internal/message-text.js';
-import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
 import { functionOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { callQuietly } from './internal/private-violation.js';
@@ -64,7 +65,40 @@ export interface ModelSelectionOptions extends Omit<ModelBackedOptions, 'onViola
   scope?: 'run' | 'first-step';
   /** Called once per run with the decision. */
   onDecision?: (decision: ModelSelectionDecision) => void;
+  /** @deprecated The reference's option: accepted without effect (warned once); the id is `'model-selection'`. */
+  id?: string;
+  /** @deprecated The reference's option: accepted without effect (warned once); use `minConfidence`. */
+  minProbability?: number;
+  /** @deprecated The reference's classifier form: accepted without effect (warned once); rxagent picks from `choices`. */
+  classifier?: unknown;
+  /** @deprecated The reference's classifier form: accepted without effect (warned once); rxagent picks from `choices`. */
+  select?: unknown;
 }
+
+/** The option names {@link ModelSelectionProcessor} knows (the reference's among them). */
+const MODEL_SELECTION_OPTION_KEYS = optionKeys(
+  'model-selection',
+  [
+    ...MODEL_BACKED_OPTION_NAMES.filter((name) => name !== 'onViolation'),
+    ...optionNames<Omit<ModelSelectionOptions, keyof ModelBackedOptions>>({
+      choices: true,
+      defaultChoice: true,
+      minConfidence: true,
+      scope: true,
+      onDecision: true,
+      id: true,
+      minProbability: true,
+      classifier: true,
+      select: true,
+    }),
+  ],
+  {
+    id: "the processor's id is 'model-selection'",
+    minProbability: 'use minConfidence',
+    classifier: 'rxagent picks from choices: [{ id, model, description }]',
+    select: 'rxagent picks from choices: [{ id, model, description }]',
+  },
+);
 
 /**
  * The choices, checked: a non-empty array of `{ id, model, description }` with distinct, non-empty
@@ -135,6 +169,7 @@ export class ModelSelectionProcessor implements Processor<'model-selection'> {
   private readonly system: string;
 
   constructor(options: ModelSelectionOptions) {
+    checkOptionKeys(MODEL_SELECTION_OPTION_KEYS, options);
     const choices = choicesOption(options.choices);
     // a misspelt 'Strict' was read as the default 'warn': the routing failed open
     const errorStrategy = oneOfOption('model-selection', 'errorStrategy', options.errorStrategy, ['warn', 'strict'], 'warn');

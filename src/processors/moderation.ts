@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { ChunkType, DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs } from '../contract/index.js';
-import { CheckedStream, withholdDroppedObject, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
-import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
+import { CheckedStream, GUARD_STREAM_OPTION_NAMES, withholdDroppedObject, type GuardChannel, type GuardStreamOptionName, type StreamMode } from './internal/checked-stream.js';
+import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
 import { LabelReader, readScores, scoreRecord } from './internal/judge-answer.js';
@@ -12,6 +12,7 @@ import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { booleanOption, labelListOption, oneOfOption, probabilityOption, wholeNumberOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 
 /**
  * What to do with flagged content: abort the run, report it and let it through, or remove it.
@@ -67,10 +68,30 @@ export interface ModerationOptions extends GuardJudgeOptions {
   revealJudgeReason?: boolean;
   /**
    * The reference's per-delta context size. Accepted so its configurations compile, but without
-   * effect: output is judged per window (`streamMode`, `windowSize`), never per delta.
+   * effect (a one-time warning says so): output is judged per window (`streamMode`, `windowSize`),
+   * never per delta.
    */
   chunkWindow?: number;
 }
+
+/** The option names {@link ModerationProcessor} knows (the reference's among them). */
+const MODERATION_OPTION_KEYS = optionKeys(
+  'moderation',
+  [
+    ...GUARD_JUDGE_OPTION_NAMES,
+    ...GUARD_STREAM_OPTION_NAMES,
+    ...optionNames<Omit<ModerationOptions, keyof GuardJudgeOptions | GuardStreamOptionName>>({
+      categories: true,
+      threshold: true,
+      strategy: true,
+      includeScores: true,
+      lastMessageOnly: true,
+      revealJudgeReason: true,
+      chunkWindow: true,
+    }),
+  ],
+  { chunkWindow: 'output is judged per window (streamMode, windowSchedule, windowSize), never per delta' },
+);
 
 /**
  * The categories the OpenAI moderation endpoint uses (the default).
@@ -186,6 +207,7 @@ export class ModerationProcessor implements Processor<'moderation'> {
   private readonly system: string;
 
   constructor(options: ModerationOptions) {
+    checkOptionKeys(MODERATION_OPTION_KEYS, options);
     this.judge = new GuardJudge('moderation', options);
     this.violations = new PrivateViolations('moderation', options.onViolation);
     this.onViolation = this.violations.onViolation;

@@ -13,8 +13,8 @@ import type {
   ProcessToolResultArgs,
 } from '../contract/index.js';
 
-import { CheckedStream, withholdDroppedObject, type GuardChannel, type StreamMode } from './internal/checked-stream.js';
-import { GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
+import { CheckedStream, GUARD_STREAM_OPTION_NAMES, withholdDroppedObject, type GuardChannel, type GuardStreamOptionName, type StreamMode } from './internal/checked-stream.js';
+import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
 import { LabelReader, locateValue, type LocatedValue } from './internal/judge-answer.js';
@@ -27,6 +27,7 @@ import { answerFormat } from './internal/structured-call.js';
 import { stringsOf } from './internal/whole-chunks.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { booleanOption, labelListOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
 
 /**
@@ -102,7 +103,36 @@ export interface PIIDetectorOptions extends GuardJudgeOptions {
    * (`data-*` chunks), `tool-error`. Tool results are judged in `processToolResult` regardless.
    */
   channels?: GuardChannel[];
+  /** @deprecated The reference's streaming buffer: accepted without effect (warned once); output is judged per window (`streamMode`, `windowSchedule`). */
+  bufferSize?: number;
+  /** @deprecated The reference's detection callback: accepted without effect (warned once); use `onViolation`, told of every violation with its detail. */
+  onDetection?: (event: never) => unknown;
 }
+
+/** The option names {@link PIIDetector} knows (the reference's among them). */
+const PII_OPTION_KEYS = optionKeys(
+  'pii-detector',
+  [
+    ...GUARD_JUDGE_OPTION_NAMES,
+    ...GUARD_STREAM_OPTION_NAMES,
+    ...optionNames<Omit<PIIDetectorOptions, keyof GuardJudgeOptions | GuardStreamOptionName>>({
+      detectionTypes: true,
+      threshold: true,
+      strategy: true,
+      redactionMethod: true,
+      hashKey: true,
+      preserveFormat: true,
+      includeDetections: true,
+      lastMessageOnly: true,
+      bufferSize: true,
+      onDetection: true,
+    }),
+  ],
+  {
+    bufferSize: 'streamed output is judged per window (streamMode, windowSchedule, windowSize)',
+    onDetection: 'use onViolation, told of every violation with its detail',
+  },
+);
 
 /**
  * The PII types looked for by default.
@@ -227,6 +257,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
   private readonly system: string;
 
   constructor(options: PIIDetectorOptions) {
+    checkOptionKeys(PII_OPTION_KEYS, options);
     this.judge = new GuardJudge('pii-detector', options);
     this.violations = new PrivateViolations('pii-detector', options.onViolation);
     this.onViolation = this.violations.onViolation;

@@ -5,6 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { APICallError } from '@ai-sdk/provider';
 import type { ProcessAPIErrorArgs, ProcessAPIErrorResult, Processor } from '../contract/index.js';
+import { checkOptionKeys, optionKeys } from './internal/option-keys.js';
+
+/** The handler takes no options (as the reference's). */
+const PREFILL_OPTION_KEYS = optionKeys('prefill-error-handler', []);
 
 const PREFILL_REJECTIONS = [
   /does not support assistant message prefill/i,
@@ -51,6 +55,11 @@ export class PrefillErrorHandler implements Processor<'prefill-error-handler'> {
   readonly id = 'prefill-error-handler' as const;
   /** A human-readable name. */
   readonly name = 'Prefill Error Handler';
+
+  /** Takes no options (as the reference's): an options object with any key is an `InvalidProcessorOptionError`. */
+  constructor(options: Record<string, never> = {}) {
+    checkOptionKeys(PREFILL_OPTION_KEYS, options);
+  }
 
   /** The `processAPIError` hook (see `Processor.processAPIError` for when it runs and what it may return). */
   processAPIError({ error, retryCount, messageList, sendSignal }: ProcessAPIErrorArgs): ProcessAPIErrorResult | undefined {

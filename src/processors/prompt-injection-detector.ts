@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { DurableStateOption, ProcessInputArgs, Processor, ProcessorState, ProcessorViolation, TracingContext } from '../contract/index.js';
-import { GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions } from './internal/guard-judge.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { booleanOption, functionOption, labelListOption, oneOfOption, probabilityOption } from './internal/guard-options.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
@@ -54,6 +55,20 @@ export interface PromptInjectionOptions extends GuardJudgeOptions {
    */
   onDetection?: (event: PromptInjectionDetectionEvent) => void | Promise<void>;
 }
+
+/** The option names {@link PromptInjectionDetector} knows (the reference's are all among its own). */
+const PROMPT_INJECTION_OPTION_KEYS = optionKeys('prompt-injection-detector', [
+  ...GUARD_JUDGE_OPTION_NAMES,
+  ...optionNames<Omit<PromptInjectionOptions, keyof GuardJudgeOptions>>({
+    detectionTypes: true,
+    threshold: true,
+    strategy: true,
+    includeScores: true,
+    lastMessageOnly: true,
+    revealJudgeReason: true,
+    onDetection: true,
+  }),
+]);
 
 /**
  * The attack types scored by default.
@@ -185,6 +200,7 @@ export class PromptInjectionDetector implements Processor<'prompt-injection-dete
   private readonly onDetection: PromptInjectionOptions['onDetection'];
 
   constructor(options: PromptInjectionOptions) {
+    checkOptionKeys(PROMPT_INJECTION_OPTION_KEYS, options);
     this.judge = new GuardJudge('prompt-injection-detector', options);
     this.violations = new PrivateViolations('prompt-injection-detector', options.onViolation);
     this.revealJudgeReason = booleanOption('prompt-injection-detector', 'revealJudgeReason', options.revealJudgeReason, false);

@@ -13,6 +13,7 @@ import type {
 import { emitInOrder } from './internal/emit-in-order.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
 import { booleanOption, functionOption, listOfOption, oneOfOption, stringOption, wholeNumberOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { storedShape } from './internal/message-text.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
 import { RegexMatcher, STRICTNESS } from './internal/regex-matcher.js';
@@ -41,6 +42,25 @@ function presetsOption(value: unknown): readonly RegexPreset[] {
   return presets as RegexPreset[];
 }
 
+/** The option names {@link RegexFilterProcessor} knows (the reference's are all among them). */
+const REGEX_FILTER_OPTION_KEYS = optionKeys(
+  'regex-filter',
+  optionNames<RegexFilterOptions>({
+    rules: true,
+    presets: true,
+    strategy: true,
+    phase: true,
+    includeRedactedValues: true,
+    streamCarryoverSize: true,
+    channels: true,
+    normalize: true,
+    onViolation: true,
+  }),
+);
+
+/** The names a rule may hold (the reference's `name`, `pattern`, `replacement` among them): a misspelt rule `strategy` must not leave the rule at the processor's. */
+const RULE_KEYS = optionKeys('regex-filter', optionNames<RegexRule>({ name: true, pattern: true, flags: true, replacement: true, validate: true, maxMatchLength: true, strategy: true }));
+
 /**
  * The rules, checked one field at a time, each error naming `rules[i].<field>`: a non-empty name, a
  * RegExp or a pattern string that compiles with its `flags`, a string replacement, a `validate`
@@ -52,6 +72,7 @@ function rulesOption(value: unknown, strategies: readonly RegexFilterStrategy[],
   value.forEach((rule: unknown, index) => {
     const at = `rules[${index}]`;
     if (typeof rule !== 'object' || rule === null) throw new InvalidProcessorOptionError('regex-filter', at, rule, 'an object { name, pattern }');
+    checkOptionKeys(RULE_KEYS, rule, at);
     const { name, pattern, flags, replacement, validate, maxMatchLength, strategy: own } = rule as Partial<Record<keyof RegexRule, unknown>>;
     if (typeof name !== 'string' || name.trim() === '') throw new InvalidProcessorOptionError('regex-filter', `${at}.name`, name, 'a non-empty string');
     const givenFlags = stringOption('regex-filter', `${at}.flags`, flags, '');
@@ -125,6 +146,7 @@ export class RegexFilterProcessor implements Processor<'regex-filter'> {
   private readonly filter: StreamFilter;
 
   constructor(options: RegexFilterOptions = {}) {
+    checkOptionKeys(REGEX_FILTER_OPTION_KEYS, options);
     // own keys only: `'toString' in STRICTNESS` is true too
     const strategies = Object.keys(STRICTNESS) as RegexFilterStrategy[];
     const strategy = oneOfOption('regex-filter', 'strategy', options.strategy, strategies, 'block');

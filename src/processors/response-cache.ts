@@ -36,10 +36,14 @@ import {
 } from '../contract/index.js';
 import { canonicalDigest } from './internal/cache-key.js';
 import { functionOption, methodsOption, wholeNumberOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { stepDigest } from './internal/cache-step.js';
 import { acceptedEntry, entryOf, readEntry, withdrawnEntry, type ResponseCacheEntry } from './internal/cached-entry.js';
 
 const PROCESSOR_ID = 'response-cache';
+
+/** The option names {@link InMemoryResponseCacheStore} knows. */
+const STORE_OPTION_KEYS = optionKeys(PROCESSOR_ID, ['maxEntries', 'now']);
 
 /** Where `ResponseCache` keeps responses. Async or sync. */
 export interface ResponseCacheStore {
@@ -70,6 +74,7 @@ export class InMemoryResponseCacheStore implements ResponseCacheStore {
     now?: () => number;
   } = {
   }) {
+    checkOptionKeys(STORE_OPTION_KEYS, options);
     this.#maxEntries = wholeNumberOption(PROCESSOR_ID, 'maxEntries', options.maxEntries, 1000, 1);
     this.#now = functionOption(PROCESSOR_ID, 'now', options.now) ?? Date.now;
   }
@@ -162,7 +167,42 @@ export interface ResponseCacheOptions {
    * hook; the run goes on without the cache. Its throws are swallowed.
    */
   onError?: (error: ProcessorError) => void;
+  /** @deprecated The reference's option: accepted without effect (warned once); give `store` (a `ResponseCacheStore`), else responses are kept in memory. */
+  cache?: unknown;
+  /** @deprecated The reference's option (seconds): accepted without effect (warned once); use `ttlMs`. */
+  ttl?: number;
+  /** @deprecated The reference's option: accepted without effect (warned once); the key covers the memory resource and thread, name other request-context values in `requestContextKeys`. */
+  scope?: string | null;
+  /** @deprecated The reference's option: accepted without effect (warned once); every request is looked up. */
+  bust?: boolean;
+  /** @deprecated The reference's option: accepted without effect (warned once); the key covers the model, the prompt and what is sent with it. */
+  agentId?: string;
 }
+
+/** The option names {@link ResponseCache} knows (the reference's among them). */
+const RESPONSE_CACHE_OPTION_KEYS = optionKeys(
+  PROCESSOR_ID,
+  optionNames<ResponseCacheOptions>({
+    store: true,
+    ttlMs: true,
+    key: true,
+    requestContextKeys: true,
+    storeTimeoutMs: true,
+    onError: true,
+    cache: true,
+    ttl: true,
+    scope: true,
+    bust: true,
+    agentId: true,
+  }),
+  {
+    cache: 'give store (a ResponseCacheStore); without it responses are kept in memory',
+    ttl: 'use ttlMs (milliseconds; default 300000)',
+    scope: 'the key covers the memory resource and thread; name other request-context values in requestContextKeys',
+    bust: 'every request is looked up',
+    agentId: 'the key covers the model, the prompt and what is sent with it',
+  },
+);
 
 const KEY_VERSION = 'rxagent.response-cache/4';
 
@@ -295,6 +335,7 @@ export class ResponseCache implements Processor<'response-cache'> {
   readonly #runs = new WeakMap<ProcessorState, RunRecord>();
 
   constructor(options: ResponseCacheOptions = {}) {
+    checkOptionKeys(RESPONSE_CACHE_OPTION_KEYS, options);
     this.store = methodsOption(PROCESSOR_ID, 'store', options.store, ['get', 'set']) ?? new InMemoryResponseCacheStore();
     this.#ttlMs = positive(options.ttlMs, 300_000, 'ttlMs');
     this.#storeTimeoutMs = positive(options.storeTimeoutMs, 1_000, 'storeTimeoutMs', MAX_TIMER_MS);

@@ -1,6 +1,7 @@
 import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type SchedulerLike } from 'rxjs';
 import { APICallError } from '@ai-sdk/provider';
 import { booleanOption, functionOption, methodsOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { InvalidProcessorOptionError, type ProcessAPIErrorArgs, type ProcessAPIErrorResult, type Processor } from '../contract/index.js';
 
 /**
@@ -103,6 +104,15 @@ export interface StreamErrorRetryOptions {
   /** Called before each retry (whichever matcher matched); its throws are ignored. */
   onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => void;
 }
+
+/** The option names {@link StreamErrorRetryProcessor} knows (the reference's are all among them). */
+const STREAM_ERROR_RETRY_OPTION_KEYS = optionKeys(
+  'stream-error-retry-processor',
+  optionNames<StreamErrorRetryOptions>({ maxRetries: true, delayMs: true, maxRetryAfterMs: true, matchers: true, retryUnknownErrors: true, scheduler: true, onRetry: true }),
+);
+
+/** The names a `matchers` entry given as an object may hold (the reference's are the same). */
+const MATCHER_KEYS = optionKeys('stream-error-retry-processor', optionNames<StreamErrorRetryMatcherConfig>({ match: true, maxRetries: true, delayMs: true, onRetry: true }));
 
 /** The policy of the entry that matched (empty for the built-in recognition). */
 type MatchedPolicy = Omit<StreamErrorRetryMatcherConfig, 'match'>;
@@ -257,6 +267,7 @@ export class StreamErrorRetryProcessor implements Processor<'stream-error-retry-
   private readonly onRetry: StreamErrorRetryOptions['onRetry'];
 
   constructor(options: StreamErrorRetryOptions = {}) {
+    checkOptionKeys(STREAM_ERROR_RETRY_OPTION_KEYS, options);
     this.maxRetries = countOption('maxRetries', options.maxRetries, 1);
     this.delayMs = delayOption('delayMs', options.delayMs) ?? (({ attempt }: RetryDelayArgs) => 500 * 2 ** (attempt - 1));
     this.maxRetryAfterMs = countOption('maxRetryAfterMs', options.maxRetryAfterMs, 30_000, MAX_TIMER_MS);
@@ -367,6 +378,7 @@ function matcherOption(option: string, entry: StreamErrorRetryMatcherEntry | und
   if (typeof entry !== 'object' || entry === null || typeof entry.match !== 'function') {
     throw new InvalidProcessorOptionError(PROCESSOR_ID, option, entry, 'a predicate or an object with a match function');
   }
+  checkOptionKeys(MATCHER_KEYS, entry, option);
   const maxRetries = entry.maxRetries === undefined ? undefined : countOption(`${option}.maxRetries`, entry.maxRetries, 0);
   const delayMs = delayOption(`${option}.delayMs`, entry.delayMs);
   functionOption(PROCESSOR_ID, `${option}.onRetry`, entry.onRetry);

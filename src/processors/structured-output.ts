@@ -12,7 +12,8 @@ import {
 import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { quoted } from './internal/input-messages.js';
-import { ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
 import { oneOfOption } from './internal/guard-options.js';
 
@@ -45,7 +46,27 @@ export interface StructuredOutputProcessorOptions<T> extends Omit<ModelBackedOpt
    * processor is made; `undefined` means no object). Each run gets its own copy.
    */
   fallbackValue?: T;
+  /** @deprecated The reference's option: accepted without effect (warned once); the structuring is one model call, no agent. */
+  useAgent?: boolean;
+  /** @deprecated The reference's option: accepted without effect (warned once); use `structuredOutputOptions: { jsonPromptInjection: true }`. */
+  jsonPromptInjection?: boolean | 'system' | 'inline' | 'auto';
+  /** @deprecated The reference's option: accepted without effect (warned once); failures go to `onError`. */
+  logger?: unknown;
 }
+
+/** The option names {@link StructuredOutputProcessor} knows (the reference's among them). */
+const STRUCTURED_OUTPUT_OPTION_KEYS = optionKeys(
+  'structured-output',
+  [
+    ...MODEL_BACKED_OPTION_NAMES.filter((name) => name !== 'onViolation'),
+    ...optionNames<Omit<StructuredOutputProcessorOptions<unknown>, keyof ModelBackedOptions>>({ schema: true, fallbackValue: true, useAgent: true, jsonPromptInjection: true, logger: true }),
+  ],
+  {
+    useAgent: 'the structuring is one model call, no agent',
+    jsonPromptInjection: 'use structuredOutputOptions: { jsonPromptInjection: true }',
+    logger: 'failures go to onError',
+  },
+);
 
 /** A deep copy of `value` (as is when it holds what cannot be copied, e.g. a function). */
 function copyOf<T>(value: T): T {
@@ -112,6 +133,7 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
   private readonly system: string;
 
   constructor(options: StructuredOutputProcessorOptions<T>) {
+    checkOptionKeys(STRUCTURED_OUTPUT_OPTION_KEYS, options);
     const schema: unknown = options.schema;
     if (typeof schema !== 'object' || schema === null || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
       throw new InvalidProcessorOptionError('structured-output', 'schema', schema, 'a zod schema');

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { MastraDBMessage, MessageList } from '../message-list/index.js';
 import type { ChunkType, DurableStateOption, Processor, ProcessorState, ProcessorViolation, ProcessOutputResultArgs, ProcessOutputStreamArgs, TracingContext } from '../contract/index.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
-import { CheckedStream, withholdDroppedObject, type GuardChannel, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
-import { GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
+import { CheckedStream, GUARD_STREAM_OPTION_NAMES, withholdDroppedObject, type GuardChannel, type GuardStreamOptionName, type JudgeRequest, type StreamMode } from './internal/checked-stream.js';
+import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type JudgeFailure } from './internal/guard-judge.js';
 import { quoted } from './internal/input-messages.js';
 import { budgetPieces, type Verdict } from './internal/judged-spans.js';
 import { locateValue } from './internal/judge-answer.js';
@@ -12,6 +12,7 @@ import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
 import { keepStateExcept } from './internal/step-scoped-state.js';
 import { booleanOption, oneOfOption, patternOption, probabilityOption, stringOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 
 /**
  * What to do with leaked system-prompt content: abort, report only, drop the span, or redact it.
@@ -72,7 +73,28 @@ export interface SystemPromptScrubberOptions extends GuardJudgeOptions {
    * `tool-error` to judge what tools write too.
    */
   channels?: GuardChannel[];
+  /** @deprecated The reference's input option: accepted without effect (warned once); the scrubber checks output only. */
+  lastMessageOnly?: boolean;
 }
+
+/** The option names {@link SystemPromptScrubber} knows (the reference's among them). */
+const SCRUBBER_OPTION_KEYS = optionKeys(
+  'system-prompt-scrubber',
+  [
+    ...GUARD_JUDGE_OPTION_NAMES,
+    ...GUARD_STREAM_OPTION_NAMES,
+    ...optionNames<Omit<SystemPromptScrubberOptions, keyof GuardJudgeOptions | GuardStreamOptionName>>({
+      strategy: true,
+      customPatterns: true,
+      redactionMethod: true,
+      placeholderText: true,
+      includeDetections: true,
+      threshold: true,
+      lastMessageOnly: true,
+    }),
+  ],
+  { lastMessageOnly: 'the scrubber checks output only (it has no input hook)' },
+);
 
 /**
  * The judge's answer. The reference's shape (`type`, `value`, `confidence`, `start`, `end`,
@@ -193,6 +215,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
   private readonly system: string;
 
   constructor(options: SystemPromptScrubberOptions) {
+    checkOptionKeys(SCRUBBER_OPTION_KEYS, options);
     this.judge = new GuardJudge('system-prompt-scrubber', options);
     this.violations = new PrivateViolations('system-prompt-scrubber', options.onViolation);
     this.onViolation = this.violations.onViolation;

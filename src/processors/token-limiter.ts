@@ -11,6 +11,7 @@ import type {
 import { defaultTokenizer, type Tokenizer } from './internal/lazy-tokenizer.js';
 import { reportViolation } from './internal/violation.js';
 import { functionOption, numberOption, oneOfOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
 
 /**
@@ -58,7 +59,38 @@ export interface TokenLimiterOptions {
   tokenCounter?: (text: string) => number;
   /** Called when the input or output is over the limit; its throws are swallowed. */
   onViolation?: (violation: ProcessorViolation) => void | Promise<void>;
+  /** @deprecated The reference's option (ignored there too): accepted without effect (warned once); use `tokenCounter`. */
+  encoding?: unknown;
+  /** @deprecated The reference's option: accepted without effect (warned once); the oldest messages are dropped first, the current turn kept. */
+  trimMode?: 'best-fit' | 'contiguous' | 'memory-only';
+  /** @deprecated The reference's option: accepted without effect (warned once); the prompt is trimmed to `limit`. */
+  atMaxRemoveTokens?: number;
+  /** @deprecated The reference's option: accepted without effect (warned once); trimming changes the step's prompt, never stored memory. */
+  onMemoryTrim?: (...args: never[]) => unknown;
 }
+
+/** The option names {@link TokenLimiterProcessor} knows (the reference's among them). */
+const TOKEN_LIMITER_OPTION_KEYS = optionKeys(
+  'token-limiter',
+  optionNames<TokenLimiterOptions>({
+    limit: true,
+    outputLimit: true,
+    strategy: true,
+    countMode: true,
+    tokenCounter: true,
+    onViolation: true,
+    encoding: true,
+    trimMode: true,
+    atMaxRemoveTokens: true,
+    onMemoryTrim: true,
+  }),
+  {
+    encoding: 'tokens are counted with o200k_base, or with tokenCounter',
+    trimMode: 'the oldest messages are dropped first, the current turn kept',
+    atMaxRemoveTokens: 'the prompt is trimmed to limit',
+    onMemoryTrim: "trimming changes the step's prompt, never stored memory",
+  },
+);
 
 /** Tokens added per message for role and framing (as OpenAI chat formats count them). */
 const MESSAGE_OVERHEAD = 4;
@@ -178,7 +210,10 @@ export class TokenLimiterProcessor implements Processor<'token-limiter'> {
   private readonly counter: (text: string) => number;
   private readonly customCounter: boolean;
 
-  constructor(options: TokenLimiterOptions) {
+  /** `options`, or the limit alone (`new TokenLimiterProcessor(4000)`, as the reference accepts it). */
+  constructor(options: TokenLimiterOptions | number) {
+    if (typeof options === 'number') options = { limit: options };
+    checkOptionKeys(TOKEN_LIMITER_OPTION_KEYS, options);
     if (options.limit === undefined) throw new InvalidProcessorOptionError('token-limiter', 'limit', undefined, 'a number above 0');
     this.limit = numberOption('token-limiter', 'limit', options.limit, 0, { above: 0 });
     this.outputLimit = numberOption('token-limiter', 'outputLimit', options.outputLimit, this.limit, { above: 0 });

@@ -1,5 +1,6 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { booleanOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { InvalidProcessorOptionError, type ProcessLLMRequestArgs, type ProcessLLMRequestResult, type Processor, type ProcessorState } from '../contract/index.js';
 
 /**
@@ -31,6 +32,9 @@ export interface ToolCallFilterOptions {
    */
   preserveModelOutput?: boolean;
 }
+
+/** The option names {@link ToolCallFilter} knows (the reference's are all among them). */
+const TOOL_CALL_FILTER_OPTION_KEYS = optionKeys('tool-call-filter', optionNames<ToolCallFilterOptions>({ exclude: true, preserveCurrentTurn: true, filterAfterToolSteps: true, preserveModelOutput: true }));
 
 type AssistantContent = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'];
 type ToolContent = Extract<LanguageModelV4Message, { role: 'tool' }>['content'];
@@ -70,6 +74,7 @@ export class ToolCallFilter implements Processor<'tool-call-filter'> {
   private readonly preserveModelOutput: boolean;
 
   constructor(options: ToolCallFilterOptions = {}) {
+    checkOptionKeys(TOOL_CALL_FILTER_OPTION_KEYS, options);
     const { exclude, filterAfterToolSteps } = options;
     if (exclude !== undefined && (!Array.isArray(exclude) || exclude.some((name) => typeof name !== 'string'))) {
       throw new InvalidProcessorOptionError(this.id, 'exclude', exclude, 'an array of tool names');

@@ -11,6 +11,7 @@ import {
 } from '../contract/index.js';
 import { Bm25Index } from './internal/bm25.js';
 import { wholeNumberOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 
 /**
  * Options of {@link ToolSearchProcessor}.
@@ -25,7 +26,33 @@ export interface ToolSearchOptions {
   tools: AgentToolSet;
   /** Most results `search_tools` returns. Default 5. */
   maxResults?: number;
+  /** @deprecated The reference's option: accepted without effect (warned once); loaded tools join the step's tools from the next step on. */
+  includeResolvedTools?: boolean;
+  /** @deprecated The reference's option: accepted without effect (warned once); the model finds tools through `search_tools`. */
+  injectCatalog?: boolean;
+  /** @deprecated The reference's option: accepted without effect (warned once); use `maxResults` (its `topK`). */
+  search?: { topK?: number; minScore?: number; autoLoad?: boolean };
+  /** @deprecated The reference's option: accepted without effect (warned once); loaded tools are kept in the run's state. */
+  storage?: 'in-memory' | 'context';
+  /** @deprecated The reference's option: accepted without effect (warned once); loaded tools last for the run. */
+  ttl?: number;
+  /** @deprecated The reference's option: accepted without effect (warned once); every tool in `tools` can be found and loaded, so pass only the tools the model may load. */
+  filter?: (args: never) => unknown;
 }
+
+/** The option names {@link ToolSearchProcessor} knows (the reference's among them). */
+const TOOL_SEARCH_OPTION_KEYS = optionKeys(
+  'tool-search',
+  optionNames<ToolSearchOptions>({ tools: true, maxResults: true, includeResolvedTools: true, injectCatalog: true, search: true, storage: true, ttl: true, filter: true }),
+  {
+    includeResolvedTools: "loaded tools join the step's tools from the next step on",
+    injectCatalog: 'the model finds tools through search_tools',
+    search: 'use maxResults (its topK); there is no minScore or autoLoad',
+    storage: "loaded tools are kept in the run's state",
+    ttl: 'loaded tools last for the run',
+    filter: 'every tool in tools can be found and loaded: pass only the tools the model may load',
+  },
+);
 
 /**
  * One `search_tools` result.
@@ -124,6 +151,7 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
   private readonly index: Bm25Index;
 
   constructor(options: ToolSearchOptions) {
+    checkOptionKeys(TOOL_SEARCH_OPTION_KEYS, options);
     const tools: unknown = options.tools;
     if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) throw new InvalidProcessorOptionError('tool-search', 'tools', tools, 'an object of tools by name');
     for (const [name, tool] of Object.entries(tools)) {

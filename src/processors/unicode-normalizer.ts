@@ -2,6 +2,7 @@ import type { MastraDBMessage } from '../message-list/index.js';
 import type { ProcessInputArgs, Processor } from '../contract/index.js';
 import { mapMessageText } from './internal/message-text.js';
 import { booleanOption } from './internal/guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 
 /**
  * Options of {@link UnicodeNormalizer}.
@@ -28,6 +29,9 @@ export interface UnicodeNormalizerOptions {
   /** Trim each text part. Default `true`. */
   trim?: boolean;
 }
+
+/** The option names {@link UnicodeNormalizer} knows (the reference's are the same). */
+const UNICODE_NORMALIZER_OPTION_KEYS = optionKeys('unicode-normalizer', optionNames<UnicodeNormalizerOptions>({ stripControlChars: true, preserveEmojis: true, collapseWhitespace: true, trim: true }));
 
 const emojiSequence =
   /(?:\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*|[#*0-9]\uFE0F?\u20E3)/gu;
@@ -80,6 +84,7 @@ export class UnicodeNormalizer implements Processor<'unicode-normalizer'> {
   private readonly options: Required<UnicodeNormalizerOptions>;
 
   constructor(options: UnicodeNormalizerOptions = {}) {
+    checkOptionKeys(UNICODE_NORMALIZER_OPTION_KEYS, options);
     this.options = {
       stripControlChars: booleanOption(this.id, 'stripControlChars', options.stripControlChars, false),
       preserveEmojis: booleanOption(this.id, 'preserveEmojis', options.preserveEmojis, true),

@@ -184,8 +184,9 @@ const flaggedCase: fc.Arbitrary<Case & { onViolation: ReturnType<typeof vi.fn> }
         const answer = drawn.spelling.recordShape ? { categories: flagged ? { [label]: score } : {} } : { [listKey]: flagged ? [{ [scoreKey]: label, score }] : [] };
         return write(answer, drawn.spelling.quoting);
       });
-      const options = { model: judge, onViolation, streamMode: 'final' as const };
-      const processor = drawn.guard === 'moderation' ? new ModerationProcessor(options) : new PromptInjectionDetector(options);
+      const options = { model: judge, onViolation };
+      // the injection detector judges input only: it has no streamMode
+      const processor = drawn.guard === 'moderation' ? new ModerationProcessor({ ...options, streamMode: 'final' }) : new PromptInjectionDetector(options);
       return { guard: drawn.guard, phase: drawn.phase, strategy: 'block' as const, processor, content: wrap(`The ${marker} is here.`), secret: marker, onViolation };
     }
     const value =
@@ -259,7 +260,13 @@ describe('judge answers are read as models write them (property-based, issue 31 
           });
           const options = { model: judge, onViolation, streamMode: 'final' as const };
           const processor =
-            guard === 'moderation' ? new ModerationProcessor(options) : guard === 'injection' ? new PromptInjectionDetector(options) : guard === 'pii' ? new PIIDetector(options) : new SystemPromptScrubber(options);
+            guard === 'moderation'
+              ? new ModerationProcessor(options)
+              : guard === 'injection'
+                ? new PromptInjectionDetector({ model: judge, onViolation }) // input only: no streamMode
+                : guard === 'pii'
+                  ? new PIIDetector(options)
+                  : new SystemPromptScrubber(options);
           const outcome = await run(processor, phase, content, 'You are Otto. The vault code is 1234.');
           const where = `${guard}/${phase}/${quoting}/${shape}`;
           if (outcome.tripwire !== undefined || outcome.error !== undefined) throw new Error(`${where}: the run was stopped`);

@@ -24,8 +24,16 @@ export class InvalidProcessorOptionError extends RxAgentError {
   /** The value given. */
   readonly value: unknown;
 
-  constructor(processorId: string, option: string, value: unknown, expected: string) {
-    super('InvalidProcessorOptionError', `${processorId}: option ${option} must be ${expected} (got ${describe(value)})`);
+  /**
+   * `expected` completes "option X must be …"; `{ problem }` instead says what is wrong in full
+   * ("is not one of its options (did you mean strategy?)") and leaves the value out of the message
+   * (an option name given by mistake may carry a secret as its value; `value` still holds it).
+   */
+  constructor(processorId: string, option: string, value: unknown, expected: string | { readonly problem: string }) {
+    super(
+      'InvalidProcessorOptionError',
+      typeof expected === 'string' ? `${processorId}: option ${option} must be ${expected} (got ${describe(value)})` : `${processorId}: option ${option} ${expected.problem}`,
+    );
     this.processorId = processorId;
     this.option = option;
     this.value = value;

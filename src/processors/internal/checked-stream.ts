@@ -37,6 +37,7 @@ import { InvalidProcessorOptionError, type AbortFunction, type ChunkType, type P
 import { emitInOrder } from './emit-in-order.js';
 import { merged, newStream, releaseDelta, type Entry, type Judgment, type JudgedStream, type Span } from './gate-release.js';
 import { listOfOption, numberOption, oneOfOption } from './guard-options.js';
+import { optionNames } from './option-keys.js';
 import { windowCut, windowSizeAt, DEFAULT_JUDGE_INPUT_CHARS, DEFAULT_WINDOW_SCHEDULE, type GuardChannel, type JudgedChannel, type Verdict } from './judged-spans.js';
 
 export type { GuardChannel, JudgedChannel };
@@ -117,6 +118,25 @@ export interface CheckedStreamOptions {
   /** The processor's id, for the reason of a block the gate itself decides. */
   processorId: string;
 }
+
+/** The gate's options a guard takes from its user. */
+export type GuardStreamOptionName = 'streamMode' | 'windowSize' | 'windowSchedule' | 'channels';
+
+/**
+ * The names of a gate's options a guard takes from its user (the others it sets itself): one list
+ * for every guard that gates its stream.
+ *
+ * @example
+ * ```ts
+ * const keys = optionKeys('pii-detector', [...GUARD_JUDGE_OPTION_NAMES, ...GUARD_STREAM_OPTION_NAMES, 'strategy']);
+ * ```
+ */
+export const GUARD_STREAM_OPTION_NAMES = optionNames<Pick<CheckedStreamOptions, GuardStreamOptionName>>({
+  streamMode: true,
+  windowSize: true,
+  windowSchedule: true,
+  channels: true,
+});
 
 /**
  * The window sizes of `options`: `windowSchedule` (a non-empty array of finite sizes of at least 1),

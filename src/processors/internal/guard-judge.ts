@@ -17,13 +17,14 @@
 import type { ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
 import { InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
-import { ModelJudge, type ModelBackedOptions } from './model-backed.js';
+import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './model-backed.js';
 import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
 import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import { callQuietly, type PrivateViolations } from './private-violation.js';
 import { StructuredCallError, type StructuredCallRequest } from './structured-call.js';
 import { functionOption } from './guard-options.js';
+import { optionNames } from './option-keys.js';
 
 /**
  * The default bound on judge calls per processor and run.
@@ -135,6 +136,27 @@ export interface GuardJudgeOptions extends Omit<ModelBackedOptions, 'errorStrate
    */
   judgeDeadlineMs?: number;
 }
+
+/**
+ * The names of {@link GuardJudgeOptions} (the model-backed options included): one list for every
+ * guard, each adding its own options to it.
+ *
+ * @example
+ * ```ts
+ * const keys = optionKeys('moderation', [...GUARD_JUDGE_OPTION_NAMES, 'categories', 'threshold']);
+ * ```
+ */
+export const GUARD_JUDGE_OPTION_NAMES: readonly string[] = Object.freeze([
+  ...MODEL_BACKED_OPTION_NAMES,
+  ...optionNames<Omit<GuardJudgeOptions, keyof ModelBackedOptions>>({
+    contentErrorStrategy: true,
+    onFailOpen: true,
+    maxJudgeInputChars: true,
+    maxJudgeCalls: true,
+    maxConcurrentJudgeCalls: true,
+    judgeDeadlineMs: true,
+  }),
+]);
 
 /**
  * Why a judge call failed, as the error strategies see it: the judged content can cause it

@@ -7,6 +7,7 @@ import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
 import { InvalidProcessorOptionError, thrownMessage, type AbortFunction, type ProcessorViolation } from '../../contract/index.js';
 import { booleanOption, functionOption, stringOption } from './guard-options.js';
+import { checkOptionKeys, optionKeys, optionNames } from './option-keys.js';
 import { judgeReporter, type JudgeTracing } from './judge-report.js';
 import { callQuietly } from './private-violation.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -60,6 +61,29 @@ export interface ModelBackedOptions {
 }
 
 /**
+ * The names of {@link ModelBackedOptions}: one list for every model-backed processor (each adds
+ * its own to it).
+ *
+ * @example
+ * ```ts
+ * const keys = optionKeys('structured-output', [...MODEL_BACKED_OPTION_NAMES, 'schema', 'fallbackValue']);
+ * ```
+ */
+export const MODEL_BACKED_OPTION_NAMES = optionNames<ModelBackedOptions>({
+  model: true,
+  registry: true,
+  errorStrategy: true,
+  instructions: true,
+  providerOptions: true,
+  structuredOutputOptions: true,
+  onViolation: true,
+  onError: true,
+});
+
+/** The names `structuredOutputOptions` may hold. */
+const STRUCTURED_OUTPUT_OPTION_NAMES = optionNames<NonNullable<ModelBackedOptions['structuredOutputOptions']>>({ jsonPromptInjection: true });
+
+/**
  * The outcome of a judging call: its value, or why it failed.
  *
  * @example
@@ -89,6 +113,7 @@ export class ModelJudge {
     if (structured !== undefined && (typeof structured !== 'object' || structured === null)) {
       throw new InvalidProcessorOptionError(processorId, 'structuredOutputOptions', structured, 'an object ({ jsonPromptInjection?: boolean })');
     }
+    if (structured !== undefined) checkOptionKeys(optionKeys(processorId, STRUCTURED_OUTPUT_OPTION_NAMES), structured, 'structuredOutputOptions');
     this.jsonPromptInjection = booleanOption(processorId, 'structuredOutputOptions.jsonPromptInjection', options.structuredOutputOptions?.jsonPromptInjection, false);
     stringOption(processorId, 'instructions', options.instructions, undefined);
     const providerOptions: unknown = options.providerOptions;
