@@ -6,7 +6,7 @@
  * every live reader of the run, each taking the rows past its own cursor — instead of each reader
  * reading `seq > cursor` on every wake-up.
  */
-import { Observable, type Subscription } from 'rxjs';
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { JournalEntry } from '../journal/types.js';
 import { StoredEntry, terminalOf } from './journal-rules.js';
 
@@ -243,6 +243,27 @@ export class JournalReads<K = string> {
   }
 }
 
+/** What {@link deliverPage} answers once the read is over (a terminal entry went out, or the subscriber left). */
+const ENDED = -1;
+
+/**
+ * Hands on the rows of a page that follow `cursor`, in order, each seq once (a row at or before the
+ * cursor is skipped); completes the subscriber after a terminal entry. The new cursor, or `ENDED`.
+ */
+function deliverPage(rows: readonly ChunkRow[], cursor: number, subscriber: Subscriber<JournalEntry>): number {
+  for (const row of rows) {
+    if (subscriber.closed) return ENDED;
+    if (row.seq !== cursor + 1) continue;
+    cursor = row.seq;
+    subscriber.next(new StoredEntry(row.seq, row.epoch, row.json));
+    if (terminalOf(row.type) !== undefined) {
+      subscriber.complete();
+      return ENDED;
+    }
+  }
+  return cursor;
+}
+
 /** A bounded read: pages up to `end` (rows missing before it end the read with why). */
 function boundedEntries(source: TailSource, after: number, end: number, ready: TailReadOptions['ready'], maxBytes: number | undefined): Observable<JournalEntry> {
   return new Observable<JournalEntry>((subscriber) => {
@@ -257,16 +278,9 @@ function boundedEntries(source: TailSource, after: number, end: number, ready: T
           if (!first && ready !== undefined) await ready();
           if (subscriber.closed) return;
           const rows = await source.page(cursor, source.pageSize, end, maxBytes);
-          for (const row of rows) {
-            if (subscriber.closed) return;
-            if (row.seq !== cursor + 1) continue;
-            cursor = row.seq;
-            subscriber.next(new StoredEntry(row.seq, row.epoch, row.json));
-            if (terminalOf(row.type) !== undefined) {
-              subscriber.complete();
-              return;
-            }
-          }
+          const next = deliverPage(rows, cursor, subscriber);
+          if (next === ENDED) return;
+          cursor = next;
           // rows up to `end` exist (seq is dense): none means they were removed, and the read
           // ends with why (it completed short, as if the run ended there)
           if (rows.length === 0) await source.missing(cursor + 1, end);
@@ -381,16 +395,9 @@ function liveEntries(
           // before this query was made: it must find them
           const known = tail.seq;
           const rows = await source.page(cursor, source.pageSize, undefined, maxBytes);
-          for (const row of rows) {
-            if (subscriber.closed) return;
-            if (row.seq !== cursor + 1) continue;
-            cursor = row.seq;
-            subscriber.next(new StoredEntry(row.seq, row.epoch, row.json));
-            if (terminalOf(row.type) !== undefined) {
-              subscriber.complete();
-              return;
-            }
-          }
+          const next = deliverPage(rows, cursor, subscriber);
+          if (next === ENDED) return;
+          cursor = next;
           if (subscriber.closed) return;
           // a full page (by rows or bytes): more may be there already
           if (rows.length === source.pageSize || (maxBytes !== undefined && pageBytes(rows) >= maxBytes)) continue;
