@@ -31,7 +31,14 @@ export interface ToolSearchOptions {
   /** @deprecated The reference's option: accepted without effect (warned once); the model finds tools through `search_tools`. */
   injectCatalog?: boolean;
   /** @deprecated The reference's option: accepted without effect (warned once); use `maxResults` (its `topK`). */
-  search?: { topK?: number; minScore?: number; autoLoad?: boolean };
+  search?: {
+    /** The reference's result count (here `maxResults`). */
+    topK?: number;
+    /** The reference's score floor (no equivalent here). */
+    minScore?: number;
+    /** The reference's automatic loading (no equivalent here: the model calls `load_tool`). */
+    autoLoad?: boolean;
+  };
   /** @deprecated The reference's option: accepted without effect (warned once); loaded tools are kept in the run's state. */
   storage?: 'in-memory' | 'context';
   /** @deprecated The reference's option: accepted without effect (warned once); loaded tools last for the run. */
