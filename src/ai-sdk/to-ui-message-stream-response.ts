@@ -1,7 +1,7 @@
 /** An rxagent run as an HTTP `Response` carrying the UI message stream as server-sent events. */
 import { createUIMessageStreamResponse } from 'ai';
 import type { Observable } from 'rxjs';
-import type { ChunkType } from '../contract/index.js';
+import { MAX_TIMER_MS, isTimerDelay, type ChunkType } from '../contract/index.js';
 import { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
 import { optionError } from '../loop/index.js';
 
@@ -78,14 +78,13 @@ export function toUIMessageStreamResponse(chunks$: Observable<ChunkType>, init: 
 /** Statuses a body cannot go with. */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 /** The longest delay a timer can wait for. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `TypeError` (naming the option, not the value: it may be a client's) for an init no `Response` can carry. */
 function checkResponseInit(status: unknown, statusText: unknown, headers: HeadersInit | undefined, keepAliveMs: unknown): void {
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599 || NULL_BODY_STATUSES.has(status))) {
     throw optionError('toUIMessageStreamResponse: init.status must be an integer from 200 to 599 that a body can go with (not 204, 205 or 304).');
   }
-  if (keepAliveMs !== undefined && (typeof keepAliveMs !== 'number' || !Number.isFinite(keepAliveMs) || keepAliveMs <= 0 || keepAliveMs > MAX_TIMER_MS)) {
+  if (keepAliveMs !== undefined && !isTimerDelay(keepAliveMs)) {
     throw optionError(`toUIMessageStreamResponse: init.keepAliveMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}.`);
   }
   try {

@@ -12,6 +12,7 @@ import {
 } from '../storage/index.js';
 import { errorBody, errorResponse, sseHeaders } from './internal/http.js';
 import { optionError } from '../loop/index.js';
+import { MAX_TIMER_MS, isTimerDelay } from '../contract/index.js';
 
 /**
  * Options of {@link journalStreamResponse}: who may read the run (an `authorize` check of the
@@ -99,13 +100,10 @@ export async function journalStreamResponse(journal: RunJournal, runId: string, 
   return new Response(stream, { status: 200, headers });
 }
 
-/** The longest delay a timer can wait for (a longer one fires every millisecond). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** `keepAliveMs` is a delay a timer can wait for, or absent: a `TypeError` naming it otherwise. */
 function checkKeepAlive(keepAliveMs: unknown): void {
   if (keepAliveMs === undefined) return;
-  if (typeof keepAliveMs !== 'number' || !Number.isFinite(keepAliveMs) || keepAliveMs <= 0 || keepAliveMs > MAX_TIMER_MS) {
+  if (!isTimerDelay(keepAliveMs)) {
     throw optionError(`journalStreamResponse: options.keepAliveMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS} (got ${typeof keepAliveMs === 'number' ? String(keepAliveMs) : typeof keepAliveMs})`);
   }
 }

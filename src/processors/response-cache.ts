@@ -33,6 +33,7 @@ import {
   type ProcessorHookName,
   type ProcessorState,
   type StepResult,
+  MAX_TIMER_MS,
 } from '../contract/index.js';
 import { canonicalDigest } from './internal/cache-key.js';
 import { functionOption, methodsOption, wholeNumberOption } from './internal/guard-options.js';
@@ -275,9 +276,6 @@ interface RunRecord {
   /** Whether the run's end (`abortSignal`) settles its waiting answer. */
   listening?: boolean;
 }
-
-/** The longest a timer waits: Node fires a longer one at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Whether `value` is a promise-like (a `then` getter that throws is the caller's to catch). */
 const isThenable = <T>(value: unknown): value is PromiseLike<T> => typeof (value as { then?: unknown } | null)?.then === 'function';

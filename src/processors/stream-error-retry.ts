@@ -2,7 +2,7 @@ import { asyncScheduler, firstValueFrom, fromEvent, map, race, timer, type Sched
 import { APICallError } from '@ai-sdk/provider';
 import { booleanOption, functionOption, methodsOption } from './internal/guard-options.js';
 import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
-import { InvalidProcessorOptionError, type ProcessAPIErrorArgs, type ProcessAPIErrorResult, type Processor } from '../contract/index.js';
+import { InvalidProcessorOptionError, MAX_TIMER_MS, type ProcessAPIErrorArgs, type ProcessAPIErrorResult, type Processor } from '../contract/index.js';
 
 /**
  * What a `delayMs` function and a matcher's `onRetry` receive: the `processAPIError` arguments
@@ -352,7 +352,6 @@ const noRetry: Promise<undefined> = Promise.resolve(undefined);
 const PROCESSOR_ID = 'stream-error-retry-processor';
 
 /** The longest wait a timer can make (`setTimeout` fires at once past it). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A count or a time in ms: a finite number, 0 or more, at most `most` (NaN, infinities, negatives

@@ -14,7 +14,7 @@
  * - **Bounded cost and load.** At most `maxJudgeCalls` calls per processor and run (past the bound
  *   the run is blocked) and at most `maxConcurrentJudgeCalls` of them at once (the others wait).
  */
-import type { ProcessorState } from '../../contract/index.js';
+import { MAX_TIMER_MS, type ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
 import { InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
 import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './model-backed.js';
@@ -228,7 +228,6 @@ function countOption(processorId: string, option: string, value: unknown, fallba
 }
 
 /** The longest wait a timer can make (`setTimeout` fires at once past it). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Whether the judged content can have caused `error`: an unreadable or refused answer, or a

@@ -13,6 +13,7 @@
 import type { ClientConfig, Pool } from 'pg';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import { optionError } from '../../contract/option-error.js';
+import { MAX_TIMER_MS, isTimerDelay } from '../../contract/timer-delay.js';
 import { pg } from '../internal/load-driver.js';
 import type { OwnerLockState, OwnerSession } from '../journal/types.js';
 
@@ -47,9 +48,6 @@ export function runsOfLostOwnersStatement(schema: string, schemaName: string): s
  */
 export const DEFAULT_RECONNECT_WITHIN_MS = 200;
 
-/** The longest delay a timer can wait for (a longer one fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * `holdOwnerSession`'s `options.reconnectWithinMs`, checked: a number of milliseconds above 0 and
  * at most 2^31 − 1 (a timer's longest), or {@link DEFAULT_RECONNECT_WITHIN_MS} when absent; a
@@ -67,7 +65,7 @@ export function reconnectWithinOf(where: string, options: unknown): number {
   if (typeof options !== 'object' || options === null) throw optionError(`${where}: options must be an object ({ reconnectWithinMs? }), got ${options === null ? 'null' : typeof options}.`);
   const value: unknown = (options as { reconnectWithinMs?: unknown }).reconnectWithinMs;
   if (value === undefined) return DEFAULT_RECONNECT_WITHIN_MS;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+  if (!isTimerDelay(value)) {
     throw optionError(`${where}: options.reconnectWithinMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS} (got ${typeof value === 'number' ? String(value) : typeof value}).`);
   }
   return value;
