@@ -27,7 +27,7 @@ import { PgBoss } from 'pg-boss';
 import { ReplaySubject, filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from 'rxagent';
-import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunJob, type RunQueue, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
+import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunJob, type RunJournal, type RunQueue, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import type { OwnerLockState, OwnerSession } from '../../src/storage/journal/types.js';
 import { scriptedModel } from 'rxagent/testing';
@@ -154,40 +154,65 @@ afterAll(async () => {
   await server?.stop();
 }, 60_000);
 
+/**
+ * `owners` workers each hold one run of `agentId` in its tool (a gate) while a sweeper watches; every
+ * connection of their journal (`wrap`ped, if given) is then refused for `outageMs` and cut, and the
+ * tools finish 3 s after the database answers again. What each worker saw, for the test to judge.
+ */
+async function outageWithOwnersInTools(scenario: {
+  owners: number;
+  agentId: string;
+  idPrefix: string;
+  outageMs: number;
+  ownerSweep: RunWorkerOptions['lostOwnerSweep'];
+  sweeperSweep: RunWorkerOptions['lostOwnerSweep'];
+  wrap?: (journal: PostgresRunJournal) => RunJournal;
+}): Promise<{ runIds: string[]; events: Array<ReturnType<typeof recorded>>; sweeperEvents: ReturnType<typeof recorded>; proxy: TcpProxy }> {
+  const { owners, agentId, idPrefix, outageMs } = scenario;
+  const tools = gate();
+  const { journal: cutJournal, proxy } = await proxiedJournal();
+  const ownersJournal = scenario.wrap?.(cutJournal) ?? cutJournal;
+  let started = 0;
+  const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
+    if (point === 'tool-started' && info.epoch === 1) started++;
+  };
+  const events: Array<ReturnType<typeof recorded>> = [];
+  for (let index = 0; index < owners; index++) {
+    const owner = newWorker({ agents: [lookAgent(agentId, () => tools.opened)], journal: ownersJournal, faultPoint, workerId: `${idPrefix}-${index}-${suffix}`, lostOwnerSweep: scenario.ownerSweep });
+    events.push(recorded(owner.events$));
+    await owner.start();
+  }
+  const runIds: string[] = [];
+  for (let index = 0; index < owners; index++) runIds.push((await workers.at(-1)!.submit(agentId, 'Please look')).runId);
+  // each owner (concurrency 1) holds one run, in its tool
+  await eventually(() => started === owners, 'every owner in its tool', 30_000);
+  const sweeper = newWorker({ agents: [lookAgent(agentId)], journal: ownersJournal, workerId: `${idPrefix}-sweeper-${suffix}`, concurrency: owners, lostOwnerSweep: scenario.sweeperSweep });
+  const sweeperEvents = recorded(sweeper.events$);
+  await sweeper.start();
+  await sleep(500);
+  proxy.refuse(outageMs);
+  proxy.cut();
+  // the database answers again after the outage: give the sweeps time to take over what still looks lost
+  await sleep(outageMs + 3_000);
+  tools.open();
+  for (const [index, runId] of runIds.entries()) {
+    const completed = await Promise.race([...events.map((owner) => owner.until('completed', runId)), sweeperEvents.until('completed', runId)]);
+    expect({ index, status: completed.status }).toEqual({ index, status: 'completed' });
+  }
+  return { runIds, events, sweeperEvents, proxy };
+}
+
 describe('the owner session after an outage', () => {
   it('every connection to the journal cut and refused for 1.4 s while four owners’ tools run: each owner’s session is back within the sweeper’s grace, and no run is taken over', async () => {
-    const owners = 4;
-    const tools = gate();
-    const { journal: cutJournal, proxy } = await proxiedJournal();
-    let started = 0;
-    const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
-      if (point === 'tool-started' && info.epoch === 1) started++;
-    };
-    const agentId = 'kept';
-    const events: Array<ReturnType<typeof recorded>> = [];
-    for (let index = 0; index < owners; index++) {
-      const owner = newWorker({ agents: [lookAgent(agentId, () => tools.opened)], journal: cutJournal, faultPoint, workerId: `kept-${index}-${suffix}`, lostOwnerSweep: false });
-      events.push(recorded(owner.events$));
-      await owner.start();
-    }
-    const runIds: string[] = [];
-    for (let index = 0; index < owners; index++) runIds.push((await workers.at(-1)!.submit(agentId, 'Please look')).runId);
-    // each owner (concurrency 1) holds one run, in its tool
-    await eventually(() => started === owners, 'every owner in its tool', 30_000);
-    // the sweeper (default grace 750 ms) reads the journal through the same proxy: the outage is everyone's
-    const sweeper = newWorker({ agents: [lookAgent(agentId)], journal: cutJournal, workerId: `kept-sweeper-${suffix}`, concurrency: owners, lostOwnerSweep: { intervalMs: 100 } });
-    const sweeperEvents = recorded(sweeper.events$);
-    await sweeper.start();
-    await sleep(500);
-    proxy.refuse(1_400);
-    proxy.cut();
-    // the database answers again after 1.4 s: give the sweeps time to take over what still looks lost
-    await sleep(1_400 + 3_000);
-    tools.open();
-    for (const [index, runId] of runIds.entries()) {
-      const completed = await Promise.race([...events.map((owner) => owner.until('completed', runId)), sweeperEvents.until('completed', runId)]);
-      expect({ index, status: completed.status }).toEqual({ index, status: 'completed' });
-    }
+    const { runIds, events, sweeperEvents, proxy } = await outageWithOwnersInTools({
+      owners: 4,
+      agentId: 'kept',
+      idPrefix: 'kept',
+      outageMs: 1_400,
+      ownerSweep: false,
+      // the sweeper (default grace 750 ms) reads the journal through the same proxy: the outage is everyone's
+      sweeperSweep: { intervalMs: 100 },
+    });
     for (const runId of runIds) expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish', epoch: 1 });
     expect(sweeperEvents.all.filter((event) => event.type === 'claimed')).toEqual([]);
     expect(events.flatMap((owner) => owner.all).filter((event) => event.type === 'fenced')).toEqual([]);
@@ -387,43 +412,26 @@ function keptSessions(made: PostgresRunJournal): { journal: PostgresRunJournal; 
 
 describe('the owner session reconnects within the grace the worker names', () => {
   it('every worker with graceMs: 300, every journal connection cut and refused for 1 s while three owners’ tools run: each asks its session for reconnects 75 ms apart, is back within the grace, and keeps its run', async () => {
-    const owners = 3;
-    const tools = gate();
-    const { journal: cutJournal, proxy } = await proxiedJournal();
-    const { journal: keptJournal, asked } = keptSessions(cutJournal);
-    let started = 0;
-    const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
-      if (point === 'tool-started' && info.epoch === 1) started++;
-    };
-    const agentId = 'kept-300';
     // the deployment's workers share their options: the owners sweep too
     const lostOwnerSweep = { intervalMs: 100, graceMs: 300 };
-    const events: Array<ReturnType<typeof recorded>> = [];
-    for (let index = 0; index < owners; index++) {
-      const owner = newWorker({ agents: [lookAgent(agentId, () => tools.opened)], journal: keptJournal, faultPoint, workerId: `kept300-${index}-${suffix}`, lostOwnerSweep });
-      events.push(recorded(owner.events$));
-      await owner.start();
-    }
-    const runIds: string[] = [];
-    for (let index = 0; index < owners; index++) runIds.push((await workers.at(-1)!.submit(agentId, 'Please look')).runId);
-    await eventually(() => started === owners, 'every owner in its tool', 30_000);
-    const sweeper = newWorker({ agents: [lookAgent(agentId)], journal: keptJournal, workerId: `kept300-sweeper-${suffix}`, concurrency: owners, lostOwnerSweep });
-    const sweeperEvents = recorded(sweeper.events$);
-    await sweeper.start();
-    await sleep(500);
-    proxy.refuse(1_000);
-    proxy.cut();
-    // the database answers again after 1 s: give the sweeps time to take over what still looks lost
-    await sleep(1_000 + 3_000);
-    tools.open();
-    for (const [index, runId] of runIds.entries()) {
-      const completed = await Promise.race([...events.map((owner) => owner.until('completed', runId)), sweeperEvents.until('completed', runId)]);
-      expect({ index, status: completed.status }).toEqual({ index, status: 'completed' });
-    }
+    let asked: unknown[] = [];
+    const { runIds, events, sweeperEvents, proxy } = await outageWithOwnersInTools({
+      owners: 3,
+      agentId: 'kept-300',
+      idPrefix: 'kept300',
+      outageMs: 1_000,
+      ownerSweep: lostOwnerSweep,
+      sweeperSweep: lostOwnerSweep,
+      wrap: (cut) => {
+        const kept = keptSessions(cut);
+        asked = kept.asked;
+        return kept.journal;
+      },
+    });
     for (const runId of runIds) expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish', epoch: 1 });
     expect(sweeperEvents.all.filter((event) => event.type === 'claimed')).toEqual([]);
     expect([...events, sweeperEvents].flatMap((worker) => worker.all).filter((event) => event.type === 'fenced')).toEqual([]);
-    expect(asked).toEqual(Array.from({ length: owners + 1 }, () => ({ reconnectWithinMs: 75 })));
+    expect(asked).toEqual(Array.from({ length: 3 + 1 }, () => ({ reconnectWithinMs: 75 })));
     expect(proxy.stats.cut).toBeGreaterThan(0);
     expect(proxy.stats.refused).toBeGreaterThan(0);
   }, 90_000);
