@@ -11,7 +11,6 @@
  */
 const nextImmediate: (resume: () => void) => unknown =
   typeof setImmediate === 'function' ? setImmediate : (resume) => setTimeout(resume, 0);
-const nextTimers: (resume: () => void) => unknown = setTimeout;
 /** The clock a slice is measured by (the real one, whatever timers a test fakes). */
 export const clock: () => number = performance.now.bind(performance);
 
@@ -82,11 +81,14 @@ export function nextTurn(): Promise<void> {
 }
 
 /**
- * Resolves after the timers that are due ran (`setTimeout(0)`): a run whose `AbortSignal.timeout`
- * expired while the loop was starved is aborted by then.
+ * Resolves after the timers that came due while the loop was starved ran: at the check phase of the
+ * loop's next iteration (two `setImmediate`s), whose timers phase ran every timer due by then — a
+ * run whose `AbortSignal.timeout` expired meanwhile is aborted first. Not a `setTimeout(0)`: one set
+ * during a starvation is timed from the loop's stale clock, so it could run before a timer that
+ * expired long ago (it did, under load).
  */
 export function afterDueTimers(): Promise<void> {
   return new Promise<void>((resume) => {
-    nextTimers(resume);
+    nextImmediate(() => nextImmediate(resume));
   });
 }
