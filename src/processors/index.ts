@@ -121,6 +121,7 @@ export {
 export {
   ModelSelectionProcessor,
   type ModelChoice,
+  type ModelCriteriaChoice,
   type ModelSelectionDecision,
   type ModelSelectionOptions,
 } from './model-selection.js';

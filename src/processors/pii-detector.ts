@@ -156,25 +156,60 @@ export const DEFAULT_PII_TYPES = [
   'date-of-birth',
 ] as const;
 
-const piiAnswer = z.strictObject({
-  // strict inside entries too, as the response format sent says (`additionalProperties: false`):
-  // `{"type": "email", "value": …, "redacted": true}` is not an answer the guard can read
-  detections: z.array(
-    z.strictObject({
-      /** What kind of value this is. */
-      type: z.string(),
-      /** The matched value. */
-      value: z.string(),
-      /** How sure the model is (0..1). */
-      confidence: z.number().min(0).max(1).optional(),
-    }),
-  ),
+/**
+ * One detection as the judge may write it: rxagent's `{type, value, confidence}` or the
+ * reference's, which adds `start`, `end` (the value's place in the judged text) and
+ * `redacted_value`. Strict: any other key makes the answer unreadable (the response format sent
+ * says `additionalProperties: false`). Positions are checked against the judged text by
+ * {@link piiAnswerFor}; they are never used to redact (the value is searched in the text), and
+ * `redacted_value` is never written into it: the replacement is the guard's `redactionMethod`, as
+ * in the reference.
+ */
+const piiDetection = z.strictObject({
+  /** What kind of value this is. */
+  type: z.string(),
+  /** The matched value. */
+  value: z.string(),
+  /** How sure the model is (0..1). */
+  confidence: z.number().min(0).max(1).optional(),
+  /** The reference's: where the value starts in the judged text (UTF-16 index). */
+  start: z.number().int().min(0).optional(),
+  /** The reference's: where it ends (exclusive). */
+  end: z.number().int().min(0).optional(),
+  /** The reference's redacted form of the value: accepted, never used. */
+  redacted_value: z.string().nullable().optional(),
 });
 
-/** The `hashKey`, checked: a non-empty string or byte array (an empty key would make every hash guessable). */
+const piiAnswer = z.strictObject({ detections: z.array(piiDetection) });
+
+/**
+ * The answer schema for one judged piece: {@link piiAnswer}, and positions that can be in `text` —
+ * both or neither, `start ≤ end ≤ text.length`. A position that cannot be is an unreadable answer
+ * (a judge failure: `contentErrorStrategy`, blocked by default), on the same strict path as a
+ * wrong key.
+ */
+function piiAnswerFor(text: string) {
+  return piiAnswer.superRefine((answer, context) => {
+    answer.detections.forEach(({ start, end }, index) => {
+      if (start === undefined && end === undefined) return;
+      if (start === undefined || end === undefined) {
+        context.addIssue({ code: 'custom', path: ['detections', index], message: 'start and end go together' });
+      } else if (start > end || end > text.length) {
+        context.addIssue({ code: 'custom', path: ['detections', index], message: `positions ${start}..${end} are not within the judged text (${text.length} characters)` });
+      }
+    });
+  });
+}
+
+/**
+ * The `hashKey`, checked: a non-empty string or byte array (an empty key would make every hash
+ * guessable). Bytes are copied: a caller that wipes its buffer after construction (`key.fill(0)`)
+ * must not leave the guard hashing with an all-zero key.
+ */
 function hashKeyOption(value: unknown): string | Uint8Array | undefined {
   if (value === undefined) return undefined;
-  if ((typeof value === 'string' || value instanceof Uint8Array) && value.length > 0) return value;
+  if (typeof value === 'string' && value.length > 0) return value;
+  if (value instanceof Uint8Array && value.length > 0) return Uint8Array.from(value);
   throw new InvalidProcessorOptionError('pii-detector', 'hashKey', value, 'a non-empty string or Uint8Array');
 }
 
@@ -186,7 +221,7 @@ function hashKeyOption(value: unknown): string | Uint8Array | undefined {
  * const detection: PIIDetection = { type: 'email', value: 'jane@x.io', confidence: 0.98 };
  * ```
  */
-export type PIIDetection = z.infer<typeof piiAnswer>['detections'][number];
+export type PIIDetection = z.infer<typeof piiDetection>;
 
 /** What one judgment found: the located detections (where they are stored), and what could not be placed. */
 interface PIIReading {
@@ -203,7 +238,9 @@ interface PIIReading {
  * model, in the input and in the streamed output, and blocks, reports, drops or redacts it.
  *
  * The judge answers with JSON `{"detections": [{"type": "email", "value": "jane@x.io", "confidence": 0.98}]}`;
- * each detected value is redacted wherever it occurs (`redactionMethod`). An unreadable answer or a
+ * each detected value is redacted wherever it occurs (`redactionMethod`). The reference's entries
+ * (`start`, `end`, `redacted_value` besides) read too: positions must be whole numbers within the
+ * judged text, or the answer is unreadable; `redacted_value` is never used. An unreadable answer or a
  * request the judge rejects blocks (`contentErrorStrategy`, default `'strict'`); an infrastructure
  * failure follows `errorStrategy` (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Every detection reaches
  * `onViolation` once; the client's tripwire carries the types, never the values.
@@ -314,7 +351,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     const outcome = await this.judge.judge(
       state,
       text,
-      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: piiAnswer }),
+      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: piiAnswerFor(piece), responseSchema: piiAnswer }),
       call,
     );
     if (!outcome.ok) return outcome.failure;

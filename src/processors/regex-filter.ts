@@ -12,7 +12,7 @@ import type {
 } from '../contract/index.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { InvalidProcessorOptionError } from '../contract/index.js';
-import { booleanOption, functionOption, listOfOption, oneOfOption, stringOption, wholeNumberOption } from './internal/guard-options.js';
+import { booleanOption, compileProblem, functionOption, listOfOption, oneOfOption, stringOption, wholeNumberOption } from './internal/guard-options.js';
 import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
 import { storedShape } from './internal/message-text.js';
 import { REGEX_PRESETS, type RegexPreset, type RegexRule } from './internal/regex-presets.js';
@@ -87,7 +87,7 @@ function rulesOption(value: unknown, strategies: readonly RegexFilterStrategy[],
       try {
         new RegExp(pattern, givenFlags.replace(/[gy]/g, ''));
       } catch (error) {
-        throw new InvalidProcessorOptionError('regex-filter', `${at}.pattern`, pattern, `a valid regular expression (${error instanceof Error ? error.message : 'it does not compile'})`);
+        throw new InvalidProcessorOptionError('regex-filter', `${at}.pattern`, pattern, `a valid regular expression (${compileProblem(error)})`);
       }
     } else {
       throw new InvalidProcessorOptionError('regex-filter', `${at}.pattern`, pattern, 'a RegExp or a pattern string');

@@ -28,11 +28,17 @@ export class InvalidProcessorOptionError extends RxAgentError {
    * `expected` completes "option X must be …"; `{ problem }` instead says what is wrong in full
    * ("is not one of its options (did you mean strategy?)") and leaves the value out of the message
    * (an option name given by mistake may carry a secret as its value; `value` still holds it).
+   * With `expected`, the message describes the value without printing a string (an API key given
+   * to the wrong option must not land in a log): `a string of 41 characters`; numbers (but whole
+   * numbers of 9 digits or more, which may be account or card numbers), booleans, `null` and
+   * `undefined` as they are. `suggestion` names the accepted value a string is closest to.
    */
-  constructor(processorId: string, option: string, value: unknown, expected: string | { readonly problem: string }) {
+  constructor(processorId: string, option: string, value: unknown, expected: string | { readonly problem: string }, options: { readonly suggestion?: string | undefined } = {}) {
     super(
       'InvalidProcessorOptionError',
-      typeof expected === 'string' ? `${processorId}: option ${option} must be ${expected} (got ${describe(value)})` : `${processorId}: option ${option} ${expected.problem}`,
+      typeof expected === 'string'
+        ? `${processorId}: option ${option} must be ${expected} (got ${describeValue(value)}${options.suggestion === undefined ? '' : `; did you mean ${options.suggestion}?`})`
+        : `${processorId}: option ${option} ${expected.problem}`,
     );
     this.processorId = processorId;
     this.option = option;
@@ -44,8 +50,27 @@ export class InvalidProcessorOptionError extends RxAgentError {
   }
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return typeof value;
+/** Whole numbers from this many digits on are described, not printed (account, card or PIN-like numbers). */
+const SECRET_LIKE_DIGITS = 9;
+
+/**
+ * What `value` is, for an error message, without printing a string or a secret-like number. Never
+ * throws (a revoked Proxy is "a value that cannot be read").
+ */
+function describeValue(value: unknown): string {
+  try {
+    if (typeof value === 'string') return value === '' ? 'an empty string' : `a string of ${value.length} character${value.length === 1 ? '' : 's'}`;
+    if (typeof value === 'number') {
+      const digits = Number.isInteger(value) ? String(Math.abs(value)).length : 0;
+      return digits >= SECRET_LIKE_DIGITS && !String(value).includes('e') ? `a whole number of ${digits} digits` : String(value);
+    }
+    if (typeof value === 'boolean' || value === null || value === undefined) return String(value);
+    if (typeof value === 'function') return 'a function';
+    if (typeof value === 'symbol') return 'a symbol';
+    if (typeof value === 'bigint') return 'a bigint';
+    if (Array.isArray(value)) return `an array of ${value.length} entr${value.length === 1 ? 'y' : 'ies'}`;
+    return 'an object';
+  } catch {
+    return 'a value that cannot be read';
+  }
 }

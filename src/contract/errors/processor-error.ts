@@ -1,4 +1,5 @@
 import { RxAgentError, hasMarker } from '../../errors/rxagent-error.js';
+import { thrownMessage } from '../../errors/thrown-message.js';
 
 const marker = Symbol.for('rxagent.error.ProcessorError');
 
@@ -40,9 +41,13 @@ export class ProcessorError extends RxAgentError {
     this.hook = hook;
   }
 
-  /** Wraps whatever a hook threw (keeps it as `cause`). */
+  /**
+   * Wraps whatever a hook threw (keeps it as `cause`). Never throws: a value that cannot be read (a
+   * revoked Proxy, a throwing `message` getter or `Symbol.toPrimitive`, a null-prototype object)
+   * gives the message "a value that cannot be read".
+   */
   static fromThrown(processorId: string, hook: ProcessorHookName, thrown: unknown): ProcessorError {
-    const text = thrown instanceof Error ? thrown.message : String(thrown);
+    const text = thrownMessage(thrown) ?? 'a value that cannot be read';
     return newProcessorError(processorId, hook, text, { cause: thrown });
   }
 

@@ -18,7 +18,7 @@ import { MAX_TIMER_MS, type ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
 import { InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
 import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './model-backed.js';
-import { apiCallErrorOf, callWithRetry, JudgeDeadlineError, JudgeSlots, type JudgeClock } from './judge-retry.js';
+import { callWithRetry, JudgeDeadlineError, JudgeSlots, readCallError, type JudgeClock } from './judge-retry.js';
 import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import { callQuietly, type PrivateViolations } from './private-violation.js';
@@ -242,8 +242,12 @@ function countOption(processorId: string, option: string, value: unknown, fallba
 export function classifyFailure(error: StructuredCallError): JudgeFailure {
   if (error.kind === 'malformed') return { kind: 'content', summary: "the judge's answer could not be read", error };
   if (error.kind === 'refused') return { kind: 'content', summary: 'the judge refused the content', error };
-  if (error.cause instanceof JudgeDeadlineError) return { kind: 'infrastructure', summary: 'the judge did not answer in time', error };
-  const status = apiCallErrorOf(error.cause)?.statusCode;
+  if (instanceOf(error.cause, JudgeDeadlineError)) return { kind: 'infrastructure', summary: 'the judge did not answer in time', error };
+  const reading = readCallError(error.cause);
+  // an error the guard cannot read (a revoked Proxy, a throwing getter) tells no outage from
+  // anything else: not retried, and under contentErrorStrategy (default 'strict': blocked)
+  if (reading.kind === 'unreadable') return { kind: 'content', summary: "the judge's error could not be read", error };
+  const status = reading.kind === 'api' ? reading.statusCode : undefined;
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     return { kind: 'content', summary: `the judge rejected the request (HTTP ${status})`, error };
   }
@@ -251,6 +255,15 @@ export function classifyFailure(error: StructuredCallError): JudgeFailure {
     return { kind: 'content', summary: 'the content exceeded what the judge accepts', error };
   }
   return { kind: 'infrastructure', summary: 'the judge could not be reached', error };
+}
+
+/** `value instanceof type`, false where asking throws (a revoked Proxy, a throwing `getPrototypeOf` trap). */
+function instanceOf<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -361,7 +374,7 @@ export class GuardJudge {
       );
       if (outcome.ok) return outcome;
       const error =
-        outcome.error instanceof StructuredCallError ? outcome.error : new StructuredCallError('model', thrownMessage(outcome.error) ?? 'a value that cannot be read', { cause: outcome.error });
+        instanceOf(outcome.error, StructuredCallError) ? outcome.error : new StructuredCallError('model', thrownMessage(outcome.error) ?? 'a value that cannot be read', { cause: outcome.error });
       const failure = classifyFailure(error);
       const after = outcome.attempts > 1 || outcome.deadlineExceeded ? ` (${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'} within judgeDeadlineMs ${this.deadlineMs})` : '';
       return { ok: false, failure: { ...failure, summary: `${failure.summary}${after}`, attempts: outcome.attempts } };

@@ -3,7 +3,28 @@
  * (a misspelt strategy, a threshold that is no probability) is an `InvalidProcessorOptionError`
  * naming the option, never some other behaviour.
  */
-import { InvalidProcessorOptionError } from '../../contract/index.js';
+import { closestKey, InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
+
+/** The accepted value a string given for an enum option is closest to (`'Block'` → `'block'`), quoted; never for a long string. */
+function nearestAccepted(value: unknown, accepted: readonly string[]): string | undefined {
+  if (typeof value !== 'string' || value.length > 64) return undefined;
+  const nearest = closestKey(value.trim(), accepted);
+  return nearest === undefined ? undefined : `'${nearest}'`;
+}
+
+/**
+ * Why a pattern does not compile, without the pattern (`Unterminated group`): the engine's message
+ * quotes the pattern, which is the option's value and may be a secret.
+ *
+ * @example
+ * ```ts
+ * compileProblem(new SyntaxError('Invalid regular expression: /(/: Unterminated group')); // 'Unterminated group'
+ * ```
+ */
+export function compileProblem(error: unknown): string {
+  const message = thrownMessage(error);
+  return (message === undefined ? undefined : /: ([^:]+)$/.exec(message)?.[1]) ?? 'it does not compile';
+}
 
 /**
  * `value` when it is one of `accepted` (compared exactly), `fallback` when it is `undefined`.
@@ -16,7 +37,7 @@ import { InvalidProcessorOptionError } from '../../contract/index.js';
 export function oneOfOption<T extends string>(processorId: string, option: string, value: unknown, accepted: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value === 'string' && (accepted as readonly string[]).includes(value)) return value as T;
-  throw new InvalidProcessorOptionError(processorId, option, value, `one of ${accepted.map((entry) => `'${entry}'`).join(', ')}`);
+  throw new InvalidProcessorOptionError(processorId, option, value, `one of ${accepted.map((entry) => `'${entry}'`).join(', ')}`, { suggestion: nearestAccepted(value, accepted) });
 }
 
 /**
@@ -45,7 +66,8 @@ export function listOfOption<T extends string>(processorId: string, option: stri
   if (value === undefined) return fallback;
   // an empty list would check nothing: refused, as a misspelt entry is
   if (Array.isArray(value) && value.length > 0 && value.every((entry) => typeof entry === 'string' && (accepted as readonly string[]).includes(entry))) return value as T[];
-  throw new InvalidProcessorOptionError(processorId, option, value, `a non-empty array of ${accepted.map((entry) => `'${entry}'`).join(', ')}`);
+  const wrong: unknown = Array.isArray(value) ? value.find((entry) => !(accepted as readonly unknown[]).includes(entry)) : value;
+  throw new InvalidProcessorOptionError(processorId, option, value, `a non-empty array of ${accepted.map((entry) => `'${entry}'`).join(', ')}`, { suggestion: nearestAccepted(wrong, accepted) });
 }
 
 /**
@@ -185,7 +207,7 @@ export function patternOption(processorId: string, option: string, value: unknow
     try {
       return new RegExp(value, flags);
     } catch (error) {
-      throw new InvalidProcessorOptionError(processorId, option, value, `a valid regular expression (${error instanceof Error ? error.message : 'it does not compile'})`);
+      throw new InvalidProcessorOptionError(processorId, option, value, `a valid regular expression (${compileProblem(error)})`);
     }
   }
   throw new InvalidProcessorOptionError(processorId, option, value, 'a RegExp or a pattern string');

@@ -64,7 +64,8 @@ export function backoffMs(retry: number, random: () => number): number {
 
 /**
  * The wait a provider asked for in `error`'s `Retry-After` (seconds or an HTTP date) or
- * `retry-after-ms` header, in milliseconds from `now`; `undefined` without one (or unreadable).
+ * `retry-after-ms` header, in milliseconds from `now`; `undefined` without one, or when the error
+ * cannot be read (see {@link readCallError}). Never throws.
  *
  * @example
  * ```ts
@@ -72,11 +73,11 @@ export function backoffMs(retry: number, random: () => number): number {
  * ```
  */
 export function retryAfterMs(error: unknown, now: number): number | undefined {
-  const headers = apiCallErrorOf(error)?.responseHeaders;
-  if (headers === undefined) return undefined;
+  const reading = readCallError(error);
+  if (reading.kind !== 'api') return undefined;
   let seconds: string | undefined;
   let millis: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of reading.headers) {
     const lower = name.toLowerCase();
     if (lower === 'retry-after') seconds = value;
     else if (lower === 'retry-after-ms') millis = value;
@@ -88,13 +89,45 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The first `APICallError` in `error`'s cause chain. */
-export function apiCallErrorOf(error: unknown): APICallError | undefined {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (APICallError.isInstance(current)) return current;
-    current = (current as { cause?: unknown }).cause;
+/**
+ * What the retry decision reads of a failed call's error, copied out once: the first
+ * `APICallError` of its cause chain (`api`: its HTTP status and string headers), none (`none`), or
+ * `unreadable` — reading the chain threw (a revoked Proxy, a `cause`, `statusCode` or
+ * `responseHeaders` getter that throws, headers whose keys cannot be listed). Never throws: a
+ * hostile thrown value ends as a judge failure, never as an error of the guard.
+ */
+export type CallErrorReading =
+  | { kind: 'api'; statusCode: number | undefined; headers: ReadonlyArray<readonly [string, string]> }
+  | { kind: 'none' }
+  | { kind: 'unreadable' };
+
+/**
+ * Reads `error` for the retry decision (see {@link CallErrorReading}).
+ *
+ * @example
+ * ```ts
+ * const reading = readCallError(error);
+ * if (reading.kind === 'api' && reading.statusCode === 429) retryLater();
+ * ```
+ */
+export function readCallError(error: unknown): CallErrorReading {
+  try {
+    for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+      if (APICallError.isInstance(current)) {
+        const statusCode: unknown = current.statusCode;
+        const given: unknown = current.responseHeaders;
+        const headers: Array<readonly [string, string]> = [];
+        if (typeof given === 'object' && given !== null) {
+          for (const [name, value] of Object.entries(given)) if (typeof value === 'string') headers.push([name, value]);
+        }
+        return { kind: 'api', statusCode: typeof statusCode === 'number' ? statusCode : undefined, headers };
+      }
+      current = (current as { cause?: unknown }).cause;
+    }
+    return { kind: 'none' };
+  } catch {
+    return { kind: 'unreadable' };
   }
-  return undefined;
 }
 
 /**

@@ -10,7 +10,10 @@
  * what to use instead.
  *
  * What counts as a key: every own property of the options object — string keys, enumerable or
- * not, and symbol keys. The options object holds option names and nothing else, so a symbol key
+ * not, and symbol keys. An option given as a getter is refused (it is read when the processor is
+ * made; a getter may throw, or answer one thing to the check and another later), and so are options,
+ * or an option's value, that cannot be read (a revoked Proxy): each an `InvalidProcessorOptionError`
+ * naming it, never a plain `TypeError` from deep inside a constructor. The options object holds option names and nothing else, so a symbol key
  * is refused too. A class instance is accepted when its options are own properties (class fields);
  * a property its prototype chain (below `Object.prototype`) adds — a getter, a method — is refused:
  * the processors read some options directly and pass others on as a spread, which drops inherited
@@ -87,33 +90,76 @@ export function optionKeys(processorId: string, names: readonly string[], ignore
  */
 export function checkOptionKeys(keys: OptionKeys, options: unknown, path?: string): void {
   const { processorId, known } = keys;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidProcessorOptionError(processorId, path ?? 'options', options, 'an options object');
+  const where = path ?? 'options';
+  if (typeof options !== 'object' || options === null || !readable(options) || Array.isArray(options)) {
+    throw readable(options) ? new InvalidProcessorOptionError(processorId, where, options, 'an options object') : unreadable(processorId, where, options);
   }
   const named = (key: string) => (path === undefined ? key : `${path}.${key}`);
-  for (const key of Reflect.ownKeys(options)) {
-    if (typeof key === 'symbol') {
-      throw keyError(processorId, named(String(key)), (options as Record<symbol, unknown>)[key], 'is a symbol key: the options object holds option names only');
+  let ownKeys: Array<string | symbol>;
+  try {
+    ownKeys = Reflect.ownKeys(options);
+  } catch {
+    throw unreadable(processorId, where, options);
+  }
+  for (const key of ownKeys) {
+    const name = typeof key === 'symbol' ? String(key) : key;
+    let descriptor: PropertyDescriptor | undefined;
+    try {
+      descriptor = Reflect.getOwnPropertyDescriptor(options, key);
+    } catch {
+      throw unreadable(processorId, named(name), undefined);
     }
-    const value = (options as Record<string, unknown>)[key];
+    // the value is not read through a getter: it may throw, or answer differently each time
+    const value: unknown = descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+    if (typeof key === 'symbol') throw keyError(processorId, named(name), value, 'is a symbol key: the options object holds option names only');
     if (!known.includes(key)) throw unknownKey(keys, named(key), key, value);
-    if (Object.getOwnPropertyDescriptor(options, key)?.enumerable !== true) {
+    if (descriptor?.enumerable !== true) {
       throw keyError(processorId, named(key), value, 'is not enumerable: give it as an ordinary property (a spread of the options would drop it)');
     }
+    if (!('value' in descriptor)) {
+      throw keyError(processorId, named(key), undefined, 'is a getter: give it as a plain value (an option is read when the processor is made; a getter may throw or answer differently each time)');
+    }
+    if (!readable(value)) throw unreadable(processorId, named(key), value);
     const instead = keys.ignored[key];
     if (instead !== undefined) {
       // once per process and processor kind: a processor made per request must not warn per request
       warnOnce(keys, `ignored-option:${named(key)}`, `[rxagent] ${processorId}: option ${named(key)} is the reference's and has no effect here — ${instead}.`);
     }
   }
-  for (let prototype = Object.getPrototypeOf(options) as object | null; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
-    for (const key of Reflect.ownKeys(prototype)) {
-      if (key === 'constructor') continue;
-      const name = typeof key === 'symbol' ? String(key) : key;
-      if (typeof key === 'string' && !known.includes(key)) throw unknownKey(keys, named(name), key, undefined);
-      throw keyError(processorId, named(name), undefined, "is inherited from the options' prototype: give options as own properties (an object literal or class fields)");
+  let inherited: Array<string | symbol> = [];
+  try {
+    for (let prototype = Object.getPrototypeOf(options) as object | null; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
+      inherited = [...inherited, ...Reflect.ownKeys(prototype)];
     }
+  } catch {
+    throw unreadable(processorId, where, options);
   }
+  for (const key of inherited) {
+    if (key === 'constructor') continue;
+    const name = typeof key === 'symbol' ? String(key) : key;
+    if (typeof key === 'string' && !known.includes(key)) throw unknownKey(keys, named(name), key, undefined);
+    throw keyError(processorId, named(name), undefined, "is inherited from the options' prototype: give options as own properties (an object literal or class fields)");
+  }
+}
+
+/**
+ * Whether `value` can be inspected: false for a revoked Proxy, or one whose `getPrototypeOf` trap
+ * throws (every option reader would throw a plain `TypeError` on it). Never throws.
+ */
+function readable(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return true;
+  try {
+    Array.isArray(value);
+    Reflect.getPrototypeOf(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An options object, or an option's value, that cannot be read. */
+function unreadable(processorId: string, option: string, value: unknown): InvalidProcessorOptionError {
+  return keyError(processorId, option, value, 'cannot be read (a revoked Proxy, or one whose traps throw): give a plain value');
 }
 
 /** An unknown key, with the closest known name. */

@@ -17,6 +17,13 @@ export function expectOptionError(make: () => unknown, processorId: string, opti
   const error = thrownBy(make);
   expect(InvalidProcessorOptionError.isInstance(error), String(error)).toBe(true);
   expect(error).toMatchObject({ name: 'InvalidProcessorOptionError', processorId, option });
-  expect((error as Error).message).toContain(`${processorId}: option ${option} must be`);
+  const message = (error as Error).message;
+  expect(message).toContain(`${processorId}: option ${option} must be`);
+  // a string value is described, never printed (an API key given to the wrong option must not reach a log)
+  const { value } = error as InvalidProcessorOptionError;
+  if (typeof value === 'string') {
+    expect(message).toContain(value === '' ? '(got an empty string' : `(got a string of ${value.length} character${value.length === 1 ? '' : 's'}`);
+    if (value.length >= 3) expect(message).not.toContain(JSON.stringify(value));
+  }
   return error as InvalidProcessorOptionError;
 }
