@@ -1,6 +1,7 @@
 /** A chat transport that survives a dropped response: it reconnects and splices the rest in. */
 import { DefaultChatTransport, type HttpChatTransportInitOptions, type UIMessage, type UIMessageChunk } from 'ai';
 import { RUN_ID_HEADER, decodeRunIdHeader, encodeRunIdHeader } from '../storage/index.js';
+import { TransportLimitError } from './errors/transport-limit-error.js';
 
 /**
  * Options of {@link DurableChatTransport}: those of the AI SDK's `DefaultChatTransport` (minus
@@ -18,13 +19,15 @@ export type DurableChatTransportOptions<M extends UIMessage> = HttpChatTransport
   /**
    * Reconnects of one stream in all, whether or not they delivered events: past this many
    * without `[DONE]` the stream errors naming it (a server that drops every response after an
-   * event no longer keeps the client reconnecting for ever). An integer ≥ 0. Default 100.
+   * event no longer keeps the client reconnecting for ever) with a `TransportLimitError`. An
+   * integer ≥ 0. Default 100.
    */
   maxTotalReconnects?: number;
   /**
    * The most bytes the transport holds of one SSE event not yet ended (a blank line): past it the
-   * stream errors naming it and the response is cancelled (a server that never ends an event no
-   * longer fills the client's memory). An integer ≥ 1. Default 16 MiB (16,777,216).
+   * stream errors naming it (a `TransportLimitError`) and the response is cancelled (a server that
+   * never ends an event no longer fills the client's memory). An integer ≥ 1. Default 16 MiB
+   * (16,777,216).
    */
   maxEventBytes?: number;
   /** The first pause before a reconnect, in ms, doubled per try up to `maxDelayMs`. Default 250. */
@@ -69,7 +72,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * see `encodeRunIdHeader` of `rxagent/durable`) and the last SSE `id` of the response, and when the connection
  * drops before `data: [DONE]` it GETs `${api}/${chatId}/stream` with `Last-Event-ID` and
  * `x-rxagent-run-id` (pausing 0.25 → 4 s, 8 tries per drop, 100 reconnects per stream in all) and
- * splices the rest into the same stream (an event longer than `maxEventBytes`, 16 MiB, errors it):
+ * splices the rest into the same stream (an event longer than `maxEventBytes`, 16 MiB, or more
+ * than `maxTotalReconnects` reconnects error it with a `TransportLimitError` naming the limit):
  * the client sees one uninterrupted message. `resumeStreamIsReplay` is `false`: a resume
  * continues after what this transport delivered (or replays the run when it delivered nothing).
  * `prepareReconnectToStreamRequest` still applies to reconnects. A run token the server sends
@@ -240,7 +244,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
             }
             if (!complete.done && pending > this.#maxEventBytes) {
               done = true;
-              controller.error(new Error(`DurableChatTransport: an SSE event of chat ${state.chatId} is longer than maxEventBytes (${this.#maxEventBytes} bytes) and has not ended: the response is cancelled`));
+              controller.error(new TransportLimitError('maxEventBytes', this.#maxEventBytes, state.chatId));
               abort.abort();
               await reader.cancel().catch(() => undefined);
               return;
@@ -265,7 +269,7 @@ export class DurableChatTransport<M extends UIMessage> extends DefaultChatTransp
             return;
           }
           if (reconnects >= this.#maxTotalReconnects) {
-            controller.error(new Error(`DurableChatTransport: the response for chat ${state.chatId} dropped again after maxTotalReconnects (${this.#maxTotalReconnects}) reconnects without reaching [DONE]`));
+            controller.error(new TransportLimitError('maxTotalReconnects', this.#maxTotalReconnects, state.chatId));
             return;
           }
           await sleep(Math.min(this.#initialDelayMs * 2 ** tries, this.#maxDelayMs));

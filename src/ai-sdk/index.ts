@@ -19,6 +19,7 @@ export {
 } from './ui-data-types.js';
 export { processorsMiddleware, type ProcessorsMiddlewareOptions } from './processors-middleware.js';
 export { DuplicateToolNameError } from './errors/duplicate-tool-name-error.js';
+export { TransportLimitError, type TransportLimit } from './errors/transport-limit-error.js';
 export { chunkToModelPart } from './chunk-to-model-part.js';
 export {
   createRunTelemetry,

@@ -13,6 +13,7 @@ import {
 } from '../storage/index.js';
 import { journalUIEvents, planResume, uiEventStream, type ResumePlan } from './internal/journal-ui-events.js';
 import type { ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js';
+import { keepAliveInterval, withKeepAlive } from './internal/keep-alive.js';
 
 /**
  * Options of {@link resumeUIMessageStreamResponse}: the cursor and encoder options, and headers.
@@ -26,6 +27,13 @@ import type { ResumeUIMessageStreamOptions } from './resume-ui-message-stream.js
 export type ResumeUIMessageStreamResponseOptions = ResumeUIMessageStreamOptions & {
   /** Extra response headers. */
   headers?: HeadersInit;
+  /**
+   * Send an SSE comment (`: keep-alive`) every this many milliseconds, so a proxy does not close the
+   * connection while the run is quiet (a long tool); `false` sends none. Above 0 and at most
+   * 2^31 − 1 (else a `TypeError` naming it, before anything is read). Default 15,000, as
+   * `toUIMessageStreamResponse`. The timer is cleared when the body ends or is cancelled.
+   */
+  keepAliveMs?: number | false;
 };
 
 function statusOf(error: unknown): number {
@@ -40,7 +48,8 @@ function statusOf(error: unknown): number {
  * `data: [DONE]`, header `x-vercel-ai-ui-message-stream: v1`), each event with `id: <seq>:<k>`
  * and the response with `x-rxagent-run-id` (an id a header cannot carry as it is goes encoded:
  * read it with `decodeRunIdHeader` of `rxagent/durable`). Without a cursor it replays the run from its first
- * chunk, byte for byte what the first response sent (what `useChat({ resume: true })` expects);
+ * chunk, byte for byte what the first response sent, keep-alive comments aside (what
+ * `useChat({ resume: true })` expects);
  * with `after` (the client's `Last-Event-ID`) it sends exactly the rest. Only for a caller
  * `options` authorizes (`authorize(run, request)`, or `unsafeNoAuthorization: true`; neither:
  * `MissingAuthorizationError`). Bad requests are answered before the first byte with
@@ -48,7 +57,8 @@ function statusOf(error: unknown): number {
  * alike —, 400 `JournalCursorError`, 409 `JournalSchemaError`. A read failure mid-stream ends the
  * body without `[DONE]`, so a `DurableChatTransport` reconnects; a row it cannot serve
  * (`MalformedJournalEntryError`) ends it with an `error` chunk and `[DONE]` (reconnecting would
- * meet the same row).
+ * meet the same row). A `: keep-alive` comment goes out every `keepAliveMs` (15 s by default;
+ * `false`: none), so a proxy keeps a connection open while the run is quiet.
  *
  * @example
  * ```ts
@@ -66,7 +76,8 @@ export async function resumeUIMessageStreamResponse(
   options: ResumeUIMessageStreamResponseOptions,
 ): Promise<Response> {
   assertRunAccess('resumeUIMessageStreamResponse', options);
-  const { after, headers: extra, authorize, unsafeNoAuthorization, request, ...encoderOptions } = options;
+  const { after, headers: extra, authorize, unsafeNoAuthorization, request, keepAliveMs, ...encoderOptions } = options;
+  const keepAlive = keepAliveInterval('resumeUIMessageStreamResponse: options', keepAliveMs);
   const access = { authorize, unsafeNoAuthorization, request } as RunAccess;
   let plan: ResumePlan;
   let headers: Headers;
@@ -104,5 +115,5 @@ export async function resumeUIMessageStreamResponse(
       runId,
     },
   );
-  return new Response(body, { status: 200, headers });
+  return new Response(withKeepAlive(body, keepAlive), { status: 200, headers });
 }

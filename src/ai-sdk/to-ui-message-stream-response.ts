@@ -1,9 +1,10 @@
 /** An rxagent run as an HTTP `Response` carrying the UI message stream as server-sent events. */
 import { createUIMessageStreamResponse } from 'ai';
 import type { Observable } from 'rxjs';
-import { MAX_TIMER_MS, isTimerDelay, type ChunkType } from '../contract/index.js';
+import type { ChunkType } from '../contract/index.js';
 import { toUIMessageStream, type ToUIMessageStreamOptions } from './to-ui-message-stream.js';
 import { optionError } from '../loop/index.js';
+import { keepAliveInterval, withKeepAlive } from './internal/keep-alive.js';
 
 /**
  * The response options of {@link toUIMessageStreamResponse}: `ResponseInit` (status, headers…),
@@ -16,8 +17,12 @@ import { optionError } from '../loop/index.js';
  * ```
  */
 export interface UIMessageStreamResponseOptions extends ResponseInit, ToUIMessageStreamOptions {
-  /** Send an SSE comment after this many idle milliseconds (proxies close quiet connections). */
-  keepAliveMs?: number;
+  /**
+   * Send an SSE comment (`: keep-alive`) every this many milliseconds while the run streams, so a
+   * proxy does not close a connection that is quiet during a long tool; `false` sends none. Above 0
+   * and at most 2^31 − 1. Default 15,000. The timer is cleared when the body ends or is cancelled.
+   */
+  keepAliveMs?: number | false;
   /** Receives a copy of the SSE text stream (logging, resumable streams). */
   consumeSseStream?: (options: { stream: ReadableStream<string> }) => PromiseLike<void> | void;
 }
@@ -31,7 +36,8 @@ export interface UIMessageStreamResponseOptions extends ResponseInit, ToUIMessag
  * hold (CR, LF, NUL, past Latin-1: a chat id from the body put in a header), a `status` outside
  * 200–599 or one without a body (204, 205, 304), a `statusText` with CR/LF, a `keepAliveMs` no
  * timer can wait for — is a `TypeError` naming the option (not the value), thrown before the run
- * is subscribed.
+ * is subscribed. A `: keep-alive` comment goes out every `keepAliveMs` (15 s by default; `false`:
+ * none), as `resumeUIMessageStreamResponse` sends it.
  *
  * @example
  * ```ts
@@ -44,7 +50,7 @@ export interface UIMessageStreamResponseOptions extends ResponseInit, ToUIMessag
  */
 export function toUIMessageStreamResponse(chunks$: Observable<ChunkType>, init: UIMessageStreamResponseOptions = {}): Response {
   const { status, statusText, headers, keepAliveMs, consumeSseStream, ...streamOptions } = init;
-  checkResponseInit(status, statusText, headers, keepAliveMs);
+  const keepAlive = checkResponseInit(status, statusText, headers, keepAliveMs);
   const stream = toUIMessageStream(chunks$, streamOptions);
   // a consumeSseStream that throws: its error, and the run it started is not left running unread
   let thrown: { error: unknown } | undefined;
@@ -64,7 +70,6 @@ export function toUIMessageStreamResponse(chunks$: Observable<ChunkType>, init: 
     ...(status === undefined ? {} : { status }),
     ...(statusText === undefined ? {} : { statusText }),
     ...(headers === undefined ? {} : { headers }),
-    ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
     ...(consume === undefined ? {} : { consumeSseStream: consume }),
   });
   if (thrown !== undefined) {
@@ -72,21 +77,24 @@ export function toUIMessageStreamResponse(chunks$: Observable<ChunkType>, init: 
     void response.body?.cancel(thrown.error).catch(() => undefined);
     throw thrown.error;
   }
-  return response;
+  if (keepAlive === false || response.body === null) return response;
+  // the keep-alive the resumed response sends too (one interval timer, nothing per chunk)
+  return new Response(withKeepAlive(response.body, keepAlive), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Statuses a body cannot go with. */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 /** The longest delay a timer can wait for. */
 
-/** `TypeError` (naming the option, not the value: it may be a client's) for an init no `Response` can carry. */
-function checkResponseInit(status: unknown, statusText: unknown, headers: HeadersInit | undefined, keepAliveMs: unknown): void {
+/**
+ * `TypeError` (naming the option, not the value: it may be a client's) for an init no `Response`
+ * can carry; else the keep-alive interval (`false`: none).
+ */
+function checkResponseInit(status: unknown, statusText: unknown, headers: HeadersInit | undefined, keepAliveMs: unknown): number | false {
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599 || NULL_BODY_STATUSES.has(status))) {
     throw optionError('toUIMessageStreamResponse: init.status must be an integer from 200 to 599 that a body can go with (not 204, 205 or 304).');
   }
-  if (keepAliveMs !== undefined && !isTimerDelay(keepAliveMs)) {
-    throw optionError(`toUIMessageStreamResponse: init.keepAliveMs must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}.`);
-  }
+  const keepAlive = keepAliveInterval('toUIMessageStreamResponse: init', keepAliveMs);
   try {
     new Headers(headers);
   } catch {
@@ -99,4 +107,5 @@ function checkResponseInit(status: unknown, statusText: unknown, headers: Header
       throw optionError('toUIMessageStreamResponse: init.statusText must be a reason phrase (no CR, LF or characters past Latin-1).');
     }
   }
+  return keepAlive;
 }

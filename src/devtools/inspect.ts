@@ -2,11 +2,13 @@
  * `inspect(agent)`: a local page to chat with an agent and watch each run as a marble timeline.
  */
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { AgentCallOptions } from '../loop/index.js';
 import { InspectorError } from './errors/inspector-error.js';
 import { Inspector, type InspectableJournal, type InspectorOptions } from './inspector.js';
 import { FeedHub, serveRequest, type InspectorRoutesContext } from './internal/routes.js';
+import { clientErrorAnswer } from './internal/client-error.js';
 import { loadPageAssets } from './page-assets.js';
 
 /**
@@ -135,6 +137,7 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
     hosts: new Set(['127.0.0.1', 'localhost', '::1', host.toLowerCase()]),
   };
   const server: Server = createServer((request, response) => serveRequest(context, request, response));
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port)));
     server.listen(port, host, () => resolve());
@@ -151,4 +154,17 @@ export async function inspect(agent: unknown, options: InspectOptions = {}): Pro
         server.close(() => resolve());
       }),
   };
+}
+
+/** Node's `clientError`: the answer of `clientErrorAnswer` on the socket, or the socket destroyed when it cannot be written. */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, body] = clientErrorAnswer(error);
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(json)}\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${json}`,
+  );
 }

@@ -13,7 +13,7 @@ export {
 } from './resolve-model.js';
 export { adaptV2 } from './from-v2.js';
 export { adaptV3 } from './from-v3.js';
-export { OBSERVABLE_STREAM, getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
+export { OBSERVABLE_STREAM, OBSERVABLE_STREAM_MAX_HELD, getObservableStream, observableMaxHeld, type ObservableStreamFunction } from './observable-stream.js';
 export { callModel, liveReadOf, streamModel, streamResultParts, ModelRead, type LiveRead, type ModelResponseMeta, type PartSink } from './stream-model.js';
 export { replayCall, replayedChunkProblem } from './replay-call.js';
 export type { CallInfo, ModelEvent, ReplayedChunk } from './model-events.js';

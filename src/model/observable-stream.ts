@@ -10,7 +10,8 @@ import { invalidResponse } from './checked-stream.js';
  * stream's are (a malformed one is an `InvalidModelResponseError`), the call ends at the first
  * `finish`, an Observable that emits for `OBSERVABLE_TURN_MS` (2 s) without the event loop taking
  * a turn is cut, and what it emits while the run's demand gate is held waits until the gate opens
- * (an Observable cannot be paused). A property that throws where it is read fails the call with an
+ * (an Observable cannot be paused) — at most {@link OBSERVABLE_STREAM_MAX_HELD} parts (10,000 by
+ * default), past which the call fails naming it. A property that throws where it is read fails the call with an
  * `InvalidModelResponseError`.
  *
  * @example
@@ -21,6 +22,47 @@ import { invalidResponse } from './checked-stream.js';
  * ```
  */
 export const OBSERVABLE_STREAM: unique symbol = Symbol.for('rxagent.model.observableStream');
+
+/**
+ * Property key of the bound on what an {@link OBSERVABLE_STREAM} call may send while the run's
+ * demand gate is held (a consumer that does not read): a whole number of parts ≥ 1 under this key
+ * of the model replaces the default (10,000). An Observable cannot be paused, so what it sends
+ * meanwhile waits at the model seam; past this many parts waiting the call fails with an
+ * `InvalidModelResponseError` naming `OBSERVABLE_STREAM_MAX_HELD`, its source is unsubscribed and
+ * its signal cut. A value that is not such a number, or a property that throws where it is read,
+ * fails the call naming it.
+ *
+ * @example
+ * ```ts
+ * import { OBSERVABLE_STREAM_MAX_HELD } from 'rxagent/testing';
+ * const model = Object.assign(mockModel({ stream: endlessParts$ }), { [OBSERVABLE_STREAM_MAX_HELD]: 1_000 });
+ * ```
+ */
+export const OBSERVABLE_STREAM_MAX_HELD: unique symbol = Symbol.for('rxagent.model.observableStreamMaxHeld');
+
+/**
+ * The model's {@link OBSERVABLE_STREAM_MAX_HELD}, or `fallback` when it sets none; throws an
+ * `InvalidModelResponseError` naming the key for a value that is not a whole number ≥ 1 (up to
+ * 2^53 − 1) or a property that throws where it is read. Read once per call.
+ *
+ * @example
+ * ```ts
+ * const limit = observableMaxHeld(model, 10_000);
+ * ```
+ */
+export function observableMaxHeld(model: object, fallback: number): number {
+  let value: unknown;
+  try {
+    value = (model as { [OBSERVABLE_STREAM_MAX_HELD]?: unknown })[OBSERVABLE_STREAM_MAX_HELD];
+  } catch (error) {
+    throw invalidResponse(model, `its OBSERVABLE_STREAM_MAX_HELD property throws where it is read (${messageOf(error)}).`, error);
+  }
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw invalidResponse(model, `its OBSERVABLE_STREAM_MAX_HELD must be a whole number of parts ≥ 1 (got ${typeof value === 'number' ? String(value) : value === null ? 'null' : typeof value}).`);
+  }
+  return value;
+}
 
 /**
  * The function a model puts under {@link OBSERVABLE_STREAM}: same call options as `doStream`

@@ -7,7 +7,7 @@
 import { catchError, defer, filter, from, map, mergeMap, Observable, takeWhile, tap, throwError } from 'rxjs';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { onceOpen, type DemandGate } from '../contract/demand-gate.js';
-import { getObservableStream, type ObservableStreamFunction } from './observable-stream.js';
+import { getObservableStream, observableMaxHeld, type ObservableStreamFunction } from './observable-stream.js';
 import { callMetadataOf, cancelQuietly, checkedObservable, checkedPart, checkedRead, checkedValue, invalidResponse, providerFailure, readerOf, streamOf } from './checked-stream.js';
 import type { CallInfo, ModelEvent } from './model-events.js';
 import { CallAbort } from './internal/call-abort.js';
@@ -73,6 +73,14 @@ export const READ_SLICE_MS = 8;
  * abort wins) it fails with an `InvalidModelResponseError`.
  */
 export const OBSERVABLE_TURN_MS = 2000;
+
+/**
+ * How many parts of a model's `OBSERVABLE_STREAM` may wait at the seam while the run's demand gate
+ * is held, unless the model sets its own (`OBSERVABLE_STREAM_MAX_HELD`): past this the call fails
+ * with an `InvalidModelResponseError` naming the limit (an Observable cannot be paused, and a
+ * consumer that never reads must not make the run hold everything it sends).
+ */
+export const DEFAULT_OBSERVABLE_MAX_HELD = 10_000;
 
 /**
  * After `finish` the call is over for the run; the rest of the stream is read and dropped so that
@@ -285,10 +293,13 @@ const STARVED: unique symbol = Symbol('rxagent.model.starved');
  * (what it sends while the gate is held waits at the seam, `pacedCall`), its teardown aborting the
  * call's signal when cut short. An Observable that emits for {@link OBSERVABLE_TURN_MS} without the
  * event loop taking a turn is unsubscribed; once due timers ran it fails with an
- * `InvalidModelResponseError`.
+ * `InvalidModelResponseError`. One that sends more than {@link DEFAULT_OBSERVABLE_MAX_HELD} parts
+ * (or the model's `OBSERVABLE_STREAM_MAX_HELD`) while the gate is held fails with one naming it.
  */
 function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction, options: LanguageModelV4CallOptions, demand: DemandGate | undefined): Observable<ModelEvent> {
   return defer(() => {
+    // read once per call: a bad value fails this call (its error notification), before the source runs
+    const maxHeld = observableMaxHeld(model, DEFAULT_OBSERVABLE_MAX_HELD);
     const abort = new CallAbort(options);
     const turns = new EventLoopTurns(OBSERVABLE_TURN_MS);
     return defer(() => checkedObservable(stream(abort.callOptions), model)).pipe(
@@ -307,7 +318,10 @@ function observableCall(model: LanguageModelV4, stream: ObservableStreamFunction
         return from(afterDueTimers()).pipe(mergeMap(() => throwError(() => invalidResponse(model, problem))));
       }),
       // handed on while the run's demand gate is open; the call's signal let go at its end, cut before
-      pacedCall(abort, demand),
+      pacedCall(abort, demand, {
+        limit: maxHeld,
+        error: () => invalidResponse(model, `its stream sent more than OBSERVABLE_STREAM_MAX_HELD (${maxHeld} parts) while the run's consumer was not reading (an Observable cannot be paused): the call is cut.`),
+      }),
     );
   });
 }

@@ -13,8 +13,10 @@
  * as accepted once the run went on past it (the next attempt began with the step not rejected) or
  * the run ended with its `finish` (its `abortSignal` fired with that reason) with the step neither
  * rejected nor blanked; a run that ended any other way (an error, a tripwire, the caller's abort, a
- * consumer that left) leaves its last step unaccepted and withdraws an answer it was served; a
- * rejected step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
+ * consumer that left) leaves its last step unaccepted. An answer served from the store is shared by
+ * every identical request: a run that rejects it (a tripwire, a blanked step) withdraws it, and one
+ * whose reader leaves, whose caller aborts or that fails otherwise leaves it servable (its next
+ * replay passes the output processors again). A rejected step's entry is overwritten by an empty one. The store is an optimisation: when it throws, hangs
  * or answers something it cannot serve, the request is a miss (`onError` is told).
  */
 import { catchError, concatMap, defer, isObservable, map, of, timeout, type Observable } from 'rxjs';
@@ -509,8 +511,9 @@ export class ResponseCache implements Processor<'response-cache'> {
    * new attempt) or ended with its `finish`. A step rejected or blanked: its entry is overwritten
    * by an empty one. Else, after a good end, an answer written is written again as accepted (one
    * served from the store is left as it is); after any other end (an error, the caller's abort, a
-   * consumer that left: nothing known of the step) an answer written stays unservable and one
-   * served from the store is withdrawn. Not awaited: the run does not wait for the store (a failure
+   * consumer that left: nothing known of the step) an answer written stays unservable — nobody
+   * held it to its end — and one served from the store stays servable: it is shared, and one
+   * reader's end is no verdict on it. Not awaited: the run does not wait for the store (a failure
    * is reported to `onError`).
    */
   #settle(run: RunRecord, hook: ProcessorHookName, wentWell: boolean): void {
@@ -523,8 +526,11 @@ export class ResponseCache implements Processor<'response-cache'> {
       if (entry !== undefined) this.#write(key, acceptedEntry(entry), hook, 'the accepted response is not cached')?.subscribe();
       return;
     }
-    // not rejected, but the run's end says nothing of it: an answer written was never marked accepted (left as it is)
-    if (notRejected && entry !== undefined) return;
+    // not rejected, but the run's end says nothing of it: an answer written was never marked accepted,
+    // and an answer served — accepted by the run that wrote it, shared by every identical request —
+    // stays servable (one reader leaving or failing must not take it from the others; its next
+    // replay passes the output processors again). Both are left as they are.
+    if (notRejected) return;
     this.#write(key, withdrawnEntry(key), hook, 'the rejected response is not withdrawn from the store')?.subscribe();
   }
 

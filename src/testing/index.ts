@@ -29,6 +29,9 @@ export {
 } from './run-processor.js';
 export { mockModel, type MockModel, type MockModelCall, type MockModelOptions } from './mock-model.js';
 export { mockModelV2, mockModelV3, type MockModelV2, type MockModelV3 } from './mock-model-legacy.js';
+// the key of a model's Observable stream (what `mockModel` streams through), and the bound on what it
+// may send while the run's consumer does not read
+export { OBSERVABLE_STREAM, OBSERVABLE_STREAM_MAX_HELD, type ObservableStreamFunction } from '../model/index.js';
 export {
   finishPart,
   reasoningParts,

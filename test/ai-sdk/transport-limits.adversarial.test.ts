@@ -6,7 +6,15 @@
  */
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { DurableChatTransport } from '../../src/ai-sdk/index.js';
+import { DurableChatTransport, TransportLimitError } from '../../src/ai-sdk/index.js';
+import { RxAgentError } from '../../src/errors/rxagent-error.js';
+
+/** The stream's error is a `TransportLimitError` naming `limit` and its value (was: a plain `Error`). */
+function expectLimit(error: unknown, limit: 'maxEventBytes' | 'maxTotalReconnects', value: number): void {
+  expect(TransportLimitError.isInstance(error)).toBe(true);
+  expect(RxAgentError.isInstance(error)).toBe(true);
+  expect(error).toMatchObject({ name: 'TransportLimitError', limit, value, chatId: 'c1' });
+}
 
 const sendOptions = (): Parameters<DurableChatTransport<UIMessage>['sendMessages']>[0] => ({
   chatId: 'c1',
@@ -67,6 +75,7 @@ describe('DurableChatTransport: a server that never ends', () => {
     const { chunks, error } = await drain(await transport.sendMessages(sendOptions()));
     expect(chunks).toEqual([{ type: 'start', messageId: 'm1' }]);
     expect(String((error as Error | undefined)?.message)).toMatch(/maxEventBytes \(1048576 bytes\)/);
+    expectLimit(error, 'maxEventBytes', 2 ** 20);
     expect(sent).toBeLessThanOrEqual(2 ** 20 + 2 * piece.byteLength);
     expect(cancelled).toBe(true);
     expect(requests).toBe(1);
@@ -92,6 +101,7 @@ describe('DurableChatTransport: a server that never ends', () => {
     const transport = new DurableChatTransport({ api: 'http://app/api/chat', fetch, initialDelayMs: 0, maxReconnects: 0, stopApi: false });
     const { error } = await drain(await transport.sendMessages(sendOptions()));
     expect(String((error as Error | undefined)?.message)).toMatch(/maxEventBytes \(16777216 bytes\)/);
+    expectLimit(error, 'maxEventBytes', 16 * 2 ** 20);
     expect(sent).toBeLessThan(32 * 2 ** 20);
   });
 
@@ -142,6 +152,7 @@ describe('DurableChatTransport: a server that never ends', () => {
     const transport = new DurableChatTransport({ api: 'http://app/api/chat', fetch, initialDelayMs: 0, maxDelayMs: 0, stopApi: false, maxTotalReconnects: 20 });
     const { error } = await drain(await transport.sendMessages(sendOptions()));
     expect(String((error as Error | undefined)?.message)).toMatch(/maxTotalReconnects \(20\)/);
+    expectLimit(error, 'maxTotalReconnects', 20);
     expect(requests).toBe(21);
   });
 
@@ -163,6 +174,7 @@ describe('DurableChatTransport: a server that never ends', () => {
     const transport = new DurableChatTransport({ api: 'http://app/api/chat', fetch, initialDelayMs: 0, maxDelayMs: 0, stopApi: false });
     const { error } = await drain(await transport.sendMessages(sendOptions()));
     expect(String((error as Error | undefined)?.message)).toMatch(/maxTotalReconnects \(100\)/);
+    expectLimit(error, 'maxTotalReconnects', 100);
     expect(requests).toBe(101);
   });
 

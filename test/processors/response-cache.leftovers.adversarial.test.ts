@@ -3,8 +3,9 @@
  * violation"). The last step's answer is servable only when the run ended with its `finish` and
  * the step was not rejected; a run that ended any other way — a guard that throws (in
  * `processOutputStep` or `processOutputResult`), a tripwire at the end of a step that had no text
- * to blank, the caller's abort, a consumer that left — leaves it unservable, and an answer served
- * from the cache whose run then ends that way is withdrawn. Under `processorsMiddleware` a call
+ * to blank, the caller's abort, a consumer that left — leaves it unservable; an answer served
+ * from the cache whose run then ends that way stays servable (it is shared: see
+ * `response-cache.shared.adversarial.test.ts`), withdrawn only when a replay is rejected. Under `processorsMiddleware` a call
  * whose tools name one tool twice is refused before any processor runs (the processors would see
  * one definition, the provider both).
  *
@@ -182,13 +183,15 @@ describe('ResponseCache: the last step is accepted only when the run ended with 
     expect(JSON.stringify(second)).not.toContain('secret');
   });
 
-  it('an answer served from the cache whose run then fails (a guard that throws) is withdrawn: the next run asks the model', async () => {
+  it('an answer served from the cache whose run then fails (a guard that throws) stays servable, and its next replay is judged again (decided in response-cache.shared: a shared answer is withdrawn only when a replay is rejected)', async () => {
     const store = new RecordingStore();
     const model = answering('cached answer', 'fresh answer');
     let failNext = false;
+    let judged = 0;
     const flaky: Processor = {
       id: 'flaky',
       processOutputStep: () => {
+        judged += 1;
         if (failNext) {
           failNext = false;
           throw new Error('the judge is down');
@@ -202,8 +205,10 @@ describe('ResponseCache: the last step is accepted only when the run ended with 
     expect((await collect(agent, 'q')).at(-1)?.type).toBe('error');
     expect(model.calls).toHaveLength(1);
     await settle();
-    expect(textOf(await collect(agent, 'q'))).toBe('fresh answer');
-    expect(model.calls).toHaveLength(2);
+    expect(textOf(await collect(agent, 'q'))).toBe('cached answer');
+    expect(model.calls).toHaveLength(1);
+    // every replay passed the guard: the one that failed, and the one served after it
+    expect(judged).toBe(3);
   });
 
   it('a run that ends with its finish: its last step is served next time (the rule keeps the good path)', async () => {

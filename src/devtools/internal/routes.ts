@@ -114,8 +114,67 @@ function send(response: ServerResponse, status: number, body: string, type = 'te
   response.end(body);
 }
 
+/** Characters of an answer handed to the socket at a time (a slice is ≤ 4 × this in UTF-8). */
+export const RESPONSE_SLICE_CHARS = 64 * 1024;
+
+/**
+ * How long an answer waits for its client to take a slice (`drain`) before the connection is
+ * closed: a client that never reads holds at most one slice in the server, and not for ever.
+ */
+export const RESPONSE_DRAIN_TIMEOUT_MS = 30_000;
+
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
-  send(response, status, JSON.stringify(value), 'application/json; charset=utf-8');
+  const body = JSON.stringify(value);
+  if (body.length <= RESPONSE_SLICE_CHARS) return send(response, status, body, 'application/json; charset=utf-8');
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body, 'utf8'),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  writeSliced(response, body);
+}
+
+/**
+ * Writes `body` a slice at a time: the next only once the socket took the last (`write` returned
+ * true, or `drain`), so a client that does not read holds at most one slice in the server (a run's
+ * record is up to `maxBytesPerRun`, 16 MiB). No `drain` within {@link RESPONSE_DRAIN_TIMEOUT_MS}:
+ * the connection is closed. A slice never ends between the two halves of a surrogate pair
+ * (`JSON.stringify` leaves no lone one, and each slice is encoded on its own).
+ */
+function writeSliced(response: ServerResponse, body: string): void {
+  let offset = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stopWaiting = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    response.off('drain', next);
+  };
+  const next = (): void => {
+    stopWaiting();
+    while (offset < body.length) {
+      let end = Math.min(offset + RESPONSE_SLICE_CHARS, body.length);
+      const last = body.charCodeAt(end - 1);
+      if (end < body.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      const slice = body.slice(offset, end);
+      offset = end;
+      if (offset === body.length) {
+        response.end(slice);
+        return;
+      }
+      if (!response.write(slice)) {
+        response.once('drain', next);
+        timer = setTimeout(() => {
+          stopWaiting();
+          response.destroy();
+        }, RESPONSE_DRAIN_TIMEOUT_MS);
+        (timer as { unref?: () => void }).unref?.();
+        return;
+      }
+    }
+  };
+  response.once('close', stopWaiting);
+  next();
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

@@ -6,7 +6,7 @@
  * ({@link SpecLift}: `from-v3.ts` for V3 → V4, `from-v2.ts` for V2 → V3).
  */
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
-import { getObservableStream, OBSERVABLE_STREAM, type ObservableStreamFunction } from '../observable-stream.js';
+import { getObservableStream, OBSERVABLE_STREAM, OBSERVABLE_STREAM_MAX_HELD, type ObservableStreamFunction } from '../observable-stream.js';
 import { mapPartsObservable, pullMapStream, withConversionWarnings, type PartConverter } from './map-parts.js';
 import { callMetadataOf, invalidResponse } from '../checked-stream.js';
 import { messageOf } from '../checked-part.js';
@@ -103,6 +103,8 @@ export function liftModel<TFrom extends SpecModel, TTo extends SpecModel>(model:
         () => converter(warnings),
       );
     };
+    // the model's bound on what waits behind a held gate, read where the lifted call reads it
+    Object.defineProperty(lifted, OBSERVABLE_STREAM_MAX_HELD, { get: () => (model as { [OBSERVABLE_STREAM_MAX_HELD]?: unknown })[OBSERVABLE_STREAM_MAX_HELD] });
   }
   return lifted;
 }

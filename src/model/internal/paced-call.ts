@@ -13,8 +13,11 @@ import type { CallAbort } from './call-abort.js';
  * end after it — a microtask after the gate opens (the web read resumes after an `await`), as long
  * as the gate stays open. The call's signal is let go (`abort.release()`) when the source ended,
  * and cut (`abort.cut()`) when the result is unsubscribed before that — also when a synchronous
- * source, which runs on until it returns, ends after the unsubscription. Per value: a check of the
- * result and of the gate; nothing is allocated unless it is held.
+ * source, which runs on until it returns, ends after the unsubscription. At most `maxHeld.limit`
+ * values wait: one more fails the result with `maxHeld.error()` at once (an Observable cannot be
+ * paused; a consumer that never reads must not make the seam hold all it sends), the source
+ * unsubscribed and the call's signal cut. Per value: a check of the result and of the gate, and
+ * while held a compare with the bound; nothing is allocated unless it is held.
  *
  * ```
  * source:  --a--b--c--|        gate held after a, open at O
@@ -22,6 +25,9 @@ import type { CallAbort } from './call-abort.js';
  *
  * source:  --a--b--            unsubscribed at !, gate held after a
  * result:  --a-----!           (b dropped, the waiter forgotten, the call's signal cut)
+ *
+ * source:  --a--b--c--d--      gate held after a, maxHeld.limit 2
+ * result:  --a--------#        (# = maxHeld.error(): b, c dropped, the source unsubscribed, the signal cut)
  * ```
  *
  * @example
@@ -30,10 +36,10 @@ import type { CallAbort } from './call-abort.js';
  * parts$.pipe(pacedCall(abort, demand));
  * ```
  */
-export function pacedCall<T>(abort: CallAbort, demand: DemandGate | undefined): MonoTypeOperatorFunction<T> {
+export function pacedCall<T>(abort: CallAbort, demand: DemandGate | undefined, maxHeld: HeldLimit = NO_LIMIT): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((subscriber) => {
-      const paced = new PacedCall(subscriber, demand);
+      const paced = new PacedCall(subscriber, demand, maxHeld);
       const subscription = source.subscribe(paced);
       return () => {
         paced.close();
@@ -44,6 +50,17 @@ export function pacedCall<T>(abort: CallAbort, demand: DemandGate | undefined): 
     });
 }
 
+/**
+ * The most values that may wait for the gate, and the error the call fails with past it (made only
+ * then). The source is unsubscribed and the call's signal cut: it did not end.
+ */
+export interface HeldLimit {
+  readonly limit: number;
+  error(): unknown;
+}
+
+const NO_LIMIT: HeldLimit = { limit: Number.POSITIVE_INFINITY, error: () => undefined };
+
 /** The end of a waiting source: its error, or its completion. */
 type SourceEnd = { readonly error: unknown } | { readonly complete: true };
 
@@ -53,6 +70,7 @@ class PacedCall<T> implements Observer<T> {
   finished = false;
   readonly #subscriber: Subscriber<T>;
   readonly #demand: DemandGate | undefined;
+  readonly #maxHeld: HeldLimit;
   /** What waits for the gate (unset while nothing does), from `#next` on. */
   #waiting: T[] | undefined;
   #next = 0;
@@ -61,9 +79,10 @@ class PacedCall<T> implements Observer<T> {
   /** What makes the gate forget the wait. */
   #forget: (() => void) | undefined;
 
-  constructor(subscriber: Subscriber<T>, demand: DemandGate | undefined) {
+  constructor(subscriber: Subscriber<T>, demand: DemandGate | undefined, maxHeld: HeldLimit) {
     this.#subscriber = subscriber;
     this.#demand = demand;
+    this.#maxHeld = maxHeld;
   }
 
   next(value: T): void {
@@ -79,6 +98,12 @@ class PacedCall<T> implements Observer<T> {
       }
       waiting = this.#waiting = [];
       this.#wait(demand);
+    }
+    // held only: one compare per value that waits. Past the bound the call fails at once (what waits
+    // is dropped; the teardown unsubscribes the source and cuts the call's signal: it did not end)
+    if (waiting.length - this.#next >= this.#maxHeld.limit) {
+      this.#subscriber.error(this.#maxHeld.error());
+      return;
     }
     waiting.push(value);
   }
