@@ -39,7 +39,9 @@ export async function saveUnsaved(
   fence?: MemoryFence,
 ): Promise<number> {
   const messages = storable(messageList.drainUnsavedMessages());
-  if (messages.length === 0) return 0;
+  // a durable run's save goes to the store even with nothing to save: what an earlier owner of its
+  // commit stored under the commit's prefix is dropped (a re-run that made none kept them all)
+  if (messages.length === 0 && fence === undefined) return 0;
   // The run replaces only the remembered messages it updated (a tool call that got its result):
   // any other id the thread already holds under another message is refused, never overwritten.
   // A durable run's fenced save also replaces what its own run stored (the store keeps the fence's

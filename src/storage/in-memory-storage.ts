@@ -64,6 +64,12 @@ export interface InMemoryStorageOptions {
 export interface FenceChecker {
   /** Throws unless `epoch` is the run's current one. */
   checkFence(runId: string, epoch: number): void;
+  /**
+   * Calls `listener` with the id of each run removed from the journal (erased, or purged past its
+   * row retention): the store's messages of that run stop being its own, so a run created again
+   * under the id is another run and neither replaces nor drops them.
+   */
+  onRunRemoved?(listener: (runId: string) => void): void;
 }
 
 /**
@@ -92,6 +98,14 @@ export class InMemoryStorage implements MemoryStorage {
   constructor(options: InMemoryStorageOptions = {}) {
     this.#now = options.now ?? (() => new Date());
     this.#fences = options.runJournal;
+    this.#fences?.onRunRemoved?.((runId) => this.#disown(runId));
+  }
+
+  /** The run `runId` is gone from the journal: its messages are no run's (as rows stored before runs were kept). */
+  #disown(runId: string): void {
+    for (const messages of this.#messagesByThread.values()) {
+      for (const [id, record] of messages) if (record.runId === runId) messages.set(id, { ...record, runId: null });
+    }
   }
 
   async getThread(threadId: string): Promise<StorageThread | null> {

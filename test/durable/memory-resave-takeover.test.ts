@@ -97,6 +97,21 @@ const dropReply: Processor = {
   },
 };
 
+/**
+ * The first owner's commit adds a note; the next owner's commit removes every message of the list
+ * (input, reply, note): it saves nothing, and what only the first owner's commit made must go.
+ */
+const emptying: Processor = {
+  id: 'emptying',
+  processOutputResult: ({ messageList, runId }) => {
+    const commit = (commits.get(runId) ?? 0) + 1;
+    commits.set(runId, commit);
+    if (commit === 1) messageList.add({ role: 'assistant', content: 'note of commit 1' }, 'response', { merge: false });
+    else messageList.removeByIds([...messageList.get.input.db(), ...messageList.get.response.db()].map((message) => message.id));
+    return undefined;
+  },
+};
+
 const faultPoint = (point: RunFaultPoint, info: FaultPointInfo): void => {
   if (point === 'finalizing' && info.epoch === 1 && !killed.has(info.runId)) {
     killed.add(info.runId);
@@ -129,6 +144,7 @@ async function deploy(name: string, backing: () => { journal: RunJournal; storag
     new Agent({ id: 'noter', model: scriptedModel({ rules: [], fallback: { text: 'Done.' } }), memory, outputProcessors: [note, report] }),
     new Agent({ id: 'shrinker', model: scriptedModel({ rules: [], fallback: { text: 'Done.' } }), memory, outputProcessors: [shrinking] }),
     new Agent({ id: 'dropper', model: scriptedModel({ rules: [], fallback: { text: 'Done.' } }), memory, outputProcessors: [dropReply] }),
+    new Agent({ id: 'emptier', model: scriptedModel({ rules: [], fallback: { text: 'Done.' } }), memory, outputProcessors: [emptying] }),
   ];
   const worker = createRunWorker({ journal, boss, agents, concurrency: 1, faultPoint, queue: { pollingIntervalSeconds: 0.5 } });
   await worker.start();
@@ -254,6 +270,18 @@ describe.each(backings.map(([name]) => name))('memory saved again by the next ow
     const messages = await storage.getMessages({ threadId: thread });
     expect(messages.map(textOf)).toEqual(['Keep my reply', 'step-startDone.', 'note of commit 2']);
     expect(messages[2]?.id).toBe(commitMessageId(runId, 0));
+  }, 120_000);
+});
+
+describe.each(backings.map(([name]) => name))('the next owner’s commit saves nothing (%s)', (name) => {
+  it('what only the first owner’s commit stored is dropped (it stayed: a save with nothing to save was skipped), the input and reply it stored kept', async () => {
+    const deployment = deployments.get(name);
+    if (deployment === undefined) throw new Error(`${name} did not deploy`);
+    const thread = `t-empty-${name}-${suffix}`;
+    const { status } = await deployment.run('emptier', 'Forget the note', thread);
+    expect(status).toBe('completed');
+    const messages = await deployment.storage.getMessages({ threadId: thread });
+    expect(messages.map(textOf)).toEqual(['Forget the note', 'step-startDone.']);
   }, 120_000);
 });
 

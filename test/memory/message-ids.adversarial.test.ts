@@ -508,7 +508,7 @@ describe('messages stored before the stores kept runs: migrated, they are nobody
       expect(await storage.getMessages({ threadId: 't-old' })).toEqual(before);
       expect(before.map(textOf)).toEqual([oldText]);
       const versions = await admin.query<{ version: number }>(`SELECT version FROM "${oldSchema}".schema_version ORDER BY version`);
-      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+      expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS "${oldSchema}" CASCADE`);
       await admin.end();

@@ -141,6 +141,8 @@ export class InMemoryRunJournal implements RunJournal {
   readonly #runs = new Map<string, StoredRun>();
   /** Reads of this journal: live readers of a run (the stored run: an id erased and created again is another) share one tail. */
   readonly #reads = new JournalReads<StoredRun>();
+  /** Listeners of runs removed from the journal (`onRunRemoved`: a store fenced by it). */
+  readonly #removedListeners: Array<(runId: string) => void> = [];
   #signalIds = 0;
   #closed = false;
 
@@ -420,6 +422,7 @@ export class InMemoryRunJournal implements RunJournal {
     stored.chunks = [];
     // live readers and the owner's signal listener of a forced erase learn it at once
     stored.wake.error(new RunNotFoundError({ runId }));
+    this.#removed(runId);
     return true;
   }
 
@@ -450,6 +453,7 @@ export class InMemoryRunJournal implements RunJournal {
         if (statements >= maxStatements) return { ...result, done: false };
         statements += 1;
         this.#runs.delete(runId);
+        this.#removed(runId);
         result.removed += 1;
         result.runsRemoved += 1;
       }
@@ -466,6 +470,19 @@ export class InMemoryRunJournal implements RunJournal {
     if (stored === undefined) throw new RunNotFoundError({ runId });
     const owner = stored.record.owner ?? '';
     this.#fenced({ runId, epoch, owner }, 'memory save');
+  }
+
+  /**
+   * Calls `listener` with the id of each run removed from this journal (erased, or purged past its
+   * row retention): an `InMemoryStorage` built with `{ runJournal }` stops counting the run's
+   * messages as its own, so a run created again under the id neither replaces nor drops them.
+   */
+  onRunRemoved(listener: (runId: string) => void): void {
+    this.#removedListeners.push(listener);
+  }
+
+  #removed(runId: string): void {
+    for (const listener of this.#removedListeners) listener(runId);
   }
 
   async close(): Promise<void> {

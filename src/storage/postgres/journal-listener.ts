@@ -10,10 +10,13 @@ import type { GuardedPool } from './guarded-pool.js';
 /** The channel every rxagent journal notifies on; the payload names the schema. */
 export const JOURNAL_CHANNEL = 'rxagent_journal';
 
-/** A notification: which run has news, and which (`chunks`: new rows; `signal`: a request for its owner). */
+/**
+ * A notification: which run has news, and which (`chunks`: new rows; `signal`: a request for its
+ * owner; `erased`: the run is gone — erased, or its row found missing by the poll).
+ */
 export interface RunNotice {
   runId: string;
-  kind: 'chunks' | 'signal';
+  kind: 'chunks' | 'signal' | 'erased';
 }
 
 /** The shared LISTEN connection of one journal (started by its first live reader). */
@@ -72,7 +75,8 @@ export class JournalListener {
     const rest = message.payload.slice(this.#prefix.length);
     const slash = rest.lastIndexOf('/');
     if (slash <= 0) return;
-    this.#notices.next({ runId: rest.slice(0, slash), kind: rest.slice(slash + 1) === 'signal' ? 'signal' : 'chunks' });
+    const kind = rest.slice(slash + 1);
+    this.#notices.next({ runId: rest.slice(0, slash), kind: kind === 'signal' || kind === 'erased' ? kind : 'chunks' });
   };
 
   readonly #onLost = (): void => {

@@ -8,7 +8,10 @@
  * (jittered backoff, at most `reconnectWithinMs` apart — default 200 ms; a worker asks for a
  * quarter of its sweeps' grace: back within the grace once the database answers); meanwhile the
  * owner's runs look dead and may be taken over: the journal's epoch fences the owner's later
- * writes. `lock$` tells each moment the lock is lost or taken again, as it happens.
+ * writes. A connection that stops answering is lost too: a heartbeat query every
+ * `reconnectWithinMs` must be answered within as long (a half-open connection — the server ended
+ * the session, the client never heard — looked held for ever). `lock$` tells each moment the lock
+ * is lost or taken again, as it happens.
  */
 import type { ClientConfig, Pool } from 'pg';
 import { BehaviorSubject, type Observable } from 'rxjs';
@@ -71,6 +74,9 @@ export function reconnectWithinOf(where: string, options: unknown): number {
   return value;
 }
 
+/** TCP keepalive of the session's connection: the first probe after this long without traffic (ms). */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 /** Backoff of the reconnects: 100 ms × 2ⁿ, at most `capMs`, jittered (half to all of it). */
 function backoffMs(failures: number, capMs: number): number {
   const ceiling = Math.min(capMs, 100 * 2 ** failures);
@@ -122,6 +128,8 @@ export class PostgresOwnerSession implements OwnerSession {
   #closed = false;
   #failures = 0;
   #retry: unknown;
+  /** The next heartbeat of the held connection, or its answer's deadline. */
+  #beat: unknown;
   #waiters: Array<() => void> = [];
 
   /** Each change of {@link held} as it happens (`at`: the clock's `now()` then); the current state first to a new subscriber; completes once closed. */
@@ -130,7 +138,9 @@ export class PostgresOwnerSession implements OwnerSession {
   constructor(pool: Pool, schemaName: string, owner: string, connectionTimeoutMs: number, settings: OwnerSessionSettings = { reconnectWithinMs: DEFAULT_RECONNECT_WITHIN_MS }) {
     // the pool's own settings (connection string, credentials, TLS) for one connection of our own
     const options = (pool as unknown as { options?: ClientConfig }).options ?? {};
-    this.#config = { ...options, connectionTimeoutMillis: connectionTimeoutMs, application_name: 'rxagent owner session', keepAlive: true };
+    // TCP keepalive from 10 s of silence: the kernel's probes end a connection whose peer is gone
+    // (the heartbeat below notices a session the server ended much sooner)
+    this.#config = { ...options, connectionTimeoutMillis: connectionTimeoutMs, application_name: 'rxagent owner session', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
     this.#schemaName = schemaName;
     this.#key = owner;
     this.#reconnectWithinMs = settings.reconnectWithinMs;
@@ -160,6 +170,7 @@ export class PostgresOwnerSession implements OwnerSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#clock.clearTimeout(this.#retry);
+    this.#clock.clearTimeout(this.#beat);
     this.#setHeld(false);
     this.#lock.complete();
     const client = this.#client;
@@ -198,13 +209,38 @@ export class PostgresOwnerSession implements OwnerSession {
       this.#failures = 0;
       this.#setHeld(true);
       for (const resolve of this.#waiters.splice(0)) resolve();
+      this.#heartbeat(client);
     } catch {
       this.#lost(client);
     }
   }
 
+  /**
+   * While `client` holds the lock: a query every `reconnectWithinMs`, answered within as long, or the
+   * session is lost. A half-open connection — the server ended the session (and released the lock)
+   * while the client heard nothing: a network that drops packets without resetting — otherwise
+   * looked held for ever, and other workers' sweeps took the owner's runs over while it went on.
+   * Noticed within twice `reconnectWithinMs` (a worker's: half its sweeps' grace) and taken again
+   * within one more, so the owner is back before the sweeps' grace runs out.
+   */
+  #heartbeat(client: SessionConnection): void {
+    this.#beat = this.#clock.setTimeout(() => {
+      if (this.#closed || this.#client !== client) return;
+      this.#beat = this.#clock.setTimeout(() => this.#lost(client), this.#reconnectWithinMs);
+      client.query('SELECT 1 AS alive', []).then(
+        () => {
+          if (this.#client !== client) return;
+          this.#clock.clearTimeout(this.#beat);
+          this.#heartbeat(client);
+        },
+        () => this.#lost(client),
+      );
+    }, this.#reconnectWithinMs);
+  }
+
   #lost(client: SessionConnection): void {
     if (this.#client !== client) return;
+    this.#clock.clearTimeout(this.#beat);
     this.#client = undefined;
     this.#setHeld(false);
     client.end().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { EMPTY, Observable, Subject, defer, filter, from, merge, switchMap, takeUntil } from 'rxjs';
+import { EMPTY, Observable, Subject, defer, filter, from, map, merge, switchMap, takeUntil } from 'rxjs';
 import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson, type JsonValue } from '../../contract/json-codec.js';
 import { RxAgentError } from '../../errors/rxagent-error.js';
@@ -388,7 +388,9 @@ export class PostgresRunJournal implements RunJournal {
             subscriber.next(signal);
           }
           const run = await this.#getRun(runId);
-          if (run === null || !isOpen(run.status)) subscriber.complete();
+          // erased while listened to: the owner learns it, as from the in-memory journal
+          if (run === null) throw new RunNotFoundError({ runId });
+          if (!isOpen(run.status)) subscriber.complete();
         };
         const wake = (): void => {
           reading ??= read()
@@ -435,7 +437,14 @@ export class PostgresRunJournal implements RunJournal {
         return rows;
       };
       const missingTail = (seq: number, until: number): Promise<never> => guard('read', () => this.#gap(runId, seq, undefined, until));
-      return this.#reads.read$(runId, { page, wake$: end === undefined ? this.#wake$(runId) : EMPTY, pageSize: this.#pageSize, missing: missingTail }, after, {
+      // the run erased while read live (a notice, or the poll finding its row gone): the readers end
+      // with RunNotFoundError, as the in-memory journal's do (they waited for rows for ever)
+      const erased = (notice: RunNotice): RunNotice => {
+        if (notice.kind === 'erased') throw new RunNotFoundError({ runId });
+        return notice;
+      };
+      const wake$ = end === undefined ? this.#wake$(runId).pipe(map(erased)) : EMPTY;
+      return this.#reads.read$(runId, { page, wake$, pageSize: this.#pageSize, missing: missingTail }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,
@@ -467,9 +476,11 @@ export class PostgresRunJournal implements RunJournal {
 
   async deleteRun(runId: string, options: DeleteRunOptions = {}): Promise<boolean> {
     assertJournalId('deleteRun', 'runId', runId);
-    const outcome = await this.#run('deleteRun', () => eraseRun(this.#db, this.#schema, runId, options.force === true));
+    const outcome = await this.#run('deleteRun', () => eraseRun(this.#db, this.#schema, runId, options.force === true, this.#notify ? `${this.#schemaName}/` : undefined));
     if (outcome === undefined) return false;
     if (!outcome.erased) throw new RunOpenError({ runId, status: outcome.status as RunRecord['status'] });
+    // this instance's live readers and signal listeners of the run learn it at once
+    this.#local.next({ runId, kind: 'erased' });
     return true;
   }
 
@@ -559,8 +570,8 @@ export class PostgresRunJournal implements RunJournal {
    * (one statement per interval for all watched runs: it wakes a run only when its row moved or a
    * signal arrived), and close.
    */
-  #wake$(runId: string, kind?: RunNotice['kind']): Observable<unknown> {
-    const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind);
+  #wake$(runId: string, kind?: RunNotice['kind']): Observable<RunNotice> {
+    const news = (notice: RunNotice): boolean => notice.runId === runId && (kind === undefined || notice.kind === kind || notice.kind === 'erased');
     return merge(
       this.#listener.notices$.pipe(filter(news)),
       this.#local.pipe(filter(news)),

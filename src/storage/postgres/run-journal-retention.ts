@@ -6,6 +6,7 @@
 import type { PurgeResult } from '../journal/types.js';
 import type { Retention } from '../internal/retention.js';
 import type { GuardedPool } from './guarded-pool.js';
+import { JOURNAL_CHANNEL } from './journal-listener.js';
 
 /** The tables that hold a run's data besides its row, purged in this order. */
 const RUN_TABLES = ['run_chunks', 'run_commits', 'run_tool_calls', 'run_signals'] as const;
@@ -66,14 +67,19 @@ export async function purgeRound(
   // (3) remove the rows of runs past their row retention
   while (more()) {
     statements += 1;
-    const removed = await db.query(
-      `DELETE FROM ${schema}.runs WHERE id IN (
-         SELECT id FROM ${schema}.runs WHERE purged AND ended_at <= now() - make_interval(secs => $1) ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    // the removed runs' messages stop being theirs (a run created again under an id is another run)
+    const removed = await db.query<{ removed: number }>(
+      `WITH gone AS (DELETE FROM ${schema}.runs WHERE id IN (
+         SELECT id FROM ${schema}.runs WHERE purged AND ended_at <= now() - make_interval(secs => $1) ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING id),
+       m AS (UPDATE ${schema}.messages SET run_id = NULL WHERE run_id IN (SELECT id FROM gone))
+       SELECT count(*)::int4 AS removed FROM gone`,
       [retention.runSeconds, limits.batchSize],
     );
-    result.runsRemoved += removed.rowCount ?? 0;
-    result.removed += removed.rowCount ?? 0;
-    if ((removed.rowCount ?? 0) < limits.batchSize) break;
+    const count = Number(removed.rows[0]?.removed ?? 0);
+    result.runsRemoved += count;
+    result.removed += count;
+    if (count < limits.batchSize) break;
   }
   return result;
 }
@@ -81,16 +87,22 @@ export async function purgeRound(
 /**
  * Erases a run and everything of it in one statement (all or nothing). `undefined`: no such run;
  * `{ erased: false, status }`: the run is open and `force` was not given (nothing erased).
+ * `notifyPrefix` given (`<schema>/`): the erase is notified (`<schema>/<runId>/erased`), so live
+ * readers of the run on other instances end at once instead of waiting for rows that never come.
+ * The run's messages in memory stop being the run's (`run_id` cleared): a run created again under
+ * its id is another run, and neither replaces nor drops them (its commit ids share the prefix).
  */
-export async function eraseRun(db: GuardedPool, schema: string, runId: string, force: boolean): Promise<{ erased: boolean; status: string } | undefined> {
+export async function eraseRun(db: GuardedPool, schema: string, runId: string, force: boolean, notifyPrefix?: string): Promise<{ erased: boolean; status: string } | undefined> {
+  const notify = notifyPrefix === undefined ? '' : `, (SELECT pg_notify('${JOURNAL_CHANNEL}', $3 || id || '/erased') FROM gone) AS notified`;
   const result = await db.query<{ status: string; erased: boolean }>(
     `WITH gone AS (DELETE FROM ${schema}.runs WHERE id = $1 AND ($2 OR status NOT IN ('queued', 'running')) RETURNING id),
           c AS (DELETE FROM ${schema}.run_chunks WHERE run_id IN (SELECT id FROM gone)),
           k AS (DELETE FROM ${schema}.run_commits WHERE run_id IN (SELECT id FROM gone)),
           t AS (DELETE FROM ${schema}.run_tool_calls WHERE run_id IN (SELECT id FROM gone)),
-          s AS (DELETE FROM ${schema}.run_signals WHERE run_id IN (SELECT id FROM gone))
-     SELECT r.status, EXISTS (SELECT 1 FROM gone) AS erased FROM ${schema}.runs r WHERE r.id = $1`,
-    [runId, force],
+          s AS (DELETE FROM ${schema}.run_signals WHERE run_id IN (SELECT id FROM gone)),
+          m AS (UPDATE ${schema}.messages SET run_id = NULL WHERE run_id IN (SELECT id FROM gone))
+     SELECT r.status, EXISTS (SELECT 1 FROM gone) AS erased${notify} FROM ${schema}.runs r WHERE r.id = $1`,
+    notifyPrefix === undefined ? [runId, force] : [runId, force, notifyPrefix],
   );
   const row = result.rows[0];
   return row === undefined ? undefined : { erased: row.erased, status: row.status };

@@ -3,7 +3,7 @@
  * and signal listeners watch, however many there are, instead of one timer and one read per
  * reader. A run whose row moved (`last_seq`, `status`) or that got a signal since the last poll
  * wakes its watchers; a run seen for the first time wakes them once (a write between their first
- * read and the first poll is not missed); a failed poll wakes every watcher, which then reads and
+ * read and the first poll is not missed); a run whose row is gone is erased (`erased`); a failed poll wakes every watcher, which then reads and
  * meets the failure itself (as a reader polling on its own did).
  */
 import { Observable, Subject } from 'rxjs';
@@ -81,9 +81,16 @@ export class RunPoller {
         const watched = this.#watched.get(runId);
         if (watched === undefined) continue;
         const row = found.get(runId);
-        // a run that is gone wakes its watchers: their own read says what happened
-        const rows = row?.rows ?? 'gone';
-        const signals = row?.signals ?? 'gone';
+        // a watched run is one that was found: its row gone, it was erased (a live reader waited
+        // for rows that never came), and its watchers learn it (readers end, signal listeners complete)
+        if (row === undefined) {
+          if (watched.rows !== 'gone') watched.notices.next({ runId, kind: 'erased' });
+          watched.rows = 'gone';
+          watched.signals = 'gone';
+          continue;
+        }
+        const rows = row.rows;
+        const signals = row.signals;
         const movedRows = watched.rows !== rows;
         const movedSignals = watched.signals !== signals;
         watched.rows = rows;
