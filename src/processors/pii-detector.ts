@@ -18,6 +18,7 @@ import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type Judg
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
 import { LabelReader, locateValue, type LocatedValue } from './internal/judge-answer.js';
+import { judgedPosition, positionsWithin } from './internal/judged-positions.js';
 import { PII_SYNONYMS } from './internal/judge-synonyms.js';
 import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
 import { mapStrings } from './internal/deep-strings.js';
@@ -161,9 +162,9 @@ export const DEFAULT_PII_TYPES = [
  * reference's, which adds `start`, `end` (the value's place in the judged text) and
  * `redacted_value`. Strict: any other key makes the answer unreadable (the response format sent
  * says `additionalProperties: false`). Positions are checked against the judged text by
- * {@link piiAnswerFor}; they are never used to redact (the value is searched in the text), and
- * `redacted_value` is never written into it: the replacement is the guard's `redactionMethod`, as
- * in the reference.
+ * `positionsWithin` (the one strict path, shared with `SystemPromptScrubber`); they are never used
+ * to redact (the value is searched in the text), and `redacted_value` is never written into it:
+ * the replacement is the guard's `redactionMethod`, as in the reference.
  */
 const piiDetection = z.strictObject({
   /** What kind of value this is. */
@@ -173,33 +174,14 @@ const piiDetection = z.strictObject({
   /** How sure the model is (0..1). */
   confidence: z.number().min(0).max(1).optional(),
   /** The reference's: where the value starts in the judged text (UTF-16 index). */
-  start: z.number().int().min(0).optional(),
+  start: judgedPosition.optional(),
   /** The reference's: where it ends (exclusive). */
-  end: z.number().int().min(0).optional(),
+  end: judgedPosition.optional(),
   /** The reference's redacted form of the value: accepted, never used. */
   redacted_value: z.string().nullable().optional(),
 });
 
 const piiAnswer = z.strictObject({ detections: z.array(piiDetection) });
-
-/**
- * The answer schema for one judged piece: {@link piiAnswer}, and positions that can be in `text` —
- * both or neither, `start ≤ end ≤ text.length`. A position that cannot be is an unreadable answer
- * (a judge failure: `contentErrorStrategy`, blocked by default), on the same strict path as a
- * wrong key.
- */
-function piiAnswerFor(text: string) {
-  return piiAnswer.superRefine((answer, context) => {
-    answer.detections.forEach(({ start, end }, index) => {
-      if (start === undefined && end === undefined) return;
-      if (start === undefined || end === undefined) {
-        context.addIssue({ code: 'custom', path: ['detections', index], message: 'start and end go together' });
-      } else if (start > end || end > text.length) {
-        context.addIssue({ code: 'custom', path: ['detections', index], message: `positions ${start}..${end} are not within the judged text (${text.length} characters)` });
-      }
-    });
-  });
-}
 
 /**
  * The `hashKey`, checked: a non-empty string or byte array (an empty key would make every hash
@@ -351,7 +333,7 @@ export class PIIDetector implements Processor<'pii-detector'> {
     const outcome = await this.judge.judge(
       state,
       text,
-      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: piiAnswerFor(piece), responseSchema: piiAnswer }),
+      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: positionsWithin(piiAnswer, piece), responseSchema: piiAnswer }),
       call,
     );
     if (!outcome.ok) return outcome.failure;

@@ -374,10 +374,11 @@ function delayOption(option: string, value: RetryDelay | undefined): RetryDelay 
 /** A matcher entry: a predicate or `{ match, maxRetries?, delayMs?, onRetry? }`, its numbers checked. */
 function matcherOption(option: string, entry: StreamErrorRetryMatcherEntry | undefined): StreamErrorRetryMatcherConfig {
   if (typeof entry === 'function') return { match: entry };
+  // its keys first: a getter (one that throws too) is refused before anything is read
+  if (typeof entry === 'object' && entry !== null) checkOptionKeys(MATCHER_KEYS, entry, option);
   if (typeof entry !== 'object' || entry === null || typeof entry.match !== 'function') {
     throw new InvalidProcessorOptionError(PROCESSOR_ID, option, entry, 'a predicate or an object with a match function');
   }
-  checkOptionKeys(MATCHER_KEYS, entry, option);
   const maxRetries = entry.maxRetries === undefined ? undefined : countOption(`${option}.maxRetries`, entry.maxRetries, 0);
   const delayMs = delayOption(`${option}.delayMs`, entry.delayMs);
   functionOption(PROCESSOR_ID, `${option}.onRetry`, entry.onRetry);

@@ -13,7 +13,7 @@ import { chunkLike } from './internal/chunks.js';
 import { emitInOrder } from './internal/emit-in-order.js';
 import { quoted } from './internal/input-messages.js';
 import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './internal/model-backed.js';
-import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
+import { checkOptionKeys, optionKeys, optionNames, readingOption } from './internal/option-keys.js';
 import { answerFormat, StructuredCallError } from './internal/structured-call.js';
 import { oneOfOption } from './internal/guard-options.js';
 
@@ -147,7 +147,8 @@ export class StructuredOutputProcessor<T = unknown> implements Processor<'struct
     }
     if (this.errorStrategy === 'fallback' && options.fallbackValue !== undefined) {
       // what reaches `object` is what the schema accepts: the fallback too, as the schema outputs it
-      const parsed = options.schema.safeParse(options.fallbackValue);
+      // a getter in the fallback that throws while the schema reads it names fallbackValue
+      const parsed = readingOption(this.id, 'fallbackValue', () => options.schema.safeParse(options.fallbackValue));
       if (!parsed.success) throw new InvalidProcessorOptionError(this.id, 'fallbackValue', options.fallbackValue, `a value the schema accepts (${parsed.error.message})`);
       this.fallbackValue = parsed.data;
     }

@@ -7,6 +7,7 @@ import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type Judg
 import { quoted } from './internal/input-messages.js';
 import { budgetPieces, type Verdict } from './internal/judged-spans.js';
 import { locateValue } from './internal/judge-answer.js';
+import { judgedPosition, positionsWithin } from './internal/judged-positions.js';
 import { applyRedactionsToObject, applyRedactionsToReply, rememberRedactions } from './internal/redactions.js';
 import { PrivateViolations } from './internal/private-violation.js';
 import { answerFormat } from './internal/structured-call.js';
@@ -99,8 +100,9 @@ const SCRUBBER_OPTION_KEYS = optionKeys(
 /**
  * The judge's answer. The reference's shape (`type`, `value`, `confidence`, `start`, `end`,
  * `redacted_value` per detection, `reason`, `redacted_content`; `detections: null` for none) is
- * accepted as it is; only `value` and `confidence` are used — positions from a model are not trusted,
- * the value is searched in the text. Any other key, at the top (`"leaked": true`) or in a detection
+ * accepted; only `value` and `confidence` are used — the value is searched in the text. Positions
+ * are checked as `PIIDetector` checks them (`positionsWithin`: whole numbers, both or neither, within
+ * the judged passage), and one that cannot be there makes the answer unreadable. Any other key, at the top (`"leaked": true`) or in a detection
  * (`"redacted": true`), makes the answer unreadable: a verdict the guard would drop is a violation.
  */
 const leakAnswer = z.strictObject({
@@ -112,8 +114,8 @@ const leakAnswer = z.strictObject({
         type: z.string().nullish(),
         value: z.string(),
         confidence: z.number().min(0).max(1).nullish(),
-        start: z.number().nullish(),
-        end: z.number().nullish(),
+        start: judgedPosition.nullish(),
+        end: judgedPosition.nullish(),
         redacted_value: z.string().nullish(),
       }),
     )
@@ -262,7 +264,7 @@ export class SystemPromptScrubber implements Processor<'system-prompt-scrubber'>
       const outcome = await this.judge.judge(
         state,
         text,
-        (piece) => ({ system: this.system, prompt: `${quoted('System prompt', systemPiece)}\n\n${quoted('Response passage', piece)}`, schema: leakAnswer }),
+        (piece) => ({ system: this.system, prompt: `${quoted('System prompt', systemPiece)}\n\n${quoted('Response passage', piece)}`, schema: positionsWithin(leakAnswer, piece), responseSchema: leakAnswer }),
         call,
         passageBudget,
       );

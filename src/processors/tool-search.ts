@@ -11,7 +11,7 @@ import {
 } from '../contract/index.js';
 import { Bm25Index } from './internal/bm25.js';
 import { wholeNumberOption } from './internal/guard-options.js';
-import { checkOptionKeys, optionKeys, optionNames } from './internal/option-keys.js';
+import { checkOptionKeys, optionKeys, optionNames, readingOption } from './internal/option-keys.js';
 
 /**
  * Options of {@link ToolSearchProcessor}.
@@ -161,7 +161,9 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
     checkOptionKeys(TOOL_SEARCH_OPTION_KEYS, options);
     const tools: unknown = options.tools;
     if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) throw new InvalidProcessorOptionError('tool-search', 'tools', tools, 'an object of tools by name');
-    for (const [name, tool] of Object.entries(tools)) {
+    for (const name of Object.keys(tools)) {
+      // a tool given as a getter that throws names it (Object.entries would throw a plain error)
+      const tool: unknown = readingOption('tool-search', `tools.${name}`, () => (tools as Record<string, unknown>)[name]);
       if (typeof tool !== 'object' || tool === null) throw new InvalidProcessorOptionError('tool-search', `tools.${name}`, tool, 'a tool');
       if (name === TOOL_SEARCH_TOOL_NAMES.search || name === TOOL_SEARCH_TOOL_NAMES.load) {
         throw new InvalidProcessorOptionError('tool-search', `tools.${name}`, name, `a tool named otherwise (${name} is the processor's own tool)`);
@@ -172,7 +174,8 @@ export class ToolSearchProcessor implements Processor<'tool-search'> {
     this.index = new Bm25Index(
       Object.entries(options.tools).map(([name, tool]) => ({
         id: name,
-        text: `${name} ${name} ${toolDescription(tool)} ${describeSchema(tool.inputSchema)}`,
+        // the tool is the caller's object: a getter or trap that throws here names the tool
+        text: readingOption('tool-search', `tools.${name}`, () => `${name} ${name} ${toolDescription(tool)} ${describeSchema(tool.inputSchema)}`),
       })),
     );
   }

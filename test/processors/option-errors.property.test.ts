@@ -4,6 +4,10 @@
  * number, an empty list, a single string where a list belongs — make the constructor throw an
  * `InvalidProcessorOptionError` naming the processor and that option; generated valid options
  * construct. A wrong value is never read as some other behaviour (a default, "check nothing").
+ * A value that cannot be read (test/support/hostile-values.ts, a Proxy whose reads throw, a
+ * throwing getter), put at a generated position inside valid options — an option, an entry of a
+ * list, a field of a rule — makes the constructor succeed or throw an
+ * `InvalidProcessorOptionError` naming that position or one above it, never anything else.
  */
 import fc from 'fast-check';
 import { asyncScheduler } from 'rxjs';
@@ -26,6 +30,7 @@ import { TokenLimiterProcessor } from '../../src/processors/token-limiter.js';
 import { ToolCallFilter } from '../../src/processors/tool-call-filter.js';
 import { ToolSearchProcessor } from '../../src/processors/tool-search.js';
 import { UnicodeNormalizer } from '../../src/processors/unicode-normalizer.js';
+import { errorPosingProxy, revokedProxy, throwingProxy } from '../support/hostile-values.js';
 import { judgeModel } from './support/harness.js';
 import { expectOptionError } from './support/option-error.js';
 
@@ -590,5 +595,127 @@ describe('every option of every built-in processor is checked at construction (p
     expect(error).toBeInstanceOf(InvalidProcessorOptionError);
     expect(error).not.toBeInstanceOf(TypeError);
     expect(Number.isNaN(error.value)).toBe(true);
+  });
+});
+
+// ---- values that cannot be read, anywhere inside the options ----
+
+type Path = ReadonlyArray<string | number>;
+
+/** Arrays and objects of `Object.prototype` (or none): the option data the tests build, looked into for positions. */
+function isPlainData(value: unknown): value is Record<string | number, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return Array.isArray(value) || prototype === Object.prototype || prototype === null;
+}
+
+/** Every position in `options`: each value (at any depth of its arrays and plain objects), one past each array's end, and a new key of each object. */
+function positionsOf(options: Options): Path[] {
+  const found: Path[] = [];
+  const walk = (value: unknown, path: Path, depth: number): void => {
+    if (!isPlainData(value) || depth > 4) return;
+    const keys = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(value);
+    for (const key of keys) {
+      found.push([...path, key]);
+      walk(value[key], [...path, key], depth + 1);
+    }
+    found.push([...path, Array.isArray(value) ? value.length : 'extra']);
+  };
+  walk(options, [], 0);
+  return found;
+}
+
+/** `options` with copies of the arrays and plain objects along `path`, and `place` called on the copy holding its last key. */
+function placedAt(options: Options, path: Path, place: (holder: Record<string | number, unknown>, key: string | number) => void): Options {
+  const copy = (value: unknown) => (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
+  const root = copy(options);
+  let holder = root;
+  for (const key of path.slice(0, -1)) {
+    holder[key] = copy(holder[key]);
+    holder = holder[key] as Record<string | number, unknown>;
+  }
+  place(holder, path[path.length - 1]!);
+  return root as Options;
+}
+
+const hostileKinds = ['a Proxy whose traps throw', 'a revoked Proxy', 'a Proxy posing as an Error', 'a plain-looking Proxy whose reads throw', 'a throwing getter'] as const;
+
+function putHostile(kind: (typeof hostileKinds)[number], holder: Record<string | number, unknown>, key: string | number): void {
+  const throwing = () => {
+    throw new Error('hostile read');
+  };
+  switch (kind) {
+    case 'a Proxy whose traps throw':
+      holder[key] = throwingProxy();
+      return;
+    case 'a revoked Proxy':
+      holder[key] = revokedProxy();
+      return;
+    case 'a Proxy posing as an Error':
+      holder[key] = errorPosingProxy();
+      return;
+    case 'a plain-looking Proxy whose reads throw':
+      holder[key] = new Proxy(Array.isArray(holder) ? ['x'] : { name: 'x' }, { get: throwing });
+      return;
+    default:
+      Object.defineProperty(holder, key, { get: throwing, enumerable: true, configurable: true });
+  }
+}
+
+const pathName = (path: Path) => path.map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? key : `.${key}`)).join('');
+
+describe('a value that cannot be read, anywhere inside valid options, is an InvalidProcessorOptionError naming where (property-based)', () => {
+  for (const processor of processors) {
+    const label = `${processor.processorId}${processor.make.toString().includes('InMemoryResponseCacheStore') ? ' (InMemoryResponseCacheStore)' : ''}`;
+    it(`${label}: constructs, or refuses naming the position or one above it — never another error`, () => {
+      const placed = processor.valid.chain((valid) => {
+        const options = { ...processor.base, ...valid };
+        return fc.record({ options: fc.constant(options), path: fc.constantFrom(...positionsOf(options)), kind: fc.constantFrom(...hostileKinds) });
+      });
+      fc.assert(
+        fc.property(placed, ({ options, path, kind }) => {
+          const where = pathName(path);
+          let thrown: unknown;
+          try {
+            processor.make(placedAt(options, path, (holder, key) => putHostile(kind, holder, key)));
+            return;
+          } catch (error) {
+            thrown = error;
+          }
+          if (!InvalidProcessorOptionError.isInstance(thrown)) throw new Error(`${kind} at ${where}: threw ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : typeof thrown}`);
+          const { option } = thrown;
+          const top = String(path[0]);
+          const named = option === top || option.startsWith(`${top}.`) || option.startsWith(`${top}[`);
+          if (!named || !where.startsWith(option)) throw new Error(`${kind} at ${where}: the error names ${option}`);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it('names the entry: a Proxy or revoked Proxy in rules, matchers, choices, channels, detectionTypes; a throwing getter on a rule (each was a plain Error or TypeError from deep inside the constructor)', () => {
+    const throwing = () => {
+      throw new Error('hostile read');
+    };
+    const ruleWithGetter = Object.defineProperty({ name: 'r' }, 'pattern', { get: throwing, enumerable: true });
+    const cases: Array<[string, () => unknown, string, string]> = [
+      ['rules[1]: a revoked Proxy', () => new RegexFilterProcessor({ rules: [{ name: 'a', pattern: /a/ }, revokedProxy()] as never }), 'regex-filter', 'rules[1]'],
+      ['rules[0].pattern: a throwing getter', () => new RegexFilterProcessor({ rules: [ruleWithGetter] as never }), 'regex-filter', 'rules[0].pattern'],
+      ['matchers[1]: a Proxy whose traps throw', () => new StreamErrorRetryProcessor({ matchers: [() => true, throwingProxy()] as never }), 'stream-error-retry-processor', 'matchers[1]'],
+      ['choices[1]: a Proxy posing as an Error', () => new ModelSelectionProcessor({ model, choices: [choices[0]!, errorPosingProxy()] as never }), 'model-selection', 'choices[1]'],
+      ['channels[0]: a revoked Proxy', () => new ModerationProcessor({ model, channels: [revokedProxy()] as never }), 'moderation', 'channels[0]'],
+      ['detectionTypes[1]: a Proxy whose traps throw', () => new PIIDetector({ model, detectionTypes: ['email', throwingProxy()] as never }), 'pii-detector', 'detectionTypes[1]'],
+      ['detectionTypes: an array Proxy whose reads throw', () => new PIIDetector({ model, detectionTypes: new Proxy(['email'], { get: throwing }) as never }), 'pii-detector', 'detectionTypes'],
+    ];
+    for (const [what, make, processorId, option] of cases) {
+      let thrown: unknown;
+      try {
+        make();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(InvalidProcessorOptionError.isInstance(thrown), `${what}: ${String(thrown)}`).toBe(true);
+      expect(thrown, what).toMatchObject({ processorId, option });
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 import type { ModelInput, ModelRegistry } from '../../model/index.js';
 import { InvalidProcessorOptionError, thrownMessage, type AbortFunction, type ProcessorViolation } from '../../contract/index.js';
 import { booleanOption, functionOption, stringOption } from './guard-options.js';
-import { checkOptionKeys, optionKeys, optionNames } from './option-keys.js';
+import { checkOptionKeys, optionKeys, optionNames, readingOption } from './option-keys.js';
 import { judgeReporter, type JudgeTracing } from './judge-report.js';
 import { callQuietly } from './private-violation.js';
 import { resolveProcessorModel, structuredCall, StructuredCallError, type StructuredCallRequest } from './structured-call.js';
@@ -121,7 +121,8 @@ export class ModelJudge {
       throw new InvalidProcessorOptionError(processorId, 'providerOptions', providerOptions, 'an object of provider options');
     }
     functionOption(processorId, 'onViolation', options.onViolation);
-    this.model = resolveProcessorModel(options.model, options.registry);
+    // the model is the caller's object: a getter or trap that throws while it is resolved names `model`
+    this.model = readingOption(processorId, 'model', () => resolveProcessorModel(options.model, options.registry));
     this.errorStrategy = options.errorStrategy ?? 'warn';
     this.providerOptions = options.providerOptions;
     this.onError = functionOption(processorId, 'onError', options.onError);

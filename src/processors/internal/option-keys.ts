@@ -19,7 +19,10 @@
  * the processors read some options directly and pass others on as a spread, which drops inherited
  * and non-enumerable properties, so such an option would be read by one part and not by another.
  */
-import { InvalidProcessorOptionError, closestKey, warnOnce } from '../../contract/index.js';
+import { InvalidProcessorOptionError, RxAgentError, closestKey, warnOnce } from '../../contract/index.js';
+
+/** Why an option given as a getter is refused. */
+const GETTER_PROBLEM = 'is a getter: give it as a plain value (an option is read when the processor is made; a getter may throw or answer differently each time)';
 
 /**
  * `true` for each option name of `T` — every one (a new option left out of the list fails to
@@ -117,9 +120,9 @@ export function checkOptionKeys(keys: OptionKeys, options: unknown, path?: strin
       throw keyError(processorId, named(key), value, 'is not enumerable: give it as an ordinary property (a spread of the options would drop it)');
     }
     if (!('value' in descriptor)) {
-      throw keyError(processorId, named(key), undefined, 'is a getter: give it as a plain value (an option is read when the processor is made; a getter may throw or answer differently each time)');
+      throw keyError(processorId, named(key), undefined, GETTER_PROBLEM);
     }
-    if (!readable(value)) throw unreadable(processorId, named(key), value);
+    checkOptionValue(processorId, named(key), value);
     const instead = keys.ignored[key];
     if (instead !== undefined) {
       // once per process and processor kind: a processor made per request must not warn per request
@@ -154,6 +157,110 @@ function readable(value: unknown): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Arrays, and objects of `Object.prototype` or none: option data, looked into by {@link checkOptionValue}. */
+function plainData(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const prototype = Reflect.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Throws an `InvalidProcessorOptionError` naming the first place inside an option's `value` — the
+ * value itself, or an entry or property at any depth of its arrays and plain objects (`rules[1]`,
+ * `channels[0]`, `providerOptions.openai`) — that cannot be read: a revoked Proxy, a Proxy whose
+ * traps throw or whose entries throw when read, a list entry given as a getter. A getter on a plain
+ * object deeper down is neither called nor refused (the object is the caller's: a lazy schema reads
+ * so); the option-shaped objects (a rule, a matcher, a choice) refuse theirs through
+ * {@link checkOptionKeys}. Objects of a class (a model instance, a schema, a store, a RegExp) are
+ * the caller's: their own data properties are read once (a Proxy posing as one, whose reads throw,
+ * is refused), never looked into further. Walks without recursion, each object once (shared or
+ * cyclic data is fine); never calls a getter.
+ *
+ * @example
+ * ```ts
+ * checkOptionValue('regex-filter', 'rules', [{ name: 'a', pattern: /a/ }, revoked]); // throws naming rules[1]
+ * ```
+ */
+export function checkOptionValue(processorId: string, option: string, value: unknown): void {
+  const seen = new Set<object>();
+  const pending: Array<readonly [string, unknown]> = [[option, value]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [at, current] = next;
+    if (!readable(current)) throw unreadable(processorId, at, current);
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
+    if (!plainData(current)) {
+      answersReads(processorId, at, current);
+      continue;
+    }
+    const array = Array.isArray(current);
+    const entries: Array<readonly [string, unknown]> = [];
+    let keys: Array<string | symbol>;
+    try {
+      keys = Reflect.ownKeys(current);
+    } catch {
+      throw unreadable(processorId, at, current);
+    }
+    for (const key of keys) {
+      const name = typeof key === 'symbol' ? `${at}[${String(key)}]` : array && /^\d+$/.test(key) ? `${at}[${key}]` : `${at}.${key}`;
+      let descriptor: PropertyDescriptor | undefined;
+      let entry: unknown;
+      try {
+        descriptor = Reflect.getOwnPropertyDescriptor(current, key);
+        // read as the processor reads it: a Proxy whose reads throw is itself what cannot be read
+        if (descriptor === undefined || 'value' in descriptor) entry = Reflect.get(current, key);
+      } catch {
+        throw unreadable(processorId, at, current);
+      }
+      if (descriptor !== undefined && !('value' in descriptor)) {
+        if (array) throw keyError(processorId, name, undefined, GETTER_PROBLEM);
+        continue;
+      }
+      entries.push([name, entry]);
+    }
+    // the first entry is looked at first: the error names the first place that cannot be read
+    pending.push(...entries.reverse());
+  }
+}
+
+/**
+ * Throws when reading an own data property of `value` (an object of a class: a model, a store, a
+ * schema — not looked into further) throws: a Proxy posing as one, whose reads throw, is refused
+ * naming `option` here rather than throwing a plain error from the processor's first read. Byte
+ * arrays are not read (their entries are numbers); never calls a getter.
+ */
+function answersReads(processorId: string, option: string, value: object): void {
+  if (ArrayBuffer.isView(value)) return;
+  try {
+    for (const key of Reflect.ownKeys(value)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+      if (descriptor !== undefined && 'value' in descriptor) Reflect.get(value, key);
+    }
+  } catch {
+    throw unreadable(processorId, option, value);
+  }
+}
+
+/**
+ * `read()`, reading the caller's object under `option` (a model, a tool) at construction: what it
+ * throws — a getter that throws, a Proxy whose traps throw on the key read — is an
+ * `InvalidProcessorOptionError` naming `option`; rxagent's own errors (a model that is no model: a
+ * `ModelResolutionError`) pass as they are.
+ *
+ * @example
+ * ```ts
+ * this.model = readingOption(processorId, 'model', () => resolveProcessorModel(options.model, options.registry));
+ * ```
+ */
+export function readingOption<T>(processorId: string, option: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (RxAgentError.isInstance(error)) throw error;
+    throw unreadable(processorId, option, undefined);
   }
 }
 
