@@ -46,6 +46,38 @@ const REPLAYED_FIELDS: Readonly<Record<string, ReadonlyArray<readonly [string, F
   source: [['id', 'a string']],
 };
 
+/**
+ * Why a chunk's payload fields the step reads (ids binding a block or a call together, a tool's
+ * name, a source's kind and URL) are missing or of the wrong type, as a path from the chunk and
+ * what is wrong there, or `undefined` (also for a chunk type with no such fields). The first part
+ * of {@link replayedChunkProblem}, without its JSON measure: cheap enough for every tool chunk a
+ * processor hands the run.
+ *
+ * @example
+ * ```ts
+ * chunkFieldsProblem({ type: 'tool-call', payload: { toolCallId: 'c1', toolName: 42, args: {} } });
+ * // '.payload.toolName is number 42, not a non-empty string'
+ * ```
+ */
+export function chunkFieldsProblem(chunk: { readonly type: string; readonly payload?: unknown }): string | undefined {
+  const { type, payload } = chunk;
+  const rules = REPLAYED_FIELDS[type];
+  if (rules === undefined) return undefined;
+  if (!isRecord(payload)) return `.payload is ${shapeOf(payload)}, not an object (a ${type} chunk's fields)`;
+  for (const [name, rule] of rules) {
+    const value = payload[name];
+    if (typeof value !== 'string' || (rule === 'a non-empty string' && value === '')) return `.payload.${name} is ${shapeOf(value)}, not ${rule}`;
+  }
+  if (type === 'source') {
+    if (payload.sourceType === 'url') {
+      if (typeof payload.url !== 'string') return `.payload.url is ${shapeOf(payload.url)}, not a string (a url source)`;
+    } else if (payload.sourceType !== 'document') {
+      return `.payload.sourceType is ${shapeOf(payload.sourceType)}, not 'url' or 'document'`;
+    }
+  }
+  return undefined;
+}
+
 /** The finish reasons a cached step may give (the model's; `tripwire` and `retry` are the run's own). */
 const CACHED_FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'other']);
 
@@ -68,21 +100,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function replayedChunkProblem(chunk: { readonly type: string; readonly payload?: unknown }): string | undefined {
   const { type, payload } = chunk;
-  const rules = REPLAYED_FIELDS[type];
-  if (rules !== undefined) {
-    if (!isRecord(payload)) return `.payload is ${shapeOf(payload)}, not an object (a ${type} chunk's fields)`;
-    for (const [name, rule] of rules) {
-      const value = payload[name];
-      if (typeof value !== 'string' || (rule === 'a non-empty string' && value === '')) return `.payload.${name} is ${shapeOf(value)}, not ${rule}`;
-    }
-    if (type === 'source') {
-      if (payload.sourceType === 'url') {
-        if (typeof payload.url !== 'string') return `.payload.url is ${shapeOf(payload.url)}, not a string (a url source)`;
-      } else if (payload.sourceType !== 'document') {
-        return `.payload.sourceType is ${shapeOf(payload.sourceType)}, not 'url' or 'document'`;
-      }
-    }
-  }
+  const fields = chunkFieldsProblem(chunk);
+  if (fields !== undefined) return fields;
   if (type === 'finish' && isRecord(payload) && isRecord(payload.stepResult)) {
     const reason = payload.stepResult.reason;
     if (reason !== undefined && !CACHED_FINISH_REASONS.has(reason)) {

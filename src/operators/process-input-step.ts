@@ -8,6 +8,7 @@ import type { AgentToolChoice, AgentToolSet } from '../contract/tool-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { applyMessageResult, assertSameMessageList, isMessageListLike, reconcileMessages, replaceSystemMessages } from './internal/reconcile-messages.js';
@@ -142,7 +143,7 @@ function withOwnSettings(step: StepInput): StepInput {
 function runProcessInputStepHooks(processors: readonly Processor[], context: RunContext, step: StepInput): MaybeAsync<StepInput> {
   const bindings = bindingsWith(processors, context, 'processInputStep');
   if (bindings.length === 0) return step;
-  const keptUsage = usageWatch(context.steps);
+  const keptUsage = allChecks(usageWatch(context.steps), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   const own = withOwnSettings(step);
   const checkInPlace = settingsSound(own.modelSettings);
   return reduceMaybe(bindings, own, (current, binding) => {
@@ -153,7 +154,7 @@ function runProcessInputStepHooks(processors: readonly Processor[], context: Run
       messages,
       messageList: list,
       stepNumber: current.stepNumber,
-      steps: context.steps,
+      steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
       systemMessages: list.getSystemMessages(),
       model: current.model,
       toolChoice: current.toolChoice,

@@ -6,6 +6,8 @@ import { contextArgs, bindingsWith } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
+import { messagesWatch } from './internal/messages-watch.js';
+import { checkedOnFailure } from './internal/usage-watch.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -31,6 +33,9 @@ function runProcessInputHooks(
 ): MaybeAsync<MessageList> {
   context.messageList = messageList;
   const bindings = bindingsWith(processors, context, 'processInput');
+  if (bindings.length === 0) return messageList;
+  // a hook may edit the list's messages in place: one it leaves unsound is its failure
+  const keptMessages = messagesWatch(messageList);
   return reduceMaybe(bindings, messageList, (list, binding) => {
     const messages = list.get.input.db();
     const args = {
@@ -39,8 +44,9 @@ function runProcessInputHooks(
       systemMessages: list.getSystemMessages(),
       messageList: list,
     };
-    const result = invokeHook<unknown>(binding, 'processInput', args, context.tracingContext);
+    const result = checkedOnFailure(keptMessages, binding.processor.id, 'processInput', () => invokeHook<unknown>(binding, 'processInput', args, context.tracingContext));
     return thenMaybe(result, (settled: unknown): MessageList => {
+      keptMessages?.(binding.processor.id, 'processInput');
       const scope = { processorId: binding.processor.id, hook: 'processInput' as const, messageList: list, before: messages, defaultSource: 'input' as const };
       checkedHookResult(scope.processorId, scope.hook, settled, (value) => applyMessageResult(value, scope));
       return list;

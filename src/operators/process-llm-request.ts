@@ -7,6 +7,7 @@ import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { assertCachedResponse, assertKnownKeys, assertPrompt, badField } from './internal/result-shapes.js';
 import { signalToPromptMessage } from './internal/signals.js';
@@ -60,14 +61,14 @@ function runProcessLLMRequestHooks(processors: readonly Processor[], context: Ru
   const bindings = bindingsWith(processors, context, 'processLLMRequest');
   if (bindings.length === 0) return request;
   refuseAnswererBeforeHooks(bindings);
-  const keptUsage = usageWatch(context.steps);
+  const keptUsage = allChecks(usageWatch(context.steps), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   return reduceMaybe(bindings, { ...request }, (current, binding, index) => {
     const args: Omit<ProcessLLMRequestArgs, 'callOptions'> & Pick<LLMRequest, 'callOptions'> = {
       ...contextArgs(context, binding, 'processLLMRequest'),
       prompt: current.prompt,
       model: current.model,
       stepNumber: current.stepNumber,
-      steps: context.steps,
+      steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
       messageList: context.messageList,
       // a copy: the step's settings may be the agent's configuration, shared by all its runs
       modelSettings: current.modelSettings === undefined ? {} : ownModelSettings(current.modelSettings),

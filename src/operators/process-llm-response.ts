@@ -6,6 +6,7 @@ import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { toObservable } from '../contract/to-observable.js';
 import { createRunContext, type RunContext } from './run-context.js';
@@ -40,12 +41,12 @@ export function runProcessLLMResponse(processors: readonly Processor[], context:
 /** `runProcessLLMResponse`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function runProcessLLMResponseHooks(processors: readonly Processor[], context: RunContext, response: LLMResponse): MaybeAsync<LLMResponse> {
   const bindings = bindingsWith(processors, context, 'processLLMResponse');
-  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
+  const keptUsage = bindings.length === 0 ? undefined : allChecks(usageWatch(context.steps), stepTextsWatch(context.steps));
   return reduceMaybe(bindings, response, (current, binding) => {
     const args = {
       ...contextArgs(context, binding, 'processLLMResponse'),
       ...current,
-      steps: context.steps,
+      steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
     };
     return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processLLMResponse', () => invokeHook<unknown>(binding, 'processLLMResponse', args, context.tracingContext)), () => {
       keptUsage?.(binding.processor.id, 'processLLMResponse');

@@ -5,6 +5,7 @@ import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -35,7 +36,7 @@ function runProcessOutputResultHooks(processors: readonly Processor[], context: 
   const bindings = bindingsWith(processors, context, 'processOutputResult');
   if (bindings.length === 0) return output;
   const textBefore = responseText(context.messageList.get.response.db());
-  const keptUsage = usageWatch(context.steps, { usage: output.usage, path: 'result.usage' });
+  const keptUsage = allChecks(usageWatch(context.steps, { usage: output.usage, path: 'result.usage' }), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   const processed = reduceMaybe(bindings, output, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.response.db();

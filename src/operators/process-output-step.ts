@@ -4,6 +4,7 @@ import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -25,7 +26,7 @@ export function runProcessOutputStep(processors: readonly Processor[], context: 
 /** `runProcessOutputStep`, an Observable hook result kept an Observable (the operator's path: its scheduler's time is kept). */
 function runProcessOutputStepHooks(processors: readonly Processor[], context: RunContext, output: StepOutput): MaybeAsync<StepOutput> {
   const bindings = bindingsWith(processors, context, 'processOutputStep');
-  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps, { usage: output.usage, path: 'usage' });
+  const keptUsage = bindings.length === 0 ? undefined : allChecks(usageWatch(context.steps, { usage: output.usage, path: 'usage' }), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   return reduceMaybe(bindings, output, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
@@ -35,7 +36,7 @@ function runProcessOutputStepHooks(processors: readonly Processor[], context: Ru
       messages,
       messageList: list,
       systemMessages: list.getSystemMessages(),
-      steps: context.steps,
+      steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
     };
     return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processOutputStep', () => invokeHook<unknown>(binding, 'processOutputStep', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processOutputStep');

@@ -6,6 +6,7 @@ import { asProcessors } from '../contract/processor-types.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { checkedOnFailure, usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { reduceMaybe, thenMaybe, type MaybeAsync } from '../contract/maybe-async.js';
 import { applyMessageResult } from './internal/reconcile-messages.js';
 import { checkedHookResult } from '../contract/processor-checks.js';
@@ -38,7 +39,7 @@ export function findCommittedToolResult(messageList: MessageList, toolCallId: st
  */
 function runProcessToolResultHooks(processors: readonly Processor[], context: RunContext, event: ToolResultEvent): MaybeAsync<ToolResultEvent> {
   const bindings = bindingsWith(processors, context, 'processToolResult');
-  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
+  const keptUsage = bindings.length === 0 ? undefined : allChecks(usageWatch(context.steps), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   const processed = reduceMaybe(bindings, event, (current, binding) => {
     const list = context.messageList;
     const messages = list.get.all.db();
@@ -48,7 +49,7 @@ function runProcessToolResultHooks(processors: readonly Processor[], context: Ru
       messages,
       messageList: list,
       systemMessages: list.getAllSystemMessages(),
-      steps: context.steps,
+      steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
     };
     return thenMaybe(checkedOnFailure(keptUsage, binding.processor.id, 'processToolResult', () => invokeHook<unknown>(binding, 'processToolResult', args, context.tracingContext)), (result) => {
       keptUsage?.(binding.processor.id, 'processToolResult');

@@ -7,6 +7,7 @@ import { hasHook } from '../contract/has-hook.js';
 import { bindingsWith, contextArgs } from './internal/hook-args.js';
 import { invokeHook } from './internal/invoke-hook.js';
 import { usageWatch } from './internal/usage-watch.js';
+import { allChecks, messagesWatch, stepTextsWatch } from './internal/messages-watch.js';
 import { isPromiseLike, toMaybePromise, type MaybeAsync, type MaybePromise } from '../contract/maybe-async.js';
 import { toObservable } from '../contract/to-observable.js';
 import type { ProcessorBinding } from './internal/processor-binding.js';
@@ -44,7 +45,7 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
   const bindings = bindingsWith(processors, context, 'processAPIError');
   // the hooks get the run's steps: a usage one leaves unaddable is its failure (a ProcessorError),
   // whatever it answered — an answer, a throw, an abort (checked after each call, before the answer is read)
-  const keptUsage = bindings.length === 0 ? undefined : usageWatch(context.steps);
+  const keptUsage = bindings.length === 0 ? undefined : allChecks(usageWatch(context.steps), messagesWatch(context.messageList), stepTextsWatch(context.steps));
   const ask = (index: number): MaybeAsync<boolean> => {
     for (let position = index; position < bindings.length; position++) {
       const binding = bindings[position] as ProcessorBinding;
@@ -56,7 +57,7 @@ function askProcessAPIErrorHooks(processors: readonly Processor[], context: RunC
         messages: list.get.all.db(),
         messageList: list,
         stepNumber: context.stepNumber,
-        steps: context.steps,
+        steps: [...context.steps], // a copy of the list: a hook cannot drop or add the run's steps
       };
       let answer: unknown;
       try {

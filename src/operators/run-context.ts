@@ -11,6 +11,8 @@ import { MessageList } from '../message-list/message-list.js';
 import type { DataChunkType } from '../contract/chunk-types.js';
 import { ModelResolutionError } from '../contract/errors/model-resolution-error.js';
 import { withRunId } from '../contract/make-chunk.js';
+import { thrownMessage } from '../errors/thrown-message.js';
+import { jsonProblem } from '../model/checked-part.js';
 import type { ModelInput, Processor, ProcessorState, StepResult } from '../contract/processor-types.js';
 import { RequestContext } from '../contract/request-context.js';
 import type { ProcessorSignal, SendSignalFunction } from '../contract/signal-types.js';
@@ -125,12 +127,41 @@ export type RunContextInit = Partial<
  * Synchronous, so a bad chunk fails the hook that wrote it even when the promise is not awaited.
  */
 export function assertDataChunk(chunk: DataChunkType): void {
-  const type: unknown = (chunk as { type?: unknown } | null)?.type;
+  void ownDataChunk(chunk);
+}
+
+/**
+ * `chunk` read once into an object of its own, checked: a custom data chunk (`type` starting with
+ * `data-`) whose fields can be read and written as JSON (it reaches the client, the journal and
+ * memory as it is: a `BigInt`, a cycle, a Proxy or a getter that throws would fail them there,
+ * far from the hook). Throws a `TypeError` saying what is wrong — synchronously, so it fails the
+ * hook (or tool) that wrote it even when the promise is not awaited. What the run takes is the
+ * copy: a getter is not read again, and fields replaced after the write change nothing.
+ *
+ * @example
+ * ```ts
+ * ownDataChunk({ type: 'data-progress', data: { done: 1 } }); // a copy of it
+ * ownDataChunk({ type: 'data-progress', data: 1n });          // TypeError: … is not JSON at $.data (bigint) …
+ * ```
+ */
+export function ownDataChunk(chunk: DataChunkType): DataChunkType {
+  let own: Record<string, unknown>;
+  try {
+    own = typeof chunk === 'object' && chunk !== null ? { ...(chunk as object) } : {};
+  } catch (reading) {
+    throw new TypeError(`writer.custom() was given a chunk that cannot be read (${thrownMessage(reading) ?? 'a Proxy or a getter that throws'}).`);
+  }
+  const type = own.type;
   if (typeof type !== 'string' || !type.startsWith('data-')) {
     throw new TypeError(
-      `writer.custom() takes data chunks only: chunk.type must start with "data-" (got ${JSON.stringify(type)}).`,
+      `writer.custom() takes data chunks only: chunk.type must start with "data-" (got ${typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : typeof type === 'symbol' ? 'a symbol' : JSON.stringify(type)}).`,
     );
   }
+  const problem = jsonProblem(own);
+  if (problem !== undefined) {
+    throw new TypeError(`writer.custom() was given a "${type.slice(0, 40)}" chunk that ${problem.replace(/^is not JSON at \$/, 'is not JSON at chunk')}: a data chunk reaches the client and memory as it is.`);
+  }
+  return own as unknown as DataChunkType;
 }
 
 /** The system clock (a run's default). */
@@ -191,14 +222,13 @@ export function createRunContext(init: RunContextInit = {}): RunContext {
 }
 
 /** `writer.custom()` into the run's outlet (no `this`: hooks may call it detached); the chunk gets the run's id. */
-function outletWriter(custom$: Subject<DataChunkType>, runId: string): ProcessorStreamWriter {
+function outletWriter(custom$: Subject<DataChunkType>, runId: string, run: { readonly abortSignal: AbortSignal }): ProcessorStreamWriter {
   return {
     custom(chunk: DataChunkType): Promise<void> {
-      assertDataChunk(chunk);
-      const own = withRunId(chunk, runId);
-      // After the run ended the outlet is closed: a late write (a timer, an unawaited promise)
-      // is dropped, never thrown into a caller that is gone.
-      if (!custom$.closed && !custom$.isStopped) custom$.next(own);
+      // After the run ended (its signal aborted, the outlet closed): a late write (a timer, an
+      // unawaited promise) is dropped unread, never thrown into a caller that is gone.
+      if (custom$.closed || custom$.isStopped || run.abortSignal.aborted) return Promise.resolve();
+      custom$.next(withRunId(ownDataChunk(chunk), runId));
       return Promise.resolve();
     },
   };
@@ -253,7 +283,7 @@ class Context implements RunContext {
     this.scheduler = init.scheduler;
     this.llmRequestStage = init.llmRequestStage ?? true;
     // made outside the constructor, so that they close over nothing of the run (bench/README.md, house rules)
-    this.writer = outletWriter(this.custom$, this.runId);
+    this.writer = outletWriter(this.custom$, this.runId, this);
     this.sendSignal = signalSender(state, this.writer, generateId, now);
   }
 

@@ -76,7 +76,7 @@ describe('processInputStep', () => {
     const args = seen[0] as ProcessInputStepArgs;
     expect(idsAndTexts(args.messages)).toEqual([['u1', 'hi']]);
     expect(args.stepNumber).toBe(3);
-    expect(args.steps).toBe(ctx.steps);
+    expect(args.steps).toEqual(ctx.steps); // a copy of the run's list (red-team-2026-12d: a hook cannot drop or add steps)
     expect(args.model).toBe(model);
     expect(args.toolChoice).toBe('auto');
     expect(args.messageList).toBe(ctx.messageList);

@@ -32,7 +32,7 @@ describe('processLLMResponse', () => {
     expect(args.chunks).toEqual(input.chunks);
     expect(args.model).toBe(model);
     expect(args.stepNumber).toBe(0);
-    expect(args.steps).toBe(ctx.steps);
+    expect(args.steps).toEqual(ctx.steps); // a copy of the run's list (red-team-2026-12d: a hook cannot drop or add steps)
     expect(args.fromCache).toBe(true);
     expect(args.warnings).toEqual([{ type: 'other', message: 'w' }]);
     expect(args.request).toEqual({ body: 'b' });

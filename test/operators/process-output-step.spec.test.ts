@@ -44,7 +44,7 @@ describe('processOutputStep', () => {
       ['a1', 'hello'],
     ]);
     expect(args.systemMessages).toEqual([{ role: 'system', content: 'Sys.' }]);
-    expect(args.steps).toBe(ctx.steps);
+    expect(args.steps).toEqual(ctx.steps); // a copy of the run's list (red-team-2026-12d: a hook cannot drop or add steps)
   });
 
   it('applies a returned array to the list (a message removed, response source kept)', async () => {

@@ -96,7 +96,7 @@ describe('processToolResult', () => {
       1,
     ]);
     expect(args.systemMessages.map((message) => message.content)).toEqual(['Untagged.', 'Tagged.']);
-    expect(args.steps).toBe(ctx.steps);
+    expect(args.steps).toEqual(ctx.steps); // a copy of the run's list (red-team-2026-12d: a hook cannot drop or add steps)
     expect(args.messages.some((message) => message.id === 'a1')).toBe(true);
   });
 });

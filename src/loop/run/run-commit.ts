@@ -30,7 +30,7 @@ function outputOf(state: RunState): OutputResult {
     if (step.object !== undefined) object = step.object;
   }
   const last = state.steps[state.steps.length - 1];
-  return { text, usage, finishReason: last?.finishReason ?? 'other', steps: state.steps, ...(object === undefined ? {} : { object }) };
+  return { text, usage, finishReason: last?.finishReason ?? 'other', steps: [...state.steps], ...(object === undefined ? {} : { object }) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { aiSdkShapedChunk } from '../../contract/processor-checks.js';
 import { callSettingsProblem, readCallSettings } from '../../contract/call-settings-check.js';
 import type { CallSettings } from '../../contract/processor-types.js';
 import { USAGE_COUNT_RULE, usageProblem } from '../../model/usage.js';
-import { replayedChunkProblem } from '../../model/replay-call.js';
+import { chunkFieldsProblem, replayedChunkProblem } from '../../model/replay-call.js';
 
 /** Where a check runs: the processor and the hook whose result it is. */
 export interface ShapeScope {
@@ -189,6 +189,13 @@ export function assertChunkPayload(chunk: Record<string, unknown> | { type: stri
   const aiSdk = aiSdkShapedChunk(chunk);
   if (aiSdk !== undefined) throw new ProcessorError(scope.processorId, scope.hook, aiSdk);
   if (payload !== undefined && !isRecord(payload)) throw badField(scope, `${field}.payload`, 'an object', payload);
+  // a tool chunk's ids and name bind it to its call (the step, the tools and memory read them):
+  // one that is not a string would drop the call silently or fail far from here. Text deltas
+  // returned above: this costs nothing per delta.
+  if (type.startsWith('tool-')) {
+    const problem = chunkFieldsProblem(chunk as { type: string; payload?: unknown });
+    if (problem !== undefined) throw new ProcessorError(scope.processorId, scope.hook, `returned ${field}${problem}.`);
+  }
   // the error of an error chunk is read by the step's record, memory and the client: it must be readable
   if ((type === 'tool-error' || type === 'error') && isRecord(payload)) assertReadableError(payload.error, scope, `${field}.payload.error`);
 }

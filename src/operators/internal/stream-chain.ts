@@ -21,7 +21,7 @@ import type { AbortFunction, Processor, ProcessOutputStreamArgs } from '../../co
 import type { ProcessorStreamWriter } from '../../contract/stream-writer.js';
 import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-follow-up.js';
 import type { RunContext } from '../run-context.js';
-import { assertDataChunk } from '../run-context.js';
+import { ownDataChunk } from '../run-context.js';
 import { bindingsWith, contextFieldsWithoutAbortAndWriter } from './hook-args.js';
 import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isObservable, type Observable } from 'rxjs';
@@ -52,6 +52,8 @@ interface Link {
   writer: ProcessorStreamWriter | undefined;
   /** The run's id: what the chunks this processor writes carry, when the chunk it is checking has none. */
   readonly runId: string;
+  /** The run's signal (aborted when the run ends): a write after it is dropped unread. */
+  readonly runSignal: AbortSignal;
 }
 
 /** Where a hook's args object finds its link (not enumerable: a copy of the args does not carry it). */
@@ -95,13 +97,14 @@ const linkedProperties: PropertyDescriptorMap = {
     get(this: LinkedArgs): ProcessorStreamWriter {
       const link = this[LINK];
       if (link.writer === undefined) {
-        const { injector, from, runId } = link;
+        const { injector, from, runId, runSignal } = link;
         const args = this;
         link.writer = {
           custom(chunk: DataChunkType): Promise<void> {
-            assertDataChunk(chunk);
+            // after the run ended (a timer, an unawaited promise): dropped unread, never thrown at nobody
+            if (runSignal.aborted) return Promise.resolve();
             // the run of the chunk the hook is checking (in the loop: the run's id)
-            injector.inject({ chunk: withRunId(chunk, args.part?.runId ?? runId), from });
+            injector.inject({ chunk: withRunId(ownDataChunk(chunk), args.part?.runId ?? runId), from });
             return Promise.resolve();
           },
         };
@@ -207,6 +210,7 @@ export function createStreamChain(processors: readonly Processor[], context: Run
       from: index + 1,
       writer: undefined,
       runId: context.runId,
+      runSignal: context.abortSignal,
     };
     Object.defineProperty(args, LINK, { value: link });
     return link;
