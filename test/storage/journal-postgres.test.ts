@@ -363,7 +363,7 @@ describe('PostgresRunJournal across instances', () => {
     const journal = journalOn({ schema: newer });
     const error = await rejection(journal.createRun({ runId: 'r', agentId: 'a', input: null }));
     expect(JournalSchemaError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ found: 99, known: 6, subject: 'schema' });
+    expect(error).toMatchObject({ found: 99, known: 7, subject: 'schema' });
     const memory = new PostgresStorage({ connectionString: connectionString(), schema: newer });
     expect(JournalSchemaError.isInstance(await rejection(memory.getThread('t')))).toBe(true);
     const tables = await sql(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [newer]);

@@ -233,7 +233,7 @@ describe('PostgresStorage: other connection faults', () => {
     expect(await storage.getThread('t')).toBeNull();
     await storage.saveMessages({ threadId: 't', resourceId: 'r', messages: [textMessage(`${freshSchema}-m`, 'x')], ensureThread: true });
     const versions = await admin.query(`SELECT version FROM "${freshSchema}".schema_version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
   });
 
   it('the network cut mid-save (TCP proxy): StorageError, stored data intact, the next save works', async () => {

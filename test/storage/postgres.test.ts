@@ -68,7 +68,7 @@ describe('PostgresStorage specifics', () => {
     const versions = await pool.query<{ version: number }>(`SELECT version FROM "${fresh}".schema_version ORDER BY version`);
     const threads = await pool.query(`SELECT id FROM "${fresh}".threads`);
     await pool.end();
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(threads.rowCount).toBe(1);
     await Promise.all(stores.map((store) => store.close()));
   });

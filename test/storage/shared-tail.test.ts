@@ -19,7 +19,8 @@ import { PostgresRunJournal } from '../../src/storage/postgres/postgres-run-jour
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { commit, delta, finish, start, until } from './journal-suite.js';
 
-const PAGE_QUERY = /SELECT seq::float8/;
+// a page of chunks (the statement also checks the run row is the run the read opened)
+const PAGE_QUERY = /incarnation IS NOT DISTINCT FROM/;
 const POLL_QUERY = /SELECT r\.id, r\.last_seq/;
 
 /** A pool whose statements are counted by kind (every client it opens, wrapped once). */

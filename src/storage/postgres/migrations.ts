@@ -148,6 +148,18 @@ export const postgresMigrations: ReadonlyArray<Migration> = [
     version: 6,
     statements: (schema) => [`CREATE INDEX messages_run ON ${schema}.messages (run_id) WHERE run_id IS NOT NULL`],
   },
+  {
+    // Which run a row is (`incarnation`, from a sequence at insert): a run erased and created again
+    // under its id is another run, and a reader of the first must never be handed the second's rows
+    // (live readers are keyed by it, and each page checks it). Rows stored before are `NULL`, which
+    // no new run has. A nullable column, its default set after: no table rewrite.
+    version: 7,
+    statements: (schema) => [
+      `CREATE SEQUENCE ${schema}.runs_incarnation`,
+      `ALTER TABLE ${schema}.runs ADD COLUMN incarnation bigint`,
+      `ALTER TABLE ${schema}.runs ALTER COLUMN incarnation SET DEFAULT nextval('${schema.replaceAll("'", "''")}.runs_incarnation')`,
+    ],
+  },
 ];
 
 /**

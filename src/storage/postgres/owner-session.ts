@@ -89,6 +89,33 @@ export interface SessionConnection {
   query(text: string, values: unknown[]): Promise<{ rows: ReadonlyArray<{ locked?: unknown }> }>;
   end(): Promise<unknown>;
   on(event: 'error' | 'end', listener: () => void): unknown;
+  /** Optional: closes the socket at once, without the server's answer (a `pg.Client` has none: its `connection.stream` is destroyed). */
+  destroy?(): void;
+}
+
+/**
+ * Ends `client` within `ms`: its goodbye (`end()`) waits for the server's answer, which never comes
+ * over a half-open connection (a network that drops packets without resetting: `close()` waited
+ * for ever, and a worker's `close()` with it); past `ms` its socket is destroyed. Either way the
+ * server ends the session, and the lock with it, once it hears the connection is gone.
+ */
+async function endWithin(client: SessionConnection, ms: number, clock: SessionClock): Promise<void> {
+  let deadline: unknown;
+  const timedOut = new Promise<'timeout'>((resolve) => (deadline = clock.setTimeout(() => resolve('timeout'), ms)));
+  const ended = client.end().then(
+    () => 'ended' as const,
+    () => 'ended' as const,
+  );
+  const first = await Promise.race([ended, timedOut]);
+  clock.clearTimeout(deadline);
+  if (first === 'timeout') destroyConnection(client);
+}
+
+/** Closes `client`'s socket at once (its own `destroy`, else a `pg.Client`'s `connection.stream`). */
+function destroyConnection(client: SessionConnection): void {
+  if (client.destroy !== undefined) return client.destroy();
+  const stream = (client as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream;
+  stream?.destroy?.();
 }
 
 /** The clock of a session's `lock$` moments and reconnect pauses (tests pass a virtual one). */
@@ -124,6 +151,8 @@ export class PostgresOwnerSession implements OwnerSession {
   readonly #lock: BehaviorSubject<OwnerLockState>;
   readonly #clock: SessionClock;
   #reconnectWithinMs: number;
+  /** How long ending a connection may wait for the server's answer before its socket is destroyed (the connection timeout). */
+  readonly #endWithinMs: number;
   #client: SessionConnection | undefined;
   #closed = false;
   #failures = 0;
@@ -144,6 +173,7 @@ export class PostgresOwnerSession implements OwnerSession {
     this.#schemaName = schemaName;
     this.#key = owner;
     this.#reconnectWithinMs = settings.reconnectWithinMs;
+    this.#endWithinMs = connectionTimeoutMs;
     this.#connection = settings.connection ?? ((config) => new pg.Client(config));
     this.#clock = settings.clock ?? REAL_CLOCK;
     this.#lock = new BehaviorSubject<OwnerLockState>({ held: false, at: this.#clock.now() });
@@ -176,8 +206,9 @@ export class PostgresOwnerSession implements OwnerSession {
     const client = this.#client;
     this.#client = undefined;
     for (const resolve of this.#waiters.splice(0)) resolve();
-    // ending the connection ends the session, and the lock with it
-    if (client !== undefined) await client.end().catch(() => undefined);
+    // ending the connection ends the session, and the lock with it: within the connection timeout,
+    // then its socket is destroyed (a half-open connection never answers the goodbye)
+    if (client !== undefined) await endWithin(client, this.#endWithinMs, this.#clock);
   }
 
   /** Tells a change of the lock (nothing when it did not change). */
@@ -243,7 +274,7 @@ export class PostgresOwnerSession implements OwnerSession {
     this.#clock.clearTimeout(this.#beat);
     this.#client = undefined;
     this.#setHeld(false);
-    client.end().catch(() => undefined);
+    void endWithin(client, this.#endWithinMs, this.#clock);
     if (this.#closed) return;
     this.#clock.clearTimeout(this.#retry);
     this.#retry = this.#clock.setTimeout(() => void this.#open(), backoffMs(this.#failures++, this.#reconnectWithinMs));

@@ -406,7 +406,7 @@ export class PostgresRunJournal implements RunJournal {
   }
 
   read$(runId: string, options: JournalReadOptions = {}): Observable<JournalEntry> {
-    return this.#opened('read', runId, (run) => {
+    return this.#opened('read', runId, (run, incarnation) => {
       if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
       if (run.expiredAt !== undefined) throw new RunNotFoundError({ runId, reason: 'expired' });
       const after = checkCursor(runId, options.after, run.lastSeq);
@@ -414,22 +414,29 @@ export class PostgresRunJournal implements RunJournal {
       const page = async (cursor: number, limit: number, until: number | undefined, maxBytes: number | undefined): Promise<ChunkRow[]> => {
         // Bounded in bytes: the rows of the page (by count) that start below maxBytes, counted by
         // octet_length (read from the stored size, without detoasting the text of rows left out).
-        const text =
+        // Only the run this read opened: the page and the run row's incarnation in one statement (one
+        // snapshot). A run erased and created again under its id is another run: the read ends with
+        // RunNotFoundError instead of being handed the new run's rows.
+        const chunks =
           maxBytes === undefined
-            ? `SELECT seq::float8 AS seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
+            ? `SELECT seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
                WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4`
-            : `SELECT seq::float8 AS seq, epoch, type, chunk FROM (
+            : `SELECT seq, epoch, type, chunk FROM (
                  SELECT seq, epoch, type, chunk, sum(octet_length(chunk)) OVER (ORDER BY seq) - octet_length(chunk) AS before
                  FROM (SELECT seq, epoch, type, chunk FROM ${this.#schema}.run_chunks
                        WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY run_chunks.seq LIMIT $4) AS counted
-               ) AS paged WHERE before < $5 ORDER BY seq`;
+               ) AS paged WHERE before < $6`;
+        const text = `SELECT EXISTS (SELECT 1 FROM ${this.#schema}.runs WHERE id = $1 AND incarnation IS NOT DISTINCT FROM $5::bigint) AS same,
+                        page.seq::float8 AS seq, page.epoch, page.type, page.chunk
+                      FROM (SELECT 1) AS one LEFT JOIN LATERAL (${chunks}) AS page ON true ORDER BY page.seq`;
         const result = await guard('read', () =>
-          this.#db.query<{ seq: number; epoch: number; type: string; chunk: string }>(
+          this.#db.query<{ same: boolean; seq: number | null; epoch: number; type: string; chunk: string }>(
             text,
-            maxBytes === undefined ? [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit] : [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit, maxBytes],
+            maxBytes === undefined ? [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit, incarnation] : [runId, cursor, until ?? Number.MAX_SAFE_INTEGER, limit, incarnation, maxBytes],
           ),
         );
-        const rows = result.rows.map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
+        if (result.rows[0]?.same !== true) throw new RunNotFoundError({ runId });
+        const rows = result.rows.filter((row) => row.seq !== null).map((row) => ({ seq: Number(row.seq), epoch: Number(row.epoch), type: row.type, json: row.chunk }));
         // seq is dense and a page one snapshot: a row missing before the next one is a gap, not a
         // row still to come (the read loop skipped the rows past it and asked again, for ever)
         const missing = rows.findIndex((row, index) => row.seq !== cursor + 1 + index);
@@ -444,7 +451,8 @@ export class PostgresRunJournal implements RunJournal {
         return notice;
       };
       const wake$ = end === undefined ? this.#wake$(runId).pipe(map(erased)) : EMPTY;
-      return this.#reads.read$(runId, { page, wake$, pageSize: this.#pageSize, missing: missingTail }, after, {
+      // keyed by the run this read opened: readers of a run created again under the id share another tail
+      return this.#reads.read$(`${incarnation ?? ''}/${runId}`, { page, wake$, pageSize: this.#pageSize, missing: missingTail }, after, {
         ...(end === undefined ? {} : { end }),
         ...(options.ready === undefined ? {} : { ready: options.ready }),
         maxPageBytes: options.maxPageBytes,
@@ -585,17 +593,20 @@ export class PostgresRunJournal implements RunJournal {
    * for first (when notifying), so no row written between its pages and its wait is missed; an
    * ended run's rows are all there.
    */
-  #opened<T>(operation: StorageOperation, runId: string, open: (run: RunRecord) => Promise<Observable<T>> | Observable<T>): Observable<T> {
+  #opened<T>(operation: StorageOperation, runId: string, open: (run: RunRecord, incarnation: string | null) => Promise<Observable<T>> | Observable<T>): Observable<T> {
     return defer(() => {
       assertJournalId(operation === 'read' ? 'read$' : operation, 'runId', runId);
       if (this.#closed) throw closedError(operation);
       return from(
         this.#run(operation, async () => {
-          const run = await this.#getRun(runId);
-          if (run === null) throw new RunNotFoundError({ runId });
+          // the row and which run it is (its incarnation), in one read
+          const row = (await this.#db.query<RunRow & { incarnation: string | null }>(`SELECT ${runColumns}, incarnation::text AS incarnation FROM ${this.#schema}.runs WHERE id = $1`, [runId])).rows[0];
+          if (row === undefined) throw new RunNotFoundError({ runId });
+          const run = checkedRun(row);
+          const incarnation = row.incarnation;
           // Pages are read after this: rows written meanwhile are in them (lastSeq only grows).
           if (this.#notify && isOpen(run.status)) await this.#listener.ready();
-          return open(run);
+          return open(run, incarnation);
         }),
       ).pipe(switchMap((stream) => stream));
     });
