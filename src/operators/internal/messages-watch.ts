@@ -16,8 +16,26 @@ import type { UsageCheck } from './usage-watch.js';
 
 const RULE = 'edit messages in place only into stored messages (MastraDBMessage, format 2), or return the messages to keep';
 
-function problemIn(list: MessageList): string | undefined {
-  return storedMessagesProblem(list.get.all.db());
+/**
+ * A watch over what hooks may edit in place: `undefined` when `problemOf()` finds a problem (or
+ * throws) before the stage — not a processor's doing — else the check that names the processor and
+ * the hook whose call left one. `unreadable` and `rule` finish its messages.
+ */
+function watch(problemOf: () => string | undefined, unreadable: string, rule: string): UsageCheck | undefined {
+  try {
+    if (problemOf() !== undefined) return undefined;
+  } catch {
+    return undefined;
+  }
+  return (processorId: string, hook: ProcessorHookName) => {
+    let problem: string | undefined;
+    try {
+      problem = problemOf();
+    } catch (reading) {
+      throw new ProcessorError(processorId, hook, `left ${unreadable} (${thrownMessage(reading) ?? 'a Proxy or a getter that throws'}); ${rule}.`);
+    }
+    if (problem !== undefined) throw new ProcessorError(processorId, hook, `left ${problem}; ${rule}.`);
+  };
 }
 
 /**
@@ -34,20 +52,7 @@ function problemIn(list: MessageList): string | undefined {
  * ```
  */
 export function messagesWatch(list: MessageList): UsageCheck | undefined {
-  try {
-    if (problemIn(list) !== undefined) return undefined;
-  } catch {
-    return undefined;
-  }
-  return (processorId: string, hook: ProcessorHookName) => {
-    let problem: string | undefined;
-    try {
-      problem = problemIn(list);
-    } catch (reading) {
-      throw new ProcessorError(processorId, hook, `left a message that cannot be read (${thrownMessage(reading) ?? 'a Proxy or a getter that throws'}); ${RULE}.`);
-    }
-    if (problem !== undefined) throw new ProcessorError(processorId, hook, `left ${problem}; ${RULE}.`);
-  };
+  return watch(() => storedMessagesProblem(list.get.all.db()), 'a message that cannot be read', RULE);
 }
 
 /**
@@ -63,20 +68,7 @@ export function messagesWatch(list: MessageList): UsageCheck | undefined {
  * ```
  */
 export function stepTextsWatch(steps: readonly unknown[]): UsageCheck | undefined {
-  try {
-    if (stepTextProblem(steps) !== undefined) return undefined;
-  } catch {
-    return undefined;
-  }
-  return (processorId: string, hook: ProcessorHookName) => {
-    let problem: string | undefined;
-    try {
-      problem = stepTextProblem(steps);
-    } catch (reading) {
-      throw new ProcessorError(processorId, hook, `left a step whose text cannot be read (${thrownMessage(reading) ?? 'a getter that throws'}).`);
-    }
-    if (problem !== undefined) throw new ProcessorError(processorId, hook, `left ${problem}; a step's text is a string.`);
-  };
+  return watch(() => stepTextProblem(steps), 'a step whose text cannot be read', "a step's text is a string");
 }
 
 function stepTextProblem(steps: readonly unknown[]): string | undefined {
