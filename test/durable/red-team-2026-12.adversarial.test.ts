@@ -30,10 +30,10 @@ import { Agent } from 'rxagent';
 import { StorageError } from 'rxagent/memory';
 import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
-import { scriptedModel } from 'rxagent/testing';
 import { journalEntries } from './fixtures/matrix-checks.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { plainLookAgent } from './fixtures/look-agent.js';
 import { settle } from '../support/wait-for.js';
 import { queueNameOf } from '../../src/durable/internal/queues.js';
 
@@ -56,30 +56,7 @@ const effects: string[] = [];
 
 /** "Please look": a text and one call of the idempotent `lookup` (its first execution takes `firstToolMs`), then the answer. */
 function lookAgent(id: string, firstToolMs = 0): Agent {
-  let executions = 0;
-  return new Agent({
-    id,
-    model: scriptedModel({
-      wordDelayMs: 2,
-      rules: [
-        { match: ({ toolResults }) => toolResults.length > 0, reply: { text: 'Done.' } },
-        { match: /look/, reply: { text: 'Looking it up.', toolCalls: [{ toolName: 'lookup', args: { q: 'a' } }] } },
-      ],
-      fallback: { text: 'Hi.' },
-    }),
-    tools: {
-      lookup: {
-        description: 'Looks up (idempotent)',
-        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-        idempotent: true,
-        execute: async (_args: { q: string }, { idempotencyKey }: { idempotencyKey: string }) => {
-          if (executions++ === 0 && firstToolMs > 0) await new Promise((resolve) => setTimeout(resolve, firstToolMs));
-          effects.push(idempotencyKey);
-          return { found: true };
-        },
-      },
-    },
-  });
+  return plainLookAgent(id, { wordDelayMs: 2, effects, ...(firstToolMs > 0 ? { first: () => new Promise<void>((resolve) => setTimeout(resolve, firstToolMs)) } : {}) });
 }
 
 function newWorker(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, 'agents' | 'workerId'>): RunWorker {

@@ -30,9 +30,9 @@ import { Agent } from 'rxagent';
 import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunJob, type RunJournal, type RunQueue, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import type { OwnerLockState, OwnerSession } from '../../src/storage/journal/types.js';
-import { scriptedModel } from 'rxagent/testing';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { plainLookAgent } from './fixtures/look-agent.js';
 import { generationJobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
 import { PostgresOwnerSession, type SessionClock, type SessionConnection } from '../../src/storage/postgres/owner-session.js';
 
@@ -49,30 +49,7 @@ const workers: RunWorker[] = [];
 
 /** "Please look": a text and `lookups` calls of the idempotent `lookup`, one per step (it waits for `gate()` the first time it runs), then the answer. */
 function lookAgent(id: string, gate: () => Promise<void> = async () => undefined, lookups = 1): Agent {
-  let executions = 0;
-  return new Agent({
-    id,
-    model: scriptedModel({
-      wordDelayMs: 1,
-      rules: [
-        { match: ({ toolResults }) => toolResults.length >= lookups, reply: { text: 'Done.' } },
-        { match: ({ toolResults }) => toolResults.length > 0, reply: { text: 'Once more.', toolCalls: [{ toolName: 'lookup', args: { q: 'b' } }] } },
-        { match: /look/, reply: { text: 'Looking it up.', toolCalls: [{ toolName: 'lookup', args: { q: 'a' } }] } },
-      ],
-      fallback: { text: 'Hi.' },
-    }),
-    tools: {
-      lookup: {
-        description: 'Looks up (idempotent)',
-        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-        idempotent: true,
-        execute: async () => {
-          if (executions++ === 0) await gate();
-          return { found: true };
-        },
-      },
-    },
-  });
+  return plainLookAgent(id, { wordDelayMs: 1, first: gate, lookups });
 }
 
 function newWorker(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, 'agents' | 'workerId'>): RunWorker {

@@ -21,43 +21,27 @@
  *    run is taken over.
  */
 import { randomUUID } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { filter, firstValueFrom, lastValueFrom, ReplaySubject, take, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Agent, InvalidMessageError } from 'rxagent';
-import { scriptedModel } from 'rxagent/testing';
 import { createRunWorker, InMemoryRunJournal, RunNotFoundError, type FaultPointInfo, type RunFaultPoint, type RunJournal, type RunWorker, type RunWorkerEvent } from 'rxagent/durable';
 import { InMemoryStorage, saveUnsaved, type MemoryStorage } from 'rxagent/memory';
 import { MessageList, type MastraDBMessage } from 'rxagent/message-list';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { commitMessageId, commitMessageIdPrefix } from '../../src/contract/commit-message-ids.js';
 import { commit, delta, finish, start } from '../storage/journal-suite.js';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { plainLookAgent } from './fixtures/look-agent.js';
+import { suitePostgres } from './fixtures/suite-postgres.js';
 
 const suffix = randomUUID().slice(0, 6);
 const schema = `rxagent_rt12c_${suffix}`;
 
-let server: TestPostgres;
-const opened: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  for (const item of opened.reverse()) await item.close().catch(() => undefined);
-  const admin = new pg.Pool({ connectionString: server.connectionString, max: 1 });
-  for (const name of [schema, `${schema}_purge`, `${schema}_boss`]) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
-  await admin.end();
-  await server?.stop();
-}, 60_000);
-
-function keep<T extends { close(): Promise<void> }>(item: T): T {
-  opened.push(item);
-  return item;
-}
+/** The file's PostgreSQL; what `keep` is given is closed after its tests, then its schemas dropped. */
+const suite = suitePostgres([schema, `${schema}_purge`, `${schema}_boss`]);
+const { keep } = suite;
 
 /** What a promise ended with. */
 async function outcome<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
@@ -96,22 +80,22 @@ describe('1. a live reader of a run force-erased while it reads', () => {
     [
       'PostgreSQL, the same instance',
       () => {
-        const journal = keep(new PostgresRunJournal({ connectionString: server.connectionString, schema }));
+        const journal = keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema }));
         return { reader: journal, eraser: journal };
       },
     ],
     [
       'PostgreSQL, another instance (notified)',
       () => ({
-        reader: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema })),
-        eraser: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema })),
+        reader: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema })),
+        eraser: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema })),
       }),
     ],
     [
       'PostgreSQL, another instance, notifications off (the poll)',
       () => ({
-        reader: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema, notify: false, pollIntervalMs: 100 })),
-        eraser: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema, notify: false, pollIntervalMs: 100 })),
+        reader: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema, notify: false, pollIntervalMs: 100 })),
+        eraser: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema, notify: false, pollIntervalMs: 100 })),
       }),
     ],
   ];
@@ -171,11 +155,11 @@ const backings: Array<[string, () => Backing]> = [
     () => {
       const purge = `${schema}_purge`;
       return {
-        journal: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema })),
-        storage: keep(new PostgresStorage({ connectionString: server.connectionString, schema })),
+        journal: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema })),
+        storage: keep(new PostgresStorage({ connectionString: suite.server.connectionString, schema })),
         purging: {
-          journal: keep(new PostgresRunJournal({ connectionString: server.connectionString, schema: purge, chunkRetentionSeconds: 0, runRetentionSeconds: 0 })),
-          storage: keep(new PostgresStorage({ connectionString: server.connectionString, schema: purge })),
+          journal: keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema: purge, chunkRetentionSeconds: 0, runRetentionSeconds: 0 })),
+          storage: keep(new PostgresStorage({ connectionString: suite.server.connectionString, schema: purge })),
         },
       };
     },
@@ -248,73 +232,15 @@ describe.each(backings)('memory of a durable run (%s)', (_name, make) => {
   }
 });
 
-/**
- * A TCP proxy to PostgreSQL whose connections can be frozen: forwarding stops both ways and the
- * client's socket stays open, silent, even once the server closes its side (a half-open connection).
- */
-async function freezingProxy(connectionString: string): Promise<{ connectionString: string; freeze(upstreamPort: number): boolean; close(): Promise<void> }> {
-  const target = new URL(connectionString);
-  const pairs = new Set<{ client: Socket; upstream: Socket; frozen: boolean }>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    const pair = { client, upstream, frozen: false };
-    pairs.add(pair);
-    const drop = (): void => {
-      upstream.destroy();
-      // frozen: the client hears nothing of the server's side closing
-      if (pair.frozen) return;
-      pairs.delete(pair);
-      client.destroy();
-    };
-    client.on('error', drop);
-    upstream.on('error', drop);
-    client.on('close', () => {
-      pair.frozen = false;
-      drop();
-    });
-    upstream.on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy: no port');
-  const proxied = new URL(connectionString);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(address.port);
-  return {
-    connectionString: proxied.toString(),
-    freeze(upstreamPort) {
-      for (const pair of pairs) {
-        if (pair.upstream.localPort !== upstreamPort) continue;
-        pair.frozen = true;
-        pair.client.unpipe(pair.upstream);
-        pair.upstream.unpipe(pair.client);
-        pair.client.pause();
-        return true;
-      }
-      return false;
-    },
-    async close() {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.upstream.destroy();
-      }
-      pairs.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('5. a half-open owner session', () => {
   it('the server ends the owner’s session while its connection is blackholed and the owner is in its tool: the owner notices, takes its lock again within the grace, and no sweep takes the run over', { timeout: 120_000 }, async () => {
-    const proxy = keep(await freezingProxy(server.connectionString));
-    const admin = new pg.Pool({ connectionString: server.connectionString, max: 2 });
-    const direct = keep(new PostgresRunJournal({ connectionString: server.connectionString, schema }));
+    const proxy = keep(await startTcpProxy(suite.server.connectionString));
+    const admin = new pg.Pool({ connectionString: suite.server.connectionString, max: 2 });
+    const direct = keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema }));
     const ownerJournal = keep(new PostgresRunJournal({ connectionString: proxy.connectionString, schema, connectionTimeoutMs: 1_000 }));
-    const boss = new PgBoss({ connectionString: server.connectionString, schema: `${schema}_boss`, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+    const boss = new PgBoss({ connectionString: suite.server.connectionString, schema: `${schema}_boss`, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
     boss.on('error', () => undefined);
     await boss.start();
     const workers: RunWorker[] = [];
@@ -323,30 +249,14 @@ describe('5. a half-open owner session', () => {
       const tool = new Promise<void>((resolve) => (release = resolve));
       let inTool: () => void = () => undefined;
       const toolStarted = new Promise<void>((resolve) => (inTool = resolve));
-      let executions = 0;
+      // one first execution, the owner's: the sweeper's agent counts with it
+      const executions = { count: 0 };
       const agent = (): Agent =>
-        new Agent({
-          id: 'half-open',
-          model: scriptedModel({
-            rules: [
-              { match: ({ toolResults }) => toolResults.length > 0, reply: { text: 'Done.' } },
-              { match: /look/, reply: { text: 'Looking.', toolCalls: [{ toolName: 'lookup', args: { q: 'a' } }] } },
-            ],
-            fallback: { text: 'Hi.' },
-          }),
-          tools: {
-            lookup: {
-              description: 'Looks up (idempotent)',
-              inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-              idempotent: true,
-              execute: async () => {
-                if (executions++ === 0) {
-                  inTool();
-                  await tool;
-                }
-                return { found: true };
-              },
-            },
+        plainLookAgent('half-open', {
+          executions,
+          first: async () => {
+            inTool();
+            await tool;
           },
         });
       const graceMs = 3_000;

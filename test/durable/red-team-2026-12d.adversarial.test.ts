@@ -23,14 +23,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { ReplaySubject, filter, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Agent } from 'rxagent';
-import { scriptedModel } from 'rxagent/testing';
 import { createRunWorker, type FaultPointInfo, type RunFaultPoint, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { connect, createServer, type Socket } from 'node:net';
+import { plainLookAgent } from './fixtures/look-agent.js';
+import { suitePostgres } from './fixtures/suite-postgres.js';
 import { PostgresOwnerSession } from '../../src/storage/postgres/owner-session.js';
 import { RunNotFoundError, type JournalEntry } from 'rxagent/durable';
 import { commit, delta, start } from '../storage/journal-suite.js';
@@ -39,25 +38,9 @@ const suffix = randomUUID().slice(0, 6);
 const schema = `rxagent_rt12d_${suffix}`;
 const bossSchema = `pgboss_rt12d_${suffix}`;
 
-let server: TestPostgres;
-const opened: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  for (const item of opened.reverse()) await item.close().catch(() => undefined);
-  const admin = new pg.Pool({ connectionString: server.connectionString, max: 1 });
-  for (const name of [schema, bossSchema]) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
-  await admin.end();
-  await server?.stop();
-}, 60_000);
-
-function keep<T extends { close(): Promise<void> }>(item: T): T {
-  opened.push(item);
-  return item;
-}
+/** The file's PostgreSQL; what `keep` is given is closed after its tests, then its schemas dropped. */
+const suite = suitePostgres([schema, bossSchema]);
+const { keep } = suite;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,50 +58,34 @@ function recorded(worker: RunWorker): { all: RunWorkerEvent[]; until<T extends R
 
 describe('1. an owner in a long tool whose session was cut long enough for a sweep to take its attempt (retryLimit 0)', () => {
   it('the owner is fenced in its tool by pg-boss’s heartbeat (not at its next write) and notes the lost attempt: the give-up hands the run on, it completes', { timeout: 150_000 }, async () => {
-    const proxy = keep(await startTcpProxy(server.connectionString));
-    const direct = keep(new PostgresRunJournal({ connectionString: server.connectionString, schema }));
+    const proxy = keep(await startTcpProxy(suite.server.connectionString));
+    const direct = keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema }));
     const ownerJournal = keep(new PostgresRunJournal({ connectionString: proxy.connectionString, schema, connectionTimeoutMs: 1_000 }));
     const newBoss = async (connectionString: string): Promise<PgBoss> => {
       const made = new PgBoss({ connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, maintenanceIntervalSeconds: 1 });
       made.on('error', () => undefined);
       await made.start();
-      opened.push({ close: () => made.stop({ graceful: false }) });
+      keep({ close: () => made.stop({ graceful: false }) });
       return made;
     };
-    const boss = await newBoss(server.connectionString);
+    const boss = await newBoss(suite.server.connectionString);
     // the first execution of the tool outlasts the give-up's wait for a note (7–14 s) by far
     let release: () => void = () => undefined;
     const longTool = new Promise<void>((resolve) => (release = resolve));
-    opened.push({ close: async () => release() });
-    let executions = 0;
+    keep({ close: async () => release() });
+    // one first execution, the owner's: the sweeper's agent counts with it
+    const executions = { count: 0 };
     let firstReturned = false;
     const agent = (): Agent =>
-      new Agent({
-        id: 'long-tool',
-        model: scriptedModel({
-          rules: [
-            { match: ({ toolResults }) => toolResults.length > 0, reply: { text: 'Done.' } },
-            { match: /look/, reply: { text: 'Looking.', toolCalls: [{ toolName: 'lookup', args: { q: 'a' } }] } },
-          ],
-          fallback: { text: 'Hi.' },
-        }),
-        tools: {
-          lookup: {
-            description: 'Looks up (idempotent)',
-            inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-            idempotent: true,
-            execute: async () => {
-              if (executions++ === 0) {
-                await Promise.race([longTool, sleep(60_000)]);
-                firstReturned = true;
-              }
-              return { found: true };
-            },
-          },
+      plainLookAgent('long-tool', {
+        executions,
+        first: async () => {
+          await Promise.race([longTool, sleep(60_000)]);
+          firstReturned = true;
         },
       });
-    const admin = new pg.Pool({ connectionString: server.connectionString, max: 1 });
-    opened.push({ close: () => admin.end() });
+    const admin = new pg.Pool({ connectionString: suite.server.connectionString, max: 1 });
+    keep({ close: () => admin.end() });
     const ownerId = `long-owner-${suffix}`;
     let cuts = 0;
     const faultPoint = async (point: RunFaultPoint, info: FaultPointInfo): Promise<void> => {
@@ -149,7 +116,7 @@ describe('1. an owner in a long tool whose session was cut long enough for a swe
         queue: { pollingIntervalSeconds: 0.5, retryLimit: 0 },
       });
       workers.push(made);
-      opened.push({ close: () => made.close() });
+      keep({ close: () => made.close() });
       return made;
     };
     const owner = worker({ journal: ownerJournal, boss, workerId: ownerId, faultPoint, sweep: false });
@@ -177,68 +144,21 @@ describe('1. an owner in a long tool whose session was cut long enough for a swe
     expect(ownerEvents.all.filter((event) => event.runId === runId && event.type === 'failed')).toEqual([]);
     // and the tool had not returned yet: the owner did not learn of it at its next write
     expect(returnedBeforeTheEnd).toBe(false);
-    expect(executions).toBe(2);
+    expect(executions.count).toBe(2);
   });
 });
 
-/** A proxy whose `blackhole()` stops forwarding on every open connection without closing either side (a network that drops packets). */
-async function blackholeProxy(connectionString: string): Promise<{ connectionString: string; blackhole(): void; close(): Promise<void> }> {
-  const target = new URL(connectionString);
-  const pairs = new Set<{ client: Socket; upstream: Socket }>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    const pair = { client, upstream };
-    pairs.add(pair);
-    const drop = (): void => {
-      pairs.delete(pair);
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', drop);
-    upstream.on('error', drop);
-    client.on('close', drop);
-    upstream.on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy: no port');
-  const proxied = new URL(connectionString);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(address.port);
-  return {
-    connectionString: proxied.toString(),
-    blackhole() {
-      for (const { client, upstream } of pairs) {
-        client.unpipe(upstream);
-        upstream.unpipe(client);
-        client.pause();
-        upstream.pause();
-      }
-    },
-    async close() {
-      for (const { client, upstream } of pairs) {
-        client.destroy();
-        upstream.destroy();
-      }
-      pairs.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 describe('2. an owner session closed over a blackholed connection', () => {
   it('close() resolves (it waited for ever for the server to answer its goodbye): the socket is destroyed after the deadline', { timeout: 30_000 }, async () => {
-    const proxy = keep(await blackholeProxy(server.connectionString));
+    const proxy = keep(await startTcpProxy(suite.server.connectionString));
     // the pool only lends the session its settings; the session opens a connection of its own
     const pool = new pg.Pool({ connectionString: proxy.connectionString });
-    opened.push({ close: () => pool.end() });
+    keep({ close: () => pool.end() });
     // heartbeats a minute apart: close() comes before the session could notice
     const session = new PostgresOwnerSession(pool, schema, `closing-${suffix}`, 1_000, { reconnectWithinMs: 60_000 });
     await session.ready();
     expect(session.held).toBe(true);
-    proxy.blackhole();
+    proxy.freeze();
     await session.close();
     expect(session.held).toBe(false);
   });
@@ -247,8 +167,8 @@ describe('2. an owner session closed over a blackholed connection', () => {
 describe('3. a live reader of a run erased and created again under its id before the reader heard of it (PostgreSQL)', () => {
   it('the old reader ends with RunNotFoundError and is handed none of the new run’s rows; a reader of the new run gets its rows alone', { timeout: 30_000 }, async () => {
     // the reader's instance hears of nothing but its own writes (no notifications, a poll a minute apart)
-    const reader = keep(new PostgresRunJournal({ connectionString: server.connectionString, schema, notify: false, pollIntervalMs: 60_000 }));
-    const eraser = keep(new PostgresRunJournal({ connectionString: server.connectionString, schema }));
+    const reader = keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema, notify: false, pollIntervalMs: 60_000 }));
+    const eraser = keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema }));
     const runId = `again-${randomUUID()}`;
     await reader.createRun({ runId, agentId: 'support', input: null });
     const first = await reader.claim(runId, 'w1');
