@@ -71,14 +71,23 @@ function heldGuard() {
   return guard;
 }
 
+/**
+ * An agent with a ResponseCache and a held guard whose model answers "shared answer" once (then
+ * "asked again"), after its first run stored and accepted that answer.
+ */
+async function servedOnce() {
+  const store = new RecordingStore();
+  const model = answering('shared answer', 'asked again');
+  const guard = heldGuard();
+  const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [guard.processor] });
+  expect(textOf(await collect(agent, 'q'))).toBe('shared answer');
+  await settle();
+  return { store, model, guard, agent };
+}
+
 describe('ResponseCache: one reader leaving does not withdraw a shared answer', () => {
   it('a consumer that leaves a served replay while a guard judges it: the next identical run is still served (was: withdrawn, the model asked again)', { timeout: 30_000 }, async () => {
-    const store = new RecordingStore();
-    const model = answering('shared answer', 'asked again');
-    const guard = heldGuard();
-    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [guard.processor] });
-    expect(textOf(await collect(agent, 'q'))).toBe('shared answer');
-    await settle();
+    const { store, model, guard, agent } = await servedOnce();
     const judging = guard.hold();
     const seen: ChunkType[] = [];
     const subscription = agent.stream$('q').subscribe((chunk) => seen.push(chunk));
@@ -110,12 +119,7 @@ describe('ResponseCache: one reader leaving does not withdraw a shared answer', 
   });
 
   it('the caller aborts a served replay while a guard judges it: the answer stays servable', { timeout: 30_000 }, async () => {
-    const store = new RecordingStore();
-    const model = answering('shared answer', 'asked again');
-    const guard = heldGuard();
-    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [guard.processor] });
-    expect(textOf(await collect(agent, 'q'))).toBe('shared answer');
-    await settle();
+    const { model, guard, agent } = await servedOnce();
     const judging = guard.hold();
     const controller = new AbortController();
     const aborted = collect(agent, 'q', { abortSignal: controller.signal }).catch(() => undefined);
@@ -129,12 +133,7 @@ describe('ResponseCache: one reader leaving does not withdraw a shared answer', 
   });
 
   it('two runs served at once, one leaves: the other reads the whole answer, and a third is served', { timeout: 30_000 }, async () => {
-    const store = new RecordingStore();
-    const model = answering('shared answer', 'asked again');
-    const guard = heldGuard();
-    const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store })], outputProcessors: [guard.processor] });
-    expect(textOf(await collect(agent, 'q'))).toBe('shared answer');
-    await settle();
+    const { model, guard, agent } = await servedOnce();
     const judging = guard.hold();
     const leaving = agent.stream$('q').subscribe();
     const staying = collect(agent, 'q');

@@ -98,12 +98,7 @@ export function checkOptionKeys(keys: OptionKeys, options: unknown, path?: strin
     throw readable(options) ? new InvalidProcessorOptionError(processorId, where, options, 'an options object') : unreadable(processorId, where, options);
   }
   const named = (key: string) => (path === undefined ? key : `${path}.${key}`);
-  let ownKeys: Array<string | symbol>;
-  try {
-    ownKeys = Reflect.ownKeys(options);
-  } catch {
-    throw unreadable(processorId, where, options);
-  }
+  const ownKeys = ownKeysOf(processorId, where, options);
   for (const key of ownKeys) {
     const name = typeof key === 'symbol' ? String(key) : key;
     let descriptor: PropertyDescriptor | undefined;
@@ -142,6 +137,15 @@ export function checkOptionKeys(keys: OptionKeys, options: unknown, path?: strin
     const name = typeof key === 'symbol' ? String(key) : key;
     if (typeof key === 'string' && !known.includes(key)) throw unknownKey(keys, named(name), key, undefined);
     throw keyError(processorId, named(name), undefined, "is inherited from the options' prototype: give options as own properties (an object literal or class fields)");
+  }
+}
+
+/** `value`'s own keys, or an `InvalidProcessorOptionError` naming `at` when a Proxy's trap throws on them. */
+function ownKeysOf(processorId: string, at: string, value: object): Array<string | symbol> {
+  try {
+    return Reflect.ownKeys(value);
+  } catch {
+    throw unreadable(processorId, at, value);
   }
 }
 
@@ -198,12 +202,7 @@ export function checkOptionValue(processorId: string, option: string, value: unk
     }
     const array = Array.isArray(current);
     const entries: Array<readonly [string, unknown]> = [];
-    let keys: Array<string | symbol>;
-    try {
-      keys = Reflect.ownKeys(current);
-    } catch {
-      throw unreadable(processorId, at, current);
-    }
+    const keys = ownKeysOf(processorId, at, current);
     for (const key of keys) {
       const name = typeof key === 'symbol' ? `${at}[${String(key)}]` : array && /^\d+$/.test(key) ? `${at}[${key}]` : `${at}.${key}`;
       let descriptor: PropertyDescriptor | undefined;
