@@ -182,7 +182,11 @@ export interface ProcessAPIErrorResult {
 export interface ProcessOutputStreamArgs<TTripwireMetadata = unknown> extends ProcessorContext<TTripwireMetadata> {
   /** The chunk being processed. */
   part: ChunkType;
-  /** The chunks this processor has seen so far in the run, including `part`. */
+  /**
+   * The chunks this processor has seen so far in the run, including `part`. Read-only (a view of
+   * the run's log): writing to it throws a `ProcessorError`; copy it with `slice()` for a list of
+   * your own. Typed as an array so that it can be passed where one is read.
+   */
   streamParts: ChunkType[];
   /** The run's `MessageList`. */
   messageList: MessageList;

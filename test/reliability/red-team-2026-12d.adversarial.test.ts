@@ -13,8 +13,7 @@
  *    non-empty string, or whose payload throws where it is read. Before: the call vanished
  *    silently (the run finished without running the tool) or a raw `Error` ended the run. Now: a
  *    `ProcessorError` naming the processor, the hook and the field. (The chunk it got, edited in
- *    place and handed back as the same object, is not checked: that would cost every chunk on the
- *    stream's hot path — left as it was, and reported.)
+ *    place and handed back as the same object: test/reliability/stream-hook-leftovers.)
  * 3. `writer.custom()` given a data chunk that cannot be read or written as JSON (a `BigInt`, a
  *    cycle, a Proxy that throws, a `transient` getter that throws). Before: a chunk no consumer
  *    can encode went out (and a getter threw later, a raw `Error` ending the run). Now: the write

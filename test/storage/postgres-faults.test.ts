@@ -26,7 +26,7 @@ import { PostgresStorage, type PostgresStorageOptions } from '../../src/storage/
 import { finishPart, textParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { startTcpProxy, type TcpProxy } from './fixtures/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { textMessage } from './storage-suite.js';
 
 let server: TestPostgres;
@@ -52,7 +52,7 @@ beforeAll(async () => {
   server = await startTestPostgres({ ownCluster: true });
   admin = new pg.Pool({ connectionString: server.connectionString, max: 4 });
   admin.on('error', () => undefined);
-  proxy = await startTcpProxy(Number(new URL(server.connectionString).port));
+  proxy = await startTcpProxy(server.connectionString);
 });
 
 afterEach(async () => {
@@ -73,11 +73,7 @@ afterAll(async () => {
 });
 
 const connectionString = (): string => server.connectionString;
-const viaProxy = (): string => {
-  const url = new URL(server.connectionString);
-  url.port = String(proxy.port);
-  return url.toString();
-};
+const viaProxy = (): string => proxy.connectionString;
 
 /** A store that does not retry (see the module comment). */
 function store(options: Partial<PostgresStorageOptions> & { pool?: pg.Pool } = {}): PostgresStorage {
@@ -367,7 +363,7 @@ describe('PostgresStorage timeouts: a frozen database is a StorageError, not a h
     const storage = store({ connectionString: viaProxy(), statementTimeoutMs: 300, connectionTimeoutMs: 500 });
     const threadId = fresh('t');
     await storage.saveMessages({ threadId, resourceId: 'r', messages: [textMessage(`${threadId}-1`, 'one')], ensureThread: true });
-    proxy.freeze();
+    proxy.freezeAll();
     try {
       // An idle connection exists: the statement is sent and never answered (client-side timeout).
       const read = await rejection(storage.getThread(threadId));

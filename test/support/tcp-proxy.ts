@@ -7,6 +7,8 @@
  * `freeze()` stops forwarding both ways on every open connection (or on the one the server sees
  * coming from a port) without closing either side, and a frozen connection's client hears nothing
  * more, not even the server's side closing, until the proxy cuts it or the client closes it.
+ * `freezeAll()` freezes the new connections too (a server that stops answering: a connect never
+ * completes its start-up), until `thaw()`.
  *
  * @example
  * ```ts
@@ -15,6 +17,7 @@
  * proxy.cut();              // every open connection reset
  * proxy.refuse(500);        // and new ones refused for 500 ms
  * proxy.freeze();           // every open connection silent, none closed
+ * proxy.freezeAll();        // and every new one, until proxy.thaw()
  * await proxy.close();
  * ```
  */
@@ -36,6 +39,10 @@ export interface TcpProxy {
    * usual. Says whether a connection was frozen.
    */
   freeze(upstreamPort?: number): boolean;
+  /** {@link freeze}s every open connection and every new one until {@link thaw} (a server that stops answering). */
+  freezeAll(): void;
+  /** New connections are forwarded again; those frozen stay frozen until `cut()`, `close()` or their client ends them. */
+  thaw(): void;
   /** Connections accepted and cut so far. */
   readonly stats: { accepted: number; cut: number; refused: number };
   /** Cuts everything and stops listening. */
@@ -58,6 +65,17 @@ export async function startTcpProxy(connectionString: string): Promise<TcpProxy>
   const pairs = new Set<Pair>();
   const stats = { accepted: 0, cut: 0, refused: 0 };
   let refuseUntil = 0;
+  /** New connections are frozen as they are made (`freezeAll()` until `thaw()`). */
+  let freezingNew = false;
+
+  /** Stops forwarding on `pair` (see {@link TcpProxy.freeze}). */
+  const freezePair = (pair: Pair): void => {
+    pair.frozen = true;
+    pair.client.unpipe(pair.upstream);
+    pair.upstream.unpipe(pair.client);
+    pair.client.pause();
+    pair.upstream.pause();
+  };
 
   const server = createServer((client) => {
     if (Date.now() < refuseUntil) {
@@ -83,6 +101,10 @@ export async function startTcpProxy(connectionString: string): Promise<TcpProxy>
       drop();
     });
     upstream.on('close', drop);
+    if (freezingNew) {
+      freezePair(pair);
+      return;
+    }
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -112,14 +134,17 @@ export async function startTcpProxy(connectionString: string): Promise<TcpProxy>
       let frozen = false;
       for (const pair of pairs) {
         if (pair.frozen || (upstreamPort !== undefined && pair.upstream.localPort !== upstreamPort)) continue;
-        pair.frozen = true;
-        pair.client.unpipe(pair.upstream);
-        pair.upstream.unpipe(pair.client);
-        pair.client.pause();
-        pair.upstream.pause();
+        freezePair(pair);
         frozen = true;
       }
       return frozen;
+    },
+    freezeAll() {
+      freezingNew = true;
+      for (const pair of pairs) if (!pair.frozen) freezePair(pair);
+    },
+    thaw() {
+      freezingNew = false;
     },
     stats,
     async close() {

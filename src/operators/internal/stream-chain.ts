@@ -10,7 +10,9 @@
  * a chunk an earlier processor replaced, dropped or injected, a `data-*` chunk it does not take —
  * gets its own copy from then on. The logs are {@link ChunkLog}s: compact (a plain text delta is
  * kept as its text) until a processor reads `args.streamParts` (an accessor), which makes the real
- * array once; from then on that array is appended to, as before. The logs are the run's state
+ * array once; from then on that array is appended to, as before. A processor reads it through a
+ * read-only view of its own (stream-parts-view.ts, made on its first read): writing to the shared
+ * log would blind the processors after it. The logs are the run's state
  * (`StreamPartsState`, stream-parts.ts): the chain takes its entry from the state when it is made
  * (a restored run's logs, or fresh ones it puts there) and appends to those very logs.
  */
@@ -34,6 +36,7 @@ import type { ChunkInjector, PassResult, StreamChain, SuspendedPass } from './st
 import { newStreamParts, streamPartsMismatch, type StreamPartsState } from '../stream-parts.js';
 import { runMachineryOf } from './run-machinery.js';
 import { TextDropWatch } from './text-drop-watch.js';
+import { readOnlyStreamParts } from './stream-parts-view.js';
 
 export type { InjectedChunk, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
 
@@ -44,6 +47,9 @@ interface Link {
   readonly shared: ChunkLog;
   /** This processor's own `streamParts`, once it saw something other than the shared log. */
   own: ChunkLog | undefined;
+  /** The read-only view `args.streamParts` gives, and the log array it views (made on first read, again once the processor has its own log). */
+  view: ChunkType[] | undefined;
+  viewOf: ChunkType[] | undefined;
   acceptsData: boolean;
   /** Where chunks this processor writes with `writer.custom()` re-enter the chain. */
   readonly injector: ChunkInjector;
@@ -75,7 +81,13 @@ const linkedProperties: PropertyDescriptorMap = {
   streamParts: {
     get(this: LinkedArgs): ChunkType[] {
       const link = this[LINK];
-      return (link.own ?? link.shared).toArray();
+      const log = (link.own ?? link.shared).toArray();
+      if (link.viewOf !== log) {
+        // a view per processor, not the log: a write to it cannot blind the processors after it
+        link.view = readOnlyStreamParts(log, link.binding.processor.id);
+        link.viewOf = log;
+      }
+      return link.view as ChunkType[];
     },
     set(this: LinkedArgs, value: ChunkType[]) {
       assign(this, 'streamParts', value);
@@ -158,6 +170,16 @@ function isData(chunk: ChunkType): boolean {
   return chunk.type.charCodeAt(0) === 100 && chunk.type.startsWith('data-');
 }
 
+/**
+ * Whether a chunk of `type` a hook hands back as the very object it got is checked again: a `tool-*`
+ * chunk's ids and name bind it to its call, and an edit in place (`part.payload.toolCallId = 42`)
+ * would unbind it as a new object would. Any other chunk handed back as it is passes unchecked (one
+ * character test per pass: `text-…` and `reasoning-…` fail it at once).
+ */
+function checkedInPlace(type: string): boolean {
+  return type.charCodeAt(1) === 111 && type.startsWith('tool-');
+}
+
 /** An empty chain has no hook to stop at: nothing to resume. */
 function neverSuspended(): never {
   throw new TypeError('rxagent: a chain without processors has no pass to resume');
@@ -205,6 +227,8 @@ export function createStreamChain(processors: readonly Processor[], context: Run
       args,
       shared: parts.entered,
       own: parts.own[index],
+      view: undefined,
+      viewOf: undefined,
       acceptsData: binding.processor.processDataParts === true,
       injector,
       from: index + 1,
@@ -218,13 +242,17 @@ export function createStreamChain(processors: readonly Processor[], context: Run
   return new Chain(links, parts, context, injector);
 }
 
-/** Where a pass stopped at a hook's promise: the hook's link, the chunk it checks, the chunk that entered the pass. */
+/**
+ * Where a pass stopped at a hook's promise: the hook's link, the chunk it checks (and its type when
+ * the hook got it), the chunk that entered the pass.
+ */
 class Suspension implements SuspendedPass {
   constructor(
     readonly pending: PromiseLike<unknown>,
     readonly checking: ChunkType,
     readonly index: number,
     readonly entered: ChunkType | null,
+    readonly type: string,
   ) {}
 }
 
@@ -279,12 +307,13 @@ class Chain implements StreamChain {
   }
 
   /** The hook a pass stopped at resolved with `resolved`: its outcome, then the processors after it. */
-  #resume({ index, checking, entered }: Suspension, resolved: unknown): PassResult {
+  #resume({ index, checking, entered, type }: Suspension, resolved: unknown): PassResult {
     const binding = this.#bindingAt(index);
     const settled = settleStreamHook(binding, resolved);
     this.drainFollowUps(binding.state, index, checking);
-    // the part it got, passed on (as in `pass`): nothing to check
-    const next = settled === checking ? checking : hookOutcome(settled, checking, binding);
+    // the part it got, passed on as it was (as in `pass`): nothing to check
+    const asItWas = settled === checking && checking.type === type && !checkedInPlace(type);
+    const next = asItWas ? checking : hookOutcome(settled, checking, binding);
     return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
   }
 
@@ -361,6 +390,9 @@ class Chain implements StreamChain {
     const retryCount = this.context.retryCount;
     let current = chunk;
     let currentIsData = isData(current);
+    // the chunk's type as the next hook gets it, and whether that chunk handed back is checked again
+    let type = current.type;
+    let recheck = checkedInPlace(type);
     for (let index = from; index < links.length; index++) {
       const link = links[index] as Link;
       if (currentIsData && !link.acceptsData) {
@@ -372,7 +404,7 @@ class Chain implements StreamChain {
       args.part = current;
       args.retryCount = retryCount;
       const result = invokeStreamHook(link.binding, args, this.#tracingContext);
-      if (result !== current && isPromiseLike<unknown>(result)) return new Suspension(result, current, index, entered);
+      if (result !== current && isPromiseLike<unknown>(result)) return new Suspension(result, current, index, entered, type);
       if (result !== current && isObservable(result)) {
         // an Observable the hook returned, still pending: already settled by invokeStreamHook
         const checking = current;
@@ -387,12 +419,15 @@ class Chain implements StreamChain {
         }) as Observable<ChunkType | null>;
       }
       this.drainFollowUps(link.binding.state, index, current);
-      const next = result === current ? current : hookOutcome(result, current, link.binding);
+      // the part it got, handed back as it was: nothing to check — unless it is a tool chunk (an
+      // edit in place could unbind it from its call) or the hook changed its type in place
+      if (result === current && !recheck && current.type === type) continue;
+      const next = hookOutcome(result, current, link.binding);
       if (next === null) return this.dropped(index, entered, current);
-      if (next !== current) {
-        current = next;
-        currentIsData = isData(current);
-      }
+      current = next;
+      currentIsData = isData(current);
+      type = current.type;
+      recheck = checkedInPlace(type);
     }
     return current;
   }
