@@ -17,7 +17,7 @@ import { CheckedStream, GUARD_STREAM_OPTION_NAMES, withholdDroppedObject, type G
 import { GUARD_JUDGE_OPTION_NAMES, GuardJudge, type GuardJudgeOptions, type JudgeCall, type JudgeFailure } from './internal/guard-judge.js';
 import { judgeInputMessages, quoted, type BatchVerdict } from './internal/input-messages.js';
 import type { Verdict } from './internal/judged-spans.js';
-import { LabelReader, locateValue, type LocatedValue } from './internal/judge-answer.js';
+import { LabelReader, locateValue, readScores, type LocatedValue } from './internal/judge-answer.js';
 import { judgedPosition, positionsWithin } from './internal/judged-positions.js';
 import { PII_SYNONYMS } from './internal/judge-synonyms.js';
 import { mapJudgedText, replaceAllValues } from './internal/message-text.js';
@@ -181,7 +181,40 @@ const piiDetection = z.strictObject({
   redacted_value: z.string().nullable().optional(),
 });
 
+/** The answer format the judge is sent: rxagent's `{ detections }`. */
 const piiAnswer = z.strictObject({ detections: z.array(piiDetection) });
+
+/** The reference's category score: a PII type, and how sure the judge is that the text holds one. */
+const piiCategory = z.strictObject({ type: z.string(), score: z.number().min(0).max(1) });
+
+/**
+ * The answer as read: rxagent's, or the reference's whole `PIIDetectionResult` — `detections`
+ * (`null`: none), `categories` (`[{type, score}]` or `null`) and `redacted_content` (a string or
+ * `null`). Strict about every other key, at the top and inside entries. Categories are read through
+ * the detection types' labels (see `PIIDetector.read`); `redacted_content` is never written into the
+ * text, only compared with the judged piece (`unnamedRedaction`).
+ */
+const piiReading = z.strictObject({
+  detections: z.array(piiDetection).nullable(),
+  categories: z.array(piiCategory).nullable().optional(),
+  redacted_content: z.string().nullable().optional(),
+});
+
+/** Text as compared with the judge's `redacted_content`: runs of whitespace as one space, trimmed. */
+function squashed(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * `answer` (read from `piece`) with `unnamedRedaction`: the judge's `redacted_content` differs from
+ * the piece (whitespace aside) while the answer names nothing — no detection, no category, at any
+ * score —, so the judge redacted something the guard cannot place.
+ */
+function withUnnamedRedaction(answer: z.infer<typeof piiReading>, piece: string): z.infer<typeof piiReading> & { unnamedRedaction: boolean } {
+  const named = (answer.detections ?? []).length > 0 || (answer.categories ?? []).length > 0;
+  const redacted = answer.redacted_content;
+  return { ...answer, unnamedRedaction: !named && typeof redacted === 'string' && squashed(redacted) !== squashed(piece) };
+}
 
 /**
  * The `hashKey`, checked: a non-empty string or byte array (an empty key would make every hash
@@ -213,6 +246,13 @@ interface PIIReading {
   unlocated: PIIDetection[];
   /** Types the judge named (at or above the threshold) that are none of the known ones, as written. */
   unrecognizedTypes: string[];
+  /**
+   * The reference's categories scored at or above the threshold that no detection of that type
+   * (at or above it) places: the configured label, or the unknown type as written.
+   */
+  unplacedCategories: string[];
+  /** A piece's `redacted_content` differs from it while its answer names nothing (see `withUnnamedRedaction`). */
+  unnamedRedaction: boolean;
 }
 
 /**
@@ -222,7 +262,10 @@ interface PIIReading {
  * The judge answers with JSON `{"detections": [{"type": "email", "value": "jane@x.io", "confidence": 0.98}]}`;
  * each detected value is redacted wherever it occurs (`redactionMethod`). The reference's entries
  * (`start`, `end`, `redacted_value` besides) read too: positions must be whole numbers within the
- * judged text, or the answer is unreadable; `redacted_value` is never used. An unreadable answer or a
+ * judged text, or the answer is unreadable; `redacted_value` is never used. The reference's whole
+ * answer reads too: `detections: null`, `categories` (`[{type, score}]`: one at or above `threshold`
+ * that no detection places, or an unknown one, is a violation) and `redacted_content` (never written
+ * into the text; one that redacts while the answer names nothing is a violation). An unreadable answer or a
  * request the judge rejects blocks (`contentErrorStrategy`, default `'strict'`); an infrastructure
  * failure follows `errorStrategy` (retried within `judgeDeadlineMs`, then `'strict'` default: blocks; `'fail-open'` explicit, reported to `onFailOpen`). Every detection reaches
  * `onViolation` once; the client's tripwire carries the types, never the values.
@@ -333,12 +376,17 @@ export class PIIDetector implements Processor<'pii-detector'> {
     const outcome = await this.judge.judge(
       state,
       text,
-      (piece) => ({ system: this.system, prompt: quoted('Text to inspect', piece), schema: positionsWithin(piiAnswer, piece), responseSchema: piiAnswer }),
+      (piece) => ({
+        system: this.system,
+        prompt: quoted('Text to inspect', piece),
+        schema: positionsWithin(piiReading, piece).transform((answer) => withUnnamedRedaction(answer, piece)),
+        responseSchema: piiAnswer,
+      }),
       call,
     );
     if (!outcome.ok) return outcome.failure;
-    const reading: PIIReading = { located: [], unlocated: [], unrecognizedTypes: [] };
-    for (const detection of outcome.values.flatMap((value) => value.detections)) {
+    const reading: PIIReading = { located: [], unlocated: [], unrecognizedTypes: [], unplacedCategories: [], unnamedRedaction: outcome.values.some((value) => value.unnamedRedaction) };
+    for (const detection of outcome.values.flatMap((value) => value.detections ?? [])) {
       if ((detection.confidence ?? 1) < this.threshold) continue;
       const label = this.labels.read(detection.type);
       // a type the guard knows but was configured not to look for is left alone
@@ -349,6 +397,16 @@ export class PIIDetector implements Processor<'pii-detector'> {
       if (places.length === 0) reading.unlocated.push(resolved);
       else reading.located.push({ detection: resolved, places, unrecognizedType: label.kind === 'unknown' });
     }
+    // the reference's categories, through the same labels: one at or above the threshold is placed by a
+    // detection of its type, or it is a violation of its own (a known label, or an unknown type as written)
+    const named = new Set([...reading.located.map((entry) => entry.detection.type), ...reading.unlocated.map((detection) => detection.type)]);
+    const categories = readScores(
+      outcome.values.flatMap((value) => (value.categories ?? []).map((category) => [category.type, category.score] as const)),
+      this.labels,
+      this.threshold,
+    );
+    for (const label of [...categories.flagged, ...categories.unrecognized]) if (!named.has(label)) reading.unplacedCategories.push(label);
+    for (const written of categories.unrecognized) if (!reading.unrecognizedTypes.includes(written)) reading.unrecognizedTypes.push(written);
     return reading;
   }
 
@@ -420,30 +478,43 @@ export class PIIDetector implements Processor<'pii-detector'> {
   /**
    * Judges `text` and decides: block, keep (warn), drop (filter) or the stored span → replacement
    * map (redact). What the judge reported but the guard cannot place is a violation too: a type it
-   * does not know (redacted as `pii`), a value nowhere in the text (under `redact`, the whole
-   * judged text is dropped, as no span can be named).
+   * does not know (redacted as `pii`), a value nowhere in the text, a reference category scored at
+   * or above the threshold that no detection places, a `redacted_content` that redacts while the
+   * answer names nothing (under `redact`, the whole judged text is dropped for these three, as no
+   * span can be named).
    */
   private async verdictFor(phase: 'input' | 'output', state: ProcessorState, text: string, call: JudgeCall): Promise<Verdict> {
     const reading = await this.read(state, text, call);
     if ('kind' in reading) return this.judge.failureVerdict(reading, this.violations) ?? { action: 'keep' };
-    const { located, unlocated, unrecognizedTypes } = reading;
-    const count = located.length + unlocated.length;
+    const { located, unlocated, unrecognizedTypes, unplacedCategories, unnamedRedaction } = reading;
+    const count = located.length + unlocated.length + unplacedCategories.length + (unnamedRedaction ? 1 : 0);
     if (count === 0) return { action: 'keep' };
-    const known = [...located.filter((entry) => !entry.unrecognizedType).map((entry) => entry.detection), ...unlocated.filter((detection) => !unrecognizedTypes.includes(detection.type))];
-    const types = [...new Set(known.map((detection) => detection.type)), ...(unrecognizedTypes.length === 0 ? [] : ['unrecognized'])];
+    const known = [
+      ...located.filter((entry) => !entry.unrecognizedType).map((entry) => entry.detection.type),
+      ...unlocated.filter((detection) => !unrecognizedTypes.includes(detection.type)).map((detection) => detection.type),
+      ...unplacedCategories.filter((type) => !unrecognizedTypes.includes(type)),
+    ];
+    const types = [...new Set(known), ...(unrecognizedTypes.length === 0 && !unnamedRedaction ? [] : ['unrecognized'])];
     const client = { phase, types, count };
     const notUnderstood = {
       ...(unrecognizedTypes.length === 0 ? {} : { unrecognizedTypes }),
       ...(unlocated.length === 0 ? {} : { unlocated: unlocated.length }),
+      ...(unplacedCategories.length === 0 ? {} : { unplacedCategories }),
+      ...(unnamedRedaction ? { unnamedRedaction } : {}),
     };
     const detections = [...located.map((entry) => entry.detection), ...unlocated];
     const server = { ...client, ...notUnderstood, ...(this.includeDetections ? { detections, ...(unlocated.length === 0 ? {} : { unlocatedDetections: unlocated }) } : {}) };
-    const unplaced = unlocated.length === 0 ? '' : ` (${unlocated.length} value(s) the judge named could not be located in the text)`;
-    const message = `PII detected in the ${phase}: ${types.join(', ')}${unplaced}`;
+    const unplaced = [
+      ...(unlocated.length === 0 ? [] : [`${unlocated.length} value(s) the judge named could not be located in the text`]),
+      ...(unplacedCategories.length === 0 ? [] : [`${unplacedCategories.length} type(s) the judge scored without naming a value`]),
+      ...(unnamedRedaction ? ['the judge redacted the text without naming what'] : []),
+    ];
+    const message = `PII detected in the ${phase}: ${types.join(', ')}${unplaced.length === 0 ? '' : ` (${unplaced.join('; ')})`}`;
     if (this.strategy === 'block') return this.violations.block(`PII detected in the ${phase}: ${types.join(', ')}`, client, { message, detail: server });
     this.violations.report(message, { ...server, strategy: this.strategy });
     if (this.strategy === 'warn') return { action: 'keep' };
-    if (this.strategy === 'filter' || unlocated.length > 0) return { action: 'drop' };
+    // what has no value to redact cannot be redacted by value: the judged text is dropped
+    if (this.strategy === 'filter' || unplaced.length > 0) return { action: 'drop' };
     const replacements = new Map<string, string>();
     for (const { detection, places, unrecognizedType } of located) {
       for (const place of places) replacements.set(place.stored, this.redactValue(place.shown, unrecognizedType ? 'pii' : detection.type));

@@ -17,7 +17,7 @@ import { ToolCallFilter } from '../../src/processors/tool-call-filter.js';
 import { InMemoryStorage } from '../../src/storage/in-memory-storage.js';
 import { finishPart, textParts, toolCallParts } from '../../src/testing/model-parts.js';
 import { mockModel } from '../../src/testing/mock-model.js';
-import { judgeModel } from './support/harness.js';
+import { judgeModel, unreachableJudgeError } from './support/harness.js';
 
 const streamedText = (chunks: ChunkType[]) => chunks.map((chunk) => (chunk.type === 'text-delta' ? chunk.payload.text : '')).join('');
 const storedText = (messages: MastraDBMessage[]) =>
@@ -57,17 +57,20 @@ describe('ModerationProcessor (window mode) in an Agent', () => {
     expect(terminals(chunks)).toHaveLength(1);
   });
 
-  it("a failing judge under 'strict' (the default) ends the run with a tripwire; under 'fail-open' the text passes", async () => {
-    const make = (errorStrategy: 'strict' | 'fail-open') =>
+  it("a judge that cannot be reached, under 'strict' (the default), ends the run with a tripwire; under 'fail-open' the text passes", async () => {
+    const make = (errorStrategy: 'strict' | 'fail-open', error: unknown = unreachableJudgeError()) =>
       new Agent({
         id: 'a',
         model: mockModel({ parts: [...textParts('Some reply.'), finishPart()] }),
-        outputProcessors: [new ModerationProcessor({ model: mockModel({ error: new Error('judge down') }), streamMode: 'final', errorStrategy, judgeDeadlineMs: 50 })],
+        outputProcessors: [new ModerationProcessor({ model: mockModel({ error }), streamMode: 'final', errorStrategy, judgeDeadlineMs: 50 })],
       });
     const strict = await make('strict').generate('x');
     expect(strict.tripwire?.processorId).toBe('moderation');
     expect(strict.finishReason).toBe('other');
     expect((await make('fail-open').generate('x')).text).toBe('Some reply.');
+    // a failure not recognised as an outage is not opened by 'fail-open' (it was: any error counted as one)
+    const unknown = await make('fail-open', new Error('judge down')).generate('x');
+    expect(unknown.tripwire?.processorId).toBe('moderation');
   });
 });
 

@@ -10,6 +10,7 @@ import { ModerationProcessor } from '../../src/processors/moderation.js';
 import { chunk } from '../../src/testing/chunk-builders.js';
 import { proseOfTokens, streamedAnswer } from './support/answers.js';
 import { APICallError } from '@ai-sdk/provider';
+import { createProviderStreamError } from '@ai-sdk/provider-utils';
 import {
   contextWith,
   failingModel,
@@ -111,11 +112,14 @@ describe('ModerationProcessor: input', () => {
       'an answer of the wrong shape': () => judgeModel(() => '{"categories": {"violence": "high"}}'),
       'a rejected request (HTTP 400: context length exceeded)': () =>
         failingModel(new APICallError({ message: "This model's maximum context length is 8192 tokens", url: 'https://judge', requestBodyValues: {}, statusCode: 400 })),
+      "a provider's bug (not an outage: it was let through under 'fail-open')": () => failingModel(new TypeError("Cannot read properties of undefined (reading 'choices')")),
+      'an error stream part holding an unmarked object': () => modelStreaming([{ type: 'error', error: { message: 'overloaded' } }]),
       'a refusal (content filter)': () => modelStreaming([{ type: 'finish', finishReason: { unified: 'content-filter', raw: 'content_filter' }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } } }]),
     };
     const infrastructureFailures = {
       'a failing model': () => failingModel(),
-      'an error stream part': () => modelStreaming([{ type: 'error', error: new Error('overloaded') }]),
+      // as Anthropic's provider emits an overloaded stream (the AI SDK's marked stream error)
+      'an error stream part': () => modelStreaming([{ type: 'error', error: createProviderStreamError({ message: 'Overloaded', type: 'overloaded_error', statusCode: 529, isRetryable: true, data: {} }) }]),
       'a 503': () => failingModel(new APICallError({ message: 'Service Unavailable', url: 'https://judge', requestBodyValues: {}, statusCode: 503 })),
     };
     for (const [name, makeModel] of Object.entries(contentFailures)) {

@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { createProviderStreamError } from '@ai-sdk/provider-utils';
 import type { Processor } from '../../src/contract/processor-types.js';
 import { TripWire } from '../../src/contract/errors/trip-wire.js';
 import { Agent } from '../../src/loop/agent.js';
@@ -70,13 +71,19 @@ const contentFailures: Record<string, () => MockModel> = {
   'HTTP 400, context length exceeded': () =>
     mockModel({ error: new APICallError({ message: "This model's maximum context length is 8192 tokens", url: 'https://judge', requestBodyValues: {}, statusCode: 400 }) }),
   'HTTP 413': () => mockModel({ error: new APICallError({ message: 'Payload Too Large', url: 'https://judge', requestBodyValues: {}, statusCode: 413 }) }),
+  // not recognised as an outage: the content may have caused it (it was read as infrastructure)
+  "a provider's bug (a TypeError)": () => mockModel({ error: new TypeError("Cannot read properties of undefined (reading 'choices')") }),
 };
 /** Failures of the judge's infrastructure (the content cannot cause them). */
 const infrastructureFailures: Record<string, () => MockModel> = {
-  'a network error': () => mockModel({ error: new TypeError('fetch failed') }),
+  // undici's failure as a provider's fetch throws it (the code is on the cause), and as the AI SDK wraps it
+  'a network error': () => mockModel({ error: new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }) }),
+  'a network error, as the AI SDK throws it': () =>
+    mockModel({ error: new APICallError({ message: 'Cannot connect to API: read ECONNRESET', url: 'https://judge', requestBodyValues: {}, cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), isRetryable: true }) }),
   'HTTP 503': () => mockModel({ error: new APICallError({ message: 'Service Unavailable', url: 'https://judge', requestBodyValues: {}, statusCode: 503, isRetryable: true }) }),
   'HTTP 429': () => mockModel({ error: new APICallError({ message: 'Too Many Requests', url: 'https://judge', requestBodyValues: {}, statusCode: 429, isRetryable: true }) }),
-  'an error part': () => mockModel({ parts: [{ type: 'error', error: new Error('connection reset') }] as LanguageModelV4StreamPart[] }),
+  // as a provider emits a 503 mid-stream (the AI SDK's marked stream error)
+  'an error part': () => mockModel({ parts: [{ type: 'error', error: createProviderStreamError({ message: 'Service Unavailable', statusCode: 503, data: {} }) }] as LanguageModelV4StreamPart[] }),
 };
 
 /** One agent run with `processor` on `phase`; what the agent's model and the client saw. */

@@ -18,7 +18,7 @@ import { MAX_TIMER_MS, type ProcessorState } from '../../contract/index.js';
 import type { TracingContext } from '../../contract/index.js';
 import { InvalidProcessorOptionError, thrownMessage } from '../../contract/index.js';
 import { MODEL_BACKED_OPTION_NAMES, ModelJudge, type ModelBackedOptions } from './model-backed.js';
-import { callWithRetry, JudgeDeadlineError, JudgeSlots, readCallError, type JudgeClock } from './judge-retry.js';
+import { callWithRetry, JudgeDeadlineError, JudgeSlots, outageOf, readCallError, type JudgeClock } from './judge-retry.js';
 import { JUDGE_SLOTS_KEY } from './step-scoped-state.js';
 import { budgetPieces, DEFAULT_JUDGE_INPUT_CHARS, type Verdict } from './judged-spans.js';
 import { callQuietly, type PrivateViolations } from './private-violation.js';
@@ -227,34 +227,40 @@ function countOption(processorId: string, option: string, value: unknown, fallba
   return Math.floor(value);
 }
 
-/** The longest wait a timer can make (`setTimeout` fires at once past it). */
-
 /**
- * Whether the judged content can have caused `error`: an unreadable or refused answer, or a
- * request the provider rejected (4xx other than 408/429: too long, invalid, refused), or an error
- * naming the context length. Everything else is infrastructure.
+ * Which strategy a failed judge call falls under, on one path whose default is `content`: only a
+ * recognised infrastructure failure (see `outageOf`: the AI SDK's `APICallError` without a
+ * response or with 408/429/5xx, a marked provider stream error with 408/429/5xx, a Node/undici
+ * network error, our deadline, a cut answer stream, the AI SDK's `RetryError` ending in one of
+ * these) is `infrastructure` — retried, then `errorStrategy`. Everything else is `content` (never
+ * retried; `contentErrorStrategy`, default `'strict'`: blocked): an unreadable or refused answer,
+ * a request the provider rejected (4xx other than 408/429), an error naming the context length,
+ * a thrown value that cannot be read, and any failure not recognised — a thrown string,
+ * `undefined`, a plain object, a `TypeError` from a provider's bug, another class.
  *
  * @example
  * ```ts
  * classifyFailure(new StructuredCallError('malformed', 'not JSON')).kind; // 'content'
+ * classifyFailure(new StructuredCallError('model', 'failed', { cause: new TypeError('bug') })).kind; // 'content'
  * ```
  */
 export function classifyFailure(error: StructuredCallError): JudgeFailure {
   if (error.kind === 'malformed') return { kind: 'content', summary: "the judge's answer could not be read", error };
   if (error.kind === 'refused') return { kind: 'content', summary: 'the judge refused the content', error };
-  if (instanceOf(error.cause, JudgeDeadlineError)) return { kind: 'infrastructure', summary: 'the judge did not answer in time', error };
   const reading = readCallError(error.cause);
   // an error the guard cannot read (a revoked Proxy, a throwing getter) tells no outage from
   // anything else: not retried, and under contentErrorStrategy (default 'strict': blocked)
   if (reading.kind === 'unreadable') return { kind: 'content', summary: "the judge's error could not be read", error };
-  const status = reading.kind === 'api' ? reading.statusCode : undefined;
+  const status = reading.kind === 'api' || reading.kind === 'stream' ? reading.statusCode : undefined;
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     return { kind: 'content', summary: `the judge rejected the request (HTTP ${status})`, error };
   }
   if (/context|too long|too many tokens|maximum.{0,20}tokens|token limit/i.test(error.message)) {
     return { kind: 'content', summary: 'the content exceeded what the judge accepts', error };
   }
-  return { kind: 'infrastructure', summary: 'the judge could not be reached', error };
+  const outage = outageOf(reading);
+  if (outage !== undefined) return { kind: 'infrastructure', summary: outage, error };
+  return { kind: 'content', summary: 'the judge failed in a way not recognised as an outage', error };
 }
 
 /** `value instanceof type`, false where asking throws (a revoked Proxy, a throwing `getPrototypeOf` trap). */
@@ -373,6 +379,10 @@ export class GuardJudge {
         { deadlineMs: this.deadlineMs, signal: call.abortSignal, clock: this.clock },
       );
       if (outcome.ok) return outcome;
+      // the run's own abort ended the call (known to us, not a failure of the judge), as when it ends the wait for a slot
+      if (call.abortSignal?.aborted === true && outcome.error === call.abortSignal.reason) {
+        return { ok: false, failure: { kind: 'infrastructure', summary: 'the run was aborted while the judge was asked', error: outcome.error, attempts: outcome.attempts } };
+      }
       const error =
         instanceOf(outcome.error, StructuredCallError) ? outcome.error : new StructuredCallError('model', thrownMessage(outcome.error) ?? 'a value that cannot be read', { cause: outcome.error });
       const failure = classifyFailure(error);

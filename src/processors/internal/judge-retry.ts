@@ -1,6 +1,6 @@
 /**
- * Calling a guard's judge through infrastructure faults: an attempt that failed for a reason the
- * content cannot cause (network, timeouts, 408/429/5xx) is tried again after an exponential,
+ * Calling a guard's judge through infrastructure faults: an attempt that failed for a recognised
+ * infrastructure reason (network, timeouts, 408/429/5xx: see {@link readCallError}) is tried again after an exponential,
  * jittered backoff — or after the provider's `Retry-After`, when it asks for longer — until the
  * call's deadline; an attempt still running at the deadline is aborted. What happens then is the
  * guard's `errorStrategy` (its caller's business). And the slots: at most `max` judge calls of one
@@ -9,6 +9,7 @@
  * Time comes from a {@link JudgeClock} (real timers by default) so tests run faults on fake time.
  */
 import { APICallError } from '@ai-sdk/provider';
+import { isProviderStreamError } from '@ai-sdk/provider-utils';
 
 /**
  * The time a judge call runs on: now, a sleep that an abort signal ends early, and the jitter.
@@ -90,19 +91,93 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
 }
 
 /**
- * What the retry decision reads of a failed call's error, copied out once: the first
- * `APICallError` of its cause chain (`api`: its HTTP status and string headers), none (`none`), or
- * `unreadable` — reading the chain threw (a revoked Proxy, a `cause`, `statusCode` or
- * `responseHeaders` getter that throws, headers whose keys cannot be listed). Never throws: a
- * hostile thrown value ends as a judge failure, never as an error of the guard.
+ * The codes of a connection that failed or was cut, as Node, undici and Bun set them on an `Error`
+ * (the AI SDK's own list of retryable network codes, and Node's unreachable-network and temporary
+ * DNS codes). undici's other `UND_ERR_*` codes (an invalid argument, an unsupported feature, a
+ * closed or destroyed client) are not outages; nor is `ENOTFOUND` (a host that does not exist).
+ *
+ * @example
+ * ```ts
+ * NETWORK_ERROR_CODES.has('ECONNRESET'); // true
+ * ```
+ */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'FailedToOpenSocket',
+]);
+
+/**
+ * The cause of a judge call whose answer stream ended without its `finish` (a connection closed
+ * cleanly mid-answer): a cut call, retried like a network failure.
+ *
+ * @example
+ * ```ts
+ * throw new StructuredCallError('model', 'the answer stream ended without a finish', { cause: new AnswerStreamCutError() });
+ * ```
+ */
+export class AnswerStreamCutError extends Error {
+  constructor() {
+    super('the answer stream ended without its finish');
+    this.name = 'AnswerStreamCutError';
+  }
+}
+
+/**
+ * What the failure decision reads of a failed call's error, copied out once, walking its `cause`
+ * chain (and a `RetryError`'s `lastError`) up to {@link MAX_CHAIN} links:
+ *
+ * - `api`: an `APICallError` — its HTTP status (none: no response came) and string headers. One
+ *   with a status under 400 whose cause chain holds a network error (a body cut mid-stream: the AI
+ *   SDK wraps it with status 200) reads as that `network` error;
+ * - `stream`: a provider stream error the AI SDK marks (`createProviderStreamError`,
+ *   `StreamProviderError`), with its status;
+ * - `network`: an `Error` with one of the {@link NETWORK_ERROR_CODES};
+ * - `timeout`: our `JudgeDeadlineError`, or an `Error` or `DOMException` named `TimeoutError` (the
+ *   AI SDK's own test for a timeout, `AbortSignal.timeout()`);
+ * - `cut`: our {@link AnswerStreamCutError};
+ * - `none`: nothing of the above — an unknown failure;
+ * - `unreadable`: reading the chain threw (a revoked Proxy, a `cause`, `code`, `statusCode` or
+ *   `responseHeaders` getter that throws, headers whose keys cannot be listed).
+ *
+ * Never throws: a hostile thrown value ends as a judge failure, never as an error of the guard.
  */
 export type CallErrorReading =
   | { kind: 'api'; statusCode: number | undefined; headers: ReadonlyArray<readonly [string, string]> }
+  | { kind: 'stream'; statusCode: number | undefined }
+  | { kind: 'network'; code: string }
+  | { kind: 'timeout' }
+  | { kind: 'cut' }
   | { kind: 'none' }
   | { kind: 'unreadable' };
 
+/** How many links of a cause chain are read (a longer chain's rest is unknown). */
+export const MAX_CHAIN = 8;
+
+const RETRY_ERROR_MARKER = Symbol.for('vercel.ai.error.AI_RetryError');
+const STREAM_PROVIDER_ERROR_MARKER = Symbol.for('vercel.ai.error.AI_StreamProviderError');
+
+function marked(value: unknown, marker: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
+
 /**
- * Reads `error` for the retry decision (see {@link CallErrorReading}).
+ * Reads `error` for the failure and retry decisions (see {@link CallErrorReading}).
  *
  * @example
  * ```ts
@@ -112,7 +187,12 @@ export type CallErrorReading =
  */
 export function readCallError(error: unknown): CallErrorReading {
   try {
-    for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    let api: Extract<CallErrorReading, { kind: 'api' }> | undefined;
+    const seen = new Set<unknown>();
+    for (let current = error, depth = 0; current !== undefined && current !== null && depth < MAX_CHAIN && !seen.has(current); depth++) {
+      seen.add(current);
+      if (current instanceof JudgeDeadlineError) return { kind: 'timeout' };
+      if (current instanceof AnswerStreamCutError) return { kind: 'cut' };
       if (APICallError.isInstance(current)) {
         const statusCode: unknown = current.statusCode;
         const given: unknown = current.responseHeaders;
@@ -120,14 +200,68 @@ export function readCallError(error: unknown): CallErrorReading {
         if (typeof given === 'object' && given !== null) {
           for (const [name, value] of Object.entries(given)) if (typeof value === 'string') headers.push([name, value]);
         }
-        return { kind: 'api', statusCode: typeof statusCode === 'number' ? statusCode : undefined, headers };
+        const reading = { kind: 'api' as const, statusCode: typeof statusCode === 'number' ? statusCode : undefined, headers };
+        // an error status decides; without one (or with a success status) the cause may name the network failure
+        if (reading.statusCode !== undefined && reading.statusCode >= 400) return reading;
+        api ??= reading;
+        current = current.cause;
+        continue;
+      }
+      if (isProviderStreamError(current) || marked(current, STREAM_PROVIDER_ERROR_MARKER)) {
+        const statusCode: unknown = (current as { statusCode?: unknown }).statusCode;
+        return { kind: 'stream', statusCode: typeof statusCode === 'number' ? statusCode : undefined };
+      }
+      if (marked(current, RETRY_ERROR_MARKER)) {
+        // the AI SDK's RetryError keeps its attempts' errors, not a cause: the last one says why it ended
+        const { lastError, errors } = current as { lastError?: unknown; errors?: unknown };
+        current = lastError !== undefined ? lastError : Array.isArray(errors) ? errors.at(-1) : undefined;
+        continue;
+      }
+      // a timeout as the AI SDK's `isAbortError` tells it (`AbortSignal.timeout()` in a provider's fetch)
+      if ((current instanceof Error || (typeof DOMException === 'function' && current instanceof DOMException)) && current.name === 'TimeoutError') return { kind: 'timeout' };
+      if (current instanceof Error) {
+        const code: unknown = (current as { code?: unknown }).code;
+        if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return { kind: 'network', code };
       }
       current = (current as { cause?: unknown }).cause;
     }
-    return { kind: 'none' };
+    return api ?? { kind: 'none' };
   } catch {
     return { kind: 'unreadable' };
   }
+}
+
+/**
+ * Whether `reading` is a recognised infrastructure failure — one the content cannot cause and a
+ * retry can cure — and what it was (client-safe): no response or a 408/429/5xx from the AI SDK, a
+ * marked provider stream error with 408/429/5xx, a network error, a timeout, a cut answer stream.
+ * Anything else is `undefined`: not recognised, so not retried and never let through by
+ * `errorStrategy`.
+ *
+ * @example
+ * ```ts
+ * outageOf(readCallError(error)) ?? 'not an outage';
+ * ```
+ */
+export function outageOf(reading: CallErrorReading): string | undefined {
+  switch (reading.kind) {
+    case 'timeout':
+      return 'the judge did not answer in time';
+    case 'network':
+    case 'cut':
+      return 'the judge could not be reached';
+    case 'api':
+      return reading.statusCode === undefined || isOutageStatus(reading.statusCode) ? 'the judge could not be reached' : undefined;
+    case 'stream':
+      return reading.statusCode !== undefined && isOutageStatus(reading.statusCode) ? 'the judge could not be reached' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** 408, 429 and 5xx: statuses of a provider that is busy, limiting or down. */
+function isOutageStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, SharedV4
 import { type ModelInput, type ModelRegistry, resolveModel, streamModel } from '../../model/index.js';
 import { parseJsonAnswer } from './judge-answer.js';
 import { thrownMessage } from '../../contract/index.js';
+import { AnswerStreamCutError } from './judge-retry.js';
 
 // How an answer is read (fences, prose, near-JSON) lives with the rest of the answer reader.
 export { parseJsonAnswer };
@@ -118,7 +119,7 @@ export async function structuredCall<T>(request: StructuredCallRequest<T>): Prom
   if (finish === 'error') throw new StructuredCallError('model', 'the model call ended with an error');
   // a stream that ends without its finish was cut (a dropped connection): its text may be the start
   // of an answer that said more, so it is no answer — a failure of the call, retried like one
-  if (finish === undefined) throw new StructuredCallError('model', 'the answer stream ended without a finish (cut off)', { answer });
+  if (finish === undefined) throw new StructuredCallError('model', 'the answer stream ended without a finish (cut off)', { answer, cause: new AnswerStreamCutError() });
   const parsed = parseJsonAnswer(answer);
   if (parsed === undefined) {
     throw new StructuredCallError('malformed', 'the model did not answer with JSON', { answer });

@@ -1,6 +1,6 @@
 /**
  * A judge model that plays a script of faults, one per call: an HTTP status (with an optional
- * `Retry-After`), a thrown network error, a hang (until its abort signal), or a good answer. It
+ * `Retry-After`), a thrown network error (undici's `fetch failed` caused by `ECONNRESET`), a hang (until its abort signal), or a good answer. It
  * counts the calls in flight (the peak is what the concurrency bound is about) and when each
  * call started (`Date.now()`: fake time in the tests that use it).
  */
@@ -54,7 +54,8 @@ export function faultJudge(script: readonly Fault[], answer = '{"categories": {}
             isRetryable: fault.status === 408 || fault.status === 429 || fault.status >= 500,
           });
         }
-        if (fault.kind === 'throw') throw new TypeError('fetch failed');
+        // undici's failure as a provider's fetch throws it: the cause carries the network code
+        if (fault.kind === 'throw') throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
         if (fault.kind === 'hang' || latencyMs > 0) {
           await new Promise<void>((resolve, reject) => {
             const signal = options.abortSignal;

@@ -1,6 +1,6 @@
 /** Test support for the built-in processors: stream runners, message builders, judge models. */
 import { from, lastValueFrom, toArray, type OperatorFunction } from 'rxjs';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { MessageList } from '../../../src/message-list/message-list.js';
 import type { MastraDBMessage, MastraMessagePart } from '../../../src/message-list/types.js';
 import { processOutputStream } from '../../../src/operators/process-output-stream.js';
@@ -78,8 +78,17 @@ export function judgeModel(answer: (call: { index: number; prompt: string; syste
   });
 }
 
-/** A judge model whose calls all fail with `error`. */
-export function failingModel(error: unknown = new Error('judge unavailable')): MockModel {
+/**
+ * What the AI SDK throws when the judge cannot be reached: `postToApi` wraps undici's
+ * `TypeError('fetch failed')` into an `APICallError` without a status, its cause the network error.
+ */
+export function unreachableJudgeError(): APICallError {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' });
+  return new APICallError({ message: `Cannot connect to API: ${refused.message}`, url: 'https://judge.test', requestBodyValues: {}, cause: refused, isRetryable: true });
+}
+
+/** A judge model whose calls all fail with `error` (default: the judge cannot be reached). */
+export function failingModel(error: unknown = unreachableJudgeError()): MockModel {
   return mockModel({ modelId: 'failing-judge', error });
 }
 
@@ -97,6 +106,8 @@ export const judgeFailures: Record<string, { kind: 'content' | 'infrastructure';
   'a malformed answer': { kind: 'content', model: () => judgeModel(() => 'Sorry, I cannot answer in JSON.') },
   'an answer of the wrong shape': { kind: 'content', model: () => judgeModel(() => '{"unexpected": true}') },
   'a failing model': { kind: 'infrastructure', model: () => failingModel() },
+  // not an outage we can recognise (it was read as one, and let through under errorStrategy 'fail-open')
+  "a provider's bug (a TypeError)": { kind: 'content', model: () => failingModel(new TypeError("Cannot read properties of undefined (reading 'choices')")) },
 };
 
 /** The contents a judge call quoted (between its `<<<CONTENT-…` markers), in order. */
