@@ -114,3 +114,4 @@ export { MAX_TIMER_MS, isTimerDelay } from './timer-delay.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';
 export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';
 export { isReadableError, jsonOrString, thrownMessage } from '../errors/thrown-message.js';
+export { commitIdIncarnation } from './commit-message-ids.js';

@@ -51,6 +51,12 @@ export interface MemoryFence {
   readonly epoch: number;
   /** Awaited inside the save's transaction, right before it commits. */
   readonly beforeCommit?: () => Promise<void>;
+  /**
+   * Which run under `runId` is saving (`RunRecord.incarnation`, for a run whose commit ids carry
+   * it): the save drops what an earlier owner's commit stored under that run's commit prefix only,
+   * never what a run removed before it under the same id stored. Absent: the prefix of the run id alone.
+   */
+  readonly incarnation?: string;
 }
 
 /** What an agent's memory gives a call: processors run before (input) and after (output) the user's. */

@@ -64,7 +64,7 @@ export async function saveUnsaved(
       ? {}
       : {
           fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) },
-          supersedesIdPrefix: commitMessageIdPrefix(fence.runId),
+          supersedesIdPrefix: commitMessageIdPrefix(fence.runId, fence.incarnation),
         }),
   });
   return messages.length;

@@ -613,7 +613,8 @@ describe('rows of another build or a corrupted database (PostgreSQL)', () => {
 
     it('a run of a newer format: JournalSchemaError at the claim, epoch unchanged (the attempt fails: a worker of the newer build may take the retry); the give-up leaves the run as it was without failing its dead-letter job', async () => {
       const { runId } = await paidRun();
-      await sql('UPDATE S.runs SET format = 2 WHERE id = $1', [runId]);
+      const newer = journal.format + 1;
+      await sql('UPDATE S.runs SET format = $2 WHERE id = $1', [runId, newer]);
       const epoch = (await sql('SELECT epoch FROM S.runs WHERE id = $1', [runId])).rows[0].epoch as number;
       const { attempts, failures } = await manual.runJob(runId, 2);
       expect(attempts).toBe(2);
@@ -622,7 +623,7 @@ describe('rows of another build or a corrupted database (PostgreSQL)', () => {
       expect((await sql('SELECT status, epoch FROM S.runs WHERE id = $1', [runId])).rows[0]).toEqual({ status: 'running', epoch });
       // what else a newer build's row holds is that build's: a status this build does not know is still the newer format's 409, not a malformed row
       await sql("UPDATE S.runs SET status = 'paused' WHERE id = $1", [runId]);
-      expect(await journal.getRun(runId)).toMatchObject({ format: 2, status: 'paused' });
+      expect(await journal.getRun(runId)).toMatchObject({ format: newer, status: 'paused' });
       const claimed = await outcome(journal.claim(runId, 'newer?'));
       expect('error' in claimed && JournalSchemaError.isInstance(claimed.error)).toBe(true);
       expect((await journalStreamResponse(journal, runId, { unsafeNoAuthorization: true })).status).toBe(409);

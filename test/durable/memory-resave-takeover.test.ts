@@ -126,8 +126,8 @@ const until = <T extends RunWorkerEvent['type']>(events$: Observable<RunWorkerEv
 interface Deployment {
   readonly storage: MemoryStorage;
   readonly worker: RunWorker;
-  /** Runs `agentId` durably on `thread`, killed once at `finalizing`; resolves with its final status. */
-  run(agentId: string, input: string, thread: string): Promise<{ runId: string; status: string }>;
+  /** Runs `agentId` durably on `thread`, killed once at `finalizing`; resolves with its final status (and its incarnation: its commit ids carry it). */
+  run(agentId: string, input: string, thread: string): Promise<{ runId: string; status: string; incarnation: string | undefined }>;
   close(): Promise<void>;
 }
 
@@ -157,7 +157,7 @@ async function deploy(name: string, backing: () => { journal: RunJournal; storag
       await worker.submit(agentId, input, { runId, memory: { thread, resource: 'u1' } });
       const { status } = await completed;
       expect(killed.has(runId)).toBe(true);
-      return { runId, status };
+      return { runId, status, incarnation: (await journal.getRun(runId))?.incarnation };
     },
     async close() {
       await worker.close().catch(() => undefined);
@@ -231,12 +231,13 @@ describe.each(backings.map(([name]) => name))('memory saved again by the next ow
   it('a message a processOutputResult adds through messageList.add (no id): stored once, under the id every owner gives it', async () => {
     const { storage, run } = deployment();
     const thread = `t-note-${name}-${suffix}`;
-    const { runId, status } = await run('noter', 'Audit this', thread);
+    const { runId, status, incarnation } = await run('noter', 'Audit this', thread);
     expect(status).toBe('completed');
+    expect(incarnation).toEqual(expect.any(String));
     const messages = await storage.getMessages({ threadId: thread });
     // the commit's first id (the note's; the data chunk's, the second, went into the note when merged)
-    expect(messages[2]?.id).toBe(commitMessageId(runId, 0));
-    expect(messages[2]?.id.startsWith(commitMessageIdPrefix(runId))).toBe(true);
+    expect(messages[2]?.id).toBe(commitMessageId(runId, 0, incarnation));
+    expect(messages[2]?.id.startsWith(commitMessageIdPrefix(runId, incarnation))).toBe(true);
     // the `data-report` chunk `report` writes next is merged into the note
     expect(messages.map(textOf)).toEqual(['Audit this', 'step-startDone.', `audit note of ${runId}data-report`]);
     expect(new Set(messages.map((message) => message.id)).size).toBe(3);
@@ -265,11 +266,11 @@ describe.each(backings.map(([name]) => name))('memory saved again by the next ow
   it('the next owner’s commit removes the step reply it restored from the snapshot: the reply the first owner stored stays', async () => {
     const { storage, run } = deployment();
     const thread = `t-drop-${name}-${suffix}`;
-    const { runId, status } = await run('dropper', 'Keep my reply', thread);
+    const { runId, status, incarnation } = await run('dropper', 'Keep my reply', thread);
     expect(status).toBe('completed');
     const messages = await storage.getMessages({ threadId: thread });
     expect(messages.map(textOf)).toEqual(['Keep my reply', 'step-startDone.', 'note of commit 2']);
-    expect(messages[2]?.id).toBe(commitMessageId(runId, 0));
+    expect(messages[2]?.id).toBe(commitMessageId(runId, 0, incarnation));
   }, 120_000);
 });
 

@@ -26,7 +26,7 @@
  * ```
  */
 import { EMPTY, Subject, catchError, concat, concatMap, defer, filter, fromEvent, ignoreElements, lastValueFrom, map, merge, of, retry, take, takeWhile, tap, throwError, timer, toArray, type Observable } from 'rxjs';
-import { DemandGate, JsonEncodingError, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
+import { DemandGate, JsonEncodingError, commitIdIncarnation, encodeJson, isTerminalChunk, terminalChunk, type ChunkType, type JsonValue } from '../../contract/index.js';
 import { isChunk, isCommitPoint, runAgent, type Agent, type AgentInput, type DurableRunItem, type RunCommitPoint, type RunSnapshot } from '../../loop/index.js';
 import { FencedError, MalformedJournalEntryError, type RunClaim, type RunJournal, type RunStatus } from '../../storage/index.js';
 import { runCallOptionsOf, type StoredCall } from '../durable-call-options.js';
@@ -118,6 +118,9 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
   const { lease } = claim;
   const { runId, epoch } = lease;
   const stored = claim.input as unknown as StoredCall;
+  // which run under its id this is, for its commit ids: the same for every owner, another for a run
+  // created again under a removed run's id (its commit would hand out the old run's message ids)
+  const incarnation = commitIdIncarnation(claim.run);
   return defer(() => {
     /** Failures met outside the stream (fault points, ledger writes): each stops the execution at once. */
     const failures = new Subject<never>();
@@ -319,7 +322,8 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
           commitPoints: true,
           ...(restore === undefined ? {} : { restore }),
           tools: { begin: (call, tool) => guarded(journaledLedger.begin(call, tool)), end: (call, outcome) => guarded(journaledLedger.end(call, outcome)) },
-          memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve() },
+          memoryFence: { runId, epoch, beforeCommit: () => fault('memory-save', { stepNumber }) ?? Promise.resolve(), ...(incarnation === undefined ? {} : { incarnation }) },
+          ...(incarnation === undefined ? {} : { incarnation }),
         });
         // the run's values, one by one (chunks and commits; the run completes after its terminal
         // chunk and RunEnd), then the final commit made from the terminal chunk

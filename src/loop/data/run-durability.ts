@@ -83,6 +83,12 @@ export interface RunDurability {
   readonly tools?: ToolLedger;
   /** Memory's save carries this fence. */
   readonly memoryFence?: MemoryFence;
+  /**
+   * What the commit's ids are made from besides the run id (`commitMessageIds`): the run's
+   * incarnation, the same for every owner, another for a run created again under its id. Absent:
+   * the run id alone (a run an earlier build stored).
+   */
+  readonly incarnation?: string;
 }
 
 /** Whether `item`, a value of a durable run, is one of its commit points. */

@@ -87,7 +87,7 @@ export function commit(env: RunEnvironment, state: RunState): Observable<ChunkTy
   };
   if (!hasHook(env.outputProcessors, 'processOutputResult') && !env.chain.hooked) {
     // no hook runs here: the chunks waiting, then `finish`
-    if (shared) env.useIds(commitMessageIds(env.runId));
+    if (shared) env.useIds(commitMessageIds(env.runId, env.durability?.incarnation));
     try {
       for (const chunk of env.outlet.drain()) record(chunk);
     } finally {
@@ -96,7 +96,7 @@ export function commit(env: RunEnvironment, state: RunState): Observable<ChunkTy
     return concat(from(written), finishOut(env, state, output));
   }
   return defer(() => {
-    if (shared) env.useIds(commitMessageIds(env.runId));
+    if (shared) env.useIds(commitMessageIds(env.runId, env.durability?.incarnation));
     const stopListening = env.outlet.listen(record);
     return of(output).pipe(
       hasHook(env.outputProcessors, 'processOutputResult') ? processOutputResult(env.outputProcessors, env.ctx) : (result$) => result$,

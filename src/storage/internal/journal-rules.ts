@@ -18,8 +18,11 @@ import type {
 } from '../journal/types.js';
 import { storageIdProblem } from './ids.js';
 
-/** The run format this build writes and the newest it reads. */
-export const RUN_FORMAT = 1;
+/**
+ * The run format this build writes and the newest it reads. 2: a run's commit ids carry its
+ * incarnation (`commitIdIncarnation`); a run of format 1 keeps the ids made from its id alone.
+ */
+export const RUN_FORMAT = 2;
 
 const TERMINALS: ReadonlySet<string> = new Set<RunTerminal>(['finish', 'tripwire', 'error', 'abort']);
 const COMMIT_KINDS: ReadonlySet<string> = new Set(['input', 'model', 'step', 'rejected', 'final']);

@@ -174,6 +174,9 @@ export class InMemoryRunJournal implements RunJournal {
       epoch: 0,
       lastSeq: 0,
       format: RUN_FORMAT,
+      // another for each run created (a journal's runs and memory stores outlive no process, but a
+      // store may be shared by journals): a run created again under an erased id hands out other commit ids
+      incarnation: crypto.randomUUID(),
       createdAt: now,
       updatedAt: now,
     };

@@ -63,6 +63,13 @@ export interface RunRecord {
   lastSeq: number;
   /** The run format its rows are written in (`RunJournal.format` when created). */
   format: number;
+  /**
+   * Which run under this id it is: the same for every claim of the run, another when a run is
+   * created again under its id (after an erase or a purge). A durable run's commit ids carry it
+   * (format 2 on). Absent on a run stored before the journal kept it (PostgreSQL rows from before
+   * migration 7) and on a journal that keeps none.
+   */
+  incarnation?: string;
   /** The owner given to the last `claim` (absent before the first claim). */
   owner?: string;
   /** The kind of the run's terminal chunk, once the run has ended. */

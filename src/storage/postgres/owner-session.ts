@@ -8,12 +8,18 @@
  * (jittered backoff, at most `reconnectWithinMs` apart — default 200 ms; a worker asks for a
  * quarter of its sweeps' grace: back within the grace once the database answers); meanwhile the
  * owner's runs look dead and may be taken over: the journal's epoch fences the owner's later
- * writes. A connection that stops answering is lost too: a heartbeat query every
- * `reconnectWithinMs` must be answered within as long (a half-open connection — the server ended
- * the session, the client never heard — looked held for ever). `lock$` tells each moment the lock
- * is lost or taken again, as it happens.
+ * writes. A connection that stops answering is lost too (a half-open connection — the server ended
+ * the session, the client never heard — looked held for ever): a heartbeat query every
+ * 1.5 × `reconnectWithinMs`, and one answer late by half of it is checked from the journal's pool —
+ * is the lock still held by this session's backend? Not held: the session is lost. Held: the
+ * database is slow, the session alive, and nothing is torn down (ending the connection released the
+ * lock: a database slower than the heartbeat made the lock flap and live owners' runs move). No
+ * answer to the check either: the lock is told lost (`lock$`: the worker counts the moments its
+ * owner may have looked dead) while the connection is kept and its answer awaited, and the lock is
+ * tried from a new connection alongside (taken: that one is the session now). `lock$` tells each
+ * moment the lock is lost or taken again, as it happens.
  */
-import type { ClientConfig, Pool } from 'pg';
+import type { ClientConfig, Pool, QueryConfig } from 'pg';
 import { BehaviorSubject, type Observable } from 'rxjs';
 import { optionError } from '../../contract/option-error.js';
 import { MAX_TIMER_MS, isTimerDelay } from '../../contract/timer-delay.js';
@@ -86,7 +92,8 @@ function backoffMs(failures: number, capMs: number): number {
 /** What the session uses of its connection (a `pg.Client`; tests pass a fake). */
 export interface SessionConnection {
   connect(): Promise<unknown>;
-  query(text: string, values: unknown[]): Promise<{ rows: ReadonlyArray<{ locked?: unknown }> }>;
+  /** The lock's query answers `locked` and the backend's `pid` (a fake may leave it out: a late heartbeat is then a lost session). */
+  query(text: string, values: unknown[]): Promise<{ rows: ReadonlyArray<{ locked?: unknown; pid?: unknown }> }>;
   end(): Promise<unknown>;
   on(event: 'error' | 'end', listener: () => void): unknown;
   /** Optional: closes the socket at once, without the server's answer (a `pg.Client` has none: its `connection.stream` is destroyed). */
@@ -142,8 +149,12 @@ export interface OwnerSessionSettings {
   clock?: SessionClock;
 }
 
+/** What a check of the lock from the pool found: held by the session's backend, not, or no answer in time. */
+type LockCheck = 'ours' | 'not ours' | 'unknown';
+
 /** The held session of one owner (see the file's comment). */
 export class PostgresOwnerSession implements OwnerSession {
+  readonly #pool: Pool;
   readonly #config: ClientConfig;
   readonly #key: string;
   readonly #schemaName: string;
@@ -159,6 +170,10 @@ export class PostgresOwnerSession implements OwnerSession {
   #retry: unknown;
   /** The next heartbeat of the held connection, or its answer's deadline. */
   #beat: unknown;
+  /** The backend holding the lock for this session (its `pg_backend_pid()`), when the connection told it. */
+  #pid: number | undefined;
+  /** A check of the lock from the pool is under way: never two at once. */
+  #checking = false;
   #waiters: Array<() => void> = [];
 
   /** Each change of {@link held} as it happens (`at`: the clock's `now()` then); the current state first to a new subscriber; completes once closed. */
@@ -167,6 +182,7 @@ export class PostgresOwnerSession implements OwnerSession {
   constructor(pool: Pool, schemaName: string, owner: string, connectionTimeoutMs: number, settings: OwnerSessionSettings = { reconnectWithinMs: DEFAULT_RECONNECT_WITHIN_MS }) {
     // the pool's own settings (connection string, credentials, TLS) for one connection of our own
     const options = (pool as unknown as { options?: ClientConfig }).options ?? {};
+    this.#pool = pool;
     // TCP keepalive from 10 s of silence: the kernel's probes end a connection whose peer is gone
     // (the heartbeat below notices a session the server ended much sooner)
     this.#config = { ...options, connectionTimeoutMillis: connectionTimeoutMs, application_name: 'rxagent owner session', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
@@ -224,14 +240,10 @@ export class PostgresOwnerSession implements OwnerSession {
     client.on('end', () => this.#lost(client));
     this.#client = client;
     try {
-      await client.connect();
-      // try, not wait: a session of ours the server has not yet seen die may still hold it
-      const result = await client.query(
-        `SELECT pg_try_advisory_lock(hashtextextended(${ownerLockText(this.#schemaName)}$1::text, 0)) AS locked`,
-        [this.#key],
-      );
+      const taken = await this.#tryLock(client);
       if (this.#closed || this.#client !== client) return;
-      if (result.rows[0]?.locked !== true) {
+      this.#pid = taken.pid;
+      if (!taken.locked) {
         // another session holds it (one of ours the server has not seen die yet, or another pool
         // of this owner's): the owner looks alive meanwhile, so waiting callers go on; we retry
         for (const resolve of this.#waiters.splice(0)) resolve();
@@ -247,26 +259,131 @@ export class PostgresOwnerSession implements OwnerSession {
   }
 
   /**
-   * While `client` holds the lock: a query every `reconnectWithinMs`, answered within as long, or the
-   * session is lost. A half-open connection — the server ended the session (and released the lock)
-   * while the client heard nothing: a network that drops packets without resetting — otherwise
-   * looked held for ever, and other workers' sweeps took the owner's runs over while it went on.
-   * Noticed within twice `reconnectWithinMs` (a worker's: half its sweeps' grace) and taken again
-   * within one more, so the owner is back before the sweeps' grace runs out.
+   * Connects `client` and tries the lock on it — try, not wait: a session of ours the server has not
+   * yet seen die may still hold it — with the backend's pid (a number, or its text through a pool
+   * with custom type parsers; `undefined` when the connection does not say it).
+   */
+  async #tryLock(client: SessionConnection): Promise<{ locked: boolean; pid: number | undefined }> {
+    await client.connect();
+    const result = await client.query(
+      `SELECT pg_try_advisory_lock(hashtextextended(${ownerLockText(this.#schemaName)}$1::text, 0)) AS locked, pg_backend_pid() AS pid`,
+      [this.#key],
+    );
+    const pid = Number(result.rows[0]?.pid);
+    return { locked: result.rows[0]?.locked === true, pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined };
+  }
+
+  /**
+   * While `client` holds the lock: a query every 1.5 × `reconnectWithinMs` (one at a time: the next is
+   * asked once the last is answered), and an answer late by half of it is {@link #late}. A half-open
+   * connection — the server ended the session (and released the lock) while the client heard
+   * nothing: a network that drops packets without resetting — otherwise looked held for ever, and
+   * other workers' sweeps took the owner's runs over while it went on. Noticed within twice
+   * `reconnectWithinMs` and a check from the pool (a worker's: half its sweeps' grace), and taken
+   * again within one more, so the owner is back before the sweeps' grace runs out.
    */
   #heartbeat(client: SessionConnection): void {
     this.#beat = this.#clock.setTimeout(() => {
       if (this.#closed || this.#client !== client) return;
-      this.#beat = this.#clock.setTimeout(() => this.#lost(client), this.#reconnectWithinMs);
+      this.#beat = this.#clock.setTimeout(() => this.#late(client), this.#reconnectWithinMs / 2);
       client.query('SELECT 1 AS alive', []).then(
         () => {
           if (this.#client !== client) return;
           this.#clock.clearTimeout(this.#beat);
+          // answered: the session is alive, and a session-level lock lives as long as its session
+          this.#setHeld(true);
           this.#heartbeat(client);
         },
         () => this.#lost(client),
       );
-    }, this.#reconnectWithinMs);
+    }, this.#reconnectWithinMs * 1.5);
+  }
+
+  /**
+   * `client`'s heartbeat is not answered yet: is the lock still held by its backend? Asked from the
+   * journal's pool (another connection), again every half `reconnectWithinMs` while the answer is
+   * awaited, one check at a time. Not held (the server ended the session; a backend that did not
+   * say its pid): the session is lost, its connection ended and the lock taken again. Held: the
+   * database is slow, not gone — nothing changes (ending the connection would release the lock).
+   * No answer to the check either: the lock is told lost, since the owner may look dead to other
+   * workers, but the connection is kept (an answer on it tells the lock held again) and the lock is
+   * tried {@link #alongside} it.
+   */
+  #late(client: SessionConnection): void {
+    if (this.#closed || this.#client !== client) return;
+    this.#beat = this.#clock.setTimeout(() => this.#late(client), this.#reconnectWithinMs / 2);
+    if (this.#checking) return;
+    const pid = this.#pid;
+    if (pid === undefined) return this.#lost(client);
+    this.#checking = true;
+    void this.#check(pid).then((found) => {
+      this.#checking = false;
+      if (this.#closed || this.#client !== client) return;
+      if (found === 'ours') this.#setHeld(true);
+      else if (found === 'not ours') this.#lost(client);
+      else {
+        this.#setHeld(false);
+        this.#alongside(client);
+      }
+    });
+  }
+
+  /**
+   * Neither `client` nor the pool answers: the lock is tried from a new connection of its own (the
+   * pool's may be stuck as the session's is), `client` kept meanwhile, one try at a time. Taken: the
+   * server had ended the old session — the new connection is the session now, the old one ended.
+   * Refused (held: by the old session, slow), failed or unanswered within `reconnectWithinMs`: the
+   * new connection is ended (releasing what it took late), and the old one still awaited.
+   */
+  #alongside(client: SessionConnection): void {
+    this.#checking = true;
+    const fresh = this.#connection(this.#config);
+    fresh.on('error', () => this.#lost(fresh));
+    fresh.on('end', () => this.#lost(fresh));
+    let deadline: unknown;
+    const late = new Promise<undefined>((resolve) => (deadline = this.#clock.setTimeout(() => resolve(undefined), this.#reconnectWithinMs)));
+    const tried = this.#tryLock(fresh).catch(() => undefined);
+    void Promise.race([tried, late]).then((taken) => {
+      this.#clock.clearTimeout(deadline);
+      this.#checking = false;
+      if (taken?.locked !== true || this.#closed || this.#client !== client) {
+        void endWithin(fresh, this.#endWithinMs, this.#clock);
+        return;
+      }
+      this.#clock.clearTimeout(this.#beat);
+      this.#client = fresh;
+      this.#pid = taken.pid;
+      this.#failures = 0;
+      this.#setHeld(true);
+      this.#heartbeat(fresh);
+      void endWithin(client, this.#endWithinMs, this.#clock);
+    });
+  }
+
+  /** Whether backend `pid` holds this owner's lock, asked on a pooled connection, answered within `reconnectWithinMs` or `'unknown'`. */
+  async #check(pid: number): Promise<LockCheck> {
+    let deadline: unknown;
+    const late = new Promise<LockCheck>((resolve) => (deadline = this.#clock.setTimeout(() => resolve('unknown'), this.#reconnectWithinMs)));
+    // query_timeout (a per-statement option @types/pg omits): a pooled connection that does not answer is dropped by the pool, not kept busy
+    const config: QueryConfig & { query_timeout: number } = {
+      text: `SELECT l.pid FROM pg_locks l
+             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(${ownerLockText(this.#schemaName)}$1::text, 0)`,
+      values: [this.#key],
+      query_timeout: this.#endWithinMs,
+    };
+    const asked = Promise.resolve()
+      .then(() => this.#pool.query<{ pid: number }>(config))
+      .then(
+        (result): LockCheck => (result.rows.some((row) => Number(row.pid) === pid) ? 'ours' : 'not ours'),
+        (): LockCheck => 'unknown',
+      );
+    try {
+      return await Promise.race([asked, late]);
+    } finally {
+      this.#clock.clearTimeout(deadline);
+    }
   }
 
   #lost(client: SessionConnection): void {

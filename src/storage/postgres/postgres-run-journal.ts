@@ -600,7 +600,7 @@ export class PostgresRunJournal implements RunJournal {
       return from(
         this.#run(operation, async () => {
           // the row and which run it is (its incarnation), in one read
-          const row = (await this.#db.query<RunRow & { incarnation: string | null }>(`SELECT ${runColumns}, incarnation::text AS incarnation FROM ${this.#schema}.runs WHERE id = $1`, [runId])).rows[0];
+          const row = (await this.#db.query<RunRow>(`SELECT ${runColumns} FROM ${this.#schema}.runs WHERE id = $1`, [runId])).rows[0];
           if (row === undefined) throw new RunNotFoundError({ runId });
           const run = checkedRun(row);
           const incarnation = row.incarnation;

@@ -15,6 +15,7 @@ export interface RunRow {
   last_seq: string | number;
   format: number;
   terminal: string | null;
+  incarnation: string | null;
   created_ms: number;
   updated_ms: number;
   expired_ms: number | null;
@@ -41,7 +42,7 @@ export interface ToolCallRow {
 }
 
 // Numbers and JSON read as float8 / text, so a pool with custom type parsers reads the same.
-export const runColumns = `id, agent_id, thread_id, resource_id, status, epoch, owner, last_seq::float8 AS last_seq, format, terminal,
+export const runColumns = `id, agent_id, thread_id, resource_id, status, epoch, owner, last_seq::float8 AS last_seq, format, terminal, incarnation::text AS incarnation,
   ${epochMs('created_at')} AS created_ms, ${epochMs('updated_at')} AS updated_ms, ${epochMs('expired_at')} AS expired_ms`;
 export const commitColumns = 'no, kind, step, attempt, epoch, seq_end::float8 AS seq_end, state::text AS state';
 export const toolCallColumns = 'tool_call_id, tool_name, args::text AS args, status, epoch, output::text AS output, error::text AS error';
@@ -60,6 +61,7 @@ export function runFromRow(row: RunRow): RunRecord {
     lastSeq: Number(row.last_seq),
     format: Number(row.format),
     ...(row.terminal === null ? {} : { terminal: row.terminal as RunTerminal }),
+    ...(row.incarnation === null ? {} : { incarnation: row.incarnation }),
     createdAt: new Date(Math.round(Number(row.created_ms))),
     updatedAt: new Date(Math.round(Number(row.updated_ms))),
     ...(row.expired_ms === null ? {} : { expiredAt: new Date(Math.round(Number(row.expired_ms))) }),
