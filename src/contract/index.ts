@@ -112,6 +112,7 @@ export { closestKey } from './closest-key.js';
 export { sentCallOptions } from './sent-call-options.js';
 export { MAX_TIMER_MS, isTimerDelay } from './timer-delay.js';
 export { CLIENT_ERROR_MESSAGE, chunkProblem, clientSafeChunk, clientSafeError } from './client-safe-chunk.js';
+export { readOnlyStreamParts } from './stream-parts-view.js';
 export { RxAgentError, hasMarker } from '../errors/rxagent-error.js';
 export { isReadableError, jsonOrString, thrownMessage } from '../errors/thrown-message.js';
 export { commitIdIncarnation } from './commit-message-ids.js';

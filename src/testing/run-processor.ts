@@ -13,6 +13,7 @@ import {
   type Processor,
   type ProcessorHookName,
   type ProcessorState,
+  readOnlyStreamParts,
   RequestContext,
   TripWire,
   type TripWireOptions,
@@ -169,7 +170,9 @@ function hookDefaults(hook: ProcessorHookName, messageList: MessageList, given: 
  * `{}`, `retryCount` 0, a `RequestContext`, a `tracingContext`, a `writer` that records custom
  * chunks, `sendSignal` (the signal's chunk recorded as a run streams it), `processorIndex`, an
  * `abortSignal`, and the hook's own defaults (`messages` from the list's view for the hook,
- * `stepNumber` 0, `steps` `[]`, …). The hook is called directly, not through its operator: it gets
+ * `stepNumber` 0, `steps` `[]`, …). `streamParts` (default: `[part]`; or the test's own list) is the
+ * read-only view a run gives: a write to it is the `ProcessorError` a run ends with, reported as
+ * `error`, and the list is left as it was. The hook is called directly, not through its operator: it gets
  * the test's arguments as given, and `result` is what it returned (the operator would rebuild
  * `messages`, `retryCount` and the rest from its run, and apply the result). Never throws for what the hook does: an abort (even one
  * the processor caught) is reported as `tripwire`, any other throw as `error`.
@@ -209,7 +212,7 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
     notifyViolation(processor, tripwire.reason, tripwire.metadata);
     throw tripwire;
   };
-  const fullArgs = {
+  const fullArgs: Record<string, unknown> = {
     abort,
     retryCount: 0,
     tracingContext: {},
@@ -224,6 +227,10 @@ export async function runProcessor<P extends Processor, H extends ProcessorHookN
     messageList,
     state,
   };
+  // read-only as in a run (the same view): a write to it fails the unit test as it fails the run
+  if (hook === 'processOutputStream' && Array.isArray(fullArgs.streamParts)) {
+    fullArgs.streamParts = readOnlyStreamParts(fullArgs.streamParts, processor.id);
+  }
 
   const outcome: RunProcessorResult<HookResult<P, H>> = { result: undefined, customChunks, state, messageList };
   try {

@@ -16,6 +16,12 @@
  *    break the log itself (a frozen log made the next chunk a raw `TypeError`). Now each processor
  *    gets a read-only view: a write is a `ProcessorError` naming the processor and the hook (a hook
  *    that catches it goes on, and nothing was written); reading works as on an array.
+ * 3. A hook defines a `type` getter that throws on the part it got (`Object.defineProperty(part,
+ *    'type', { get() { throw … } })`) and hands it back — as it is, as a promise or an Observable of
+ *    it, or drops it with `null`. Before: the chain's own read of the type after the hook threw the
+ *    getter's raw error, naming nobody. Now: a `ProcessorError` naming that processor and
+ *    processOutputStream (not the pass-through processor before it, which had the same object), with
+ *    or without tracing; the processor after it is not reached.
  *
  * Cases: `RXAGENT_PROPERTY_RUNS` / 10 (at least 30) per property.
  */
@@ -383,4 +389,65 @@ describe('2. one processor writing the streamParts another one reads', () => {
     expect(chunks.at(-1)?.type).toBe('finish');
     b.windows.forEach((window, index) => expect(window).toEqual(b.got.slice(0, index + 1)));
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 3. a `type` getter that throws, defined in place on the part by the hook
+// ---------------------------------------------------------------------------------------------
+
+/** How the hook hands back (or drops) the part it broke: the ways of {@link RETURNS}, and `null` / `undefined`, at once or resolved. */
+const HAND_BACKS: Array<[string, (part: Loose) => unknown]> = [
+  ...RETURNS,
+  ['null', () => null],
+  ['undefined', () => undefined],
+  ['a promise of null', () => Promise.resolve(null)],
+  ['of(null).pipe(delay(1))', () => of(null).pipe(delay(1))],
+];
+
+describe('3. processOutputStream defining a type getter that throws on the part it got', () => {
+  it(
+    'property: any chunk type, however handed back or dropped, traced or not: a ProcessorError naming that processor (not the one before it); the one after it is not reached',
+    async () => {
+      await checkProperty(
+        'stream-hook-leftovers: throwing type getter',
+        fc.record({
+          target: fc.constantFrom('text-delta', 'text-start', 'tool-call', 'tool-call-delta', 'step-start', 'step-finish', 'finish'),
+          handBack: fc.constantFrom(...HAND_BACKS),
+          traced: fc.boolean(),
+        }),
+        async ({ target, handBack: [, handBack], traced }) => {
+          executed = [];
+          const after: string[] = [];
+          const agent = new Agent({
+            id: 'agent',
+            model: toolModel(),
+            tools,
+            outputProcessors: [
+              { id: 'before', processOutputStream: ({ part }: Loose) => part } as unknown as Processor,
+              {
+                id: 'hostile',
+                processOutputStream: ({ part }: Loose) => {
+                  if (part.type !== target) return part;
+                  Object.defineProperty(part, 'type', {
+                    get() {
+                      throw new Error('no type for you');
+                    },
+                  });
+                  return handBack(part);
+                },
+              } as unknown as Processor,
+              { id: 'after', processOutputStream: ({ part }: Loose) => (after.push(String(part.type)), part) } as unknown as Processor,
+            ],
+          });
+          const tracingContext = traced ? { onHook: () => undefined } : undefined;
+          const chunks = await lastValueFrom(agent.stream$('Weather in Paris?', tracingContext === undefined ? {} : { tracingContext }).pipe(toArray()));
+          expect(processorErrorProblems(chunks, 'hostile', /no type for you/)).toEqual([]);
+          expect(after).not.toContain(target);
+          if (target === 'tool-call') expect(executed).toEqual([]);
+        },
+        CASES,
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -10,9 +10,13 @@
  *   `InvalidProcessorOptionError` naming the option, at construction.
  * - **Answers with keys the guard did not ask for.** The response format the judge gets allows no
  *   other keys (`additionalProperties: false`), but the reader dropped them: `{"category_scores": [],
- *   "flagged": true}`, a PII answer `{"detections": [], "categories": [{"type": "email", …}]}`, or
- *   both of a guard's shapes in one answer (`{"category_scores": [], "categories": {"violence": 0.97}}`,
- *   `{"iso_code": "en", "language": "de"}`) passed as "nothing found". Now a violation (blocked).
+ *   "flagged": true}`, `{"detections": [], "contains_pii": true}`, or both of a guard's shapes in one
+ *   answer (`{"category_scores": [], "categories": {"violence": 0.97}}`, `{"iso_code": "en",
+ *   "language": "de"}`) passed as "nothing found". Now a violation (blocked). A PII answer
+ *   `{"detections": [], "categories": [{"type": "email", "score": 0.97}]}` passed the same way; since
+ *   PIIDetector reads the reference's answer (`categories`, `redacted_content`: commit 2a01609, and
+ *   test/security/pii-reference-answers.property.test.ts), `categories` is a key it reads, and a
+ *   category scored at or above `threshold` that no detection places is the violation here.
  * - **A language answer naming two languages** (`English and Russian`, `English, German`,
  *   `English (with Russian)`) was read as its first word: a target language. Now unknown: a
  *   violation. Tags and regions (`en-US`, `EN_gb`, `English (US)`, `French (Canada)`) still read.
@@ -70,7 +74,7 @@ const safeAnswer: Record<GuardName, Record<string, unknown>> = {
 const readKeys: Record<GuardName, readonly string[]> = {
   moderation: ['category_scores', 'categories', 'reason'],
   injection: ['categories', 'reason', 'rewritten_content', 'rewritten'],
-  pii: ['detections'],
+  pii: ['detections', 'categories', 'redacted_content'],
   scrubber: ['detections', 'reason', 'redacted_content'],
   language: ['iso_code', 'confidence', 'translated_text', 'language', 'translation'],
 };
@@ -225,7 +229,7 @@ describe('options a guard cannot place are refused at construction', () => {
   });
 });
 
-describe('an answer with keys the guard did not ask for, or of two shapes at once, is a violation', () => {
+describe('an answer with keys the guard did not ask for, of two shapes at once, or naming what it does not place, is a violation', () => {
   const twoShapes: Record<string, { name: GuardName; answer: Record<string, unknown> }> = {
     'moderation: category_scores empty, categories flagging': { name: 'moderation', answer: { category_scores: [], categories: { violence: 0.97 } } },
     'moderation: categories flagging first, then empty category_scores': { name: 'moderation', answer: { categories: { violence: 0.97 }, category_scores: [] } },
@@ -233,7 +237,7 @@ describe('an answer with keys the guard did not ask for, or of two shapes at onc
     "moderation: flagged: 'yes'": { name: 'moderation', answer: { category_scores: null, flagged: 'yes' } },
     'injection: is_injection: true beside no categories': { name: 'injection', answer: { categories: [], is_injection: true } },
     'injection: a verdict key beside empty categories': { name: 'injection', answer: { categories: [], verdict: 'injection' } },
-    'pii: the reference categories scored, no detections': { name: 'pii', answer: { detections: [], categories: [{ type: 'email', score: 0.97 }] } },
+    "pii: the reference's categories scoring an email that no detection places": { name: 'pii', answer: { detections: [], categories: [{ type: 'email', score: 0.97 }] } },
     'pii: contains_pii: true beside no detections': { name: 'pii', answer: { detections: [], contains_pii: true } },
     'scrubber: leaked: true beside no detections': { name: 'scrubber', answer: { detections: null, leaked: true } },
     'language: iso_code en and language de': { name: 'language', answer: { iso_code: 'en', confidence: 0.99, language: 'de' } },
@@ -459,7 +463,7 @@ describe("a guard's callbacks that throw or reject never reach the run or the pr
 
 describe('every channel: a verdict the guard would drop is a violation wherever the content is', () => {
   it(
-    'a judge that answers "nothing found" plus a key the guard does not read whenever the secret is judged: no consumer, store or later model call sees it (property)',
+    'a judge that answers "nothing found" plus a key the guard does not read (for PII, `categories`: a category no detection places) whenever the secret is judged: no consumer, store or later model call sees it (property)',
     async () => {
       const word = (min: number, max: number) => fc.stringMatching(new RegExp(`^[a-z0-9]{${min},${max}}$`));
       await checkProperty(

@@ -4,11 +4,14 @@
  * in an agent's run, the kit fills too, except the request fields a run reads off the step (model
  * settings, tools, the provider's raw response). A new argument of the run that the kit does not
  * fill fails here.
+ *
+ * `streamParts` is read-only in the kit as in a run (the same view): a processor that writes to it
+ * gets the `ProcessorError` in its unit test that it would get in a run, not a pass.
  */
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { Agent, type Processor, type ProcessorHookName } from 'rxagent';
+import { Agent, ProcessorError, type ChunkType, type Processor, type ProcessorHookName } from 'rxagent';
 import { chunk, finishPart, mockModel, runProcessor, textParts, toolCallParts } from 'rxagent/testing';
 
 const HOOKS: readonly ProcessorHookName[] = [
@@ -120,5 +123,73 @@ describe('runProcessor gives a hook the arguments a run gives it', () => {
     await runProcessor(processor, 'processOutputStep');
     await runProcessor({ ...processor, processorIndex: 3 }, 'processOutputStep');
     expect(indexes).toEqual([0, 3]);
+  });
+});
+
+/** Writes a processor author might make to `streamParts` (each one a ProcessorError in a run). */
+const WRITES: Array<[string, (parts: ChunkType[]) => unknown]> = [
+  ['length = 0', (parts) => (parts.length = 0)],
+  ['push', (parts) => parts.push(chunk.textDelta('forged'))],
+  ['splice(0)', (parts) => parts.splice(0)],
+  ['[0] = a chunk', (parts) => (parts[0] = chunk.textDelta('forged'))],
+  ['sort (of two or more)', (parts) => parts.sort()],
+  ['reverse (of two or more)', (parts) => parts.reverse()],
+  ['delete [0]', (parts) => delete parts[0]],
+  ['Object.freeze', (parts) => Object.freeze(parts)],
+  ['Object.defineProperty', (parts) => Object.defineProperty(parts, 0, { value: null })],
+  ['Object.setPrototypeOf', (parts) => Object.setPrototypeOf(parts, null)],
+];
+
+function writer(write: (parts: ChunkType[]) => unknown): Processor {
+  return {
+    id: 'writer',
+    processOutputStream: ({ part, streamParts }) => {
+      write(streamParts);
+      return part;
+    },
+  };
+}
+
+function isWriterError(error: unknown): boolean {
+  return ProcessorError.isInstance(error) && error.processorId === 'writer' && error.hook === 'processOutputStream' && /streamParts is read-only/.test(error.message);
+}
+
+describe('runProcessor: streamParts is read-only, as in a run', () => {
+  it.each(WRITES)('%s: the ProcessorError a run ends with, in the kit too; nothing written', async (name, write) => {
+    const run = await lastValueFrom(new Agent({ id: 'a', model: mockModel({ parts: [...textParts('hi'), finishPart()] }), outputProcessors: [writer(write)] }).stream$('Hi').pipe(toArray()));
+    const ended = run.at(-1);
+    expect(ended?.type === 'error' && isWriterError(ended.payload.error)).toBe(true);
+
+    const part = chunk.textDelta('hi');
+    const kit = await runProcessor(writer(write), 'processOutputStream', { part });
+    // (sorting or reversing the default list, `[part]`, writes nothing: no error, in a run either)
+    expect(isWriterError(kit.error)).toBe(!name.includes('two or more'));
+    // the test's own list, given as streamParts: read-only too, and left as it was
+    const given = [chunk.textDelta('before'), part];
+    const withGiven = await runProcessor(writer(write), 'processOutputStream', { part, streamParts: given });
+    expect(isWriterError(withGiven.error)).toBe(true);
+    expect(given.map((entry) => entry.type === 'text-delta' && entry.payload.text)).toEqual(['before', 'hi']);
+    expect(Object.isFrozen(given)).toBe(false);
+  });
+
+  it('reading works as on an array (the part is the last entry), and a hook that catches a write goes on', async () => {
+    const part = chunk.textDelta('hi');
+    let read: unknown[] = [];
+    const reader: Processor = {
+      id: 'reader',
+      processOutputStream: ({ part: got, streamParts }) => {
+        try {
+          streamParts.push(got);
+        } catch {
+          // refused: nothing written
+        }
+        read = [Array.isArray(streamParts), streamParts.length, streamParts.at(-1) === got, streamParts.slice().length, JSON.stringify(streamParts) === JSON.stringify([got])];
+        return got;
+      },
+    };
+    const { result, error } = await runProcessor(reader, 'processOutputStream', { part });
+    expect(error).toBeUndefined();
+    expect(result).toBe(part);
+    expect(read).toEqual([true, 1, true, 1, true]);
   });
 });

@@ -227,6 +227,28 @@ export function invokeHook<R>(
 }
 
 /**
+ * What {@link invokeStreamHook} and {@link settleStreamHook} give when the hook handed back the very
+ * part it got with its `type` changed in place: the chain checks that part as it checks a new chunk.
+ */
+export const RETYPED_IN_PLACE: unique symbol = Symbol('rxagent.retypedInPlace');
+
+/**
+ * `settled`, the outcome of the hook that got `part` of `type` — {@link RETYPED_IN_PLACE} when it is
+ * `part` with another type. The type is read in a `try`: a getter the hook defined on the part that
+ * throws is the hook's error (a `ProcessorError` naming it), not a raw one from the chain. For the
+ * outcomes that are not a plain synchronous return (traced, an Observable that settled at once, a
+ * promise's resolution): the plain return reads it inside the call's own `try`.
+ */
+function handedBack(binding: ProcessorBinding, part: unknown, type: string, settled: unknown): unknown {
+  if (settled !== part) return settled;
+  try {
+    return (part as { type: unknown }).type === type ? part : RETYPED_IN_PLACE;
+  } catch (reading) {
+    throw toHookError(reading, binding, 'processOutputStream');
+  }
+}
+
+/**
  * `invokeHook` for `processOutputStream` on the per-chunk path, with the same rules. Two savings:
  * a hook that returns the `part` it got (a pass-through) costs no thenable check, and an async
  * result is returned as it is, for the chain to settle in its own single `then`
@@ -234,18 +256,27 @@ export function invokeHook<R>(
  * instead of two. Returns the settled result of a synchronous hook (never a thenable), the
  * hook's thenable, or — for an Observable result that did not settle during the call — an
  * Observable of the result already settled (the chain does not settle it again).
+ *
+ * `type` is the part's type as the chain gave it: a synchronous result that is the part itself is
+ * {@link RETYPED_IN_PLACE} when its type is no longer `type` (read inside the call's `try`, so that
+ * a throwing `type` getter the hook defined on the part fails as this hook's `ProcessorError`).
  */
 export function invokeStreamHook(
   binding: ProcessorBinding,
   args: { part: unknown; abortSignal?: AbortSignal },
   tracingContext: TracingContext | undefined,
+  type: string,
 ): unknown {
+  const part = args.part;
   if (tracingContext?.onHook !== undefined) {
     const traced = invokeHook<unknown>(binding, 'processOutputStream', args, tracingContext);
     // Already settled by invokeHook; the chain still calls settleStreamHook/streamHookError on it,
     // which count the call as over a second time: count it once more here.
-    if (isPromiseLike<unknown>(traced)) binding.active.processOutputStream++;
-    return traced;
+    if (isPromiseLike<unknown>(traced)) {
+      binding.active.processOutputStream++;
+      return traced;
+    }
+    return handedBack(binding, part, type, traced);
   }
   args.abortSignal?.throwIfAborted();
   const processor = binding.processor as unknown as { processOutputStream(args: object): unknown };
@@ -255,23 +286,28 @@ export function invokeStreamHook(
   active.processOutputStream++;
   try {
     result = processor.processOutputStream(args);
+    // the part handed back: its type read here, where a throw is the hook's (the chain reads it no more)
+    if (result === part && (part as { type: unknown }).type !== type) result = RETYPED_IN_PLACE;
   } catch (thrown) {
     active.processOutputStream--;
     throw failed(binding, 'processOutputStream', thrown);
   }
-  if (result !== args.part) {
+  if (result !== part) {
     const kind = kindOf(result, binding, 'processOutputStream');
     if (kind === 'thenable') return bounded(result as PromiseLike<unknown>, binding, 'processOutputStream');
-    if (kind === 'observable') return observed<unknown>(result as Observable<unknown>, binding, 'processOutputStream');
+    if (kind === 'observable') return handedBack(binding, part, type, observed<unknown>(result as Observable<unknown>, binding, 'processOutputStream'));
   }
   active.processOutputStream--;
   return settle(binding, result);
 }
 
-/** What an async `processOutputStream` hook resolved with, under the abort rules of {@link invokeHook}. */
-export function settleStreamHook(binding: ProcessorBinding, resolved: unknown): unknown {
+/**
+ * What an async `processOutputStream` hook resolved with, under the abort rules of {@link invokeHook}
+ * ({@link RETYPED_IN_PLACE} when it is `part`, which the hook got as of `type`, with another type).
+ */
+export function settleStreamHook(binding: ProcessorBinding, resolved: unknown, part: unknown, type: string): unknown {
   binding.active.processOutputStream--;
-  return settle(binding, resolved);
+  return handedBack(binding, part, type, settle(binding, resolved));
 }
 
 /** The error an async `processOutputStream` hook's rejection becomes (see {@link toHookError}). */

@@ -31,8 +31,6 @@ export interface ProcessorBinding {
   armed: TripWire | undefined;
   /** Calls in progress per hook: an `abort()` made while none is, is late (ignored, reported). */
   readonly active: ActiveCalls;
-  /** Parts this processor has seen in `processOutputStream` (made on first use). */
-  streamParts: unknown[] | undefined;
   abortFor(hook: ProcessorHookName): AbortFunction;
 }
 
@@ -107,7 +105,6 @@ function abortHook(this: Binding, hook: ProcessorHookName, reason?: string, opti
 class Binding implements ProcessorBinding {
   armed: TripWire | undefined = undefined;
   readonly active: ActiveCalls = newActiveCalls();
-  streamParts: unknown[] | undefined = undefined;
   // made on first use: most processors implement one hook, so most runs need one entry or none
   #aborts: Partial<Record<ProcessorHookName, AbortFunction>> | undefined;
 

@@ -11,7 +11,7 @@
  * gets its own copy from then on. The logs are {@link ChunkLog}s: compact (a plain text delta is
  * kept as its text) until a processor reads `args.streamParts` (an accessor), which makes the real
  * array once; from then on that array is appended to, as before. A processor reads it through a
- * read-only view of its own (stream-parts-view.ts, made on its first read): writing to the shared
+ * read-only view of its own (contract/stream-parts-view.ts, made on its first read): writing to the shared
  * log would blind the processors after it. The logs are the run's state
  * (`StreamPartsState`, stream-parts.ts): the chain takes its entry from the state when it is made
  * (a restored run's logs, or fresh ones it puts there) and appends to those very logs.
@@ -25,7 +25,7 @@ import { FOLLOW_UP_CHUNKS_KEY, REPROCESS_PART_KEY } from '../../contract/stream-
 import type { RunContext } from '../run-context.js';
 import { ownDataChunk } from '../run-context.js';
 import { bindingsWith, contextFieldsWithoutAbortAndWriter } from './hook-args.js';
-import { invokeStreamHook, settleStreamHook, streamHookError } from './invoke-hook.js';
+import { invokeStreamHook, RETYPED_IN_PLACE, settleStreamHook, streamHookError } from './invoke-hook.js';
 import { isObservable, type Observable } from 'rxjs';
 import { isPromiseLike, thenMaybe, toMaybePromise, type MaybeAsync } from '../../contract/maybe-async.js';
 import { assertChunkPayload } from './result-shapes.js';
@@ -36,7 +36,7 @@ import type { ChunkInjector, PassResult, StreamChain, SuspendedPass } from './st
 import { newStreamParts, streamPartsMismatch, type StreamPartsState } from '../stream-parts.js';
 import { runMachineryOf } from './run-machinery.js';
 import { TextDropWatch } from './text-drop-watch.js';
-import { readOnlyStreamParts } from './stream-parts-view.js';
+import { readOnlyStreamParts } from '../../contract/stream-parts-view.js';
 
 export type { InjectedChunk, PassResult, StreamChain, SuspendedPass } from './stream-chain-types.js';
 
@@ -142,9 +142,10 @@ const LIFECYCLE_TYPES = new Set<string>(['step-start', 'step-finish', 'finish'])
  * replaced (in the loop every chunk entering the chain carries the run's id).
  */
 function hookOutcome(result: unknown, current: ChunkType, binding: ProcessorBinding): ChunkType | null {
-  if (result === null || result === undefined) return LIFECYCLE_TYPES.has(current.type) ? current : null;
   try {
-    return withRunId(checkedChunk(result, binding), current.runId);
+    // (a dropped part's type read here too: the hook may have made it unreadable)
+    if (result === null || result === undefined) return LIFECYCLE_TYPES.has(current.type) ? current : null;
+    return withRunId(checkedChunk(result === RETYPED_IN_PLACE ? current : result, binding), current.runId);
   } catch (error) {
     // a chunk nobody can read (a Proxy that throws, a throwing getter) is a ProcessorError too
     throw hookResultError(binding.processor.id, 'processOutputStream', error);
@@ -309,11 +310,11 @@ class Chain implements StreamChain {
   /** The hook a pass stopped at resolved with `resolved`: its outcome, then the processors after it. */
   #resume({ index, checking, entered, type }: Suspension, resolved: unknown): PassResult {
     const binding = this.#bindingAt(index);
-    const settled = settleStreamHook(binding, resolved);
+    // (the part it got, resolved with another type: RETYPED_IN_PLACE)
+    const settled = settleStreamHook(binding, resolved, checking, type);
     this.drainFollowUps(binding.state, index, checking);
     // the part it got, passed on as it was (as in `pass`): nothing to check
-    const asItWas = settled === checking && checking.type === type && !checkedInPlace(type);
-    const next = asItWas ? checking : hookOutcome(settled, checking, binding);
+    const next = settled === checking && !checkedInPlace(type) ? checking : hookOutcome(settled, checking, binding);
     return next === null ? this.dropped(index, entered, checking) : this.pass(next, index + 1, entered);
   }
 
@@ -403,7 +404,8 @@ class Chain implements StreamChain {
       const args = link.args;
       args.part = current;
       args.retryCount = retryCount;
-      const result = invokeStreamHook(link.binding, args, this.#tracingContext);
+      // (the part it got, handed back with another type: RETYPED_IN_PLACE — invokeStreamHook reads the type)
+      const result = invokeStreamHook(link.binding, args, this.#tracingContext, type);
       if (result !== current && isPromiseLike<unknown>(result)) return new Suspension(result, current, index, entered, type);
       if (result !== current && isObservable(result)) {
         // an Observable the hook returned, still pending: already settled by invokeStreamHook
@@ -420,8 +422,8 @@ class Chain implements StreamChain {
       }
       this.drainFollowUps(link.binding.state, index, current);
       // the part it got, handed back as it was: nothing to check — unless it is a tool chunk (an
-      // edit in place could unbind it from its call) or the hook changed its type in place
-      if (result === current && !recheck && current.type === type) continue;
+      // edit in place could unbind it from its call)
+      if (result === current && !recheck) continue;
       const next = hookOutcome(result, current, link.binding);
       if (next === null) return this.dropped(index, entered, current);
       current = next;

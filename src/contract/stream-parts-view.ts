@@ -1,6 +1,7 @@
 /**
  * The `streamParts` a `processOutputStream` hook gets: a read-only view of its log in the chain
- * (stream-chain.ts). The log is shared by every processor in step with the chain and is the run's
+ * (src/operators/internal/stream-chain.ts), and of the list `runProcessor` (rxagent/testing) gives
+ * it, so that a processor's unit test fails where its run would. The log is shared by every processor in step with the chain and is the run's
  * state (a snapshot keeps it), so a processor that empties, splices, overwrites, sorts or freezes
  * it would blind the processors after it — a guard looking back over `streamParts` — and corrupt
  * what the run restores. The view is a Proxy over the log's array, made once per processor per run
@@ -11,8 +12,8 @@
  * The chunk objects in the log are not frozen: the current one is the part the hook is given, and
  * editing a part in place is how a hook rewrites it (a tool call's `args`).
  */
-import type { ChunkType } from '../../contract/chunk-types.js';
-import { ProcessorError } from '../../contract/errors/processor-error.js';
+import type { ChunkType } from './chunk-types.js';
+import { ProcessorError } from './errors/processor-error.js';
 
 /** A property key as the error names it (`[3]`, `.length`), at most 40 characters. */
 function keyName(key: string | symbol): string {
