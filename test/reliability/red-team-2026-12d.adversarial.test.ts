@@ -30,15 +30,14 @@
 import fc from 'fast-check';
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
-import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { ProcessorError, type ProcessorHookName } from '../../src/contract/errors/processor-error.js';
 import type { Processor } from '../../src/contract/processor-types.js';
-import { finishPart, mockModel, textParts, toolCallParts, type MockModel } from '../../src/testing/index.js';
+import { finishPart, mockModel, textParts, type MockModel } from '../../src/testing/index.js';
 import { revokedProxy, throwingProxy } from '../support/hostile-values.js';
 import { expectNothingUnhandled } from '../support/nothing-unhandled.js';
 import { checkProperty, PROPERTY_RUNS } from './support/property.js';
+import { chunksOf, processorErrorProblems, weatherModel, weatherTools } from './support/weather-run.js';
 
 expectNothingUnhandled();
 
@@ -48,53 +47,15 @@ const TIMEOUT = 120_000;
 /** What a processor we did not write reads its arguments as. */
 type Loose = Record<string, any>;
 
-/** A tool call, then text: every hook runs. */
-function toolModel(): MockModel {
-  return mockModel({
-    parts: ({ options }) =>
-      options.prompt.some((message) => message.role === 'tool')
-        ? [...textParts('It is sunny.'), finishPart('stop')]
-        : [...toolCallParts('weather', { city: 'Paris' }), finishPart('tool-calls')],
-  });
-}
-let executed = 0;
-const tools = {
-  weather: {
-    inputSchema: z.object({ city: z.string() }),
-    execute: async ({ city }: { city: string }) => {
-      executed++;
-      return { city, sky: 'sunny' };
-    },
-  },
-};
+const executed: string[] = [];
+const tools = weatherTools(executed);
+const toolModel = weatherModel;
 const INPUT_HOOKS = new Set<ProcessorHookName>(['processInput', 'processInputStep', 'processLLMRequest', 'processLLMResponse']);
 
 function agentWith(hook: ProcessorHookName, act: (args: Loose) => unknown, model: MockModel = toolModel()): Agent {
   const processor = { id: 'hostile', [hook]: act } as unknown as Processor;
   const list = hook === 'processAPIError' ? 'errorProcessors' : INPUT_HOOKS.has(hook) ? 'inputProcessors' : 'outputProcessors';
   return new Agent({ id: 'agent', model, tools, [list]: [processor] });
-}
-
-async function chunksOf(agent: Agent): Promise<ChunkType[]> {
-  return lastValueFrom(agent.stream$('Weather in Paris?').pipe(toArray()));
-}
-
-/** Problems with a run that should have ended with a ProcessorError naming "hostile" and `hook` (whose message matches `message`). */
-function processorErrorProblems(chunks: readonly ChunkType[], hook: ProcessorHookName, message?: RegExp): string[] {
-  const problems: string[] = [];
-  const terminals = chunks.filter((chunk) => ['finish', 'error', 'tripwire', 'abort'].includes(chunk.type));
-  const last = chunks.at(-1);
-  if (terminals.length !== 1 || terminals[0] !== last) problems.push(`one terminal chunk, last: ${chunks.map((chunk) => chunk.type).join(',')}`);
-  const error = last?.type === 'error' ? (last.payload.error as { name?: unknown; message?: unknown }) : undefined;
-  if (!(ProcessorError.isInstance(error) && error.processorId === 'hostile' && error.hook === hook)) {
-    problems.push(`expected a ProcessorError naming "hostile" and ${hook}, got ${last?.type} ${String(error?.name)}: ${String(error?.message)}`);
-  } else if (message !== undefined && !message.test(error.message)) problems.push(`message ${error.message} does not match ${String(message)}`);
-  try {
-    JSON.stringify(chunks);
-  } catch (encoding) {
-    problems.push(`the chunks are not JSON: ${String(encoding)}`);
-  }
-  return problems;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +115,7 @@ describe('1. a hook that edits its messages in place into what no stored message
           };
           const model = toolModel();
           const chunks = await chunksOf(agentWith(hook, act, model));
-          expect(processorErrorProblems(chunks, hook, /left (a )?message/)).toEqual([]);
+          expect(processorErrorProblems(chunks, 'hostile', hook, /left (a )?message/)).toEqual([]);
           // the model never got the corrupted message (a call made before the hook is fine)
           const callsAfter = hook === 'processOutputStep' || hook === 'processToolResult' ? 1 : hook === 'processOutputResult' ? 2 : 0;
           expect(model.calls).toHaveLength(callsAfter);
@@ -195,7 +156,7 @@ describe('1. a hook that edits its messages in place into what no stored message
         } as unknown as Processor,
       ],
     });
-    expect(processorErrorProblems(await chunksOf(agent), 'processAPIError', /left message/)).toEqual([]);
+    expect(processorErrorProblems(await chunksOf(agent), 'hostile', 'processAPIError', /left message/)).toEqual([]);
     expect(model.calls).toHaveLength(1);
   });
 
@@ -236,14 +197,14 @@ describe('2. processOutputStream handing back a tool chunk the step cannot bind 
         }),
         async ({ type, field, value: [name, make] }) => {
           fc.pre(!(type === 'tool-result' && field === 'toolName' && name === "''")); // a result's tool name may be empty
-          executed = 0;
+          executed.length = 0;
           const act = ({ part }: Loose): unknown => {
             if (part.type !== type) return part;
             return { ...part, payload: { ...part.payload, [field]: make() } };
           };
           const chunks = await chunksOf(agentWith('processOutputStream', act));
-          expect(processorErrorProblems(chunks, 'processOutputStream', new RegExp(`payload\\.${field} is`))).toEqual([]);
-          if (type === 'tool-call') expect(executed).toBe(0);
+          expect(processorErrorProblems(chunks, 'hostile', 'processOutputStream', new RegExp(`payload\\.${field} is`))).toEqual([]);
+          if (type === 'tool-call') expect(executed).toHaveLength(0);
         },
         CASES,
       );
@@ -256,11 +217,11 @@ describe('2. processOutputStream handing back a tool chunk the step cannot bind 
     ['a payload that is a revoked Proxy', () => revokedProxy()],
   ])('a tool-call with %s: a ProcessorError naming the processor (not the raw error)', async (_name, make) => {
     const chunks = await chunksOf(agentWith('processOutputStream', ({ part }) => (part.type === 'tool-call' ? { ...part, payload: make() } : part)));
-    expect(processorErrorProblems(chunks, 'processOutputStream')).toEqual([]);
+    expect(processorErrorProblems(chunks, 'hostile', 'processOutputStream')).toEqual([]);
   });
 
   it('a well-formed tool-call rewritten in place (another city) still runs', async () => {
-    executed = 0;
+    executed.length = 0;
     const chunks = await chunksOf(
       agentWith('processOutputStream', ({ part }) => {
         if (part.type === 'tool-call') part.payload.args = { city: 'Rome' };
@@ -268,7 +229,7 @@ describe('2. processOutputStream handing back a tool chunk the step cannot bind 
       }),
     );
     expect(chunks.at(-1)?.type).toBe('finish');
-    expect(executed).toBe(1);
+    expect(executed).toHaveLength(1);
   });
 });
 
@@ -320,7 +281,7 @@ describe('3. writer.custom() given a chunk that cannot be read or written as JSO
             }
             return hook === 'processOutputStream' ? args.part : undefined;
           };
-          expect(processorErrorProblems(await chunksOf(agentWith(hook, act)), hook, message)).toEqual([]);
+          expect(processorErrorProblems(await chunksOf(agentWith(hook, act)), 'hostile', hook, message)).toEqual([]);
         },
         CASES,
       );
@@ -420,7 +381,7 @@ describe('4. a hook that edits the run\'s steps it was given', () => {
           if (via === 'stream$') {
             const chunks = await chunksOf(agent);
             if (listEdit) expect(chunks.at(-1)?.type).toBe('finish');
-            else expect(processorErrorProblems(chunks, hook, /left steps\[0\]\.text/)).toEqual([]);
+            else expect(processorErrorProblems(chunks, 'hostile', hook, /left steps\[0\]\.text/)).toEqual([]);
             expect(done).toBe(true);
             return;
           }
@@ -475,11 +436,11 @@ const weatherCall = (id: string, city: string): unknown => ({ type: 'tool-call',
 
 describe('5. providers: ids reused, tool input without a start, a reader cancel that misbehaves', () => {
   it('one tool call id used twice in a step: both run, each result bound to its own call in the next prompt', async () => {
-    executed = 0;
+    executed.length = 0;
     const model = rawModel([weatherCall('c1', 'Paris'), weatherCall('c1', 'Rome'), finishPart('tool-calls')]);
     const agent = new Agent({ id: 'agent', model, tools });
     const result = await agent.generate('Weather?', { generateWith: 'doStream' });
-    expect(executed).toBe(2);
+    expect(executed).toHaveLength(2);
     const calls = result.steps[0]?.toolCalls.map((call) => call.toolCallId) ?? [];
     expect(new Set(calls).size).toBe(2);
     expect(result.steps[0]?.toolResults.map((toolResult) => toolResult.toolCallId)).toEqual(calls);
@@ -489,11 +450,11 @@ describe('5. providers: ids reused, tool input without a start, a reader cancel 
     ['a tool-input-delta without its start', [{ type: 'tool-input-delta', id: 'c1', delta: '{"city":' }]],
     ['a tool-input-end without its start', [{ type: 'tool-input-end', id: 'c1' }]],
   ])('%s, then the call: it runs once; the run finishes', async (_name, stray) => {
-    executed = 0;
+    executed.length = 0;
     const agent = new Agent({ id: 'agent', model: rawModel([...stray, weatherCall('c1', 'Paris'), finishPart('tool-calls')]), tools });
     const chunks = await lastValueFrom(agent.stream$('Weather?').pipe(toArray()));
     expect(chunks.at(-1)?.type).toBe('finish');
-    expect(executed).toBe(1);
+    expect(executed).toHaveLength(1);
   });
 
   const CANCELS: Array<[string, () => unknown]> = [

@@ -28,15 +28,15 @@
 import fc from 'fast-check';
 import { delay, lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Agent } from '../../src/loop/agent.js';
 import type { ChunkType } from '../../src/contract/chunk-types.js';
 import { currentAttemptParts } from '../../src/contract/current-attempt-parts.js';
 import { ProcessorError } from '../../src/contract/errors/processor-error.js';
 import type { Processor } from '../../src/contract/processor-types.js';
-import { finishPart, mockModel, textParts, toolCallParts, type MockModel } from '../../src/testing/index.js';
+import { finishPart, mockModel, textParts, type MockModel } from '../../src/testing/index.js';
 import { expectNothingUnhandled } from '../support/nothing-unhandled.js';
 import { checkProperty, PROPERTY_RUNS } from './support/property.js';
+import { chunksOf, processorErrorProblems, weatherModel, weatherTools } from './support/weather-run.js';
 
 expectNothingUnhandled();
 
@@ -46,47 +46,9 @@ const TIMEOUT = 120_000;
 /** What a processor we did not write reads its arguments as. */
 type Loose = Record<string, any>;
 
-/** A tool call (its input streamed), then text: every tool chunk type passes the chain. */
-function toolModel(): MockModel {
-  return mockModel({
-    parts: ({ options }) =>
-      options.prompt.some((message) => message.role === 'tool')
-        ? [...textParts('It is sunny.'), finishPart('stop')]
-        : [...toolCallParts('weather', { city: 'Paris' }), finishPart('tool-calls')],
-  });
-}
-let executed: string[] = [];
-const tools = {
-  weather: {
-    inputSchema: z.object({ city: z.string() }),
-    execute: async ({ city }: { city: string }) => {
-      executed.push(city);
-      return { city, sky: 'sunny' };
-    },
-  },
-};
-
-async function chunksOf(agent: Agent): Promise<ChunkType[]> {
-  return lastValueFrom(agent.stream$('Weather in Paris?').pipe(toArray()));
-}
-
-/** Problems with a run that should have ended with a ProcessorError naming `processorId` and processOutputStream (whose message matches `message`). */
-function processorErrorProblems(chunks: readonly ChunkType[], processorId: string, message?: RegExp): string[] {
-  const problems: string[] = [];
-  const terminals = chunks.filter((chunk) => ['finish', 'error', 'tripwire', 'abort'].includes(chunk.type));
-  const last = chunks.at(-1);
-  if (terminals.length !== 1 || terminals[0] !== last) problems.push(`one terminal chunk, last: ${chunks.map((chunk) => chunk.type).join(',')}`);
-  const error = last?.type === 'error' ? (last.payload.error as { name?: unknown; message?: unknown }) : undefined;
-  if (!(ProcessorError.isInstance(error) && error.processorId === processorId && error.hook === 'processOutputStream')) {
-    problems.push(`expected a ProcessorError naming "${processorId}" and processOutputStream, got ${last?.type} ${String(error?.name)}: ${String(error?.message)}`);
-  } else if (message !== undefined && !message.test(error.message)) problems.push(`message ${error.message} does not match ${String(message)}`);
-  try {
-    JSON.stringify(chunks);
-  } catch (encoding) {
-    problems.push(`the chunks are not JSON: ${String(encoding)}`);
-  }
-  return problems;
-}
+const executed: string[] = [];
+const tools = weatherTools(executed);
+const toolModel = weatherModel;
 
 // ---------------------------------------------------------------------------------------------
 // 1. a tool chunk edited in place and handed back as the same object
@@ -142,13 +104,13 @@ describe('1. processOutputStream editing a tool chunk in place and handing back 
         fc.record({ target: fc.constantFrom(...cases), edit: fc.constantFrom(...EDITS), handBack: fc.constantFrom(...RETURNS) }),
         async ({ target: { type, field, nonEmpty }, edit: [name, edit], handBack: [, handBack] }) => {
           fc.pre(nonEmpty || name !== "= ''"); // '' is a valid value there
-          executed = [];
+          executed.length = 0;
           const act = ({ part }: Loose): unknown => {
             if (part.type === type) edit(part.payload, field);
             return handBack(part);
           };
           const chunks = await chunksOf(hostileAgent(act));
-          expect(processorErrorProblems(chunks, 'hostile', new RegExp(`payload\\.${field} is`))).toEqual([]);
+          expect(processorErrorProblems(chunks, 'hostile', 'processOutputStream', new RegExp(`payload\\.${field} is`))).toEqual([]);
           if (type !== 'tool-result') expect(executed).toEqual([]);
         },
         CASES,
@@ -165,20 +127,20 @@ describe('1. processOutputStream editing a tool chunk in place and handing back 
     ["a text delta's type set to 'tool-call'", (part) => part.type === 'text-delta' && void (part.type = 'tool-call'), /payload\.toolCallId is/],
   ])('%s, in place: a ProcessorError naming the processor', async (_name, edit, message) => {
     for (const [, handBack] of RETURNS) {
-      executed = [];
+      executed.length = 0;
       const chunks = await chunksOf(
         hostileAgent(({ part }) => {
           edit(part);
           return handBack(part);
         }),
       );
-      expect(processorErrorProblems(chunks, 'hostile', message)).toEqual([]);
+      expect(processorErrorProblems(chunks, 'hostile', 'processOutputStream', message)).toEqual([]);
     }
   });
 
   it('well-formed edits in place still pass, however handed back: another city, provider metadata; text edited in place too', async () => {
     for (const [, handBack] of RETURNS) {
-      executed = [];
+      executed.length = 0;
       const chunks = await chunksOf(
         hostileAgent(({ part }) => {
           if (part.type === 'tool-call') {
@@ -212,7 +174,7 @@ describe('1. processOutputStream editing a tool chunk in place and handing back 
       ],
     });
     const chunks = await chunksOf(agent);
-    expect(processorErrorProblems(chunks, 'editor', /payload\.toolCallId is a number/)).toEqual([]);
+    expect(processorErrorProblems(chunks, 'editor', 'processOutputStream', /payload\.toolCallId is a number/)).toEqual([]);
     expect(after).not.toContain('tool-call');
   });
 });
@@ -302,7 +264,7 @@ describe('2. one processor writing the streamParts another one reads', () => {
           const processors = writerFirst ? [writer, b.processor] : [b.processor, writer];
           const chunks = await lastValueFrom(new Agent({ id: 'agent', model: textModel(), outputProcessors: processors }).stream$('Hi').pipe(toArray()));
           if (!catches) {
-            expect(processorErrorProblems(chunks, 'a', /streamParts/)).toEqual([]);
+            expect(processorErrorProblems(chunks, 'a', 'processOutputStream', /streamParts/)).toEqual([]);
             return;
           }
           expect(chunks.at(-1)?.type).toBe('finish');
@@ -416,7 +378,7 @@ describe('3. processOutputStream defining a type getter that throws on the part 
           traced: fc.boolean(),
         }),
         async ({ target, handBack: [, handBack], traced }) => {
-          executed = [];
+          executed.length = 0;
           const after: string[] = [];
           const agent = new Agent({
             id: 'agent',
@@ -441,7 +403,7 @@ describe('3. processOutputStream defining a type getter that throws on the part 
           });
           const tracingContext = traced ? { onHook: () => undefined } : undefined;
           const chunks = await lastValueFrom(agent.stream$('Weather in Paris?', tracingContext === undefined ? {} : { tracingContext }).pipe(toArray()));
-          expect(processorErrorProblems(chunks, 'hostile', /no type for you/)).toEqual([]);
+          expect(processorErrorProblems(chunks, 'hostile', 'processOutputStream', /no type for you/)).toEqual([]);
           expect(after).not.toContain(target);
           if (target === 'tool-call') expect(executed).toEqual([]);
         },
