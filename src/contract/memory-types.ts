@@ -54,7 +54,9 @@ export interface MemoryFence {
   /**
    * Which run under `runId` is saving (`RunRecord.incarnation`, for a run whose commit ids carry
    * it): the save drops what an earlier owner's commit stored under that run's commit prefix only,
-   * never what a run removed before it under the same id stored. Absent: the prefix of the run id alone.
+   * never what a run removed before it under the same id stored; and a store that checks the fence
+   * refuses the save when the run under `runId` is another (created again, from epoch 0 again).
+   * Absent: the prefix of the run id alone, and the epoch alone fences.
    */
   readonly incarnation?: string;
 }

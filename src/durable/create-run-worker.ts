@@ -10,7 +10,7 @@ import { Subject, filter, isObservable, lastValueFrom, tap, type Observable } fr
 import { RequestContext, type Processor } from '../contract/index.js';
 import { asProcessors } from '../contract/index.js';
 import { agentConfig, validateRunArguments, type Agent, type AgentConfig, type AgentInput } from '../loop/index.js';
-import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunClaim, type RunJournal } from '../storage/index.js';
+import { FencedError, JournalSchemaError, MalformedJournalEntryError, RunNotFoundError, assertRunAccess, authorizedRun, type RunAccess, type RunClaim, type RunJournal, type RunRecord } from '../storage/index.js';
 import { runCallOptionsOf, submittedCallOf, threadOf, type DurableCallOptions } from './durable-call-options.js';
 import { assertDurableProcessor } from './internal/durable-processors.js';
 import { RunAttemptsExhaustedError } from './errors/run-attempts-exhausted-error.js';
@@ -29,8 +29,8 @@ import type { Subscription } from 'rxjs';
 import type { RunWorkerEvent } from './run-worker-event.js';
 
 /**
- * A pg-boss job as the worker gets it from `work()`: one per run, its id made from the run id,
- * its signal aborted by pg-boss when this worker's claim on it is gone.
+ * A pg-boss job as the worker gets it from `work()`: one per run, its id made from the run id and
+ * its incarnation, its signal aborted by pg-boss when this worker's claim on it is gone.
  *
  * @example
  * ```ts
@@ -39,12 +39,18 @@ import type { RunWorkerEvent } from './run-worker-event.js';
  * ```
  */
 export interface RunJob {
-  /** The job's id (made from the run id). */
+  /** The job's id (made from the run id and its incarnation). */
   readonly id: string;
   /** The job's payload. */
   readonly data: {
     /** The run the job is for. */
     readonly runId: string;
+    /**
+     * Which run under `runId` (`RunRecord.incarnation`): the job claims that run only, so the job of
+     * a run erased and created again under its id never runs the new one. Absent on a run without
+     * one and on jobs an earlier build sent: whichever run the journal holds under the id.
+     */
+    readonly incarnation?: string;
     /** 0 for the submitted job; each handover hands the run on in a job of the next generation. */
     readonly generation?: number;
     /** How many times a job of the run was queued again because none of its attempts ever claimed the run (a fetch whose reply was lost). */
@@ -311,6 +317,26 @@ function sessionReconnectWithinMs(graceMs: number): number {
 /** Generations a hand-on looks past for one whose job the run can have, before it gives up looking (a queue that keeps answering "exists" for ended jobs). */
 const MAX_GENERATION_SKIPS = 1000;
 
+/** Which run a job is for: its id, and its incarnation when the run has one (see `RunJob.data`). */
+type JobRun = Pick<RunJob['data'], 'runId' | 'incarnation'>;
+
+/** The run of a job's payload, or `undefined` for a payload that is not a run job's. */
+function jobRunOf(job: RunJob): JobRun | undefined {
+  const { runId, incarnation } = job.data ?? {};
+  if (typeof runId !== 'string') return undefined;
+  return typeof incarnation === 'string' ? { runId, incarnation } : { runId };
+}
+
+/** The run a stored record names for its jobs. */
+function jobRunOfRecord(run: Pick<RunRecord, 'runId' | 'incarnation'>): JobRun {
+  return run.incarnation === undefined ? { runId: run.runId } : { runId: run.runId, incarnation: run.incarnation };
+}
+
+/** Whether `run` is the job's run: any run under the id for a job without an incarnation (an earlier build's). */
+function sameRun(run: Pick<RunRecord, 'incarnation'>, of: Pick<JobRun, 'incarnation'>): boolean {
+  return of.incarnation === undefined || run.incarnation === of.incarnation;
+}
+
 /** pg-boss states of a job that will still run (or runs). */
 const LIVE_JOB_STATES: ReadonlySet<string> = new Set(['created', 'retry', 'active']);
 
@@ -441,14 +467,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
 
   /**
-   * Queues a job of run `runId` (its policies on the job itself: they hold on a queue created
-   * before them too). A requeue carries the run's budget on: where it began (`since`), the
-   * attempts failed before (`failedBefore`), and the attempts left (`retryLimit`).
+   * Queues a job of `run` (its id and incarnation: the job's id is made of both, and the job
+   * carries them; its policies on the job itself: they hold on a queue created before them too).
+   * A requeue carries the run's budget on: where it began (`since`), the attempts failed before
+   * (`failedBefore`), and the attempts left (`retryLimit`).
    */
   const sendJob = (
     queue: string,
     deadLetter: string,
-    runId: string,
+    { runId, incarnation }: JobRun,
     generation: number,
     { requeued = 0, since = generation, failedBefore = 0, retryLimit = policies.retryLimit } = {},
   ): Promise<string | null> =>
@@ -456,12 +483,13 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       queue,
       {
         runId,
+        ...(incarnation === undefined ? {} : { incarnation }),
         ...(generation === 0 ? {} : { generation }),
         ...(requeued === 0 ? {} : { requeued }),
         ...(since === generation ? {} : { since }),
         ...(failedBefore === 0 ? {} : { failedBefore }),
       },
-      { ...policies, retryLimit, deadLetter, id: generationJobIdOf(runId, generation) },
+      { ...policies, retryLimit, deadLetter, id: generationJobIdOf(runId, generation, incarnation) },
     );
 
   /**
@@ -498,13 +526,13 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
    * fenced it, and it completed with the run still `running` — the next generation after it is
    * tried, and so on. The run is never left to a job that ended (it stayed `running` with none).
    */
-  const handOn = async (queue: string, deadLetter: string, runId: string, generation: number, budget: Parameters<typeof sendJob>[4] = {}): Promise<void> => {
+  const handOn = async (queue: string, deadLetter: string, run: JobRun, generation: number, budget: Parameters<typeof sendJob>[4] = {}): Promise<void> => {
     for (let next = generation + 1; next <= generation + MAX_GENERATION_SKIPS; next++) {
-      if ((await sendJob(queue, deadLetter, runId, next, budget)) !== null) return;
-      const existing = await boss.getJobById(queue, generationJobIdOf(runId, next));
+      if ((await sendJob(queue, deadLetter, run, next, budget)) !== null) return;
+      const existing = await boss.getJobById(queue, generationJobIdOf(run.runId, next, run.incarnation));
       if (existing !== null && LIVE_JOB_STATES.has(existing.state)) return; // the run is that job's
     }
-    throw new Error(`RunWorker: run ${runId} could not be handed on: the queue ${JSON.stringify(queue)} has ended jobs for its next ${MAX_GENERATION_SKIPS} generations after ${generation}.`);
+    throw new Error(`RunWorker: run ${run.runId} could not be handed on: the queue ${JSON.stringify(queue)} has ended jobs for its next ${MAX_GENERATION_SKIPS} generations after ${generation}.`);
   };
 
   /**
@@ -513,10 +541,11 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
    * claim; a run that already ended is left alone.
    */
   const giveUp = async (job: RunJob, queue: string): Promise<void> => {
-    const runId = job.data?.runId;
-    if (typeof runId !== 'string') return;
+    const of = jobRunOf(job);
+    if (of === undefined) return;
+    const { runId, incarnation } = of;
     const generation = job.data.generation ?? 0;
-    const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1));
+    const next = await boss.getJobById(queue, generationJobIdOf(runId, generation + 1, incarnation));
     if (next !== null && LIVE_JOB_STATES.has(next.state)) return;
     // never claimed: no attempt ran the run (each fetch's reply was lost to a blip, so pg-boss took
     // the worker for dead). The run cannot have killed its worker: it goes on in a new job, a few times.
@@ -530,14 +559,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       events.next({ type: 'failed', runId, epoch: 0, error });
       return;
     }
-    if (run === null || (run.status !== 'queued' && run.status !== 'running')) return; // ended (or erased): nothing to give up
+    // ended, or erased (another run under the id is not this job's): nothing to give up
+    if (run === null || !sameRun(run, of) || (run.status !== 'queued' && run.status !== 'running')) return;
     const failedAttempts = (job.sourceRetryCount ?? 0) + 1;
     const since = job.data.since ?? generation;
     const failedBefore = job.data.failedBefore ?? 0;
     if (requeued < MAX_REQUEUES && run.status === 'queued') {
       // attempts that never claimed the run spend nothing: the budget goes on as it was
       const budget = { since, failedBefore, retryLimit: Math.max(0, policies.retryLimit - failedBefore) };
-      if ((await sendJob(queue, deadLetterQueueOf(queue), runId, generation + 1, { requeued: requeued + 1, ...budget })) !== null) return;
+      if ((await sendJob(queue, deadLetterQueueOf(queue), of, generation + 1, { requeued: requeued + 1, ...budget })) !== null) return;
     }
     // attempts the infrastructure failed are refunded: the run goes on with the attempts it has left
     let spent = failedBefore + failedAttempts;
@@ -548,13 +578,13 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (decision.kind === 'requeue') {
         // the next generation's job may exist already: a handover's, or this decision made before by
         // a worker that crashed before completing this job (the run is that job's while it is live)
-        await handOn(queue, deadLetterQueueOf(queue), runId, generation, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
+        await handOn(queue, deadLetterQueueOf(queue), of, generation, { since, failedBefore: decision.failedBefore, retryLimit: decision.retryLimit });
         return;
       }
       spent = decision.spent;
     }
     const error = new RunAttemptsExhaustedError({ runId, attempts: spent, ...failureOf(job.sourceOutput) });
-    const outcome = await giveUpRun(journal, runId, workerId, error);
+    const outcome = await giveUpRun(journal, of, workerId, error);
     if (outcome.kind === 'failed') events.next({ type: 'completed', runId, epoch: outcome.epoch, status: 'failed' });
     // a newer format or a malformed row: left as it was, for a worker that can read it (or an operator)
     if (outcome.kind === 'unreadable') events.next({ type: 'failed', runId, epoch: 0, error: outcome.error });
@@ -702,9 +732,11 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (expectedEpoch !== undefined) {
         // still ours: at the epoch the last attempt held, or claimed by this worker since (a claim whose reply was lost)
         const run = await journal.getRun(runId);
-        if (run === null || run.status !== 'running' || (run.epoch !== expectedEpoch && run.owner !== workerId)) return { kind: 'done' };
+        if (run === null || !sameRun(run, jobRunOf(job) ?? {}) || run.status !== 'running' || (run.epoch !== expectedEpoch && run.owner !== workerId)) return { kind: 'done' };
       }
-      claim = await journal.claim(runId, workerId);
+      // the job's run only: another created under its id since (it was erased or purged) is not found
+      const { incarnation } = jobRunOf(job) ?? {};
+      claim = await journal.claim(runId, workerId, incarnation === undefined ? {} : { incarnation });
     } catch (error) {
       // the run ended (a stale job) or is gone: nothing to do; a blip is tried again; anything else comes back later
       if ((FencedError.isInstance(error) && error.reason === 'ended') || RunNotFoundError.isInstance(error)) return { kind: 'done' };
@@ -762,7 +794,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     // infrastructure's (noted: the give-up refunds it and hands the run on).
     if (outcome.kind === 'released') {
       try {
-        await submitWrite(() => handOn(entry.queue, entry.deadLetter, runId, job.data.generation ?? 0));
+        // the next generation named as this job is (the give-up of this one looks for it so)
+        await submitWrite(() => handOn(entry.queue, entry.deadLetter, jobRunOf(job) ?? { runId }, job.data.generation ?? 0));
       } catch (error) {
         if (isInfrastructureError(error)) return { kind: 'infrastructure', error, epoch };
         throw error;
@@ -844,10 +877,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       // answer was lost is found done by the next): a blip no longer leaves a run without its job
       let blipped = false;
       const run = { runId, agentId: registered.id, ...threadOf(stored.options), input: { input: stored.input, options: stored.options } };
-      const { created } = await submitWrite(() => journal.createRun(run), () => (blipped = true));
+      const { created, run: record } = await submitWrite(() => journal.createRun(run), () => (blipped = true));
       await submitWrite(() => ensureQueue(queue, deadLetter));
-      // sent again when the run existed: the job of a submit that died between the two is made now
-      await submitWrite(() => sendJob(queue, deadLetter, runId, 0));
+      // sent again when the run existed: the job of a submit that died between the two is made now.
+      // Named by the run's id and incarnation, as stored: the same run again is the same job (a
+      // no-op), a run created again under a removed run's id another (pg-boss keeps the old one's)
+      await submitWrite(() => sendJob(queue, deadLetter, jobRunOfRecord(record), 0));
       // a try that failed may have stored the run (its answer lost): the run this submit made
       return { runId, created: created || blipped };
     },

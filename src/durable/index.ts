@@ -48,6 +48,7 @@ export {
   type CreatedRun,
   type NewRun,
   type PinnedToolCall,
+  type ClaimOptions,
   type RunClaim,
   type RunCommit,
   type RunCommitKind,

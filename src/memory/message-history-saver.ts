@@ -63,7 +63,12 @@ export async function saveUnsaved(
     ...(fence === undefined
       ? {}
       : {
-          fence: { runId: fence.runId, epoch: fence.epoch, ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }) },
+          fence: {
+            runId: fence.runId,
+            epoch: fence.epoch,
+            ...(fence.beforeCommit === undefined ? {} : { beforeCommit: fence.beforeCommit }),
+            ...(fence.incarnation === undefined ? {} : { incarnation: fence.incarnation }),
+          },
           supersedesIdPrefix: commitMessageIdPrefix(fence.runId, fence.incarnation),
         }),
   });

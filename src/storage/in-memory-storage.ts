@@ -62,8 +62,8 @@ export interface InMemoryStorageOptions {
  * ```
  */
 export interface FenceChecker {
-  /** Throws unless `epoch` is the run's current one. */
-  checkFence(runId: string, epoch: number): void;
+  /** Throws unless `epoch` is the run's current one (of the run of `incarnation`, when given). */
+  checkFence(runId: string, epoch: number, incarnation?: string): void;
   /**
    * Calls `listener` with the id of each run removed from the journal (erased, or purged past its
    * row retention): the store's messages of that run stop being its own, so a run created again
@@ -197,10 +197,10 @@ export class InMemoryStorage implements MemoryStorage {
     if (fence !== undefined) {
       const fences = this.#fences;
       if (fences === undefined) throw new TypeError('InMemoryStorage: a fenced save needs the run journal: new InMemoryStorage({ runJournal })');
-      fences.checkFence(fence.runId, fence.epoch);
+      fences.checkFence(fence.runId, fence.epoch, fence.incarnation);
       await fence.beforeCommit?.();
       // No lock to hold here: a claim during beforeCommit moved the epoch, and the save sees it.
-      fences.checkFence(fence.runId, fence.epoch);
+      fences.checkFence(fence.runId, fence.epoch, fence.incarnation);
       this.#assertOpen('saveMessages');
       options.abortSignal?.throwIfAborted();
     }

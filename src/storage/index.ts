@@ -39,6 +39,7 @@ export type {
   CreatedRun,
   NewRun,
   PinnedToolCall,
+  ClaimOptions,
   RunClaim,
   RunCommit,
   RunCommitKind,

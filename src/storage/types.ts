@@ -218,6 +218,12 @@ export interface SaveFence {
   epoch: number;
   /** Awaited inside the save's transaction, before `COMMIT` (a fault point for tests). */
   beforeCommit?: () => Promise<void>;
+  /**
+   * Which run under `runId` is saving (`RunRecord.incarnation`): when the journal holds another
+   * (the run was erased and one created again under its id, from epoch 0 again), the save is
+   * refused (`RunNotFoundError`) whatever its epoch. Absent: the epoch alone.
+   */
+  incarnation?: string;
 }
 
 /**

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkType } from 'rxagent';
 import { createRunWorker, type JournalEntry, type RunWorker } from 'rxagent/durable';
 import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
-import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { queueNameOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import type { TestPostgres } from '../support/postgres.js';
 import { settle } from '../support/wait-for.js';
 import { matrixAgent, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
@@ -101,7 +102,7 @@ describe('a run that kills its worker on every attempt', () => {
     expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1));
     const { rows: calls } = await db.query<{ n: string }>('SELECT count(*) AS n FROM matrix_model_calls WHERE run_id = $1', [runId]);
     expect(Number(calls[0]!.n)).toBe(retryLimit + 1);
-    expect(await boss.getJobById(queueNameOf('rxagent.runs.', poison.id), jobIdOf(runId))).toMatchObject({ state: 'failed', retryCount: retryLimit });
+    expect(await boss.getJobById(queueNameOf('rxagent.runs.', poison.id), await jobIdIn(journal, runId))).toMatchObject({ state: 'failed', retryCount: retryLimit });
 
     // nothing after it (an absence check: the survivor keeps polling its queues meanwhile)
     const ended = await journal.getRun(runId);

@@ -30,7 +30,8 @@ import { Memory } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
 import { giveUpRun } from '../../src/durable/internal/give-up.js';
-import { deadLetterQueueOf, generationJobIdOf, jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { deadLetterQueueOf, generationJobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { settle, waitFor } from '../support/wait-for.js';
 import { journalEntries } from './fixtures/matrix-checks.js';
@@ -148,7 +149,7 @@ describe('a run whose job fails every attempt', () => {
     const uiChunks = await ui;
     expect(uiChunks.some((chunk) => chunk.type === 'error')).toBe(true);
     // pg-boss: the run's job failed for good, its dead-letter copy completed
-    expect(await boss.getJobById(queueOf('flaky'), jobIdOf(runId))).toMatchObject({ state: 'failed', retryCount: 2, retryLimit: 2, deadLetter: deadLetterQueueOf(queueOf('flaky')) });
+    expect(await boss.getJobById(queueOf('flaky'), await jobIdIn(journal, runId))).toMatchObject({ state: 'failed', retryCount: 2, retryLimit: 2, deadLetter: deadLetterQueueOf(queueOf('flaky')) });
     const ofRun = events.filter((event) => event.runId === runId).map((event) => event.type);
     expect(ofRun.filter((type) => type === 'claimed')).toHaveLength(3);
     expect(ofRun.at(-1)).toBe('completed');
@@ -212,9 +213,11 @@ describe('what giving up leaves alone, and what it fences', () => {
     const completed = await until(b.events$, 'completed', runId);
     expect(completed.status).toBe('completed');
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', terminal: 'finish', epoch: 2, owner: 'handing-b' });
-    await waitForJobState(queueOf('handed'), jobIdOf(runId), 'completed');
-    await waitForJobState(queueOf('handed'), generationJobIdOf(runId, 1), 'completed');
-    expect(await boss.getJobById(queueOf('handed'), generationJobIdOf(runId, 1))).toMatchObject({ data: { runId, generation: 1 }, retryCount: 0 });
+    const { incarnation } = (await journal.getRun(runId))!;
+    await waitForJobState(queueOf('handed'), await jobIdIn(journal, runId), 'completed');
+    await waitForJobState(queueOf('handed'), await jobIdIn(journal, runId, 1), 'completed');
+    // the handover's job is the same run's: named by its incarnation, and carrying it
+    expect(await boss.getJobById(queueOf('handed'), await jobIdIn(journal, runId, 1))).toMatchObject({ data: { runId, incarnation, generation: 1 }, retryCount: 0 });
   }, 60_000);
 
   it('an owner still running when its job is given up (an expiry, say) is fenced: it writes nothing after the error', async () => {
@@ -317,7 +320,7 @@ describe('two workers giving up on one run at once', () => {
           { type: 'text-start', runId, from: 'AGENT', payload: { id: 't' } },
         ] as ChunkType[]);
         const error = new RunAttemptsExhaustedError({ runId, attempts: 2 });
-        const outcomes = await Promise.all([giveUpRun(runJournal, runId, 'giver-1', error), giveUpRun(runJournal, runId, 'giver-2', error)]);
+        const outcomes = await Promise.all([giveUpRun(runJournal, { runId }, 'giver-1', error), giveUpRun(runJournal, { runId }, 'giver-2', error)]);
         // a superseded giver's job is completed; had both been superseded, a third attempt would end it
         const kinds = outcomes.map((outcome) => outcome.kind).sort();
         expect(kinds.filter((kind) => kind === 'failed')).toHaveLength(1);
@@ -325,7 +328,7 @@ describe('two workers giving up on one run at once', () => {
         const entries = await journalEntries(runJournal, runId);
         expect(entries.map((entry) => entry.chunk.type)).toEqual(['start', 'step-start', 'text-start', 'text-end', 'step-finish', 'error']);
         expect(await runJournal.getRun(runId)).toMatchObject({ status: 'failed', terminal: 'error' });
-        expect(await giveUpRun(runJournal, runId, 'giver-3', error)).toEqual({ kind: 'ended' });
+        expect(await giveUpRun(runJournal, { runId }, 'giver-3', error)).toEqual({ kind: 'ended' });
       }
     });
   }

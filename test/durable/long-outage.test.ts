@@ -17,7 +17,8 @@ import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
-import { DEFAULT_QUEUE_PREFIX, generationJobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { DEFAULT_QUEUE_PREFIX, queueNameOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import { effects, lookAgent, lookOutcome } from './fixtures/look-agent.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -99,7 +100,7 @@ describe(`the database unreachable for ${OUTAGE_MS / 1000} s, longer than the jo
 
     // the outage cost attempts: pg-boss failed the open runs' first jobs, their owners noted it
     const losses = await Promise.all(runIds.map((runId) => direct.journal.infrastructureLosses(runId)));
-    const firstJobs = await Promise.all(runIds.map((runId) => proxied.boss.getJobById(queueNameOf(DEFAULT_QUEUE_PREFIX, 'long-outage-looker'), generationJobIdOf(runId, 0))));
+    const firstJobs = await Promise.all(runIds.map(async (runId) => proxied.boss.getJobById(queueNameOf(DEFAULT_QUEUE_PREFIX, 'long-outage-looker'), await jobIdIn(direct.journal, runId))));
     console.log(`long outage: attempts noted ${JSON.stringify(losses)}; first jobs ${firstJobs.map((job) => job?.state).join(', ')}`);
     expect(firstJobs.map((job) => job?.state)).toEqual(runIds.map(() => 'failed')); // pg-boss took each attempt (heartbeat stale)…
     expect(losses).toEqual(runIds.map(() => ['0:0'])); // …and each owner noted the loss as the infrastructure's

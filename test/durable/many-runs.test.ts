@@ -11,7 +11,7 @@ import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunWorker, type RunWorker } from 'rxagent/durable';
 import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
-import { jobIdOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import type { TestPostgres } from '../support/postgres.js';
 import { matrixAgent, type MatrixCase } from './fixtures/matrix.js';
 import { closeDurableDb, openDurableDb } from './fixtures/durable-db.js';
@@ -88,7 +88,7 @@ describe(`${RUNS} runs over ${WORKERS} worker processes`, () => {
     const completed = processes.flatMap((process) => process.events).filter((event) => event.type === 'completed');
     expect(completed).toHaveLength(RUNS);
     expect(new Set(completed.map((event) => event.runId))).toEqual(new Set(runIds));
-    const jobs = await db.query<{ state: string; n: string }>(`SELECT state, count(*) AS n FROM "${bossSchema}".job WHERE id = ANY($1::uuid[]) GROUP BY state`, [runIds.map(jobIdOf)]);
+    const jobs = await db.query<{ state: string; n: string }>(`SELECT state, count(*) AS n FROM "${bossSchema}".job WHERE id = ANY($1::uuid[]) GROUP BY state`, [await Promise.all(runIds.map((runId) => jobIdIn(journal, runId)))]);
     expect(jobs.rows.map((row) => [row.state, Number(row.n)])).toEqual([['completed', RUNS]]);
     const threads = await db.query<{ n: string; threads: string }>(
       `SELECT count(*) AS n, count(DISTINCT thread_id) AS threads FROM "${schema}".messages WHERE thread_id = ANY($1)`,

@@ -33,7 +33,8 @@ import type { OwnerLockState, OwnerSession } from '../../src/storage/journal/typ
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { plainLookAgent } from './fixtures/look-agent.js';
-import { generationJobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { queueNameOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import { PostgresOwnerSession, type SessionClock, type SessionConnection } from '../../src/storage/postgres/owner-session.js';
 
 const suffix = randomUUID().slice(0, 6);
@@ -99,7 +100,7 @@ function gate(): { opened: Promise<void>; open(): void } {
 
 /** The state of run `runId`'s job of `generation` in pg-boss (`null`: none). */
 async function jobState(agentId: string, runId: string, generation: number): Promise<string | null> {
-  return (await boss.getJobById(queueNameOf('rxagent.runs.', agentId), generationJobIdOf(runId, generation)))?.state ?? null;
+  return (await boss.getJobById(queueNameOf('rxagent.runs.', agentId), await jobIdIn(journal, runId, generation)))?.state ?? null;
 }
 
 /** `boss` with some methods replaced (the others bound to it). */

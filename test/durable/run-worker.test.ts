@@ -29,7 +29,7 @@ import { Memory } from 'rxagent/memory';
 import { InMemoryStorage } from 'rxagent/memory';
 import { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
 import { scriptedModel } from 'rxagent/testing';
-import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { queueNameOf } from '../../src/durable/internal/queues.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { settle, waitFor } from '../support/wait-for.js';
 import { effectiveChunks, journalEntries, uiMessageOf } from './fixtures/matrix-checks.js';
@@ -296,7 +296,7 @@ describe('RunWorker: bad input, nothing stored', () => {
     await expect(worker.submit('support', 'hi', { runId, requestContext: { at: new Date() as never } })).rejects.toSatisfy(NotDurableError.isInstance);
     await expect(worker.submit('support', 'hi', { runId, abortSignal: AbortSignal.abort() } as never)).rejects.toSatisfy(NotDurableError.isInstance);
     expect(await journal.getRun(runId)).toBeNull();
-    expect(await boss.getJobById(queueNameOf('rxagent.runs.', 'support'), jobIdOf(runId))).toBeNull();
+    expect(await boss.findJobs(queueNameOf('rxagent.runs.', 'support'), { data: { runId } })).toEqual([]);
   });
 
   it('a durableState: false processor → NotDurableError naming it', async () => {

@@ -19,7 +19,8 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunWorker, type RunWorker } from 'rxagent/durable';
 import type { PostgresRunJournal, PostgresStorage } from 'rxagent/storage/postgres';
-import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { queueNameOf } from '../../src/durable/internal/queues.js';
+import { jobIdIn } from './fixtures/run-jobs.js';
 import type { TestPostgres } from '../support/postgres.js';
 import { settle, waitFor } from '../support/wait-for.js';
 import { matrixAgent, type KillPlan, type MatrixCase } from './fixtures/matrix.js';
@@ -125,7 +126,7 @@ describe('takeover by the owner session', () => {
     await rescuer.waitForEvent('the run completed', (event) => event.type === 'completed' && event.runId === runId);
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', epoch: 2, owner: rescuer.name });
     // one attempt spent, as a heartbeat takeover spends one (the worker settles the job just after the run's end)
-    const jobOf = () => boss.getJobById(queueNameOf('rxagent.runs.', killed.id), jobIdOf(runId));
+    const jobOf = async () => boss.getJobById(queueNameOf('rxagent.runs.', killed.id), await jobIdIn(journal, runId));
     for (let tries = 0; tries < 100 && (await jobOf())?.state === 'active'; tries++) await settle(() => false, 100);
     expect(await jobOf()).toMatchObject({ state: 'completed', retryCount: 1 });
     const chunks = (await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()))).map((entry) => entry.chunk.type);
@@ -189,7 +190,7 @@ describe('takeover by the owner session', () => {
     // the survivor saw the owner without its session, but not for the grace: nothing released, nothing fenced
     expect(await journal.getRun(runId)).toMatchObject({ status: 'completed', epoch: 1 });
     expect(workers.flatMap((worker) => worker.events).filter((event) => event.runId === runId && (event.type === 'fenced' || (event.type === 'claimed' && event.epoch > 1)))).toEqual([]);
-    const job = await boss.getJobById(queueNameOf('rxagent.runs.', blipped.id), jobIdOf(runId));
+    const job = await boss.getJobById(queueNameOf('rxagent.runs.', blipped.id), await jobIdIn(journal, runId));
     expect(job?.retryCount).toBe(0);
     const chunks = (await lastValueFrom(journal.read$(runId, { live: false }).pipe(toArray()))).map((entry) => entry.chunk.type);
     expect(chunks.filter((type) => type === 'finish')).toHaveLength(1);

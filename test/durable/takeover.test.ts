@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkType } from 'rxagent';
 import { InMemoryRunJournal, type RunCommit, type RunLease } from 'rxagent/durable';
 import { planTakeover } from '../../src/durable/internal/takeover.js';
-import { jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
+import { generationJobIdOf, jobIdOf, queueNameOf } from '../../src/durable/internal/queues.js';
 import { effectiveChunks, journalEntries } from './fixtures/matrix-checks.js';
 
 const runId = 'run-1';
@@ -136,11 +136,17 @@ describe('planTakeover', () => {
 });
 
 describe('pg-boss names', () => {
-  it('one UUID per run id: stable, distinct, version 8', () => {
-    const ids = ['r1', 'r2', 'thread/with/slashes', 'é'].map(jobIdOf);
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(jobIdOf('r1')).toBe(ids[0]);
+  it('one UUID per run id and incarnation: stable, distinct, version 8', () => {
+    const runs: Array<[string, string?]> = [['r1'], ['r2'], ['thread/with/slashes'], ['é'], ['r1', '1'], ['r1', '2'], ['r2', '1'], ['1:1:r1'], ['r1', '1:1']];
+    const ids = runs.map(([runId, incarnation]) => jobIdOf(runId, incarnation));
+    const handovers = runs.map(([runId, incarnation]) => generationJobIdOf(runId, 1, incarnation));
+    for (const id of [...ids, ...handovers]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // a run created again under an id (another incarnation) has jobs of its own; no id and incarnation spell another pair
+    expect(new Set([...ids, ...handovers]).size).toBe(ids.length * 2);
+    expect(jobIdOf('r1', '1')).toBe(ids[4]);
+    expect(generationJobIdOf('r1', 0, '1')).toBe(ids[4]);
+    // without an incarnation (a run stored before the journal kept one, a job an earlier build sent): the id made from the run id alone, as before
+    expect(jobIdOf('r1')).toBe('08e48ff9-7c63-893c-b906-20fa2bc8bc8f');
   });
 
   it('a queue per agent; an id pg-boss would refuse is made safe and kept distinct', () => {

@@ -252,6 +252,26 @@ describe('PostgresRunJournal across instances', () => {
     await Promise.all([a.close(), b.close(), memory.close()]);
   });
 
+  it('a run erased and created again under its id, claimed at the old owner’s epoch: the old owner’s memory save (fenced by its incarnation) is refused, nothing stored', async () => {
+    const journal = journalOn();
+    const memory = new PostgresStorage({ connectionString: connectionString(), schema });
+    const runId = `run-${randomUUID()}`;
+    const threadId = `thread-${randomUUID()}`;
+    await journal.createRun({ runId, agentId: 'support', input: 'hi', threadId });
+    const old = await journal.claim(runId, 'instance-a');
+    await journal.deleteRun(runId, { force: true });
+    await journal.createRun({ runId, agentId: 'support', input: 'hi', threadId });
+    const again = await journal.claim(runId, 'instance-a');
+    expect(again.lease.epoch).toBe(old.lease.epoch);
+    const save = (incarnation: string | undefined) =>
+      memory.saveMessages({ threadId, resourceId: 'u1', ensureThread: true, messages: [textMessage(`m-${randomUUID()}`, 'x')], fence: { runId, epoch: 1, ...(incarnation === undefined ? {} : { incarnation }) } });
+    expect(await rejection(save(old.run.incarnation))).toMatchObject({ name: 'RunNotFoundError', runId });
+    expect(await memory.getThread(threadId)).toBeNull();
+    await save(again.run.incarnation);
+    expect(await memory.getMessages({ threadId })).toHaveLength(1);
+    await Promise.all([journal.close(), memory.close()]);
+  });
+
   it('a memory save waiting in beforeCommit holds the run: a claim waits for it; a save whose owner idles past fenceTimeoutMs is cut off', async () => {
     const journal = journalOn();
     const memory = new PostgresStorage({ connectionString: connectionString(), schema, fenceTimeoutMs: 300 });

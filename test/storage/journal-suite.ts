@@ -160,14 +160,17 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
       it('bumps the epoch, records the owner and returns the last commit and the ledger', async () => {
         await newRun();
         const first = await journal.claim(runId, 'worker-a');
-        expect(first.lease).toEqual({ runId, epoch: 1, owner: 'worker-a' });
+        const { incarnation } = first.run;
+        expect(incarnation).toEqual(expect.any(String));
+        // the lease carries which run under the id it is: its writes go to that run only
+        expect(first.lease).toEqual({ runId, epoch: 1, owner: 'worker-a', incarnation });
         expect(first.run).toMatchObject({ status: 'running', epoch: 1, owner: 'worker-a' });
         expect(first.commits).toEqual([]);
         await journal.append(first.lease, [start(runId)], commit('input', { list: ['a'] }));
         await journal.append(first.lease, [delta(runId, 'x')], { ...commit('model', { n: 2 }), toolCalls: [{ toolCallId: 'c1', toolName: 'search', args: { q: 'x' } }] });
         await journal.toolCall(first.lease, { toolCallId: 'c1', status: 'started' });
         const second = await journal.claim(runId, 'worker-b');
-        expect(second.lease).toEqual({ runId, epoch: 2, owner: 'worker-b' });
+        expect(second.lease).toEqual({ runId, epoch: 2, owner: 'worker-b', incarnation });
         expect(second.input).toEqual({ prompt: 'hi' });
         expect(first.input).toEqual({ prompt: 'hi' });
         // only the last commit: the one a new owner goes on from (older snapshots are superseded)
@@ -183,6 +186,34 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect(FencedError.isInstance(error)).toBe(true);
         expect(error).toMatchObject({ reason: 'ended', runId });
         expect((await journal.getRun(runId))?.epoch).toBe(1);
+      });
+
+      it('a run created again under an erased run’s id: a claim of the old incarnation is RunNotFoundError (nothing changed); the old lease, at the same epoch and owner, writes nothing into it', async () => {
+        await newRun();
+        const old = await journal.claim(runId, 'worker-a');
+        await journal.append(old.lease, [start(runId)], commit('input', { list: ['a'] }));
+        expect(await journal.deleteRun(runId, { force: true })).toBe(true);
+        const { run } = await newRun();
+        expect(run.incarnation).toEqual(expect.any(String));
+        expect(run.incarnation).not.toBe(old.run.incarnation);
+        const refused = await rejection(journal.claim(runId, 'worker-a', { incarnation: old.run.incarnation! }));
+        expect(RunNotFoundError.isInstance(refused)).toBe(true);
+        expect(await journal.getRun(runId)).toEqual(run);
+        const claim = await journal.claim(runId, 'worker-a', { incarnation: run.incarnation! });
+        expect(claim.lease).toEqual({ runId, epoch: 1, owner: 'worker-a', incarnation: run.incarnation });
+        // the old owner's lease: same run id, epoch and owner, another run
+        for (const write of [
+          () => journal.append(old.lease, [delta(runId, 'old')]),
+          () => journal.append(old.lease, [delta(runId, 'old')], { ...commit('model', { n: 2 }), toolCalls: [{ toolCallId: 'c1', toolName: 'search', args: {} }] }),
+          () => journal.toolCall(old.lease, { toolCallId: 'c1', status: 'pending', toolName: 'search', args: {} }),
+        ]) {
+          expect(RunNotFoundError.isInstance(await rejection(write()))).toBe(true);
+        }
+        expect(await journal.getRun(runId)).toMatchObject({ epoch: 1, lastSeq: 0, status: 'running', incarnation: run.incarnation });
+        await journal.append(claim.lease, [start(runId)]);
+        expect((await journal.getRun(runId))?.lastSeq).toBe(1);
+        expect(RunNotFoundError.isInstance(await rejection(journal.claim(runId, 'w', { incarnation: 'no-such-run' })))).toBe(true);
+        expect(await rejection(journal.claim(runId, 'w', { incarnation: '' }))).toBeInstanceOf(TypeError);
       });
 
       if (options.forceFormat !== undefined) {

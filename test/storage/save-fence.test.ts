@@ -44,6 +44,22 @@ describe('fenced memory saves without a database fence', () => {
     expect(lease.epoch).toBe(1);
   });
 
+  it('InMemoryStorage with its run journal: a run erased and created again at the old owner’s epoch refuses the old owner’s save (its incarnation), nothing stored', async () => {
+    const runJournal = new InMemoryRunJournal();
+    const storage = new InMemoryStorage({ runJournal });
+    await runJournal.createRun({ runId: 'r1', agentId: 'a', input: null });
+    const old = await runJournal.claim('r1', 'w1');
+    await runJournal.deleteRun('r1', { force: true });
+    await runJournal.createRun({ runId: 'r1', agentId: 'a', input: null });
+    const again = await runJournal.claim('r1', 'w1');
+    expect(again.lease.epoch).toBe(old.lease.epoch);
+    const refused = await rejection(storage.saveMessages({ threadId: 't1', resourceId: 'u', ensureThread: true, messages: [message()], fence: { runId: 'r1', epoch: 1, incarnation: old.run.incarnation! } }));
+    expect(refused).toMatchObject({ name: 'RunNotFoundError', runId: 'r1' });
+    expect(await storage.getThread('t1')).toBeNull();
+    await storage.saveMessages({ threadId: 't1', resourceId: 'u', ensureThread: true, messages: [message()], fence: { runId: 'r1', epoch: 1, incarnation: again.run.incarnation! } });
+    expect(await storage.getMessages({ threadId: 't1' })).toHaveLength(1);
+  });
+
   it('InMemoryStorage without a journal and LibSQLStorage refuse a fenced save: TypeError, nothing stored', async () => {
     const storage = new InMemoryStorage();
     const error = await rejection(storage.saveMessages({ threadId: 't1', resourceId: 'u', ensureThread: true, messages: [message()], fence: { runId: 'r', epoch: 1 } }));

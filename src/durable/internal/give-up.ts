@@ -33,15 +33,16 @@ const ended = (error: unknown): boolean => FencedError.isInstance(error) && erro
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
- * Ends run `runId` with `error` under a new claim by `owner`. Idempotent: a run that ended (by its
- * own terminal chunk, a cancel, or another worker giving up on it first) is not written to, and of
- * two workers giving up on one run at once the later claim writes. A run whose row this build
- * cannot claim (a newer format, a malformed row) is left as it was.
+ * Ends run `runId` (of `incarnation`, when given: the run its job was for) with `error` under a new
+ * claim by `owner`. Idempotent: a run that ended (by its own terminal chunk, a cancel, or another
+ * worker giving up on it first) is not written to, and of two workers giving up on one run at once
+ * the later claim writes. A run whose row this build cannot claim (a newer format, a malformed row)
+ * is left as it was; another run under the id (created again) is `missing`, left alone.
  */
-export async function giveUpRun(journal: RunJournal, runId: string, owner: string, error: Error): Promise<GiveUpOutcome> {
+export async function giveUpRun(journal: RunJournal, { runId, incarnation }: { readonly runId: string; readonly incarnation?: string }, owner: string, error: Error): Promise<GiveUpOutcome> {
   let claim;
   try {
-    claim = await journal.claim(runId, owner);
+    claim = await journal.claim(runId, owner, incarnation === undefined ? {} : { incarnation });
   } catch (caught) {
     if (ended(caught)) return { kind: 'ended' };
     if (RunNotFoundError.isInstance(caught)) return { kind: 'missing' };

@@ -1,4 +1,4 @@
-/** pg-boss names for durable runs: one queue per agent, one job per run under a UUID made from the run id. */
+/** pg-boss names for durable runs: one queue per agent, one job per run under a UUID made from the run id and its incarnation. */
 import { createHash } from 'node:crypto';
 
 /** The default queue-name prefix (`<prefix><agentId>`). */
@@ -26,20 +26,30 @@ export function deadLetterQueueOf(queue: string): string {
 
 /**
  * The pg-boss job id of a run: a UUID (pg-boss job ids must be UUIDs) made from a SHA-256 of the
- * run id, in the layout of a name-based UUID (version 8, RFC 9562 variant). One run, one job: a
- * second send of the same run is a no-op.
+ * run id and its `incarnation` (`RunRecord.incarnation`), in the layout of a name-based UUID
+ * (version 8, RFC 9562 variant). One run, one job: a second send of the same run is a no-op; a run
+ * created again under the id (after an erase or a purge) is another incarnation, and its job
+ * another id (pg-boss keeps the old run's job, and the new run's send was a no-op: it stayed
+ * `queued`). Without an incarnation (a run stored before the journal kept one, or a job an earlier
+ * build sent): the id made from the run id alone.
  */
-export function jobIdOf(runId: string): string {
-  return uuidOf(`rxagent.run:${runId}`);
+export function jobIdOf(runId: string, incarnation?: string): string {
+  return uuidOf(incarnation === undefined ? `rxagent.run:${runId}` : `rxagent.run.2:${incarnationName(runId, incarnation)}`);
 }
 
 /**
  * The job id of a run's job of `generation`: a handover (`close({ handover: true })`) hands the run
  * on in a new job, generation `n + 1`, with attempts of its own; generation 0 is the submitted job
- * ({@link jobIdOf}).
+ * ({@link jobIdOf}). Every generation of one incarnation carries it, so each names its jobs alone.
  */
-export function generationJobIdOf(runId: string, generation: number): string {
-  return generation === 0 ? jobIdOf(runId) : uuidOf(`rxagent.run.handover:${generation}:${runId}`);
+export function generationJobIdOf(runId: string, generation: number, incarnation?: string): string {
+  if (generation === 0) return jobIdOf(runId, incarnation);
+  return uuidOf(incarnation === undefined ? `rxagent.run.handover:${generation}:${runId}` : `rxagent.run.handover.2:${generation}:${incarnationName(runId, incarnation)}`);
+}
+
+/** A run's incarnation and id in a job's name: the incarnation first, with its length (no pair spells another's; the prefixes `.2` keep them apart from ids without one). */
+function incarnationName(runId: string, incarnation: string): string {
+  return `${incarnation.length}:${incarnation}:${runId}`;
 }
 
 function uuidOf(name: string): string {

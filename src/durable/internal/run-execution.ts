@@ -157,7 +157,8 @@ export function executeRun(context: ExecutionContext, claim: RunClaim, jobSignal
       if (FencedError.isInstance(error) || jobSignal.aborted) return fenced(error);
       if (MalformedJournalEntryError.isInstance(error)) return of<ExecutionItem[]>({ type: 'failed', runId, epoch, error }, { kind: 'malformed', error });
       return defer(() => journal.getRun(runId)).pipe(
-        map((run) => run !== null && run.epoch !== epoch),
+        // another owner now, or another run under the id (created again, from epoch 0 again): fenced
+        map((run) => run !== null && (run.epoch !== epoch || run.incarnation !== claim.run.incarnation)),
         catchError(() => of(false)),
         concatMap((moved) => (moved ? fenced(error) : failed(error))),
       );

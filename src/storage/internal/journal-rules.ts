@@ -6,6 +6,7 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { encodeJson } from '../../contract/json-codec.js';
 import { JournalCursorError } from '../journal/errors/journal-cursor-error.js';
 import type {
+  ClaimOptions,
   EncodedChunk,
   JournalEntry,
   NewRun,
@@ -71,6 +72,16 @@ export function assertLease(method: string, lease: RunLease): void {
   assertJournalId(method, 'lease.runId', lease.runId);
   assertJournalId(method, 'lease.owner', lease.owner);
   if (!isCount(lease.epoch, 1)) throw new TypeError(`RunJournal.${method}: lease.epoch must be an integer ≥ 1 (got ${String(lease.epoch)})`);
+  if (lease.incarnation !== undefined) assertJournalId(method, 'lease.incarnation', lease.incarnation);
+}
+
+/** Checks `claim`'s options and returns the incarnation asked for (`undefined`: any). */
+export function claimIncarnation(options: ClaimOptions | undefined): string | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) throw new TypeError('RunJournal.claim: options must be an object ({ incarnation? })');
+  const { incarnation } = options;
+  if (incarnation !== undefined) assertJournalId('claim', 'options.incarnation', incarnation);
+  return incarnation;
 }
 
 /** Checks `createRun`'s input and returns the text of `input` (what "the same run" compares). */

@@ -8,6 +8,7 @@ import {
   assertLease,
   assertTransition,
   checkAppend,
+  claimIncarnation,
   checkCursor,
   checkNewRun,
   checkTransition,
@@ -29,6 +30,7 @@ import { RunNotFoundError } from './errors/run-not-found-error.js';
 import { RunOpenError } from './errors/run-open-error.js';
 import type {
   Appended,
+  ClaimOptions,
   CreatedRun,
   DeleteRunOptions,
   EncodedChunk,
@@ -229,12 +231,14 @@ export class InMemoryRunJournal implements RunJournal {
     return newest === undefined ? null : checkedRunRecord(copyRecord(newest));
   }
 
-  async claim(runId: string, owner: string): Promise<RunClaim> {
+  async claim(runId: string, owner: string, options: ClaimOptions = {}): Promise<RunClaim> {
     assertJournalId('claim', 'runId', runId);
     assertJournalId('claim', 'owner', owner);
+    const incarnation = claimIncarnation(options);
     this.#assertOpen('claim');
     const stored = this.#runs.get(runId);
-    if (stored === undefined) throw new RunNotFoundError({ runId });
+    // another run under the id than the one asked for (erased or purged, and created again): not found
+    if (stored === undefined || (incarnation !== undefined && stored.record.incarnation !== incarnation)) throw new RunNotFoundError({ runId });
     const { record } = stored;
     checkedRunRecord(record); // the row check getRun and listRuns make: a field this build cannot use, nothing changed
     if (record.format > RUN_FORMAT) throw new JournalSchemaError({ found: record.format, known: RUN_FORMAT, runId });
@@ -244,7 +248,7 @@ export class InMemoryRunJournal implements RunJournal {
     record.status = 'running';
     record.updatedAt = this.#now();
     return {
-      lease: { runId, epoch: record.epoch, owner },
+      lease: { runId, epoch: record.epoch, owner, ...(record.incarnation === undefined ? {} : { incarnation: record.incarnation }) },
       run: copyRecord(record),
       input: parse(stored.input),
       commits: stored.commits.map((commit) => ({ ...commit, state: parse(commit.state) })),
@@ -468,11 +472,11 @@ export class InMemoryRunJournal implements RunJournal {
    * Throws unless `epoch` still owns the open run (`FencedError`, or `RunNotFoundError`): how an
    * `InMemoryStorage` built with `{ runJournal }` fences a durable run's memory save.
    */
-  checkFence(runId: string, epoch: number): void {
+  checkFence(runId: string, epoch: number, incarnation?: string): void {
     const stored = this.#runs.get(runId);
     if (stored === undefined) throw new RunNotFoundError({ runId });
     const owner = stored.record.owner ?? '';
-    this.#fenced({ runId, epoch, owner }, 'memory save');
+    this.#fenced({ runId, epoch, owner, ...(incarnation === undefined ? {} : { incarnation }) }, 'memory save');
   }
 
   /**
@@ -497,7 +501,8 @@ export class InMemoryRunJournal implements RunJournal {
   /** The run behind a lease that still owns it (`FencedError` otherwise). */
   #fenced(lease: RunLease, what: string): StoredRun {
     const stored = this.#runs.get(lease.runId);
-    if (stored === undefined) throw new RunNotFoundError({ runId: lease.runId });
+    // the lease's run erased (and maybe another created under its id, from epoch 0 again): gone
+    if (stored === undefined || (lease.incarnation !== undefined && stored.record.incarnation !== lease.incarnation)) throw new RunNotFoundError({ runId: lease.runId });
     const { record } = stored;
     if (record.epoch !== lease.epoch || record.owner !== lease.owner) {
       throw new FencedError({ runId: lease.runId, epoch: lease.epoch, currentEpoch: record.epoch, reason: 'epoch', what });

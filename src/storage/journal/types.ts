@@ -238,6 +238,31 @@ export interface RunLease {
   readonly epoch: number;
   /** The owner that claimed the run. */
   readonly owner: string;
+  /**
+   * Which run under `runId` the claim took (`RunRecord.incarnation`; absent for a run without
+   * one): writes under the lease go to that run only. A run erased and created again under its id
+   * starts at epoch 0 again, so its owner's epoch can be the old owner's: the old lease is fenced
+   * by this (`RunNotFoundError`: its run is gone), not by the epoch.
+   */
+  readonly incarnation?: string;
+}
+
+/**
+ * Options of `RunJournal.claim`.
+ *
+ * @example
+ * ```ts
+ * const claim = await journal.claim(runId, 'worker-1', { incarnation: run.incarnation });
+ * ```
+ */
+export interface ClaimOptions {
+  /**
+   * Claim this run under the id only (`RunRecord.incarnation`, as a run's job carries it): when
+   * the journal holds another — the one asked for was erased or purged and a run created again
+   * under its id — or one without an incarnation, the claim is `RunNotFoundError` and nothing is
+   * changed. Absent: whichever run the journal holds under the id.
+   */
+  readonly incarnation?: string;
 }
 
 /** What `createRun` takes. `input` is the run's JSON input (agent input, call options…). */
@@ -499,9 +524,11 @@ export interface RunJournal {
    * a newer format → `JournalSchemaError` (epoch unchanged); an ended run → `FencedError` (`'ended'`);
    * a run row no claim can go on from (a field `getRun` refuses, an epoch at the store's maximum, a
    * `last_seq` that is not where its chunks end) → `MalformedJournalEntryError` naming the field,
+   * nothing changed; with `options.incarnation`, a run of another incarnation → `RunNotFoundError`,
    * nothing changed. The rest (input, commit, ledger) is returned as stored: the worker checks it.
+   * The lease carries the run's incarnation: its writes are fenced to that run.
    */
-  claim(runId: string, owner: string): Promise<RunClaim>;
+  claim(runId: string, owner: string, options?: ClaimOptions): Promise<RunClaim>;
   /** Appends chunks (and a commit) in one fenced write; the chunks get `lastSeq + 1…`. */
   append(lease: RunLease, chunks: readonly ChunkType[], commit?: RunCommit): Promise<Appended>;
   /** `append` with chunks already encoded (the batched writer encodes each chunk once). */

@@ -10,6 +10,7 @@ import {
   assertLease,
   checkAppend,
   checkCursor,
+  claimIncarnation,
   checkNewRun,
   checkTransition,
   conflictingField,
@@ -39,6 +40,7 @@ import type {
   PurgeOptions,
   PurgeResult,
   OwnerSession,
+  ClaimOptions,
   RunClaim,
   RunCommit,
   RunJournal,
@@ -253,9 +255,10 @@ export class PostgresRunJournal implements RunJournal {
     });
   }
 
-  async claim(runId: string, owner: string): Promise<RunClaim> {
+  async claim(runId: string, owner: string, options: ClaimOptions = {}): Promise<RunClaim> {
     assertJournalId('claim', 'runId', runId);
     assertJournalId('claim', 'owner', owner);
+    const incarnation = claimIncarnation(options);
     return this.#run('claim', async () => {
       // Claimed only when its row is one this build can go on from: a known format, an epoch a claim
       // can follow, no terminal, and chunks that end at its last_seq (`dense`, read in the statement's
@@ -265,14 +268,15 @@ export class PostgresRunJournal implements RunJournal {
                         FROM ${this.#schema}.runs r WHERE r.id = $1)
          UPDATE ${this.#schema}.runs SET epoch = epoch + 1, owner = $2, status = 'running', updated_at = clock_timestamp()
          WHERE id = $1 AND status IN ('queued', 'running') AND format <= $3 AND format >= 1 AND epoch >= 0 AND epoch < $4
-           AND terminal IS NULL AND (SELECT dense FROM pre)
+           AND terminal IS NULL AND (SELECT dense FROM pre) AND ($5::text IS NULL OR incarnation::text = $5::text)
          RETURNING ${runColumns}, input::text AS input`,
-        [runId, owner, RUN_FORMAT, MAX_EPOCH],
+        [runId, owner, RUN_FORMAT, MAX_EPOCH, incarnation ?? null],
       );
       const row = claimed.rows[0];
       if (row === undefined) {
         const run = await this.#getRun(runId); // a field this build cannot use: MalformedJournalEntryError
-        if (run === null) throw new RunNotFoundError({ runId });
+        // none, or another run under the id than the one asked for (erased or purged, and created again)
+        if (run === null || (incarnation !== undefined && run.incarnation !== incarnation)) throw new RunNotFoundError({ runId });
         if (run.format > RUN_FORMAT) throw new JournalSchemaError({ found: run.format, known: RUN_FORMAT, runId });
         if (!isOpen(run.status)) throw new FencedError({ runId, epoch: run.epoch, currentEpoch: run.epoch, reason: 'ended', what: 'claim' });
         if (run.epoch >= MAX_EPOCH) throw new MalformedJournalEntryError({ runId, seq: 0, row: 'runs', field: 'epoch', problem: `${run.epoch} is the largest epoch the journal holds: no claim can follow it` });
@@ -290,7 +294,7 @@ export class PostgresRunJournal implements RunJournal {
         this.#db.query<ToolCallRow>(`SELECT ${toolCallColumns} FROM ${this.#schema}.run_tool_calls WHERE run_id = $1 ORDER BY position`, [runId]),
       ]);
       return {
-        lease: { runId, epoch: run.epoch, owner },
+        lease: { runId, epoch: run.epoch, owner, ...(run.incarnation === undefined ? {} : { incarnation: run.incarnation }) },
         run,
         input: JSON.parse(row.input) as JsonValue,
         commits: commits.rows.map(commitFromRow),
@@ -321,7 +325,7 @@ export class PostgresRunJournal implements RunJournal {
     const payload = checkTransition(transition);
     const outcome = await this.#run('toolCall', () =>
       this.#db.transaction(async (query): Promise<ToolCallRecord | { refused: unknown }> => {
-        await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner);
+        await checkEpoch(query, this.#schema, lease.runId, lease.epoch, 'tool call', lease.owner, lease.incarnation);
         return transitionToolCall(query, this.#schema, lease, transition, payload);
       }, fenceSettings(this.#fenceTimeoutMs)),
     );
@@ -632,7 +636,8 @@ export class PostgresRunJournal implements RunJournal {
   /** Why a fenced write matched no row: `RunNotFoundError` or `FencedError`. */
   async #refused(lease: RunLease, what: string): Promise<never> {
     const run = await this.#getRun(lease.runId);
-    if (run === null) throw new RunNotFoundError({ runId: lease.runId });
+    // the lease's run erased (and maybe another created under its id, from epoch 0 again): gone
+    if (run === null || (lease.incarnation !== undefined && run.incarnation !== lease.incarnation)) throw new RunNotFoundError({ runId: lease.runId });
     const reason = run.epoch === lease.epoch && run.owner === lease.owner && !isOpen(run.status) ? 'ended' : 'epoch';
     throw new FencedError({ runId: lease.runId, epoch: lease.epoch, currentEpoch: run.epoch, reason, what });
   }

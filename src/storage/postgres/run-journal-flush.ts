@@ -27,7 +27,7 @@ function joined(chunks: readonly EncodedChunk[], field: 'type' | 'json'): string
 }
 
 /**
- * `WITH f AS (UPDATE runs … WHERE id AND epoch AND owner AND status = 'running' RETURNING …)`
+ * `WITH f AS (UPDATE runs … WHERE id AND epoch AND owner AND status = 'running' [AND incarnation] RETURNING …)`
  * feeding the `INSERT`s of chunks (seq `last_seq - n + ordinal`), the commit and its pinned tool
  * calls, and at most one `pg_notify` of `<schema>/<runId>/<lastSeq>`. No row back: fenced. The
  * chunks' types and texts travel as two texts ({@link ROW_SEPARATOR}), split by PostgreSQL.
@@ -49,9 +49,11 @@ export function flushStatement(
     // truncated, not rounded by the millisecond column: a run's end is never later than the clock
     // a purge reads right after it (retention 0 expires a run that has just ended)
   }
+  // the lease's run only: one created again under its id starts at epoch 0 again
+  const incarnation = lease.incarnation === undefined ? '' : ` AND incarnation::text = ${param(lease.incarnation)}`;
   const parts = [
     `f AS (UPDATE ${where.schema}.runs SET ${set.join(', ')}
-       WHERE id = $1 AND epoch = $2 AND owner = $3 AND status = 'running' RETURNING id, last_seq, last_commit)`,
+       WHERE id = $1 AND epoch = $2 AND owner = $3 AND status = 'running'${incarnation} RETURNING id, last_seq, last_commit)`,
     `c AS (INSERT INTO ${where.schema}.run_chunks (run_id, seq, epoch, type, chunk)
        SELECT f.id, f.last_seq - $4 + u.o, $2, u.t, u.c FROM f,
          unnest(string_to_array(${param(joined(chunks, 'type'))}::text, E'\\x1e'),

@@ -14,16 +14,17 @@ export function fenceSettings(timeoutMs: number): string[] {
 
 /**
  * Reads the run's row `FOR SHARE` (held until the transaction ends, so a claim — an `UPDATE` of
- * that row — waits for it) and checks that `epoch` still owns the open run. Throws
- * `FencedError` (`'epoch'` or `'ended'`) or `RunNotFoundError`; returns the run's status.
+ * that row — waits for it) and checks that `epoch` still owns the open run — the run of
+ * `incarnation`, when given (a run created again under the id starts at epoch 0 again). Throws
+ * `FencedError` (`'epoch'` or `'ended'`) or `RunNotFoundError` (no run, or another under the id).
  */
-export async function checkEpoch(query: Query, schema: string, runId: string, epoch: number, what: string, owner?: string): Promise<void> {
-  const result = await query<{ epoch: number; owner: string | null; status: string }>(
-    `SELECT epoch, owner, status FROM ${schema}.runs WHERE id = $1 FOR SHARE`,
+export async function checkEpoch(query: Query, schema: string, runId: string, epoch: number, what: string, owner?: string, incarnation?: string): Promise<void> {
+  const result = await query<{ epoch: number; owner: string | null; status: string; incarnation: string | null }>(
+    `SELECT epoch, owner, status, incarnation::text AS incarnation FROM ${schema}.runs WHERE id = $1 FOR SHARE`,
     [runId],
   );
   const row = result.rows[0];
-  if (row === undefined) throw new RunNotFoundError({ runId });
+  if (row === undefined || (incarnation !== undefined && row.incarnation !== incarnation)) throw new RunNotFoundError({ runId });
   const currentEpoch = Number(row.epoch);
   if (currentEpoch !== epoch || (owner !== undefined && row.owner !== owner)) {
     throw new FencedError({ runId, epoch, currentEpoch, reason: 'epoch', what });
@@ -33,8 +34,8 @@ export async function checkEpoch(query: Query, schema: string, runId: string, ep
 
 /** The fence of a memory save (see `SaveMessagesOptions.fence`). */
 export async function checkSaveFence(query: Query, schema: string, fence: SaveFence): Promise<void> {
-  if (typeof fence.runId !== 'string' || !Number.isSafeInteger(fence.epoch)) {
-    throw new TypeError('saveMessages: fence must be { runId: string, epoch: integer, beforeCommit? }');
+  if (typeof fence.runId !== 'string' || !Number.isSafeInteger(fence.epoch) || (fence.incarnation !== undefined && typeof fence.incarnation !== 'string')) {
+    throw new TypeError('saveMessages: fence must be { runId: string, epoch: integer, incarnation?: string, beforeCommit? }');
   }
-  await checkEpoch(query, schema, fence.runId, fence.epoch, 'memory save');
+  await checkEpoch(query, schema, fence.runId, fence.epoch, 'memory save', undefined, fence.incarnation);
 }
