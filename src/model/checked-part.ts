@@ -201,8 +201,8 @@ function optionalText(part: Fields, type: string, field: string): string | undef
   return value === undefined || typeof value === 'string' ? undefined : bad(type, field, value, 'a string');
 }
 
-/** A tool call id: the prompt, memory and providers refuse an empty one. */
-function callId(part: Fields, type: string, field: string): string | undefined {
+/** A tool call id or tool name, a file's media type: the prompt, memory and providers refuse an empty one. */
+function nonEmpty(part: Fields, type: string, field: string): string | undefined {
   const value = part[field];
   return typeof value === 'string' && value !== '' ? undefined : bad(type, field, value, 'a non-empty string');
 }
@@ -217,12 +217,50 @@ function json(part: Fields, type: string, field: string): string | undefined {
   return problem === undefined ? undefined : `a "${type}" part whose ${field} ${problem}`;
 }
 
-/** `providerMetadata`, when given: an object of JSON data. */
+const isPlainObject = (value: unknown): value is Fields => {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/**
+ * What in `value` (JSON the codec can write) memory would not store as JSON data: a value that is
+ * not a plain object or array, a string, a finite number, a boolean or `null` — a `Date`, bytes, a
+ * class instance — as `holds a Date`; `undefined` when none. Each object is visited once (shared
+ * parts too).
+ */
+function notPlainJson(value: unknown): string | undefined {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null || seen.has(next)) continue;
+    seen.add(next);
+    if (Array.isArray(next)) stack.push(...(next as unknown[]));
+    else if (isPlainObject(next)) stack.push(...Object.values(next));
+    else return `holds ${next instanceof Date ? 'a Date' : ArrayBuffer.isView(next) ? 'bytes' : 'an object that is not plain data'}`;
+  }
+  return undefined;
+}
+
+/**
+ * `providerMetadata`, when given: `{ [provider]: { [key]: JSON } }` of plain objects (what memory
+ * stores). Small plain data (the usual few keys) costs one walk of at most `SMALL_VALUES` values
+ * and a look at each provider's entry; anything else is measured and encoded (`jsonProblem`) and
+ * walked once more for what is not plain data.
+ */
 function metadata(part: Fields, type: string): string | undefined {
   const value = part.providerMetadata;
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad(type, 'providerMetadata', value, 'an object');
-  return json(part, type, 'providerMetadata');
+  if (!isPlainObject(value)) return bad(type, 'providerMetadata', value, 'an object');
+  const small = smallPlainJson(value, { left: SMALL_VALUES });
+  const problem = small ? undefined : (json(part, type, 'providerMetadata') ?? notPlainJson(value));
+  if (problem !== undefined) return problem.startsWith('a "') ? problem : `a "${type}" part whose providerMetadata ${problem}`;
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (!isPlainObject(entry)) return bad(type, `providerMetadata.${key.slice(0, 40)}`, entry, 'an object');
+  }
+  return undefined;
 }
 
 /** A timestamp: a valid `Date` (of any realm), or a date string (JSON carries dates as text; see `responseOf`). */
@@ -268,21 +306,25 @@ function problemOf(part: Fields, type: string): string | undefined {
     // the per-token parts first: one typeof check, and the metadata only when it is there
     case 'text-delta':
     case 'reasoning-delta':
-    case 'tool-input-delta':
       if (typeof part.id !== 'string') return bad(type, 'id', part.id, 'a string');
+      return part.providerMetadata === undefined ? undefined : metadata(part, type);
+    case 'tool-input-delta':
+      // a tool call's id: the chunks it becomes need a non-empty one
+      if (typeof part.id !== 'string' || part.id === '') return bad(type, 'id', part.id, 'a non-empty string');
       return part.providerMetadata === undefined ? undefined : metadata(part, type);
     case 'text-start':
     case 'text-end':
     case 'reasoning-start':
     case 'reasoning-end':
-    case 'tool-input-end':
       return text(part, type, 'id') ?? metadata(part, type);
+    case 'tool-input-end':
+      return nonEmpty(part, type, 'id') ?? metadata(part, type);
     case 'tool-input-start':
-      return text(part, type, 'id') ?? text(part, type, 'toolName') ?? flag(part, type, 'providerExecuted') ?? flag(part, type, 'dynamic') ?? metadata(part, type);
+      return nonEmpty(part, type, 'id') ?? text(part, type, 'toolName') ?? flag(part, type, 'providerExecuted') ?? flag(part, type, 'dynamic') ?? metadata(part, type);
     case 'tool-call':
       return (
-        callId(part, type, 'toolCallId') ??
-        text(part, type, 'toolName') ??
+        nonEmpty(part, type, 'toolCallId') ??
+        nonEmpty(part, type, 'toolName') ??
         text(part, type, 'input') ??
         flag(part, type, 'providerExecuted') ??
         flag(part, type, 'dynamic') ??
@@ -290,18 +332,18 @@ function problemOf(part: Fields, type: string): string | undefined {
       );
     case 'tool-result':
       return (
-        callId(part, type, 'toolCallId') ??
-        text(part, type, 'toolName') ??
+        nonEmpty(part, type, 'toolCallId') ??
+        nonEmpty(part, type, 'toolName') ??
         (part.result === undefined ? `a "tool-result" part without a result` : json(part, type, 'result')) ??
         flag(part, type, 'isError') ??
         metadata(part, type)
       );
     case 'tool-approval-request':
-      return callId(part, type, 'toolCallId') ?? text(part, type, 'approvalId');
+      return nonEmpty(part, type, 'toolCallId') ?? text(part, type, 'approvalId');
     case 'source':
       return source(part) ?? metadata(part, type);
     case 'file':
-      return text(part, type, 'mediaType') ?? fileData(part) ?? metadata(part, type);
+      return nonEmpty(part, type, 'mediaType') ?? fileData(part) ?? metadata(part, type);
     case 'response-metadata':
       return optionalText(part, type, 'id') ?? optionalText(part, type, 'modelId') ?? date(part, type, 'timestamp');
     case 'stream-start':

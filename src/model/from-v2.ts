@@ -105,12 +105,32 @@ function finishReasonV2ToV3(finishReason: LanguageModelV2FinishReason): Language
   return { unified: finishReason === 'unknown' ? 'other' : finishReason, raw: undefined };
 }
 
+const V2_USAGE_COUNTS = ['inputTokens', 'outputTokens', 'totalTokens', 'reasoningTokens', 'cachedInputTokens'] as const;
+
+/**
+ * V2 usage as V3's. Each count is read on its own: one that throws where it is read (a getter, a
+ * Proxy) is `undefined`, the others stand (the V4 usage check then keeps whole numbers only). A
+ * usage that is not an object is the provider's fault (`undefined` counts would hide it).
+ */
 function usageV2ToV3(usage: LanguageModelV2Usage): LanguageModelV3Usage {
+  if (typeof usage !== 'object' || usage === null) throw new TypeError(`usage is ${usage === null ? 'null' : typeof usage}, not an object`);
   const raw: JSONObject = {};
-  for (const [key, value] of Object.entries(usage)) if (typeof value === 'number') raw[key] = value;
+  try {
+    for (const [key, value] of Object.entries(usage)) if (typeof value === 'number') raw[key] = value;
+  } catch {
+    // a usage whose keys or a getter throw: raw keeps what was read, the counts are read below
+  }
+  const counts: Partial<Record<(typeof V2_USAGE_COUNTS)[number], unknown>> = {};
+  for (const key of V2_USAGE_COUNTS) {
+    try {
+      counts[key] = usage[key];
+    } catch {
+      // unknown, as any count that is not a whole number
+    }
+  }
   return {
-    inputTokens: { total: usage.inputTokens, noCache: undefined, cacheRead: usage.cachedInputTokens, cacheWrite: undefined },
-    outputTokens: { total: usage.outputTokens, text: undefined, reasoning: usage.reasoningTokens },
+    inputTokens: { total: counts.inputTokens, noCache: undefined, cacheRead: counts.cachedInputTokens, cacheWrite: undefined } as LanguageModelV3Usage['inputTokens'],
+    outputTokens: { total: counts.outputTokens, text: undefined, reasoning: counts.reasoningTokens } as LanguageModelV3Usage['outputTokens'],
     raw,
   };
 }

@@ -13,8 +13,13 @@ export function emptyUsage(): LanguageModelUsage {
   };
 }
 
-const sum = (a: number | undefined, b: number | undefined): number | undefined =>
-  a === undefined ? b : b === undefined ? a : a + b;
+/** `a + b` (unknown + n = n); a sum past 2^53 − 1 is no longer exact: unknown, as such a count is (see `countOf`). */
+function sum(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const total = a + b;
+  return total <= Number.MAX_SAFE_INTEGER ? total : undefined;
+}
 
 /**
  * A token count as the run keeps it: a whole number from 0 to `Number.MAX_SAFE_INTEGER`; anything
@@ -26,9 +31,26 @@ function countOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** `group[field]` of a V4 usage group, when the group is an object (`undefined` for anything else). */
+/**
+ * `group[field]` of a usage group, when the group is an object (`undefined` for anything else, and
+ * for a count that throws where it is read: a getter, a Proxy).
+ */
 function countIn(group: unknown, field: string): number | undefined {
-  return typeof group === 'object' && group !== null ? countOf((group as Record<string, unknown>)[field]) : undefined;
+  if (typeof group !== 'object' || group === null) return undefined;
+  try {
+    return countOf((group as Record<string, unknown>)[field]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `usage[field]`, or `undefined` when reading it throws (a getter, a Proxy). */
+function groupOf(usage: object, field: string): unknown {
+  try {
+    return (usage as Record<string, unknown>)[field];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -36,8 +58,9 @@ function countIn(group: unknown, field: string): number | undefined {
  * provider's usage becomes the step's. A provider's accounting glitch must not end a run, nor
  * poison its totals (`NaN` spreads into every sum and is written as `null` by JSON, which the
  * durable journal refuses): a count that is not a whole number from 0 to 2^53 − 1 is unknown
- * (`undefined`), the others stand; a usage that cannot be read (a Proxy or a getter that throws)
- * is unknown as a whole. `totalTokens` is the sum of the input and output totals kept.
+ * (`undefined`), the others stand; a group or a count that cannot be read (a Proxy or a getter
+ * that throws) is unknown, the others stand. `totalTokens` is the sum of the input and output
+ * totals kept (unknown past 2^53 − 1).
  *
  * @example
  * ```ts
@@ -47,26 +70,22 @@ function countIn(group: unknown, field: string): number | undefined {
  */
 export function fromV4Usage(usage: LanguageModelV4Usage | undefined): LanguageModelUsage {
   if (typeof usage !== 'object' || usage === null) return emptyUsage();
-  try {
-    const inputTokens: unknown = (usage as { inputTokens?: unknown }).inputTokens;
-    const outputTokens: unknown = (usage as { outputTokens?: unknown }).outputTokens;
-    const input = countIn(inputTokens, 'total');
-    const output = countIn(outputTokens, 'total');
-    return {
-      inputTokens: input,
-      inputTokenDetails: {
-        noCacheTokens: countIn(inputTokens, 'noCache'),
-        cacheReadTokens: countIn(inputTokens, 'cacheRead'),
-        cacheWriteTokens: countIn(inputTokens, 'cacheWrite'),
-      },
-      outputTokens: output,
-      outputTokenDetails: { textTokens: countIn(outputTokens, 'text'), reasoningTokens: countIn(outputTokens, 'reasoning') },
-      totalTokens: sum(input, output),
-    };
-  } catch {
-    // a usage that cannot be read: every count unknown
-    return emptyUsage();
-  }
+  // each group and each count read on its own: one that throws is unknown, the others stand
+  const inputTokens = groupOf(usage, 'inputTokens');
+  const outputTokens = groupOf(usage, 'outputTokens');
+  const input = countIn(inputTokens, 'total');
+  const output = countIn(outputTokens, 'total');
+  return {
+    inputTokens: input,
+    inputTokenDetails: {
+      noCacheTokens: countIn(inputTokens, 'noCache'),
+      cacheReadTokens: countIn(inputTokens, 'cacheRead'),
+      cacheWriteTokens: countIn(inputTokens, 'cacheWrite'),
+    },
+    outputTokens: output,
+    outputTokenDetails: { textTokens: countIn(outputTokens, 'text'), reasoningTokens: countIn(outputTokens, 'reasoning') },
+    totalTokens: sum(input, output),
+  };
 }
 
 /**
@@ -96,7 +115,7 @@ export function storedUsage(usage: unknown): LanguageModelUsage {
   };
 }
 
-/** `a + b`, field by field (unknown + n = n). */
+/** `a + b`, field by field (unknown + n = n; a sum past 2^53 − 1 is unknown). */
 export function addUsage(a: LanguageModelUsage, b: LanguageModelUsage): LanguageModelUsage {
   return {
     inputTokens: sum(a.inputTokens, b.inputTokens),

@@ -132,6 +132,8 @@ function modelOutput(env: StepEnvironment, state: RunState, attempt: AttemptStat
       toolCallIds,
       lead: () => [stepStartChunk(env.runId, attempt.stepNumber, attempt.messageId), ...env.outlet.drain()],
       partialObjects: structured !== undefined && structured.model === undefined,
+      // a cached response's chunks are the processor's (checked where it returned them), not the model's
+      ...(prepared.request.response === undefined ? { model: prepared.stepInput.model } : {}),
     }),
   );
 }

@@ -9,6 +9,8 @@ import type { ChunkType } from '../../contract/chunk-types.js';
 import { makeChunk } from '../../contract/make-chunk.js';
 import { ProcessorError } from '../../contract/errors/processor-error.js';
 import { TripWire } from '../../contract/errors/trip-wire.js';
+import { invalidResponse, type ModelLike } from '../../model/checked-stream.js';
+import { messageOf } from '../../model/checked-part.js';
 import { ModelCallError } from '../../model/errors/model-call-error.js';
 import type { ModelEvent } from '../../model/model-events.js';
 import { modelPartToChunk, withFact, type ToolCallIds } from '../../model/model-part-to-chunk.js';
@@ -33,6 +35,12 @@ export interface StepOutputOptions {
   readonly lead: () => readonly ChunkType[];
   /** Structured output without a structuring model: an `object` chunk after each text delta that changes the partial object. */
   readonly partialObjects?: boolean;
+  /**
+   * The model whose call this is (none for a processor's cached response): a part of it that throws
+   * where it is converted (a getter the entry check does not read, such as a delta's) is an
+   * `InvalidModelResponseError` naming it.
+   */
+  readonly model?: ModelLike;
 }
 
 /**
@@ -121,12 +129,25 @@ class StepOutputRun implements PartSink<ModelEvent> {
       // the part ends the call, as an error notification of the call would
       this.#ended = true;
       this.#source?.unsubscribe();
-      this.#intoChain(ModelCallError.isInstance(error) ? error : new ModelCallError({ cause: error }));
+      this.#intoChain(ModelCallError.isInstance(error) ? error : new ModelCallError({ cause: this.#unreadable(event, error) }));
       return;
     }
     if (chunk === null) return;
     if (chunk.type === 'tool-call') attempt.requestedToolCalls.set(chunk.payload.toolCallId, chunk.payload.toolName);
     this.#push(chunk);
+  }
+
+  /** What a model part's conversion threw, as the model's fault when the part is the model's (see `model`). */
+  #unreadable(event: ModelEvent, error: unknown): unknown {
+    const { model } = this.#options;
+    if (model === undefined) return error;
+    let part = 'a part';
+    try {
+      if (typeof event.type === 'string') part = `a "${event.type.slice(0, 40)}" part`;
+    } catch {
+      // a type that throws on a second read: "a part"
+    }
+    return invalidResponse(model, `the stream sent ${part} that throws where it is read (${messageOf(error)}).`, error);
   }
 
   /**
