@@ -207,7 +207,8 @@ const RESPONSE_CACHE_OPTION_KEYS = optionKeys(
   },
 );
 
-const KEY_VERSION = 'rxagent.response-cache/4';
+// 5: entries carry their digest (an entry of an earlier build, without one, is not looked up)
+const KEY_VERSION = 'rxagent.response-cache/5';
 
 /** `callOptions` as keyed: everything sent but the headers (and a prompt or abort signal passed along by mistake). */
 function keyedCallOptions(callOptions: NonNullable<ResponseCacheKeyInput['callOptions']>): Record<string, unknown> {

@@ -668,18 +668,20 @@ describe('ResponseCache: hostile keys, stores and options', () => {
   });
 
   it('an entry read back is served only as an accepted answer: one written while its step waited, or emptied after a rejection, is a miss', async () => {
+    // the entry a run writes when its model finished the step (not yet accepted), with its digest
+    const written: Array<Record<string, unknown>> = [];
+    const writer = new Agent({ id: 'a', model: answering('waiting'), inputProcessors: [new ResponseCache({ store: { get: () => undefined, set: (_key, value) => void written.push(value as never) } })] });
+    await collect(writer, 'q');
+    const waiting = written.find((entry) => entry.accepted === undefined) as Record<string, unknown>;
+    expect(entryText(waiting as never)).toBe('waiting');
     const model = answering('fresh');
-    const entries: Array<Record<string, unknown>> = [
-      { chunks: [{ type: 'text-start', payload: { id: 't' } }, { type: 'text-delta', payload: { id: 't', text: 'waiting' } }, { type: 'text-end', payload: { id: 't' } }] },
-      { chunks: [] },
-      { chunks: [], accepted: true },
-    ];
+    const entries: Array<Record<string, unknown>> = [waiting, { ...waiting, chunks: [] }, { ...waiting, chunks: [], accepted: true }];
     for (const entry of entries) {
-      const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: (key) => ({ ...entry, key }) as never, set: () => undefined } })] });
+      const agent = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: () => entry as never, set: () => undefined } })] });
       expect(textOf(await collect(agent, 'q'))).toBe('fresh');
     }
-    const accepted = { accepted: true, ...entries[0] };
-    const served = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: (key) => ({ ...accepted, key }) as never, set: () => undefined } })] });
+    const accepted = { ...waiting, accepted: true };
+    const served = new Agent({ id: 'a', model, inputProcessors: [new ResponseCache({ store: { get: () => accepted as never, set: () => undefined } })] });
     expect(textOf(await collect(served, 'q'))).toBe('waiting');
   });
 });

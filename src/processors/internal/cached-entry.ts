@@ -7,10 +7,13 @@
  * An entry is written in two forms: when the model finished its step (`accepted` unset: no reader
  * serves it) and again, `accepted: true`, once no processor rejected the step; a rejected step's
  * entry is overwritten with one without chunks. So a store that keeps only some fields, or an
- * entry of an older build, is never served.
+ * entry of an older build, is never served. Each entry carries the digest of its key, chunks and
+ * warnings: an entry a store cut short, changed, or put together from another key's chunks does
+ * not match it, and is a miss.
  */
 import type { CachedLLMStepChunk, CachedLLMStepResponse } from '../../contract/index.js';
 import { replayedChunkProblem } from '../../model/index.js';
+import { canonicalDigest } from './cache-key.js';
 
 /** An entry as stored: the response, and the key it was written under. */
 export interface ResponseCacheEntry extends CachedLLMStepResponse {
@@ -18,6 +21,18 @@ export interface ResponseCacheEntry extends CachedLLMStepResponse {
   key: string;
   /** Set once the step of the response was accepted: an entry without it is a miss. */
   accepted?: true;
+  /** The digest of `key`, `chunks` and `warnings` (see `entryDigest`): an entry that does not match it is a miss. */
+  digest: string;
+}
+
+/**
+ * The digest an entry carries: of its key, chunks and warnings in their JSON form — what a store
+ * that keeps JSON hands back (dates as text, object keys in any order) matches it too —, so an
+ * entry a store cut short (fewer chunks, a shorter string), changed, or made of another key's
+ * chunks does not. Throws for a value JSON cannot hold (a cycle, a bigint).
+ */
+function entryDigest(key: string, chunks: ReadonlyArray<{ type: string; payload: unknown }>, warnings: unknown): string {
+  return canonicalDigest(JSON.parse(JSON.stringify([key, chunks, warnings ?? null])) as unknown);
 }
 
 /** The string fields each chunk type the model produces needs (`text` for deltas, ids…). */
@@ -61,7 +76,8 @@ export function entryOf(key: string, chunks: readonly CachedLLMStepChunk[], warn
   const own = chunks.filter((chunk) => isModelChunkType(chunk.type)).map(({ type, payload }) => ({ type, payload }));
   if (own.length === 0) return undefined;
   try {
-    return structuredClone({ key, chunks: own, ...(warnings === undefined ? {} : { warnings }) });
+    const copy = structuredClone({ key, chunks: own, ...(warnings === undefined ? {} : { warnings }) });
+    return { ...copy, digest: entryDigest(key, copy.chunks, copy.warnings) };
   } catch {
     return undefined;
   }
@@ -74,7 +90,7 @@ export function acceptedEntry(entry: ResponseCacheEntry): ResponseCacheEntry {
 
 /** What overwrites the entry of a step a processor rejected: no chunks, never served. */
 export function withdrawnEntry(key: string): ResponseCacheEntry {
-  return { key, chunks: [] };
+  return { key, chunks: [], digest: entryDigest(key, [], undefined) };
 }
 
 /** Why `chunk` cannot be replayed, or `undefined` when it can. */
@@ -116,12 +132,22 @@ function readEntryNow(value: unknown, key: string): ReadEntry {
   if (!Array.isArray(chunks)) return { refused: 'the entry has no chunks array' };
   if (chunks.length === 0) return { refused: 'the entry has no chunks' };
   if (warnings !== undefined && !Array.isArray(warnings)) return { refused: 'the entry\'s warnings are not an array' };
+  const notWarning = warnings?.findIndex((warning) => !isRecord(warning) || typeof warning.type !== 'string') ?? -1;
+  if (notWarning >= 0) return { refused: `warnings[${notWarning}] is not a warning { type, … }` };
   for (let index = 0; index < chunks.length; index++) {
     const fault = chunkFault(chunks[index], index);
     if (fault !== undefined) return { refused: fault };
   }
+  const own = (chunks as Array<{ type: string; payload: unknown }>).map(({ type, payload }) => ({ type, payload }));
+  let digest: string;
   try {
-    const copy = structuredClone({ chunks: (chunks as Array<{ type: string; payload: unknown }>).map(({ type, payload }) => ({ type, payload })), warnings });
+    digest = entryDigest(key, own, warnings);
+  } catch {
+    return { refused: 'the entry\'s warnings are not JSON' };
+  }
+  if (value.digest !== digest) return { refused: 'the entry does not match its digest (cut short, changed, or made of another entry)' };
+  try {
+    const copy = structuredClone({ chunks: own, warnings });
     return { response: warnings === undefined ? { chunks: copy.chunks } : copy };
   } catch {
     return { refused: 'the entry cannot be copied' };

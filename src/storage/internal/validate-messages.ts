@@ -28,6 +28,13 @@ const messagesSchema = z.array(messageSchema);
 const loneSurrogate = /\p{Cs}/u;
 
 /**
+ * The earliest `createdAt` every store holds (PostgreSQL's `timestamptz`: 4714-11-24 00:00 UTC
+ * BC; the latest a `Date` can be is within its range). An earlier date is refused on every store
+ * alike, as PostgreSQL refuses it.
+ */
+const EARLIEST_CREATED_AT_MS = -210_866_803_200_000;
+
+/**
  * What makes a string unfit for a text column, or `undefined`: libSQL cuts text at a NUL,
  * PostgreSQL refuses it, and both replace a lone surrogate with U+FFFD — the stored value would
  * differ from what was saved. (Message content is JSON, which escapes both: no limit there.)
@@ -46,7 +53,8 @@ export function assertStorableText(operation: string, field: string, value: stri
 
 /**
  * Checks every message of a save before anything is written: the minimal `MastraDBMessage`
- * shape (zod), and that a message naming a thread or resource names the one being saved to.
+ * shape (zod), a `createdAt` every store can hold, and that a message naming a thread or resource
+ * names the one being saved to.
  * Throws `InvalidMessageError` whose path starts with the message's index.
  */
 export function validateMessages(
@@ -67,6 +75,9 @@ export function validateMessages(
   messages.forEach((message, index) => {
     const idProblem = storageIdProblem(message.id);
     if (idProblem !== undefined) issues.push({ path: [index, 'id'], message: `message id: ${idProblem.message}` });
+    if (message.createdAt.getTime() < EARLIEST_CREATED_AT_MS) {
+      issues.push({ path: [index, 'createdAt'], message: `createdAt ${message.createdAt.toISOString()} is before 4714-11-24 BC, the earliest date every store can hold` });
+    }
     const typeProblem = message.type === undefined ? undefined : storableTextProblem(message.type);
     if (typeProblem !== undefined) issues.push({ path: [index, 'type'], message: `message type: ${typeProblem}` });
     if (message.threadId !== undefined && message.threadId !== target.threadId) {
