@@ -425,7 +425,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const queues = new Map<string, Promise<void>>();
   const works: Array<{ queue: string; id: string }> = [];
   const executions = new Set<Promise<unknown>>();
-  /** Per run, its newest attempt (job) on this worker. */
+  /**
+   * Per run (its id and incarnation: a run created again under an erased run's id is another), its
+   * newest attempt (job) on this worker.
+   */
   const latestAttempts = new Map<string, object>();
   let started = false;
   let closing: Promise<void> | undefined;
@@ -572,7 +575,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     // attempts the infrastructure failed are refunded: the run goes on with the attempts it has left
     let spent = failedBefore + failedAttempts;
     if (journal.infrastructureLosses !== undefined) {
-      const losses = await journal.infrastructureLosses(runId);
+      const losses = await journal.infrastructureLosses(runId, incarnation === undefined ? {} : { incarnation });
       const decision = afterLastAttempt({ generation, since, failedBefore, failedAttempts, losses, retryLimit: policies.retryLimit, waited: job.retryCount ?? 0 });
       if (decision.kind === 'wait') throw new Error(`RunWorker: waiting for the last owner of run ${runId} to note whether the infrastructure failed its attempt`);
       if (decision.kind === 'requeue') {
@@ -636,10 +639,13 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const work = async (job: RunJob): Promise<void> => {
     const runId = job.data?.runId;
     if (typeof runId !== 'string') return; // not a job of ours: nothing to run, nothing to retry
-    const losses = infrastructureLosses(runId, attemptKeyOf(job.data.generation ?? 0, job.retryCount ?? 0));
-    // the run's newest attempt on this worker: pg-boss hands out another only once it took this one's job
+    const { incarnation } = jobRunOf(job) ?? {};
+    const losses = infrastructureLosses(runId, incarnation, attemptKeyOf(job.data.generation ?? 0, job.retryCount ?? 0));
+    // the run's newest attempt on this worker: pg-boss hands out another only once it took this one's
+    // job. Of this incarnation: the old run's job (live or queued) is not a newer attempt of the new run
     const self = {};
-    latestAttempts.set(runId, self);
+    const latest = `${incarnation ?? ''}/${runId}`;
+    latestAttempts.set(latest, self);
     try {
       let lastEpoch: number | undefined;
       for (let failures = 0; ; failures++) {
@@ -650,7 +656,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         if (outcome.kind === 'session-lost') return await losses.noteWithin(NOTE_WITHIN_MS);
         if (outcome.kind !== 'infrastructure') return;
         const retry = failures < INFRASTRUCTURE_RETRIES && closing === undefined && (await pause(infrastructureBackoffMs(failures), job.signal));
-        if (retry && latestAttempts.get(runId) !== self) {
+        if (retry && latestAttempts.get(latest) !== self) {
           // the job was handed on to a newer attempt here (claiming again would fence it and leave the
           // run to a job pg-boss no longer has): this one stops, the infrastructure's
           await losses.noteWithin(NOTE_WITHIN_MS);
@@ -664,20 +670,21 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         lastEpoch = outcome.epoch ?? lastEpoch;
       }
     } finally {
-      if (latestAttempts.get(runId) === self) latestAttempts.delete(runId);
+      if (latestAttempts.get(latest) === self) latestAttempts.delete(latest);
     }
   };
 
   /**
-   * Notes (once) that the infrastructure failed attempt `key` of run `runId`: `note()` tries once,
-   * `noteWithin(ms)` retries with backoff for up to `ms`. A journal without the method notes nothing.
+   * Notes (once) that the infrastructure failed attempt `key` of run `runId` (of `incarnation`: a run
+   * created again under the id since is left alone): `note()` tries once, `noteWithin(ms)` retries
+   * with backoff for up to `ms`. A journal without the method notes nothing.
    */
-  const infrastructureLosses = (runId: string, key: string): { note(): Promise<void>; noteWithin(ms: number): Promise<void> } => {
+  const infrastructureLosses = (runId: string, incarnation: string | undefined, key: string): { note(): Promise<void>; noteWithin(ms: number): Promise<void> } => {
     const noteLoss = journal.noteInfrastructureLoss?.bind(journal);
     let noted = noteLoss === undefined;
     const note = async (): Promise<void> => {
       if (noted || noteLoss === undefined) return;
-      noted = await noteLoss(runId, key).then(
+      noted = await noteLoss(runId, key, incarnation === undefined ? {} : { incarnation }).then(
         () => true,
         () => false,
       );

@@ -739,6 +739,24 @@ export function describeRunJournal(name: string, make: () => RunJournal | Promis
         expect(await journal.infrastructureLosses!(`${runId}-missing`)).toEqual([]);
         expect(await rejection(journal.noteInfrastructureLoss!(runId, ''))).toBeInstanceOf(TypeError);
       });
+
+      it('a note of an erased run’s incarnation is left alone in the run created again under its id (it refunded the new run’s attempt); its own and an unnamed one are kept', async () => {
+        await newRun();
+        const old = await journal.claim(runId, 'worker-a');
+        await journal.noteInfrastructureLoss!(runId, '0:0', { incarnation: old.run.incarnation! });
+        expect(await journal.infrastructureLosses!(runId, { incarnation: old.run.incarnation! })).toEqual(['0:0']);
+        expect(await journal.deleteRun(runId, { force: true })).toBe(true);
+        const { run } = await newRun();
+        // the old run's still-live owner notes a loss of its attempt
+        await journal.noteInfrastructureLoss!(runId, '0:1', { incarnation: old.run.incarnation! });
+        expect(await journal.infrastructureLosses!(runId)).toEqual([]);
+        expect(await journal.infrastructureLosses!(runId, { incarnation: old.run.incarnation! })).toEqual([]);
+        await journal.noteInfrastructureLoss!(runId, '0:0', { incarnation: run.incarnation! });
+        await journal.noteInfrastructureLoss!(runId, '1:0'); // a worker of an earlier build: whichever run holds the id
+        expect(await journal.infrastructureLosses!(runId, { incarnation: run.incarnation! })).toEqual(['0:0', '1:0']);
+        expect(await rejection(journal.noteInfrastructureLoss!(runId, '0:2', { incarnation: '' }))).toBeInstanceOf(TypeError);
+        expect(await rejection(journal.infrastructureLosses!(runId, null as never))).toBeInstanceOf(TypeError);
+      });
     });
 
     describe('close', () => {

@@ -77,10 +77,15 @@ export function assertLease(method: string, lease: RunLease): void {
 
 /** Checks `claim`'s options and returns the incarnation asked for (`undefined`: any). */
 export function claimIncarnation(options: ClaimOptions | undefined): string | undefined {
+  return incarnationOption('claim', options);
+}
+
+/** Checks the options `{ incarnation? }` of journal method `method` and returns the incarnation asked for (`undefined`: any). */
+export function incarnationOption(method: string, options: { readonly incarnation?: string } | undefined): string | undefined {
   if (options === undefined) return undefined;
-  if (typeof options !== 'object' || options === null) throw new TypeError('RunJournal.claim: options must be an object ({ incarnation? })');
+  if (typeof options !== 'object' || options === null) throw new TypeError(`RunJournal.${method}: options must be an object ({ incarnation? })`);
   const { incarnation } = options;
-  if (incarnation !== undefined) assertJournalId('claim', 'options.incarnation', incarnation);
+  if (incarnation !== undefined) assertJournalId(method, 'options.incarnation', incarnation);
   return incarnation;
 }
 

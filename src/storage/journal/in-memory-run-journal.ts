@@ -9,6 +9,7 @@ import {
   assertTransition,
   checkAppend,
   claimIncarnation,
+  incarnationOption,
   checkCursor,
   checkNewRun,
   checkTransition,
@@ -332,18 +333,26 @@ export class InMemoryRunJournal implements RunJournal {
     stored.wake.next();
   }
 
-  async noteInfrastructureLoss(runId: string, attempt: string): Promise<void> {
+  async noteInfrastructureLoss(runId: string, attempt: string, options?: { readonly incarnation?: string }): Promise<void> {
     assertJournalId('noteInfrastructureLoss', 'runId', runId);
     assertJournalId('noteInfrastructureLoss', 'attempt', attempt);
+    const incarnation = incarnationOption('noteInfrastructureLoss', options);
     this.#assertOpen('infrastructureLoss');
-    const losses = this.#runs.get(runId)?.infrastructureLosses;
+    const losses = this.#lossesOf(runId, incarnation);
     if (losses !== undefined && !losses.includes(attempt) && losses.length < MAX_INFRASTRUCTURE_LOSSES) losses.push(attempt);
   }
 
-  async infrastructureLosses(runId: string): Promise<readonly string[]> {
+  async infrastructureLosses(runId: string, options?: { readonly incarnation?: string }): Promise<readonly string[]> {
     assertJournalId('infrastructureLosses', 'runId', runId);
+    const incarnation = incarnationOption('infrastructureLosses', options);
     this.#assertOpen('infrastructureLoss');
-    return [...(this.#runs.get(runId)?.infrastructureLosses ?? [])];
+    return [...(this.#lossesOf(runId, incarnation) ?? [])];
+  }
+
+  /** The losses noted for run `runId` — of `incarnation` when given (another run under the id has none). */
+  #lossesOf(runId: string, incarnation: string | undefined): string[] | undefined {
+    const stored = this.#runs.get(runId);
+    return stored === undefined || (incarnation !== undefined && stored.record.incarnation !== incarnation) ? undefined : stored.infrastructureLosses;
   }
 
   signals$(runId: string): Observable<RunSignalRecord> {

@@ -595,11 +595,17 @@ export interface RunJournal {
    * the run's job runs out of attempts, the give-up refunds every noted one (see docs/durable.md,
    * "Outages"). Idempotent per key; at most 64 keys are kept per
    * run (further ones are not recorded, so an error misjudged as the infrastructure's cannot keep a
-   * run alive for ever); a run that does not exist is left alone.
+   * run alive for ever); a run that does not exist is left alone, and so is a run of another
+   * incarnation than `options.incarnation` (the attempt's run was erased or purged and another
+   * created under its id: the old run's note must not refund the new run's attempts). Without it,
+   * whichever run the journal holds under the id (a job of an earlier build).
    */
-  noteInfrastructureLoss?(runId: string, attempt: string): Promise<void>;
-  /** Optional (with `noteInfrastructureLoss`): the attempts noted for `runId`, in the order noted (empty for an unknown run). */
-  infrastructureLosses?(runId: string): Promise<readonly string[]>;
+  noteInfrastructureLoss?(runId: string, attempt: string, options?: { readonly incarnation?: string }): Promise<void>;
+  /**
+   * Optional (with `noteInfrastructureLoss`): the attempts noted for `runId`, in the order noted
+   * (empty for an unknown run, and for a run of another incarnation than `options.incarnation`).
+   */
+  infrastructureLosses?(runId: string, options?: { readonly incarnation?: string }): Promise<readonly string[]>;
   /** Releases connections and ends live readers. Idempotent. */
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import {
   checkAppend,
   checkCursor,
   claimIncarnation,
+  incarnationOption,
   checkNewRun,
   checkTransition,
   conflictingField,
@@ -361,22 +362,29 @@ export class PostgresRunJournal implements RunJournal {
     if (recorded) this.#local.next({ runId, kind: 'signal' });
   }
 
-  async noteInfrastructureLoss(runId: string, attempt: string): Promise<void> {
+  async noteInfrastructureLoss(runId: string, attempt: string, options?: { readonly incarnation?: string }): Promise<void> {
     assertJournalId('noteInfrastructureLoss', 'runId', runId);
     assertJournalId('noteInfrastructureLoss', 'attempt', attempt);
+    const incarnation = incarnationOption('noteInfrastructureLoss', options);
     await this.#run('infrastructureLoss', async () => {
+      // the attempt's run only: another created under its id since (erased or purged) is left alone
       await this.#db.query(
         `UPDATE ${this.#schema}.runs SET infrastructure_losses = array_append(infrastructure_losses, $2)
-          WHERE id = $1 AND NOT ($2 = ANY (infrastructure_losses)) AND cardinality(infrastructure_losses) < $3`,
-        [runId, attempt, MAX_INFRASTRUCTURE_LOSSES],
+          WHERE id = $1 AND NOT ($2 = ANY (infrastructure_losses)) AND cardinality(infrastructure_losses) < $3
+            AND ($4::text IS NULL OR incarnation::text = $4::text)`,
+        [runId, attempt, MAX_INFRASTRUCTURE_LOSSES, incarnation ?? null],
       );
     });
   }
 
-  async infrastructureLosses(runId: string): Promise<readonly string[]> {
+  async infrastructureLosses(runId: string, options?: { readonly incarnation?: string }): Promise<readonly string[]> {
     assertJournalId('infrastructureLosses', 'runId', runId);
+    const incarnation = incarnationOption('infrastructureLosses', options);
     return this.#run('infrastructureLoss', async () => {
-      const result = await this.#db.query<{ losses: string[] }>(`SELECT infrastructure_losses AS losses FROM ${this.#schema}.runs WHERE id = $1`, [runId]);
+      const result = await this.#db.query<{ losses: string[] }>(
+        `SELECT infrastructure_losses AS losses FROM ${this.#schema}.runs WHERE id = $1 AND ($2::text IS NULL OR incarnation::text = $2::text)`,
+        [runId, incarnation ?? null],
+      );
       return result.rows[0]?.losses ?? [];
     });
   }
