@@ -136,7 +136,7 @@ const SMALL_VALUES = 64;
 
 /**
  * True when `value` is plain JSON data — plain objects and arrays of strings, finite numbers,
- * booleans, `null` (and `undefined` fields) — of at most `budget.left` values: the codec writes
+ * booleans, `null` (and `undefined` object fields, not array items) — of at most `budget.left` values: the codec writes
  * it as it is, and so small it cannot nest too deep or share itself into a large text. False says
  * nothing (the full check decides). Getters are read (a throwing one throws).
  */
@@ -153,7 +153,8 @@ function smallPlainJson(value: unknown, budget: { left: number }): boolean {
       if (value === null) return true;
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype === Array.prototype) {
-        for (const item of value as unknown[]) if (!smallPlainJson(item, budget)) return false;
+        // `undefined` in an array is written as `null`: not as it is (the full check decides)
+        for (const item of value as unknown[]) if (item === undefined || !smallPlainJson(item, budget)) return false;
         return true;
       }
       if (prototype !== Object.prototype && prototype !== null) return false;
@@ -226,8 +227,8 @@ const isPlainObject = (value: unknown): value is Fields => {
 /**
  * What in `value` (JSON the codec can write) memory would not store as JSON data: a value that is
  * not a plain object or array, a string, a finite number, a boolean or `null` — a `Date`, bytes, a
- * class instance — as `holds a Date`; `undefined` when none. Each object is visited once (shared
- * parts too).
+ * class instance, `undefined` inside an array (JSON writes `null`, memory's schema refuses it) — as
+ * `holds a Date`; `undefined` when none. Each object is visited once (shared parts too).
  */
 function notPlainJson(value: unknown): string | undefined {
   const seen = new Set<object>();
@@ -236,7 +237,11 @@ function notPlainJson(value: unknown): string | undefined {
     const next = stack.pop();
     if (typeof next !== 'object' || next === null || seen.has(next)) continue;
     seen.add(next);
-    if (Array.isArray(next)) stack.push(...(next as unknown[]));
+    if (Array.isArray(next)) {
+      // `includes` sees holes too (`[1, , 2]`)
+      if ((next as unknown[]).includes(undefined)) return 'holds undefined inside an array (JSON would write null)';
+      stack.push(...(next as unknown[]));
+    }
     else if (isPlainObject(next)) stack.push(...Object.values(next));
     else return `holds ${next instanceof Date ? 'a Date' : ArrayBuffer.isView(next) ? 'bytes' : 'an object that is not plain data'}`;
   }

@@ -110,10 +110,13 @@ const V2_USAGE_COUNTS = ['inputTokens', 'outputTokens', 'totalTokens', 'reasonin
 /**
  * V2 usage as V3's. Each count is read on its own: one that throws where it is read (a getter, a
  * Proxy) is `undefined`, the others stand (the V4 usage check then keeps whole numbers only). A
- * usage that is not an object is the provider's fault (`undefined` counts would hide it).
+ * usage that is not an object (`null`, missing) cannot be read at all: every count is unknown, as
+ * a V4 model's (one rule, streamed or generated).
  */
 function usageV2ToV3(usage: LanguageModelV2Usage): LanguageModelV3Usage {
-  if (typeof usage !== 'object' || usage === null) throw new TypeError(`usage is ${usage === null ? 'null' : typeof usage}, not an object`);
+  if (typeof usage !== 'object' || usage === null) {
+    return { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } };
+  }
   const raw: JSONObject = {};
   try {
     for (const [key, value] of Object.entries(usage)) if (typeof value === 'number') raw[key] = value;

@@ -6,7 +6,7 @@
  * streamed answer; only the granularity of the deltas differs (one per block).
  */
 import { Observable } from 'rxjs';
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import { callMetadataOf, invalidResponse, providerFailure, type ModelLike } from './checked-stream.js';
 import { messageOf, partProblem } from './checked-part.js';
 import { InvalidModelResponseError } from './errors/invalid-model-response-error.js';
@@ -37,13 +37,18 @@ function contentParts(content: LanguageModelV4Content, index: number, parts: Lan
   parts.push(content);
 }
 
+/** A V4 usage whose every count is unknown (what `fromV4Usage` makes of a usage that is no object). */
+const unknownUsage = (): LanguageModelV4Usage => ({
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+});
+
 /** The parts of `result` (an object), its fields read once; a field's getter may throw. */
 function resultParts(result: object, model: ModelLike): LanguageModelV4StreamPart[] {
   const { content, finishReason, usage, providerMetadata, response, warnings } = result as Partial<LanguageModelV4GenerateResult>;
   if (!Array.isArray(content)) throw invalidResponse(model, 'doGenerate() resolved without a content array.');
-  if (typeof finishReason !== 'object' || finishReason === null || typeof usage !== 'object' || usage === null) {
-    throw invalidResponse(model, 'doGenerate() resolved without finishReason and usage.');
-  }
+  // a usage that is no object is unknown as a whole, as a streamed finish's (`fromV4Usage`)
+  if (typeof finishReason !== 'object' || finishReason === null) throw invalidResponse(model, 'doGenerate() resolved without finishReason.');
   // warnings the provider left out are none; anything else is checked as a stream-start's
   const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: warnings === undefined ? [] : warnings }];
   const id: unknown = response?.id;
@@ -63,14 +68,15 @@ function resultParts(result: object, model: ModelLike): LanguageModelV4StreamPar
     }
     contentParts(part as LanguageModelV4Content, index, parts);
   });
-  parts.push({ type: 'finish', finishReason, usage, ...(providerMetadata === undefined ? {} : { providerMetadata }) });
+  parts.push({ type: 'finish', finishReason, usage: typeof usage === 'object' && usage !== null ? usage : unknownUsage(), ...(providerMetadata === undefined ? {} : { providerMetadata }) });
   return parts;
 }
 
 /**
  * A `doGenerate` result as the stream parts a streamed answer would have sent: `stream-start`
  * (warnings), `response-metadata` (when the provider named the response), the content in order,
- * `finish`. A result that is not `{ content: [...], finishReason, usage }`, holds a part without
+ * `finish`. A result that is not `{ content: [...], finishReason }` (a `usage` that is no object is
+ * unknown as a whole, as a streamed `finish`'s), holds a part without
  * a string `type`, throws where it is read, or makes a part a stream could not send either (see
  * `partProblem`: an id that is not a string, metadata that is not JSON…) is an
  * `InvalidModelResponseError` naming `model`.

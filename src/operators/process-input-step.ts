@@ -134,7 +134,10 @@ function withOwnSettings(step: StepInput): StepInput {
   if (step.activeTools !== undefined) own.activeTools = [...step.activeTools];
   if (step.modelSettings !== undefined) own.modelSettings = ownModelSettings(step.modelSettings);
   if (step.providerOptions !== undefined) {
-    own.providerOptions = Object.fromEntries(Object.entries(step.providerOptions).map(([provider, options]) => [provider, { ...options }]));
+    // an entry that is no object is handed on as it came: the copy changes nothing the model is sent
+    own.providerOptions = Object.fromEntries(
+      Object.entries(step.providerOptions).map(([provider, options]) => [provider, typeof options === 'object' && options !== null && !Array.isArray(options) ? { ...options } : options]),
+    );
   }
   return own;
 }

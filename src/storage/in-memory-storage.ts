@@ -13,7 +13,7 @@ import {
   type ResourceRecord,
   type ThreadRecord,
 } from './internal/records.js';
-import { assertStorableText, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from './internal/validate-messages.js';
+import { assertStorableText, storableDate, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from './internal/validate-messages.js';
 import type { StorageOperation } from './errors/storage-error.js';
 import type {
   CreateThreadInput,
@@ -120,6 +120,9 @@ export class InMemoryStorage implements MemoryStorage {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
     assertStorableText('createThread', 'title', input.title);
+    const now = this.#clock('createThread');
+    const createdAt = input.createdAt === undefined ? now : storableDate('createThread', 'createdAt', input.createdAt).getTime();
+    const updatedAt = input.updatedAt === undefined ? createdAt : storableDate('createThread', 'updatedAt', input.updatedAt).getTime();
 
     this.#assertOpen('createThread');
     const existing = this.#threads.get(input.id);
@@ -129,14 +132,13 @@ export class InMemoryStorage implements MemoryStorage {
       }
       return toThread(existing);
     }
-    const now = this.#now().getTime();
     const record: ThreadRecord = {
       id: input.id,
       resourceId: input.resourceId,
       title: input.title ?? null,
       metadata: metadataJson(input.metadata),
-      createdAt: input.createdAt?.getTime() ?? now,
-      updatedAt: input.updatedAt?.getTime() ?? input.createdAt?.getTime() ?? now,
+      createdAt,
+      updatedAt,
     };
     this.#threads.set(record.id, record);
     return toThread(record);
@@ -233,7 +235,7 @@ export class InMemoryStorage implements MemoryStorage {
       }
       return kept;
     });
-    const now = this.#now().getTime();
+    const now = this.#clock('saveMessages');
     const target = thread ?? { id: threadId, resourceId, title: null, metadata: null, createdAt: now, updatedAt: now };
     this.#threads.set(threadId, { ...target, updatedAt: now });
     let messages = this.#messagesByThread.get(threadId);
@@ -269,7 +271,7 @@ export class InMemoryStorage implements MemoryStorage {
     assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
     this.#assertOpen('saveResource');
-    const now = this.#now().getTime();
+    const now = this.#clock('saveResource');
     const existing = this.#resources.get(input.id);
     const record: ResourceRecord = {
       id: input.id,
@@ -284,6 +286,11 @@ export class InMemoryStorage implements MemoryStorage {
 
   async close(): Promise<void> {
     this.#closed = true;
+  }
+
+  /** The store's clock, checked as every store checks it (`storableDate`). */
+  #clock(operation: StorageOperation): number {
+    return storableDate(operation, 'the store clock (`now`)', this.#now()).getTime();
   }
 
   #assertOpen(operation: StorageOperation): void {

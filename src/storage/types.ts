@@ -31,7 +31,10 @@ export interface StorageThread {
 }
 
 /**
- * What `createThread` takes. `createdAt`/`updatedAt` default to the store's clock.
+ * What `createThread` takes. `createdAt`/`updatedAt` default to the store's clock. A date that is
+ * no valid `Date` or is before 4714-11-24 BC (the earliest every store can hold) — given here or
+ * read from the store's clock by any write — is a `RangeError` on every store, before anything
+ * is written.
  *
  * @example
  * ```ts

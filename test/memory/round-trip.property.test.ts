@@ -38,6 +38,10 @@ const directory = mkdtempSync(join(tmpdir(), 'rxagent-round-trip-'));
 const schema = `rxagent_round_trip_${randomUUID().slice(0, 8)}`;
 let server: TestPostgres | undefined;
 const stores: Array<[string, MemoryStorage]> = [];
+/** Stores whose clock (`now`) a test sets: `clock.time` is what it returns. */
+const clock = { time: 0 };
+const clockedSchema = `${schema}_clocked`;
+const clockedStores: Array<[string, MemoryStorage]> = [];
 
 beforeAll(async () => {
   server = await startTestPostgres();
@@ -46,15 +50,22 @@ beforeAll(async () => {
     ['libSQL file', new LibSQLStorage({ url: `file:${join(directory, 'memory.db')}` })],
     ['PostgreSQL', new PostgresStorage({ connectionString: server.connectionString, schema })],
   );
+  const now = (): Date => new Date(clock.time);
+  clockedStores.push(
+    ['in memory', new InMemoryStorage({ now })],
+    ['libSQL file', new LibSQLStorage({ url: `file:${join(directory, 'clocked.db')}`, now })],
+    ['PostgreSQL', new PostgresStorage({ connectionString: server.connectionString, schema: clockedSchema, now })],
+  );
 });
 
 afterAll(async () => {
-  await Promise.all(stores.map(([, storage]) => storage.close()));
+  await Promise.all([...stores, ...clockedStores].map(([, storage]) => storage.close()));
   rmSync(directory, { recursive: true, force: true });
   if (server === undefined) return;
   if (!server.started) {
     const pool = new pg.Pool({ connectionString: server.connectionString });
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.query(`DROP SCHEMA IF EXISTS "${clockedSchema}" CASCADE`);
     await pool.end();
   }
   await server.stop();
@@ -226,6 +237,80 @@ describe('memory: a saved history loads back exactly', () => {
       expect((await storage.getMessages({ threadId })).map((item) => item.createdAt.getTime()), name).toStrictEqual([EARLIEST_CREATED_AT_MS]);
     }
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Dates of threads and resources
+// ---------------------------------------------------------------------------------------------
+
+/** A date a caller or a clock may give: mostly in range, often at or past the edges, sometimes no valid `Date`. */
+const anyDate = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: EARLIEST_CREATED_AT_MS, max: 8.64e15 }).map((time) => new Date(time)) },
+  { weight: 3, arbitrary: fc.integer({ min: -8.64e15, max: EARLIEST_CREATED_AT_MS - 1 }).map((time) => new Date(time)) },
+  { weight: 2, arbitrary: fc.constantFrom(-8.64e15, EARLIEST_CREATED_AT_MS - 1, EARLIEST_CREATED_AT_MS, 0, 8.64e15).map((time) => new Date(time)) },
+  { weight: 1, arbitrary: fc.constant(new Date(Number.NaN)) },
+);
+const storable = (date: Date): boolean => date.getTime() >= EARLIEST_CREATED_AT_MS;
+/** A refusal naming the date: a `RangeError` (a bad date, as `getMessages`' `after`/`before`). */
+const refusedDate = (field: string) => (error: unknown): boolean => error instanceof RangeError && error.message.includes(field);
+
+describe('memory: a date a store cannot hold is refused on every store alike, before anything is written', () => {
+  it('createThread with generated createdAt / updatedAt (PostgreSQL failed alone with a StorageError 22008, the others stored it)', async () => {
+    await checkProperty(
+      'memory: thread dates are refused alike',
+      fc.record({ createdAt: fc.option(anyDate, { nil: undefined }), updatedAt: fc.option(anyDate, { nil: undefined }) }),
+      async ({ createdAt, updatedAt }) => {
+        const number = ++caseNumber;
+        const bad = [createdAt, updatedAt].find((date) => date !== undefined && !storable(date));
+        for (const [name, storage] of stores) {
+          const threadId = `dated-${number}`;
+          const create = storage.createThread({ id: threadId, resourceId: 'r', ...(createdAt === undefined ? {} : { createdAt }), ...(updatedAt === undefined ? {} : { updatedAt }) });
+          if (bad !== undefined) {
+            await expect(create, name).rejects.toSatisfy(refusedDate(bad === createdAt ? 'createdAt' : 'updatedAt'));
+            expect(await storage.getThread(threadId), name).toBeNull();
+          } else {
+            const thread = await create;
+            if (createdAt !== undefined) expect(thread.createdAt.getTime(), name).toBe(createdAt.getTime());
+            if (updatedAt !== undefined) expect(thread.updatedAt.getTime(), name).toBe(updatedAt.getTime());
+            expect((await storage.getThread(threadId))?.updatedAt.getTime(), name).toBe(thread.updatedAt.getTime());
+          }
+        }
+      },
+      60,
+    );
+  }, 120_000);
+
+  it("the store's clock: createThread, saveResource and saveMessages with ensureThread on a clock out of range (PostgreSQL failed alone, the others stored it)", async () => {
+    await checkProperty(
+      'memory: clock dates are refused alike',
+      anyDate,
+      async (now) => {
+        const number = ++caseNumber;
+        clock.time = now.getTime();
+        for (const [name, storage] of clockedStores) {
+          const threadId = `clocked-${number}`;
+          const resourceId = `clocked-r-${number}`;
+          const writes = [
+            () => storage.createThread({ id: threadId, resourceId }),
+            () => storage.saveResource({ id: resourceId, workingMemory: 'w' }),
+            () => storage.saveMessages({ threadId: `${threadId}-m`, resourceId, messages: [{ id: `${name}:clocked:${number}`, role: 'user', createdAt: new Date(0), content: { format: 2, parts: [] } }], ensureThread: true }),
+          ];
+          for (const write of writes) {
+            if (storable(now)) await write();
+            else await expect(write(), name).rejects.toSatisfy(refusedDate('clock'));
+          }
+          const thread = await storage.getThread(threadId);
+          const resource = await storage.getResource(resourceId);
+          if (storable(now)) {
+            expect([thread?.createdAt.getTime(), resource?.updatedAt.getTime()], name).toStrictEqual([clock.time, clock.time]);
+          } else {
+            expect([thread, resource, await storage.getThread(`${threadId}-m`), await storage.getMessages({ threadId: `${threadId}-m` })], name).toStrictEqual([null, null, null, []]);
+          }
+        }
+      },
+      40,
+    );
+  }, 120_000);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -82,8 +82,7 @@ describe('generateResultParts', () => {
     ['null', null, /acme.*one.*resolved with null/],
     ['a string', 'ok', /resolved with string/],
     ['no content', { finishReason: stop, usage: usage() }, /without a content array/],
-    ['no finishReason', { content: [], usage: usage() }, /without finishReason and usage/],
-    ['no usage', { content: [], finishReason: stop }, /without finishReason and usage/],
+    ['no finishReason', { content: [], usage: usage() }, /without finishReason/],
     ['a content part without a type', { content: [{ text: 'x' }], finishReason: stop, usage: usage() }, /content\[0\] is not a content part/],
     ['a null content part', { content: ['x', null], finishReason: stop, usage: usage() }, /content\[0\]/],
   ])('a result with %s is an InvalidModelResponseError naming the provider and the problem', (_name, broken, problem) => {

@@ -253,6 +253,13 @@ export function validateCallOptions(options: unknown, path = 'options'): asserts
   for (const key of ['modelSettings', 'providerOptions', 'structuredOutput'] as const) {
     if (options[key] !== undefined && !isObject(options[key])) fail(`${path}.${key}`, 'an object', options[key]);
   }
+  // each provider's entry is that provider's options (the AI SDK's `Record<string, JSONValue>`):
+  // no `null`/`undefined` entry, which a processInputStep hook's copy would otherwise make `{}`
+  if (isObject(options.providerOptions)) {
+    for (const [provider, entry] of Object.entries(options.providerOptions)) {
+      if (!isObject(entry)) fail(`${path}.providerOptions.${provider}`, `an object (the options of provider ${JSON.stringify(provider)})`, entry);
+    }
+  }
 }
 
 /** What the function forms of an Agent's options returned for a run (tools, instructions, processor lists). */

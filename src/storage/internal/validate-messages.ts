@@ -52,6 +52,20 @@ export function assertStorableText(operation: string, field: string, value: stri
 }
 
 /**
+ * Checks a date a store writes besides a message's `createdAt` (a thread's `createdAt` /
+ * `updatedAt`, the store's clock) on every store alike, before anything is written: a `Date`
+ * from 4714-11-24 BC on, or a `RangeError` naming it (as `getMessages`' `after`/`before`).
+ */
+export function storableDate(operation: string, field: string, value: Date): Date {
+  const time = value instanceof Date ? value.getTime() : Number.NaN;
+  if (Number.isNaN(time)) throw new RangeError(`${operation}: ${field} must be a valid Date`);
+  if (time < EARLIEST_CREATED_AT_MS) {
+    throw new RangeError(`${operation}: ${field} ${value.toISOString()} is before 4714-11-24 BC, the earliest date every store can hold`);
+  }
+  return value;
+}
+
+/**
  * Checks every message of a save before anything is written: the minimal `MastraDBMessage`
  * shape (zod), a `createdAt` every store can hold, and that a message naming a thread or resource
  * names the one being saved to.

@@ -10,7 +10,7 @@ import { assertStorageId } from '../internal/ids.js';
 import { closedError, guard, runExclusive } from '../internal/guard.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { assertStorableText, savePolicy, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, storableDate, savePolicy, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -120,15 +120,16 @@ export class LibSQLStorage implements MemoryStorage {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
     assertStorableText('createThread', 'title', input.title);
+    const now = this.#clock('createThread');
+    const createdAt = input.createdAt === undefined ? now : storableDate('createThread', 'createdAt', input.createdAt).getTime();
+    const updatedAt = input.updatedAt === undefined ? createdAt : storableDate('createThread', 'updatedAt', input.updatedAt).getTime();
 
     return this.#write('createThread', async (client) => {
-      const now = this.#now().getTime();
-      const createdAt = input.createdAt?.getTime() ?? now;
       const [, selected] = await client.batch(
         [
           {
             sql: `INSERT INTO rxagent_threads (${threadColumns}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-            args: [input.id, input.resourceId, input.title ?? null, metadataJson(input.metadata), createdAt, input.updatedAt?.getTime() ?? createdAt],
+            args: [input.id, input.resourceId, input.title ?? null, metadataJson(input.metadata), createdAt, updatedAt],
           },
           { sql: `SELECT ${threadColumns} FROM rxagent_threads WHERE id = ?`, args: [input.id] },
         ],
@@ -215,10 +216,10 @@ export class LibSQLStorage implements MemoryStorage {
     if (options.fence !== undefined) {
       throw new TypeError('LibSQLStorage: a fenced save (a durable run) needs its journal in the same database: use PostgresStorage with PostgresRunJournal');
     }
+    const now = this.#clock('saveMessages');
     abortSignal?.throwIfAborted();
     await this.#write('saveMessages', async (client) => {
       abortSignal?.throwIfAborted();
-      const now = this.#now().getTime();
       const transaction = await client.transaction('write');
       try {
         await writeMessages(transaction, options, now, policy);
@@ -246,8 +247,8 @@ export class LibSQLStorage implements MemoryStorage {
     assertStorageId('resourceId', input.id);
     assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
+    const now = this.#clock('saveResource');
     return this.#write('saveResource', async (client) => {
-      const now = this.#now().getTime();
       const [, selected] = await client.batch(
         [
           {
@@ -266,6 +267,11 @@ export class LibSQLStorage implements MemoryStorage {
       if (row === undefined) throw new Error(`resource ${input.id} missing right after it was saved`);
       return resourceFromRow(row);
     });
+  }
+
+  /** The store's clock, checked as every store checks it (`storableDate`). */
+  #clock(operation: StorageOperation): number {
+    return storableDate(operation, 'the store clock (`now`)', this.#now()).getTime();
   }
 
   async close(): Promise<void> {

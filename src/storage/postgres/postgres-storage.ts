@@ -10,7 +10,7 @@ import { closedError, guard } from '../internal/guard.js';
 import { retryDeadlineMs, retryInfrastructure } from '../internal/infrastructure-retry.js';
 import { messageWindow, threadWindow } from '../internal/query-options.js';
 import { metadataJson } from '../internal/records.js';
-import { assertStorableText, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from '../internal/validate-messages.js';
+import { assertStorableText, storableDate, messageIdTakenError, messageInOtherThreadError, savePolicy, serialiseContent, validateMessages } from '../internal/validate-messages.js';
 import type {
   CreateThreadInput,
   GetMessagesOptions,
@@ -193,14 +193,15 @@ export class PostgresStorage implements MemoryStorage {
     assertStorageId('threadId', input.id);
     assertStorageId('resourceId', input.resourceId);
     assertStorableText('createThread', 'title', input.title);
+    const now = this.#clock('createThread');
+    const createdAt = input.createdAt === undefined ? now : storableDate('createThread', 'createdAt', input.createdAt);
+    const updatedAt = input.updatedAt === undefined ? createdAt : storableDate('createThread', 'updatedAt', input.updatedAt);
 
     return this.#run('createThread', async () => {
-      const now = this.#now();
-      const createdAt = input.createdAt ?? now;
       const inserted = await this.#query<ThreadRow>(
         `INSERT INTO ${this.#schema}.threads (id, resource_id, title, metadata, created_at, updated_at)
          VALUES ($1, $2, $3, $4::json, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING ${threadColumns}`,
-        [input.id, input.resourceId, input.title ?? null, metadataJson(input.metadata), createdAt, input.updatedAt ?? createdAt],
+        [input.id, input.resourceId, input.title ?? null, metadataJson(input.metadata), createdAt, updatedAt],
       );
       const row =
         inserted.rows[0] ??
@@ -280,12 +281,12 @@ export class PostgresStorage implements MemoryStorage {
     validateMessages(options.messages, options);
     const { replaceable, writer, supersedes } = savePolicy(options);
     const { threadId, resourceId, abortSignal, fence } = options;
+    const now = this.#clock('saveMessages');
     abortSignal?.throwIfAborted();
     await this.#run('saveMessages', () =>
       this.#db.transaction(async (query) => {
         // A durable run's save: its owner must still hold the run (row held FOR SHARE until COMMIT).
         if (fence !== undefined) await checkSaveFence(query, this.#schema, fence);
-        const now = this.#now();
         if (options.ensureThread === true) {
           await query(
             `INSERT INTO ${this.#schema}.threads (id, resource_id, created_at, updated_at) VALUES ($1, $2, $3, $3) ON CONFLICT (id) DO NOTHING`,
@@ -358,8 +359,8 @@ export class PostgresStorage implements MemoryStorage {
     assertStorageId('resourceId', input.id);
     assertStorableText('saveResource', 'workingMemory', input.workingMemory);
 
+    const now = this.#clock('saveResource');
     return this.#run('saveResource', async () => {
-      const now = this.#now();
       const result = await this.#query<ResourceRow>(
         `INSERT INTO ${this.#schema}.resources AS stored (id, working_memory, metadata, created_at, updated_at)
          VALUES ($1, $2, $3::json, $4, $4)
@@ -374,6 +375,11 @@ export class PostgresStorage implements MemoryStorage {
       if (row === undefined) throw new Error(`resource ${input.id} missing right after it was saved`);
       return resourceFromRow(row);
     });
+  }
+
+  /** The store's clock, checked as every store checks it (`storableDate`). */
+  #clock(operation: StorageOperation): Date {
+    return storableDate(operation, 'the store clock (`now`)', this.#now());
   }
 
   async close(): Promise<void> {
