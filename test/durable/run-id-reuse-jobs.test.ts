@@ -12,13 +12,12 @@
  * not). Real workers, one pg-boss, on PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { PgBoss } from 'pg-boss';
-import { ReplaySubject, filter, firstValueFrom, lastValueFrom, skip, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunWorker, type RunJournal, type RunQueue, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
+import { lastValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { createRunWorker, type RunJournal, type RunQueue, type RunWorkerEvent } from 'rxagent/durable';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { plainLookAgent } from './fixtures/look-agent.js';
+import { sharedBoss } from './fixtures/shared-boss.js';
 import { suitePostgres } from './fixtures/suite-postgres.js';
 import { runJobId } from './fixtures/run-jobs.js';
 import { queueNameOf } from '../../src/durable/internal/queues.js';
@@ -30,40 +29,14 @@ const bossSchema = `pgboss_reuse_jobs_${suffix}`;
 const suite = suitePostgres([schema, purgeSchema, bossSchema]);
 const { keep } = suite;
 
-let boss: PgBoss;
-let admin: pg.Pool;
-beforeAll(async () => {
-  boss = new PgBoss({ connectionString: suite.server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
-  boss.on('error', () => undefined);
-  await boss.start();
-  admin = new pg.Pool({ connectionString: suite.server.connectionString, max: 2 });
-}, 60_000);
-afterAll(async () => {
-  await boss?.stop({ graceful: false }).catch(() => undefined);
-  await admin?.end();
-}, 60_000);
+const shared = sharedBoss(suite, bossSchema);
+const { started } = shared;
 
 const queue = (agentId: string): string => queueNameOf('rxagent.runs.', agentId);
 
-/** A worker's events, kept (`until` finds one that came before it was asked for). */
-function started(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, 'journal' | 'agents'>): {
-  worker: RunWorker;
-  /** The `nth` event of `type` for `runId` (default the first). */
-  until<T extends RunWorkerEvent['type']>(type: T, runId: string, nth?: number): Promise<Extract<RunWorkerEvent, { type: T }>>;
-} {
-  const worker = createRunWorker({ boss, retention: false, lostOwnerSweep: false, queue: { pollingIntervalSeconds: 0.5 }, ...options });
-  const seen = new ReplaySubject<RunWorkerEvent>();
-  worker.events$.subscribe(seen);
-  return {
-    worker,
-    until: (type, runId, nth = 1) =>
-      firstValueFrom(seen.pipe(filter((event): event is Extract<RunWorkerEvent, { type: typeof type }> => event.type === type && event.runId === runId), skip(nth - 1))),
-  };
-}
-
 /** The run's jobs in pg-boss: state and data, oldest first. */
 async function jobsOf(agentId: string, runId: string): Promise<Array<{ id: string; state: string; data: Record<string, unknown> }>> {
-  const rows = await admin.query<{ id: string; state: string; data: Record<string, unknown> }>(
+  const rows = await shared.admin.query<{ id: string; state: string; data: Record<string, unknown> }>(
     `SELECT id::text, state::text, data FROM "${bossSchema}".job WHERE name = $1 AND data->>'runId' = $2 ORDER BY created_on`,
     [queue(agentId), runId],
   );
@@ -150,7 +123,7 @@ describe('a run id used again on the same pg-boss after its run was removed', ()
     const agentId = 'died';
     let failSend = true;
     /** pg-boss whose first send of a run's job dies (not the infrastructure's: the submit rejects with it). */
-    const real = boss as unknown as RunQueue;
+    const real = shared.boss as unknown as RunQueue;
     const dying: RunQueue = {
       createQueue: (name, options) => real.createQueue(name, options),
       work: (name, options, handler) => real.work(name, options, handler),
@@ -270,7 +243,7 @@ describe('the old run’s job still live when its run is force-erased and create
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(await typesOf(journal, runId)).toEqual(before);
-      const ledger = await admin.query<{ tool_call_id: string; epoch: string }>(`SELECT tool_call_id, epoch::text FROM "${schema}".run_tool_calls WHERE run_id = $1`, [runId]);
+      const ledger = await shared.admin.query<{ tool_call_id: string; epoch: string }>(`SELECT tool_call_id, epoch::text FROM "${schema}".run_tool_calls WHERE run_id = $1`, [runId]);
       expect(ledger.rows).toHaveLength(1); // the new run's call alone
       releaseNew();
       await until('completed', runId);

@@ -13,13 +13,11 @@
  *   are now kept per run id and incarnation.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { PgBoss } from 'pg-boss';
-import { ReplaySubject, filter, firstValueFrom, lastValueFrom, skip, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunWorker, type RunWorker, type RunWorkerEvent, type RunWorkerOptions } from 'rxagent/durable';
+import { lastValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { plainLookAgent } from './fixtures/look-agent.js';
+import { sharedBoss } from './fixtures/shared-boss.js';
 import { suitePostgres } from './fixtures/suite-postgres.js';
 import { runJobId } from './fixtures/run-jobs.js';
 import { queueNameOf } from '../../src/durable/internal/queues.js';
@@ -30,18 +28,8 @@ const bossSchema = `pgboss_reuse_losses_${suffix}`;
 const suite = suitePostgres([schema, bossSchema]);
 const { keep } = suite;
 
-let boss: PgBoss;
-let admin: pg.Pool;
-beforeAll(async () => {
-  boss = new PgBoss({ connectionString: suite.server.connectionString, schema: bossSchema, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
-  boss.on('error', () => undefined);
-  await boss.start();
-  admin = new pg.Pool({ connectionString: suite.server.connectionString, max: 2 });
-}, 60_000);
-afterAll(async () => {
-  await boss?.stop({ graceful: false }).catch(() => undefined);
-  await admin?.end();
-}, 60_000);
+const shared = sharedBoss(suite, bossSchema);
+const { started } = shared;
 
 const queue = (agentId: string): string => queueNameOf('rxagent.runs.', agentId);
 const journalOn = (): PostgresRunJournal => keep(new PostgresRunJournal({ connectionString: suite.server.connectionString, schema }));
@@ -50,26 +38,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** An error as `pg` gives it when the server ended the connection (the infrastructure's). */
 const connectionLost = (): Error => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
 
-/** A worker's events, kept (`until` finds one that came before it was asked for). */
-function started(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, 'journal' | 'agents'>): {
-  worker: RunWorker;
-  until<T extends RunWorkerEvent['type']>(type: T, runId: string, nth?: number): Promise<Extract<RunWorkerEvent, { type: T }>>;
-} {
-  const worker = createRunWorker({ boss, retention: false, lostOwnerSweep: false, ...options, queue: { pollingIntervalSeconds: 0.5, ...options.queue } });
-  const seen = new ReplaySubject<RunWorkerEvent>();
-  worker.events$.subscribe(seen);
-  return {
-    worker,
-    until: (type, runId, nth = 1) =>
-      firstValueFrom(seen.pipe(filter((event): event is Extract<RunWorkerEvent, { type: typeof type }> => event.type === type && event.runId === runId), skip(nth - 1))),
-  };
-}
-
-/** The state of job `id` in pg-boss (undefined: no such job). */
-async function jobState(id: string): Promise<string | undefined> {
-  const rows = await admin.query<{ state: string }>(`SELECT state::text FROM "${bossSchema}".job WHERE id = $1`, [id]);
-  return rows.rows[0]?.state;
-}
+const jobState = (id: string): Promise<string | undefined> => shared.jobState(id);
 
 /** Waits until job `id` is in one of `states`. */
 async function jobIn(id: string, states: readonly string[]): Promise<void> {
@@ -77,7 +46,7 @@ async function jobIn(id: string, states: readonly string[]): Promise<void> {
 }
 
 const losses = async (runId: string): Promise<string[]> =>
-  (await admin.query<{ losses: string[] }>(`SELECT infrastructure_losses AS losses FROM "${schema}".runs WHERE id = $1`, [runId])).rows[0]?.losses ?? [];
+  (await shared.admin.query<{ losses: string[] }>(`SELECT infrastructure_losses AS losses FROM "${schema}".runs WHERE id = $1`, [runId])).rows[0]?.losses ?? [];
 
 describe('the old run’s job live on the same worker when its run is force-erased and created again', () => {
   it('its owner notes an infrastructure loss: not in the new run’s row, whose attempt failed by the run is not refunded (it went on in a second job)', { timeout: 180_000 }, async () => {
@@ -151,7 +120,7 @@ describe('the old run’s job live on the same worker when its run is force-eras
     await submitter.submit(agentId, 'Please look', { runId });
     const old = (await journal.getRun(runId))!;
     // the old run's job held back until the new run's attempt is in its tool
-    await admin.query(`UPDATE "${bossSchema}".job SET start_after = now() + interval '1 hour' WHERE id = $1`, [runJobId(runId, old)]);
+    await shared.admin.query(`UPDATE "${bossSchema}".job SET start_after = now() + interval '1 hour' WHERE id = $1`, [runJobId(runId, old)]);
     expect(await journal.deleteRun(runId, { force: true })).toBe(true);
     expect(await submitter.submit(agentId, 'Please look', { runId })).toEqual({ runId, created: true });
     const run = (await journal.getRun(runId))!;
@@ -177,7 +146,7 @@ describe('the old run’s job live on the same worker when its run is force-eras
     try {
       await worker.start();
       await newInTool;
-      await admin.query(`UPDATE "${bossSchema}".job SET start_after = now() WHERE id = $1`, [runJobId(runId, old)]);
+      await shared.admin.query(`UPDATE "${bossSchema}".job SET start_after = now() WHERE id = $1`, [runJobId(runId, old)]);
       await jobIn(runJobId(runId, old), ['completed', 'failed']); // it claimed nothing
       release();
       await jobIn(runJobId(runId, run), ['completed', 'failed']);
