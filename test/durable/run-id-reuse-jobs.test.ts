@@ -18,6 +18,7 @@ import { createRunWorker, type RunJournal, type RunQueue, type RunWorkerEvent } 
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { plainLookAgent } from './fixtures/look-agent.js';
 import { sharedBoss } from './fixtures/shared-boss.js';
+import { deferred } from '../operators/helpers.js';
 import { suitePostgres } from './fixtures/suite-postgres.js';
 import { runJobId } from './fixtures/run-jobs.js';
 import { queueNameOf } from '../../src/durable/internal/queues.js';
@@ -199,12 +200,9 @@ describe('the old run’s job still live when its run is force-erased and create
     const agentId = 'live-old';
     // the old run's owner waits once its tool returned (the ledger written, the tool's chunks not
     // yet): its next writes are the step's chunks. The new run's owner waits in its own tool.
-    let pastTool: () => void = () => undefined;
-    const oldPastTool = new Promise<void>((resolve) => (pastTool = resolve));
-    let releaseOld: () => void = () => undefined;
-    const oldGate = new Promise<void>((open) => (releaseOld = open));
-    let releaseNew: () => void = () => undefined;
-    const newGate = new Promise<void>((open) => (releaseNew = open));
+    const oldPastTool = deferred<void>();
+    const oldGate = deferred<void>();
+    const newGate = deferred<void>();
     const toolStarts: Array<{ runId: string; epoch: number }> = [];
     let returned = 0;
     const { worker, until } = started({
@@ -214,19 +212,19 @@ describe('the old run’s job still live when its run is force-erased and create
       workerId: `live-old-${suffix}`,
       faultPoint: async (point, info) => {
         if (point === 'tool-returned' && returned++ === 0) {
-          pastTool();
-          await oldGate;
+          oldPastTool.resolve();
+          await oldGate.promise;
         }
         if (point !== 'tool-started') return;
         toolStarts.push({ runId: info.runId, epoch: info.epoch });
-        if (toolStarts.length === 2) await newGate; // the new run's owner waits in its tool, its step open
+        if (toolStarts.length === 2) await newGate.promise; // the new run's owner waits in its tool, its step open
       },
     });
     try {
       await worker.start();
       const runId = `live-old-${randomUUID()}`;
       await worker.submit(agentId, 'Please look', { runId });
-      await oldPastTool;
+      await oldPastTool.promise;
       const old = (await journal.getRun(runId))!;
       expect(old).toMatchObject({ status: 'running', epoch: 1 });
       expect(await journal.deleteRun(runId, { force: true })).toBe(true);
@@ -238,14 +236,14 @@ describe('the old run’s job still live when its run is force-erased and create
       expect(run.incarnation).not.toBe(old.incarnation);
       const before = await typesOf(journal, runId);
       // the old owner goes on: its step's chunks are the old run's, fenced (they were written into the new run)
-      releaseOld();
+      oldGate.resolve();
       while ((await jobsOf(agentId, runId)).find((job) => job.data['incarnation'] === old.incarnation)?.state !== 'completed') {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(await typesOf(journal, runId)).toEqual(before);
       const ledger = await shared.admin.query<{ tool_call_id: string; epoch: string }>(`SELECT tool_call_id, epoch::text FROM "${schema}".run_tool_calls WHERE run_id = $1`, [runId]);
       expect(ledger.rows).toHaveLength(1); // the new run's call alone
-      releaseNew();
+      newGate.resolve();
       await until('completed', runId);
       const ended = (await journal.getRun(runId))!;
       expect(ended).toMatchObject({ status: 'completed', epoch: 1, incarnation: run.incarnation });
@@ -254,8 +252,8 @@ describe('the old run’s job still live when its run is force-erased and create
       expect(types.filter((type) => type === 'tool-result')).toHaveLength(1);
       expect(types.filter((type) => type === 'finish')).toHaveLength(1);
     } finally {
-      releaseOld();
-      releaseNew();
+      oldGate.resolve();
+      newGate.resolve();
       await worker.close();
     }
   });

@@ -18,6 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { PostgresRunJournal } from 'rxagent/storage/postgres';
 import { plainLookAgent } from './fixtures/look-agent.js';
 import { sharedBoss } from './fixtures/shared-boss.js';
+import { deferred } from '../operators/helpers.js';
 import { suitePostgres } from './fixtures/suite-postgres.js';
 import { runJobId } from './fixtures/run-jobs.js';
 import { queueNameOf } from '../../src/durable/internal/queues.js';
@@ -52,12 +53,9 @@ describe('the old run’s job live on the same worker when its run is force-eras
   it('its owner notes an infrastructure loss: not in the new run’s row, whose attempt failed by the run is not refunded (it went on in a second job)', { timeout: 180_000 }, async () => {
     const journal = journalOn();
     const agentId = 'old-loss';
-    let pastTool: () => void = () => undefined;
-    const oldPastTool = new Promise<void>((resolve) => (pastTool = resolve));
-    let releaseOld: () => void = () => undefined;
-    const oldGate = new Promise<void>((open) => (releaseOld = open));
-    let releaseNew: () => void = () => undefined;
-    const newGate = new Promise<void>((open) => (releaseNew = open));
+    const oldPastTool = deferred<void>();
+    const oldGate = deferred<void>();
+    const newGate = deferred<void>();
     let toolStarts = 0;
     let returned = 0;
     const { worker, until } = started({
@@ -69,13 +67,13 @@ describe('the old run’s job live on the same worker when its run is force-eras
       faultPoint: async (point) => {
         // the old run's owner, past its tool, loses the database (its attempt is the infrastructure's)
         if (point === 'tool-returned' && returned++ === 0) {
-          pastTool();
-          await oldGate;
+          oldPastTool.resolve();
+          await oldGate.promise;
           throw connectionLost();
         }
         // the new run's first attempt fails for a reason of its own: with retryLimit 0, the run's last
         if (point === 'tool-started' && ++toolStarts === 2) {
-          await newGate;
+          await newGate.promise;
           throw new Error('the new run’s attempt failed (not the infrastructure)');
         }
       },
@@ -84,7 +82,7 @@ describe('the old run’s job live on the same worker when its run is force-eras
       await worker.start();
       const runId = `old-loss-${randomUUID()}`;
       await worker.submit(agentId, 'Please look', { runId });
-      await oldPastTool;
+      await oldPastTool.promise;
       const old = (await journal.getRun(runId))!;
       expect(await journal.deleteRun(runId, { force: true })).toBe(true);
       expect(await worker.submit(agentId, 'Please look', { runId })).toEqual({ runId, created: true });
@@ -93,10 +91,10 @@ describe('the old run’s job live on the same worker when its run is force-eras
       expect(run).toMatchObject({ status: 'running', epoch: 1 });
       expect(run.incarnation).not.toBe(old.incarnation);
       // the old owner's attempt fails, it notes the loss and stops (its job done)
-      releaseOld();
+      oldGate.resolve();
       await jobIn(runJobId(runId, old), ['completed', 'failed']);
       expect(await losses(runId)).toEqual([]); // it was ['0:0']: the old run's attempt, noted in the new run's row
-      releaseNew();
+      newGate.resolve();
       const ended = await until('completed', runId);
       expect(ended).toMatchObject({ status: 'failed' });
       expect(await journal.getRun(runId)).toMatchObject({ status: 'failed', incarnation: run.incarnation });
@@ -105,8 +103,8 @@ describe('the old run’s job live on the same worker when its run is force-eras
       expect(last).toMatchObject({ type: 'error', payload: { error: { name: 'RunAttemptsExhaustedError', attempts: 1 } } });
       expect(await jobState(runJobId(runId, run, 1))).toBeUndefined(); // no second job
     } finally {
-      releaseOld();
-      releaseNew();
+      oldGate.resolve();
+      newGate.resolve();
       await worker.close();
     }
   });
